@@ -1,0 +1,28 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// Activities is registered with the worker; its methods are the activities.
+// The workflow refers to them through a nil *Activities, so every method must
+// only use its fields at run time.
+type Activities struct {
+	GitHub *github.Client
+	Model  Model
+}
+
+// ModelNext asks the model for the next move.
+func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, error) {
+	if a.Model == nil {
+		return Decision{}, fmt.Errorf("no model configured")
+	}
+	d, err := a.Model.Next(ctx, in.Conversation, in.Tools)
+	if err != nil {
+		return Decision{}, fmt.Errorf("model next: %w", err)
+	}
+	return d, nil
+}

@@ -1,0 +1,276 @@
+// Package workflows holds the AgentRun workflow: the durable model -> tools
+// loop, its approval gate, its reconciliation of unknown outcomes, and the
+// queries that show what a run is doing.
+//
+// This file is the wire contract: every name another process uses to talk to
+// a run (task queue, signals, queries, search attributes) and the types those
+// messages carry.
+package workflows
+
+import (
+	"encoding/json"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/activities"
+)
+
+const (
+	// DefaultTaskQueue is the task queue workers poll unless AGENT_TASK_QUEUE says otherwise.
+	DefaultTaskQueue = "agent-runs"
+	// WorkflowName is the registered name of AgentRun.
+	WorkflowName = "AgentRun"
+
+	// SignalApproval carries an ApprovalSignal: a person's decision on the pending action.
+	SignalApproval = "approval"
+	// SignalResolve carries a ResolveSignal: an operator's decision on a step
+	// whose outcome reconciliation could not tell.
+	SignalResolve = "resolve"
+
+	// QueryRun returns a RunSnapshot.
+	QueryRun = "run"
+	// QueryEvents takes sinceSequence (int64) and returns the []Event after it, in order.
+	QueryEvents = "events"
+)
+
+// Search attributes, upserted whenever the run's status changes. Register them
+// on the server (the dev server: --search-attribute AgentRunStatus=Keyword
+// --search-attribute ConversationId=Keyword).
+var (
+	// SearchAttrStatus holds the RunStatus; AgentRunStatus="waiting_for_user" is the approval inbox.
+	SearchAttrStatus = temporal.NewSearchAttributeKeyKeyword("AgentRunStatus")
+	// SearchAttrConversation holds RunInput.ConversationID.
+	SearchAttrConversation = temporal.NewSearchAttributeKeyKeyword("ConversationId")
+)
+
+// Defaults applied to a RunInput that leaves them zero.
+const (
+	DefaultApprovalTimeout  = 24 * time.Hour
+	DefaultMaxSteps         = 20
+	DefaultHistoryThreshold = 10000
+)
+
+// RunStatus is the status of an AgentRun.
+type RunStatus string
+
+const (
+	RunRunning        RunStatus = "running"
+	RunWaitingForUser RunStatus = "waiting_for_user"
+	RunReconciling    RunStatus = "reconciling"
+	RunCompleted      RunStatus = "completed"
+	RunFailed         RunStatus = "failed"
+	RunCancelled      RunStatus = "cancelled"
+)
+
+// StepType is the kind of an AgentStep.
+type StepType string
+
+const (
+	StepModelCall     StepType = "model_call"
+	StepToolCall      StepType = "tool_call"
+	StepHumanApproval StepType = "human_approval"
+)
+
+// StepStatus is the status of an AgentStep.
+type StepStatus string
+
+const (
+	StepPending            StepStatus = "pending"
+	StepWaitingForApproval StepStatus = "waiting_for_approval"
+	StepRunning            StepStatus = "running"
+	StepOutcomeUnknown     StepStatus = "outcome_unknown"
+	StepSucceeded          StepStatus = "succeeded"
+	StepFailed             StepStatus = "failed"
+	StepRejected           StepStatus = "rejected"
+	StepExpired            StepStatus = "expired"
+	StepSkipped            StepStatus = "skipped"
+)
+
+// ActionState is the state of a PendingAction.
+type ActionState string
+
+const (
+	ActionWaiting  ActionState = "waiting"
+	ActionApproved ActionState = "approved"
+	ActionRejected ActionState = "rejected"
+	ActionExpired  ActionState = "expired"
+)
+
+// Decisions carried by the signals.
+const (
+	DecisionApprove = "approve"
+	DecisionReject  = "reject"
+
+	ResolveRetry         = "retry"
+	ResolveMarkSucceeded = "mark_succeeded"
+	ResolveAbandon       = "abandon"
+)
+
+// RunInput starts an AgentRun. The workflow ID is the run ID.
+type RunInput struct {
+	Repo           string `json:"repo"` // owner/name
+	PullNumber     int    `json:"pullNumber"`
+	Goal           string `json:"goal,omitempty"`
+	UserID         string `json:"userId"`
+	ConversationID string `json:"conversationId,omitempty"`
+	// Approvers are the GitHub logins allowed to approve. Empty means any
+	// approver the approval layer has authenticated.
+	Approvers       []string      `json:"approvers,omitempty"`
+	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
+	MaxSteps        int           `json:"maxSteps,omitempty"`
+	// HistoryThreshold is the history length past which the run continues as new.
+	HistoryThreshold int `json:"historyThreshold,omitempty"`
+	// ToolTimeout bounds one attempt of a GitHub tool (start-to-close).
+	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
+	// Checkpoint is empty on a new run and set when the run continues as new.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+}
+
+// RunResult is what AgentRun returns when it completes.
+type RunResult struct {
+	Status RunStatus `json:"status"`
+	Answer string    `json:"answer,omitempty"`
+	Error  string    `json:"error,omitempty"`
+}
+
+// ApprovalSignal is the payload of SignalApproval.
+type ApprovalSignal struct {
+	ActionID  string `json:"actionId"`
+	Decision  string `json:"decision"` // DecisionApprove or DecisionReject
+	Approver  string `json:"approver"`
+	Reason    string `json:"reason,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+}
+
+// ResolveSignal is the payload of SignalResolve.
+type ResolveSignal struct {
+	StepID             string `json:"stepId"`
+	Decision           string `json:"decision"` // ResolveRetry, ResolveMarkSucceeded or ResolveAbandon
+	ExternalResourceID string `json:"externalResourceId,omitempty"`
+	By                 string `json:"by"`
+}
+
+// AgentRun is the run record shown by the run query.
+type AgentRun struct {
+	ID                    string    `json:"id"`
+	ConversationID        string    `json:"conversationId"`
+	UserID                string    `json:"userId"`
+	Repo                  string    `json:"repo"`
+	PullNumber            int       `json:"pullNumber"`
+	Approvers             []string  `json:"approvers,omitempty"`
+	Status                RunStatus `json:"status"`
+	LastCommittedSequence int64     `json:"lastCommittedSequence"`
+	Version               int64     `json:"version"`
+	CreatedAt             time.Time `json:"createdAt"`
+	UpdatedAt             time.Time `json:"updatedAt"`
+	Result                string    `json:"result,omitempty"`
+	Error                 string    `json:"error,omitempty"`
+	// Usage totals the tokens of every model call.
+	Usage activities.Usage `json:"usage"`
+	// Generation counts how many times the run continued as new.
+	Generation int `json:"generation"`
+}
+
+// AgentStep is one model call, tool call or approval of a run.
+type AgentStep struct {
+	ID                 string            `json:"id"`
+	RunID              string            `json:"runId"`
+	Sequence           int               `json:"sequence"`
+	Type               StepType          `json:"type"`
+	Status             StepStatus        `json:"status"`
+	CallID             string            `json:"callId,omitempty"`
+	ToolName           string            `json:"toolName,omitempty"`
+	SafeInput          json.RawMessage   `json:"safeInput,omitempty"`
+	SafeOutput         json.RawMessage   `json:"safeOutput,omitempty"`
+	OperationKey       string            `json:"operationKey,omitempty"`
+	ExternalResourceID string            `json:"externalResourceId,omitempty"`
+	Attempt            int               `json:"attempt"`
+	Error              string            `json:"error,omitempty"`
+	StartedAt          *time.Time        `json:"startedAt,omitempty"`
+	CompletedAt        *time.Time        `json:"completedAt,omitempty"`
+	DurationMs         int64             `json:"durationMs"`
+	Usage              *activities.Usage `json:"usage,omitempty"`
+}
+
+// PendingAction is a gated action waiting for (or decided by) a person.
+type PendingAction struct {
+	ID        string          `json:"id"`
+	StepID    string          `json:"stepId"`
+	ToolName  string          `json:"toolName"`
+	SafeInput json.RawMessage `json:"safeInput"`
+	// Preview is the exact comment body that will be posted.
+	Preview string `json:"preview"`
+	// Target is where it will be posted: owner/name#number.
+	Target      string      `json:"target"`
+	ArgsHash    string      `json:"argsHash"` // sha256 of the canonical input
+	State       ActionState `json:"state"`
+	RequestedBy string      `json:"requestedBy"`
+	Approvers   []string    `json:"approvers,omitempty"`
+	CreatedAt   time.Time   `json:"createdAt"`
+	ExpiresAt   time.Time   `json:"expiresAt"`
+	DecidedBy   string      `json:"decidedBy,omitempty"`
+	Reason      string      `json:"reason,omitempty"`
+	DecidedAt   *time.Time  `json:"decidedAt,omitempty"`
+	// RequestIDs are the requestIds already applied or refused, so that a
+	// repeated request is recognised.
+	RequestIDs []string `json:"requestIds,omitempty"`
+}
+
+// Event types.
+const (
+	EventRunStatus      = "run_status"
+	EventStepStatus     = "step_status"
+	EventActionState    = "action_state"
+	EventSignalIgnored  = "signal_ignored"
+	EventContinuedAsNew = "continued_as_new"
+)
+
+// Event is one entry of a run's ordered event stream.
+type Event struct {
+	Sequence int64     `json:"sequence"`
+	At       time.Time `json:"at"`
+	Type     string    `json:"type"`
+	StepID   string    `json:"stepId,omitempty"`
+	Status   string    `json:"status,omitempty"`
+	Label    string    `json:"label"`
+	// Detail says why, for ignored signals and failures.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Checkpoint is where the loop resumes, and what continue-as-new carries.
+type Checkpoint struct {
+	Run          AgentRun             `json:"run"`
+	Conversation []activities.Message `json:"conversation"`
+	Steps        []AgentStep          `json:"steps"`
+	// Events holds the most recent events; older ones are dropped to keep the
+	// checkpoint bounded. EventSequence continues unbroken.
+	Events        []Event        `json:"events"`
+	EventSequence int64          `json:"eventSequence"`
+	StepSequence  int            `json:"stepSequence"`
+	PendingAction *PendingAction `json:"pendingAction,omitempty"`
+	// Label is the label at the moment of the checkpoint.
+	Label string `json:"label"`
+	// OpenToolCalls are the tool calls of the last model decision that have
+	// not been run yet; the loop runs them before calling the model again.
+	OpenToolCalls []activities.ToolCall `json:"openToolCalls,omitempty"`
+}
+
+// CheckpointView is the part of the Checkpoint the run query shows.
+type CheckpointView struct {
+	Generation         int   `json:"generation"`
+	StepSequence       int   `json:"stepSequence"`
+	EventSequence      int64 `json:"eventSequence"`
+	ConversationLength int   `json:"conversationLength"`
+	HistoryLength      int   `json:"historyLength"`
+	HistoryThreshold   int   `json:"historyThreshold"`
+}
+
+// RunSnapshot is what QueryRun returns.
+type RunSnapshot struct {
+	Run           AgentRun       `json:"run"`
+	Steps         []AgentStep    `json:"steps"`
+	PendingAction *PendingAction `json:"pendingAction,omitempty"`
+	Label         string         `json:"label"`
+	Checkpoint    CheckpointView `json:"checkpoint"`
+}
