@@ -151,8 +151,8 @@ type ResolveSignal struct {
 	By                 string `json:"by"`
 }
 
-// AgentRun is the run record shown by the run query.
-type AgentRun struct {
+// Run is the AgentRun record the run query shows (the function AgentRun is the workflow).
+type Run struct {
 	ID                    string    `json:"id"`
 	ConversationID        string    `json:"conversationId"`
 	UserID                string    `json:"userId"`
@@ -240,7 +240,7 @@ type Event struct {
 
 // Checkpoint is where the loop resumes, and what continue-as-new carries.
 type Checkpoint struct {
-	Run          AgentRun             `json:"run"`
+	Run          Run                  `json:"run"`
 	Conversation []activities.Message `json:"conversation"`
 	Steps        []AgentStep          `json:"steps"`
 	// Events holds the most recent events; older ones are dropped to keep the
@@ -268,7 +268,7 @@ type CheckpointView struct {
 
 // RunSnapshot is what QueryRun returns.
 type RunSnapshot struct {
-	Run           AgentRun       `json:"run"`
+	Run           Run            `json:"run"`
 	Steps         []AgentStep    `json:"steps"`
 	PendingAction *PendingAction `json:"pendingAction,omitempty"`
 	Label         string         `json:"label"`
