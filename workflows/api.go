@@ -245,10 +245,11 @@ type Checkpoint struct {
 	Steps        []AgentStep          `json:"steps"`
 	// Events holds the most recent events; older ones are dropped to keep the
 	// checkpoint bounded. EventSequence continues unbroken.
-	Events        []Event        `json:"events"`
-	EventSequence int64          `json:"eventSequence"`
-	StepSequence  int            `json:"stepSequence"`
-	PendingAction *PendingAction `json:"pendingAction,omitempty"`
+	Events        []Event `json:"events"`
+	EventSequence int64   `json:"eventSequence"`
+	StepSequence  int     `json:"stepSequence"`
+	// Actions holds every gated action; the last may still be waiting.
+	Actions []PendingAction `json:"actions,omitempty"`
 	// Label is the label at the moment of the checkpoint.
 	Label string `json:"label"`
 	// OpenToolCalls are the tool calls of the last model decision that have
@@ -268,9 +269,14 @@ type CheckpointView struct {
 
 // RunSnapshot is what QueryRun returns.
 type RunSnapshot struct {
-	Run           Run            `json:"run"`
-	Steps         []AgentStep    `json:"steps"`
+	Run   Run         `json:"run"`
+	Steps []AgentStep `json:"steps"`
+	// PendingAction is the run's most recent gated action, in whatever state
+	// it is now; nil until the model proposes one.
 	PendingAction *PendingAction `json:"pendingAction,omitempty"`
-	Label         string         `json:"label"`
-	Checkpoint    CheckpointView `json:"checkpoint"`
+	// Actions lists every gated action of the run, oldest first, so that a
+	// decision on an older action can be answered "already decided".
+	Actions    []PendingAction `json:"actions"`
+	Label      string          `json:"label"`
+	Checkpoint CheckpointView  `json:"checkpoint"`
 }
