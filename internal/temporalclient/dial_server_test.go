@@ -1,0 +1,34 @@
+package temporalclient_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/temporalclient"
+)
+
+func TestDialReachesARunningServer(t *testing.T) {
+	s := devserver.Start(t, devserver.Options{})
+
+	c, err := temporalclient.Dial(context.Background(), s.Config(), nil)
+	require.NoError(t, err)
+	defer c.Close()
+
+	_, err = c.CheckHealth(context.Background(), nil)
+	require.NoError(t, err)
+}
+
+func TestDialToUnknownNamespaceFailsNamingIt(t *testing.T) {
+	s := devserver.Start(t, devserver.Options{})
+	cfg := s.Config()
+	cfg.Namespace = "no-such-namespace"
+
+	_, err := temporalclient.Dial(context.Background(), cfg, nil)
+
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "namespace no-such-namespace")
+	require.Contains(t, err.Error(), s.Address())
+}
