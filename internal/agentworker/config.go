@@ -1,0 +1,95 @@
+// Package agentworker wires an agentrun worker: the configuration the worker
+// main reads from its environment, and the registration of the AgentRun
+// workflow and its activities. Tests start in-process workers through it so
+// that they run exactly what the main runs.
+package agentworker
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// DefaultModelProvider needs no network and no key: the deterministic reviewer.
+const DefaultModelProvider = "offline"
+
+// Config is everything a worker needs, read once at start-up.
+type Config struct {
+	Temporal  temporalclient.Config
+	TaskQueue string
+	// GitHubToken authenticates the GitHub tools; empty means anonymous,
+	// which can read a public pull request but not comment.
+	GitHubToken string
+	// GitHubAPIURL is the REST base URL; empty means api.github.com. The
+	// sandbox and GitHub Enterprise set it.
+	GitHubAPIURL  string
+	ModelProvider string
+}
+
+// ConfigFromEnv reads the worker's variables (see the README's table),
+// applying defaults to the unset ones and naming the variable of a bad value.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	temporalCfg, err := temporalclient.ConfigFromEnv(getenv)
+	if err != nil {
+		return Config{}, err
+	}
+	cfg := Config{
+		Temporal:      temporalCfg,
+		TaskQueue:     orDefault(getenv("AGENT_TASK_QUEUE"), workflows.DefaultTaskQueue),
+		GitHubToken:   getenv("GITHUB_TOKEN"),
+		GitHubAPIURL:  getenv("GITHUB_API_URL"),
+		ModelProvider: orDefault(getenv("MODEL_PROVIDER"), DefaultModelProvider),
+	}
+	if err := cfg.validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+func (c Config) validate() error {
+	if strings.ContainsFunc(c.TaskQueue, isSpaceOrControl) {
+		return fmt.Errorf("AGENT_TASK_QUEUE: %q contains whitespace", c.TaskQueue)
+	}
+	// A token pasted with its trailing newline fails every call with a 401
+	// that says nothing about why; refuse it up front.
+	if strings.ContainsFunc(c.GitHubToken, isSpaceOrControl) {
+		return fmt.Errorf("GITHUB_TOKEN: contains whitespace (a pasted newline?)")
+	}
+	if c.GitHubAPIURL != "" {
+		if err := validateBaseURL(c.GitHubAPIURL); err != nil {
+			return fmt.Errorf("GITHUB_API_URL: %w", err)
+		}
+	}
+	if strings.ContainsFunc(c.ModelProvider, isSpaceOrControl) {
+		return fmt.Errorf("MODEL_PROVIDER: %q contains whitespace", c.ModelProvider)
+	}
+	return nil
+}
+
+func validateBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q must start with http:// or https://", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", raw)
+	}
+	return nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func isSpaceOrControl(r rune) bool {
+	return r <= ' ' || r == 0x7f
+}

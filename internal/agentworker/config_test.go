@@ -1,0 +1,68 @@
+package agentworker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/temporalclient"
+)
+
+func envOf(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(nil))
+
+	require.NoError(t, err)
+	require.Equal(t, Config{
+		Temporal:      temporalclient.Config{Address: "localhost:7233", Namespace: "default"},
+		TaskQueue:     "agent-runs",
+		ModelProvider: "offline",
+	}, cfg)
+}
+
+func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{
+		"TEMPORAL_ADDRESS":   "temporal:7233",
+		"TEMPORAL_NAMESPACE": "agents",
+		"AGENT_TASK_QUEUE":   "reviews",
+		"GITHUB_TOKEN":       "ghp_abc123",
+		"GITHUB_API_URL":     "http://127.0.0.1:8090/api/v3/",
+		"MODEL_PROVIDER":     "openai",
+	}))
+
+	require.NoError(t, err)
+	require.Equal(t, Config{
+		Temporal:      temporalclient.Config{Address: "temporal:7233", Namespace: "agents"},
+		TaskQueue:     "reviews",
+		GitHubToken:   "ghp_abc123",
+		GitHubAPIURL:  "http://127.0.0.1:8090/api/v3/",
+		ModelProvider: "openai",
+	}, cfg)
+}
+
+func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
+	cases := []struct {
+		variable, value string
+	}{
+		{"TEMPORAL_ADDRESS", "localhost"},
+		{"TEMPORAL_ADDRESS", "localhost:99999"},
+		{"AGENT_TASK_QUEUE", "agent runs"},
+		{"GITHUB_TOKEN", "ghp_abc123\n"},
+		{"GITHUB_API_URL", "ftp://github.example.com"},
+		{"GITHUB_API_URL", "api.github.com"},
+		{"GITHUB_API_URL", "http://"},
+		{"GITHUB_API_URL", "http://bad host/"},
+		{"MODEL_PROVIDER", "open ai"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {
+			_, err := ConfigFromEnv(envOf(map[string]string{tc.variable: tc.value}))
+
+			require.Error(t, err)
+			require.Contains(t, err.Error(), tc.variable)
+		})
+	}
+}
