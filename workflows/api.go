@@ -248,6 +248,8 @@ type Checkpoint struct {
 	Events        []Event `json:"events"`
 	EventSequence int64   `json:"eventSequence"`
 	StepSequence  int     `json:"stepSequence"`
+	// PendingAction is the action still waiting for a person, if any.
+	PendingAction *PendingAction `json:"pendingAction,omitempty"`
 	// Actions holds every gated action; the last may still be waiting.
 	Actions []PendingAction `json:"actions,omitempty"`
 	// Label is the label at the moment of the checkpoint.
@@ -255,6 +257,10 @@ type Checkpoint struct {
 	// OpenToolCalls are the tool calls of the last model decision that have
 	// not been run yet; the loop runs them before calling the model again.
 	OpenToolCalls []activities.ToolCall `json:"openToolCalls,omitempty"`
+	// AwaitingResolve is the step an operator must resolve, if any.
+	AwaitingResolve string `json:"awaitingResolve,omitempty"`
+	// BadToolCalls counts the model's invalid tool calls in a row.
+	BadToolCalls int `json:"badToolCalls,omitempty"`
 }
 
 // CheckpointView is the part of the Checkpoint the run query shows.

@@ -1,0 +1,223 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+)
+
+// maxRequestIDs bounds the requestIds an action remembers.
+const maxRequestIDs = 100
+
+// actionID is derived from the run and the step, so it is unique across runs
+// and the same after a continue-as-new.
+func actionID(runID string, seq int) string {
+	return "act-" + sha256Hex([]byte(fmt.Sprintf("%s:%d", runID, seq)))[:16]
+}
+
+// argsHash binds an approval to the exact action: sha256 of the canonical input.
+func argsHash(target activities.Target, body string) string {
+	canonical, _ := json.Marshal(struct {
+		Owner      string `json:"owner"`
+		Repo       string `json:"repo"`
+		PullNumber int    `json:"pullNumber"`
+		Body       string `json:"body"`
+	}{target.Owner, target.Repo, target.PullNumber, body})
+	return sha256Hex(canonical)
+}
+
+// listenForSignals handles signals as they arrive, whatever the loop is
+// doing, so that a late or duplicate decision is recorded at once.
+func (w *agentRun) listenForSignals(ctx workflow.Context) {
+	w.approvalCh = workflow.GetSignalChannel(ctx, SignalApproval)
+	w.resolveCh = workflow.GetSignalChannel(ctx, SignalResolve)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var raw json.RawMessage
+			w.approvalCh.Receive(ctx, &raw)
+			w.onApproval(ctx, raw)
+		}
+	})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var raw json.RawMessage
+			w.resolveCh.Receive(ctx, &raw)
+			w.onResolve(ctx, raw)
+		}
+	})
+}
+
+func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
+	var sig ApprovalSignal
+	if err := json.Unmarshal(raw, &sig); err != nil {
+		w.ignore(ctx, "", "malformed approval signal: "+err.Error())
+		return
+	}
+	pa := w.actionByID(sig.ActionID)
+	if pa == nil {
+		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
+		return
+	}
+	if why := w.refuseDecision(ctx, pa, sig); why != "" {
+		w.ignore(ctx, pa.StepID, why)
+		return
+	}
+	reason := strings.TrimSpace(sig.Reason)
+	if sig.Decision == DecisionApprove {
+		w.setActionState(ctx, pa, ActionApproved, sig.Approver, reason)
+	} else {
+		w.setActionState(ctx, pa, ActionRejected, sig.Approver, reason)
+	}
+}
+
+// refuseDecision says why a decision cannot apply, or "" when it can. A
+// decision at or past the deadline expires the action here, so that the
+// race with the timer has one outcome, settled in the workflow.
+func (w *agentRun) refuseDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) string {
+	if sig.RequestID != "" {
+		if containsString(pa.RequestIDs, sig.RequestID) {
+			return fmt.Sprintf("repeated request %q", sig.RequestID)
+		}
+		if len(pa.RequestIDs) < maxRequestIDs {
+			pa.RequestIDs = append(pa.RequestIDs, sig.RequestID)
+		}
+	}
+	who := strings.TrimSpace(sig.Approver)
+	switch {
+	case sig.Decision != DecisionApprove && sig.Decision != DecisionReject:
+		return fmt.Sprintf("unknown decision %q from %s", sig.Decision, who)
+	case who == "":
+		return "decision without an approver"
+	case len(w.record.Approvers) > 0 && !containsFold(w.record.Approvers, who):
+		return fmt.Sprintf("%s is not an allowed approver", who)
+	case pa.State == ActionExpired:
+		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
+	case pa.State != ActionWaiting:
+		return fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy)
+	case !workflow.Now(ctx).Before(pa.ExpiresAt):
+		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
+		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
+	}
+	return ""
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold compares logins the way GitHub does: case-insensitively.
+func containsFold(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// requestApproval creates the pending action for a gated step.
+func (w *agentRun) requestApproval(ctx workflow.Context, st *AgentStep, args toolArgs) {
+	now := workflow.Now(ctx)
+	pa := &PendingAction{
+		ID:          actionID(w.record.ID, st.Sequence),
+		StepID:      st.ID,
+		ToolName:    st.ToolName,
+		SafeInput:   st.SafeInput,
+		Preview:     args.Body,
+		Target:      fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber),
+		ArgsHash:    argsHash(w.target, args.Body),
+		State:       ActionWaiting,
+		RequestedBy: w.record.UserID,
+		Approvers:   w.record.Approvers,
+		CreatedAt:   now,
+		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
+	}
+	w.actions = append(w.actions, pa)
+	gate := w.newStep(ctx, StepHumanApproval, st.CallID, st.ToolName, safeJSON(map[string]string{"actionId": pa.ID}))
+	w.setLabel(LabelWaitingApproval)
+	w.setStepStatus(ctx, gate, StepWaitingForApproval, "")
+	w.setStepStatus(ctx, st, StepWaitingForApproval, "")
+	w.emit(ctx, EventActionState, st.ID, string(ActionWaiting), "action "+pa.ID)
+	w.setRunStatus(ctx, RunWaitingForUser, LabelWaitingApproval, "")
+}
+
+func (w *agentRun) actionForStep(stepID string) *PendingAction {
+	for i := len(w.actions) - 1; i >= 0; i-- {
+		if w.actions[i].StepID == stepID {
+			return w.actions[i]
+		}
+	}
+	return nil
+}
+
+func (w *agentRun) gateStepFor(st *AgentStep) *AgentStep {
+	for _, g := range w.steps {
+		if g.Type == StepHumanApproval && g.CallID == st.CallID && g.Sequence > st.Sequence && !g.Status.IsTerminal() {
+			return g
+		}
+	}
+	return nil
+}
+
+// awaitDecision waits for the approval signal or the expiry timer and applies
+// the outcome to the steps. It returns the tool result for a rejection or an
+// expiry, and "" when approved.
+func (w *agentRun) awaitDecision(ctx workflow.Context, st *AgentStep) (string, error) {
+	pa := w.actionForStep(st.ID)
+	if remaining := pa.ExpiresAt.Sub(workflow.Now(ctx)); pa.State == ActionWaiting && remaining > 0 {
+		timerCtx, cancelTimer := workflow.WithCancel(ctx)
+		timer := workflow.NewTimer(timerCtx, remaining)
+		err := workflow.Await(ctx, func() bool {
+			return pa.State != ActionWaiting || timer.IsReady() || w.continueAsNewDue(ctx)
+		})
+		cancelTimer()
+		if err != nil {
+			return "", err
+		}
+		if pa.State == ActionWaiting && !timer.IsReady() {
+			return "", errContinueAsNew
+		}
+	}
+	if pa.State == ActionWaiting {
+		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	gate := w.gateStepFor(st)
+	if gate == nil {
+		gate = w.newStep(ctx, StepHumanApproval, st.CallID, st.ToolName, safeJSON(map[string]string{"actionId": pa.ID}))
+		w.setStepStatus(ctx, gate, StepWaitingForApproval, "")
+	}
+	switch pa.State {
+	case ActionApproved:
+		w.setLabel(LabelPosting)
+		w.setStepStatus(ctx, gate, StepSucceeded, "approved by "+pa.DecidedBy)
+		w.setStepStatus(ctx, st, StepRunning, "approved by "+pa.DecidedBy)
+		w.setRunStatus(ctx, RunRunning, LabelPosting, "approved by "+pa.DecidedBy)
+		return "", nil
+	case ActionRejected:
+		reason := pa.Reason
+		if reason == "" {
+			reason = "no reason given"
+		}
+		w.setLabel(LabelRejected)
+		w.setStepStatus(ctx, gate, StepRejected, "rejected by "+pa.DecidedBy)
+		w.setStepStatus(ctx, st, StepRejected, "rejected by "+pa.DecidedBy)
+		w.setRunStatus(ctx, RunRunning, LabelRejected, "")
+		return fmt.Sprintf("rejected by %s: %s", pa.DecidedBy, reason), nil
+	default:
+		w.setLabel(LabelExpired)
+		w.setStepStatus(ctx, gate, StepExpired, pa.Reason)
+		w.setStepStatus(ctx, st, StepExpired, pa.Reason)
+		w.setRunStatus(ctx, RunRunning, LabelExpired, "")
+		return "expired: " + pa.Reason + "; nothing was posted", nil
+	}
+}

@@ -1,0 +1,203 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+)
+
+// maxCreateAttempts bounds how often one operationKey is tried.
+const maxCreateAttempts = 10
+
+// runGatedTool drives a side-effecting tool step to a terminal status:
+// approval, then the call under its operationKey, reconciling whenever the
+// outcome is unknown. The step status is the state machine, so the same code
+// resumes a step carried across a continue-as-new.
+func (w *agentRun) runGatedTool(ctx workflow.Context, st *AgentStep, args toolArgs) (string, error) {
+	if st.OperationKey == "" {
+		st.OperationKey = fmt.Sprintf("%s:%d", w.record.ID, st.Sequence)
+		st.SafeInput = safeJSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
+		w.stepNote(ctx, st, "operationKey "+st.OperationKey)
+	}
+	for {
+		var err error
+		switch st.Status {
+		case StepPending:
+			w.requestApproval(ctx, st, args)
+		case StepWaitingForApproval:
+			var content string
+			if content, err = w.awaitDecision(ctx, st); err == nil && content != "" {
+				return content, nil
+			}
+		case StepRunning:
+			err = w.attemptCreate(ctx, st, args)
+		case StepOutcomeUnknown:
+			err = w.reconcile(ctx, st)
+		case StepSucceeded:
+			return string(st.SafeOutput), nil
+		default:
+			return "failed: " + st.Error, nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+}
+
+// attemptCreate makes one attempt. Temporal never retries it blindly: any
+// outcome other than success or a proven refusal leaves the step
+// outcome_unknown for reconcile.
+func (w *agentRun) attemptCreate(ctx workflow.Context, st *AgentStep, args toolArgs) error {
+	pa := w.actionForStep(st.ID)
+	if pa == nil || pa.State != ActionApproved || pa.ArgsHash != argsHash(w.target, args.Body) {
+		w.setStepStatus(ctx, st, StepFailed, "refused: the action to run is not the one approved")
+		return nil
+	}
+	if w.record.Status != RunRunning || w.label != LabelPosting {
+		w.setRunStatus(ctx, RunRunning, LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
+	}
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: w.in.ToolTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	})
+	in := activities.CreateCommentInput{Target: w.target, Body: args.Body, OperationKey: st.OperationKey}
+	var res activities.CommentResult
+	err := workflow.ExecuteActivity(actx, acts.CreateIssueComment, in).Get(ctx, &res)
+	if err == nil {
+		w.commentFound(ctx, st, res, "")
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeGitHubRejected {
+		w.setStepStatus(ctx, st, StepFailed, appErr.Message())
+		return nil
+	}
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeRateLimited {
+		var d activities.RateLimitDetails
+		_ = appErr.Details(&d)
+		wait := time.Duration(max(d.RetryAfterSeconds, 1)) * time.Second
+		w.setStepStatus(ctx, st, StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", appErr.Message(), wait))
+		w.setRunStatus(ctx, RunReconciling, LabelRateLimited, fmt.Sprintf("retry after %s", wait))
+		return workflow.Sleep(ctx, wait)
+	}
+	w.setStepStatus(ctx, st, StepOutcomeUnknown, errorMessage(err))
+	return nil
+}
+
+// commentFound settles the step on the comment that carries its marker.
+func (w *agentRun) commentFound(ctx workflow.Context, st *AgentStep, res activities.CommentResult, detail string) {
+	st.ExternalResourceID = strconv.FormatInt(res.CommentID, 10)
+	out, _ := json.Marshal(res)
+	st.SafeOutput = out
+	w.setStepStatus(ctx, st, StepSucceeded, detail)
+}
+
+// reconcile asks GitHub whether the step's operationKey already has a comment.
+func (w *agentRun) reconcile(ctx workflow.Context, st *AgentStep) error {
+	w.setRunStatus(ctx, RunReconciling, LabelReconciling, "")
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: w.in.ToolTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
+		},
+	})
+	var res activities.FindCommentResult
+	in := activities.FindCommentInput{Target: w.target, OperationKey: st.OperationKey}
+	if err := workflow.ExecuteActivity(actx, acts.FindCommentByOperationKey, in).Get(ctx, &res); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		res = activities.FindCommentResult{Outcome: activities.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
+	}
+	switch res.Outcome {
+	case activities.ReconcileFound:
+		w.commentFound(ctx, st, activities.CommentResult{CommentID: res.CommentID, HTMLURL: res.HTMLURL, AlreadyExisted: true},
+			"found the comment already posted")
+		w.setRunStatus(ctx, RunRunning, LabelThinking, "")
+		return nil
+	case activities.ReconcileNotCreated:
+		return w.retryCreate(ctx, st, "not created")
+	default:
+		return w.awaitResolve(ctx, st, res.Reason)
+	}
+}
+
+// retryCreate sends the same step, with the same operationKey, round again.
+func (w *agentRun) retryCreate(ctx workflow.Context, st *AgentStep, why string) error {
+	if st.Attempt >= maxCreateAttempts {
+		w.setStepStatus(ctx, st, StepFailed, fmt.Sprintf("%s after %d attempts; giving up", why, st.Attempt))
+		w.setRunStatus(ctx, RunRunning, LabelThinking, "")
+		return nil
+	}
+	if st.Attempt > 1 {
+		backoff := min(time.Duration(1<<(st.Attempt-1))*time.Second, time.Minute)
+		w.setRunStatus(ctx, RunReconciling, LabelBackoff, fmt.Sprintf("waiting %s", backoff))
+		if err := workflow.Sleep(ctx, backoff); err != nil {
+			return err
+		}
+	}
+	st.Attempt++
+	w.setStepStatus(ctx, st, StepRunning, fmt.Sprintf("%s; attempt %d with the same operationKey", why, st.Attempt))
+	return nil
+}
+
+// awaitResolve parks the run until an operator says what happened.
+func (w *agentRun) awaitResolve(ctx workflow.Context, st *AgentStep, reason string) error {
+	w.awaitingResolve = st.ID
+	w.resolution = nil
+	w.setRunStatus(ctx, RunReconciling, LabelCannotTell, reason)
+	err := workflow.Await(ctx, func() bool { return w.resolution != nil || w.continueAsNewDue(ctx) })
+	if err != nil {
+		return err
+	}
+	if w.resolution == nil {
+		return errContinueAsNew
+	}
+	r := *w.resolution
+	w.awaitingResolve, w.resolution = "", nil
+	switch r.Decision {
+	case ResolveRetry:
+		return w.retryCreate(ctx, st, "retry ordered by "+r.By)
+	case ResolveMarkSucceeded:
+		id, _ := strconv.ParseInt(r.ExternalResourceID, 10, 64)
+		w.commentFound(ctx, st, activities.CommentResult{CommentID: id, AlreadyExisted: true}, "marked succeeded by "+r.By)
+		st.ExternalResourceID = r.ExternalResourceID
+	default:
+		w.setStepStatus(ctx, st, StepFailed, "abandoned by "+r.By)
+	}
+	w.setRunStatus(ctx, RunRunning, LabelThinking, "")
+	return nil
+}
+
+func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
+	var sig ResolveSignal
+	if err := json.Unmarshal(raw, &sig); err != nil {
+		w.ignore(ctx, "", "malformed resolve signal: "+err.Error())
+		return
+	}
+	switch {
+	case w.awaitingResolve == "" || sig.StepID != w.awaitingResolve:
+		w.ignore(ctx, sig.StepID, fmt.Sprintf("step %q is not waiting for an operator", sig.StepID))
+	case sig.Decision != ResolveRetry && sig.Decision != ResolveMarkSucceeded && sig.Decision != ResolveAbandon:
+		w.ignore(ctx, sig.StepID, fmt.Sprintf("unknown resolve decision %q", sig.Decision))
+	case sig.By == "":
+		w.ignore(ctx, sig.StepID, "resolve without who decided (by)")
+	case sig.Decision == ResolveMarkSucceeded && sig.ExternalResourceID == "":
+		w.ignore(ctx, sig.StepID, "mark_succeeded needs the externalResourceId of the comment")
+	case w.resolution != nil:
+		w.ignore(ctx, sig.StepID, "duplicate: the step was already resolved by "+w.resolution.By)
+	default:
+		w.resolution = &sig
+		w.emit(ctx, EventStepStatus, sig.StepID, string(StepOutcomeUnknown), "resolve "+sig.Decision+" by "+sig.By)
+	}
+}

@@ -1,0 +1,161 @@
+package workflows
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+)
+
+// toolArgs are the arguments any of our tools accepts. Target fields are
+// optional; when the model gives them they must name the run's own PR.
+type toolArgs struct {
+	Body       string `json:"body"`
+	Owner      string `json:"owner"`
+	Repo       string `json:"repo"`
+	PullNumber int    `json:"pullNumber"`
+}
+
+// runToolCall runs one tool call to a terminal step and appends its result to
+// the conversation exactly once. It returns an error only when the run must
+// end (cancellation).
+func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) error {
+	st := w.openStepFor(call.ID)
+	if st == nil {
+		st = w.newStep(ctx, StepToolCall, call.ID, call.Name, safeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
+	}
+	spec, args, refusal := w.checkToolCall(call)
+	if refusal != "" {
+		w.badToolCalls++
+		w.setStepStatus(ctx, st, StepFailed, refusal)
+		w.appendToolResult(call.ID, call.Name, "failed: "+refusal)
+		return nil
+	}
+	w.badToolCalls = 0
+	var (
+		content string
+		err     error
+	)
+	if spec.SideEffect {
+		content, err = w.runGatedTool(ctx, st, args)
+	} else {
+		content, err = w.runReadTool(ctx, st)
+	}
+	if err != nil {
+		return err
+	}
+	w.appendToolResult(call.ID, call.Name, content)
+	return nil
+}
+
+// openStepFor finds the unfinished tool step of a call, after a continue-as-new.
+func (w *agentRun) openStepFor(callID string) *AgentStep {
+	for _, st := range w.steps {
+		if st.Type == StepToolCall && st.CallID == callID && !st.Status.IsTerminal() {
+			return st
+		}
+	}
+	return nil
+}
+
+// checkToolCall validates a tool call against the tools and the run's target.
+func (w *agentRun) checkToolCall(call activities.ToolCall) (activities.ToolSpec, toolArgs, string) {
+	spec, ok := activities.ToolSpecByName(call.Name)
+	if !ok {
+		return spec, toolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
+	}
+	var args toolArgs
+	dec := json.NewDecoder(bytes.NewReader([]byte(orEmptyObject(call.Arguments))))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&args); err != nil {
+		return spec, args, fmt.Sprintf("invalid arguments for %s: %v", call.Name, err)
+	}
+	if (args.Owner != "" && args.Owner != w.target.Owner) || (args.Repo != "" && args.Repo != w.target.Repo &&
+		args.Repo != w.target.Owner+"/"+w.target.Repo) || (args.PullNumber != 0 && args.PullNumber != w.target.PullNumber) {
+		return spec, args, fmt.Sprintf("refused: %s may only act on %s#%d", call.Name, w.in.Repo, w.target.PullNumber)
+	}
+	if spec.Name == activities.ToolCreateIssueComment && args.Body == "" {
+		return spec, args, "invalid arguments for create_issue_comment: body is required"
+	}
+	if !spec.SideEffect && args.Body != "" {
+		return spec, args, fmt.Sprintf("invalid arguments for %s: it takes no body", call.Name)
+	}
+	return spec, args, ""
+}
+
+func orEmptyObject(raw json.RawMessage) []byte {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return []byte("{}")
+	}
+	return raw
+}
+
+// runReadTool runs a read-only tool; Temporal retries it with backoff.
+func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, error) {
+	w.setLabel(toolLabel(st.ToolName))
+	w.setStepStatus(ctx, st, StepRunning, "")
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: w.in.ToolTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
+			NonRetryableErrorTypes: []string{activities.ErrTypeGitHubRejected},
+		},
+	})
+	var (
+		result any
+		err    error
+	)
+	switch st.ToolName {
+	case activities.ToolGetPullRequest:
+		var pr activities.PullRequest
+		err = workflow.ExecuteActivity(actx, acts.GetPullRequest, w.target).Get(ctx, &pr)
+		result = pr
+	case activities.ToolListPullRequestFiles:
+		var files []activities.PullRequestFile
+		err = workflow.ExecuteActivity(actx, acts.ListPullRequestFiles, w.target).Get(ctx, &files)
+		result = files
+		st.SafeOutput = safeJSON(fileSummaries(files))
+	default:
+		err = fmt.Errorf("no read tool %q", st.ToolName)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		msg := errorMessage(err)
+		w.setStepStatus(ctx, st, StepFailed, msg)
+		return "failed: " + msg, nil
+	}
+	content, _ := json.Marshal(result)
+	if st.SafeOutput == nil {
+		st.SafeOutput = safeJSON(result)
+	}
+	w.setStepStatus(ctx, st, StepSucceeded, "")
+	return string(content), nil
+}
+
+type fileSummary struct {
+	Filename   string `json:"filename"`
+	Status     string `json:"status"`
+	Additions  int    `json:"additions"`
+	Deletions  int    `json:"deletions"`
+	PatchBytes int    `json:"patchBytes"`
+}
+
+// fileSummaries keep patches out of step records; the model still sees them.
+func fileSummaries(files []activities.PullRequestFile) []fileSummary {
+	out := make([]fileSummary, len(files))
+	for i, f := range files {
+		n := f.PatchBytes
+		if n == 0 {
+			n = len(f.Patch)
+		}
+		out[i] = fileSummary{Filename: f.Filename, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, PatchBytes: n}
+	}
+	return out
+}
