@@ -1,0 +1,29 @@
+package activities
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Model providers NewModel knows.
+const (
+	ProviderOffline = "offline"
+)
+
+// KnownModelProviders lists the values MODEL_PROVIDER accepts.
+func KnownModelProviders() []string {
+	return []string{ProviderOffline}
+}
+
+// NewModel returns the model of a provider, as MODEL_PROVIDER names it. The
+// empty name means the offline reviewer, so that a run needs no provider
+// account unless one is asked for.
+func NewModel(provider string) (Model, error) {
+	switch provider {
+	case "", ProviderOffline:
+		return NewOfflineReviewer(), nil
+	default:
+		return nil, fmt.Errorf("MODEL_PROVIDER=%q is not a known model provider; known providers: %s",
+			provider, strings.Join(KnownModelProviders(), ", "))
+	}
+}

@@ -1,0 +1,339 @@
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// OfflineModelName is Decision.Model for the offline reviewer.
+const OfflineModelName = "offline"
+
+// OfflineReviewer is a deterministic Model: it reads the pull request with the
+// read tools, reviews the real patches with fixed rules, proposes one comment
+// and then reports what became of it. The same conversation always yields the
+// same Decision, so a run is reproducible without any model provider.
+type OfflineReviewer struct{}
+
+// NewOfflineReviewer returns the offline reviewer.
+func NewOfflineReviewer() *OfflineReviewer { return &OfflineReviewer{} }
+
+// fetchTools are the read tools the review needs, in the order they are called.
+var fetchTools = [...]string{ToolGetPullRequest, ToolListPullRequestFiles}
+
+// Next decides the next move from the conversation: fetch the pull request,
+// then propose the review comment, then give the final answer.
+func (r *OfflineReviewer) Next(ctx context.Context, conversation []Message, tools []ToolSpec) (Decision, error) {
+	if err := ctx.Err(); err != nil {
+		return Decision{}, fmt.Errorf("offline reviewer: %w", err)
+	}
+	d, err := decide(ctx, readConversation(conversation), tools, len(conversation))
+	if err != nil {
+		return Decision{}, fmt.Errorf("offline reviewer: %w", err)
+	}
+	d.Model = OfflineModelName
+	d.Usage = estimateUsage(conversation, tools, d)
+	return d, nil
+}
+
+// decide is the reviewer's whole dialogue, one turn at a time.
+func decide(ctx context.Context, c conversation, tools []ToolSpec, turn int) (Decision, error) {
+	if result, ok := c.results[ToolCreateIssueComment]; ok {
+		return c.commentOutcome(ctx, result)
+	}
+	var missing []string
+	for _, name := range fetchTools {
+		result, ok := c.results[name]
+		if !ok {
+			missing = append(missing, name)
+			continue
+		}
+		if failure := failedResult(name, result); failure != "" {
+			return final(fmt.Sprintf("Could not review %s: %s", c.label(nil), failure)), nil
+		}
+	}
+	if len(missing) > 0 {
+		return fetchCalls(c, missing, tools, turn), nil
+	}
+	pr, files := c.pullRequest(), c.files()
+	if len(files) == 0 {
+		return final(fmt.Sprintf("Nothing to review: %s changes no files, so no comment was proposed.", c.label(&pr))), nil
+	}
+	review, err := reviewFiles(ctx, pr, files)
+	if err != nil {
+		return Decision{}, err
+	}
+	body := review.commentBody(c.heading(pr), c.target.goal)
+	if !offered(tools, ToolCreateIssueComment) {
+		return final(fmt.Sprintf("Reviewed %s (%s) but the %s tool is not offered, so nothing was posted.\n\n%s",
+			c.label(&pr), countFindings(len(review.Findings)), ToolCreateIssueComment, body)), nil
+	}
+	args, err := json.Marshal(struct {
+		Body string `json:"body"`
+	}{body})
+	if err != nil {
+		return Decision{}, fmt.Errorf("encode comment arguments: %w", err)
+	}
+	return Decision{ToolCalls: []ToolCall{toolCall(turn, ToolCreateIssueComment, args)}}, nil
+}
+
+// fetchCalls asks for the read tools the conversation has no result of yet.
+func fetchCalls(c conversation, missing []string, tools []ToolSpec, turn int) Decision {
+	var calls []ToolCall
+	var absent []string
+	for _, name := range missing {
+		if !offered(tools, name) {
+			absent = append(absent, name)
+			continue
+		}
+		calls = append(calls, toolCall(turn, name, json.RawMessage(`{}`)))
+	}
+	if len(absent) > 0 {
+		return final(fmt.Sprintf("Could not review %s: the %s %s not offered, and the review needs %s.",
+			c.label(nil), strings.Join(absent, " and "), plural(len(absent), "tool is", "tools are"),
+			strings.Join(fetchTools[:], " and ")))
+	}
+	return Decision{ToolCalls: calls}
+}
+
+// commentOutcome is the final answer once the comment tool has answered.
+func (c conversation) commentOutcome(ctx context.Context, result string) (Decision, error) {
+	var pr *PullRequest
+	findings := ""
+	if c.fetched() {
+		p, files := c.pullRequest(), c.files()
+		pr = &p
+		review, err := reviewFiles(ctx, p, files)
+		if err != nil {
+			return Decision{}, err
+		}
+		findings = " (" + countFindings(len(review.Findings)) + ")"
+	}
+	label := c.label(pr)
+	posted, ok := decodeComment(result)
+	switch {
+	case !ok:
+		return final(fmt.Sprintf("The review of %s%s was not posted: %s.", label, findings, quote(result))), nil
+	case posted.CommentID == 0:
+		return final(fmt.Sprintf("The review of %s%s may not have been posted: the comment tool returned no comment id.", label, findings)), nil
+	case posted.AlreadyExisted:
+		return final(fmt.Sprintf("The review of %s%s was already posted as comment %d%s; nothing new was created.",
+			label, findings, posted.CommentID, atURL(posted.HTMLURL))), nil
+	default:
+		return final(fmt.Sprintf("Posted the review of %s%s as comment %d%s.",
+			label, findings, posted.CommentID, atURL(posted.HTMLURL))), nil
+	}
+}
+
+func atURL(url string) string {
+	if url == "" {
+		return ""
+	}
+	return " (" + url + ")"
+}
+
+// conversation is what the reviewer knows from the messages so far.
+type conversation struct {
+	target reviewTarget
+	// results holds the latest result of each tool, by tool name.
+	results map[string]string
+}
+
+// reviewTarget is the pull request the user message asks about.
+type reviewTarget struct {
+	owner, repo string
+	number      int
+	goal        string
+}
+
+// userRequest matches the first line the workflow writes.
+var userRequest = regexp.MustCompile(`^\s*Review pull request ([^/\s]+)/([^#\s]+)#(\d+)`)
+
+// readConversation pairs every tool result with the tool that produced it,
+// through the ToolCallID of the assistant's call.
+func readConversation(messages []Message) conversation {
+	c := conversation{results: map[string]string{}}
+	callNames := map[string]string{}
+	userSeen := false
+	for _, m := range messages {
+		switch m.Role {
+		case RoleUser:
+			if !userSeen {
+				c.target = parseUserRequest(m.Content)
+				userSeen = true
+			}
+		case RoleAssistant:
+			for _, call := range m.ToolCalls {
+				callNames[call.ID] = call.Name
+			}
+		case RoleTool:
+			name, ok := callNames[m.ToolCallID]
+			if !ok {
+				name = m.Name
+			}
+			if name != "" {
+				c.results[name] = m.Content
+			}
+		}
+	}
+	return c
+}
+
+func parseUserRequest(content string) reviewTarget {
+	var t reviewTarget
+	if m := userRequest.FindStringSubmatch(content); m != nil {
+		t.owner, t.repo = m[1], strings.TrimSuffix(m[2], ".")
+		t.number, _ = strconv.Atoi(m[3])
+	}
+	if _, goal, ok := strings.Cut(content, "\nGoal:"); ok {
+		t.goal = clip(oneLine(strings.TrimSpace(goal)), 500)
+	}
+	return t
+}
+
+// fetched is true when both read tools answered with usable results.
+func (c conversation) fetched() bool {
+	for _, name := range fetchTools {
+		result, ok := c.results[name]
+		if !ok || failedResult(name, result) != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// pullRequest and files decode results that failedResult accepted.
+func (c conversation) pullRequest() PullRequest {
+	var pr PullRequest
+	_ = json.Unmarshal([]byte(c.results[ToolGetPullRequest]), &pr)
+	return pr
+}
+
+func (c conversation) files() []PullRequestFile {
+	var files []PullRequestFile
+	_ = json.Unmarshal([]byte(c.results[ToolListPullRequestFiles]), &files)
+	return files
+}
+
+// failedResult explains why a read tool's result is unusable, or returns "".
+// Tools answer with JSON on success and with plain error text on failure.
+func failedResult(tool, content string) string {
+	trimmed := strings.TrimSpace(content)
+	var err error
+	switch tool {
+	case ToolGetPullRequest:
+		var pr PullRequest
+		if !strings.HasPrefix(trimmed, "{") {
+			return fmt.Sprintf("%s failed: %s", tool, quote(content))
+		}
+		err = json.Unmarshal([]byte(trimmed), &pr)
+	case ToolListPullRequestFiles:
+		var files []PullRequestFile
+		if !strings.HasPrefix(trimmed, "[") && trimmed != "null" {
+			return fmt.Sprintf("%s failed: %s", tool, quote(content))
+		}
+		err = json.Unmarshal([]byte(trimmed), &files)
+	}
+	if err != nil {
+		return fmt.Sprintf("%s returned a result that is not valid JSON (%v): %s", tool, err, quote(content))
+	}
+	return ""
+}
+
+// decodeComment reads a create_issue_comment result; ok is false when the
+// tool answered with failure text instead of a CommentResult.
+func decodeComment(content string) (CommentResult, bool) {
+	trimmed := strings.TrimSpace(content)
+	var res CommentResult
+	if !strings.HasPrefix(trimmed, "{") || json.Unmarshal([]byte(trimmed), &res) != nil {
+		return CommentResult{}, false
+	}
+	return res, true
+}
+
+// label names the pull request as precisely as the conversation allows.
+func (c conversation) label(pr *PullRequest) string {
+	number := c.target.number
+	if number == 0 && pr != nil {
+		number = pr.Number
+	}
+	switch {
+	case c.target.owner != "" && number > 0:
+		return fmt.Sprintf("%s/%s#%d", c.target.owner, c.target.repo, number)
+	case number > 0:
+		return fmt.Sprintf("pull request #%d", number)
+	default:
+		return "the pull request"
+	}
+}
+
+// heading is the comment's title: the pull request and its title.
+func (c conversation) heading(pr PullRequest) string {
+	title := clip(oneLine(pr.Title), 200)
+	if title == "" {
+		return c.label(&pr)
+	}
+	// A title is untrusted text: "<" keeps it from hiding content or faking
+	// the operation marker the comment tool appends.
+	return c.label(&pr) + ": " + strings.ReplaceAll(title, "<", "&lt;")
+}
+
+func toolCall(turn int, name string, args json.RawMessage) ToolCall {
+	return ToolCall{ID: fmt.Sprintf("call_%d_%s", turn, name), Name: name, Arguments: args}
+}
+
+func final(text string) Decision { return Decision{Final: text} }
+
+func offered(tools []ToolSpec, name string) bool {
+	for _, t := range tools {
+		if t.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// quote shows a tool's text in a final answer on one line and bounded.
+func quote(s string) string { return strconv.Quote(clip(strings.TrimSpace(s), 300)) }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip shortens s to at most n bytes without splitting a UTF-8 character.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// estimateUsage estimates tokens as a quarter of the bytes read and written,
+// the usual rule of thumb for English and code. The offline reviewer has no
+// tokenizer, so these are estimates, but deterministic ones.
+func estimateUsage(conversation []Message, tools []ToolSpec, d Decision) Usage {
+	var prompt int
+	for _, m := range conversation {
+		prompt += len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.Name) + callBytes(m.ToolCalls)
+	}
+	for _, t := range tools {
+		prompt += len(t.Name) + len(t.Description) + len(t.Parameters)
+	}
+	completion := len(d.Final) + callBytes(d.ToolCalls)
+	return Usage{PromptTokens: tokens(prompt), CompletionTokens: tokens(completion)}
+}
+
+func callBytes(calls []ToolCall) int {
+	n := 0
+	for _, c := range calls {
+		n += len(c.ID) + len(c.Name) + len(c.Arguments)
+	}
+	return n
+}
+
+func tokens(bytes int) int64 { return int64((bytes + 3) / 4) }
