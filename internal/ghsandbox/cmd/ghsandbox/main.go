@@ -1,0 +1,143 @@
+// Command ghsandbox serves the fake GitHub for the local stack and the fault
+// suite. Point GITHUB_API_URL at it.
+//
+//	SANDBOX_ADDR     listen address (default 127.0.0.1:9090)
+//	SANDBOX_FIXTURE  path of a fixture JSON file (default: the embedded demo fixture)
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+const (
+	defaultAddr     = "127.0.0.1:9090"
+	shutdownTimeout = 5 * time.Second
+)
+
+type config struct {
+	Addr        string
+	FixturePath string
+}
+
+func loadConfig() (config, error) {
+	cfg := config{Addr: defaultAddr, FixturePath: os.Getenv("SANDBOX_FIXTURE")}
+	if v := os.Getenv("SANDBOX_ADDR"); v != "" {
+		cfg.Addr = v
+	}
+	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
+		return config{}, fmt.Errorf("SANDBOX_ADDR %q is not host:port: %w", cfg.Addr, err)
+	}
+	return cfg, nil
+}
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(log); err != nil {
+		log.Error("ghsandbox stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(log *slog.Logger) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	fixture, err := loadFixture(cfg.FixturePath)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	listener, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on SANDBOX_ADDR %s: %w", cfg.Addr, err)
+	}
+	srv := &http.Server{
+		Handler:           logRequests(log, ghsandbox.New(fixture)),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(listener) }()
+	log.Info("ghsandbox listening", "addr", listener.Addr().String(),
+		"GITHUB_API_URL", "http://"+listener.Addr().String()+"/", "bot", fixture.BotLogin)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("ghsandbox shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+func loadFixture(path string) (ghsandbox.Fixture, error) {
+	if path == "" {
+		return ghsandbox.DefaultFixture(), nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ghsandbox.Fixture{}, fmt.Errorf("SANDBOX_FIXTURE: %w", err)
+	}
+	defer f.Close()
+	fixture, err := ghsandbox.LoadFixture(f)
+	if err != nil {
+		return ghsandbox.Fixture{}, fmt.Errorf("SANDBOX_FIXTURE %s: %w", path, err)
+	}
+	return fixture, nil
+}
+
+// statusRecorder remembers the status for the request log. Unwrap lets
+// http.ResponseController reach the real writer, which the sandbox hijacks
+// to drop responses.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(status int) {
+	w.status = status
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func logRequests(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			// status 0: the connection was dropped on purpose or the client left.
+			log.Info("request", "method", r.Method, "path", r.URL.Path,
+				"status", rec.status, "duration", time.Since(start))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}

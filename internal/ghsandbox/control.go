@@ -1,0 +1,75 @@
+package ghsandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// The /_sandbox endpoints drive the sandbox from outside the process: the
+// fault suite and manual experiments use them.
+
+func (s *Server) listFaultsHandler(w http.ResponseWriter, r *http.Request) {
+	writeControlJSON(w, http.StatusOK, s.Faults())
+}
+
+// addFaultsHandler accepts one fault object or an array of them.
+func (s *Server) addFaultsHandler(w http.ResponseWriter, r *http.Request) {
+	faults, err := decodeFaults(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	if err == nil {
+		err = s.addFaults(faults)
+	}
+	if err != nil {
+		writeControlJSON(w, http.StatusBadRequest, map[string]string{"message": "bad fault: " + err.Error()})
+		return
+	}
+	writeControlJSON(w, http.StatusCreated, s.Faults())
+}
+
+func decodeFaults(r io.Reader) ([]Fault, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read body: %w", err)
+	}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("empty body; send a fault object or an array of them")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var faults []Fault
+	if raw[0] == '[' {
+		err = dec.Decode(&faults)
+	} else {
+		var f Fault
+		err = dec.Decode(&f)
+		faults = []Fault{f}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the JSON value")
+	}
+	return faults, nil
+}
+
+func (s *Server) clearFaultsHandler(w http.ResponseWriter, r *http.Request) {
+	s.ClearFaults()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) listRequestsHandler(w http.ResponseWriter, r *http.Request) {
+	writeControlJSON(w, http.StatusOK, s.Requests())
+}
+
+func (s *Server) clearRequestsHandler(w http.ResponseWriter, r *http.Request) {
+	s.ClearRequests()
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func writeControlJSON(w http.ResponseWriter, status int, v any) {
+	jsonResponse(status, v).write(w)
+}

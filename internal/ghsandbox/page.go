@@ -1,0 +1,46 @@
+package ghsandbox
+
+import (
+	"html/template"
+	"net/http"
+	"strconv"
+)
+
+// pullPage is the sandbox's stand-in for a pull request's web page, so that
+// the html_url of a posted comment leads somewhere during a demo.
+var pullPageTemplate = template.Must(template.New("pull").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>{{.Repo}}#{{.Pull.Number}} {{.Pull.Title}}</title>
+<style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto}
+article{border:1px solid #ccc;border-radius:6px;margin:1rem 0;padding:0 1rem}
+pre{white-space:pre-wrap}</style></head>
+<body>
+<h1>{{.Pull.Title}} <small>{{.Repo}}#{{.Pull.Number}}</small></h1>
+<p>{{.Pull.Author}} wants to merge {{.Pull.HeadRef}} into {{.Pull.BaseRef}}</p>
+<pre>{{.Pull.Body}}</pre>
+<h2>Files</h2>
+<ul>{{range .Pull.Files}}<li>{{.Filename}} ({{.Status}})</li>{{end}}</ul>
+<h2>Comments</h2>
+{{range .Comments}}<article id="issuecomment-{{.ID}}"><p><b>{{.User}}</b> at {{.CreatedAt.Format "2006-01-02 15:04:05Z07:00"}}</p><pre>{{.Body}}</pre></article>
+{{else}}<p>No comments yet.</p>{{end}}
+</body></html>
+`))
+
+func (s *Server) servePullPage(w http.ResponseWriter, r *http.Request) {
+	number, err := strconv.Atoi(r.PathValue("number"))
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	repo, pull, ok := s.lookupPull(r.PathValue("owner"), r.PathValue("repo"), number)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	// A failed write means the browser left; there is no one to tell.
+	_ = pullPageTemplate.Execute(w, map[string]any{
+		"Repo":     repo.owner + "/" + repo.name,
+		"Pull":     pull.FixturePull,
+		"Comments": pull.comments,
+	})
+}

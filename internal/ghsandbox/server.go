@@ -1,0 +1,178 @@
+// Package ghsandbox is a fake GitHub: the REST subset agentrun uses, held in
+// memory, with faults that can be injected per operation (lost responses,
+// delays, error statuses and rate limits shaped exactly like GitHub's).
+// Tests mount it with httptest; `go run ./internal/ghsandbox/cmd/ghsandbox`
+// serves it for the local stack.
+package ghsandbox
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Operations a fault can target; they also name requests in the request log.
+const (
+	OpGetPullRequest = "get_pull_request"
+	OpListFiles      = "list_files"
+	OpListComments   = "list_comments"
+	OpCreateComment  = "create_comment"
+	OpGetPermission  = "get_collaborator_permission"
+	opUnknown        = "unknown"
+)
+
+// enterprisePrefix is where GitHub Enterprise serves the API; clients
+// configured for it work against the sandbox unchanged.
+const enterprisePrefix = "/api/v3"
+
+// maxRequestLog bounds the request log of a long-lived sandbox; the oldest
+// entries go first.
+const maxRequestLog = 10000
+
+// Server is the sandbox. It is an http.Handler and safe for concurrent use.
+type Server struct {
+	mux *http.ServeMux
+
+	// mu guards everything below: repository state, fault queue, request log.
+	mu            sync.Mutex
+	botLogin      string
+	repos         map[string]*repoState
+	nextCommentID int64
+	faults        []Fault
+	requests      []RequestRecord
+	// requestsDropped counts log entries evicted by maxRequestLog, so that a
+	// handler can still find its own entry by absolute index.
+	requestsDropped int
+}
+
+// RequestRecord is one API request as the sandbox saw it.
+type RequestRecord struct {
+	Op     string    `json:"op"`
+	Method string    `json:"method"`
+	Path   string    `json:"path"`
+	At     time.Time `json:"at"`
+	// Status is what the handler produced; with a drop_response fault it was
+	// never sent.
+	Status int `json:"status"`
+	// Fault is the mode of the fault applied to this request, if any.
+	Fault string `json:"fault"`
+}
+
+// New returns a sandbox holding a copy of fixture.
+func New(fixture Fixture) *Server {
+	s := &Server{
+		mux:           http.NewServeMux(),
+		botLogin:      fixture.BotLogin,
+		repos:         newRepoStates(fixture),
+		nextCommentID: firstCommentID,
+	}
+	s.seedComments(fixture)
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}", s.api(OpGetPullRequest, s.getPullRequest))
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.api(OpListFiles, s.listFiles))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.listComments))
+	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpCreateComment, s.createComment))
+	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
+	s.mux.Handle("/", s.api(opUnknown, s.unknownRoute))
+
+	s.mux.HandleFunc("GET /{owner}/{repo}/pull/{number}", s.servePullPage)
+
+	s.mux.HandleFunc("GET /_sandbox/faults", s.listFaultsHandler)
+	s.mux.HandleFunc("POST /_sandbox/faults", s.addFaultsHandler)
+	s.mux.HandleFunc("DELETE /_sandbox/faults", s.clearFaultsHandler)
+	s.mux.HandleFunc("GET /_sandbox/requests", s.listRequestsHandler)
+	s.mux.HandleFunc("DELETE /_sandbox/requests", s.clearRequestsHandler)
+}
+
+// ServeHTTP serves the API at the root and under /api/v3.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if rest, ok := strings.CutPrefix(r.URL.Path, enterprisePrefix); ok && (rest == "" || rest[0] == '/') {
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = rest
+		r2.URL.RawPath = ""
+		r = r2
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// api wraps a REST handler with the request log and the fault queue. The
+// handler returns its response instead of writing it, so that a fault can
+// perform the action and then lose or hold back the answer.
+func (s *Server) api(op string, handle func(*http.Request) apiResponse) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entry := s.logArrival(op, r)
+		fault, faulted := s.takeFault(op)
+
+		var resp apiResponse
+		if faulted && fault.Mode == ModeStatus {
+			resp = faultStatusResponse(fault, time.Now())
+		} else {
+			resp = handle(r)
+		}
+		s.logOutcome(entry, resp.status, fault.Mode)
+
+		if faulted {
+			switch fault.Mode {
+			case ModeDropResponse:
+				dropConnection(w)
+				return
+			case ModeDelay:
+				if !holdResponse(r, time.Duration(fault.DelayMs)*time.Millisecond) {
+					return
+				}
+			}
+		}
+		resp.withHealthyRateLimit(time.Now()).write(w)
+	})
+}
+
+func (s *Server) logArrival(op string, r *http.Request) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.requests) >= maxRequestLog {
+		s.requests = s.requests[1:]
+		s.requestsDropped++
+	}
+	s.requests = append(s.requests, RequestRecord{
+		Op:     op,
+		Method: r.Method,
+		Path:   r.URL.Path,
+		At:     time.Now().UTC(),
+	})
+	return s.requestsDropped + len(s.requests) - 1
+}
+
+func (s *Server) logOutcome(entry, status int, fault string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := entry - s.requestsDropped
+	if i < 0 || i >= len(s.requests) {
+		return
+	}
+	s.requests[i].Status = status
+	s.requests[i].Fault = fault
+}
+
+// Requests returns the request log, oldest first.
+func (s *Server) Requests() []RequestRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]RequestRecord(nil), s.requests...)
+}
+
+// ClearRequests empties the request log.
+func (s *Server) ClearRequests() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.requestsDropped += len(s.requests)
+	s.requests = nil
+}
+
+func (s *Server) unknownRoute(r *http.Request) apiResponse {
+	return notFound("https://docs.github.com/rest")
+}

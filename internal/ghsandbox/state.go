@@ -1,0 +1,181 @@
+package ghsandbox
+
+import (
+	"strings"
+	"time"
+)
+
+// firstCommentID makes comment IDs look like GitHub's (large, global across
+// repositories) without colliding with pull request numbers in test output.
+const firstCommentID = 2000000001
+
+// Comment is an issue comment held by the sandbox.
+type Comment struct {
+	ID        int64     `json:"id"`
+	User      string    `json:"user"`
+	Body      string    `json:"body"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// repoInfo is what responses say about a repository.
+type repoInfo struct {
+	owner         string
+	name          string
+	defaultBranch string
+}
+
+type repoState struct {
+	repoInfo
+	collaborators map[string]string // lowercased login -> permission
+	pulls         map[int]*pullState
+}
+
+type pullState struct {
+	FixturePull
+	additions int
+	deletions int
+	comments  []Comment
+}
+
+// repoID keys repositories case-insensitively, as GitHub resolves them.
+func repoID(owner, name string) string {
+	return strings.ToLower(owner) + "/" + strings.ToLower(name)
+}
+
+func newRepoStates(f Fixture) map[string]*repoState {
+	repos := make(map[string]*repoState, len(f.Repos))
+	for _, fr := range f.Repos {
+		rs := &repoState{
+			repoInfo:      repoInfo{owner: fr.Owner, name: fr.Name, defaultBranch: fr.DefaultBranch},
+			collaborators: map[string]string{},
+			pulls:         map[int]*pullState{},
+		}
+		if rs.defaultBranch == "" {
+			rs.defaultBranch = "main"
+		}
+		for login, perm := range fr.Collaborators {
+			rs.collaborators[strings.ToLower(login)] = perm
+		}
+		for _, fp := range fr.Pulls {
+			rs.pulls[fp.Number] = newPullState(fp)
+		}
+		repos[repoID(fr.Owner, fr.Name)] = rs
+	}
+	return repos
+}
+
+func newPullState(fp FixturePull) *pullState {
+	ps := &pullState{FixturePull: fp}
+	ps.Files = append([]FixtureFile(nil), fp.Files...)
+	ps.Comments = nil
+	for _, f := range ps.Files {
+		add, del := countPatchLines(f.Patch)
+		ps.additions += add
+		ps.deletions += del
+	}
+	return ps
+}
+
+// seedComments gives the fixture's comments IDs in the same sequence as
+// comments created later, so list order and ID order agree.
+func (s *Server) seedComments(f Fixture) {
+	for _, fr := range f.Repos {
+		rs := s.repos[repoID(fr.Owner, fr.Name)]
+		for _, fp := range fr.Pulls {
+			ps := rs.pulls[fp.Number]
+			for _, fc := range fp.Comments {
+				ps.comments = append(ps.comments, Comment{
+					ID:        s.allocCommentID(),
+					User:      fc.User,
+					Body:      fc.Body,
+					CreatedAt: fc.CreatedAt.UTC(),
+				})
+			}
+		}
+	}
+}
+
+func (s *Server) allocCommentID() int64 {
+	id := s.nextCommentID
+	s.nextCommentID++
+	return id
+}
+
+// countPatchLines counts the added and removed lines of unified diff hunks.
+func countPatchLines(patch string) (additions, deletions int) {
+	for _, line := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(line, "@@"):
+		case strings.HasPrefix(line, "+"):
+			additions++
+		case strings.HasPrefix(line, "-"):
+			deletions++
+		}
+	}
+	return additions, deletions
+}
+
+// lookupPull returns copies of a pull request and its repository, or false,
+// so that callers read them without the lock.
+func (s *Server) lookupPull(owner, repo string, number int) (repoInfo, pullState, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs, ok := s.repos[repoID(owner, repo)]
+	if !ok {
+		return repoInfo{}, pullState{}, false
+	}
+	ps, ok := rs.pulls[number]
+	if !ok {
+		return repoInfo{}, pullState{}, false
+	}
+	cp := *ps
+	cp.comments = append([]Comment(nil), ps.comments...)
+	return rs.repoInfo, cp, true
+}
+
+// addComment appends a comment by the bot and returns it with its
+// repository, or false when the pull request does not exist.
+func (s *Server) addComment(owner, repo string, number int, body string) (repoInfo, Comment, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs, ok := s.repos[repoID(owner, repo)]
+	if !ok {
+		return repoInfo{}, Comment{}, false
+	}
+	ps, ok := rs.pulls[number]
+	if !ok {
+		return repoInfo{}, Comment{}, false
+	}
+	c := Comment{
+		ID:        s.allocCommentID(),
+		User:      s.botLogin,
+		Body:      body,
+		CreatedAt: time.Now().UTC().Truncate(time.Second),
+	}
+	ps.comments = append(ps.comments, c)
+	return rs.repoInfo, c, true
+}
+
+// Comments returns the comments on an issue or pull request, oldest first.
+func (s *Server) Comments(owner, repo string, number int) []Comment {
+	_, ps, ok := s.lookupPull(owner, repo, number)
+	if !ok {
+		return nil
+	}
+	return ps.comments
+}
+
+// permission returns a login's permission on a repository ("none" for a
+// login that is not a collaborator), or false when the repository does not exist.
+func (s *Server) permission(owner, repo, login string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs, ok := s.repos[repoID(owner, repo)]
+	if !ok {
+		return "", false
+	}
+	if perm, ok := rs.collaborators[strings.ToLower(login)]; ok {
+		return perm, true
+	}
+	return "none", true
+}
