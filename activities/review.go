@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The offline reviewer's finding rules. Each rule reads the added lines of a
@@ -110,49 +111,48 @@ func hunkLength(s string) int {
 
 var todoMarker = regexp.MustCompile(`\b(TODO|FIXME|XXX|HACK)\b`)
 
-// debugCalls are calls that are debug output wherever they appear.
-var debugCalls = []struct {
-	pattern *regexp.Regexp
-	name    string
-}{
-	{regexp.MustCompile(`(^|[^.\w])println\(`), "println("},
-	{regexp.MustCompile(`\bconsole\.(log|debug)\(`), "console.log("},
-	{regexp.MustCompile(`\bspew\.(Dump|Sdump|Fdump|Printf)\(`), "spew.Dump("},
-	{regexp.MustCompile(`\blog\.Print(f|ln)?\(\s*"DEBUG`), `log.Printf("DEBUG`},
-	{regexp.MustCompile(`\bpdb\.set_trace\(\)|(^|[^.\w])breakpoint\(\)`), "a debugger breakpoint"},
-	{regexp.MustCompile(`^\s*debugger;?\s*$`), "a debugger statement"},
+// debugCalls are debug output wherever they appear.
+var debugCalls = []*regexp.Regexp{
+	regexp.MustCompile(`(^|[^.\w])println\(`),
+	regexp.MustCompile(`\bconsole\.(log|debug)\(`),
+	regexp.MustCompile(`\bspew\.(Dump|Sdump|Fdump|Printf)\(`),
+	regexp.MustCompile(`\blog\.Print(f|ln)?\(\s*"DEBUG`),
+	regexp.MustCompile(`\bpdb\.set_trace\(\)|(^|[^.\w])breakpoint\(\)`),
+	regexp.MustCompile(`^\s*debugger;?\s*$`),
 }
 
 // printCalls are ordinary output calls; they count as debug output only when
 // the line also says so, because a program's user output is legitimate.
-var printCalls = []struct {
-	pattern *regexp.Regexp
-	name    string
-}{
-	{regexp.MustCompile(`\bfmt\.(Print|Printf|Println)\(`), "fmt.Print"},
-	{regexp.MustCompile(`\bSystem\.out\.print(ln)?\(`), "System.out.println("},
-	{regexp.MustCompile(`(^|[^.\w])print\(`), "print("},
-	{regexp.MustCompile(`^\s*puts\b`), "puts"},
+var printCalls = []*regexp.Regexp{
+	regexp.MustCompile(`\bfmt\.Print(f|ln)?\(`),
+	regexp.MustCompile(`\bSystem\.out\.print(ln)?\(`),
+	regexp.MustCompile(`(^|[^.\w])print\(`),
+	regexp.MustCompile(`^\s*puts\b`),
 }
 
 var debugWords = regexp.MustCompile(`(?i)debug|\bXXX\b`)
 
-// debugPrint returns the name of the debug output call on a line, or "".
+// debugPrint returns the debug output call on a line, such as "println(", or "".
 func debugPrint(line string) string {
-	for _, c := range debugCalls {
-		if c.pattern.MatchString(line) {
-			return c.name
+	for _, call := range debugCalls {
+		if m := call.FindString(line); m != "" {
+			return callName(m)
 		}
 	}
 	if !debugWords.MatchString(line) {
 		return ""
 	}
-	for _, c := range printCalls {
-		if c.pattern.MatchString(line) {
-			return c.name + " with debug output"
+	for _, call := range printCalls {
+		if m := call.FindString(line); m != "" {
+			return callName(m)
 		}
 	}
 	return ""
+}
+
+// callName drops what a call pattern matched before the call itself.
+func callName(match string) string {
+	return strings.TrimSpace(strings.TrimLeftFunc(match, func(r rune) bool { return !unicode.IsLetter(r) }))
 }
 
 // secretPatterns are checked in order; the first match names the kind.
@@ -375,7 +375,7 @@ func (f Finding) sentence() string {
 	}
 	switch f.Kind {
 	case FindingTodo:
-		return fmt.Sprintf("%s: adds a %s marker; resolve it or track it in an issue.", where, f.Detail)
+		return fmt.Sprintf("%s: new %s marker; resolve it or track it in an issue.", where, codeSpan(f.Detail))
 	case FindingDebugPrint:
 		return fmt.Sprintf("%s: leftover debug output (%s); remove it before merging.", where, codeSpan(f.Detail))
 	case FindingSecret:

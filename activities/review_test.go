@@ -94,10 +94,10 @@ func TestFindingDetailsNameWhatWasFound(t *testing.T) {
 		details = append(details, f.Detail)
 	}
 	require.Equal(t, []string{
-		"TODO", "fmt.Print with debug output", "an AWS access key ID",
-		"console.log(", "a debugger statement",
+		"TODO", "fmt.Println(", "an AWS access key ID",
+		"console.log(", "debugger;",
 		"XXX", "println(", `log.Printf("DEBUG`,
-		"FIXME", "print( with debug output",
+		"FIXME", "print(",
 		"cache.go, config.go", "main.go",
 	}, details)
 }
@@ -135,15 +135,17 @@ func TestDebugOutputIsFlaggedButUserOutputIsNot(t *testing.T) {
 		want string
 	}{
 		{`	fmt.Println("listening on", addr)`, ""},
-		{`	fmt.Printf("debug: %v\n", x)`, "fmt.Print with debug output"},
+		{`	fmt.Printf("debug: %v\n", x)`, "fmt.Printf("},
 		{`	println(x)`, "println("},
-		{`	System.out.println("DEBUG " + x);`, "System.out.println( with debug output"},
+		{`	System.out.println("DEBUG " + x);`, "System.out.println("},
 		{`	System.out.println("Done.");`, ""},
-		{`  console.debug(state);`, "console.log("},
+		{`  console.debug(state);`, "console.debug("},
 		{`	spew.Dump(cfg)`, "spew.Dump("},
 		{`	log.Printf("DEBUG %v", x)`, `log.Printf("DEBUG`},
 		{`	log.Printf("served %d requests", n)`, ""},
-		{`    import pdb; pdb.set_trace()`, "a debugger breakpoint"},
+		{`    import pdb; pdb.set_trace()`, "pdb.set_trace()"},
+		{`	breakpoint()`, "breakpoint()"},
+		{`    puts "debug: #{x}"`, "puts"},
 		{`    print("Saved", path)`, ""},
 		{`	w.println("not the builtin")`, ""},
 		{`	// debugger is attached by the IDE`, ""},
@@ -167,7 +169,7 @@ func TestAddedLinesFollowHunkHeaders(t *testing.T) {
 		"-y",
 		"+++counter", // an added line that reads "++counter", not a file header
 		"+z",
-		"",           // an empty context line whose leading space was stripped
+		"", // an empty context line whose leading space was stripped
 		" w",
 		"\\ No newline at end of file",
 		"@@ -20 +21 @@",
@@ -267,7 +269,7 @@ func TestCommentBodyMarksTruncatedAndBinaryFilesAsNotFullyReviewed(t *testing.T)
 	require.NoError(t, err)
 	body := review.commentBody("acme/widgets#10: Regenerate schema", "")
 
-	require.Contains(t, body, "- `gen/schema.go` line 5: adds a TODO marker")
+	require.Contains(t, body, "- `gen/schema.go` line 5: new `TODO` marker")
 	require.Contains(t, body, "- `gen/schema.go`: patch truncated (")
 	require.Contains(t, body, " of 250000 bytes shown); not fully reviewed.")
 	require.Contains(t, body, "- `assets/logo.png`: no patch (binary or too large); not reviewed.")
