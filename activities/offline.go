@@ -67,7 +67,7 @@ func decide(ctx context.Context, c conversation, tools []ToolSpec, turn int) (De
 	if err != nil {
 		return Decision{}, err
 	}
-	body := review.commentBody(c.heading(pr), c.target.goal)
+	body := review.commentBody(c.heading(pr), inert(c.target.goal))
 	if !offered(tools, ToolCreateIssueComment) {
 		return final(fmt.Sprintf("Reviewed %s (%s) but the %s tool is not offered, so nothing was posted.\n\n%s",
 			c.label(&pr), countFindings(len(review.Findings)), ToolCreateIssueComment, body)), nil
@@ -277,10 +277,12 @@ func (c conversation) heading(pr PullRequest) string {
 	if title == "" {
 		return c.label(&pr)
 	}
-	// A title is untrusted text: "<" keeps it from hiding content or faking
-	// the operation marker the comment tool appends.
-	return c.label(&pr) + ": " + strings.ReplaceAll(title, "<", "&lt;")
+	return c.label(&pr) + ": " + inert(title)
 }
+
+// inert neutralises HTML in untrusted text (a title, a goal) so that it can
+// neither hide content nor fake the operation marker the comment tool appends.
+func inert(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
 
 func toolCall(turn int, name string, args json.RawMessage) ToolCall {
 	return ToolCall{ID: fmt.Sprintf("call_%d_%s", turn, name), Name: name, Arguments: args}
