@@ -59,6 +59,7 @@ func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 	w.in = in
 	if cp := in.Checkpoint; cp != nil {
 		w.restore(ctx, cp)
+		w.eventSeqAtStart = w.eventSeq
 		w.in.Checkpoint = nil
 	} else {
 		now := workflow.Now(ctx)

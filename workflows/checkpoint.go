@@ -16,7 +16,13 @@ var errContinueAsNew = errors.New("continue as new")
 // input and output in a checkpoint; statuses, keys and IDs stay.
 const compactAfterSteps = 200
 
+// continueAsNewDue is true when the history should start afresh. A
+// generation must have recorded something first, so that a tiny threshold
+// cannot make the run continue as new forever without moving.
 func (w *agentRun) continueAsNewDue(ctx workflow.Context) bool {
+	if w.eventSeq == w.eventSeqAtStart {
+		return false
+	}
 	info := workflow.GetInfo(ctx)
 	return info.GetContinueAsNewSuggested() || info.GetCurrentHistoryLength() >= w.in.HistoryThreshold
 }

@@ -12,16 +12,18 @@ import (
 // runState is everything a run knows. Only the methods in this file change
 // statuses; each change bumps the version and appends an event.
 type runState struct {
-	in           RunInput
-	target       activities.Target
-	record       Run
-	steps        []*AgentStep
-	events       []Event
-	eventSeq     int64
-	stepSeq      int
-	conversation []activities.Message
-	actions      []*PendingAction
-	label        string
+	in       RunInput
+	target   activities.Target
+	record   Run
+	steps    []*AgentStep
+	events   []Event
+	eventSeq int64
+	// eventSeqAtStart is eventSeq when this generation began.
+	eventSeqAtStart int64
+	stepSeq         int
+	conversation    []activities.Message
+	actions         []*PendingAction
+	label           string
 	// openToolCalls are the tool calls of the last decision not yet run.
 	openToolCalls []activities.ToolCall
 	// awaitingResolve is the step ID an operator must resolve, if any.

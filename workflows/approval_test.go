@@ -1,0 +1,171 @@
+package workflows
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/activities"
+)
+
+func TestApprovedReviewPostsExactlyOneComment(t *testing.T) {
+	h := newHarness(t)
+	var preview string
+	h.whenWaiting(time.Minute, func(id string) {
+		snap := h.snapshot()
+		preview = snap.PendingAction.Preview
+		require.Equal(t, ActionWaiting, snap.PendingAction.State)
+		require.Equal(t, "acme/widgets#1", snap.PendingAction.Target)
+		require.Equal(t, LabelWaitingApproval, snap.Label)
+		require.Equal(t, StepWaitingForApproval, h.commentStep(snap).Status)
+		require.Equal(t, 0, h.markedComments(), "nothing may be posted before approval")
+		h.decide(id, DecisionApprove, "alice", "")
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	var res RunResult
+	require.NoError(t, h.env.GetWorkflowResult(&res))
+	require.Equal(t, RunCompleted, res.Status)
+
+	comments := h.sandbox.Comments("acme", "widgets", 1)
+	require.Len(t, comments, 1)
+	require.True(t, strings.HasPrefix(comments[0].Body, preview), "the posted body is the approved preview")
+	require.Contains(t, comments[0].Body, activities.OperationMarker(testRunID+":5"))
+	require.Contains(t, preview, "TODO", "the offline reviewer reports the fixture's TODO")
+
+	snap := h.snapshot()
+	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, LabelDone, snap.Label)
+	st := h.commentStep(snap)
+	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, testRunID+":5", st.OperationKey)
+	require.NotEmpty(t, st.ExternalResourceID)
+	require.Equal(t, ActionApproved, snap.PendingAction.State)
+	require.Equal(t, "alice", snap.PendingAction.DecidedBy)
+	require.Equal(t, snap.Run.LastCommittedSequence, h.events()[len(h.events())-1].Sequence)
+	requireLegalHistory(t, h.events())
+}
+
+func TestRejectedReviewPostsNothingAndTellsTheModel(t *testing.T) {
+	h := newHarness(t)
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionReject, "bob", "too harsh") })
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 0, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, StepRejected, h.commentStep(snap).Status)
+	require.Equal(t, ActionRejected, snap.PendingAction.State)
+	require.Contains(t, snap.Run.Result, "rejected by bob: too harsh")
+	requireLegalHistory(t, h.events())
+}
+
+func TestUnansweredApprovalExpiresAndPostsNothing(t *testing.T) {
+	h := newHarness(t)
+	in := demoInput()
+	in.ApprovalTimeout = 2 * time.Hour
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 0, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, ActionExpired, snap.PendingAction.State)
+	require.Equal(t, StepExpired, h.commentStep(snap).Status)
+	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Contains(t, snap.Run.Result, "expired")
+	requireLegalHistory(t, h.events())
+}
+
+func TestFiveDuplicateApprovalsPostOneComment(t *testing.T) {
+	h := newHarness(t)
+	h.whenWaiting(time.Minute, func(id string) {
+		for i := 0; i < 5; i++ {
+			h.decide(id, DecisionApprove, "alice", "")
+		}
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	dups := eventsWith(h.events(), func(e Event) bool {
+		return e.Type == EventSignalIgnored && strings.Contains(e.Detail, "duplicate")
+	})
+	require.Len(t, dups, 4)
+}
+
+func TestApprovalForWrongActionIsIgnored(t *testing.T) {
+	h := newHarness(t)
+	h.whenWaiting(time.Minute, func(id string) {
+		h.decide("act-does-not-exist", DecisionApprove, "alice", "")
+	})
+	h.whenWaiting(2*time.Minute, func(id string) {
+		snap := h.snapshot()
+		require.Equal(t, ActionWaiting, snap.PendingAction.State, "a wrong action ID changes nothing")
+		h.decide(id, DecisionApprove, "alice", "")
+	})
+	h.run(demoInput())
+	require.Equal(t, 1, h.markedComments())
+	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.Len(t, ignored, 1)
+	require.Contains(t, ignored[0].Detail, "unknown action")
+}
+
+func TestApprovalByUnlistedApproverIsIgnored(t *testing.T) {
+	h := newHarness(t)
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(id string) {
+		h.decide(id, DecisionApprove, "mallory", "")
+		h.decide(id, "maybe", "alice", "")
+	})
+	h.whenWaiting(2*time.Minute, func(id string) {
+		require.Equal(t, ActionWaiting, h.snapshot().PendingAction.State)
+		h.decide(id, DecisionApprove, "Alice", "")
+	})
+	h.run(in)
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, "Alice", snap.PendingAction.DecidedBy)
+	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.Len(t, ignored, 2)
+	require.Contains(t, ignored[0].Detail, "mallory is not an allowed approver")
+	require.Contains(t, ignored[1].Detail, `unknown decision "maybe"`)
+}
+
+func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
+	h := newHarness(t)
+	// Each model call takes an hour of workflow time, so the run is still
+	// open (in its last model call) when the late approval arrives.
+	reviewer := activities.NewOfflineReviewer()
+	h.env.OnActivity(acts.ModelNext, mock.Anything, mock.Anything).
+		Return(func(ctx context.Context, in activities.ModelInput) (activities.Decision, error) {
+			return reviewer.Next(ctx, in.Conversation, in.Tools)
+		}).After(time.Hour)
+	in := demoInput()
+	in.ApprovalTimeout = 2 * time.Hour
+	var actionID string
+	h.whenWaiting(2*time.Hour+30*time.Minute, func(id string) { actionID = id })
+	h.env.RegisterDelayedCallback(func() {
+		snap := h.snapshot()
+		require.Equal(t, ActionExpired, snap.PendingAction.State)
+		require.Equal(t, RunRunning, snap.Run.Status)
+		h.decide(actionID, DecisionApprove, "alice", "")
+	}, 4*time.Hour+30*time.Minute)
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 0, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, ActionExpired, snap.PendingAction.State)
+	require.Equal(t, StepExpired, h.commentStep(snap).Status)
+	late := eventsWith(h.events(), func(e Event) bool {
+		return e.Type == EventSignalIgnored && strings.Contains(e.Detail, "after the action expired")
+	})
+	require.Len(t, late, 1)
+}

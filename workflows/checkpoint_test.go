@@ -1,0 +1,68 @@
+package workflows
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+// TestContinueAsNewKeepsQueriesAndSequencesUnbroken runs each generation in a
+// fresh environment with the input the previous one continued with, the way
+// the server would, approving whenever a generation waits.
+func TestContinueAsNewKeepsQueriesAndSequencesUnbroken(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	in := demoInput()
+	in.HistoryThreshold = 12
+	var (
+		last        *harness
+		generations int
+		sawWaiting  bool
+	)
+	for generations = 0; generations < 20; generations++ {
+		h := newHarnessWith(t, sandbox)
+		// The testsuite has no real history; this one is always "too long".
+		h.env.SetCurrentHistoryLength(1000)
+		h.env.RegisterDelayedCallback(func() {
+			snap := h.snapshot()
+			if snap.Run.Status == RunWaitingForUser {
+				sawWaiting = true
+				h.decide(snap.PendingAction.ID, DecisionApprove, "alice", "")
+			}
+		}, time.Minute)
+		h.run(in)
+		last = h
+		err := h.env.GetWorkflowError()
+		var can *workflow.ContinueAsNewError
+		if !errors.As(err, &can) {
+			require.NoError(t, err)
+			break
+		}
+		var next RunInput
+		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
+		require.NotNil(t, next.Checkpoint)
+		require.Equal(t, h.snapshot().Run.LastCommittedSequence, next.Checkpoint.EventSequence)
+		in = next
+	}
+	require.True(t, sawWaiting)
+	snap := last.snapshot()
+	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.GreaterOrEqual(t, snap.Run.Generation, 2, "the small threshold forces several generations")
+	require.Equal(t, snap.Run.Generation, generations)
+	events := last.events()
+	require.Equal(t, int64(1), events[0].Sequence, "the first generation's events are still served")
+	requireLegalHistory(t, events)
+	cans := eventsWith(events, func(e Event) bool { return e.Type == EventContinuedAsNew })
+	require.Len(t, cans, generations)
+	require.NotEmpty(t, eventsWith(cans, func(e Event) bool { return e.Status == string(RunWaitingForUser) }),
+		"one generation continued as new while waiting for approval, carrying the pending action")
+	for i, st := range snap.Steps {
+		require.Equal(t, i+1, st.Sequence, "step sequences continue across generations")
+	}
+	require.Equal(t, 1, len(sandbox.Comments("acme", "widgets", 1)))
+}

@@ -1,0 +1,147 @@
+package workflows
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+const testRunID = "run-test-1"
+
+// harness runs AgentRun in the testsuite with the real activities: the
+// offline reviewer and go-github against the sandbox over HTTP.
+type harness struct {
+	t       *testing.T
+	env     *testsuite.TestWorkflowEnvironment
+	sandbox *ghsandbox.Server
+}
+
+func newHarness(t *testing.T) *harness {
+	return newHarnessWith(t, ghsandbox.New(ghsandbox.DefaultFixture()))
+}
+
+func newHarnessWith(t *testing.T, sandbox *ghsandbox.Server) *harness {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	srv := httptest.NewServer(sandbox)
+	t.Cleanup(srv.Close)
+	gh, err := activities.NewGitHubClient(srv.URL, "")
+	require.NoError(t, err)
+	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()})
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
+	return &harness{t: t, env: env, sandbox: sandbox}
+}
+
+func demoInput() RunInput {
+	return RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
+}
+
+func (h *harness) run(in RunInput) {
+	h.env.ExecuteWorkflow(AgentRun, in)
+	require.True(h.t, h.env.IsWorkflowCompleted())
+}
+
+func (h *harness) snapshot() RunSnapshot {
+	h.t.Helper()
+	v, err := h.env.QueryWorkflow(QueryRun)
+	require.NoError(h.t, err)
+	var snap RunSnapshot
+	require.NoError(h.t, v.Get(&snap))
+	return snap
+}
+
+func (h *harness) events() []Event {
+	h.t.Helper()
+	v, err := h.env.QueryWorkflow(QueryEvents, int64(0))
+	require.NoError(h.t, err)
+	var evs []Event
+	require.NoError(h.t, v.Get(&evs))
+	return evs
+}
+
+// whenWaiting runs fn once the run waits for approval, with the action ID.
+func (h *harness) whenWaiting(after time.Duration, fn func(actionID string)) {
+	h.env.RegisterDelayedCallback(func() {
+		snap := h.snapshot()
+		require.Equal(h.t, RunWaitingForUser, snap.Run.Status, "label %q", snap.Label)
+		require.NotNil(h.t, snap.PendingAction)
+		fn(snap.PendingAction.ID)
+	}, after)
+}
+
+func (h *harness) decide(actionID, decision, approver, reason string) {
+	h.env.SignalWorkflow(SignalApproval, ApprovalSignal{
+		ActionID: actionID, Decision: decision, Approver: approver, Reason: reason,
+	})
+}
+
+// comments counts the demo PR's comments that carry an operation marker.
+func (h *harness) markedComments() int {
+	n := 0
+	for _, c := range h.sandbox.Comments("acme", "widgets", 1) {
+		if strings.Contains(c.Body, "<!-- agent-operation:") {
+			n++
+		}
+	}
+	return n
+}
+
+func (h *harness) commentStep(snap RunSnapshot) AgentStep {
+	h.t.Helper()
+	for _, st := range snap.Steps {
+		if st.ToolName == activities.ToolCreateIssueComment && st.Type == StepToolCall {
+			return st
+		}
+	}
+	h.t.Fatalf("no create_issue_comment step in %+v", snap.Steps)
+	return AgentStep{}
+}
+
+// requireLegalHistory checks that every step and the run only moved along
+// the lifecycle tables, and that event sequences have no gap.
+func requireLegalHistory(t *testing.T, events []Event) {
+	t.Helper()
+	stepStatus := map[string]StepStatus{}
+	runStatus := RunRunning
+	for i, e := range events {
+		if i > 0 {
+			require.Equal(t, events[i-1].Sequence+1, e.Sequence, "event sequence gap")
+		}
+		switch e.Type {
+		case EventStepStatus:
+			from, seen := stepStatus[e.StepID]
+			to := StepStatus(e.Status)
+			if seen && from != to {
+				require.NoError(t, checkStepTransition(from, to), "step %s", e.StepID)
+			}
+			stepStatus[e.StepID] = to
+		case EventRunStatus:
+			to := RunStatus(e.Status)
+			if to != runStatus {
+				require.NoError(t, checkRunTransition(runStatus, to))
+			}
+			runStatus = to
+		}
+	}
+}
+
+func eventsWith(events []Event, pred func(Event) bool) []Event {
+	var out []Event
+	for _, e := range events {
+		if pred(e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,169 @@
+package workflows
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+func (h *harness) fault(f ghsandbox.Fault) {
+	h.t.Helper()
+	require.NoError(h.t, h.sandbox.AddFault(f))
+}
+
+func (h *harness) approveWhenWaiting() {
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionApprove, "alice", "") })
+}
+
+func TestLostResponseReconcilesToOneComment(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
+	h.approveWhenWaiting()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	comments := h.sandbox.Comments("acme", "widgets", 1)
+	snap := h.snapshot()
+	st := h.commentStep(snap)
+	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, 1, st.Attempt, "found by reconciliation, not posted again")
+	require.Equal(t, itoa64(comments[0].ID), st.ExternalResourceID)
+	require.Equal(t, RunCompleted, snap.Run.Status)
+	// system, user, assistant(2 reads), 2 results, assistant(comment), 1 result.
+	require.Equal(t, 7, snap.Checkpoint.ConversationLength, "the tool result is appended once")
+
+	events := h.events()
+	requireLegalHistory(t, events)
+	reconciling := -1
+	for i, e := range events {
+		if e.Type == EventRunStatus && e.Status == string(RunReconciling) {
+			reconciling = i
+			break
+		}
+	}
+	require.GreaterOrEqual(t, reconciling, 0, "the events show reconciling")
+	require.Equal(t, LabelReconciling, events[reconciling].Label)
+	for _, e := range events[reconciling:] {
+		require.NotEqual(t, LabelPosting, e.Label, "no second Posting after reconciling (seq %d)", e.Sequence)
+	}
+}
+
+func TestCannotTellWaitsForOperatorResolve(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
+	h.approveWhenWaiting()
+	// The create lists comments first (1 request), then the lookups are forbidden.
+	h.env.RegisterDelayedCallback(func() {
+		h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 403, Count: 0})
+	}, time.Minute-time.Second)
+	h.env.RegisterDelayedCallback(func() {
+		snap := h.snapshot()
+		require.Equal(t, RunReconciling, snap.Run.Status)
+		require.Equal(t, LabelCannotTell, snap.Label)
+		st := h.commentStep(snap)
+		require.Equal(t, StepOutcomeUnknown, st.Status)
+		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: "step-999", Decision: ResolveRetry, By: "ops"})
+		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveMarkSucceeded, By: "ops"})
+		id := h.sandbox.Comments("acme", "widgets", 1)[0].ID
+		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveMarkSucceeded, ExternalResourceID: itoa64(id), By: "ops"})
+	}, time.Hour)
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	st := h.commentStep(snap)
+	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, itoa64(h.sandbox.Comments("acme", "widgets", 1)[0].ID), st.ExternalResourceID)
+	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.Len(t, ignored, 2)
+	require.Contains(t, ignored[0].Detail, "not waiting for an operator")
+	require.Contains(t, ignored[1].Detail, "needs the externalResourceId")
+	requireLegalHistory(t, h.events())
+}
+
+func TestCannotTellThenRetryFindsTheMarkerAndPostsNothingNew(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
+	h.approveWhenWaiting()
+	h.env.RegisterDelayedCallback(func() {
+		h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 404, Count: 6})
+	}, time.Minute-time.Second)
+	h.env.RegisterDelayedCallback(func() {
+		st := h.commentStep(h.snapshot())
+		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveRetry, By: "ops"})
+	}, time.Hour)
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+	require.Equal(t, 1, h.markedComments())
+	st := h.commentStep(h.snapshot())
+	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, 2, st.Attempt)
+}
+
+func TestSecondaryRateLimitWaitsRetryAfterThenPostsOnce(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 403, RetryAfter: 90})
+	h.approveWhenWaiting()
+	start := h.env.Now()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	st := h.commentStep(h.snapshot())
+	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, 2, st.Attempt)
+	require.GreaterOrEqual(t, h.env.Now().Sub(start), time.Minute+90*time.Second, "the durable timer waited Retry-After")
+	limited := eventsWith(h.events(), func(e Event) bool { return e.Label == LabelRateLimited })
+	require.NotEmpty(t, limited)
+	require.Contains(t, limited[0].Detail, "1m30s")
+	requireLegalHistory(t, h.events())
+}
+
+func TestPrimaryRateLimitIsHonouredToo(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 403, RetryAfter: 30, Primary: true})
+	h.approveWhenWaiting()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+	require.Equal(t, 1, h.markedComments())
+	require.NotEmpty(t, eventsWith(h.events(), func(e Event) bool { return e.Label == LabelRateLimited }))
+}
+
+func TestValidationErrorFailsTheStepWithGitHubsMessage(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 422})
+	h.approveWhenWaiting()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError(), "the model is told and ends the run")
+
+	require.Equal(t, 0, h.markedComments())
+	snap := h.snapshot()
+	st := h.commentStep(snap)
+	require.Equal(t, StepFailed, st.Status)
+	require.Equal(t, 1, st.Attempt, "a proven refusal is never retried")
+	require.Contains(t, st.Error, "422")
+	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Contains(t, strings.ToLower(snap.Run.Result), "not posted")
+}
+
+func TestServerErrorsAreReconciledAndRetriedWithTheSameKey(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 502, Count: 3})
+	h.approveWhenWaiting()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+	require.Equal(t, 1, h.markedComments())
+	st := h.commentStep(h.snapshot())
+	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, 4, st.Attempt)
+	require.Equal(t, testRunID+":5", st.OperationKey)
+}
+
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,130 @@
+package workflows_test
+
+import (
+	"context"
+	"flag"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+var record = flag.Bool("record", false, "re-record testdata/*.json from a real dev server")
+
+// TestRecordHistories records the replay fixtures: a happy, a rejected, an
+// expired and a reconciled run on a real dev server with the sandbox.
+//
+//	go test ./workflows -run TestRecordHistories -record
+func TestRecordHistories(t *testing.T) {
+	if !*record {
+		t.Skip("recording only with -record")
+	}
+	srv := devserver.Start(t, devserver.Options{})
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	gh := httptest.NewServer(sandbox)
+	t.Cleanup(gh.Close)
+	ghClient, err := activities.NewGitHubClient(gh.URL, "")
+	require.NoError(t, err)
+	const queue = "record-histories"
+	w := worker.New(srv.Client(), queue, worker.Options{})
+	agentworker.Register(w, &activities.Activities{GitHub: ghClient, Model: activities.NewOfflineReviewer()})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	scenarios := []struct {
+		name   string
+		before func()
+		decide func(c client.Client, id, actionID string)
+		input  func(*workflows.RunInput)
+	}{
+		{name: "happy", decide: signal(workflows.DecisionApprove)},
+		{name: "reject", decide: signal(workflows.DecisionReject)},
+		{name: "expire", input: func(in *workflows.RunInput) { in.ApprovalTimeout = 2 * time.Second }},
+		{
+			name: "reconcile",
+			before: func() {
+				require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"}))
+			},
+			decide: signal(workflows.DecisionApprove),
+		},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			in := workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
+			if sc.input != nil {
+				sc.input(&in)
+			}
+			if sc.before != nil {
+				sc.before()
+			}
+			id := "record-" + sc.name
+			run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, workflows.WorkflowName, in)
+			require.NoError(t, err)
+			if sc.decide != nil {
+				actionID := waitForAction(t, srv.Client(), id)
+				sc.decide(srv.Client(), id, actionID)
+			}
+			var res workflows.RunResult
+			require.NoError(t, run.Get(ctx, &res))
+			require.Equal(t, workflows.RunCompleted, res.Status)
+			writeHistory(t, srv.Client(), id, filepath.Join("testdata", sc.name+".json"))
+		})
+	}
+}
+
+func signal(decision string) func(client.Client, string, string) {
+	return func(c client.Client, id, actionID string) {
+		err := c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, workflows.ApprovalSignal{
+			ActionID: actionID, Decision: decision, Approver: "alice", Reason: "recorded", RequestID: id,
+		})
+		if err != nil {
+			panic(err)
+		}
+	}
+}
+
+func waitForAction(t *testing.T, c client.Client, id string) string {
+	var actionID string
+	require.Eventually(t, func() bool {
+		v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryRun)
+		if err != nil {
+			return false
+		}
+		var snap workflows.RunSnapshot
+		if v.Get(&snap) != nil || snap.Run.Status != workflows.RunWaitingForUser {
+			return false
+		}
+		actionID = snap.PendingAction.ID
+		return true
+	}, time.Minute, 50*time.Millisecond)
+	return actionID
+}
+
+func writeHistory(t *testing.T, c client.Client, id, path string) {
+	iter := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var h historypb.History
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		require.NoError(t, err)
+		h.Events = append(h.Events, ev)
+	}
+	out, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(&h)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, out, 0o644))
+}

@@ -1,0 +1,32 @@
+package workflows
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+)
+
+// TestReplayRecordedHistories replays histories recorded from a real dev
+// server (see record_test.go). A change to the workflow that alters its
+// commands without a workflow.GetVersion gate fails here.
+func TestReplayRecordedHistories(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
+	require.NoError(t, err)
+	names := map[string]bool{}
+	for _, f := range files {
+		names[filepath.Base(f)] = true
+	}
+	for _, want := range []string{"happy.json", "reject.json", "expire.json", "reconcile.json"} {
+		require.True(t, names[want], "testdata/%s is missing; re-record with go test ./workflows -run TestRecordHistories -record", want)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			replayer := worker.NewWorkflowReplayer()
+			replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
+			require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, f))
+		})
+	}
+}
