@@ -1,0 +1,139 @@
+package approvalsrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// Channels a decision arrives through, as shown on the run's page.
+const (
+	channelAPI     = "signed API"
+	channelWebhook = "GitHub comment"
+	channelWeb     = "web page"
+)
+
+// statusSignalSent is the answer to an accepted decision or resolve.
+const statusSignalSent = "signal sent"
+
+// decisionInput is one person's decision on one action, from any channel.
+type decisionInput struct {
+	RunID    string
+	ActionID string
+	Request  DecisionRequest
+	Channel  string
+	// openRunPolicy decides who may approve when the run names no approvers;
+	// nil lets through anyone the channel has authenticated.
+	openRunPolicy func(ctx context.Context, run workflows.Run, approver string) (refusal string, err error)
+}
+
+// decide checks a decision through the run query and, when it can count,
+// sends the approval signal. The workflow checks again: the query only spares
+// people a signal that would be ignored and tells them why.
+func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
+	logger := s.logger.With("run", in.RunID, "action", in.ActionID, "approver", in.Request.Approver,
+		"decision", in.Request.Decision, "channel", in.Channel, "requestId", in.Request.RequestID)
+	snap, err := s.runs.Snapshot(ctx, in.RunID)
+	if err != nil {
+		return s.temporalFailure(logger, err, "run query before a decision")
+	}
+	action := findAction(snap, in.ActionID)
+	if action == nil {
+		return s.refuse(logger, in, refused(http.StatusNotFound, "unknown action for this run"))
+	}
+	if slices.Contains(action.RequestIDs, in.Request.RequestID) {
+		// The workflow already has this request: the first answer was 202.
+		return accepted(statusSignalSent)
+	}
+	approver, o := s.authorizeApprover(ctx, logger, in, snap.Run, action)
+	if !o.ok() {
+		return s.refuse(logger, in, o)
+	}
+	if o := s.checkActionOpen(action); !o.ok() {
+		return s.refuse(logger, in, o)
+	}
+	sig := workflows.ApprovalSignal{
+		ActionID:  in.ActionID,
+		Decision:  in.Request.Decision,
+		Approver:  approver,
+		Reason:    in.Request.Reason,
+		RequestID: in.Request.RequestID,
+	}
+	if err := s.runs.SignalApproval(ctx, in.RunID, sig); err != nil {
+		if errors.Is(err, ErrRunNotFound) {
+			return s.refuse(logger, in, refused(http.StatusConflict, "the run has ended"))
+		}
+		return s.temporalFailure(logger, err, "approval signal")
+	}
+	logger.Info("approval signal sent")
+	return accepted(statusSignalSent)
+}
+
+// authorizeApprover returns the approver's name as the run spells it, so that
+// the workflow's own (exact) check agrees with ours.
+func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run workflows.Run, action *workflows.PendingAction) (string, outcome) {
+	approvers := action.Approvers
+	if len(approvers) == 0 {
+		approvers = run.Approvers
+	}
+	if len(approvers) > 0 {
+		for _, a := range approvers {
+			if strings.EqualFold(a, in.Request.Approver) {
+				return a, accepted("")
+			}
+		}
+		return "", refused(http.StatusForbidden, fmt.Sprintf("%s is not an approver of this run", in.Request.Approver))
+	}
+	if in.openRunPolicy == nil {
+		return in.Request.Approver, accepted("")
+	}
+	refusal, err := in.openRunPolicy(ctx, run, in.Request.Approver)
+	if err != nil {
+		logger.Error("approver check failed", "err", err)
+		return "", refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
+	}
+	if refusal != "" {
+		return "", refused(http.StatusForbidden, refusal)
+	}
+	return in.Request.Approver, accepted("")
+}
+
+func (s *Server) checkActionOpen(action *workflows.PendingAction) outcome {
+	switch action.State {
+	case workflows.ActionWaiting:
+	case workflows.ActionApproved, workflows.ActionRejected:
+		msg := "the action was already " + string(action.State)
+		if action.DecidedBy != "" {
+			msg += " by " + action.DecidedBy
+		}
+		return refused(http.StatusConflict, msg)
+	case workflows.ActionExpired:
+		return refused(http.StatusConflict, "the action has expired")
+	default:
+		return refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
+	}
+	if !action.ExpiresAt.IsZero() && !s.now().Before(action.ExpiresAt) {
+		return refused(http.StatusConflict, "the action has expired")
+	}
+	return accepted("")
+}
+
+// refuse logs a refused decision and keeps it for the run's page.
+func (s *Server) refuse(logger *slog.Logger, in decisionInput, o outcome) outcome {
+	logger.Info("decision refused", "code", o.Code, "reason", o.Error)
+	s.refusals.add(in.RunID, Refusal{
+		At:       s.now().UTC().Truncate(time.Second),
+		Channel:  in.Channel,
+		Who:      in.Request.Approver,
+		ActionID: in.ActionID,
+		Reason:   o.Error,
+	})
+	return o
+}

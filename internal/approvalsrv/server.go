@@ -1,0 +1,122 @@
+// Package approvalsrv is the approval server: the signed decision API, the
+// GitHub webhook, the read API and the web page that turn people's decisions
+// into signals to AgentRun workflows.
+package approvalsrv
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Limits of the server.
+const (
+	maxAPIBodyBytes     = 64 << 10
+	maxWebhookBodyBytes = 5 << 20
+	maxFormBodyBytes    = 64 << 10
+	rememberedAnswers   = 10000
+	refusalsPerRun      = 50
+	runsWithRefusals    = 1000
+	defaultEventPoll    = 300 * time.Millisecond
+)
+
+// Options carries what the server gets from its process.
+type Options struct {
+	Runs        Runs
+	Permissions PermissionChecker
+	Logger      *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// EventPollInterval is how often an SSE stream asks the run for new events.
+	EventPollInterval time.Duration
+}
+
+// Server serves the approval API, webhook and pages.
+type Server struct {
+	cfg          Config
+	runs         Runs
+	permissions  PermissionChecker
+	logger       *slog.Logger
+	now          func() time.Time
+	pollInterval time.Duration
+	answers      *answerMemo
+	deliveries   *answerMemo
+	refusals     *refusalLog
+	csrf         *csrfGuard
+	pages        *pageTemplates
+}
+
+// New builds a Server. Permissions may be nil only when every run names its
+// approvers; the webhook then refuses commands on runs without approvers.
+func New(cfg Config, opts Options) (*Server, error) {
+	if opts.Runs == nil {
+		return nil, errors.New("approval server: Runs is required")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.EventPollInterval <= 0 {
+		opts.EventPollInterval = defaultEventPoll
+	}
+	csrf, err := newCSRFGuard(cfg.Secret)
+	if err != nil {
+		return nil, fmt.Errorf("approval server: %w", err)
+	}
+	pages, err := parsePageTemplates()
+	if err != nil {
+		return nil, fmt.Errorf("approval server: %w", err)
+	}
+	return &Server{
+		cfg:          cfg,
+		runs:         opts.Runs,
+		permissions:  opts.Permissions,
+		logger:       opts.Logger,
+		now:          opts.Now,
+		pollInterval: opts.EventPollInterval,
+		answers:      newAnswerMemo(rememberedAnswers),
+		deliveries:   newAnswerMemo(rememberedAnswers),
+		refusals:     newRefusalLog(refusalsPerRun, runsWithRefusals),
+		csrf:         csrf,
+		pages:        pages,
+	}, nil
+}
+
+// Handler routes every endpoint of the server.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/runs/{runId}/actions/{actionId}/decision", s.handleSignedDecision)
+	mux.HandleFunc("POST /v1/runs/{runId}/steps/{stepId}/resolve", s.handleSignedResolve)
+	mux.HandleFunc("POST /github/webhook", s.handleWebhook)
+	mux.HandleFunc("GET /v1/runs/{runId}", s.handleSnapshot)
+	mux.HandleFunc("GET /v1/runs/{runId}/events", s.handleEvents)
+	mux.HandleFunc("GET /v1/approvals", s.handleApprovals)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+
+	// The page's own form is also guarded against cross-origin posts by the
+	// browser's Sec-Fetch-Site header, on top of its CSRF token.
+	formGuard := http.NewCrossOriginProtection()
+	mux.HandleFunc("GET /{$}", s.handleInboxPage)
+	mux.HandleFunc("GET /runs/{runId}", s.handleRunPage)
+	mux.HandleFunc("GET /runs/{runId}/panel", s.handleRunPanel)
+	mux.Handle("POST /runs/{runId}/actions/{actionId}/decision", formGuard.Handler(http.HandlerFunc(s.handleFormDecision)))
+	mux.Handle("GET /static/", staticHandler())
+	return securityHeaders(mux)
+}
+
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,223 @@
+package approvalsrv
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+//go:embed web/templates/*.html web/static/*
+var webFiles embed.FS
+
+type pageTemplates struct {
+	set *template.Template
+}
+
+func parsePageTemplates() (*pageTemplates, error) {
+	set, err := template.New("pages").Funcs(template.FuncMap{
+		"statusText": statusText,
+		"duration":   formatDuration,
+		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"excerpt":    excerpt,
+	}).ParseFS(webFiles, "web/templates/*.html")
+	if err != nil {
+		return nil, fmt.Errorf("parse page templates: %w", err)
+	}
+	return &pageTemplates{set: set}, nil
+}
+
+// render executes into a buffer first so that a template error becomes a
+// clean 500 instead of half a page.
+func (p *pageTemplates) render(w http.ResponseWriter, code int, name string, data any) error {
+	var buf bytes.Buffer
+	if err := p.set.ExecuteTemplate(&buf, name, data); err != nil {
+		return fmt.Errorf("render %s: %w", name, err)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = buf.WriteTo(w)
+	return nil
+}
+
+func staticHandler() http.Handler {
+	static, err := fs.Sub(webFiles, "web/static")
+	if err != nil {
+		panic(fmt.Sprintf("embedded static files: %v", err)) // the embed pattern guarantees the directory
+	}
+	return http.StripPrefix("/static/", http.FileServerFS(static))
+}
+
+// handleInboxPage serves GET /: the pending approvals.
+func (s *Server) handleInboxPage(w http.ResponseWriter, r *http.Request) {
+	inbox, err := PendingApprovals(r.Context(), s.runs)
+	if err != nil {
+		s.errorPage(w, s.temporalFailure(s.logger, err, "inbox page"))
+		return
+	}
+	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
+	if err := s.pages.render(w, http.StatusOK, "inbox.html", data); err != nil {
+		s.logger.Error("inbox page", "err", err)
+	}
+}
+
+// handleRunPage serves GET /runs/{runId}.
+func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
+	s.serveRun(w, r, "run.html")
+}
+
+// handleRunPanel serves GET /runs/{runId}/panel: the live part of the run
+// page, fetched by the page's script whenever an event arrives.
+func (s *Server) handleRunPanel(w http.ResponseWriter, r *http.Request) {
+	s.serveRun(w, r, "panel")
+}
+
+func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, template string) {
+	runID := r.PathValue("runId")
+	snap, err := s.runs.Snapshot(r.Context(), runID)
+	if err != nil {
+		s.errorPage(w, s.temporalFailure(s.logger.With("run", runID), err, "run page"))
+		return
+	}
+	view := s.runView(w, r, runID, snap)
+	if err := s.pages.render(w, http.StatusOK, template, view); err != nil {
+		s.logger.Error("run page", "run", runID, "err", err)
+	}
+}
+
+func (s *Server) errorPage(w http.ResponseWriter, o outcome) {
+	data := map[string]any{"Title": http.StatusText(o.Code), "Message": o.Error, "Code": o.Code}
+	if err := s.pages.render(w, o.Code, "error.html", data); err != nil {
+		s.logger.Error("error page", "err", err)
+	}
+}
+
+type runView struct {
+	RunID     string
+	Title     string
+	Snap      workflows.RunSnapshot
+	Status    string
+	Ended     bool
+	Steps     []workflows.AgentStep
+	Action    *actionView
+	Refusals  []Refusal
+	Viewer    viewer
+	CSRF      string
+	RequestID string
+	Notice    string
+}
+
+type actionView struct {
+	workflows.PendingAction
+	// Key changes whenever the action's form must be redrawn.
+	Key       string
+	Open      bool
+	Approvers []string
+}
+
+type viewer struct {
+	Identity    string
+	TypeName    bool
+	HeaderName  string
+	SignInFirst bool
+}
+
+func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, snap workflows.RunSnapshot) runView {
+	steps := append([]workflows.AgentStep(nil), snap.Steps...)
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
+	refusals := s.refusals.since(runID, 0)
+	for i, j := 0, len(refusals)-1; i < j; i, j = i+1, j-1 {
+		refusals[i], refusals[j] = refusals[j], refusals[i]
+	}
+	return runView{
+		RunID:     runID,
+		Title:     "Run " + runID,
+		Snap:      snap,
+		Status:    statusText(snap.Run.Status),
+		Ended:     runEnded(snap.Run.Status),
+		Steps:     steps,
+		Action:    s.actionView(snap),
+		Refusals:  refusals,
+		Viewer:    s.viewer(r),
+		CSRF:      s.csrf.token(w, r),
+		RequestID: "web-" + randomToken(),
+		Notice:    formNotices[r.URL.Query().Get("result")],
+	}
+}
+
+func (s *Server) actionView(snap workflows.RunSnapshot) *actionView {
+	a := snap.PendingAction
+	if a == nil {
+		return nil
+	}
+	approvers := a.Approvers
+	if len(approvers) == 0 {
+		approvers = snap.Run.Approvers
+	}
+	open := a.State == workflows.ActionWaiting && s.now().Before(a.ExpiresAt) && !runEnded(snap.Run.Status)
+	return &actionView{
+		PendingAction: *a,
+		Key:           fmt.Sprintf("%s/%s/%t", a.ID, a.State, open),
+		Open:          open,
+		Approvers:     approvers,
+	}
+}
+
+func (s *Server) viewer(r *http.Request) viewer {
+	v := viewer{HeaderName: s.cfg.IdentityHeader}
+	if s.cfg.IdentityHeader != "" {
+		v.Identity = r.Header.Get(s.cfg.IdentityHeader)
+	}
+	v.TypeName = v.Identity == "" && s.cfg.InsecureDev
+	v.SignInFirst = v.Identity == "" && !s.cfg.InsecureDev
+	return v
+}
+
+func statusText(status workflows.RunStatus) string {
+	switch status {
+	case workflows.RunRunning:
+		return "Running"
+	case workflows.RunWaitingForUser:
+		return "Waiting for approval"
+	case workflows.RunReconciling:
+		return "Reconciling"
+	case workflows.RunCompleted:
+		return "Done"
+	case workflows.RunFailed:
+		return "Failed"
+	case workflows.RunCancelled:
+		return "Cancelled"
+	}
+	return string(status)
+}
+
+func formatDuration(ms int64) string {
+	d := time.Duration(ms) * time.Millisecond
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", ms)
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
+
+func excerpt(s string) string {
+	const max = 280
+	if len(s) <= max {
+		return s
+	}
+	return s[:runeBoundary(s, max)] + "…"
+}
+
+func runeBoundary(s string, i int) int {
+	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}

@@ -1,0 +1,90 @@
+// Keeps the run page live: every run event (Server-Sent Events) fetches the
+// server-rendered panel and swaps the parts that changed. The action form is
+// kept while its action is unchanged, so a half-typed reason survives.
+(function () {
+  "use strict";
+  var root = document.getElementById("run");
+  if (!root) return;
+  var runId = root.getAttribute("data-run-id");
+  var base = "/runs/" + encodeURIComponent(runId);
+  var panel = document.getElementById("panel");
+  var result = document.getElementById("decision-result");
+  var pending = null;
+
+  function swapParts(html) {
+    var t = document.createElement("template");
+    t.innerHTML = html;
+    var fresh = t.content;
+    var same = fresh.querySelectorAll("[data-part]").length === panel.querySelectorAll("[data-part]").length;
+    if (same) {
+      fresh.querySelectorAll("[data-part]").forEach(function (part, i) {
+        var old = panel.querySelectorAll("[data-part]")[i];
+        var keep = old.getAttribute("data-part") === part.getAttribute("data-part") &&
+          part.getAttribute("data-key") !== "" && old.getAttribute("data-key") === part.getAttribute("data-key");
+        if (!keep) old.replaceWith(document.importNode(part, true));
+      });
+    } else {
+      var active = document.activeElement && document.activeElement.id;
+      panel.replaceChildren(document.importNode(fresh, true));
+      if (active && document.getElementById(active)) document.getElementById(active).focus();
+    }
+  }
+
+  function refresh() {
+    if (pending) return;
+    pending = setTimeout(function () {
+      pending = null;
+      fetch(base + "/panel", { cache: "no-store" })
+        .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+        .then(swapParts)
+        .catch(function () { /* the next event retries */ });
+    }, 100);
+  }
+
+  function say(text) {
+    result.textContent = text;
+    result.hidden = false;
+  }
+
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!form.classList || !form.classList.contains("decision")) return;
+    ev.preventDefault();
+    var button = ev.submitter;
+    var body = new URLSearchParams(new FormData(form, button));
+    if (body.get("decision") === "reject" && !body.get("reason").trim()) {
+      say("A rejection needs a reason.");
+      form.querySelector("textarea[name=reason]").focus();
+      return;
+    }
+    form.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+    fetch(form.action, {
+      method: "POST",
+      headers: { Accept: "application/json", "Content-Type": "application/x-www-form-urlencoded" },
+      body: body,
+    })
+      .then(function (r) { return r.json().then(function (j) { return { code: r.status, body: j }; }); })
+      .then(function (res) {
+        if (res.code === 202) {
+          say((body.get("decision") === "approve" ? "Approved" : "Rejected") + ": decision sent to the run.");
+          refresh();
+        } else {
+          say("Not sent: " + (res.body.error || ("error " + res.code)));
+          form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+        }
+      })
+      .catch(function () {
+        say("Not sent: the server could not be reached.");
+        form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+      });
+  });
+
+  if (root.getAttribute("data-ended") === "true" || !window.EventSource) return;
+  var events = new EventSource("/v1/runs/" + encodeURIComponent(runId) + "/events");
+  events.onmessage = refresh;
+  events.addEventListener("refusal", refresh);
+  events.addEventListener("end", function () {
+    events.close();
+    refresh();
+  });
+})();
