@@ -7,14 +7,22 @@ package agentworker
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
+	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
 // DefaultModelProvider needs no network and no key: the deterministic reviewer.
-const DefaultModelProvider = "offline"
+const DefaultModelProvider = activities.ProviderOffline
+
+// Log formats LOG_FORMAT accepts.
+const (
+	LogText = "text"
+	LogJSON = "json"
+)
 
 // Config is everything a worker needs, read once at start-up.
 type Config struct {
@@ -27,6 +35,8 @@ type Config struct {
 	// sandbox and GitHub Enterprise set it.
 	GitHubAPIURL  string
 	ModelProvider string
+	// LogFormat is text (the default, for a terminal) or json (for a log pipeline).
+	LogFormat string
 }
 
 // ConfigFromEnv reads the worker's variables (see the README's table),
@@ -42,6 +52,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		GitHubToken:   getenv("GITHUB_TOKEN"),
 		GitHubAPIURL:  getenv("GITHUB_API_URL"),
 		ModelProvider: orDefault(getenv("MODEL_PROVIDER"), DefaultModelProvider),
+		LogFormat:     orDefault(getenv("LOG_FORMAT"), LogText),
 	}
 	if err := cfg.validate(); err != nil {
 		return Config{}, err
@@ -63,8 +74,12 @@ func (c Config) validate() error {
 			return fmt.Errorf("GITHUB_API_URL: %w", err)
 		}
 	}
-	if strings.ContainsFunc(c.ModelProvider, isSpaceOrControl) {
-		return fmt.Errorf("MODEL_PROVIDER: %q contains whitespace", c.ModelProvider)
+	if !slices.Contains(activities.KnownModelProviders(), c.ModelProvider) {
+		return fmt.Errorf("MODEL_PROVIDER: %q is not a known provider; known: %s",
+			c.ModelProvider, strings.Join(activities.KnownModelProviders(), ", "))
+	}
+	if c.LogFormat != LogText && c.LogFormat != LogJSON {
+		return fmt.Errorf("LOG_FORMAT: %q is neither text nor json", c.LogFormat)
 	}
 	return nil
 }

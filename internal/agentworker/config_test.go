@@ -20,6 +20,7 @@ func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
 		Temporal:      temporalclient.Config{Address: "localhost:7233", Namespace: "default"},
 		TaskQueue:     "agent-runs",
 		ModelProvider: "offline",
+		LogFormat:     "text",
 	}, cfg)
 }
 
@@ -30,7 +31,8 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		"AGENT_TASK_QUEUE":   "reviews",
 		"GITHUB_TOKEN":       "ghp_abc123",
 		"GITHUB_API_URL":     "http://127.0.0.1:8090/api/v3/",
-		"MODEL_PROVIDER":     "openai",
+		"MODEL_PROVIDER":     "offline",
+		"LOG_FORMAT":         "json",
 	}))
 
 	require.NoError(t, err)
@@ -39,7 +41,8 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		TaskQueue:     "reviews",
 		GitHubToken:   "ghp_abc123",
 		GitHubAPIURL:  "http://127.0.0.1:8090/api/v3/",
-		ModelProvider: "openai",
+		ModelProvider: "offline",
+		LogFormat:     "json",
 	}, cfg)
 }
 
@@ -55,7 +58,8 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"GITHUB_API_URL", "api.github.com"},
 		{"GITHUB_API_URL", "http://"},
 		{"GITHUB_API_URL", "http://bad host/"},
-		{"MODEL_PROVIDER", "open ai"},
+		{"MODEL_PROVIDER", "no-such-model"},
+		{"LOG_FORMAT", "xml"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {

@@ -1,0 +1,42 @@
+package agentworker
+
+import (
+	"fmt"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/agentrun/agentrun/activities"
+)
+
+// NewActivities builds the activities from the configuration: the GitHub
+// client for GITHUB_API_URL/GITHUB_TOKEN and the MODEL_PROVIDER model.
+func NewActivities(cfg Config) (*activities.Activities, error) {
+	gh, err := activities.NewGitHubClient(cfg.GitHubAPIURL, cfg.GitHubToken)
+	if err != nil {
+		return nil, fmt.Errorf("GitHub client: %w", err)
+	}
+	model, err := activities.NewModel(cfg.ModelProvider)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return &activities.Activities{GitHub: gh, Model: model}, nil
+}
+
+// New makes a worker for cfg.TaskQueue with the AgentRun workflow and the
+// activities cfg describes registered. The caller starts and stops it.
+func New(c client.Client, cfg Config) (worker.Worker, error) {
+	acts, err := NewActivities(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewWithActivities(c, cfg.TaskQueue, acts), nil
+}
+
+// NewWithActivities is New with activities the caller built, for tests that
+// point the tools at a sandbox or swap the model.
+func NewWithActivities(c client.Client, taskQueue string, acts *activities.Activities) worker.Worker {
+	w := worker.New(c, taskQueue, worker.Options{})
+	Register(w, acts)
+	return w
+}

@@ -1,0 +1,85 @@
+// Command worker runs agent runs: it polls AGENT_TASK_QUEUE for the AgentRun
+// workflow and its activities until SIGINT or SIGTERM. Configuration comes
+// from the environment (see internal/agentworker.Config); a bad value stops
+// it at start-up with exit code 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/temporalclient"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Getenv, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}
+
+// configError is a configuration the worker refuses to start with.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return "configuration: " + e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stderr, "worker:", err)
+	var cfgErr *configError
+	if errors.As(err, &cfgErr) {
+		return 2
+	}
+	return 1
+}
+
+// run reads the configuration, connects, and polls until ctx ends.
+func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) error {
+	cfg, err := agentworker.ConfigFromEnv(getenv)
+	if err != nil {
+		return &configError{err}
+	}
+	acts, err := agentworker.NewActivities(cfg)
+	if err != nil {
+		return &configError{err}
+	}
+	logger := newLogger(cfg.LogFormat, logOutput)
+	if cfg.GitHubToken == "" {
+		logger.Warn("GITHUB_TOKEN is unset: GitHub calls are anonymous and cannot post comments", "githubApiUrl", cfg.GitHubAPIURL)
+	}
+	c, err := temporalclient.Dial(ctx, cfg.Temporal, logger)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	w := agentworker.NewWithActivities(c, cfg.TaskQueue, acts)
+	if err := w.Start(); err != nil {
+		return fmt.Errorf("start the worker on task queue %s: %w", cfg.TaskQueue, err)
+	}
+	logger.Info("worker started",
+		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
+		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider, "githubApiUrl", cfg.GitHubAPIURL)
+	<-ctx.Done()
+	logger.Info("stopping: finishing the tasks in hand")
+	w.Stop()
+	logger.Info("worker stopped")
+	return nil
+}
+
+func newLogger(format string, out io.Writer) *slog.Logger {
+	if format == agentworker.LogJSON {
+		return slog.New(slog.NewJSONHandler(out, nil))
+	}
+	return slog.New(slog.NewTextHandler(out, nil))
+}
