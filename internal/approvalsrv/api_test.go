@@ -1,0 +1,346 @@
+package approvalsrv
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice"))
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, map[string]string{"status": "signal sent"}, answer(t, resp))
+	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "req-1"}},
+		h.runs.approvalSignals())
+}
+
+func TestSignedRejectCarriesItsReason(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "reject", "carol", "too harsh", "req-1"), testNow)
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "reject", Approver: "carol", Reason: "too harsh", RequestID: "req-1"}},
+		h.runs.approvalSignals())
+}
+
+func TestSignedApproveUsesTheRunsSpellingOfTheApprover(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("Alice"))
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, "Alice", h.runs.approvalSignals()[0].Approver)
+}
+
+func TestSignedDecisionWithBadBodyAnswers400AndSendsNothing(t *testing.T) {
+	cases := map[string]string{
+		"malformed JSON":          `{"decision": "approve",`,
+		"not an object":           `["approve"]`,
+		"unknown decision":        `{"decision":"maybe","approver":"alice","requestId":"r"}`,
+		"missing decision":        `{"approver":"alice","requestId":"r"}`,
+		"missing approver":        `{"decision":"approve","requestId":"r"}`,
+		"missing requestId":       `{"decision":"approve","approver":"alice"}`,
+		"reject without reason":   `{"decision":"reject","approver":"alice","requestId":"r"}`,
+		"unknown field":           `{"decision":"approve","approver":"alice","requestId":"r","extra":1}`,
+		"data after the object":   `{"decision":"approve","approver":"alice","requestId":"r"} {}`,
+		"wrong type":              `{"decision":true,"approver":"alice","requestId":"r"}`,
+		"approver with a newline": `{"decision":"approve","approver":"ali\nce","requestId":"r"}`,
+		"empty body":              ``,
+	}
+	for name, body := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), nil)
+			h.runs.put("run-1", waitingRun())
+
+			resp := h.signedPost(decisionPath, []byte(body), testNow)
+
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+			require.NotEmpty(t, answer(t, resp)["error"])
+			require.Empty(t, h.runs.approvalSignals())
+		})
+	}
+}
+
+func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
+	body := decisionBody(t, "approve", "alice", "", "req-1")
+	now := strconv.FormatInt(testNow.Unix(), 10)
+	good := Sign([]byte(testSecret), now, body)
+	cases := map[string]struct{ timestamp, signature string }{
+		"no signature header":         {now, ""},
+		"empty signature":             {now, "sha256="},
+		"wrong algorithm prefix":      {now, "sha1=" + good[len("sha256="):]},
+		"no prefix":                   {now, good[len("sha256="):]},
+		"not hex":                     {now, "sha256=zz"},
+		"signature over another body": {now, Sign([]byte(testSecret), now, decisionBody(t, "approve", "mallory", "", "req-1"))},
+		"signature with another key":  {now, Sign([]byte("another-secret-0123456789"), now, body)},
+		"timestamp 301 s old":         {strconv.FormatInt(testNow.Add(-301*time.Second).Unix(), 10), ""},
+		"timestamp 301 s ahead":       {strconv.FormatInt(testNow.Add(301*time.Second).Unix(), 10), ""},
+		"no timestamp":                {"", good},
+		"timestamp not a number":      {"yesterday", good},
+		"signature for another time":  {strconv.FormatInt(testNow.Unix()-1, 10), good},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), nil)
+			h.runs.put("run-1", waitingRun())
+			signature := c.signature
+			if signature == "" && name != "no signature header" && name != "empty signature" {
+				signature = Sign([]byte(testSecret), c.timestamp, body)
+			}
+			headers := map[string]string{"Content-Type": "application/json", HeaderTimestamp: c.timestamp}
+			if name != "no signature header" {
+				headers[HeaderSignature] = signature
+			}
+
+			resp := h.post(decisionPath, body, headers)
+
+			require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+			require.NotEmpty(t, answer(t, resp)["error"])
+			require.Empty(t, h.runs.approvalSignals())
+		})
+	}
+}
+
+func TestSignedDecisionExactlyFiveMinutesOldIsAccepted(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow.Add(-300*time.Second))
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+}
+
+func TestSignedDecisionByNonApproverAnswers403(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice", "bob"))
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
+
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Contains(t, answer(t, resp)["error"], "mallory is not an approver")
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestSignedDecisionOnUnknownRunOrActionAnswers404(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	body := decisionBody(t, "approve", "alice", "", "req-1")
+
+	unknownRun := h.signedPost("/v1/runs/run-9/actions/act-1/decision", body, testNow)
+	unknownAction := h.signedPost("/v1/runs/run-1/actions/act-9/decision", body, testNow)
+
+	require.Equal(t, http.StatusNotFound, unknownRun.StatusCode)
+	require.Equal(t, "unknown run", answer(t, unknownRun)["error"])
+	require.Equal(t, http.StatusNotFound, unknownAction.StatusCode)
+	require.Equal(t, "unknown action for this run", answer(t, unknownAction)["error"])
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestSignedDecisionOnDecidedOrExpiredActionAnswers409SayingWhich(t *testing.T) {
+	approved := waitingRun()
+	approved.PendingAction.State = workflows.ActionApproved
+	approved.PendingAction.DecidedBy = "bob"
+	expired := waitingRun()
+	expired.PendingAction.State = workflows.ActionExpired
+	pastDeadline := waitingRun()
+	pastDeadline.PendingAction.ExpiresAt = testNow.Add(-time.Second)
+	cases := map[string]struct {
+		snap workflows.RunSnapshot
+		want string
+	}{
+		"already approved":              {approved, "the action was already approved by bob"},
+		"expired":                       {expired, "the action has expired"},
+		"past its deadline, timer late": {pastDeadline, "the action has expired"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), nil)
+			h.runs.put("run-1", c.snap)
+
+			resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
+
+			require.Equal(t, http.StatusConflict, resp.StatusCode)
+			require.Equal(t, c.want, answer(t, resp)["error"])
+			require.Empty(t, h.runs.approvalSignals())
+		})
+	}
+}
+
+func TestDecisionOnAnOlderActionOfTheRunAnswers409(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	older := *snap.PendingAction
+	older.ID, older.State, older.DecidedBy = "act-0", workflows.ActionRejected, "bob"
+	snap.Actions = append([]workflows.PendingAction{older}, snap.Actions...)
+	h.runs.put("run-1", snap)
+
+	resp := h.signedPost("/v1/runs/run-1/actions/act-0/decision", decisionBody(t, "approve", "alice", "", "req-1"), testNow)
+
+	require.Equal(t, http.StatusConflict, resp.StatusCode)
+	require.Equal(t, "the action was already rejected by bob", answer(t, resp)["error"])
+}
+
+func TestSignedDecisionOverSixtyFourKiBAnswers413(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	body := decisionBody(t, "reject", "alice", string(bytes.Repeat([]byte("x"), 64<<10)), "req-1")
+
+	resp := h.signedPost(decisionPath, body, testNow)
+
+	require.Equal(t, http.StatusRequestEntityTooLarge, resp.StatusCode)
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestSignedDecisionThatIsNotJSONAnswers415(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	body := decisionBody(t, "approve", "alice", "", "req-1")
+	stamp := strconv.FormatInt(testNow.Unix(), 10)
+
+	resp := h.post(decisionPath, body, map[string]string{
+		"Content-Type": "text/plain", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, body),
+	})
+
+	require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestSignedDecisionWithJSONCharsetIsAccepted(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	body := decisionBody(t, "approve", "alice", "", "req-1")
+	stamp := strconv.FormatInt(testNow.Unix(), 10)
+
+	resp := h.post(decisionPath, body, map[string]string{
+		"Content-Type": "application/json; charset=utf-8", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, body),
+	})
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+}
+
+func TestSignedDecisionWhileTemporalIsUnreachableAnswers503AndARetryWorks(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	h.runs.setUnavailable(true)
+	body := decisionBody(t, "approve", "alice", "", "req-1")
+
+	down := h.signedPost(decisionPath, body, testNow)
+	require.Equal(t, http.StatusServiceUnavailable, down.StatusCode)
+	require.NotContains(t, answer(t, down)["error"], "fake")
+
+	h.runs.setUnavailable(false)
+	retry := h.signedPost(decisionPath, body, testNow)
+	require.Equal(t, http.StatusAccepted, retry.StatusCode)
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestRepeatedRequestIDAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	body := decisionBody(t, "approve", "alice", "", "req-1")
+
+	first := h.signedPost(decisionPath, body, testNow)
+	second := h.signedPost(decisionPath, body, testNow)
+
+	require.Equal(t, http.StatusAccepted, first.StatusCode)
+	require.Equal(t, http.StatusAccepted, second.StatusCode)
+	require.Equal(t, answer(t, first), answer(t, second))
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestRepeatedRefusedRequestAnswersTheSameRefusal(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice"))
+	body := decisionBody(t, "approve", "mallory", "", "req-1")
+
+	first := h.signedPost(decisionPath, body, testNow)
+	h.runs.put("run-1", waitingRun("alice", "mallory"))
+	second := h.signedPost(decisionPath, body, testNow)
+
+	require.Equal(t, http.StatusForbidden, first.StatusCode)
+	require.Equal(t, http.StatusForbidden, second.StatusCode)
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestRequestIDTheWorkflowAlreadyHasIsRecognisedAfterARestart(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	snap.PendingAction.State = workflows.ActionApproved
+	snap.PendingAction.RequestIDs = []string{"req-1"}
+	h.runs.put("run-1", snap)
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, "signal sent", answer(t, resp)["status"])
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestConcurrentRepeatsOfOneRequestSendOneSignal(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	body := decisionBody(t, "approve", "alice", "", "req-1")
+
+	codes := make([]int, 8)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = h.signedPost(decisionPath, body, testNow).StatusCode
+		}()
+	}
+	wg.Wait()
+
+	for _, code := range codes {
+		require.Equal(t, http.StatusAccepted, code)
+	}
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestSecondDecisionWithANewRequestIDAnswers409(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+
+	first := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
+	second := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "no", "req-2"), testNow)
+
+	require.Equal(t, http.StatusAccepted, first.StatusCode)
+	require.Equal(t, http.StatusConflict, second.StatusCode)
+	require.Equal(t, "the action was already approved by alice", answer(t, second)["error"])
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestInsecureDevWithoutSecretAcceptsUnsignedDecisions(t *testing.T) {
+	h := newHarness(t, Config{InsecureDev: true}, nil)
+	h.runs.put("run-1", waitingRun())
+
+	resp := h.post(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), map[string]string{"Content-Type": "application/json"})
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+}
+
+func TestInsecureDevWithASecretStillChecksSignatures(t *testing.T) {
+	cfg := testConfig()
+	cfg.InsecureDev = true
+	h := newHarness(t, cfg, nil)
+	h.runs.put("run-1", waitingRun())
+
+	resp := h.post(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), map[string]string{"Content-Type": "application/json"})
+
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+}

@@ -1,0 +1,165 @@
+package approvalsrv
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// fakeRuns is an in-memory stand-in for Temporal. A signal to a waiting
+// action applies the decision the way the workflow would, so that a repeat
+// sees the new state.
+type fakeRuns struct {
+	mu          sync.Mutex
+	snaps       map[string]workflows.RunSnapshot
+	events      map[string][]workflows.Event
+	ended       map[string]bool
+	approvals   []workflows.ApprovalSignal
+	resolves    []workflows.ResolveSignal
+	unavailable bool
+	queries     int
+}
+
+func newFakeRuns() *fakeRuns {
+	return &fakeRuns{
+		snaps:  map[string]workflows.RunSnapshot{},
+		events: map[string][]workflows.Event{},
+		ended:  map[string]bool{},
+	}
+}
+
+func (f *fakeRuns) put(runID string, snap workflows.RunSnapshot) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	snap.Run.ID = runID
+	f.snaps[runID] = snap
+}
+
+func (f *fakeRuns) setUnavailable(v bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.unavailable = v
+}
+
+func (f *fakeRuns) appendEvents(runID string, events ...workflows.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.events[runID] = append(f.events[runID], events...)
+}
+
+func (f *fakeRuns) setEnded(runID string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ended[runID] = true
+}
+
+func (f *fakeRuns) approvalSignals() []workflows.ApprovalSignal {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.approvals)
+}
+
+func (f *fakeRuns) resolveSignals() []workflows.ResolveSignal {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.resolves)
+}
+
+func (f *fakeRuns) check(runID string) error {
+	if f.unavailable {
+		return fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+	}
+	if _, ok := f.snaps[runID]; !ok {
+		return fmt.Errorf("fake run %s: %w", runID, ErrRunNotFound)
+	}
+	return nil
+}
+
+func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queries++
+	if err := f.check(runID); err != nil {
+		return workflows.RunSnapshot{}, err
+	}
+	return f.snaps[runID], nil
+}
+
+func (f *fakeRuns) Events(ctx context.Context, runID string, since int64) ([]workflows.Event, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.check(runID); err != nil {
+		return nil, err
+	}
+	var out []workflows.Event
+	for _, ev := range f.events[runID] {
+		if ev.Sequence > since {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeRuns) Ended(ctx context.Context, runID string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.check(runID); err != nil {
+		return false, err
+	}
+	return f.ended[runID], nil
+}
+
+func (f *fakeRuns) SignalApproval(ctx context.Context, runID string, sig workflows.ApprovalSignal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.check(runID); err != nil {
+		return err
+	}
+	f.approvals = append(f.approvals, sig)
+	snap := f.snaps[runID]
+	if a := snap.PendingAction; a != nil && a.ID == sig.ActionID && a.State == workflows.ActionWaiting {
+		decided := *a
+		decided.State = workflows.ActionApproved
+		if sig.Decision == workflows.DecisionReject {
+			decided.State = workflows.ActionRejected
+		}
+		decided.DecidedBy = sig.Approver
+		decided.RequestIDs = append(slices.Clone(a.RequestIDs), sig.RequestID)
+		snap.PendingAction = &decided
+		f.snaps[runID] = snap
+	}
+	return nil
+}
+
+func (f *fakeRuns) SignalResolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.check(runID); err != nil {
+		return err
+	}
+	f.resolves = append(f.resolves, sig)
+	return nil
+}
+
+func (f *fakeRuns) ListRunIDs(ctx context.Context, sel RunSelection) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.unavailable {
+		return nil, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+	}
+	var ids []string
+	for id, snap := range f.snaps {
+		if runEnded(snap.Run.Status) {
+			continue
+		}
+		if sel == RunsWaitingForUser && snap.Run.Status != workflows.RunWaitingForUser {
+			continue
+		}
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids, nil
+}

@@ -1,0 +1,134 @@
+package approvalsrv
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+const testSecret = "test-approval-secret-0123456789"
+
+// testNow is the server's clock in handler tests.
+var testNow = time.Date(2025, 3, 4, 12, 0, 0, 0, time.UTC)
+
+func testConfig() Config {
+	return Config{Addr: DefaultAddr, Secret: testSecret, WebhookSecret: "test-webhook-secret", IdentityHeader: "X-Forwarded-User"}
+}
+
+type harness struct {
+	t      *testing.T
+	runs   *fakeRuns
+	server *Server
+	http   *httptest.Server
+}
+
+func newHarness(t *testing.T, cfg Config, perms PermissionChecker) *harness {
+	t.Helper()
+	runs := newFakeRuns()
+	srv, err := New(cfg, Options{
+		Runs:              runs,
+		Permissions:       perms,
+		Logger:            slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now:               func() time.Time { return testNow },
+		EventPollInterval: 10 * time.Millisecond,
+	})
+	require.NoError(t, err)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	return &harness{t: t, runs: runs, server: srv, http: ts}
+}
+
+// waitingRun is a run waiting on action act-1, created 1 h before testNow
+// and expiring 23 h after it.
+func waitingRun(approvers ...string) workflows.RunSnapshot {
+	action := workflows.PendingAction{
+		ID: "act-1", StepID: "step-3", ToolName: "create_issue_comment",
+		Preview: "Looks good, but `fmt.Println` is left in cache.go.", Target: "acme/widgets#1",
+		State: workflows.ActionWaiting, RequestedBy: "agent", Approvers: approvers,
+		CreatedAt: testNow.Add(-time.Hour), ExpiresAt: testNow.Add(23 * time.Hour),
+	}
+	return workflows.RunSnapshot{
+		Run: workflows.Run{
+			Repo: "acme/widgets", PullNumber: 1, Approvers: approvers, Status: workflows.RunWaitingForUser,
+		},
+		Steps: []workflows.AgentStep{
+			{ID: "step-1", Sequence: 1, Type: workflows.StepModelCall, Status: workflows.StepSucceeded, Attempt: 1, DurationMs: 12},
+			{ID: "step-2", Sequence: 2, Type: workflows.StepToolCall, ToolName: "get_pull_request", Status: workflows.StepSucceeded, Attempt: 2, DurationMs: 2300, Error: "attempt 1: connection reset"},
+			{ID: "step-3", Sequence: 3, Type: workflows.StepHumanApproval, Status: workflows.StepWaitingForApproval, Attempt: 1},
+		},
+		PendingAction: &action,
+		Actions:       []workflows.PendingAction{action},
+		Label:         "Waiting for approval to comment on acme/widgets#1",
+	}
+}
+
+// signedPost sends body to the signed API with a valid signature made at ts.
+func (h *harness) signedPost(path string, body []byte, ts time.Time) *http.Response {
+	h.t.Helper()
+	stamp := strconv.FormatInt(ts.Unix(), 10)
+	return h.post(path, body, map[string]string{
+		"Content-Type":  "application/json",
+		HeaderTimestamp: stamp,
+		HeaderSignature: Sign([]byte(testSecret), stamp, body),
+	})
+}
+
+func (h *harness) post(path string, body []byte, headers map[string]string) *http.Response {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, h.http.URL+path, bytes.NewReader(body))
+	require.NoError(h.t, err)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := h.http.Client().Do(req)
+	require.NoError(h.t, err)
+	h.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func (h *harness) get(path string, headers map[string]string) *http.Response {
+	h.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, h.http.URL+path, nil)
+	require.NoError(h.t, err)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := h.http.Client().Do(req)
+	require.NoError(h.t, err)
+	h.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func decisionBody(t *testing.T, decision, approver, reason, requestID string) []byte {
+	t.Helper()
+	body, err := json.Marshal(DecisionRequest{Decision: decision, Approver: approver, Reason: reason, RequestID: requestID})
+	require.NoError(t, err)
+	return body
+}
+
+// answer decodes a {status} or {error} body.
+func answer(t *testing.T, resp *http.Response) map[string]string {
+	t.Helper()
+	var body map[string]string
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	return body
+}
+
+func readAll(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	return string(b)
+}
+
+const decisionPath = "/v1/runs/run-1/actions/act-1/decision"
