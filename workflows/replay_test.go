@@ -1,10 +1,13 @@
 package workflows
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 )
@@ -26,7 +29,17 @@ func TestReplayRecordedHistories(t *testing.T) {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
 			replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
-			require.NoError(t, replayer.ReplayWorkflowHistoryFromJSONFile(nil, f))
+			file, err := os.Open(f)
+			require.NoError(t, err)
+			defer file.Close()
+			history, err := client.HistoryFromJSON(file, client.HistoryJSONOptions{})
+			require.NoError(t, err)
+			// Keys and action IDs derive from the workflow ID, so replay under
+			// the recorded one (record_test.go names it after the file).
+			id := "record-" + strings.TrimSuffix(filepath.Base(f), ".json")
+			require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(nil, history, worker.ReplayWorkflowHistoryOptions{
+				OriginalExecution: workflow.Execution{ID: id},
+			}))
 		})
 	}
 }
