@@ -53,6 +53,9 @@ func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
 		return accepted(statusSignalSent)
 	}
 	approver, o := s.authorizeApprover(ctx, logger, in, snap.Run, action)
+	if o.Code >= 500 {
+		return o
+	}
 	if !o.ok() {
 		return s.refuse(logger, in, o)
 	}

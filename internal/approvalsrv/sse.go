@@ -75,7 +75,7 @@ type eventStream struct {
 func (s *Server) streamEvents(ctx context.Context, logger *slog.Logger, runID string, stream *eventStream, events []workflows.Event) error {
 	ticker := time.NewTicker(s.pollInterval)
 	defer ticker.Stop()
-	lastEndedCheck := time.Now()
+	var lastEndedCheck time.Time // zero: the first quiet poll checks at once
 	for {
 		ended, err := s.sendBatch(stream, runID, events)
 		if err != nil {

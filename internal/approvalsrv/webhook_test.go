@@ -1,0 +1,301 @@
+package approvalsrv
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-github/v62/github"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+const webhookSecret = "test-webhook-secret"
+
+// sandboxPermissions checks permissions with a real go-github client against
+// the GitHub sandbox (alice admin, bob write, mallory read).
+func sandboxPermissions(t *testing.T) PermissionChecker {
+	t.Helper()
+	sandbox := httptest.NewServer(ghsandbox.New(ghsandbox.DefaultFixture()))
+	t.Cleanup(sandbox.Close)
+	gh, err := activities.NewGitHubClient(sandbox.URL, "sandbox-token")
+	require.NoError(t, err)
+	return GitHubPermissions{Client: gh}
+}
+
+type commentEvent struct {
+	action, repo, login, userType, body string
+	number                              int
+	commentID                           int64
+}
+
+func newComment(login, body string) commentEvent {
+	return commentEvent{action: "created", repo: "acme/widgets", number: 1, login: login, userType: "User", body: body, commentID: 9001}
+}
+
+func (c commentEvent) payload(t *testing.T) []byte {
+	t.Helper()
+	owner, name, _ := stringsCut(c.repo)
+	event := github.IssueCommentEvent{
+		Action: github.String(c.action),
+		Issue: &github.Issue{
+			Number:           github.Int(c.number),
+			PullRequestLinks: &github.PullRequestLinks{URL: github.String("https://api.github.com/repos/" + c.repo + "/pulls/1")},
+		},
+		Comment: &github.IssueComment{
+			ID:   github.Int64(c.commentID),
+			Body: github.String(c.body),
+			User: &github.User{Login: github.String(c.login), Type: github.String(c.userType)},
+		},
+		Repo: &github.Repository{FullName: github.String(c.repo), Name: github.String(name), Owner: &github.User{Login: github.String(owner)}},
+	}
+	body, err := json.Marshal(event)
+	require.NoError(t, err)
+	return body
+}
+
+func stringsCut(repo string) (string, string, bool) {
+	for i := range repo {
+		if repo[i] == '/' {
+			return repo[:i], repo[i+1:], true
+		}
+	}
+	return repo, "", false
+}
+
+func hubSignature(secret string, body []byte) string {
+	h := hmac.New(sha256.New, []byte(secret))
+	h.Write(body)
+	return "sha256=" + hex.EncodeToString(h.Sum(nil))
+}
+
+func (h *harness) deliver(event, delivery string, body []byte) *http.Response {
+	h.t.Helper()
+	return h.post("/github/webhook", body, map[string]string{
+		"Content-Type":        "application/json",
+		"X-GitHub-Event":      event,
+		"X-GitHub-Delivery":   delivery,
+		"X-Hub-Signature-256": hubSignature(webhookSecret, body),
+	})
+}
+
+func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "LGTM\n/agentrun approve act-1\n").payload(t))
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "github-comment:9001"}},
+		h.runs.approvalSignals())
+}
+
+func TestCommentRejectCarriesTheReason(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun reject act-1 tone is too harsh").payload(t))
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, "tone is too harsh", h.runs.approvalSignals()[0].Reason)
+	require.Equal(t, "reject", h.runs.approvalSignals()[0].Decision)
+}
+
+func TestCommentApproveOnRunWithoutApproversNeedsWritePermission(t *testing.T) {
+	cases := map[string]struct {
+		login string
+		want  int
+	}{
+		"admin":              {"alice", http.StatusAccepted},
+		"write":              {"bob", http.StatusAccepted},
+		"read":               {"mallory", http.StatusForbidden},
+		"not a collaborator": {"eve", http.StatusForbidden},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), sandboxPermissions(t))
+			h.runs.put("run-1", waitingRun())
+
+			resp := h.deliver("issue_comment", "d-1", newComment(c.login, "/agentrun approve act-1").payload(t))
+
+			require.Equal(t, c.want, resp.StatusCode)
+			if c.want == http.StatusAccepted {
+				require.Len(t, h.runs.approvalSignals(), 1)
+			} else {
+				require.Contains(t, answer(t, resp)["error"], "approving needs write")
+				require.Empty(t, h.runs.approvalSignals())
+			}
+		})
+	}
+}
+
+func TestRefusedCommentIsShownOnTheRunsPage(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun())
+
+	resp := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun approve act-1").payload(t))
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+
+	page := readAll(t, h.get("/runs/run-1", nil))
+	require.Contains(t, page, "mallory has read permission on acme/widgets; approving needs write")
+	require.Contains(t, page, "GitHub comment")
+}
+
+func TestCommentByNonApproverOfARunWithApproversAnswers403(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+
+	resp := h.deliver("issue_comment", "d-1", newComment("bob", "/agentrun approve act-1").payload(t))
+
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Equal(t, "bob is not an approver of this run", answer(t, resp)["error"])
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestCommentByABotCannotDecide(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun())
+	bot := newComment("agentrun[bot]", "/agentrun approve act-1")
+	bot.userType = "Bot"
+	agentOwn := newComment("bob", "Review\n/agentrun approve act-1\n"+activities.OperationMarker("op-1"))
+
+	botResp := h.deliver("issue_comment", "d-1", bot.payload(t))
+	ownResp := h.deliver("issue_comment", "d-2", agentOwn.payload(t))
+
+	require.Equal(t, http.StatusForbidden, botResp.StatusCode)
+	require.Equal(t, http.StatusForbidden, ownResp.StatusCode)
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestCommandOnAnotherPullRequestIsRefusedAndShownOnTheRun(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+	elsewhere := newComment("alice", "/agentrun approve act-1")
+	elsewhere.number = 2
+
+	resp := h.deliver("issue_comment", "d-1", elsewhere.payload(t))
+
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Empty(t, h.runs.approvalSignals())
+	require.Contains(t, readAll(t, h.get("/runs/run-1", nil)), "posted on acme/widgets#2")
+}
+
+func TestCommandForAnActionNoRunHasAnswers404(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-404").payload(t))
+
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestRedeliveryAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+	payload := newComment("alice", "/agentrun approve act-1").payload(t)
+
+	first := h.deliver("issue_comment", "d-1", payload)
+	again := h.deliver("issue_comment", "d-1", payload)
+
+	require.Equal(t, http.StatusAccepted, first.StatusCode)
+	require.Equal(t, http.StatusAccepted, again.StatusCode)
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestOtherEventsAndCommentsWithoutCommandAnswer204(t *testing.T) {
+	cases := map[string]struct {
+		event string
+		body  []byte
+	}{
+		"ping":                  {"ping", []byte(`{"zen":"Keep it logically awesome."}`)},
+		"pull request":          {"pull_request", []byte(`{"action":"opened"}`)},
+		"comment, no command":   {"issue_comment", newComment("alice", "Looks fine to me").payload(t)},
+		"command in code block": {"issue_comment", newComment("alice", "```\n/agentrun approve act-1\n```").payload(t)},
+		"quoted command":        {"issue_comment", newComment("alice", "> /agentrun approve act-1").payload(t)},
+		"edited comment":        {"issue_comment", commentEvent{action: "edited", repo: "acme/widgets", number: 1, login: "alice", body: "/agentrun approve act-1"}.payload(t)},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), sandboxPermissions(t))
+			h.runs.put("run-1", waitingRun("alice"))
+
+			resp := h.deliver(c.event, "d-1", c.body)
+
+			require.Equal(t, http.StatusNoContent, resp.StatusCode)
+			require.Empty(t, h.runs.approvalSignals())
+		})
+	}
+}
+
+func TestMalformedCommandAnswers400(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun reject act-1").payload(t))
+
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, answer(t, resp)["error"], "usage: /agentrun reject <actionId> <reason>")
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestWebhookWithBadSignatureAnswers401(t *testing.T) {
+	payload := newComment("alice", "/agentrun approve act-1").payload(t)
+	cases := map[string]map[string]string{
+		"wrong secret":      {"X-Hub-Signature-256": hubSignature("not-the-secret", payload)},
+		"no signature":      {},
+		"only SHA-1 header": {"X-Hub-Signature": "sha1=0000000000000000000000000000000000000000"},
+	}
+	for name, sigHeaders := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), sandboxPermissions(t))
+			h.runs.put("run-1", waitingRun("alice"))
+			headers := map[string]string{"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1"}
+			for k, v := range sigHeaders {
+				headers[k] = v
+			}
+
+			resp := h.post("/github/webhook", payload, headers)
+
+			require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+			require.Empty(t, h.runs.approvalSignals())
+		})
+	}
+}
+
+func TestWebhookWithoutDeliveryIDAnswers400(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	payload := newComment("alice", "/agentrun approve act-1").payload(t)
+
+	resp := h.post("/github/webhook", payload, map[string]string{
+		"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-Hub-Signature-256": hubSignature(webhookSecret, payload),
+	})
+
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+}
+
+func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	ts := httptest.NewServer(sandbox)
+	t.Cleanup(ts.Close)
+	gh, err := activities.NewGitHubClient(ts.URL, "sandbox-token")
+	require.NoError(t, err)
+	require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetPermission, Mode: ghsandbox.ModeStatus, Status: 502, Count: 1}))
+	h := newHarness(t, testConfig(), GitHubPermissions{Client: gh})
+	h.runs.put("run-1", waitingRun())
+	payload := newComment("bob", "/agentrun approve act-1").payload(t)
+
+	first := h.deliver("issue_comment", "d-1", payload)
+	again := h.deliver("issue_comment", "d-1", payload)
+
+	require.Equal(t, http.StatusBadGateway, first.StatusCode)
+	require.Equal(t, http.StatusAccepted, again.StatusCode)
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
