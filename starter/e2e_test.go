@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// stack is a real dev server, a worker in this process with the offline
+// reviewer, and the GitHub sandbox: what `make up` runs, minus processes.
+type stack struct {
+	server  *devserver.Server
+	sandbox *ghsandbox.Server
+	vars    map[string]string
+}
+
+func startStack(t *testing.T) *stack {
+	t.Helper()
+	server := devserver.Start(t, devserver.Options{})
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	api := httptest.NewServer(sandbox)
+	t.Cleanup(api.Close)
+
+	gh, err := activities.NewGitHubClient(api.URL+"/", "sandbox-token")
+	require.NoError(t, err)
+	model, err := activities.NewModel(activities.ProviderOffline)
+	require.NoError(t, err)
+	const queue = "starter-e2e"
+	w := agentworker.NewWithActivities(server.Client(), queue, &activities.Activities{GitHub: gh, Model: model})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	return &stack{server: server, sandbox: sandbox, vars: map[string]string{
+		"TEMPORAL_ADDRESS": server.Address(),
+		"AGENT_TASK_QUEUE": queue,
+		"USER":             "carol",
+	}}
+}
+
+// result is one starter invocation.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+func starterWith(vars map[string]string, args ...string) result {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), args, func(k string) string { return vars[k] }, &stdout, &stderr)
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+func (s *stack) starter(args ...string) result { return starterWith(s.vars, args...) }
+
+func (s *stack) snapshot(t *testing.T, runID string) workflows.RunSnapshot {
+	t.Helper()
+	r := s.starter("status", runID, "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	var snap workflows.RunSnapshot
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &snap))
+	return snap
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func TestStartFollowThenApprovePostsTheReviewAndCompletes(t *testing.T) {
+	s := startStack(t)
+
+	started := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--follow")
+
+	require.Equal(t, 0, started.code, started.stderr)
+	runID := firstLine(started.stdout)
+	require.True(t, strings.HasPrefix(runID, "review-acme-widgets-1-"), runID)
+	require.Contains(t, started.stdout, "is waiting for approval of action")
+	snap := s.snapshot(t, runID)
+	require.Equal(t, workflows.RunWaitingForUser, snap.Run.Status)
+	require.NotNil(t, snap.PendingAction)
+
+	approved := s.starter("approve", runID, "--action", snap.PendingAction.ID, "--as", "alice")
+
+	require.Equal(t, 0, approved.code, approved.stderr)
+	require.Contains(t, approved.stdout, "accepted: "+snap.PendingAction.StepID+" approved")
+	followed := s.starter("events", runID, "--follow")
+	require.Equal(t, 0, followed.code, followed.stderr)
+	require.Contains(t, followed.stdout, "run "+runID+" completed")
+	require.Equal(t, workflows.RunCompleted, s.snapshot(t, runID).Run.Status)
+	comments := s.sandbox.Comments("acme", "widgets", 1)
+	require.Len(t, comments, 1)
+	require.Contains(t, comments[0].Body, "<!-- agent-operation:")
+}
+
+func TestStartTwiceWithTheSameRequestReturnsTheSameRun(t *testing.T) {
+	s := startStack(t)
+
+	first := s.starter("start", "--repo", "acme/widgets", "--pr", "2", "--goal", "security")
+	second := s.starter("start", "--repo", "acme/widgets", "--pr", "2", "--goal", "security")
+	otherGoal := s.starter("start", "--repo", "acme/widgets", "--pr", "2", "--goal", "style")
+
+	require.Equal(t, 0, first.code, first.stderr)
+	require.Equal(t, 0, second.code, second.stderr)
+	require.Equal(t, first.stdout, second.stdout)
+	require.NotEqual(t, first.stdout, otherGoal.stdout)
+}
+
+func TestStartWithTheKeyOfAFinishedRunReportsItInsteadOfStartingAgain(t *testing.T) {
+	s := startStack(t)
+	first := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--idempotency-key", "k1", "--follow")
+	require.Equal(t, 0, first.code, first.stderr)
+	runID := firstLine(first.stdout)
+	snap := s.snapshot(t, runID)
+	rejected := s.starter("reject", runID, "--action", snap.PendingAction.ID, "--as", "alice", "--reason", "not now")
+	require.Equal(t, 0, rejected.code, rejected.stderr)
+	// The run reports completed just before its workflow closes; wait for the close.
+	require.NoError(t, s.server.Client().GetWorkflow(context.Background(), runID, "").Get(context.Background(), nil))
+
+	again := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--idempotency-key", "k1", "--json")
+
+	require.Equal(t, 0, again.code, again.stderr)
+	var res startResult
+	require.NoError(t, json.Unmarshal([]byte(again.stdout), &res))
+	require.Equal(t, startResult{RunID: runID, ClosedStatus: "completed"}, res)
+	require.Contains(t, again.stderr, "already finished")
+	require.Empty(t, s.sandbox.Comments("acme", "widgets", 1))
+}
+
+func TestApproveOfAnUnknownActionReportsWhyTheRunIgnoredIt(t *testing.T) {
+	s := startStack(t)
+	started := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--follow")
+	runID := firstLine(started.stdout)
+
+	r := s.starter("approve", runID, "--action", "act-nope", "--as", "alice")
+
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "the run ignored it")
+	require.Contains(t, r.stderr, `unknown action "act-nope"`)
+}
+
+func TestListShowsRunsFilteredByStatus(t *testing.T) {
+	s := startStack(t)
+	started := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--follow")
+	runID := firstLine(started.stdout)
+
+	require.Eventually(t, func() bool {
+		r := s.starter("list", "--status", "waiting_for_user")
+		return r.code == 0 && strings.Contains(r.stdout, runID)
+	}, 20e9, 100e6, "the waiting run never appeared in the list")
+	completed := s.starter("list", "--status", "completed")
+	require.Equal(t, 0, completed.code, completed.stderr)
+	require.NotContains(t, completed.stdout, runID)
+}
+
+func TestUnknownRunExits1WithOneLine(t *testing.T) {
+	s := startStack(t)
+	for _, args := range [][]string{
+		{"status", "nope"},
+		{"events", "nope"},
+		{"events", "nope", "--follow"},
+		{"approve", "nope", "--action", "a", "--as", "alice"},
+		{"resolve", "nope", "--step", "step-1", "--decision", "retry", "--as", "ops"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			r := s.starter(args...)
+
+			require.Equal(t, 1, r.code)
+			require.Equal(t, "run \"nope\" not found\n", r.stderr)
+		})
+	}
+}
+
+func TestUnreachableTemporalExits1NamingTheAddress(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+
+	r := starterWith(map[string]string{"TEMPORAL_ADDRESS": addr}, "status", "some-run")
+
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "cannot reach Temporal at "+addr)
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/internal/temporalclient"
+)
+
+// env is what every command shares: the process environment, its output,
+// and the one Temporal client, dialled on first use.
+type env struct {
+	getenv         func(string) string
+	stdout, stderr io.Writer
+	client         client.Client
+	// pollEvery is how often --follow and the wait after a signal ask the run
+	// for news; queries are cheap (a few ms) so a person sees a change at once.
+	pollEvery time.Duration
+	// reactionWait bounds how long approve/reject/resolve wait for the run to
+	// record what it did with the signal.
+	reactionWait time.Duration
+}
+
+func newEnv(getenv func(string) string, stdout, stderr io.Writer) *env {
+	return &env{
+		getenv:       getenv,
+		stdout:       stdout,
+		stderr:       stderr,
+		pollEvery:    300 * time.Millisecond,
+		reactionWait: 10 * time.Second,
+	}
+}
+
+// temporal returns the client, dialling it the first time.
+func (e *env) temporal(ctx context.Context) (client.Client, error) {
+	if e.client != nil {
+		return e.client, nil
+	}
+	cfg, err := temporalclient.ConfigFromEnv(e.getenv)
+	if err != nil {
+		return nil, &configError{err}
+	}
+	// The SDK's informational logs would bury the command's own output.
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	c, err := temporalclient.Dial(ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	e.client = c
+	return c, nil
+}
+
+func (e *env) close() {
+	if e.client != nil {
+		e.client.Close()
+	}
+}

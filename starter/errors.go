@@ -1,0 +1,48 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+)
+
+// errHelp marks a usageError that is the answer to -h.
+var errHelp = flag.ErrHelp
+
+// usageError is a bad command line: the process exits 2 and shows the usage.
+type usageError struct {
+	command string
+	usage   string
+	err     error
+}
+
+func (e *usageError) Error() string { return e.command + ": " + e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// configError is a bad environment variable: exit 2, like a bad flag.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return "configuration: " + e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
+
+// runNotFoundError says no run has that ID.
+type runNotFoundError struct{ runID string }
+
+func (e *runNotFoundError) Error() string { return fmt.Sprintf("run %q not found", e.runID) }
+
+// runClosedError says the run has already finished, so it takes no signal.
+type runClosedError struct {
+	runID  string
+	status string
+}
+
+func (e *runClosedError) Error() string {
+	return fmt.Sprintf("run %q has already finished (%s)", e.runID, e.status)
+}
+
+// ignoredError is a signal the run received and ignored, with its reason.
+type ignoredError struct{ detail string }
+
+func (e *ignoredError) Error() string { return "the run ignored it: " + e.detail }
+
+var errNoRunID = errors.New("missing RUN_ID")

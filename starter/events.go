@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+const eventsSynopsis = "events RUN_ID [--since N] [--follow] [--json]"
+
+// eventsCommand prints a run's events, or follows them as they happen.
+type eventsCommand struct {
+	env    *env
+	since  int64
+	follow bool
+	json   bool
+}
+
+func (c *eventsCommand) flags() *flag.FlagSet {
+	fs := newFlagSet("events")
+	fs.Int64Var(&c.since, "since", 0, "print only events after sequence `N`")
+	fs.BoolVar(&c.follow, "follow", false, "keep printing events until the run ends or waits for a person")
+	fs.BoolVar(&c.json, "json", false, "print one JSON event per line")
+	return fs
+}
+
+func (c *eventsCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags()
+	positional, err := parseArgs(fs, eventsSynopsis, args)
+	if err != nil {
+		return err
+	}
+	runID, err := oneRunID(fs, eventsSynopsis, positional)
+	if err != nil {
+		return err
+	}
+	if c.since < 0 {
+		return usageErr(fs, eventsSynopsis, fmt.Errorf("--since %d: want 0 or more", c.since))
+	}
+	tc, err := c.env.temporal(ctx)
+	if err != nil {
+		return err
+	}
+	if c.follow {
+		return followRun(ctx, c.env, tc, runID, c.since, c.json)
+	}
+	events, err := queryEvents(ctx, tc, runID, c.since)
+	if err != nil {
+		return err
+	}
+	return printEvents(c.env, events, c.json)
+}
+
+func printEvents(e *env, events []workflows.Event, asJSON bool) error {
+	if !asJSON {
+		return renderEvents(e.stdout, events)
+	}
+	for _, ev := range events {
+		if err := writeJSONLine(e.stdout, ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// followRun prints the run's events after since as they happen, until the
+// run ends or waits for a person; then it says what the run waits for.
+func followRun(ctx context.Context, e *env, c client.Client, runID string, since int64, asJSON bool) error {
+	ticker := time.NewTicker(e.pollEvery)
+	defer ticker.Stop()
+	for {
+		// The snapshot is read before the events, so the events read next
+		// include every change up to the state the stop decision sees.
+		closed, err := runClosed(ctx, c, runID)
+		if err != nil {
+			return err
+		}
+		snap, err := querySnapshot(ctx, c, runID)
+		if err != nil {
+			return err
+		}
+		events, err := queryEvents(ctx, c, runID, since)
+		if err != nil {
+			return err
+		}
+		fresh := eventsAfter(events, since)
+		if err := printEvents(e, fresh, asJSON); err != nil {
+			return err
+		}
+		if len(fresh) > 0 {
+			since = fresh[len(fresh)-1].Sequence
+		}
+		if closed != "" || followEnds(snap) {
+			if asJSON {
+				return nil
+			}
+			return renderFollowEnd(e.stdout, runID, snap, closed)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("follow %s: %w", runID, ctx.Err())
+		case <-ticker.C:
+		}
+	}
+}
+
+// eventsAfter drops anything at or before since, so that a repeated or
+// overlapping answer never prints an event twice.
+func eventsAfter(events []workflows.Event, since int64) []workflows.Event {
+	var fresh []workflows.Event
+	for _, ev := range events {
+		if ev.Sequence > since {
+			fresh = append(fresh, ev)
+			since = ev.Sequence
+		}
+	}
+	return fresh
+}
+
+// runClosed returns how the workflow closed outside the run's own statuses
+// (terminated, timed_out), or "" while it is open or completed normally.
+func runClosed(ctx context.Context, c client.Client, runID string) (string, error) {
+	status, err := describeRun(ctx, c, runID)
+	if err != nil {
+		return "", err
+	}
+	switch status {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED, enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT,
+		enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
+		return executionStatusName(status), nil
+	}
+	return "", nil
+}
+
+// followEnds says the run will not move without a person, or at all.
+func followEnds(snap workflows.RunSnapshot) bool {
+	return runEnded(snap.Run.Status) || waitsForPerson(snap)
+}
+
+func runEnded(s workflows.RunStatus) bool {
+	return s == workflows.RunCompleted || s == workflows.RunFailed || s == workflows.RunCancelled
+}
+
+// waitsForPerson: an approval, or an operator's resolve after reconciliation
+// could not tell whether the comment was posted.
+func waitsForPerson(snap workflows.RunSnapshot) bool {
+	switch snap.Run.Status {
+	case workflows.RunWaitingForUser:
+		return true
+	case workflows.RunReconciling:
+		return snap.Label == workflows.LabelCannotTell
+	}
+	return false
+}
+
+// sleepCtx waits d, or returns the context's error if it ends first.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Every case fails before dialling, so no server is needed; a closed
+// address makes sure a case that wrongly dials fails with exit 1, not 2.
+var noServer = map[string]string{"TEMPORAL_ADDRESS": "127.0.0.1:1"}
+
+func TestBadCommandLinesExit2WithUsage(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "usage: starter <command>"},
+		{"unknown command", []string{"launch"}, `unknown command "launch"`},
+		{"start without repo", []string{"start", "--pr", "1"}, "--repo is required"},
+		{"start with repo lacking owner", []string{"start", "--repo", "widgets", "--pr", "1"}, "want OWNER/NAME"},
+		{"start with repo of three parts", []string{"start", "--repo", "a/b/c", "--pr", "1"}, "want OWNER/NAME"},
+		{"start with repo with spaces", []string{"start", "--repo", "acme/wid gets", "--pr", "1"}, "want OWNER/NAME"},
+		{"start without pr", []string{"start", "--repo", "acme/widgets"}, "--pr 0: want a pull request number above 0"},
+		{"start with negative pr", []string{"start", "--repo", "acme/widgets", "--pr", "-3"}, "--pr -3"},
+		{"start with non-numeric pr", []string{"start", "--repo", "acme/widgets", "--pr", "one"}, "invalid value \"one\" for flag -pr"},
+		{"start with zero timeout", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--approval-timeout", "0s"}, "--approval-timeout 0s"},
+		{"start with negative timeout", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--approval-timeout", "-1h"}, "--approval-timeout -1h0m0s"},
+		{"start with zero max steps", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--max-steps", "0"}, "--max-steps 0"},
+		{"start with empty approver", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--approver", ""}, "empty value"},
+		{"start with stray argument", []string{"start", "--repo", "acme/widgets", "--pr", "1", "now"}, "unexpected arguments: now"},
+		{"start with unknown flag", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--fast"}, "flag provided but not defined: -fast"},
+		{"status without run", []string{"status"}, "missing RUN_ID"},
+		{"status with two runs", []string{"status", "a", "b"}, "unexpected arguments after the run ID: b"},
+		{"events with negative since", []string{"events", "r1", "--since", "-1"}, "--since -1"},
+		{"approve without action", []string{"approve", "r1", "--as", "alice"}, "--action is required"},
+		{"approve without login", []string{"approve", "r1", "--action", "a1"}, "--as is required"},
+		{"reject without reason", []string{"reject", "r1", "--action", "a1", "--as", "alice"}, "--reason is required to reject"},
+		{"resolve with unknown decision", []string{"resolve", "r1", "--step", "step-5", "--decision", "ignore", "--as", "ops"}, `--decision "ignore"`},
+		{"resolve without step", []string{"resolve", "r1", "--decision", "retry", "--as", "ops"}, "--step is required"},
+		{"resolve with external id on retry", []string{"resolve", "r1", "--step", "step-5", "--decision", "retry", "--as", "ops", "--external-id", "7"}, "--external-id goes only with --decision mark_succeeded"},
+		{"list with unknown status", []string{"list", "--status", "paused"}, `--status "paused": want one of running, waiting_for_user`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := starterWith(noServer, tc.args...)
+
+			require.Equal(t, 2, r.code, r.stderr)
+			require.Contains(t, r.stderr, "usage: starter")
+			require.Contains(t, r.stderr, tc.want)
+		})
+	}
+}
+
+func TestBadTemporalAddressExits2NamingTheVariable(t *testing.T) {
+	r := starterWith(map[string]string{"TEMPORAL_ADDRESS": "localhost"}, "status", "r1")
+
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "TEMPORAL_ADDRESS")
+}
+
+func TestHelpExits0WithUsage(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"start", "-h"}, {"approve", "--help"}} {
+		r := starterWith(noServer, args...)
+
+		require.Equal(t, 0, r.code, args)
+		require.Contains(t, r.stderr, "usage: starter", args)
+	}
+}
+
+func TestFlagsAfterTheRunIDAreParsed(t *testing.T) {
+	cmd := &decideCommand{env: newEnv(func(string) string { return "" }, nil, nil), approve: true}
+
+	sig, runID, err := cmd.parse([]string{"r1", "--action", "a1", "--as", "alice", "--reason", "fine"})
+
+	require.NoError(t, err)
+	require.Equal(t, "r1", runID)
+	require.Equal(t, "a1", sig.ActionID)
+	require.Equal(t, "approve", sig.Decision)
+	require.Equal(t, "alice", sig.Approver)
+	require.Equal(t, "fine", sig.Reason)
+	require.NotEmpty(t, sig.RequestID)
+}
+
+func TestRunIDIsDerivedFromTheIdempotencyKey(t *testing.T) {
+	parse := func(args ...string) startRequest {
+		t.Helper()
+		cmd := &startCommand{env: newEnv(func(k string) string { return map[string]string{"USER": "carol"}[k] }, nil, nil)}
+		req, err := cmd.parse(args)
+		require.NoError(t, err)
+		return req
+	}
+
+	plain := parse("--repo", "Acme/Widgets", "--pr", "7")
+	same := parse("--repo", "Acme/Widgets", "--pr", "7")
+	otherUser := parse("--repo", "Acme/Widgets", "--pr", "7", "--user", "dave")
+	keyed := parse("--repo", "Acme/Widgets", "--pr", "7", "--idempotency-key", "ticket-42")
+	keyedAgain := parse("--repo", "Acme/Widgets", "--pr", "7", "--idempotency-key", "ticket-42", "--user", "dave")
+
+	require.Regexp(t, `^review-acme-widgets-7-[0-9a-f]{12}$`, plain.runID)
+	require.Equal(t, plain.runID, same.runID)
+	require.NotEqual(t, plain.runID, otherUser.runID)
+	require.Equal(t, keyed.runID, keyedAgain.runID)
+	require.Equal(t, plain.runID, plain.input.ConversationID)
+	require.Equal(t, "carol", plain.input.UserID)
+	require.Equal(t, "agent-runs", plain.taskQueue)
+}

@@ -1,0 +1,111 @@
+// Command starter starts agent runs and talks to them: status, events,
+// approvals, operator resolutions and the list of runs. Each subcommand is a
+// small type with Run(ctx, args) in its own file.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `usage: starter <command> [flags]
+
+commands:
+  start     start a review run of a pull request and print its run ID
+  status    show a run: status, steps, the pending action
+  events    print a run's events (--follow to watch it)
+  approve   approve a run's pending action
+  reject    reject a run's pending action
+  resolve   decide a step whose outcome could not be determined
+  list      list runs
+
+Run 'starter <command> -h' for the flags of a command.
+Temporal is reached at TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default").
+`
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// command is one subcommand.
+type command interface {
+	Run(ctx context.Context, args []string) error
+}
+
+func newCommand(name string, e *env) (command, bool) {
+	switch name {
+	case "start":
+		return &startCommand{env: e}, true
+	case "status":
+		return &statusCommand{env: e}, true
+	case "events":
+		return &eventsCommand{env: e}, true
+	case "approve":
+		return &decideCommand{env: e, approve: true}, true
+	case "reject":
+		return &decideCommand{env: e, approve: false}, true
+	case "resolve":
+		return &resolveCommand{env: e}, true
+	case "list":
+		return &listCommand{env: e}, true
+	}
+	return nil, false
+}
+
+// run executes one command line and returns the process exit code.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stderr, usage)
+		if len(args) == 0 {
+			return exitUsage
+		}
+		return exitOK
+	}
+	e := newEnv(getenv, stdout, stderr)
+	defer e.close()
+	cmd, ok := newCommand(args[0], e)
+	if !ok {
+		fmt.Fprintf(stderr, "starter: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	return exitCode(cmd.Run(ctx, args[1:]), stderr)
+}
+
+// exitCode prints err the way a person at a terminal needs it.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var usageErr *usageError
+	if errors.As(err, &usageErr) {
+		if !errors.Is(err, errHelp) {
+			fmt.Fprintf(stderr, "starter %s: %v\n", usageErr.command, usageErr.err)
+		}
+		fmt.Fprint(stderr, usageErr.usage)
+		if errors.Is(err, errHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	fmt.Fprintln(stderr, err)
+	var cfgErr *configError
+	if errors.As(err, &cfgErr) {
+		return exitUsage
+	}
+	return exitError
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// renderStatus prints a run for a person: where it is, every step, and the
+// pending action with how to decide it.
+func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot) error {
+	var b strings.Builder
+	r := snap.Run
+	fmt.Fprintf(&b, "run      %s\n", runID)
+	fmt.Fprintf(&b, "target   %s#%d\n", r.Repo, r.PullNumber)
+	fmt.Fprintf(&b, "status   %s\n", r.Status)
+	fmt.Fprintf(&b, "label    %s\n", snap.Label)
+	fmt.Fprintf(&b, "user     %s\n", r.UserID)
+	fmt.Fprintf(&b, "created  %s   updated %s\n", formatTime(r.CreatedAt), formatTime(r.UpdatedAt))
+	if r.Result != "" {
+		fmt.Fprintf(&b, "result   %s\n", oneLine(r.Result))
+	}
+	if r.Error != "" {
+		fmt.Fprintf(&b, "error    %s\n", oneLine(r.Error))
+	}
+	b.WriteString("\nsteps\n")
+	writeSteps(&b, snap.Steps)
+	if pa := snap.PendingAction; pa != nil {
+		b.WriteString("\n")
+		writePendingAction(&b, runID, r.Status, *pa)
+	}
+	if r.Status == workflows.RunReconciling && waitsForPerson(snap) {
+		b.WriteString("\n")
+		writeResolveHints(&b, runID, snap.Steps)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeSteps(b *strings.Builder, steps []workflows.AgentStep) {
+	if len(steps) == 0 {
+		b.WriteString("  (none yet)\n")
+		return
+	}
+	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  SEQ\tID\tTYPE\tTOOL\tSTATUS\tATTEMPT\tDURATION\tERROR")
+	for _, st := range steps {
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
+			st.Sequence, st.ID, st.Type, orDash(st.ToolName), st.Status, st.Attempt, stepDuration(st), orDash(oneLine(st.Error)))
+	}
+	_ = tw.Flush() // writes to a strings.Builder cannot fail
+}
+
+func writePendingAction(b *strings.Builder, runID string, status workflows.RunStatus, pa workflows.PendingAction) {
+	fmt.Fprintf(b, "pending action %s (%s)\n", pa.ID, pa.State)
+	fmt.Fprintf(b, "  step     %s\n", pa.StepID)
+	fmt.Fprintf(b, "  tool     %s\n", pa.ToolName)
+	fmt.Fprintf(b, "  target   %s\n", pa.Target)
+	fmt.Fprintf(b, "  expires  %s\n", formatTime(pa.ExpiresAt))
+	if pa.DecidedBy != "" || pa.DecidedAt != nil {
+		fmt.Fprintf(b, "  decided  %s by %s", formatTimePtr(pa.DecidedAt), orDash(pa.DecidedBy))
+		if pa.Reason != "" {
+			fmt.Fprintf(b, ": %s", oneLine(pa.Reason))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("  preview\n")
+	for _, line := range strings.Split(strings.TrimRight(pa.Preview, "\n"), "\n") {
+		fmt.Fprintln(b, strings.TrimRight("    | "+line, " "))
+	}
+	if pa.State == workflows.ActionWaiting && status == workflows.RunWaitingForUser {
+		writeDecisionHints(b, runID, pa.ID)
+	}
+}
+
+func stepDuration(st workflows.AgentStep) string {
+	if st.CompletedAt == nil {
+		return "-"
+	}
+	return (time.Duration(st.DurationMs) * time.Millisecond).String()
+}
+
+func formatTimePtr(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return formatTime(*t)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

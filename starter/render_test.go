@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+var update = flag.Bool("update", false, "rewrite starter/testdata/*.golden from the current output")
+
+// requireGolden compares got with testdata/name.golden, or rewrites the file
+// with -update.
+func requireGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run `go test ./starter -run %s -update` to create it", t.Name())
+	require.Equal(t, string(want), string(got))
+}
+
+func loadSnapshot(t *testing.T, name string) workflows.RunSnapshot {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	var snap workflows.RunSnapshot
+	require.NoError(t, json.Unmarshal(raw, &snap))
+	return snap
+}
+
+func loadEvents(t *testing.T) []workflows.Event {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "events.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	var events []workflows.Event
+	lines := bufio.NewScanner(f)
+	for lines.Scan() {
+		var ev workflows.Event
+		require.NoError(t, json.Unmarshal(lines.Bytes(), &ev))
+		events = append(events, ev)
+	}
+	require.NoError(t, lines.Err())
+	return events
+}
+
+func TestStatusRenderingMatchesGolden(t *testing.T) {
+	for _, name := range []string{"waiting", "reconciling", "completed"} {
+		t.Run(name, func(t *testing.T) {
+			snap := loadSnapshot(t, "snapshot_"+name+".json")
+			var out bytes.Buffer
+
+			require.NoError(t, renderStatus(&out, snap.Run.ID, snap))
+
+			requireGolden(t, "status_"+name, out.Bytes())
+		})
+	}
+}
+
+func TestFollowEndRenderingMatchesGolden(t *testing.T) {
+	for _, name := range []string{"waiting", "reconciling", "completed"} {
+		t.Run(name, func(t *testing.T) {
+			snap := loadSnapshot(t, "snapshot_"+name+".json")
+			var out bytes.Buffer
+
+			require.NoError(t, renderFollowEnd(&out, snap.Run.ID, snap, ""))
+
+			requireGolden(t, "follow_end_"+name, out.Bytes())
+		})
+	}
+}
+
+func TestEventsRenderingMatchesGolden(t *testing.T) {
+	var out bytes.Buffer
+
+	require.NoError(t, renderEvents(&out, loadEvents(t)))
+
+	requireGolden(t, "events", out.Bytes())
+}
+
+func TestListRenderingMatchesGolden(t *testing.T) {
+	started := time.Date(2026, 3, 4, 9, 12, 0, 0, time.UTC)
+	rows := []listedRun{
+		{RunID: "review-acme-widgets-1-65735bd75e04", Status: "waiting_for_user", StartedAt: started},
+		{RunID: "review-acme-widgets-2-0c1d2e3f4a5b", Status: "completed", StartedAt: started.Add(-time.Hour)},
+		{RunID: "nightly", Status: "terminated", StartedAt: started.Add(-48 * time.Hour)},
+	}
+	var out bytes.Buffer
+
+	require.NoError(t, renderList(&out, rows))
+
+	requireGolden(t, "list", out.Bytes())
+}
+
+func TestReactionRenderingSaysWhatTheRunDid(t *testing.T) {
+	ev := workflows.Event{Type: workflows.EventActionState, StepID: "step-5", Status: "approved"}
+	var out bytes.Buffer
+
+	require.NoError(t, renderReaction(&out, reaction{RunID: "r1", Event: &ev, Status: workflows.RunRunning, Label: workflows.LabelPosting}))
+	require.NoError(t, renderReaction(&out, reaction{RunID: "r1"}))
+
+	requireGolden(t, "reaction", out.Bytes())
+}
+
+func TestEventsAfterSkipsWhatWasAlreadyPrinted(t *testing.T) {
+	events := []workflows.Event{{Sequence: 3}, {Sequence: 4}, {Sequence: 4}, {Sequence: 5}}
+
+	fresh := eventsAfter(events, 3)
+
+	require.Equal(t, []workflows.Event{{Sequence: 4}, {Sequence: 5}}, fresh)
+}

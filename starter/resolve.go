@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+const resolveSynopsis = "resolve RUN_ID --step ID --decision retry|mark_succeeded|abandon --as LOGIN [--external-id ID]"
+
+// resolveCommand tells a run what happened to a step whose outcome
+// reconciliation could not determine.
+type resolveCommand struct {
+	env *env
+
+	stepID     string
+	decision   string
+	as         string
+	externalID string
+}
+
+func (c *resolveCommand) flags() *flag.FlagSet {
+	fs := newFlagSet("resolve")
+	fs.StringVar(&c.stepID, "step", "", "the step's `ID` (see `starter status`)")
+	fs.StringVar(&c.decision, "decision", "", "retry, mark_succeeded or abandon")
+	fs.StringVar(&c.as, "as", "", "your `LOGIN`")
+	fs.StringVar(&c.externalID, "external-id", "", "the comment `ID`, with mark_succeeded, when you found it")
+	return fs
+}
+
+func (c *resolveCommand) Run(ctx context.Context, args []string) error {
+	sig, runID, err := c.parse(args)
+	if err != nil {
+		return err
+	}
+	tc, err := c.env.temporal(ctx)
+	if err != nil {
+		return err
+	}
+	if err := requireOpenRun(ctx, tc, runID); err != nil {
+		return err
+	}
+	reaction, err := signalAndWatch(ctx, c.env, tc, runID, workflows.SignalResolve, sig, func(ev workflows.Event) bool {
+		return ev.Type == workflows.EventStepStatus && ev.StepID == sig.StepID
+	})
+	if err != nil {
+		return err
+	}
+	return renderReaction(c.env.stdout, reaction)
+}
+
+func (c *resolveCommand) parse(args []string) (workflows.ResolveSignal, string, error) {
+	fs := c.flags()
+	positional, err := parseArgs(fs, resolveSynopsis, args)
+	if err != nil {
+		return workflows.ResolveSignal{}, "", err
+	}
+	runID, err := oneRunID(fs, resolveSynopsis, positional)
+	if err != nil {
+		return workflows.ResolveSignal{}, "", err
+	}
+	if err := c.validate(); err != nil {
+		return workflows.ResolveSignal{}, "", usageErr(fs, resolveSynopsis, err)
+	}
+	return workflows.ResolveSignal{
+		StepID:             c.stepID,
+		Decision:           c.decision,
+		ExternalResourceID: c.externalID,
+		By:                 c.as,
+	}, runID, nil
+}
+
+func (c *resolveCommand) validate() error {
+	switch {
+	case strings.TrimSpace(c.stepID) == "":
+		return errors.New("--step is required")
+	case strings.TrimSpace(c.as) == "":
+		return errors.New("--as is required")
+	case c.decision != workflows.ResolveRetry && c.decision != workflows.ResolveMarkSucceeded && c.decision != workflows.ResolveAbandon:
+		return fmt.Errorf("--decision %q: want retry, mark_succeeded or abandon", c.decision)
+	case c.externalID != "" && c.decision != workflows.ResolveMarkSucceeded:
+		return errors.New("--external-id goes only with --decision mark_succeeded")
+	}
+	return nil
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"flag"
+)
+
+const statusSynopsis = "status RUN_ID [--json]"
+
+// statusCommand shows a run's snapshot.
+type statusCommand struct {
+	env  *env
+	json bool
+}
+
+func (c *statusCommand) flags() *flag.FlagSet {
+	fs := newFlagSet("status")
+	fs.BoolVar(&c.json, "json", false, "print the snapshot as JSON")
+	return fs
+}
+
+func (c *statusCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags()
+	positional, err := parseArgs(fs, statusSynopsis, args)
+	if err != nil {
+		return err
+	}
+	runID, err := oneRunID(fs, statusSynopsis, positional)
+	if err != nil {
+		return err
+	}
+	tc, err := c.env.temporal(ctx)
+	if err != nil {
+		return err
+	}
+	snap, err := querySnapshot(ctx, tc, runID)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		return writeJSON(c.env.stdout, snap)
+	}
+	return renderStatus(c.env.stdout, runID, snap)
+}
