@@ -1,0 +1,69 @@
+package activities
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// OpenAIModel is a Model backed by the chat-completions API of OpenAI or of
+// any compatible server (Ollama, vLLM, LM Studio, a gateway). It calls the API
+// exactly once per Next: Temporal owns the retries, so that a Retry-After
+// wait is durable and visible in the run's history.
+type OpenAIModel struct {
+	completions openai.ChatCompletionService
+	model       string
+	// apiKey is kept only to scrub it from the provider's error messages.
+	apiKey string
+}
+
+// NewOpenAIModel validates cfg and returns the model it describes.
+func NewOpenAIModel(cfg OpenAIConfig) (*OpenAIModel, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		httpClient = &http.Client{}
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.BaseURL),
+		option.WithAPIKey(cfg.APIKey),
+		option.WithHTTPClient(httpClient),
+		option.WithMaxRetries(0),
+	}
+	if cfg.Organization != "" {
+		opts = append(opts, option.WithOrganization(cfg.Organization))
+	}
+	// The service is built from our options alone: openai.NewClient would also
+	// read OPENAI_* variables (project, custom headers...) on its own, and the
+	// configuration must come from OpenAIConfig only.
+	return &OpenAIModel{
+		completions: openai.NewChatCompletionService(opts...),
+		model:       cfg.Model,
+		apiKey:      cfg.APIKey,
+	}, nil
+}
+
+// Next sends the conversation and the offered tools, and maps the answer onto
+// a Decision: tool calls with their arguments as the model wrote them, or the
+// final text, with the token usage.
+func (m *OpenAIModel) Next(ctx context.Context, conversation []Message, tools []ToolSpec) (Decision, error) {
+	params, err := chatRequest(m.model, conversation, tools)
+	if err != nil {
+		return Decision{}, err
+	}
+	var resp *http.Response
+	completion, err := m.completions.New(ctx, params, option.WithResponseInto(&resp))
+	if err != nil {
+		return Decision{}, chatCompletionError(err, resp, m.apiKey)
+	}
+	d, err := decisionFrom(completion, m.model, len(conversation))
+	if err != nil {
+		return Decision{}, fmt.Errorf("model %s: %w", m.model, err)
+	}
+	return d, nil
+}

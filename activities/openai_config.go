@@ -1,0 +1,147 @@
+package activities
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Variables the OpenAI-compatible provider reads, once, at start-up.
+const (
+	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
+	EnvOpenAIAPIKey  = "OPENAI_API_KEY"
+	EnvOpenAIModel   = "OPENAI_MODEL"
+	EnvOpenAIOrg     = "OPENAI_ORG"
+)
+
+// DefaultOpenAIBaseURL is OpenAI's own API. Ollama, vLLM, LM Studio or a
+// gateway set OPENAI_BASE_URL to their /v1 endpoint instead.
+const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+
+// OpenAIConfig configures the OpenAI-compatible chat-completions provider.
+// Its String, GoString and LogValue hide APIKey, so printing or logging the
+// configuration never reveals the key.
+type OpenAIConfig struct {
+	BaseURL string
+	// APIKey is sent as a bearer token and used for nothing else: it never
+	// enters a Decision, an error or a log.
+	APIKey string
+	// Model has no default: the right name depends on the account or on what
+	// the compatible server serves, and a silent guess could cost money.
+	Model        string
+	Organization string
+	// HTTPClient carries the requests; nil means a plain client whose only
+	// deadline is the activity's context.
+	HTTPClient *http.Client
+}
+
+// OpenAIConfigFromEnv reads the OPENAI_* variables through getenv, applies
+// the default base URL and rejects a bad value naming its variable.
+func OpenAIConfigFromEnv(getenv func(string) string) (OpenAIConfig, error) {
+	cfg := OpenAIConfig{
+		BaseURL:      orDefaultString(getenv(EnvOpenAIBaseURL), DefaultOpenAIBaseURL),
+		APIKey:       getenv(EnvOpenAIAPIKey),
+		Model:        getenv(EnvOpenAIModel),
+		Organization: getenv(EnvOpenAIOrg),
+	}
+	if err := cfg.validate(); err != nil {
+		return OpenAIConfig{}, err
+	}
+	return cfg, nil
+}
+
+// NewModelFromEnv is NewModel for providers that need configuration: it reads
+// their variables through getenv. The worker calls it once at start-up.
+func NewModelFromEnv(provider string, getenv func(string) string) (Model, error) {
+	if provider != ProviderOpenAI {
+		return NewModel(provider)
+	}
+	cfg, err := OpenAIConfigFromEnv(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return NewOpenAIModel(cfg)
+}
+
+func (c OpenAIConfig) validate() error {
+	if err := validateOpenAIBaseURL(c.BaseURL); err != nil {
+		return fmt.Errorf("%s: %w", EnvOpenAIBaseURL, err)
+	}
+	if c.APIKey == "" {
+		return fmt.Errorf("%s: required when MODEL_PROVIDER=%s (a server that ignores keys, such as Ollama, accepts any value)",
+			EnvOpenAIAPIKey, ProviderOpenAI)
+	}
+	// The key itself is never quoted: the message may reach a terminal or a log.
+	if strings.ContainsFunc(c.APIKey, isSpaceOrControlRune) {
+		return fmt.Errorf("%s: contains whitespace (a pasted newline?)", EnvOpenAIAPIKey)
+	}
+	if c.Model == "" {
+		return fmt.Errorf("%s: required when MODEL_PROVIDER=%s, for example gpt-4.1-mini or the model name your server serves",
+			EnvOpenAIModel, ProviderOpenAI)
+	}
+	if strings.ContainsFunc(c.Model, isSpaceOrControlRune) {
+		return fmt.Errorf("%s: %q contains whitespace", EnvOpenAIModel, c.Model)
+	}
+	if strings.ContainsFunc(c.Organization, isSpaceOrControlRune) {
+		return fmt.Errorf("%s: %q contains whitespace", EnvOpenAIOrg, c.Organization)
+	}
+	return nil
+}
+
+func validateOpenAIBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %w", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q must start with http:// or https://", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", raw)
+	}
+	// Credentials in the URL would travel with every request and show in
+	// every error that names the URL; the key belongs in OPENAI_API_KEY.
+	if u.User != nil {
+		return fmt.Errorf("must not carry credentials; put the key in %s", EnvOpenAIAPIKey)
+	}
+	return nil
+}
+
+// String describes the configuration without the key.
+func (c OpenAIConfig) String() string {
+	return fmt.Sprintf("OpenAIConfig{BaseURL: %q, APIKey: %s, Model: %q, Organization: %q}",
+		c.BaseURL, redactedKey(c.APIKey), c.Model, c.Organization)
+}
+
+// GoString keeps %#v from printing the key.
+func (c OpenAIConfig) GoString() string { return c.String() }
+
+// LogValue keeps slog from printing the key.
+func (c OpenAIConfig) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("baseURL", c.BaseURL),
+		slog.String("apiKey", redactedKey(c.APIKey)),
+		slog.String("model", c.Model),
+		slog.String("organization", c.Organization),
+	)
+}
+
+func redactedKey(key string) string {
+	if key == "" {
+		return "unset"
+	}
+	return "[redacted]"
+}
+
+func orDefaultString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func isSpaceOrControlRune(r rune) bool {
+	return r <= ' ' || r == 0x7f
+}
