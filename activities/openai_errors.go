@@ -35,7 +35,7 @@ const providerMessageLimit = 1000
 
 // apiKeyPattern matches OpenAI-style keys, whole or masked as OpenAI's own 401
 // message shows them (sk-abc***xyz), so neither ends up in history.
-var apiKeyPattern = regexp.MustCompile(`sk-[A-Za-z0-9_*\-]{3,}`)
+var apiKeyPattern = regexp.MustCompile(`\bsk-[A-Za-z0-9_*\-]{3,}`)
 
 // chatCompletionError turns a failed chat-completions call into the error the
 // workflow's retry policy acts on. resp is the provider's answer, nil when
