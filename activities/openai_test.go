@@ -201,3 +201,16 @@ func mustJSON(t *testing.T, v any) string {
 	require.NoError(t, err)
 	return string(raw)
 }
+
+func TestOpenAIRefusalBecomesAFinalAnswerThatSaysSo(t *testing.T) {
+	fake := newFakeOpenAI(t, reply{status: http.StatusOK, body: `{"id":"chatcmpl-r","object":"chat.completion","created":1752139201,"model":"gpt-4.1-mini-2025-04-14",
+		"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":null,"refusal":"I can't help with that request."}}],
+		"usage":{"prompt_tokens":120,"completion_tokens":8,"total_tokens":128}}`})
+
+	d, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+
+	require.NoError(t, err)
+	require.Equal(t, "The model refused: I can't help with that request.", d.Final)
+	require.Empty(t, d.ToolCalls)
+	require.Equal(t, Usage{PromptTokens: 120, CompletionTokens: 8}, d.Usage)
+}
