@@ -49,7 +49,7 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	if err != nil {
 		return &configError{err}
 	}
-	acts, err := agentworker.NewActivities(cfg)
+	acts, err := agentworker.NewActivities(cfg, getenv)
 	if err != nil {
 		return &configError{err}
 	}

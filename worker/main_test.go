@@ -18,19 +18,23 @@ func envOf(vars map[string]string) func(string) string {
 }
 
 func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
-	for _, tc := range []struct{ variable, value string }{
-		{"TEMPORAL_ADDRESS", "no-port"},
-		{"GITHUB_API_URL", "not a url"},
-		{"MODEL_PROVIDER", "no-such-model"},
-		{"LOG_FORMAT", "xml"},
+	for _, tc := range []struct {
+		vars  map[string]string
+		named string
+	}{
+		{map[string]string{"TEMPORAL_ADDRESS": "no-port"}, "TEMPORAL_ADDRESS"},
+		{map[string]string{"GITHUB_API_URL": "not a url"}, "GITHUB_API_URL"},
+		{map[string]string{"MODEL_PROVIDER": "no-such-model"}, "MODEL_PROVIDER"},
+		{map[string]string{"MODEL_PROVIDER": "openai"}, "OPENAI_API_KEY"},
+		{map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
 	} {
-		t.Run(tc.variable, func(t *testing.T) {
+		t.Run(tc.named, func(t *testing.T) {
 			var stderr bytes.Buffer
 
-			err := run(context.Background(), envOf(map[string]string{tc.variable: tc.value}), &stderr)
+			err := run(context.Background(), envOf(tc.vars), &stderr)
 
 			require.Equal(t, 2, exitCode(err, &stderr))
-			require.Contains(t, stderr.String(), tc.variable)
+			require.Contains(t, stderr.String(), tc.named)
 		})
 	}
 }

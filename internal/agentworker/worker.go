@@ -2,6 +2,7 @@ package agentworker
 
 import (
 	"fmt"
+	"os"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -10,13 +11,14 @@ import (
 )
 
 // NewActivities builds the activities from the configuration: the GitHub
-// client for GITHUB_API_URL/GITHUB_TOKEN and the MODEL_PROVIDER model.
-func NewActivities(cfg Config) (*activities.Activities, error) {
+// client for GITHUB_API_URL/GITHUB_TOKEN and the MODEL_PROVIDER model, whose
+// own settings (OPENAI_* for openai) are read through getenv.
+func NewActivities(cfg Config, getenv func(string) string) (*activities.Activities, error) {
 	gh, err := activities.NewGitHubClient(cfg.GitHubAPIURL, cfg.GitHubToken)
 	if err != nil {
 		return nil, fmt.Errorf("GitHub client: %w", err)
 	}
-	model, err := activities.NewModel(cfg.ModelProvider)
+	model, err := activities.NewModelFromEnv(cfg.ModelProvider, getenv)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -24,9 +26,10 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 }
 
 // New makes a worker for cfg.TaskQueue with the AgentRun workflow and the
-// activities cfg describes registered. The caller starts and stops it.
+// activities cfg describes registered (the model's settings from the process
+// environment). The caller starts and stops it.
 func New(c client.Client, cfg Config) (worker.Worker, error) {
-	acts, err := NewActivities(cfg)
+	acts, err := NewActivities(cfg, os.Getenv)
 	if err != nil {
 		return nil, err
 	}
