@@ -2,7 +2,10 @@ package activities
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -21,6 +24,12 @@ func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, er
 		return Decision{}, fmt.Errorf("no model configured")
 	}
 	d, err := a.Model.Next(ctx, in.Conversation, in.Tools)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		// Temporal reads only the outermost error: wrapping would lose the
+		// type, the non-retryable flag and the Retry-After delay.
+		return Decision{}, appErr
+	}
 	if err != nil {
 		return Decision{}, fmt.Errorf("model next: %w", err)
 	}

@@ -69,8 +69,17 @@ func (w *agentRun) checkToolCall(call activities.ToolCall) (activities.ToolSpec,
 	if !ok {
 		return spec, toolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
 	}
+	raw := orEmptyObject(call.Arguments)
+	// A provider carries arguments that are not JSON as a JSON string.
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		raw = orEmptyObject(json.RawMessage(text))
+		if !json.Valid(raw) {
+			return spec, toolArgs{}, fmt.Sprintf("invalid arguments for %s: not valid JSON: %q", call.Name, truncateUTF8(text, 200))
+		}
+	}
 	var args toolArgs
-	dec := json.NewDecoder(bytes.NewReader([]byte(orEmptyObject(call.Arguments))))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&args); err != nil {
 		return spec, args, fmt.Sprintf("invalid arguments for %s: %v", call.Name, err)
