@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -72,6 +74,22 @@ func (s *stack) snapshot(t *testing.T, runID string) workflows.RunSnapshot {
 	return snap
 }
 
+// requireContiguousEvents checks the event lines of a --follow output number
+// from..N with no gap and no repeat.
+func requireContiguousEvents(t *testing.T, output string, from int64) {
+	t.Helper()
+	want := from
+	for _, line := range strings.Split(output, "\n") {
+		var seq int64
+		if _, err := fmt.Sscanf(line, "%d ", &seq); err != nil {
+			continue
+		}
+		require.Equal(t, want, seq, "event line %q", line)
+		want++
+	}
+	require.Greater(t, want, from, "no events in:\n%s", output)
+}
+
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
@@ -86,6 +104,7 @@ func TestStartFollowThenApprovePostsTheReviewAndCompletes(t *testing.T) {
 	runID := firstLine(started.stdout)
 	require.True(t, strings.HasPrefix(runID, "review-acme-widgets-1-"), runID)
 	require.Contains(t, started.stdout, "is waiting for approval of action")
+	requireContiguousEvents(t, started.stdout, 1)
 	snap := s.snapshot(t, runID)
 	require.Equal(t, workflows.RunWaitingForUser, snap.Run.Status)
 	require.NotNil(t, snap.PendingAction)
@@ -97,6 +116,7 @@ func TestStartFollowThenApprovePostsTheReviewAndCompletes(t *testing.T) {
 	followed := s.starter("events", runID, "--follow")
 	require.Equal(t, 0, followed.code, followed.stderr)
 	require.Contains(t, followed.stdout, "run "+runID+" completed")
+	requireContiguousEvents(t, followed.stdout, 1)
 	require.Equal(t, workflows.RunCompleted, s.snapshot(t, runID).Run.Status)
 	comments := s.sandbox.Comments("acme", "widgets", 1)
 	require.Len(t, comments, 1)
@@ -157,7 +177,7 @@ func TestListShowsRunsFilteredByStatus(t *testing.T) {
 	require.Eventually(t, func() bool {
 		r := s.starter("list", "--status", "waiting_for_user")
 		return r.code == 0 && strings.Contains(r.stdout, runID)
-	}, 20e9, 100e6, "the waiting run never appeared in the list")
+	}, 20*time.Second, 100*time.Millisecond, "the waiting run never appeared in the list")
 	completed := s.starter("list", "--status", "completed")
 	require.Equal(t, 0, completed.code, completed.stderr)
 	require.NotContains(t, completed.stdout, runID)
