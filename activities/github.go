@@ -115,6 +115,10 @@ func (a *Activities) CreateIssueComment(ctx context.Context, in CreateCommentInp
 	if in.OperationKey == "" {
 		return CommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", errTypeInvalidInput, nil)
 	}
+	// The marker alone would make a blank body look like content to GitHub.
+	if strings.TrimSpace(in.Body) == "" {
+		return CommentResult{}, temporal.NewNonRetryableApplicationError(op+": body is empty", ErrTypeBadToolCall, nil)
+	}
 	gh, err := a.githubClient()
 	if err != nil {
 		return CommentResult{}, err
