@@ -122,7 +122,9 @@ func (s *Server) api(op string, handle func(*http.Request) apiResponse) http.Han
 				dropConnection(w)
 				return
 			case ModeDelay:
+				// Returning without writing would send an empty 200.
 				if !holdResponse(r, time.Duration(fault.DelayMs)*time.Millisecond) {
+					dropConnection(w)
 					return
 				}
 			}
