@@ -12,6 +12,9 @@ import (
 const (
 	// ModeDropResponse performs the action, then closes the connection
 	// without answering: the client cannot tell whether it happened.
+	// Go's http.Transport silently resends a GET that fails this way on a
+	// reused connection, so against a Go client a GET fault needs count 2 to
+	// be seen; a POST is never resent.
 	ModeDropResponse = "drop_response"
 	// ModeDelay performs the action, then holds the answer for DelayMs.
 	ModeDelay = "delay"
