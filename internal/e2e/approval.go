@@ -1,0 +1,152 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// Secrets of the approval server under test.
+const (
+	approvalSecret = "e2e-approval-secret-0123456789"
+	webhookSecret  = "e2e-webhook-secret-0123456789"
+)
+
+// ApprovalServer is the approval main running as its own process.
+type ApprovalServer struct {
+	proc *Process
+	base string
+	http *http.Client
+}
+
+// StartApprovalServer starts the approval server against the stack's
+// Temporal and sandbox (for the webhook's permission check) and waits until
+// it answers.
+func StartApprovalServer(t testing.TB, s *Stack) *ApprovalServer {
+	t.Helper()
+	addr := FreeAddress(t)
+	proc := StartProcess(t, ProcessSpec{
+		Name:   "approval",
+		Binary: s.Bins.Approval,
+		Env: map[string]string{
+			"APPROVAL_ADDR":         addr,
+			"APPROVAL_SECRET":       approvalSecret,
+			"GITHUB_WEBHOOK_SECRET": webhookSecret,
+			"TEMPORAL_ADDRESS":      s.Server.Address(),
+			"GITHUB_API_URL":        s.Sandbox.APIURL(),
+			"GITHUB_TOKEN":          "e2e-token",
+		},
+	})
+	a := &ApprovalServer{proc: proc, base: "http://" + addr, http: &http.Client{Timeout: 30 * time.Second}}
+	Eventually(t, 30*time.Second, "the approval server to answer", func() (struct{}, bool, string) {
+		proc.failIfExited(t)
+		resp, err := a.http.Get(a.base + "/healthz")
+		if err != nil {
+			return struct{}{}, false, err.Error()
+		}
+		resp.Body.Close()
+		return struct{}{}, resp.StatusCode == http.StatusOK, resp.Status
+	})
+	return a
+}
+
+// Answer is the approval server's reply to one request.
+type Answer struct {
+	Channel string
+	Code    int
+	Body    string
+}
+
+func (a Answer) String() string { return fmt.Sprintf("%s %d %s", a.Channel, a.Code, a.Body) }
+
+// DecideSigned posts an approval through the signed decision API, signed the
+// way its callers sign: HMAC-SHA256 over "<unix seconds>.<body>".
+func (a *ApprovalServer) DecideSigned(ctx context.Context, runID, actionID, approver, requestID string) (Answer, error) {
+	body, err := json.Marshal(map[string]string{
+		"decision": "approve", "approver": approver, "requestId": requestID,
+	})
+	if err != nil {
+		return Answer{}, fmt.Errorf("encode the decision: %w", err)
+	}
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost,
+		fmt.Sprintf("%s/v1/runs/%s/actions/%s/decision", a.base, runID, actionID), bytes.NewReader(body))
+	if err != nil {
+		return Answer{}, fmt.Errorf("build the decision request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Agentrun-Timestamp", ts)
+	req.Header.Set("X-Agentrun-Signature", "sha256="+hmacHex(approvalSecret, []byte(ts+"."), body))
+	return a.send(req, "signed API")
+}
+
+// CommentCommand is an /agentrun command posted as a GitHub comment.
+type CommentCommand struct {
+	DeliveryID string
+	CommentID  int64
+	Commenter  string
+	Body       string
+}
+
+// DeliverComment sends the issue_comment webhook GitHub would send for the
+// comment, signed with the webhook secret (X-Hub-Signature-256).
+func (a *ApprovalServer) DeliverComment(ctx context.Context, c CommentCommand) (Answer, error) {
+	payload, err := json.Marshal(map[string]any{
+		"action": "created",
+		"issue": map[string]any{
+			"number":       PullNum,
+			"pull_request": map[string]any{"url": "https://api.github.invalid/repos/" + PullRepo + "/pulls/1"},
+		},
+		"comment": map[string]any{
+			"id":   c.CommentID,
+			"body": c.Body,
+			"user": map[string]any{"login": c.Commenter, "type": "User"},
+		},
+		"repository": map[string]any{
+			"name": RepoName, "full_name": PullRepo, "owner": map[string]any{"login": RepoOwner},
+		},
+		"sender": map[string]any{"login": c.Commenter, "type": "User"},
+	})
+	if err != nil {
+		return Answer{}, fmt.Errorf("encode the webhook payload: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.base+"/github/webhook", bytes.NewReader(payload))
+	if err != nil {
+		return Answer{}, fmt.Errorf("build the webhook request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", "issue_comment")
+	req.Header.Set("X-GitHub-Delivery", c.DeliveryID)
+	req.Header.Set("X-Hub-Signature-256", "sha256="+hmacHex(webhookSecret, payload))
+	return a.send(req, "webhook")
+}
+
+func (a *ApprovalServer) send(req *http.Request, channel string) (Answer, error) {
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return Answer{}, fmt.Errorf("%s %s: %w", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return Answer{}, fmt.Errorf("read the answer to %s: %w", req.URL.Path, err)
+	}
+	return Answer{Channel: channel, Code: resp.StatusCode, Body: string(bytes.TrimSpace(body))}, nil
+}
+
+func hmacHex(secret string, parts ...[]byte) string {
+	h := hmac.New(sha256.New, []byte(secret))
+	for _, p := range parts {
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

@@ -1,0 +1,82 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// mains are the packages a test needs as processes, built in one go build.
+var mains = []string{"./worker", "./starter", "./internal/ghsandbox/cmd/ghsandbox", "./approval"}
+
+// Binaries are the paths of the built mains.
+type Binaries struct {
+	Worker   string
+	Starter  string
+	Sandbox  string
+	Approval string
+}
+
+// Builder builds the mains into a directory at most once per test binary,
+// and only when a test asks for them, so that a `go test -run` that selects
+// no test here does not pay for the build.
+type Builder struct {
+	dir  string
+	once sync.Once
+	bins Binaries
+	err  error
+}
+
+// NewBuilder builds into dir, which the caller creates and removes.
+func NewBuilder(dir string) *Builder { return &Builder{dir: dir} }
+
+// Binaries builds the mains on first use and fails the test if they do not build.
+func (b *Builder) Binaries(t testing.TB) Binaries {
+	t.Helper()
+	b.once.Do(func() { b.bins, b.err = build(b.dir) })
+	if b.err != nil {
+		t.Fatalf("build the mains: %v", b.err)
+	}
+	return b.bins
+}
+
+func build(dir string) (Binaries, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return Binaries{}, err
+	}
+	args := append([]string{"build", "-o", dir + string(filepath.Separator)}, mains...)
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return Binaries{}, fmt.Errorf("go %v: %w\n%s", args, err, out)
+	}
+	return Binaries{
+		Worker:   filepath.Join(dir, "worker"),
+		Starter:  filepath.Join(dir, "starter"),
+		Sandbox:  filepath.Join(dir, "ghsandbox"),
+		Approval: filepath.Join(dir, "approval"),
+	}, nil
+}
+
+// RepoRoot walks up from the working directory to the directory holding go.mod.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,209 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// queryTimeout bounds one query; right after a worker is killed a query can
+// wait for Temporal to give up on that worker's sticky queue.
+const queryTimeout = 5 * time.Second
+
+// ReviewInput is a run of the pull request under review whose GitHub calls
+// time out after toolTimeout, so that a call lost with a killed worker
+// comes back quickly.
+func ReviewInput(toolTimeout time.Duration) workflows.RunInput {
+	return workflows.RunInput{
+		Repo:        PullRepo,
+		PullNumber:  PullNum,
+		UserID:      "carol",
+		ToolTimeout: toolTimeout,
+	}
+}
+
+// StartRun starts an AgentRun directly through the Temporal client: the
+// starter CLI does not expose every RunInput field the fault suite needs.
+func StartRun(ctx context.Context, c client.Client, queue, runID string, in workflows.RunInput) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:        runID,
+		TaskQueue: queue,
+		TypedSearchAttributes: temporal.NewSearchAttributes(
+			workflows.SearchAttrStatus.ValueSet(string(workflows.RunRunning)),
+		),
+	}, workflows.WorkflowName, in)
+	if err != nil {
+		return fmt.Errorf("start run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// MustStartRun is StartRun failing the test.
+func MustStartRun(t testing.TB, c client.Client, queue, runID string, in workflows.RunInput) {
+	t.Helper()
+	if err := StartRun(context.Background(), c, queue, runID, in); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Snapshot asks a run for its RunSnapshot.
+func Snapshot(ctx context.Context, c client.Client, runID string) (workflows.RunSnapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	var snap workflows.RunSnapshot
+	value, err := c.QueryWorkflow(ctx, runID, "", workflows.QueryRun)
+	if err != nil {
+		return snap, fmt.Errorf("query run %s: %w", runID, err)
+	}
+	if err := value.Get(&snap); err != nil {
+		return snap, fmt.Errorf("decode the snapshot of %s: %w", runID, err)
+	}
+	return snap, nil
+}
+
+// Events asks a run for all of its events.
+func Events(ctx context.Context, c client.Client, runID string) ([]workflows.Event, error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	var events []workflows.Event
+	value, err := c.QueryWorkflow(ctx, runID, "", workflows.QueryEvents, int64(0))
+	if err != nil {
+		return nil, fmt.Errorf("query events of %s: %w", runID, err)
+	}
+	if err := value.Get(&events); err != nil {
+		return nil, fmt.Errorf("decode the events of %s: %w", runID, err)
+	}
+	return events, nil
+}
+
+// MustEvents is Events failing the test.
+func MustEvents(t testing.TB, c client.Client, runID string) []workflows.Event {
+	t.Helper()
+	events, err := Events(context.Background(), c, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
+// WaitForRun polls the run query until cond holds and returns that snapshot.
+func WaitForRun(t testing.TB, c client.Client, runID string, timeout time.Duration, what string, cond func(workflows.RunSnapshot) bool) workflows.RunSnapshot {
+	t.Helper()
+	return Eventually(t, timeout, fmt.Sprintf("run %s: %s", runID, what), func() (workflows.RunSnapshot, bool, string) {
+		snap, err := Snapshot(context.Background(), c, runID)
+		if err != nil {
+			return snap, false, err.Error()
+		}
+		return snap, cond(snap), Describe(snap)
+	})
+}
+
+// WaitForStatus waits until the run reports status.
+func WaitForStatus(t testing.TB, c client.Client, runID string, status workflows.RunStatus, timeout time.Duration) workflows.RunSnapshot {
+	t.Helper()
+	return WaitForRun(t, c, runID, timeout, "status "+string(status), func(s workflows.RunSnapshot) bool {
+		return s.Run.Status == status
+	})
+}
+
+// Describe is a one-line account of a snapshot for failure messages.
+func Describe(s workflows.RunSnapshot) string {
+	last := "no steps"
+	if n := len(s.Steps); n > 0 {
+		st := s.Steps[n-1]
+		last = fmt.Sprintf("last step %s %s %s %s (attempt %d) %s", st.ID, st.Type, st.ToolName, st.Status, st.Attempt, st.Error)
+	}
+	return fmt.Sprintf("status %s, label %q, %s", s.Run.Status, s.Label, last)
+}
+
+// WaitForResult waits for the workflow to close and returns its result:
+// the run query says completed just before the workflow closes.
+func WaitForResult(t testing.TB, c client.Client, runID string, timeout time.Duration) workflows.RunResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var res workflows.RunResult
+	if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &res); err != nil {
+		t.Fatalf("run %s did not close successfully within %s: %v", runID, timeout, err)
+	}
+	return res
+}
+
+// Approve sends the approval signal, as the starter and the approval server do.
+func Approve(ctx context.Context, c client.Client, runID, actionID, approver, requestID string) error {
+	err := c.SignalWorkflow(ctx, runID, "", workflows.SignalApproval, workflows.ApprovalSignal{
+		ActionID:  actionID,
+		Decision:  workflows.DecisionApprove,
+		Approver:  approver,
+		RequestID: requestID,
+	})
+	if err != nil {
+		return fmt.Errorf("approve %s of run %s: %w", actionID, runID, err)
+	}
+	return nil
+}
+
+// WaitAndApprove waits until the run asks for approval and approves its action as alice.
+func WaitAndApprove(t testing.TB, c client.Client, runID string, timeout time.Duration) workflows.RunSnapshot {
+	t.Helper()
+	snap := WaitForStatus(t, c, runID, workflows.RunWaitingForUser, timeout)
+	if snap.PendingAction == nil {
+		t.Fatalf("run %s waits for approval without a pending action", runID)
+	}
+	if err := Approve(context.Background(), c, runID, snap.PendingAction.ID, "alice", "e2e-"+runID); err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// CommentStep is the run's create_issue_comment tool step, or nil.
+func CommentStep(s workflows.RunSnapshot) *workflows.AgentStep {
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if st.Type == workflows.StepToolCall && st.ToolName == activities.ToolCreateIssueComment {
+			return st
+		}
+	}
+	return nil
+}
+
+// HasEvent reports whether any event matches type and status.
+func HasEvent(events []workflows.Event, typ, status string) bool {
+	return CountEvents(events, typ, status) > 0
+}
+
+// CountEvents counts the events of a type and status.
+func CountEvents(events []workflows.Event, typ, status string) int {
+	n := 0
+	for _, e := range events {
+		if e.Type == typ && e.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// PendingActivity finds an open activity of a type in the run's history:
+// the one thing about a run Temporal can tell without a worker.
+func PendingActivity(ctx context.Context, c client.Client, runID, activityType string) (attempt int32, state enumspb.PendingActivityState, found bool, err error) {
+	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	desc, err := c.DescribeWorkflowExecution(ctx, runID, "")
+	if err != nil {
+		return 0, 0, false, fmt.Errorf("describe run %s: %w", runID, err)
+	}
+	for _, a := range desc.GetPendingActivities() {
+		if a.GetActivityType().GetName() == activityType {
+			return a.GetAttempt(), a.GetState(), true, nil
+		}
+	}
+	return 0, 0, false, nil
+}

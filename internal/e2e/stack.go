@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"fmt"
+	"testing"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/internal/devserver"
+)
+
+// Stack is what one test runs against: a real Temporal dev server, the
+// sandbox process, and the worker processes the test starts.
+type Stack struct {
+	t       testing.TB
+	Bins    Binaries
+	Server  *devserver.Server
+	Sandbox *Sandbox
+	// Queue is the task queue the stack's workers poll unless told otherwise.
+	Queue   string
+	workers int
+}
+
+// NewStack starts a dev server (in memory unless opts.DBFile is set) and the sandbox.
+func NewStack(t testing.TB, bins Binaries, opts devserver.Options) *Stack {
+	t.Helper()
+	return &Stack{
+		t:       t,
+		Bins:    bins,
+		Server:  devserver.Start(t, opts),
+		Sandbox: StartSandbox(t, bins.Sandbox),
+		Queue:   "agent-runs-e2e",
+	}
+}
+
+// Client is the test's client of the dev server.
+func (s *Stack) Client() client.Client { return s.Server.Client() }
+
+// StartWorker starts an offline-model worker on the stack's queue.
+func (s *Stack) StartWorker() *Process {
+	s.t.Helper()
+	return s.StartWorkerOn(s.Queue, nil)
+}
+
+// StartWorkerOn starts a worker on queue; modelEnv replaces the offline model.
+func (s *Stack) StartWorkerOn(queue string, modelEnv map[string]string) *Process {
+	s.t.Helper()
+	s.workers++
+	return StartWorker(s.t, s.Bins.Worker, s.Client(), WorkerSpec{
+		Name:            fmt.Sprintf("worker-%d", s.workers),
+		TemporalAddress: s.Server.Address(),
+		TaskQueue:       queue,
+		GitHubAPIURL:    s.Sandbox.APIURL(),
+		ModelEnv:        modelEnv,
+	})
+}
+
+// StarterEnv is the environment the starter CLI needs to reach the stack.
+func (s *Stack) StarterEnv() map[string]string {
+	return map[string]string{
+		"TEMPORAL_ADDRESS": s.Server.Address(),
+		"AGENT_TASK_QUEUE": s.Queue,
+		"USER":             "carol",
+	}
+}
