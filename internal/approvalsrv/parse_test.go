@@ -1,0 +1,102 @@
+package approvalsrv
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestParseCommentCommandForms(t *testing.T) {
+	cases := map[string]struct {
+		body string
+		want CommentCommand
+	}{
+		"approve":               {"/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"reject with reason":    {"/agentrun reject act-1 the tone is off", CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "the tone is off"}},
+		"after prose":           {"Thanks!\n\n/agentrun approve act-1\nmore text", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"windows line endings":  {"hi\r\n/agentrun approve act-1\r\n", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"upper-case verb":       {"/agentrun APPROVE act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"extra spaces and tabs": {"  /agentrun\treject   act-1   too   long  ", CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "too   long"}},
+		"first of two commands": {"/agentrun approve act-1\n/agentrun reject act-1 no", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a closed fence":  {"```\n/agentrun approve act-0\n```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseCommentCommand(c.body)
+
+			require.NoError(t, err)
+			require.Equal(t, c.want, got)
+		})
+	}
+}
+
+func TestParseCommentCommandWithoutCommand(t *testing.T) {
+	for _, body := range []string{"", "LGTM", "/agentrunner approve act-1", "> /agentrun approve act-1", "see `/agentrun approve act-1`", "~~~\n/agentrun approve act-1\n~~~"} {
+		_, err := ParseCommentCommand(body)
+
+		require.ErrorIs(t, err, ErrNoCommand, body)
+	}
+}
+
+func TestParseCommentCommandMalformed(t *testing.T) {
+	for _, body := range []string{"/agentrun", "/agentrun approve", "/agentrun approve act-1 please", "/agentrun reject act-1", "/agentrun merge act-1"} {
+		_, err := ParseCommentCommand(body)
+
+		var bad *BadRequestError
+		require.True(t, errors.As(err, &bad), "%q: %v", body, err)
+	}
+}
+
+// FuzzParseCommentCommand: any comment either holds no command, a malformed
+// one, or a command whose fields are clean.
+func FuzzParseCommentCommand(f *testing.F) {
+	f.Add("/agentrun approve act-1")
+	f.Add("/agentrun reject act-1 tone")
+	f.Fuzz(func(t *testing.T, body string) {
+		cmd, err := ParseCommentCommand(body)
+		var bad *BadRequestError
+		switch {
+		case errors.Is(err, ErrNoCommand), errors.As(err, &bad):
+			require.Equal(t, CommentCommand{}, cmd)
+			return
+		case err != nil:
+			t.Fatalf("unexpected error type %T: %v", err, err)
+		}
+		require.Contains(t, []string{"approve", "reject"}, cmd.Decision)
+		require.NotEmpty(t, cmd.ActionID)
+		require.False(t, strings.ContainsAny(cmd.ActionID, " \t\r\n"))
+		require.LessOrEqual(t, len(cmd.ActionID), maxActionIDLength)
+		require.True(t, utf8.ValidString(cmd.ActionID+cmd.Reason))
+		require.Equal(t, cmd.Decision == "reject", cmd.Reason != "")
+		require.Equal(t, strings.TrimSpace(cmd.Reason), cmd.Reason)
+		require.Contains(t, body, cmd.ActionID)
+	})
+}
+
+// FuzzParseDecision: any body is either refused with a *BadRequestError or
+// yields a decision every later check can rely on.
+func FuzzParseDecision(f *testing.F) {
+	f.Add([]byte(`{"decision":"approve","approver":"alice","requestId":"r-1"}`))
+	f.Add([]byte(`{"decision":"reject","approver":"bob","reason":"no","requestId":"r-2"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := ParseDecision(body)
+		if err != nil {
+			var bad *BadRequestError
+			require.True(t, errors.As(err, &bad), "unexpected error type %T: %v", err, err)
+			require.Equal(t, DecisionRequest{}, req)
+			return
+		}
+		require.Contains(t, []string{"approve", "reject"}, req.Decision)
+		require.NotEmpty(t, strings.TrimSpace(req.Approver))
+		require.LessOrEqual(t, len(req.Approver), maxNameLength)
+		require.False(t, hasControl(req.Approver))
+		require.NotEmpty(t, strings.TrimSpace(req.RequestID))
+		require.LessOrEqual(t, len(req.Reason), maxReasonLength)
+		if req.Decision == "reject" {
+			require.NotEmpty(t, strings.TrimSpace(req.Reason))
+		}
+	})
+}

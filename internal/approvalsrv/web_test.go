@@ -1,0 +1,302 @@
+package approvalsrv
+
+import (
+	"io/fs"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// browser is a client with cookies, like the page's own fetches.
+type browser struct {
+	t      *testing.T
+	h      *harness
+	client *http.Client
+	header map[string]string
+}
+
+func (h *harness) browser(header map[string]string) *browser {
+	jar, err := cookiejar.New(nil)
+	require.NoError(h.t, err)
+	client := *h.http.Client()
+	client.Jar = jar
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &browser{t: h.t, h: h, client: &client, header: header}
+}
+
+func (b *browser) do(method, path string, form url.Values, extra map[string]string) *http.Response {
+	b.t.Helper()
+	var body *strings.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	} else {
+		body = strings.NewReader("")
+	}
+	req, err := http.NewRequest(method, b.h.http.URL+path, body)
+	require.NoError(b.t, err)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for k, v := range b.header {
+		req.Header.Set(k, v)
+	}
+	for k, v := range extra {
+		req.Header.Set(k, v)
+	}
+	resp, err := b.client.Do(req)
+	require.NoError(b.t, err)
+	b.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+var hiddenField = regexp.MustCompile(`name="(csrf|requestId)" value="([^"]+)"`)
+
+// openRun loads the run page and returns its form's hidden fields.
+func (b *browser) openRun(runID string) (string, url.Values) {
+	b.t.Helper()
+	resp := b.do(http.MethodGet, "/runs/"+runID, nil, nil)
+	require.Equal(b.t, http.StatusOK, resp.StatusCode)
+	page := readAll(b.t, resp)
+	form := url.Values{}
+	for _, m := range hiddenField.FindAllStringSubmatch(page, -1) {
+		form.Set(m[1], m[2])
+	}
+	return page, form
+}
+
+func TestRunPageShowsLabelStatusPreviewApproversAndTimeline(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice", "bob"))
+
+	page, form := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	require.Contains(t, page, "Waiting for approval to comment on acme/widgets#1")
+	require.Contains(t, page, `id="run-status" class="badge badge-waiting_for_user">Waiting for approval`)
+	require.Contains(t, page, "Looks good, but `fmt.Println` is left in cache.go.")
+	require.Contains(t, page, "alice, bob")
+	require.Contains(t, page, `datetime="2025-03-05T11:00:00Z" data-countdown`)
+	require.Contains(t, page, "get_pull_request")
+	require.Contains(t, page, "attempt 2 · 2.3s")
+	require.Contains(t, page, "attempt 1: connection reset")
+	require.Contains(t, page, ">Approve</button>")
+	require.Contains(t, page, ">Reject</button>")
+	require.Contains(t, page, "Signed in as <strong>alice</strong>")
+	require.NotEmpty(t, form.Get("csrf"))
+	require.NotEmpty(t, form.Get("requestId"))
+}
+
+func TestRunPageOfACompletedRunSaysDoneAndHasNoForm(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	snap.Run.Status = workflows.RunCompleted
+	snap.PendingAction.State = workflows.ActionApproved
+	snap.PendingAction.DecidedBy = "alice"
+	h.runs.put("run-1", snap)
+
+	page, _ := h.browser(nil).openRun("run-1")
+
+	require.Contains(t, page, `badge-completed">Done`)
+	require.Contains(t, page, "approved by alice")
+	require.NotContains(t, page, "<form")
+}
+
+func TestRunPageEscapesThePreview(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	snap.PendingAction.Preview = `<script>alert(1)</script>`
+	h.runs.put("run-1", snap)
+
+	page, _ := h.browser(nil).openRun("run-1")
+
+	require.NotContains(t, page, "<script>alert(1)</script>")
+	require.Contains(t, page, "&lt;script&gt;alert(1)&lt;/script&gt;")
+}
+
+func TestFormApproveTakesTheApproverFromTheIdentityHeader(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice"))
+	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+	_, form := b.openRun("run-1")
+	form.Set("decision", "approve")
+	form.Set("approver", "mallory") // ignored outside dev mode
+
+	resp := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	signals := h.runs.approvalSignals()
+	require.Len(t, signals, 1)
+	require.Equal(t, "alice", signals[0].Approver)
+	require.Equal(t, form.Get("requestId"), signals[0].RequestID)
+}
+
+const decisionPagePath = "/runs/run-1/actions/act-1/decision"
+
+func TestFormWithoutScriptRedirectsBackWithANotice(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+	_, form := b.openRun("run-1")
+	form.Set("decision", "approve")
+
+	resp := b.do(http.MethodPost, decisionPagePath, form, nil)
+
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, "/runs/run-1?result=202", resp.Header.Get("Location"))
+	require.Contains(t, readAll(t, b.do(http.MethodGet, "/runs/run-1?result=202", nil, nil)), "Your decision was sent to the run.")
+}
+
+func TestFormRefusals(t *testing.T) {
+	cases := map[string]struct {
+		cfg     func(*Config)
+		header  map[string]string
+		edit    func(url.Values)
+		extra   map[string]string
+		want    int
+		wantErr string
+	}{
+		"missing CSRF token": {
+			header: map[string]string{"X-Forwarded-User": "alice"},
+			edit:   func(f url.Values) { f.Del("csrf") },
+			want:   http.StatusForbidden, wantErr: "the form has expired",
+		},
+		"forged CSRF token": {
+			header: map[string]string{"X-Forwarded-User": "alice"},
+			edit:   func(f url.Values) { f.Set("csrf", "forged") },
+			want:   http.StatusForbidden, wantErr: "the form has expired",
+		},
+		"cross-site post": {
+			header: map[string]string{"X-Forwarded-User": "alice"},
+			extra:  map[string]string{"Sec-Fetch-Site": "cross-site"},
+			want:   http.StatusForbidden,
+		},
+		"no identity outside dev mode": {
+			edit: func(f url.Values) { f.Set("approver", "alice") },
+			want: http.StatusForbidden, wantErr: "no signed-in user",
+		},
+		"reject without reason": {
+			header: map[string]string{"X-Forwarded-User": "alice"},
+			edit:   func(f url.Values) { f.Set("decision", "reject") },
+			want:   http.StatusBadRequest, wantErr: "a rejection needs one",
+		},
+		"identity not an approver": {
+			header: map[string]string{"X-Forwarded-User": "mallory"},
+			want:   http.StatusForbidden, wantErr: "mallory is not an approver",
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), nil)
+			h.runs.put("run-1", waitingRun("alice"))
+			b := h.browser(c.header)
+			_, form := b.openRun("run-1")
+			form.Set("decision", "approve")
+			if c.edit != nil {
+				c.edit(form)
+			}
+			extra := map[string]string{"Accept": "application/json"}
+			for k, v := range c.extra {
+				extra[k] = v
+			}
+
+			resp := b.do(http.MethodPost, decisionPagePath, form, extra)
+
+			require.Equal(t, c.want, resp.StatusCode)
+			if c.wantErr != "" {
+				require.Contains(t, answer(t, resp)["error"], c.wantErr)
+			}
+			require.Empty(t, h.runs.approvalSignals())
+		})
+	}
+}
+
+func TestRunPageWithoutIdentityOutsideDevModeAsksToSignIn(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+
+	page, _ := h.browser(nil).openRun("run-1")
+
+	require.Contains(t, page, "Sign in first")
+	require.Contains(t, page, `value="approve" class="approve" disabled`)
+	require.NotContains(t, page, `name="approver"`)
+}
+
+func TestDevModeFormTakesATypedName(t *testing.T) {
+	h := newHarness(t, Config{InsecureDev: true}, nil)
+	h.runs.put("run-1", waitingRun())
+	b := h.browser(nil)
+	page, form := b.openRun("run-1")
+	require.Contains(t, page, `name="approver"`)
+	form.Set("decision", "approve")
+	form.Set("approver", "dana")
+
+	resp := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, "dana", h.runs.approvalSignals()[0].Approver)
+}
+
+func TestInboxPageListsPendingApprovals(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+
+	resp := h.get("/", nil)
+
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	page := readAll(t, resp)
+	require.Contains(t, page, `href="/runs/run-1"`)
+	require.Contains(t, page, "acme/widgets#1: create_issue_comment")
+	require.Contains(t, page, "Looks good, but")
+}
+
+func TestPanelIsTheLivePartOfTheRunPage(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+
+	resp := h.get("/runs/run-1/panel", nil)
+
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	panel := readAll(t, resp)
+	require.Contains(t, panel, `data-part="action" data-key="act-1/waiting/true"`)
+	require.NotContains(t, panel, "<html")
+}
+
+func TestUnknownRunPageAnswers404(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+
+	resp := h.get("/runs/run-9", nil)
+
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Contains(t, readAll(t, resp), "unknown run")
+}
+
+func TestPagesUseOnlyEmbeddedAssets(t *testing.T) {
+	external := regexp.MustCompile(`(?i)(src|href)=["']?(https?:)?//|@import|url\(\s*["']?(https?:)?//`)
+	err := fs.WalkDir(webFiles, "web", func(path string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		if d.IsDir() {
+			return nil
+		}
+		content, err := fs.ReadFile(webFiles, path)
+		require.NoError(t, err)
+		require.False(t, external.Match(content), "%s refers to an external resource", path)
+		return nil
+	})
+	require.NoError(t, err)
+
+	h := newHarness(t, testConfig(), nil)
+	for path, contentType := range map[string]string{
+		"/static/app.css": "text/css", "/static/run.js": "text/javascript", "/static/countdown.js": "text/javascript",
+	} {
+		resp := h.get(path, nil)
+		require.Equal(t, http.StatusOK, resp.StatusCode, path)
+		require.Contains(t, resp.Header.Get("Content-Type"), contentType, path)
+	}
+	require.Contains(t, h.get("/", nil).Header.Get("Content-Security-Policy"), "default-src 'self'")
+}
