@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// toolTimeout is the start-to-close of one GitHub call in the fault suite:
+// short, so that a call lost with a killed worker times out quickly.
+const toolTimeout = 3 * time.Second
+
+// runTimeout bounds how long one run may take to settle under faults.
+const runTimeout = 90 * time.Second
+
+// requireOnePostedComment checks the run's outcome from the sandbox and the
+// run query: completed, one comment carrying its marker, and the step
+// pointing at that comment.
+func requireOnePostedComment(t *testing.T, s *Stack, runID string) workflows.RunSnapshot {
+	t.Helper()
+	res := WaitForResult(t, s.Client(), runID, runTimeout)
+	require.Equal(t, workflows.RunCompleted, res.Status)
+	snap := WaitForStatus(t, s.Client(), runID, workflows.RunCompleted, runTimeout)
+	posted := s.Sandbox.PostedComments(t)
+	require.Len(t, posted[runID], 1, "comments carrying run %s's marker", runID)
+	step := CommentStep(snap)
+	require.NotNil(t, step, Describe(snap))
+	require.Equal(t, workflows.StepSucceeded, step.Status, Describe(snap))
+	require.Equal(t, strconv.FormatInt(posted[runID][0].GetID(), 10), step.ExternalResourceID)
+	return snap
+}
+
+func TestFaultWorkerKilledDuringTheCommentCallPostsOnceAndReconciles(t *testing.T) {
+	s := newStack(t)
+	first := s.StartWorker()
+	const runID = "fault-kill-during-comment"
+	MustStartRun(t, s.Client(), s.Queue, runID, ReviewInput(toolTimeout))
+	// The sandbox creates the comment, then holds the answer far longer than
+	// the test waits: the worker dies with the call in flight.
+	s.Sandbox.AddFaults(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDelay, DelayMs: 120000})
+	WaitAndApprove(t, s.Client(), runID, runTimeout)
+	Eventually(t, runTimeout, "the comment to be created with its answer held", func() (struct{}, bool, string) {
+		creates := RequestsFor(s.Sandbox.Requests(t), ghsandbox.OpCreateComment)
+		return struct{}{}, len(creates) == 1 && creates[0].Status == 201, "create_comment requests: " + strconv.Itoa(len(creates))
+	})
+
+	first.Kill()
+	s.StartWorker()
+
+	snap := requireOnePostedComment(t, s, runID)
+	require.Equal(t, 1, s.Sandbox.PostedComments(t).Total())
+	require.Len(t, RequestsFor(s.Sandbox.Requests(t), ghsandbox.OpCreateComment), 1, "the comment was never created again")
+	events := MustEvents(t, s.Client(), runID)
+	require.True(t, HasEvent(events, workflows.EventRunStatus, string(workflows.RunReconciling)), "the run reconciled")
+	require.True(t, HasEvent(events, workflows.EventStepStatus, string(workflows.StepOutcomeUnknown)), "the step was outcome_unknown")
+	require.Contains(t, string(CommentStep(snap).SafeOutput), `"alreadyExisted":true`)
+}
+
+func TestFaultLostCommentResponseReconcilesToOneComment(t *testing.T) {
+	s := newStack(t)
+	s.StartWorker()
+	const runID = "fault-lost-response"
+	MustStartRun(t, s.Client(), s.Queue, runID, ReviewInput(toolTimeout))
+	s.Sandbox.AddFaults(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDropResponse})
+
+	WaitAndApprove(t, s.Client(), runID, runTimeout)
+
+	snap := requireOnePostedComment(t, s, runID)
+	require.Equal(t, 1, s.Sandbox.PostedComments(t).Total())
+	creates := RequestsFor(s.Sandbox.Requests(t), ghsandbox.OpCreateComment)
+	require.Len(t, creates, 1, "the comment was never created again")
+	require.Equal(t, ghsandbox.ModeDropResponse, creates[0].Fault)
+	require.True(t, HasEvent(MustEvents(t, s.Client(), runID), workflows.EventRunStatus, string(workflows.RunReconciling)))
+	require.Contains(t, string(CommentStep(snap).SafeOutput), `"alreadyExisted":true`)
+	require.Empty(t, s.Sandbox.Faults(t))
+}
