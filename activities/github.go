@@ -188,11 +188,20 @@ func findMarkedComment(ctx context.Context, gh *github.Client, t Target, operati
 	}
 }
 
+// githubClient gives each activity call its own go-github client over the
+// configured transport. go-github remembers a rate limit in process memory and
+// refuses requests locally until it resets by the wall clock; the workflow
+// already waited the limit out on a durable timer, and another worker would
+// not share that memory anyway, so every call asks GitHub afresh.
 func (a *Activities) githubClient() (*github.Client, error) {
 	if a.GitHub == nil {
 		return nil, fmt.Errorf("no GitHub client configured")
 	}
-	return a.GitHub, nil
+	c := github.NewClient(a.GitHub.Client())
+	c.BaseURL = a.GitHub.BaseURL
+	c.UploadURL = a.GitHub.UploadURL
+	c.UserAgent = a.GitHub.UserAgent
+	return c, nil
 }
 
 // targetRef names a pull request the way GitHub does: owner/repo#number.

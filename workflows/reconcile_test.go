@@ -57,11 +57,9 @@ func TestLostResponseReconcilesToOneComment(t *testing.T) {
 func TestCannotTellWaitsForOperatorResolve(t *testing.T) {
 	h := newHarness(t)
 	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
+	// The create lists comments first (let through), then every lookup is forbidden.
+	h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 403, After: 1, Count: 1000})
 	h.approveWhenWaiting()
-	// The create lists comments first (1 request), then the lookups are forbidden.
-	h.env.RegisterDelayedCallback(func() {
-		h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 403, Count: 0})
-	}, time.Minute-time.Second)
 	h.env.RegisterDelayedCallback(func() {
 		snap := h.snapshot()
 		require.Equal(t, RunReconciling, snap.Run.Status)
@@ -91,10 +89,9 @@ func TestCannotTellWaitsForOperatorResolve(t *testing.T) {
 func TestCannotTellThenRetryFindsTheMarkerAndPostsNothingNew(t *testing.T) {
 	h := newHarness(t)
 	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
+	// The lookup is answered 404 (cannot tell); the retried create's own list then finds the marker.
+	h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 404, After: 1})
 	h.approveWhenWaiting()
-	h.env.RegisterDelayedCallback(func() {
-		h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 404, Count: 6})
-	}, time.Minute-time.Second)
 	h.env.RegisterDelayedCallback(func() {
 		st := h.commentStep(h.snapshot())
 		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveRetry, By: "ops"})

@@ -40,6 +40,9 @@ type Fault struct {
 	// Count is how many matching requests the fault applies to; 0 means 1.
 	// In the fault list it is how many remain.
 	Count int `json:"count,omitempty"`
+	// After lets this many matching requests through untouched first, e.g.
+	// to fail a reconcile lookup but not the list that precedes a create.
+	After int `json:"after,omitempty"`
 }
 
 var faultOps = map[string]bool{
@@ -55,8 +58,8 @@ func (f Fault) normalized() (Fault, error) {
 	if !faultOps[f.Op] {
 		return Fault{}, fmt.Errorf("op %q is not one of get_pull_request, list_files, list_comments, create_comment, get_collaborator_permission", f.Op)
 	}
-	if f.Count < 0 || f.DelayMs < 0 || f.RetryAfter < 0 {
-		return Fault{}, errors.New("count, delayMs and retryAfter must not be negative")
+	if f.Count < 0 || f.DelayMs < 0 || f.RetryAfter < 0 || f.After < 0 {
+		return Fault{}, errors.New("count, after, delayMs and retryAfter must not be negative")
 	}
 	if f.Count == 0 {
 		f.Count = 1
@@ -155,6 +158,10 @@ func (s *Server) takeFault(op string) (Fault, bool) {
 	for i := range s.faults {
 		if s.faults[i].Op != op {
 			continue
+		}
+		if s.faults[i].After > 0 {
+			s.faults[i].After--
+			return Fault{}, false
 		}
 		f := s.faults[i]
 		s.faults[i].Count--

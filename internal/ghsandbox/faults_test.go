@@ -27,6 +27,18 @@ func TestStatusFaultAppliesToCountRequestsThenClears(t *testing.T) {
 	require.Empty(t, sb.Faults())
 }
 
+func TestFaultWithAfterLetsRequestsThroughFirst(t *testing.T) {
+	sb, srv := startSandbox(t, DefaultFixture())
+	require.NoError(t, sb.AddFault(Fault{Op: OpListComments, Mode: ModeStatus, Status: 403, After: 1, Count: 2}))
+	url := srv.URL + "/repos/acme/widgets/issues/1/comments"
+
+	require.Equal(t, http.StatusOK, call(t, "GET", url, "").status)
+	require.Equal(t, http.StatusForbidden, call(t, "GET", url, "").status)
+	require.Equal(t, http.StatusForbidden, call(t, "GET", url, "").status)
+	require.Equal(t, http.StatusOK, call(t, "GET", url, "").status)
+	require.Empty(t, sb.Faults())
+}
+
 func TestFaultsForOneOpApplyInQueueOrderAndLeaveOtherOpsAlone(t *testing.T) {
 	sb, srv := startSandbox(t, DefaultFixture())
 	a := call(t, "POST", srv.URL+"/_sandbox/faults",
