@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+const (
+	e2eSecret        = "e2e-approval-secret-0123456789"
+	e2eWebhookSecret = "e2e-webhook-secret"
+	e2eQueue         = "approval-e2e"
+	identityHeader   = "X-Forwarded-User"
+	// waitLong covers a run's model and tool steps on a busy 2-core machine.
+	waitLong = 60 * time.Second
+)
+
+// stack is a real dev server, an in-process worker with the offline
+// reviewer, the GitHub sandbox and the approval server wired as its main
+// wires it.
+type stack struct {
+	t        *testing.T
+	temporal client.Client
+	sandbox  *ghsandbox.Server
+	approval *httptest.Server
+}
+
+func startStack(t *testing.T) *stack {
+	t.Helper()
+	server := devserver.Start(t, devserver.Options{})
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	api := httptest.NewServer(sandbox)
+	t.Cleanup(api.Close)
+
+	gh, err := activities.NewGitHubClient(api.URL, "sandbox-token")
+	require.NoError(t, err)
+	model, err := activities.NewModel(activities.ProviderOffline)
+	require.NoError(t, err)
+	w := agentworker.NewWithActivities(server.Client(), e2eQueue, &activities.Activities{GitHub: gh, Model: model})
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	cfg, err := loadConfig(envOf(map[string]string{
+		"APPROVAL_SECRET":          e2eSecret,
+		"GITHUB_WEBHOOK_SECRET":    e2eWebhookSecret,
+		"APPROVAL_IDENTITY_HEADER": identityHeader,
+		"TEMPORAL_ADDRESS":         server.Address(),
+		"GITHUB_API_URL":           api.URL,
+		"GITHUB_TOKEN":             "sandbox-token",
+	}))
+	require.NoError(t, err)
+	handler, err := newHandler(cfg, server.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(t, err)
+	approval := httptest.NewServer(handler)
+	t.Cleanup(approval.Close)
+	return &stack{t: t, temporal: server.Client(), sandbox: sandbox, approval: approval}
+}
+
+func envOf(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// startReview starts a review of acme/widgets#1 and waits until it asks for
+// approval, read through the approval server's own snapshot endpoint.
+func (s *stack) startReview(runID string, approvers ...string) workflows.PendingAction {
+	s.t.Helper()
+	_, err := s.temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: runID, TaskQueue: e2eQueue},
+		workflows.WorkflowName, workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", Approvers: approvers})
+	require.NoError(s.t, err)
+	var action workflows.PendingAction
+	require.Eventually(s.t, func() bool {
+		snap, ok := s.snapshot(runID)
+		if ok && snap.PendingAction != nil && snap.PendingAction.State == workflows.ActionWaiting {
+			action = *snap.PendingAction
+			return true
+		}
+		return false
+	}, waitLong, 50*time.Millisecond, "run %s never asked for approval", runID)
+	return action
+}
+
+func (s *stack) snapshot(runID string) (workflows.RunSnapshot, bool) {
+	resp, err := http.Get(s.approval.URL + "/v1/runs/" + runID)
+	if err != nil {
+		return workflows.RunSnapshot{}, false
+	}
+	defer resp.Body.Close()
+	var snap workflows.RunSnapshot
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&snap) != nil {
+		return workflows.RunSnapshot{}, false
+	}
+	return snap, true
+}
+
+// postedReviews are the sandbox comments the agent created (they carry the
+// operation marker).
+func (s *stack) postedReviews() []ghsandbox.Comment {
+	var posted []ghsandbox.Comment
+	for _, c := range s.sandbox.Comments("acme", "widgets", 1) {
+		if strings.Contains(c.Body, "<!-- agent-operation:") {
+			posted = append(posted, c)
+		}
+	}
+	return posted
+}
+
+func (s *stack) signedDecision(runID, actionID string, req approvalsrv.DecisionRequest) (int, map[string]string) {
+	s.t.Helper()
+	body, err := json.Marshal(req)
+	require.NoError(s.t, err)
+	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	httpReq, err := http.NewRequest(http.MethodPost, s.approval.URL+"/v1/runs/"+runID+"/actions/"+actionID+"/decision", bytes.NewReader(body))
+	require.NoError(s.t, err)
+	httpReq.Header.Set("Content-Type", "application/json")
+	httpReq.Header.Set(approvalsrv.HeaderTimestamp, stamp)
+	httpReq.Header.Set(approvalsrv.HeaderSignature, approvalsrv.Sign([]byte(e2eSecret), stamp, body))
+	return s.send(httpReq)
+}
+
+func (s *stack) send(req *http.Request) (int, map[string]string) {
+	s.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(s.t, err)
+	defer resp.Body.Close()
+	answer := map[string]string{}
+	if resp.StatusCode != http.StatusNoContent {
+		require.NoError(s.t, json.NewDecoder(resp.Body).Decode(&answer))
+	}
+	return resp.StatusCode, answer
+}
+
+// followEvents reads the run's event stream until its end event and returns
+// the ids of the run events, in order.
+func (s *stack) followEvents(runID string) []int64 {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.approval.URL+"/v1/runs/"+runID+"/events", nil)
+	require.NoError(s.t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(s.t, err)
+	defer resp.Body.Close()
+	require.Equal(s.t, http.StatusOK, resp.StatusCode)
+	var ids []int64
+	scanner := bufio.NewScanner(resp.Body)
+	scanner.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for scanner.Scan() {
+		line := scanner.Text()
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			seq, err := strconv.ParseInt(id, 10, 64)
+			require.NoError(s.t, err)
+			ids = append(ids, seq)
+		}
+		if line == "event: end" {
+			return ids
+		}
+	}
+	s.t.Fatalf("event stream of %s stopped without an end event: %v", runID, scanner.Err())
+	return nil
+}
