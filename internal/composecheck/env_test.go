@@ -1,0 +1,125 @@
+package composecheck
+
+import (
+	"net"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// TestEveryProgramServiceSetsExactlyTheVariablesItsCodeReads compares each
+// built service's environment with the variables its program's reachable
+// code reads (see LoadProgram): a variable read but not set runs on a
+// default nobody chose for the stack; one set but not read is a typo or a
+// leftover that makes the file lie.
+func TestEveryProgramServiceSetsExactlyTheVariablesItsCodeReads(t *testing.T) {
+	project := mustLoadCompose(t, nil)
+	m := repoModule(t)
+	programs := builtPrograms(t)
+
+	for _, s := range builtServices(project) {
+		t.Run(s.Name, func(t *testing.T) {
+			program, err := m.LoadProgram(programs[s.Command[0]])
+			require.NoError(t, err)
+			set := environment(s)
+
+			for _, name := range program.Env.Names() {
+				require.Contains(t, set, name, "%s reads %s (%v) but docker-compose.yml does not set it", s.Command[0], name, program.Env[name])
+			}
+			for name := range set {
+				require.Contains(t, program.Env, name, "docker-compose.yml sets %s, which %s never reads", name, s.Command[0])
+			}
+		})
+	}
+}
+
+func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
+	worker := service(t, mustLoadCompose(t, nil), serviceWorker)
+
+	cfg, err := agentworker.ConfigFromEnv(getenv(worker))
+
+	require.NoError(t, err)
+	require.Equal(t, workflows.DefaultTaskQueue, cfg.TaskQueue)
+	require.Equal(t, agentworker.DefaultModelProvider, cfg.ModelProvider, "no model account needed by default")
+	require.Equal(t, agentworker.LogJSON, cfg.LogFormat, "containers log for a pipeline")
+	_, err = agentworker.NewActivities(cfg, getenv(worker))
+	require.NoError(t, err)
+}
+
+func TestComposePassesTheOpenAISettingsToTheWorker(t *testing.T) {
+	worker := service(t, mustLoadCompose(t, map[string]string{
+		"MODEL_PROVIDER":  activities.ProviderOpenAI,
+		"OPENAI_BASE_URL": "http://ollama:11434/v1",
+		"OPENAI_API_KEY":  "compose-test-key",
+		"OPENAI_MODEL":    "llama3.1",
+		"OPENAI_ORG":      "org-compose",
+	}), serviceWorker)
+
+	cfg, err := agentworker.ConfigFromEnv(getenv(worker))
+	require.NoError(t, err)
+	openai, err := activities.OpenAIConfigFromEnv(getenv(worker))
+	require.NoError(t, err)
+
+	require.Equal(t, activities.ProviderOpenAI, cfg.ModelProvider)
+	require.Equal(t, "http://ollama:11434/v1", openai.BaseURL)
+	require.Equal(t, "compose-test-key", openai.APIKey)
+	require.Equal(t, "llama3.1", openai.Model)
+	require.Equal(t, "org-compose", openai.Organization)
+	_, err = agentworker.NewActivities(cfg, getenv(worker))
+	require.NoError(t, err)
+}
+
+func TestComposeRunsTheApprovalServerWithItsSecretsNotInDevMode(t *testing.T) {
+	approval := service(t, mustLoadCompose(t, nil), serviceApproval)
+
+	cfg, err := approvalsrv.ConfigFromEnv(getenv(approval))
+
+	require.NoError(t, err)
+	require.False(t, cfg.InsecureDev)
+	require.Empty(t, cfg.InsecureWarnings())
+	require.Equal(t, requiredEnv["APPROVAL_SECRET"], cfg.Secret)
+	require.Equal(t, requiredEnv["GITHUB_WEBHOOK_SECRET"], cfg.WebhookSecret)
+	_, err = temporalclient.ConfigFromEnv(getenv(approval))
+	require.NoError(t, err)
+}
+
+func TestTemporalClientsReachTheTemporalServiceInOneNamespace(t *testing.T) {
+	project := mustLoadCompose(t, map[string]string{"TEMPORAL_NAMESPACE": "agents"})
+
+	for _, name := range []string{serviceWorker, serviceApproval, serviceTemporalSetup, serviceTemporalUI} {
+		host, _, err := net.SplitHostPort(environment(service(t, project, name))["TEMPORAL_ADDRESS"])
+		require.NoError(t, err, "service %s", name)
+		require.Equal(t, serviceTemporal, host, "service %s", name)
+	}
+	namespaces := []string{
+		environment(service(t, project, serviceTemporal))["DEFAULT_NAMESPACE"],
+		environment(service(t, project, serviceTemporalSetup))["TEMPORAL_NAMESPACE"],
+		environment(service(t, project, serviceTemporalUI))["TEMPORAL_DEFAULT_NAMESPACE"],
+		environment(service(t, project, serviceWorker))["TEMPORAL_NAMESPACE"],
+		environment(service(t, project, serviceApproval))["TEMPORAL_NAMESPACE"],
+	}
+	require.Equal(t, []string{"agents"}, slices.Compact(namespaces),
+		"auto-setup creates, temporal-setup registers in, and every client uses the same namespace")
+}
+
+func TestGitHubSettingsReachBothTheWorkerAndTheApprovalServer(t *testing.T) {
+	project := mustLoadCompose(t, map[string]string{
+		"GITHUB_API_URL": "http://ghsandbox:9090/",
+		"GITHUB_TOKEN":   "ghp_compose",
+	})
+
+	for _, name := range []string{serviceWorker, serviceApproval} {
+		env := environment(service(t, project, name))
+		require.Equal(t, "http://ghsandbox:9090/", env["GITHUB_API_URL"], "service %s", name)
+		require.Equal(t, "ghp_compose", env["GITHUB_TOKEN"], "service %s", name)
+	}
+	_, sandboxPort := listenAddress(t, service(t, project, serviceSandbox))
+	require.Equal(t, 9090, sandboxPort, "the documented GITHUB_API_URL reaches the sandbox")
+}

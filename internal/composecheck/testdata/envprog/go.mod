@@ -1,0 +1,3 @@
+module example.com/envprog
+
+go 1.26
