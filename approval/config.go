@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
@@ -35,6 +36,11 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	if strings.ContainsFunc(cfg.gitHubToken, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return config{}, fmt.Errorf("GITHUB_TOKEN: contains whitespace (a pasted newline?)")
+	}
+	// The client is built again in newHandler; building it here names a bad
+	// GITHUB_API_URL before anything starts.
+	if _, err := activities.NewGitHubClient(cfg.gitHubAPIURL, cfg.gitHubToken); err != nil {
+		return config{}, err
 	}
 	return cfg, nil
 }

@@ -30,17 +30,35 @@ const shutdownGrace = 10 * time.Second
 func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Getenv, logger); err != nil {
-		logger.Error("approval server stopped", "err", err)
-		os.Exit(1)
+	err := run(ctx, os.Getenv, logger)
+	stop()
+	os.Exit(exitCode(err, logger))
+}
+
+// configError is a configuration the server refuses to start with.
+type configError struct{ err error }
+
+func (e *configError) Error() string { return "configuration: " + e.err.Error() }
+func (e *configError) Unwrap() error { return e.err }
+
+// exitCode is 2 for a bad configuration, as for the worker, and 1 for any
+// other failure.
+func exitCode(err error, logger *slog.Logger) int {
+	if err == nil {
+		return 0
 	}
+	logger.Error("approval server stopped", "err", err)
+	var cfgErr *configError
+	if errors.As(err, &cfgErr) {
+		return 2
+	}
+	return 1
 }
 
 func run(ctx context.Context, getenv func(string) string, logger *slog.Logger) error {
 	cfg, err := loadConfig(getenv)
 	if err != nil {
-		return err
+		return &configError{err}
 	}
 	for _, warning := range cfg.server.InsecureWarnings() {
 		logger.Warn("APPROVAL_INSECURE_DEV=1: NOT FOR PRODUCTION: " + warning)
@@ -56,7 +74,7 @@ func run(ctx context.Context, getenv func(string) string, logger *slog.Logger) e
 	}
 	listener, err := net.Listen("tcp", cfg.server.Addr)
 	if err != nil {
-		return fmt.Errorf("APPROVAL_ADDR %s: %w", cfg.server.Addr, err)
+		return &configError{fmt.Errorf("APPROVAL_ADDR %s: %w", cfg.server.Addr, err)}
 	}
 	logger.Info("approval server listening", "addr", listener.Addr().String(),
 		"temporal", cfg.temporal.Address, "identityHeader", cfg.server.IdentityHeader)
