@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
@@ -297,5 +298,42 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 
 	require.Equal(t, http.StatusBadGateway, first.StatusCode)
 	require.Equal(t, http.StatusAccepted, again.StatusCode)
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestWebhookWhileTemporalIsUnreachableAnswers503(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+	h.runs.setUnavailable(true)
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
+
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	require.Equal(t, "temporal is unreachable; try again later", answer(t, resp)["error"])
+}
+
+func TestWebhookWithAnUnsupportedContentTypeAnswers415(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	payload := newComment("alice", "/agentrun approve act-1").payload(t)
+
+	resp := h.post("/github/webhook", payload, map[string]string{
+		"Content-Type": "text/plain", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1",
+		"X-Hub-Signature-256": hubSignature(webhookSecret, payload),
+	})
+
+	require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
+}
+
+func TestWebhookInFormEncodingIsAccepted(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+	form := []byte("payload=" + url.QueryEscape(string(newComment("alice", "/agentrun approve act-1").payload(t))))
+
+	resp := h.post("/github/webhook", form, map[string]string{
+		"Content-Type": "application/x-www-form-urlencoded", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1",
+		"X-Hub-Signature-256": hubSignature(webhookSecret, form),
+	})
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Len(t, h.runs.approvalSignals(), 1)
 }
