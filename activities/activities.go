@@ -16,6 +16,9 @@ import (
 type Activities struct {
 	GitHub *github.Client
 	Model  Model
+	// Conversations resolves the conversation references of ModelNext
+	// inputs; nil on a worker whose runs always send the conversation inline.
+	Conversations ConversationStore
 }
 
 // ModelNext asks the model for the next move.
@@ -23,7 +26,11 @@ func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, er
 	if a.Model == nil {
 		return Decision{}, fmt.Errorf("no model configured")
 	}
-	d, err := a.Model.Next(ctx, in.Conversation, in.Tools)
+	conversation, err := a.resolveConversation(ctx, in)
+	if err != nil {
+		return Decision{}, err
+	}
+	d, err := a.Model.Next(ctx, conversation, in.Tools)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		// Temporal reads only the outermost error: wrapping would lose the

@@ -103,10 +103,13 @@ type Target struct {
 	PullNumber int    `json:"pullNumber"`
 }
 
-// ModelInput is the input of the ModelNext activity.
+// ModelInput is the input of the ModelNext activity. It carries the
+// conversation inline, or, once that grows large, a Ref the activity resolves.
 type ModelInput struct {
 	Conversation []Message  `json:"conversation"`
 	Tools        []ToolSpec `json:"tools"`
+	// Ref, when set, stands for the conversation: Conversation is then empty.
+	Ref *ConversationRef `json:"ref,omitempty"`
 }
 
 // PullRequest is the result of get_pull_request.
