@@ -1,6 +1,3 @@
-// Package approvalsrv is the approval server: the signed decision API, the
-// GitHub webhook, the read API and the web page that turn people's decisions
-// into signals to AgentRun workflows.
 package approvalsrv
 
 import (

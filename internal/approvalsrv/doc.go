@@ -1,0 +1,31 @@
+// Package approvalsrv is the approval server: the signed decision API, the
+// GitHub webhook, the read API and the web page that turn people's decisions
+// into signals to AgentRun workflows. The approval main serves it.
+//
+// Endpoints:
+//
+//	POST /v1/runs/{runId}/actions/{actionId}/decision  signed; {decision, approver, reason, requestId}
+//	POST /v1/runs/{runId}/steps/{stepId}/resolve       signed; {decision, by, externalResourceId, requestId}
+//	POST /github/webhook                               X-Hub-Signature-256; issue_comment commands
+//	GET  /v1/runs/{runId}                              the run query (RunSnapshot)
+//	GET  /v1/runs/{runId}/events                       Server-Sent Events; id = event sequence
+//	GET  /v1/approvals                                 every waiting action across runs
+//	GET  /  and  GET /runs/{runId}                     the pages; /runs/{runId}/panel is their live part
+//	POST /runs/{runId}/actions/{actionId}/decision     the page's form (CSRF token, same origin)
+//	GET  /healthz
+//
+// A signed request carries X-Agentrun-Timestamp (unix seconds, within five
+// minutes) and X-Agentrun-Signature: sha256=hex(HMAC-SHA256(APPROVAL_SECRET,
+// timestamp + "." + body)).
+//
+// Who may decide: when the run names approvers, only they (compared as GitHub
+// compares logins, without case). When it names none, the signed API and the
+// page accept the person they authenticated (the holder of the secret, the
+// user the login proxy names in APPROVAL_IDENTITY_HEADER), and a GitHub
+// comment needs write permission on the repository.
+//
+// Every decision is checked through the run query before the signal is sent,
+// and the workflow checks again. A refusal is logged and kept, in memory, for
+// the run's page. A repeated requestId (or GitHub delivery) answers as the
+// first did and sends nothing new.
+package approvalsrv
