@@ -138,6 +138,16 @@ func TestServersListenOnAllInterfacesAndPublishTheirPorts(t *testing.T) {
 	requirePublished(t, service(t, project, serviceTemporalUI), 8080)
 }
 
+func TestUnauthenticatedServicesArePublishedToThisHostOnly(t *testing.T) {
+	project := mustLoadCompose(t, nil)
+
+	for _, name := range []string{serviceTemporal, serviceTemporalUI, serviceSandbox} {
+		for _, port := range service(t, project, name).Ports {
+			require.Equal(t, "127.0.0.1", port.HostIP, "service %s publishes port %d beyond this host", name, port.Target)
+		}
+	}
+}
+
 func TestHealthchecksProbeWhatTheProgramsServe(t *testing.T) {
 	project := mustLoadCompose(t, nil)
 	m := repoModule(t)
