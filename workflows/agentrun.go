@@ -53,6 +53,9 @@ func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 	if in.HistoryThreshold <= 0 {
 		in.HistoryThreshold = DefaultHistoryThreshold
 	}
+	if in.InlineConversationBytes == 0 {
+		in.InlineConversationBytes = DefaultInlineConversationBytes
+	}
 	if in.ConversationID == "" {
 		in.ConversationID = info.WorkflowExecution.ID
 	}
@@ -125,6 +128,9 @@ func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 	}); err != nil {
 		return fmt.Errorf("register %s query: %w", QueryEvents, err)
 	}
+	if err := workflow.SetQueryHandler(ctx, QueryConversation, w.conversationUpTo); err != nil {
+		return fmt.Errorf("register %s query: %w", QueryConversation, err)
+	}
 	w.listenForSignals(ctx)
 	return nil
 }
@@ -175,10 +181,17 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 		w.setRunStatus(ctx, RunRunning, LabelThinking, "")
 	}
 	tools := activities.ToolSpecs()
-	in := activities.ModelInput{Conversation: w.conversation, Tools: tools}
-	st := w.newStep(ctx, StepModelCall, "", "", safeJSON(map[string]any{
-		"conversationLength": len(w.conversation), "tools": toolNames(tools),
-	}))
+	in, size, err := w.modelInput(ctx, tools)
+	if err != nil {
+		return activities.Decision{}, err
+	}
+	safeInput := map[string]any{
+		"conversationLength": len(w.conversation), "conversationBytes": size, "tools": toolNames(tools),
+	}
+	if in.Ref != nil {
+		safeInput["conversationDigest"] = in.Ref.Digest
+	}
+	st := w.newStep(ctx, StepModelCall, "", "", safeJSON(safeInput))
 	w.setStepStatus(ctx, st, StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
@@ -203,6 +216,42 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 	st.SafeOutput = safeJSON(d)
 	w.setStepStatus(ctx, st, StepSucceeded, "")
 	return d, nil
+}
+
+// modelInput carries the conversation inline while it is small, and past
+// InlineConversationBytes a reference the activity resolves through the
+// conversation query: re-sending the whole conversation on every call would
+// make history grow with the square of the number of calls. It also returns
+// the conversation's size in bytes.
+func (w *agentRun) modelInput(ctx workflow.Context, tools []activities.ToolSpec) (activities.ModelInput, int, error) {
+	canonical, err := activities.CanonicalConversation(w.conversation)
+	if err != nil {
+		return activities.ModelInput{}, 0, fmt.Errorf("model call: %w", err)
+	}
+	in := activities.ModelInput{Tools: tools}
+	if limit := w.in.InlineConversationBytes; limit < 0 || len(canonical) <= limit {
+		in.Conversation = w.conversation
+		return in, len(canonical), nil
+	}
+	in.Ref = &activities.ConversationRef{
+		RunID:  workflow.GetInfo(ctx).WorkflowExecution.ID,
+		Length: len(w.conversation),
+		Digest: activities.ConversationDigest(canonical),
+	}
+	return in, len(canonical), nil
+}
+
+// conversationUpTo answers QueryConversation: the first length messages, or
+// all of them for 0. The conversation only ever grows at its end, so a prefix
+// a reference named stays the same for the rest of the run.
+func (w *agentRun) conversationUpTo(length int) ([]activities.Message, error) {
+	if length < 0 || length > len(w.conversation) {
+		return nil, fmt.Errorf("the conversation has %d messages, not %d", len(w.conversation), length)
+	}
+	if length == 0 {
+		length = len(w.conversation)
+	}
+	return w.conversation[:length], nil
 }
 
 func toolNames(tools []activities.ToolSpec) []string {

@@ -32,6 +32,13 @@ const (
 	QueryRun = "run"
 	// QueryEvents takes sinceSequence (int64) and returns the []Event after it, in order.
 	QueryEvents = "events"
+	// QueryConversation takes a length (int; 0 or none means all) and returns
+	// the run's first length []activities.Message. The ModelNext activity
+	// resolves an activities.ConversationRef through it, so that a long
+	// conversation is not copied into history on every model call. It shows
+	// nothing the conversation does not hold: the prompts, the pull request's
+	// text as the tools read it, and the model's answers; never a credential.
+	QueryConversation = "conversation"
 )
 
 // Search attributes, upserted whenever the run's status changes. Register them
@@ -49,6 +56,10 @@ const (
 	DefaultApprovalTimeout  = 24 * time.Hour
 	DefaultMaxSteps         = 20
 	DefaultHistoryThreshold = 10000
+	// DefaultInlineConversationBytes is the largest conversation (in bytes of
+	// its canonical JSON) a model call carries inline; a larger one travels as
+	// an activities.ConversationRef, which keeps history bytes per model call flat.
+	DefaultInlineConversationBytes = 16 << 10
 )
 
 // RunStatus is the status of an AgentRun.
@@ -123,6 +134,11 @@ type RunInput struct {
 	HistoryThreshold int `json:"historyThreshold,omitempty"`
 	// ToolTimeout bounds one attempt of a GitHub tool (start-to-close).
 	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
+	// InlineConversationBytes is the size up to which a model call carries the
+	// conversation itself rather than a reference to it. Zero means
+	// DefaultInlineConversationBytes; a negative value means always inline,
+	// for workers without a conversation store (the testsuite's).
+	InlineConversationBytes int `json:"inlineConversationBytes,omitempty"`
 	// Checkpoint is empty on a new run and set when the run continues as new.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }

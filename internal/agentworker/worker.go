@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/workflows"
 )
 
 // NewActivities builds the activities from the configuration: the GitHub
@@ -37,9 +38,23 @@ func New(c client.Client, cfg Config) (worker.Worker, error) {
 }
 
 // NewWithActivities is New with activities the caller built, for tests that
-// point the tools at a sandbox or swap the model.
+// point the tools at a sandbox or swap the model. Activities without a
+// conversation store get one over c.
 func NewWithActivities(c client.Client, taskQueue string, acts *activities.Activities) worker.Worker {
 	w := worker.New(c, taskQueue, worker.Options{})
-	Register(w, acts)
+	Register(w, WithConversationStore(c, acts))
 	return w
+}
+
+// WithConversationStore returns acts with a store that resolves conversation
+// references by querying the run through c, the process's one Temporal
+// client. Activities that already have a store are returned as they are;
+// acts itself is never changed.
+func WithConversationStore(c client.Client, acts *activities.Activities) *activities.Activities {
+	if acts.Conversations != nil {
+		return acts
+	}
+	wired := *acts
+	wired.Conversations = activities.NewQueryConversationStore(c, workflows.QueryConversation)
+	return &wired
 }
