@@ -2,7 +2,9 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,17 +126,51 @@ func Describe(s workflows.RunSnapshot) string {
 	return fmt.Sprintf("status %s, label %q, %s", s.Run.Status, s.Label, last)
 }
 
-// WaitForResult waits for the workflow to close and returns its result:
-// the run query says completed just before the workflow closes.
+// Result waits for the workflow to close and returns its result: the run
+// query says completed just before the workflow closes.
+func Result(ctx context.Context, c client.Client, runID string) (workflows.RunResult, error) {
+	var res workflows.RunResult
+	if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &res); err != nil {
+		return res, fmt.Errorf("run %s did not close successfully: %w", runID, err)
+	}
+	return res, nil
+}
+
+// WaitForResult is Result with a timeout, failing the test.
 func WaitForResult(t testing.TB, c client.Client, runID string, timeout time.Duration) workflows.RunResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	var res workflows.RunResult
-	if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &res); err != nil {
-		t.Fatalf("run %s did not close successfully within %s: %v", runID, timeout, err)
+	res, err := Result(ctx, c, runID)
+	if err != nil {
+		t.Fatalf("within %s: %v", timeout, err)
 	}
 	return res
+}
+
+// ForEach calls fn for 0..n-1 with at most limit calls at a time and
+// returns every error, joined.
+func ForEach(n, limit int, fn func(i int) error) error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	slots := make(chan struct{}, limit)
+	for i := range n {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			if err := fn(i); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Approve sends the approval signal, as the starter and the approval server do.
