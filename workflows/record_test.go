@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +42,8 @@ func TestRecordHistories(t *testing.T) {
 	require.NoError(t, err)
 	const queue = "record-histories"
 	w := worker.New(srv.Client(), queue, worker.Options{})
-	agentworker.Register(w, &activities.Activities{GitHub: ghClient, Model: activities.NewOfflineReviewer()})
+	agentworker.Register(w, agentworker.WithConversationStore(srv.Client(),
+		&activities.Activities{GitHub: ghClient, Model: activities.NewOfflineReviewer()}))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 
@@ -50,6 +52,9 @@ func TestRecordHistories(t *testing.T) {
 		before func()
 		decide func(c client.Client, id, actionID string)
 		input  func(*workflows.RunInput)
+		// openai, when set, runs the scenario on a worker whose model is the
+		// OpenAI provider answering these recorded chat completions.
+		openai []workflows.OpenAIReply
 	}{
 		{name: "happy", decide: signal(workflows.DecisionApprove)},
 		{name: "reject", decide: signal(workflows.DecisionReject)},
@@ -59,6 +64,13 @@ func TestRecordHistories(t *testing.T) {
 			before: func() {
 				require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"}))
 			},
+			decide: signal(workflows.DecisionApprove),
+		},
+		{
+			name:   "openai-happy",
+			openai: []workflows.OpenAIReply{workflows.OpenAIOK("pr_and_files.json"), workflows.OpenAIOK("comment.json"), workflows.OpenAIOK("final.json")},
+			// Small enough that the calls after the first carry a reference.
+			input:  func(in *workflows.RunInput) { in.InlineConversationBytes = 2048 },
 			decide: signal(workflows.DecisionApprove),
 		},
 	}
@@ -74,7 +86,15 @@ func TestRecordHistories(t *testing.T) {
 				sc.before()
 			}
 			id := "record-" + sc.name
-			run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, workflows.WorkflowName, in)
+			taskQueue := queue
+			if sc.openai != nil {
+				taskQueue = queue + "-" + sc.name
+				acts := &activities.Activities{GitHub: ghClient, Model: workflows.NewFakeOpenAI(t, sc.openai...).Model()}
+				ow := agentworker.NewWithActivities(srv.Client(), taskQueue, acts)
+				require.NoError(t, ow.Start())
+				defer ow.Stop()
+			}
+			run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflows.WorkflowName, in)
 			require.NoError(t, err)
 			if sc.decide != nil {
 				actionID := waitForAction(t, srv.Client(), id)
@@ -83,6 +103,9 @@ func TestRecordHistories(t *testing.T) {
 			var res workflows.RunResult
 			require.NoError(t, run.Get(ctx, &res))
 			require.Equal(t, workflows.RunCompleted, res.Status)
+			if sc.openai != nil {
+				requireModelCallsByReference(t, srv.Client(), id)
+			}
 			writeHistory(t, srv.Client(), id, filepath.Join("testdata", sc.name+".json"))
 		})
 	}
@@ -127,4 +150,20 @@ func writeHistory(t *testing.T, c client.Client, id, path string) {
 	out, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(&h)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, out, 0o644))
+}
+
+// requireModelCallsByReference checks that a run's later model calls carried a
+// conversation reference, so that the recording covers the query path.
+func requireModelCallsByReference(t *testing.T, c client.Client, id string) {
+	v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryRun)
+	require.NoError(t, err)
+	var snap workflows.RunSnapshot
+	require.NoError(t, v.Get(&snap))
+	byRef := 0
+	for _, st := range snap.Steps {
+		if st.Type == workflows.StepModelCall && strings.Contains(string(st.SafeInput), "conversationDigest") {
+			byRef++
+		}
+	}
+	require.Positive(t, byRef, "no model call carried a conversation reference")
 }
