@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -66,8 +67,8 @@ func NewModelFromEnv(provider string, getenv func(string) string) (Model, error)
 }
 
 func (c OpenAIConfig) validate() error {
-	if err := validateOpenAIBaseURL(c.BaseURL); err != nil {
-		return fmt.Errorf("%s: %w", EnvOpenAIBaseURL, err)
+	if err := ValidateBaseURL(EnvOpenAIBaseURL, c.BaseURL); err != nil {
+		return err
 	}
 	if c.APIKey == "" {
 		return fmt.Errorf("%s: required when MODEL_PROVIDER=%s (a server that ignores keys, such as Ollama, accepts any value)",
@@ -90,21 +91,32 @@ func (c OpenAIConfig) validate() error {
 	return nil
 }
 
-func validateOpenAIBaseURL(raw string) error {
+// ValidateBaseURL checks that raw, the value of the variable name, is an
+// absolute http(s) URL with a host and no credentials. The error starts with
+// name so that a person knows which variable to fix. Every base URL the
+// processes read goes through it, so that they all accept the same values.
+func ValidateBaseURL(name, raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %w", raw, err)
+		// url.Error repeats the whole URL, which may hold a password that
+		// could not be parsed out; the cause alone says what is wrong.
+		var urlErr *url.Error
+		if errors.As(err, &urlErr) {
+			err = urlErr.Err
+		}
+		return fmt.Errorf("%s: not a URL: %w", name, err)
+	}
+	// Checked first so that no later message quotes a URL that holds a
+	// password: credentials in the URL would travel with every request and
+	// show in every error that names the URL.
+	if u.User != nil {
+		return fmt.Errorf("%s: must not carry credentials; give the key or token its own variable", name)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q must start with http:// or https://", raw)
+		return fmt.Errorf("%s: %q must start with http:// or https://", name, raw)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("%q has no host", raw)
-	}
-	// Credentials in the URL would travel with every request and show in
-	// every error that names the URL; the key belongs in OPENAI_API_KEY.
-	if u.User != nil {
-		return fmt.Errorf("must not carry credentials; put the key in %s", EnvOpenAIAPIKey)
+		return fmt.Errorf("%s: %q has no host", name, raw)
 	}
 	return nil
 }

@@ -134,3 +134,23 @@ func TestOpenAIModelUsesOnlyTheEnvironmentReadAtStartUp(t *testing.T) {
 	require.Empty(t, req.Header.Get("X-Ambient"))
 	require.Empty(t, req.Header.Get("OpenAI-Organization"))
 }
+
+func TestValidateBaseURLNamesTheVariableAndNeverQuotesAPassword(t *testing.T) {
+	cases := map[string]struct {
+		raw, message string
+	}{
+		"unparseable with a password": {"http://user:hunter2@bad host/", `SOME_URL: not a URL: invalid character " " in host name`},
+		"credentials":                 {"https://user:hunter2@gw.internal/v1", "SOME_URL: must not carry credentials"},
+		"another scheme":              {"ftp://gw.internal/v1", `SOME_URL: "ftp://gw.internal/v1" must start with http:// or https://`},
+		"no host":                     {"https:///v1", `SOME_URL: "https:///v1" has no host`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := ValidateBaseURL("SOME_URL", tc.raw)
+
+			require.ErrorContains(t, err, tc.message)
+			require.NotContains(t, err.Error(), "hunter2")
+		})
+	}
+	require.NoError(t, ValidateBaseURL("SOME_URL", "http://127.0.0.1:8090/api/v3/"))
+}

@@ -6,7 +6,6 @@ package agentworker
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -70,8 +69,8 @@ func (c Config) validate() error {
 		return fmt.Errorf("GITHUB_TOKEN: contains whitespace (a pasted newline?)")
 	}
 	if c.GitHubAPIURL != "" {
-		if err := validateBaseURL(c.GitHubAPIURL); err != nil {
-			return fmt.Errorf("GITHUB_API_URL: %w", err)
+		if err := activities.ValidateBaseURL("GITHUB_API_URL", c.GitHubAPIURL); err != nil {
+			return err
 		}
 	}
 	if !slices.Contains(activities.KnownModelProviders(), c.ModelProvider) {
@@ -80,20 +79,6 @@ func (c Config) validate() error {
 	}
 	if c.LogFormat != LogText && c.LogFormat != LogJSON {
 		return fmt.Errorf("LOG_FORMAT: %q is neither text nor json", c.LogFormat)
-	}
-	return nil
-}
-
-func validateBaseURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return fmt.Errorf("%q is not a URL: %w", raw, err)
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q must start with http:// or https://", raw)
-	}
-	if u.Host == "" {
-		return fmt.Errorf("%q has no host", raw)
 	}
 	return nil
 }

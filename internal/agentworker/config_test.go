@@ -58,6 +58,7 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"GITHUB_API_URL", "api.github.com"},
 		{"GITHUB_API_URL", "http://"},
 		{"GITHUB_API_URL", "http://bad host/"},
+		{"GITHUB_API_URL", "https://bot:s3cret@ghe.example.com/api/v3/"},
 		{"MODEL_PROVIDER", "no-such-model"},
 		{"LOG_FORMAT", "xml"},
 	}
@@ -67,6 +68,7 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.variable)
+			require.NotContains(t, err.Error(), "s3cret")
 		})
 	}
 }
