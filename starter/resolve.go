@@ -37,20 +37,9 @@ func (c *resolveCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tc, err := c.env.temporal(ctx)
-	if err != nil {
-		return err
-	}
-	if err := requireOpenRun(ctx, tc, runID); err != nil {
-		return err
-	}
-	reaction, err := signalAndWatch(ctx, c.env, tc, runID, workflows.SignalResolve, sig, func(ev workflows.Event) bool {
+	return signalOpenRun(ctx, c.env, runID, workflows.SignalResolve, sig, func(ev workflows.Event) bool {
 		return ev.Type == workflows.EventStepStatus && ev.StepID == sig.StepID
 	})
-	if err != nil {
-		return err
-	}
-	return renderReaction(c.env.stdout, reaction)
 }
 
 func (c *resolveCommand) parse(args []string) (workflows.ResolveSignal, string, error) {
