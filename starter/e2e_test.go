@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/workflows"
@@ -181,6 +182,33 @@ func TestListShowsRunsFilteredByStatus(t *testing.T) {
 	completed := s.starter("list", "--status", "completed")
 	require.Equal(t, 0, completed.code, completed.stderr)
 	require.NotContains(t, completed.stdout, runID)
+	require.Equal(t, []string{"RUN", "ID", "STATUS", "STARTED"}, strings.Fields(firstLine(completed.stdout)))
+}
+
+func TestListWaitingForUserShowsTheApprovalInboxWithEachActionID(t *testing.T) {
+	s := startStack(t)
+	started := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--follow")
+	require.Equal(t, 0, started.code, started.stderr)
+	runID := firstLine(started.stdout)
+	action := s.snapshot(t, runID).PendingAction
+	require.NotNil(t, action)
+
+	var inbox []approvalsrv.PendingApproval
+	require.Eventually(t, func() bool {
+		r := s.starter("list", "--status", "waiting_for_user", "--json")
+		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &inbox) == nil && len(inbox) == 1
+	}, 20*time.Second, 100*time.Millisecond, "the waiting run never appeared in the inbox")
+	table := s.starter("list", "--status", "waiting_for_user")
+
+	require.Equal(t, runID, inbox[0].RunID)
+	require.Equal(t, action.ID, inbox[0].ActionID)
+	require.Equal(t, "acme/widgets#1", inbox[0].Target)
+	require.Equal(t, "carol", inbox[0].RequestedBy)
+	require.Equal(t, 0, table.code, table.stderr)
+	lines := strings.Split(strings.TrimSpace(table.stdout), "\n")
+	require.Len(t, lines, 3, table.stdout)
+	require.Equal(t, []string{runID, action.ID, "acme/widgets#1", "carol", formatTime(action.ExpiresAt)}, strings.Fields(lines[1]))
+	require.Contains(t, lines[2], "starter approve RUN_ID --action ACTION_ID")
 }
 
 func TestUnknownRunExits1WithOneLine(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -24,7 +25,8 @@ var runStatuses = []workflows.RunStatus{
 	workflows.RunCompleted, workflows.RunFailed, workflows.RunCancelled,
 }
 
-// listCommand lists runs, newest first.
+// listCommand lists runs, newest first; with --status waiting_for_user it
+// lists the approval inbox instead: one row per action waiting for a person.
 type listCommand struct {
 	env    *env
 	status string
@@ -33,7 +35,7 @@ type listCommand struct {
 
 func (c *listCommand) flags() *flag.FlagSet {
 	fs := newFlagSet("list")
-	fs.StringVar(&c.status, "status", "", "only runs in this `STATUS`: "+joinStatuses())
+	fs.StringVar(&c.status, "status", "", "only runs in this `STATUS`: "+joinStatuses()+"; waiting_for_user lists one row per action waiting for approval")
 	fs.BoolVar(&c.json, "json", false, "print JSON")
 	return fs
 }
@@ -54,6 +56,9 @@ func (c *listCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.status == string(workflows.RunWaitingForUser) {
+		return c.showApprovalInbox(ctx, tc)
+	}
 	rows, err := listRuns(ctx, tc, listQuery(c.status))
 	if err != nil {
 		return err
@@ -62,6 +67,20 @@ func (c *listCommand) Run(ctx context.Context, args []string) error {
 		return writeJSON(c.env.stdout, rows)
 	}
 	return renderList(c.env.stdout, rows)
+}
+
+// showApprovalInbox lists what the approval server's GET /v1/approvals
+// lists, through the same function, so that a person at a terminal and one
+// at the inbox page see the same actions waiting.
+func (c *listCommand) showApprovalInbox(ctx context.Context, tc client.Client) error {
+	inbox, err := approvalsrv.PendingApprovals(ctx, approvalsrv.TemporalRuns{Client: tc})
+	if err != nil {
+		return fmt.Errorf("list pending approvals: %w", err)
+	}
+	if c.json {
+		return writeJSON(c.env.stdout, inbox)
+	}
+	return renderApprovalInbox(c.env.stdout, inbox)
 }
 
 // listQuery is the visibility query; status has been checked against

@@ -29,7 +29,7 @@ commands:
   approve   approve a run's pending action
   reject    reject a run's pending action
   resolve   decide a step whose outcome could not be determined
-  list      list runs
+  list      list runs; --status waiting_for_user lists the actions waiting for approval
 
 Run 'starter <command> -h' for the flags of a command.
 Temporal is reached at TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default").

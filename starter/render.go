@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -127,6 +128,25 @@ func renderList(w io.Writer, rows []listedRun) error {
 		return fmt.Errorf("write the list: %w", err)
 	}
 	return nil
+}
+
+// renderApprovalInbox prints one row per action waiting for a person, soonest
+// to expire first, and once, how to approve one.
+func renderApprovalInbox(w io.Writer, inbox []approvalsrv.PendingApproval) error {
+	if len(inbox) == 0 {
+		_, err := fmt.Fprintln(w, "no action is waiting for approval")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN ID\tACTION ID\tTARGET\tREQUESTED BY\tEXPIRES")
+	for _, a := range inbox {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.RunID, a.ActionID, a.Target, a.RequestedBy, formatTime(a.ExpiresAt))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write the approval inbox: %w", err)
+	}
+	_, err := fmt.Fprintln(w, "approve: starter approve RUN_ID --action ACTION_ID --as LOGIN")
+	return err
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

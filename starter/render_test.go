@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -101,6 +102,26 @@ func TestListRenderingMatchesGolden(t *testing.T) {
 	require.NoError(t, renderList(&out, rows))
 
 	requireGolden(t, "list", out.Bytes())
+}
+
+func TestApprovalInboxRenderingMatchesGolden(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "approval_inbox.json"))
+	require.NoError(t, err)
+	var inbox []approvalsrv.PendingApproval
+	require.NoError(t, json.Unmarshal(raw, &inbox))
+	var out bytes.Buffer
+
+	require.NoError(t, renderApprovalInbox(&out, inbox))
+
+	requireGolden(t, "approval_inbox", out.Bytes())
+}
+
+func TestEmptyApprovalInboxSaysSoWithoutAHint(t *testing.T) {
+	var out bytes.Buffer
+
+	require.NoError(t, renderApprovalInbox(&out, []approvalsrv.PendingApproval{}))
+
+	require.Equal(t, "no action is waiting for approval\n", out.String())
 }
 
 func TestReactionRenderingSaysWhatTheRunDid(t *testing.T) {
