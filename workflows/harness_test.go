@@ -44,7 +44,9 @@ func newHarnessWith(t *testing.T, sandbox *ghsandbox.Server) *harness {
 }
 
 func demoInput() RunInput {
-	return RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
+	// The testsuite's activities cannot query the run, so the conversation
+	// always travels inline here; references are tested on a dev server.
+	return RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second, InlineConversationBytes: -1}
 }
 
 func (h *harness) run(in RunInput) {

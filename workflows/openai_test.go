@@ -19,7 +19,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
@@ -402,21 +401,4 @@ func TestConversationQueryAnswersTheWholeConversationOrAPrefix(t *testing.T) {
 	require.Equal(t, all[:3], h.conversation(3))
 	_, err := h.env.QueryWorkflow(QueryConversation, 6)
 	require.ErrorContains(t, err, "the conversation has 5 messages, not 6")
-}
-
-// TestReplayOpenAIProviderRun replays a run recorded on a real dev server
-// with the OpenAI provider (record_test.go, scenario openai-happy), whose
-// later model calls carried conversation references.
-func TestReplayOpenAIProviderRun(t *testing.T) {
-	file, err := os.Open(filepath.Join("testdata", "openai-happy.json"))
-	require.NoError(t, err, "re-record with go test ./workflows -run TestRecordHistories -record")
-	defer file.Close()
-	history, err := client.HistoryFromJSON(file, client.HistoryJSONOptions{})
-	require.NoError(t, err)
-	replayer := worker.NewWorkflowReplayer()
-	replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
-
-	require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(nil, history, worker.ReplayWorkflowHistoryOptions{
-		OriginalExecution: workflow.Execution{ID: "record-openai-happy"},
-	}))
 }

@@ -22,7 +22,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 	for _, f := range files {
 		names[filepath.Base(f)] = true
 	}
-	for _, want := range []string{"happy.json", "reject.json", "expire.json", "reconcile.json"} {
+	for _, want := range []string{"happy.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json"} {
 		require.True(t, names[want], "testdata/%s is missing; re-record with go test ./workflows -run TestRecordHistories -record", want)
 	}
 	for _, f := range files {
