@@ -33,7 +33,7 @@ func waitForStarterStatus(t *testing.T, s *Stack, runID string, status workflows
 
 func TestEndToEndApproveViaStarterPostsOneComment(t *testing.T) {
 	s := newStack(t)
-	s.StartWorker()
+	s.StartWorker(t)
 	ctx := context.Background()
 
 	started, err := RunCommand(ctx, s.Bins.Starter, s.StarterEnv(), "start", "--repo", PullRepo, "--pr", strconv.Itoa(PullNum), "--json")

@@ -62,7 +62,7 @@ func raceApprovals(t *testing.T, a *ApprovalServer, runID, actionID string, n in
 
 func TestFaultApprovalRacesGiveOneOutcome(t *testing.T) {
 	s := newStack(t)
-	s.StartWorker()
+	s.StartWorker(t)
 	approval := StartApprovalServer(t, s)
 	c := s.Client()
 

@@ -37,7 +37,7 @@ func requireOnePostedComment(t *testing.T, s *Stack, runID string) workflows.Run
 
 func TestFaultWorkerKilledDuringTheCommentCallPostsOnceAndReconciles(t *testing.T) {
 	s := newStack(t)
-	first := s.StartWorker()
+	first := s.StartWorker(t)
 	const runID = "fault-kill-during-comment"
 	MustStartRun(t, s.Client(), s.Queue, runID, ReviewInput(toolTimeout))
 	// The sandbox creates the comment, then holds the answer far longer than
@@ -50,7 +50,7 @@ func TestFaultWorkerKilledDuringTheCommentCallPostsOnceAndReconciles(t *testing.
 	})
 
 	first.Kill()
-	s.StartWorker()
+	s.StartWorker(t)
 
 	snap := requireOnePostedComment(t, s, runID)
 	require.Equal(t, 1, s.Sandbox.PostedComments(t).Total())
@@ -63,7 +63,7 @@ func TestFaultWorkerKilledDuringTheCommentCallPostsOnceAndReconciles(t *testing.
 
 func TestFaultLostCommentResponseReconcilesToOneComment(t *testing.T) {
 	s := newStack(t)
-	s.StartWorker()
+	s.StartWorker(t)
 	const runID = "fault-lost-response"
 	MustStartRun(t, s.Client(), s.Queue, runID, ReviewInput(toolTimeout))
 	s.Sandbox.AddFaults(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDropResponse})

@@ -49,7 +49,7 @@ func requireWaitedUntil(t *testing.T, log []ghsandbox.RequestRecord, notBefore t
 
 func TestFaultBadGitHubDayRunsCompleteAndHonourRateLimits(t *testing.T) {
 	s := newStack(t)
-	s.StartWorker()
+	s.StartWorker(t)
 
 	t.Run("5xx bursts", func(t *testing.T) {
 		log := githubDay(t, s, "fault-github-5xx",

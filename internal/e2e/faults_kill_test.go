@@ -54,7 +54,7 @@ func TestFaultWorkerKilledElsewhereEveryRunCompletesWithOneComment(t *testing.T)
 		// open (between attempts) for as long as its Retry-After.
 		const queue, runID = "kill-model", "fault-kill-model"
 		model, calls := rateLimitedModel(t)
-		first := s.StartWorkerOn(queue, openAIEnv(model.URL))
+		first := s.StartWorkerOn(t, queue, openAIEnv(model.URL))
 		MustStartRun(t, s.Client(), queue, runID, ReviewInput(toolTimeout))
 		Eventually(t, runTimeout, "the model call to wait for its retry", func() (struct{}, bool, string) {
 			attempt, state, found, err := PendingActivity(t.Context(), s.Client(), runID, "ModelNext")
@@ -66,7 +66,7 @@ func TestFaultWorkerKilledElsewhereEveryRunCompletesWithOneComment(t *testing.T)
 		})
 
 		first.Kill()
-		s.StartWorkerOn(queue, nil)
+		s.StartWorkerOn(t, queue, nil)
 
 		WaitAndApprove(t, s.Client(), runID, runTimeout)
 		snap := requireOnePostedComment(t, s, runID)
@@ -78,7 +78,7 @@ func TestFaultWorkerKilledElsewhereEveryRunCompletesWithOneComment(t *testing.T)
 
 	t.Run("during a read tool", func(t *testing.T) {
 		const queue, runID = "kill-read", "fault-kill-read"
-		first := s.StartWorkerOn(queue, nil)
+		first := s.StartWorkerOn(t, queue, nil)
 		readsBefore := len(RequestsFor(s.Sandbox.Requests(t), ghsandbox.OpGetPullRequest))
 		s.Sandbox.AddFaults(t, ghsandbox.Fault{Op: ghsandbox.OpGetPullRequest, Mode: ghsandbox.ModeDelay, DelayMs: 120000})
 		MustStartRun(t, s.Client(), queue, runID, ReviewInput(toolTimeout))
@@ -88,7 +88,7 @@ func TestFaultWorkerKilledElsewhereEveryRunCompletesWithOneComment(t *testing.T)
 		})
 
 		first.Kill()
-		s.StartWorkerOn(queue, nil)
+		s.StartWorkerOn(t, queue, nil)
 
 		WaitAndApprove(t, s.Client(), runID, runTimeout)
 		requireOnePostedComment(t, s, runID)
@@ -99,12 +99,12 @@ func TestFaultWorkerKilledElsewhereEveryRunCompletesWithOneComment(t *testing.T)
 
 	t.Run("while waiting for approval", func(t *testing.T) {
 		const queue, runID = "kill-approval", "fault-kill-approval"
-		first := s.StartWorkerOn(queue, nil)
+		first := s.StartWorkerOn(t, queue, nil)
 		MustStartRun(t, s.Client(), queue, runID, ReviewInput(toolTimeout))
 		WaitForStatus(t, s.Client(), runID, workflows.RunWaitingForUser, runTimeout)
 
 		first.Kill()
-		s.StartWorkerOn(queue, nil)
+		s.StartWorkerOn(t, queue, nil)
 
 		WaitAndApprove(t, s.Client(), runID, runTimeout)
 		requireOnePostedComment(t, s, runID)

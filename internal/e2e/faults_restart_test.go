@@ -16,7 +16,7 @@ import (
 func TestFaultServerRestartLosesNothingAndDuplicatesNothing(t *testing.T) {
 	// A restart needs the server's state on disk: the tuned SQLite file.
 	s := NewStack(t, builder.Binaries(t), devserver.Options{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
-	s.StartWorker()
+	s.StartWorker(t)
 	c := s.Client()
 	const posting = "fault-restart-posting"
 	waiting := []string{"fault-restart-waiting-1", "fault-restart-waiting-2", "fault-restart-waiting-3"}

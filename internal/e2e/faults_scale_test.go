@@ -52,7 +52,7 @@ func TestFaultScaleHundredRunsThreeWorkersOneKilledPostsEachCommentOnce(t *testi
 	c := s.Client()
 	var workers []*Process
 	for range scaleWorkers {
-		workers = append(workers, s.StartWorker())
+		workers = append(workers, s.StartWorker(t))
 	}
 	runIDs := make([]string, scaleRuns)
 	for i := range runIDs {

@@ -48,6 +48,7 @@ func StartProcess(t testing.TB, spec ProcessSpec) *Process {
 	}
 	cmd := exec.Command(spec.Binary, spec.Args...)
 	cmd.Env = processEnv(spec.Env)
+	dieWithParent(cmd)
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	if err := cmd.Start(); err != nil {
@@ -142,6 +143,7 @@ type CommandResult struct {
 func RunCommand(ctx context.Context, binary string, env map[string]string, args ...string) (CommandResult, error) {
 	cmd := exec.CommandContext(ctx, binary, args...)
 	cmd.Env = processEnv(env)
+	dieWithParent(cmd)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

@@ -12,7 +12,6 @@ import (
 // Stack is what one test runs against: a real Temporal dev server, the
 // sandbox process, and the worker processes the test starts.
 type Stack struct {
-	t       testing.TB
 	Bins    Binaries
 	Server  *devserver.Server
 	Sandbox *Sandbox
@@ -25,7 +24,6 @@ type Stack struct {
 func NewStack(t testing.TB, bins Binaries, opts devserver.Options) *Stack {
 	t.Helper()
 	return &Stack{
-		t:       t,
 		Bins:    bins,
 		Server:  devserver.Start(t, opts),
 		Sandbox: StartSandbox(t, bins.Sandbox),
@@ -36,17 +34,18 @@ func NewStack(t testing.TB, bins Binaries, opts devserver.Options) *Stack {
 // Client is the test's client of the dev server.
 func (s *Stack) Client() client.Client { return s.Server.Client() }
 
-// StartWorker starts an offline-model worker on the stack's queue.
-func (s *Stack) StartWorker() *Process {
-	s.t.Helper()
-	return s.StartWorkerOn(s.Queue, nil)
+// StartWorker starts an offline-model worker on the stack's queue; it is
+// killed when t ends.
+func (s *Stack) StartWorker(t testing.TB) *Process {
+	t.Helper()
+	return s.StartWorkerOn(t, s.Queue, nil)
 }
 
 // StartWorkerOn starts a worker on queue; modelEnv replaces the offline model.
-func (s *Stack) StartWorkerOn(queue string, modelEnv map[string]string) *Process {
-	s.t.Helper()
+func (s *Stack) StartWorkerOn(t testing.TB, queue string, modelEnv map[string]string) *Process {
+	t.Helper()
 	s.workers++
-	return StartWorker(s.t, s.Bins.Worker, s.Client(), WorkerSpec{
+	return StartWorker(t, s.Bins.Worker, s.Client(), WorkerSpec{
 		Name:            fmt.Sprintf("worker-%d", s.workers),
 		TemporalAddress: s.Server.Address(),
 		TaskQueue:       queue,
