@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/google/go-github/v62/github"
@@ -19,6 +21,37 @@ type Activities struct {
 	// Conversations resolves the conversation references of ModelNext
 	// inputs; nil on a worker whose runs always send the conversation inline.
 	Conversations ConversationStore
+	// HeartbeatInterval overrides ModelHeartbeatInterval (tests use a short one).
+	HeartbeatInterval time.Duration
+}
+
+// ModelHeartbeatInterval is how often ModelNext reports that it is alive.
+// A model call can take minutes, so without heartbeats a worker that dies
+// mid-call would hold the run for the whole start-to-close timeout; the
+// workflow's heartbeat timeout is a few of these intervals.
+const ModelHeartbeatInterval = 5 * time.Second
+
+// heartbeatWhile heartbeats every interval until the returned stop is called.
+func heartbeatWhile(ctx context.Context, interval time.Duration) (stop func()) {
+	if !activity.IsActivity(ctx) {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		ticker := time.NewTicker(interval)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-ticker.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
 }
 
 // ModelNext asks the model for the next move.
@@ -30,7 +63,13 @@ func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, er
 	if err != nil {
 		return Decision{}, err
 	}
+	interval := a.HeartbeatInterval
+	if interval <= 0 {
+		interval = ModelHeartbeatInterval
+	}
+	stop := heartbeatWhile(ctx, interval)
 	d, err := a.Model.Next(ctx, conversation, in.Tools)
+	stop()
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		// Temporal reads only the outermost error: wrapping would lose the

@@ -195,6 +195,8 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 	w.setStepStatus(ctx, st, StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
+		// A worker that dies mid-call is noticed within this, not 5 minutes.
+		HeartbeatTimeout: 4 * activities.ModelHeartbeatInterval,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8,
 			NonRetryableErrorTypes: []string{activities.ErrTypeModelRejected, activities.ErrTypeBadToolCall},
