@@ -26,6 +26,9 @@ type toolArgs struct {
 // end (cancellation).
 func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) error {
 	st := w.openStepFor(call.ID)
+	if spec, ok := activities.ToolSpecByName(call.Name); ok && !spec.SideEffect {
+		w.setLabel(toolLabel(call.Name))
+	}
 	if st == nil {
 		st = w.newStep(ctx, StepToolCall, call.ID, call.Name, safeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
 	}
