@@ -167,7 +167,7 @@ func tunedArgs(opts Options) []string {
 // temporalBinary finds bin/temporal at the repository root.
 func temporalBinary(t testing.TB) string {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		t.Fatalf("devserver: %v", err)
 	}
@@ -178,8 +178,10 @@ func temporalBinary(t testing.TB) string {
 	return path
 }
 
-// repoRoot walks up from the working directory to the directory holding go.mod.
-func repoRoot() (string, error) {
+// RepoRoot walks up from the working directory to the directory holding
+// go.mod: tests run in their package's directory, and the binaries and
+// fixtures they need are found from the root.
+func RepoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", fmt.Errorf("working directory: %w", err)

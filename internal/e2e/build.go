@@ -1,13 +1,13 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/agentrun/agentrun/internal/devserver"
 )
 
 // mains are the packages a test needs as processes, built in one go build.
@@ -45,7 +45,7 @@ func (b *Builder) Binaries(t testing.TB) Binaries {
 }
 
 func build(dir string) (Binaries, error) {
-	root, err := RepoRoot()
+	root, err := devserver.RepoRoot()
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -61,22 +61,4 @@ func build(dir string) (Binaries, error) {
 		Sandbox:  filepath.Join(dir, "ghsandbox"),
 		Approval: filepath.Join(dir, "approval"),
 	}, nil
-}
-
-// RepoRoot walks up from the working directory to the directory holding go.mod.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
