@@ -21,6 +21,7 @@ import (
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -54,7 +55,7 @@ func TestRecordHistories(t *testing.T) {
 		input  func(*workflows.RunInput)
 		// openai, when set, runs the scenario on a worker whose model is the
 		// OpenAI provider answering these recorded chat completions.
-		openai []workflows.OpenAIReply
+		openai []openaifake.Reply
 	}{
 		{name: "happy", decide: signal(workflows.DecisionApprove)},
 		{name: "reject", decide: signal(workflows.DecisionReject)},
@@ -68,7 +69,7 @@ func TestRecordHistories(t *testing.T) {
 		},
 		{
 			name:   "openai-happy",
-			openai: []workflows.OpenAIReply{workflows.OpenAIOK("pr_and_files.json"), workflows.OpenAIOK("comment.json"), workflows.OpenAIOK("final.json")},
+			openai: []openaifake.Reply{openaifake.OK("pr_and_files.json"), openaifake.OK("comment.json"), openaifake.OK("final.json")},
 			// Small enough that the calls after the first carry a reference.
 			input:  func(in *workflows.RunInput) { in.InlineConversationBytes = 2048 },
 			decide: signal(workflows.DecisionApprove),
@@ -89,7 +90,11 @@ func TestRecordHistories(t *testing.T) {
 			taskQueue := queue
 			if sc.openai != nil {
 				taskQueue = queue + "-" + sc.name
-				acts := &activities.Activities{GitHub: ghClient, Model: workflows.NewFakeOpenAI(t, sc.openai...).Model()}
+				model, err := activities.NewOpenAIModel(activities.OpenAIConfig{
+					BaseURL: openaifake.Start(t, sc.openai...).BaseURL(), APIKey: openaifake.APIKey, Model: "gpt-4.1-mini",
+				})
+				require.NoError(t, err)
+				acts := &activities.Activities{GitHub: ghClient, Model: model}
 				ow := agentworker.NewWithActivities(srv.Client(), taskQueue, acts)
 				require.NoError(t, ow.Start())
 				defer ow.Stop()
