@@ -17,11 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -46,33 +44,22 @@ type stack struct {
 
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	server := devserver.Start(t, devserver.Options{})
-	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
-	api := httptest.NewServer(sandbox)
-	t.Cleanup(api.Close)
-
-	gh, err := activities.NewGitHubClient(api.URL, "sandbox-token")
-	require.NoError(t, err)
-	model, err := activities.NewModel(activities.ProviderOffline)
-	require.NoError(t, err)
-	w := agentworker.NewWithActivities(server.Client(), e2eQueue, &activities.Activities{GitHub: gh, Model: model})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	base := teststack.Start(t, teststack.Options{TaskQueue: e2eQueue})
 
 	cfg, err := loadConfig(envOf(map[string]string{
 		"APPROVAL_SECRET":          e2eSecret,
 		"GITHUB_WEBHOOK_SECRET":    e2eWebhookSecret,
 		"APPROVAL_IDENTITY_HEADER": identityHeader,
-		"TEMPORAL_ADDRESS":         server.Address(),
-		"GITHUB_API_URL":           api.URL,
+		"TEMPORAL_ADDRESS":         base.TemporalAddress(),
+		"GITHUB_API_URL":           base.GitHubURL,
 		"GITHUB_TOKEN":             "sandbox-token",
 	}))
 	require.NoError(t, err)
-	handler, err := newHandler(cfg, server.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	handler, err := newHandler(cfg, base.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	approval := httptest.NewServer(handler)
 	t.Cleanup(approval.Close)
-	return &stack{t: t, temporal: server.Client(), sandbox: sandbox, approval: approval}
+	return &stack{t: t, temporal: base.Client(), sandbox: base.Sandbox(), approval: approval}
 }
 
 func envOf(vars map[string]string) func(string) string {

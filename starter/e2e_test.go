@@ -6,48 +6,30 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
-	"github.com/agentrun/agentrun/internal/devserver"
-	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/workflows"
 )
 
 // stack is a real dev server, a worker in this process with the offline
 // reviewer, and the GitHub sandbox: what `make up` runs, minus processes.
 type stack struct {
-	server  *devserver.Server
-	sandbox *ghsandbox.Server
-	vars    map[string]string
+	*teststack.Stack
+	vars map[string]string
 }
 
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	server := devserver.Start(t, devserver.Options{})
-	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
-	api := httptest.NewServer(sandbox)
-	t.Cleanup(api.Close)
-
-	gh, err := activities.NewGitHubClient(api.URL+"/", "sandbox-token")
-	require.NoError(t, err)
-	model, err := activities.NewModel(activities.ProviderOffline)
-	require.NoError(t, err)
-	const queue = "starter-e2e"
-	w := agentworker.NewWithActivities(server.Client(), queue, &activities.Activities{GitHub: gh, Model: model})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
-
-	return &stack{server: server, sandbox: sandbox, vars: map[string]string{
-		"TEMPORAL_ADDRESS": server.Address(),
-		"AGENT_TASK_QUEUE": queue,
+	base := teststack.Start(t, teststack.Options{TaskQueue: "starter-e2e"})
+	return &stack{Stack: base, vars: map[string]string{
+		"TEMPORAL_ADDRESS": base.TemporalAddress(),
+		"AGENT_TASK_QUEUE": base.TaskQueue,
 		"USER":             "carol",
 	}}
 }
@@ -119,7 +101,7 @@ func TestStartFollowThenApprovePostsTheReviewAndCompletes(t *testing.T) {
 	require.Contains(t, followed.stdout, "run "+runID+" completed")
 	requireContiguousEvents(t, followed.stdout, 1)
 	require.Equal(t, workflows.RunCompleted, s.snapshot(t, runID).Run.Status)
-	comments := s.sandbox.Comments("acme", "widgets", 1)
+	comments := s.Sandbox().Comments("acme", "widgets", 1)
 	require.Len(t, comments, 1)
 	require.Contains(t, comments[0].Body, "<!-- agent-operation:")
 }
@@ -146,7 +128,7 @@ func TestStartWithTheKeyOfAFinishedRunReportsItInsteadOfStartingAgain(t *testing
 	rejected := s.starter("reject", runID, "--action", snap.PendingAction.ID, "--as", "alice", "--reason", "not now")
 	require.Equal(t, 0, rejected.code, rejected.stderr)
 	// The run reports completed just before its workflow closes; wait for the close.
-	require.NoError(t, s.server.Client().GetWorkflow(context.Background(), runID, "").Get(context.Background(), nil))
+	require.NoError(t, s.Client().GetWorkflow(context.Background(), runID, "").Get(context.Background(), nil))
 
 	again := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--idempotency-key", "k1", "--json")
 
@@ -155,7 +137,7 @@ func TestStartWithTheKeyOfAFinishedRunReportsItInsteadOfStartingAgain(t *testing
 	require.NoError(t, json.Unmarshal([]byte(again.stdout), &res))
 	require.Equal(t, startResult{RunID: runID, ClosedStatus: "completed"}, res)
 	require.Contains(t, again.stderr, "already finished")
-	require.Empty(t, s.sandbox.Comments("acme", "widgets", 1))
+	require.Empty(t, s.Sandbox().Comments("acme", "widgets", 1))
 }
 
 func TestApproveOfAnUnknownActionReportsWhyTheRunIgnoredIt(t *testing.T) {

@@ -3,7 +3,6 @@ package workflows_test
 import (
 	"context"
 	"flag"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,14 +13,12 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
+	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -35,18 +32,9 @@ func TestRecordHistories(t *testing.T) {
 	if !*record {
 		t.Skip("recording only with -record")
 	}
-	srv := devserver.Start(t, devserver.Options{})
-	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
-	gh := httptest.NewServer(sandbox)
-	t.Cleanup(gh.Close)
-	ghClient, err := activities.NewGitHubClient(gh.URL, "")
-	require.NoError(t, err)
 	const queue = "record-histories"
-	w := worker.New(srv.Client(), queue, worker.Options{})
-	agentworker.Register(w, agentworker.WithConversationStore(srv.Client(),
-		&activities.Activities{GitHub: ghClient, Model: activities.NewOfflineReviewer()}))
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	stack := teststack.Start(t, teststack.Options{TaskQueue: queue})
+	c := stack.Client()
 
 	scenarios := []struct {
 		name   string
@@ -63,7 +51,7 @@ func TestRecordHistories(t *testing.T) {
 		{
 			name: "reconcile",
 			before: func() {
-				require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"}))
+				require.NoError(t, stack.Sandbox().AddFault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"}))
 			},
 			decide: signal(workflows.DecisionApprove),
 		},
@@ -94,24 +82,21 @@ func TestRecordHistories(t *testing.T) {
 					BaseURL: openaifake.Start(t, sc.openai...).BaseURL(), APIKey: openaifake.APIKey, Model: "gpt-4.1-mini",
 				})
 				require.NoError(t, err)
-				acts := &activities.Activities{GitHub: ghClient, Model: model}
-				ow := agentworker.NewWithActivities(srv.Client(), taskQueue, acts)
-				require.NoError(t, ow.Start())
-				defer ow.Stop()
+				stack.StartWorker(t, taskQueue, model)
 			}
-			run, err := srv.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflows.WorkflowName, in)
+			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflows.WorkflowName, in)
 			require.NoError(t, err)
 			if sc.decide != nil {
-				actionID := waitForAction(t, srv.Client(), id)
-				sc.decide(srv.Client(), id, actionID)
+				actionID := waitForAction(t, c, id)
+				sc.decide(c, id, actionID)
 			}
 			var res workflows.RunResult
 			require.NoError(t, run.Get(ctx, &res))
 			require.Equal(t, workflows.RunCompleted, res.Status)
 			if sc.openai != nil {
-				requireModelCallsByReference(t, srv.Client(), id)
+				requireModelCallsByReference(t, c, id)
 			}
-			writeHistory(t, srv.Client(), id, filepath.Join("testdata", sc.name+".json"))
+			writeHistory(t, c, id, filepath.Join("testdata", sc.name+".json"))
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,9 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/devserver"
-	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -116,15 +113,7 @@ func TestHistoryBytesPerModelCall(t *testing.T) {
 }
 
 func startBudgetWorker(t *testing.T) client.Client {
-	srv := devserver.Start(t, devserver.Options{})
-	gh := httptest.NewServer(ghsandbox.New(ghsandbox.DefaultFixture()))
-	t.Cleanup(gh.Close)
-	ghClient, err := activities.NewGitHubClient(gh.URL, "")
-	require.NoError(t, err)
-	w := agentworker.NewWithActivities(srv.Client(), budgetQueue, &activities.Activities{GitHub: ghClient, Model: scriptedModel{}})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
-	return srv.Client()
+	return teststack.Start(t, teststack.Options{TaskQueue: budgetQueue, Model: scriptedModel{}}).Client()
 }
 
 const budgetQueue = "history-budget"

@@ -1,0 +1,89 @@
+// Package teststack starts, in the test's own process, what a test of a whole
+// run needs: a real Temporal dev server, the GitHub sandbox over real HTTP,
+// and an agentrun worker registered exactly as the worker main registers it.
+package teststack
+
+import (
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/go-github/v62/github"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+// DefaultTaskQueue is the worker's queue when Options leaves it empty.
+const DefaultTaskQueue = "teststack"
+
+// sandboxToken is sent as GITHUB_TOKEN would be; the sandbox accepts any.
+const sandboxToken = "sandbox-token"
+
+// Options configures a stack.
+type Options struct {
+	// TaskQueue is the worker's queue; empty means DefaultTaskQueue.
+	TaskQueue string
+	// Model is the worker's model; nil means the offline reviewer.
+	Model activities.Model
+}
+
+// Stack is a running dev server, sandbox and worker, all stopped when the
+// test that started them ends.
+type Stack struct {
+	// GitHubURL is the sandbox's API root, as GITHUB_API_URL takes it.
+	GitHubURL string
+	// TaskQueue is the worker's queue.
+	TaskQueue string
+
+	server  *devserver.Server
+	sandbox *ghsandbox.Server
+	github  *github.Client
+}
+
+// Start starts the stack with the default fixture and fails the test if any
+// part cannot start.
+func Start(t testing.TB, opts Options) *Stack {
+	t.Helper()
+	if opts.TaskQueue == "" {
+		opts.TaskQueue = DefaultTaskQueue
+	}
+	if opts.Model == nil {
+		opts.Model = activities.NewOfflineReviewer()
+	}
+	s := &Stack{TaskQueue: opts.TaskQueue, server: devserver.Start(t, devserver.Options{})}
+	s.sandbox = ghsandbox.New(ghsandbox.DefaultFixture())
+	api := httptest.NewServer(s.sandbox)
+	t.Cleanup(api.Close)
+	s.GitHubURL = api.URL
+
+	gh, err := activities.NewGitHubClient(api.URL, sandboxToken)
+	if err != nil {
+		t.Fatalf("teststack: GitHub client for the sandbox: %v", err)
+	}
+	s.github = gh
+	s.StartWorker(t, opts.TaskQueue, opts.Model)
+	return s
+}
+
+// StartWorker starts one more worker, with the GitHub tools on the sandbox
+// and this model, on another queue; it stops when t ends.
+func (s *Stack) StartWorker(t testing.TB, taskQueue string, model activities.Model) {
+	t.Helper()
+	w := agentworker.NewWithActivities(s.Client(), taskQueue, &activities.Activities{GitHub: s.github, Model: model})
+	if err := w.Start(); err != nil {
+		t.Fatalf("teststack: start the worker on %s: %v", taskQueue, err)
+	}
+	t.Cleanup(w.Stop)
+}
+
+// Client is the dev server's client.
+func (s *Stack) Client() client.Client { return s.server.Client() }
+
+// TemporalAddress is the dev server's host:port, as TEMPORAL_ADDRESS takes it.
+func (s *Stack) TemporalAddress() string { return s.server.Address() }
+
+// Sandbox is the fake GitHub the worker's tools call.
+func (s *Stack) Sandbox() *ghsandbox.Server { return s.sandbox }
