@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/workflows"
 )
@@ -212,10 +212,7 @@ func TestUnknownRunExits1WithOneLine(t *testing.T) {
 }
 
 func TestUnreachableTemporalExits1NamingTheAddress(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := devserver.FreeAddress(t)
 
 	r := starterWith(map[string]string{"TEMPORAL_ADDRESS": addr}, "status", "some-run")
 

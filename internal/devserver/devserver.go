@@ -53,7 +53,7 @@ type Server struct {
 func Start(t testing.TB, opts Options) *Server {
 	t.Helper()
 	s := &Server{t: t, opts: opts, binary: temporalBinary(t), output: newTailBuffer(16 << 10)}
-	s.address = freeAddress(t)
+	s.address = FreeAddress(t)
 	s.launch()
 
 	c, err := temporalclient.Dial(context.Background(), s.Config(), quietLogger())
@@ -198,11 +198,14 @@ func RepoRoot() (string, error) {
 	}
 }
 
-func freeAddress(t testing.TB) string {
+// FreeAddress is a loopback host:port nobody listens on right now, for a
+// server that takes its listen address as a setting, or for a test that
+// needs an address where nothing answers.
+func FreeAddress(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("devserver: find a free port: %v", err)
+		t.Fatalf("find a free port: %v", err)
 	}
 	defer l.Close()
 	return l.Addr().String()

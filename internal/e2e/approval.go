@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/agentrun/agentrun/internal/devserver"
 )
 
 // Secrets of the approval server under test.
@@ -33,7 +35,7 @@ type ApprovalServer struct {
 // it answers.
 func StartApprovalServer(t testing.TB, s *Stack) *ApprovalServer {
 	t.Helper()
-	addr := FreeAddress(t)
+	addr := devserver.FreeAddress(t)
 	proc := StartProcess(t, ProcessSpec{
 		Name:   "approval",
 		Binary: s.Bins.Approval,

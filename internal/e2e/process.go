@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,18 +157,6 @@ func RunCommand(ctx context.Context, binary string, env map[string]string, args 
 		return res, fmt.Errorf("run %s %s: %w", filepath.Base(binary), strings.Join(args, " "), err)
 	}
 	return res, nil
-}
-
-// FreeAddress is a loopback host:port nobody listens on right now, for a
-// process that takes its listen address from the environment.
-func FreeAddress(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // Eventually polls probe until it reports done, and fails the test with the

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -39,7 +40,7 @@ type Sandbox struct {
 // StartSandbox starts the sandbox with the default fixture and waits until it answers.
 func StartSandbox(t testing.TB, binary string) *Sandbox {
 	t.Helper()
-	addr := FreeAddress(t)
+	addr := devserver.FreeAddress(t)
 	proc := StartProcess(t, ProcessSpec{
 		Name:   "ghsandbox",
 		Binary: binary,
