@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/agentworker"
@@ -71,18 +71,22 @@ type runShape struct {
 	Before  int `json:"before"` // activities scheduled before the signal
 	After   int `json:"after"`  // activities scheduled after it
 	Signals int `json:"signals"`
-	// Activities are the activity types in order, for the report only.
-	Activities []string `json:"activities,omitempty"`
+	// WorkflowTasks counts the round trips to the worker.
+	WorkflowTasks int `json:"workflowTasks"`
+	// Activities, Events and HistoryBytes are for the report only.
+	Activities   []string `json:"activities,omitempty"`
+	Events       int      `json:"events,omitempty"`
+	HistoryBytes int      `json:"historyBytes,omitempty"`
 }
 
 func (s runShape) String() string {
-	return fmt.Sprintf("%d activities before and %d after %d signal(s): %s",
-		s.Before, s.After, s.Signals, strings.Join(s.Activities, ", "))
+	return fmt.Sprintf("%d activities before and %d after %d signal(s) (%s), %d workflow tasks; %d events, %d history bytes",
+		s.Before, s.After, s.Signals, strings.Join(s.Activities, ", "), s.WorkflowTasks, s.Events, s.HistoryBytes)
 }
 
 // sameShape compares what the server executes, ignoring activity names.
 func (s runShape) sameShape(o runShape) bool {
-	return s.Before == o.Before && s.After == o.After && s.Signals == o.Signals
+	return s.Before == o.Before && s.After == o.After && s.Signals == o.Signals && s.WorkflowTasks == o.WorkflowTasks
 }
 
 // contender is one side of the comparison: run drives one run from start to
@@ -159,22 +163,15 @@ func (r *overheadRig) newRun(k contender, poll time.Duration) runSpec {
 // n = 1 is one sequential run.
 func (r *overheadRig) runBatch(ctx context.Context, k contender, n int) error {
 	poll := time.Duration(n) * time.Second / inboxQueriesPerSecond
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-	)
+	done := make(chan error, n)
 	for range n {
 		spec := r.newRun(k, poll)
-		wg.Go(func() {
-			if err := drive(ctx, k, spec); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-		})
+		go func() { done <- drive(ctx, k, spec) }()
 	}
-	wg.Wait()
+	errs := make([]error, n)
+	for i := range errs {
+		errs[i] = <-done
+	}
 	return errors.Join(errs...)
 }
 
@@ -223,9 +220,13 @@ func shapeOf(ctx context.Context, c client.Client, id string) (runShape, error) 
 		if err != nil {
 			return s, fmt.Errorf("history of %s: %w", id, err)
 		}
+		s.Events++
+		s.HistoryBytes += proto.Size(ev)
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
 			s.Signals++
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+			s.WorkflowTasks++
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
 			s.Activities = append(s.Activities, ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName())
 			if s.Signals == 0 {
@@ -251,6 +252,7 @@ func (r *overheadRig) matchedShape(tb testing.TB) runShape {
 	r.shape = agent
 	base := r.shapeOfOneRun(tb, r.baseline())
 	require.True(tb, base.sameShape(agent), "baseline %s, agentrun %s", base, agent)
+	tb.Logf("agentrun: %s\nbaseline: %s", agent, base)
 	return agent
 }
 
@@ -487,7 +489,7 @@ func TestOverheadRatio(t *testing.T) {
 	require.Equal(t, commentsBefore+ratioRuns+ratioBatches*concurrentRuns, rig.botComments(),
 		"every approved run posts exactly one comment")
 	concurrentTotal := ratioBatches * concurrentRuns
-	t.Logf("shape: %s\n%s", rig.shape, ratioTable([]ratioRow{
+	t.Logf("\n%s", ratioTable([]ratioRow{
 		{fmt.Sprintf("sequential, mean ms per run (%d runs)", ratioRuns), meanMs(sequential[agent.name()]), meanMs(sequential[base.name()])},
 		{"sequential, median ms per run", medianMs(sequential[agent.name()]), medianMs(sequential[base.name()])},
 		{fmt.Sprintf("%d concurrent, runs/s (%d batches)", concurrentRuns, ratioBatches),
