@@ -109,8 +109,9 @@ type overheadRig struct {
 	client  client.Client
 	sandbox *ghsandbox.Server
 	runs    atomic.Int64 // numbers runs, so every workflow ID is new
-	// shape is agentrun's, which the baseline copies.
-	shape runShape
+	// shape is agentrun's, which the baseline copies; baseShape is what the
+	// baseline's own history showed.
+	shape, baseShape runShape
 }
 
 func startOverheadRig(tb testing.TB) *overheadRig {
@@ -133,7 +134,7 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 		tb.Cleanup(w.Stop)
 	}
 	r := &overheadRig{client: srv.Client(), sandbox: sandbox}
-	r.shape = r.matchedShape(tb)
+	r.matchShapes(tb)
 	return r
 }
 
@@ -239,21 +240,18 @@ func shapeOf(ctx context.Context, c client.Client, id string) (runShape, error) 
 	return s, nil
 }
 
-// matchedShape runs one agentrun and reads its shape from history, then one
+// matchShapes runs one agentrun and reads its shape from history, then one
 // baseline of that shape, whose history must show the same, so that the
 // floor is the floor of the same work. The two runs also warm up the
 // server, the workers and the sandbox.
-func (r *overheadRig) matchedShape(tb testing.TB) runShape {
+func (r *overheadRig) matchShapes(tb testing.TB) {
 	tb.Helper()
-	agent := r.shapeOfOneRun(tb, r.agentRun())
-	require.Equal(tb, 1, agent.Signals, "an approved run takes exactly one signal: %s", agent)
-	require.Positive(tb, agent.Before, "shape: %s", agent)
-	require.Positive(tb, agent.After, "shape: %s", agent)
-	r.shape = agent
-	base := r.shapeOfOneRun(tb, r.baseline())
-	require.True(tb, base.sameShape(agent), "baseline %s, agentrun %s", base, agent)
-	tb.Logf("agentrun: %s\nbaseline: %s", agent, base)
-	return agent
+	r.shape = r.shapeOfOneRun(tb, r.agentRun())
+	require.Equal(tb, 1, r.shape.Signals, "an approved run takes exactly one signal: %s", r.shape)
+	require.Positive(tb, r.shape.Before, "shape: %s", r.shape)
+	require.Positive(tb, r.shape.After, "shape: %s", r.shape)
+	r.baseShape = r.shapeOfOneRun(tb, r.baseline())
+	require.True(tb, r.baseShape.sameShape(r.shape), "baseline %s, agentrun %s", r.baseShape, r.shape)
 }
 
 func (r *overheadRig) shapeOfOneRun(tb testing.TB, k contender) runShape {
@@ -489,7 +487,7 @@ func TestOverheadRatio(t *testing.T) {
 	require.Equal(t, commentsBefore+ratioRuns+ratioBatches*concurrentRuns, rig.botComments(),
 		"every approved run posts exactly one comment")
 	concurrentTotal := ratioBatches * concurrentRuns
-	t.Logf("\n%s", ratioTable([]ratioRow{
+	t.Logf("agentrun: %s\nbaseline: %s\n%s", rig.shape, rig.baseShape, ratioTable([]ratioRow{
 		{fmt.Sprintf("sequential, mean ms per run (%d runs)", ratioRuns), meanMs(sequential[agent.name()]), meanMs(sequential[base.name()])},
 		{"sequential, median ms per run", medianMs(sequential[agent.name()]), medianMs(sequential[base.name()])},
 		{fmt.Sprintf("%d concurrent, runs/s (%d batches)", concurrentRuns, ratioBatches),
