@@ -1,0 +1,376 @@
+package bench
+
+// The rig of the overhead benchmarks (overhead_test.go): a dev server, the
+// sandbox, an agentrun worker and a bare worker, and the two contenders.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// runShape is what the baseline copies from an agentrun history.
+type runShape struct {
+	Before  int `json:"before"` // activities scheduled before the signal
+	After   int `json:"after"`  // activities scheduled after it
+	Signals int `json:"signals"`
+	// WorkflowTasks counts the round trips to the worker.
+	WorkflowTasks int `json:"workflowTasks"`
+	// Activities, Events and HistoryBytes are for the report only.
+	Activities   []string `json:"activities,omitempty"`
+	Events       int      `json:"events,omitempty"`
+	HistoryBytes int      `json:"historyBytes,omitempty"`
+}
+
+func (s runShape) String() string {
+	return fmt.Sprintf("%d activities before and %d after %d signal(s) (%s), %d workflow tasks; %d events, %d history bytes",
+		s.Before, s.After, s.Signals, strings.Join(s.Activities, ", "), s.WorkflowTasks, s.Events, s.HistoryBytes)
+}
+
+// sameShape compares what the server executes, ignoring activity names.
+func (s runShape) sameShape(o runShape) bool {
+	return s.Before == o.Before && s.After == o.After && s.Signals == o.Signals && s.WorkflowTasks == o.WorkflowTasks
+}
+
+// contender is one side of the comparison: run drives one run from start to
+// completion, answering its approval as soon as it asks, and checks it.
+type contender interface {
+	name() string
+	run(ctx context.Context, r runSpec) error
+}
+
+// runSpec is one run: its workflow ID, its number and how often to ask it
+// whether it waits.
+type runSpec struct {
+	id   string
+	seq  int64
+	poll time.Duration
+}
+
+// overheadRig is a dev server with a worker for each contender.
+type overheadRig struct {
+	client  client.Client
+	sandbox *ghsandbox.Server
+	runs    atomic.Int64 // numbers runs, so every workflow ID is new
+	// shape is agentrun's, which the baseline copies; baseShape is what the
+	// baseline's own history showed.
+	shape, baseShape runShape
+}
+
+func startOverheadRig(tb testing.TB) *overheadRig {
+	tb.Helper()
+	srv := devserver.Start(tb, devserver.Options{})
+	sandbox := ghsandbox.New(benchFixture(tb))
+	gh := httptest.NewServer(sandbox)
+	tb.Cleanup(gh.Close)
+	ghClient, err := activities.NewGitHubClient(gh.URL, "")
+	require.NoError(tb, err)
+
+	agentWorker := agentworker.NewWithActivities(srv.Client(), agentRunQueue,
+		&activities.Activities{GitHub: ghClient, Model: activities.NewOfflineReviewer()})
+	// The same (default) worker options as agentworker's.
+	bareWorker := worker.New(srv.Client(), bareQueue, worker.Options{})
+	bareWorker.RegisterWorkflowWithOptions(bareApprovalShape, workflow.RegisterOptions{Name: bareWorkflowName})
+	bareWorker.RegisterActivityWithOptions(bareNoop, activity.RegisterOptions{Name: bareActivityName})
+	for _, w := range []worker.Worker{agentWorker, bareWorker} {
+		require.NoError(tb, w.Start())
+		tb.Cleanup(w.Stop)
+	}
+	r := &overheadRig{client: srv.Client(), sandbox: sandbox}
+	r.matchShapes(tb)
+	return r
+}
+
+// benchFixture is the default fixture plus benchPulls copies of its pull
+// request acme/widgets#1, the one full of findings.
+func benchFixture(tb testing.TB) ghsandbox.Fixture {
+	tb.Helper()
+	f := ghsandbox.DefaultFixture()
+	repo := &f.Repos[0]
+	require.Equal(tb, benchRepoOwner+"/"+benchRepoName+"#1", fmt.Sprintf("%s/%s#%d", repo.Owner, repo.Name, repo.Pulls[0].Number),
+		"the default fixture's first pull request")
+	for n := range benchPulls {
+		pull := repo.Pulls[0]
+		pull.Number = firstBenchPull + n
+		pull.Comments = nil
+		repo.Pulls = append(repo.Pulls, pull)
+	}
+	return f
+}
+
+func (r *overheadRig) newRun(k contender, poll time.Duration) runSpec {
+	seq := r.runs.Add(1)
+	return runSpec{id: fmt.Sprintf("%s-%d-%d", k.name(), time.Now().UnixNano(), seq), seq: seq, poll: poll}
+}
+
+// runBatch starts n runs of k at once and returns when all have completed;
+// n = 1 is one sequential run.
+func (r *overheadRig) runBatch(ctx context.Context, k contender, n int) error {
+	poll := time.Duration(n) * time.Second / inboxQueriesPerSecond
+	done := make(chan error, n)
+	for range n {
+		spec := r.newRun(k, poll)
+		go func() { done <- drive(ctx, k, spec) }()
+	}
+	errs := make([]error, n)
+	for i := range errs {
+		errs[i] = <-done
+	}
+	return errors.Join(errs...)
+}
+
+func drive(ctx context.Context, k contender, spec runSpec) error {
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	return k.run(ctx, spec)
+}
+
+// queryUntil asks a run query every spec.poll until done accepts the
+// answer. A query that arrives before the run's first workflow task is not
+// an error: the run is just not ready to answer yet.
+func queryUntil[T any](ctx context.Context, c client.Client, spec runSpec, query string, done func(T) (bool, error)) (T, error) {
+	tick := time.NewTicker(spec.poll)
+	defer tick.Stop()
+	for {
+		var answer T
+		value, err := c.QueryWorkflow(ctx, spec.id, "", query)
+		var notReady *serviceerror.WorkflowNotReady
+		switch {
+		case errors.As(err, &notReady):
+		case err != nil:
+			return answer, fmt.Errorf("query %s of %s: %w", query, spec.id, err)
+		default:
+			if err := value.Get(&answer); err != nil {
+				return answer, fmt.Errorf("decode query %s of %s: %w", query, spec.id, err)
+			}
+			if ok, err := done(answer); ok || err != nil {
+				return answer, err
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return answer, fmt.Errorf("query %s of %s: still waiting: %w", query, spec.id, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// shapeOf reads a closed run's history: its activities around the signal.
+func shapeOf(ctx context.Context, c client.Client, id string) (runShape, error) {
+	iter := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var s runShape
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		if err != nil {
+			return s, fmt.Errorf("history of %s: %w", id, err)
+		}
+		s.Events++
+		s.HistoryBytes += proto.Size(ev)
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+			s.Signals++
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED:
+			s.WorkflowTasks++
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			s.Activities = append(s.Activities, ev.GetActivityTaskScheduledEventAttributes().GetActivityType().GetName())
+			if s.Signals == 0 {
+				s.Before++
+			} else {
+				s.After++
+			}
+		}
+	}
+	return s, nil
+}
+
+// matchShapes runs one agentrun and reads its shape from history, then one
+// baseline of that shape, whose history must show the same, so that the
+// floor is the floor of the same work. The two runs also warm up the
+// server, the workers and the sandbox.
+func (r *overheadRig) matchShapes(tb testing.TB) {
+	tb.Helper()
+	r.shape = r.shapeOfOneRun(tb, r.agentRun())
+	require.Equal(tb, 1, r.shape.Signals, "an approved run takes exactly one signal: %s", r.shape)
+	require.Positive(tb, r.shape.Before, "shape: %s", r.shape)
+	require.Positive(tb, r.shape.After, "shape: %s", r.shape)
+	r.baseShape = r.shapeOfOneRun(tb, r.baseline())
+	require.True(tb, r.baseShape.sameShape(r.shape), "baseline %s, agentrun %s", r.baseShape, r.shape)
+}
+
+func (r *overheadRig) shapeOfOneRun(tb testing.TB, k contender) runShape {
+	tb.Helper()
+	spec := r.newRun(k, time.Second/inboxQueriesPerSecond)
+	require.NoError(tb, drive(context.Background(), k, spec))
+	shape, err := shapeOf(context.Background(), r.client, spec.id)
+	require.NoError(tb, err)
+	return shape
+}
+
+// agentRunContender runs AgentRun with the offline reviewer against the
+// sandbox, approving its comment as the approval inbox would.
+type agentRunContender struct{ rig *overheadRig }
+
+func (r *overheadRig) agentRun() agentRunContender { return agentRunContender{rig: r} }
+
+func (agentRunContender) name() string { return "agentrun" }
+
+func (k agentRunContender) run(ctx context.Context, spec runSpec) error {
+	c, id := k.rig.client, spec.id
+	in := workflows.RunInput{
+		Repo: benchRepoOwner + "/" + benchRepoName, PullNumber: firstBenchPull + int(spec.seq%benchPulls),
+		UserID: "bench", ToolTimeout: 10 * time.Second,
+	}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: agentRunQueue}, workflows.WorkflowName, in)
+	if err != nil {
+		return fmt.Errorf("start run %s: %w", id, err)
+	}
+	waiting, err := awaitApprovalRequest(ctx, c, spec)
+	if err != nil {
+		return err
+	}
+	operationKey, err := pendingOperationKey(waiting)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", id, err)
+	}
+	err = c.SignalWorkflow(ctx, id, "", workflows.SignalApproval, workflows.ApprovalSignal{
+		ActionID: waiting.PendingAction.ID, Decision: workflows.DecisionApprove, Approver: "alice", RequestID: id,
+	})
+	if err != nil {
+		return fmt.Errorf("approve run %s: %w", id, err)
+	}
+	var res workflows.RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		return fmt.Errorf("run %s: %w", id, err)
+	}
+	if res.Status != workflows.RunCompleted {
+		return fmt.Errorf("run %s ended %s: %s", id, res.Status, res.Error)
+	}
+	if n := k.rig.commentsCarrying(in.PullNumber, activities.OperationMarker(operationKey)); n != 1 {
+		return fmt.Errorf("run %s left %d comments with operationKey %s, want 1", id, n, operationKey)
+	}
+	return nil
+}
+
+// awaitApprovalRequest asks the run query until the run waits for a person.
+func awaitApprovalRequest(ctx context.Context, c client.Client, spec runSpec) (workflows.RunSnapshot, error) {
+	return queryUntil(ctx, c, spec, workflows.QueryRun, func(snap workflows.RunSnapshot) (bool, error) {
+		switch snap.Run.Status {
+		case workflows.RunCompleted, workflows.RunFailed, workflows.RunCancelled:
+			return false, fmt.Errorf("run %s ended %s before asking for approval: %s", spec.id, snap.Run.Status, snap.Run.Error)
+		}
+		return snap.Run.Status == workflows.RunWaitingForUser, nil
+	})
+}
+
+// pendingOperationKey is the operationKey the approved comment will carry.
+func pendingOperationKey(snap workflows.RunSnapshot) (string, error) {
+	if snap.PendingAction == nil {
+		return "", errors.New("waits for approval without a pending action")
+	}
+	for _, st := range snap.Steps {
+		if st.ID == snap.PendingAction.StepID && st.OperationKey != "" {
+			return st.OperationKey, nil
+		}
+	}
+	return "", fmt.Errorf("no step %s with an operationKey", snap.PendingAction.StepID)
+}
+
+func (r *overheadRig) commentsCarrying(pull int, marker string) int {
+	n := 0
+	for _, c := range r.sandbox.Comments(benchRepoOwner, benchRepoName, pull) {
+		if strings.Contains(c.Body, marker) {
+			n++
+		}
+	}
+	return n
+}
+
+// botComments counts the comments created through the API on the bench
+// pull requests.
+func (r *overheadRig) botComments() int {
+	n := 0
+	for pull := firstBenchPull; pull < firstBenchPull+benchPulls; pull++ {
+		n += r.commentsCarrying(pull, "<!-- agent-operation:")
+	}
+	return n
+}
+
+// baselineContender runs the bare workflow of agentrun's shape.
+type baselineContender struct {
+	rig   *overheadRig
+	shape runShape
+}
+
+func (r *overheadRig) baseline() baselineContender {
+	return baselineContender{rig: r, shape: runShape{Before: r.shape.Before, After: r.shape.After}}
+}
+
+func (baselineContender) name() string { return "baseline" }
+
+func (k baselineContender) run(ctx context.Context, spec runSpec) error {
+	c, id := k.rig.client, spec.id
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: bareQueue}, bareWorkflowName, k.shape)
+	if err != nil {
+		return fmt.Errorf("start baseline %s: %w", id, err)
+	}
+	_, err = queryUntil(ctx, c, spec, bareQuery, func(status string) (bool, error) { return status == bareWaiting, nil })
+	if err != nil {
+		return err
+	}
+	if err := c.SignalWorkflow(ctx, id, "", bareSignal, workflows.DecisionApprove); err != nil {
+		return fmt.Errorf("signal baseline %s: %w", id, err)
+	}
+	if err := run.Get(ctx, nil); err != nil {
+		return fmt.Errorf("baseline %s: %w", id, err)
+	}
+	return nil
+}
+
+// bareApprovalShape is the Temporal floor of an approved run: no-op
+// activities around one signal, with a query that says when it waits.
+func bareApprovalShape(ctx workflow.Context, shape runShape) error {
+	status := "running"
+	if err := workflow.SetQueryHandler(ctx, bareQuery, func() (string, error) { return status, nil }); err != nil {
+		return fmt.Errorf("register %s query: %w", bareQuery, err)
+	}
+	ctx = workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	if err := runNoops(ctx, shape.Before); err != nil {
+		return err
+	}
+	status = bareWaiting
+	var decision string
+	workflow.GetSignalChannel(ctx, bareSignal).Receive(ctx, &decision)
+	status = "running"
+	return runNoops(ctx, shape.After)
+}
+
+func runNoops(ctx workflow.Context, n int) error {
+	for i := range n {
+		if err := workflow.ExecuteActivity(ctx, bareActivityName).Get(ctx, nil); err != nil {
+			return fmt.Errorf("no-op activity %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+func bareNoop(context.Context) error { return nil }
