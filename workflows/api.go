@@ -27,6 +27,11 @@ const (
 	// SignalResolve carries a ResolveSignal: an operator's decision on a step
 	// whose outcome reconciliation could not tell.
 	SignalResolve = "resolve"
+	// SignalRefusal carries a RefusalSignal: a decision the approval server
+	// refused before it could reach the run. The run records it as a
+	// signal_ignored event and changes nothing else, so that the refusal
+	// outlives the approval server's memory and shows on the run's page.
+	SignalRefusal = "refusal"
 
 	// QueryRun returns a RunSnapshot.
 	QueryRun = "run"
@@ -165,6 +170,16 @@ type ResolveSignal struct {
 	Decision           string `json:"decision"` // ResolveRetry, ResolveMarkSucceeded or ResolveAbandon
 	ExternalResourceID string `json:"externalResourceId,omitempty"`
 	By                 string `json:"by"`
+}
+
+// RefusalSignal is the payload of SignalRefusal. Only the approval server
+// sends it, and only for a decision it authenticated; the run bounds Who and
+// Reason before recording them.
+type RefusalSignal struct {
+	ActionID string `json:"actionId"`
+	Who      string `json:"who"`
+	Channel  string `json:"channel"` // how the decision arrived: signed API, GitHub comment, web page
+	Reason   string `json:"reason"`
 }
 
 // Run is the AgentRun record the run query shows (the function AgentRun is the workflow).

@@ -36,6 +36,7 @@ func argsHash(target activities.Target, body string) string {
 func (w *agentRun) listenForSignals(ctx workflow.Context) {
 	w.approvalCh = workflow.GetSignalChannel(ctx, SignalApproval)
 	w.resolveCh = workflow.GetSignalChannel(ctx, SignalResolve)
+	w.refusalCh = workflow.GetSignalChannel(ctx, SignalRefusal)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			var raw json.RawMessage
@@ -50,6 +51,35 @@ func (w *agentRun) listenForSignals(ctx workflow.Context) {
 			w.onResolve(ctx, raw)
 		}
 	})
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			var raw json.RawMessage
+			w.refusalCh.Receive(ctx, &raw)
+			w.onRefusal(ctx, raw)
+		}
+	})
+}
+
+// maxRefusalFieldBytes bounds what one refusal writes into the run's events
+// and history.
+const maxRefusalFieldBytes = 200
+
+// onRefusal records a decision the approval server refused, so that the
+// refusal is part of the run itself and survives a restart of that server.
+func (w *agentRun) onRefusal(ctx workflow.Context, raw json.RawMessage) {
+	var sig RefusalSignal
+	if err := json.Unmarshal(raw, &sig); err != nil {
+		w.ignore(ctx, "", "malformed refusal signal: "+err.Error())
+		return
+	}
+	stepID := ""
+	if pa := w.actionByID(sig.ActionID); pa != nil {
+		stepID = pa.StepID
+	}
+	w.ignore(ctx, stepID, fmt.Sprintf("refused by the approval server (%s): %s by %s",
+		truncateUTF8(sig.Channel, maxRefusalFieldBytes),
+		truncateUTF8(sig.Reason, maxRefusalFieldBytes),
+		truncateUTF8(sig.Who, maxRefusalFieldBytes)))
 }
 
 func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {

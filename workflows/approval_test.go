@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
@@ -168,4 +169,50 @@ func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
 		return e.Type == EventSignalIgnored && strings.Contains(e.Detail, "after the action expired")
 	})
 	require.Len(t, late, 1)
+}
+
+func TestRefusalFromTheApprovalServerIsRecordedAndTheActionStaysOpen(t *testing.T) {
+	h := newHarness(t)
+	var stepID string
+	h.whenWaiting(time.Minute, func(id string) {
+		stepID = h.snapshot().PendingAction.StepID
+		h.env.SignalWorkflow(SignalRefusal, RefusalSignal{
+			ActionID: id, Who: "mallory", Channel: "GitHub comment",
+			Reason: "mallory has read permission on acme/widgets; approving needs write",
+		})
+	})
+	h.whenWaiting(2*time.Minute, func(id string) {
+		require.Equal(t, ActionWaiting, h.snapshot().PendingAction.State, "a refusal changes nothing")
+		require.Equal(t, 0, h.markedComments())
+		h.decide(id, DecisionApprove, "bob", "")
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	require.Equal(t, "bob", h.snapshot().PendingAction.DecidedBy)
+	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.Len(t, ignored, 1)
+	require.Equal(t, stepID, ignored[0].StepID)
+	require.Equal(t, "refused by the approval server (GitHub comment): "+
+		"mallory has read permission on acme/widgets; approving needs write by mallory", ignored[0].Detail)
+	requireLegalHistory(t, h.events())
+}
+
+func TestRefusalWithOversizedFieldsIsRecordedBounded(t *testing.T) {
+	h := newHarness(t)
+	h.whenWaiting(time.Minute, func(id string) {
+		h.env.SignalWorkflow(SignalRefusal, RefusalSignal{
+			ActionID: "act-unknown", Who: strings.Repeat("m", 5000), Channel: "signed API", Reason: strings.Repeat("é", 5000),
+		})
+		h.decide(id, DecisionApprove, "alice", "")
+	})
+	h.run(demoInput())
+
+	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.Len(t, ignored, 1)
+	require.Empty(t, ignored[0].StepID, "a refusal for an action the run does not have belongs to no step")
+	require.LessOrEqual(t, len(ignored[0].Detail), 3*maxRefusalFieldBytes+100)
+	require.True(t, utf8.ValidString(ignored[0].Detail))
+	require.Equal(t, 1, h.markedComments())
 }

@@ -31,7 +31,7 @@ func (w *agentRun) continueAsNewDue(ctx workflow.Context) bool {
 // history that carries the Checkpoint.
 func (w *agentRun) continueAsNew(ctx workflow.Context) (RunResult, error) {
 	if err := workflow.Await(ctx, func() bool {
-		return w.approvalCh.Len() == 0 && w.resolveCh.Len() == 0 && workflow.AllHandlersFinished(ctx)
+		return w.approvalCh.Len() == 0 && w.resolveCh.Len() == 0 && w.refusalCh.Len() == 0 && workflow.AllHandlersFinished(ctx)
 	}); err != nil {
 		return w.end(ctx, err)
 	}

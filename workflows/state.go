@@ -31,6 +31,7 @@ type runState struct {
 	resolution      *ResolveSignal
 	approvalCh      workflow.ReceiveChannel
 	resolveCh       workflow.ReceiveChannel
+	refusalCh       workflow.ReceiveChannel
 	// badToolCalls counts consecutive tool calls the model got wrong.
 	badToolCalls int
 }
