@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/agentrun/agentrun/workflows"
 )
@@ -46,7 +45,7 @@ func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
 	}
 	action := findAction(snap, in.ActionID)
 	if action == nil {
-		return s.refuse(logger, in, refused(http.StatusNotFound, "unknown action for this run"))
+		return s.refuse(ctx, logger, in, refused(http.StatusNotFound, "unknown action for this run"))
 	}
 	if slices.Contains(action.RequestIDs, in.Request.RequestID) {
 		// The workflow already has this request: the first answer was 202.
@@ -57,10 +56,10 @@ func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
 		return o
 	}
 	if !o.ok() {
-		return s.refuse(logger, in, o)
+		return s.refuse(ctx, logger, in, o)
 	}
 	if o := s.checkActionOpen(action); !o.ok() {
-		return s.refuse(logger, in, o)
+		return s.refuse(ctx, logger, in, o)
 	}
 	sig := workflows.ApprovalSignal{
 		ActionID:  in.ActionID,
@@ -71,7 +70,8 @@ func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
 	}
 	if err := s.runs.SignalApproval(ctx, in.RunID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
-			return s.refuse(logger, in, refused(http.StatusConflict, "the run has ended"))
+			// Nothing can be recorded in a closed run.
+			return s.keepRefusal(ctx, logger, in, refused(http.StatusConflict, "the run has ended"), false)
 		}
 		return s.temporalFailure(logger, err, "approval signal")
 	}
@@ -128,15 +128,22 @@ func (s *Server) checkActionOpen(action *workflows.PendingAction) outcome {
 	return accepted("")
 }
 
-// refuse logs a refused decision and keeps it for the run's page.
-func (s *Server) refuse(logger *slog.Logger, in decisionInput, o outcome) outcome {
+// refuse logs a refused decision and keeps it for the run's page. A 403 or
+// 409 refuses a decision its channel authenticated, on an action the run
+// has, so the refusal is also recorded in the run; any other refusal only in
+// this process.
+func (s *Server) refuse(ctx context.Context, logger *slog.Logger, in decisionInput, o outcome) outcome {
+	inRun := o.Code == http.StatusForbidden || o.Code == http.StatusConflict
+	return s.keepRefusal(ctx, logger, in, o, inRun)
+}
+
+func (s *Server) keepRefusal(ctx context.Context, logger *slog.Logger, in decisionInput, o outcome, inRun bool) outcome {
 	logger.Info("decision refused", "code", o.Code, "reason", o.Error)
-	s.refusals.add(in.RunID, Refusal{
-		At:       s.now().UTC().Truncate(time.Second),
+	s.recordRefusal(ctx, logger, in.RunID, Refusal{
 		Channel:  in.Channel,
 		Who:      in.Request.Approver,
 		ActionID: in.ActionID,
 		Reason:   o.Error,
-	})
+	}, inRun)
 	return o
 }

@@ -26,6 +26,11 @@
 //
 // Every decision is checked through the run query before the signal is sent,
 // and the workflow checks again. A refusal is logged and kept, in memory, for
-// the run's page. A repeated requestId (or GitHub delivery) answers as the
-// first did and sends nothing new.
+// the run's page. A refusal of a decision the channel authenticated, on an
+// action the run has (403, 409, a command posted on another pull request), is
+// also sent to the run as a refusal signal, at most 20 per run per process,
+// so that the run's page still shows it after this server restarts; a
+// request that fails authentication or parsing never writes into a run. A
+// repeated requestId (or GitHub delivery) answers as the first did and sends
+// nothing new.
 package approvalsrv

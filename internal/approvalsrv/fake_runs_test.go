@@ -19,8 +19,11 @@ type fakeRuns struct {
 	ended       map[string]bool
 	approvals   []workflows.ApprovalSignal
 	resolves    []workflows.ResolveSignal
+	refusals    []workflows.RefusalSignal
 	unavailable bool
-	queries     int
+	// refusalsFail makes SignalRefusal fail as an unreachable Temporal would.
+	refusalsFail bool
+	queries      int
 }
 
 func newFakeRuns() *fakeRuns {
@@ -66,6 +69,18 @@ func (f *fakeRuns) resolveSignals() []workflows.ResolveSignal {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.resolves)
+}
+
+func (f *fakeRuns) setRefusalsFail(v bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.refusalsFail = v
+}
+
+func (f *fakeRuns) refusalSignals() []workflows.RefusalSignal {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.refusals)
 }
 
 func (f *fakeRuns) check(runID string) error {
@@ -141,6 +156,30 @@ func (f *fakeRuns) SignalResolve(ctx context.Context, runID string, sig workflow
 		return err
 	}
 	f.resolves = append(f.resolves, sig)
+	return nil
+}
+
+// SignalRefusal records the refusal as the workflow would: a signal_ignored
+// event on the action's step.
+func (f *fakeRuns) SignalRefusal(ctx context.Context, runID string, sig workflows.RefusalSignal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.check(runID); err != nil {
+		return err
+	}
+	if f.refusalsFail {
+		return fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+	}
+	f.refusals = append(f.refusals, sig)
+	stepID := ""
+	if a := findAction(f.snaps[runID], sig.ActionID); a != nil {
+		stepID = a.StepID
+	}
+	events := f.events[runID]
+	f.events[runID] = append(events, workflows.Event{
+		Sequence: int64(len(events) + 1), At: testNow, Type: workflows.EventSignalIgnored, StepID: stepID,
+		Detail: fmt.Sprintf("refused by the approval server (%s): %s by %s", sig.Channel, sig.Reason, sig.Who),
+	})
 	return nil
 }
 

@@ -34,7 +34,13 @@ type harness struct {
 
 func newHarness(t *testing.T, cfg Config, perms PermissionChecker) *harness {
 	t.Helper()
-	runs := newFakeRuns()
+	return newHarnessOn(t, cfg, perms, newFakeRuns())
+}
+
+// newHarnessOn starts a server over existing runs, as a restarted approval
+// server finds them.
+func newHarnessOn(t *testing.T, cfg Config, perms PermissionChecker, runs *fakeRuns) *harness {
+	t.Helper()
 	srv, err := New(cfg, Options{
 		Runs:              runs,
 		Permissions:       perms,

@@ -177,18 +177,29 @@ func TestEventStreamCarriesRefusalsWithoutAnID(t *testing.T) {
 
 	refusal := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "r-1"), testNow)
 	require.Equal(t, http.StatusForbidden, refusal.StatusCode)
-	h.runs.appendEvents("run-1", finished(1))
+	// The refusal is also recorded in the run, as its event 1.
+	h.runs.appendEvents("run-1", finished(2))
 	messages := readSSE(t, resp)
 
-	require.Len(t, messages, 3)
-	byEvent := map[string]sseMessage{}
+	require.Len(t, messages, 4)
+	var refusals, runEvents []sseMessage
 	for _, m := range messages {
-		byEvent[m.event] = m
+		switch m.event {
+		case "refusal":
+			refusals = append(refusals, m)
+		case "":
+			runEvents = append(runEvents, m)
+		}
 	}
-	require.Empty(t, byEvent["refusal"].id)
-	require.Contains(t, byEvent["refusal"].data, "mallory is not an approver")
-	require.Equal(t, "1", byEvent[""].id)
-	require.Equal(t, "end", messages[2].event)
+	require.Len(t, refusals, 1)
+	require.Empty(t, refusals[0].id)
+	require.Contains(t, refusals[0].data, "mallory is not an approver")
+	require.Len(t, runEvents, 2)
+	require.Equal(t, "1", runEvents[0].id)
+	require.Contains(t, runEvents[0].data, `"type":"signal_ignored"`)
+	require.Contains(t, runEvents[0].data, "refused by the approval server (signed API): mallory is not an approver")
+	require.Equal(t, "2", runEvents[1].id)
+	require.Equal(t, "end", messages[3].event)
 }
 
 func TestEventStreamRefusesABadLastEventIDAndAnUnknownRun(t *testing.T) {

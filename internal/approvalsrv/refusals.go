@@ -1,8 +1,14 @@
 package approvalsrv
 
 import (
+	"context"
+	"errors"
+	"log/slog"
+	"sort"
 	"sync"
 	"time"
+
+	"github.com/agentrun/agentrun/workflows"
 )
 
 // Refusal is a decision the server turned down, kept so that the run's page
@@ -14,10 +20,14 @@ type Refusal struct {
 	Who      string    `json:"who"`
 	ActionID string    `json:"actionId"`
 	Reason   string    `json:"reason"`
+	// Recorded is set when the run itself holds the refusal (as a
+	// signal_ignored event), so that the page shows it once.
+	Recorded bool `json:"-"`
 }
 
 // refusalLog keeps the latest refusals of the most recently refused runs.
-// It is in memory: the server's log holds the full record.
+// It is in memory and makes the page live; the durable record is the run's
+// own signal_ignored events (see recordRefusal) and the server's log.
 type refusalLog struct {
 	mu      sync.Mutex
 	byRun   map[string]*runRefusals
@@ -81,4 +91,117 @@ func (l *refusalLog) last(runID string) int64 {
 		return rr.next
 	}
 	return 0
+}
+
+// refusalSignalsPerRun caps the refusal signals this process sends to one
+// run: anyone on GitHub can comment on a public pull request, and their
+// refused commands must not grow the run's history without bound. Past the
+// cap a refusal is only logged and kept in memory.
+const refusalSignalsPerRun = 20
+
+// channelRun names, on the page, refusals read back from the run's events.
+const channelRun = "recorded in the run"
+
+// recordRefusal keeps a refused decision for the run's page and, when inRun,
+// also signals it to the run, whose history outlives this process. Only a
+// decision the server authenticated, on a run that exists, may be recorded
+// in the run: nobody without credentials may write into a run's history.
+func (s *Server) recordRefusal(ctx context.Context, logger *slog.Logger, runID string, r Refusal, inRun bool) {
+	r.At = s.now().UTC().Truncate(time.Second)
+	if inRun {
+		r.Recorded = s.signalRefusal(ctx, logger, runID, r)
+	}
+	s.refusals.add(runID, r)
+}
+
+// signalRefusal is best effort: a failure is logged and never changes the
+// answer to the refused request.
+func (s *Server) signalRefusal(ctx context.Context, logger *slog.Logger, runID string, r Refusal) bool {
+	if !s.refusalSignals.take(runID) {
+		logger.Info("refusal kept in memory only: the run already holds enough of them", "cap", refusalSignalsPerRun)
+		return false
+	}
+	sig := workflows.RefusalSignal{ActionID: r.ActionID, Who: r.Who, Channel: r.Channel, Reason: r.Reason}
+	// A caller that hung up does not make the refusal any less worth keeping.
+	err := s.runs.SignalRefusal(context.WithoutCancel(ctx), runID, sig)
+	switch {
+	case errors.Is(err, ErrRunNotFound):
+		// A late decision on a run that has closed: the run keeps nothing more.
+		logger.Info("refusal not recorded: the run has ended")
+		return false
+	case err != nil:
+		logger.Warn("refusal not recorded in the run", "err", err)
+		return false
+	}
+	return true
+}
+
+// refusalSignalBudget counts the refusal signals sent to each run. It
+// forgets the oldest runs past maxRuns, which bounds its memory.
+type refusalSignalBudget struct {
+	mu      sync.Mutex
+	sent    map[string]int
+	runs    []string
+	perRun  int
+	maxRuns int
+}
+
+func newRefusalSignalBudget(perRun, maxRuns int) *refusalSignalBudget {
+	return &refusalSignalBudget{sent: make(map[string]int), perRun: perRun, maxRuns: maxRuns}
+}
+
+// take reports whether the run may receive one more refusal signal, and
+// counts it.
+func (b *refusalSignalBudget) take(runID string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, ok := b.sent[runID]
+	if !ok {
+		b.runs = append(b.runs, runID)
+		if len(b.runs) > b.maxRuns {
+			delete(b.sent, b.runs[0])
+			b.runs = b.runs[1:]
+		}
+	}
+	if n >= b.perRun {
+		return false
+	}
+	b.sent[runID] = n + 1
+	return true
+}
+
+// pageRefusals lists, newest first and at most refusalsPerRun of them, what
+// the run recorded as ignored (refusals this or an earlier server process
+// signalled, and decisions the workflow itself turned down) together with
+// the refusals this process kept but could not record in the run.
+func (s *Server) pageRefusals(runID string, snap workflows.RunSnapshot, events []workflows.Event) []Refusal {
+	var out []Refusal
+	for i := len(events) - 1; i >= 0; i-- {
+		if ev := events[i]; ev.Type == workflows.EventSignalIgnored {
+			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID), Reason: ev.Detail})
+		}
+	}
+	kept := s.refusals.since(runID, 0)
+	for i := len(kept) - 1; i >= 0; i-- {
+		if !kept[i].Recorded {
+			out = append(out, kept[i])
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
+	if len(out) > refusalsPerRun {
+		out = out[:refusalsPerRun]
+	}
+	return out
+}
+
+func actionIDOfStep(snap workflows.RunSnapshot, stepID string) string {
+	if stepID == "" {
+		return ""
+	}
+	for _, a := range snap.Actions {
+		if a.StepID == stepID {
+			return a.ID
+		}
+	}
+	return ""
 }

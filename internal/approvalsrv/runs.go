@@ -36,6 +36,8 @@ type Runs interface {
 	Ended(ctx context.Context, runID string) (bool, error)
 	SignalApproval(ctx context.Context, runID string, sig workflows.ApprovalSignal) error
 	SignalResolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error
+	// SignalRefusal records in the run a decision the server refused.
+	SignalRefusal(ctx context.Context, runID string, sig workflows.RefusalSignal) error
 	ListRunIDs(ctx context.Context, sel RunSelection) ([]string, error)
 }
 

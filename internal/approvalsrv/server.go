@@ -16,7 +16,10 @@ const (
 	rememberedAnswers   = 10000
 	refusalsPerRun      = 50
 	runsWithRefusals    = 1000
-	defaultEventPoll    = 300 * time.Millisecond
+	// runsWithRefusalSignals is how many runs the refusal-signal cap
+	// remembers; a run forgotten may receive refusalSignalsPerRun again.
+	runsWithRefusalSignals = 10000
+	defaultEventPoll       = 300 * time.Millisecond
 )
 
 // Options carries what the server gets from its process.
@@ -32,17 +35,18 @@ type Options struct {
 
 // Server serves the approval API, webhook and pages.
 type Server struct {
-	cfg          Config
-	runs         Runs
-	permissions  PermissionChecker
-	logger       *slog.Logger
-	now          func() time.Time
-	pollInterval time.Duration
-	answers      *answerMemo
-	deliveries   *answerMemo
-	refusals     *refusalLog
-	csrf         *csrfGuard
-	pages        *pageTemplates
+	cfg            Config
+	runs           Runs
+	permissions    PermissionChecker
+	logger         *slog.Logger
+	now            func() time.Time
+	pollInterval   time.Duration
+	answers        *answerMemo
+	deliveries     *answerMemo
+	refusals       *refusalLog
+	refusalSignals *refusalSignalBudget
+	csrf           *csrfGuard
+	pages          *pageTemplates
 }
 
 // New builds a Server. Permissions may be nil only when every run names its
@@ -69,17 +73,18 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("approval server: %w", err)
 	}
 	return &Server{
-		cfg:          cfg,
-		runs:         opts.Runs,
-		permissions:  opts.Permissions,
-		logger:       opts.Logger,
-		now:          opts.Now,
-		pollInterval: opts.EventPollInterval,
-		answers:      newAnswerMemo(rememberedAnswers),
-		deliveries:   newAnswerMemo(rememberedAnswers),
-		refusals:     newRefusalLog(refusalsPerRun, runsWithRefusals),
-		csrf:         csrf,
-		pages:        pages,
+		cfg:            cfg,
+		runs:           opts.Runs,
+		permissions:    opts.Permissions,
+		logger:         opts.Logger,
+		now:            opts.Now,
+		pollInterval:   opts.EventPollInterval,
+		answers:        newAnswerMemo(rememberedAnswers),
+		deliveries:     newAnswerMemo(rememberedAnswers),
+		refusals:       newRefusalLog(refusalsPerRun, runsWithRefusals),
+		refusalSignals: newRefusalSignalBudget(refusalSignalsPerRun, runsWithRefusalSignals),
+		csrf:           csrf,
+		pages:          pages,
 	}, nil
 }
 

@@ -76,6 +76,10 @@ func (t TemporalRuns) SignalResolve(ctx context.Context, runID string, sig workf
 	return t.signal(ctx, runID, workflows.SignalResolve, sig)
 }
 
+func (t TemporalRuns) SignalRefusal(ctx context.Context, runID string, sig workflows.RefusalSignal) error {
+	return t.signal(ctx, runID, workflows.SignalRefusal, sig)
+}
+
 func (t TemporalRuns) signal(ctx context.Context, runID, name string, arg any) error {
 	ctx, cancel := context.WithTimeout(ctx, temporalCallTimeout)
 	defer cancel()

@@ -87,7 +87,12 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, template strin
 		s.errorPage(w, s.temporalFailure(s.logger.With("run", runID), err, "run page"))
 		return
 	}
-	view := s.runView(w, r, runID, snap)
+	events, err := s.runs.Events(r.Context(), runID, 0)
+	if err != nil {
+		// The page is still worth showing with this process's refusals only.
+		s.logger.Warn("run page without the run's events", "run", runID, "err", err)
+	}
+	view := s.runView(w, r, runID, snap, events)
 	if err := s.pages.render(w, http.StatusOK, template, view); err != nil {
 		s.logger.Error("run page", "run", runID, "err", err)
 	}
@@ -130,13 +135,9 @@ type viewer struct {
 	SignInFirst bool
 }
 
-func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, snap workflows.RunSnapshot) runView {
+func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, snap workflows.RunSnapshot, events []workflows.Event) runView {
 	steps := append([]workflows.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
-	refusals := s.refusals.since(runID, 0)
-	for i, j := 0, len(refusals)-1; i < j; i, j = i+1, j-1 {
-		refusals[i], refusals[j] = refusals[j], refusals[i]
-	}
 	return runView{
 		RunID:     runID,
 		Title:     "Run " + runID,
@@ -145,7 +146,7 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 		Ended:     runEnded(snap.Run.Status),
 		Steps:     steps,
 		Action:    s.actionView(snap),
-		Refusals:  refusals,
+		Refusals:  s.pageRefusals(runID, snap, events),
 		Viewer:    s.viewer(r),
 		CSRF:      s.csrf.token(w, r),
 		RequestID: "web-" + randomToken(),

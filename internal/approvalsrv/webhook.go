@@ -87,7 +87,7 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 	}
 	in.RunID = runID
 	if isAgentOrBot(comment) {
-		return s.refuse(logger.With("run", runID, "action", cmd.ActionID), in,
+		return s.refuse(ctx, logger.With("run", runID, "action", cmd.ActionID), in,
 			refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
 	}
 	return s.decide(ctx, in)
@@ -119,9 +119,11 @@ func (s *Server) locateRun(ctx context.Context, in decisionInput, repo string, n
 			run := found.snap.Run
 			if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
 				reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
-				s.refusals.add(found.runID, Refusal{
-					At: s.now().UTC(), Channel: in.Channel, Who: in.Request.Approver, ActionID: actionID, Reason: reason,
-				})
+				// The commenter's login is authenticated by GitHub's signature and
+				// the action is the run's, so the run may hold this refusal.
+				s.recordRefusal(ctx, s.logger.With("run", found.runID, "action", actionID), found.runID, Refusal{
+					Channel: in.Channel, Who: in.Request.Approver, ActionID: actionID, Reason: reason,
+				}, true)
 				return "", refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, actionID))
 			}
 			return found.runID, accepted("")

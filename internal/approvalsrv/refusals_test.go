@@ -1,0 +1,190 @@
+package approvalsrv
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice"))
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
+
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Equal(t, []workflows.RefusalSignal{{
+		ActionID: "act-1", Who: "mallory", Channel: "signed API", Reason: "mallory is not an approver of this run",
+	}}, h.runs.refusalSignals())
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+func TestSignedDecisionOnADecidedActionIsRecordedInTheRun(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+
+	first := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
+	second := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "no", "req-2"), testNow)
+
+	require.Equal(t, http.StatusAccepted, first.StatusCode)
+	require.Equal(t, http.StatusConflict, second.StatusCode)
+	require.Equal(t, []workflows.RefusalSignal{{
+		ActionID: "act-1", Who: "bob", Channel: "signed API", Reason: "the action was already approved by alice",
+	}}, h.runs.refusalSignals())
+}
+
+func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.T) {
+	body := decisionBody(t, "approve", "mallory", "", "req-1")
+	stamp := strconv.FormatInt(testNow.Unix(), 10)
+	cases := map[string]struct {
+		body    string
+		headers map[string]string
+		want    int
+	}{
+		"bad signature": {string(body), map[string]string{
+			"Content-Type": "application/json", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte("not-the-secret-0123456789"), stamp, body),
+		}, http.StatusUnauthorized},
+		"no signature":   {string(body), map[string]string{"Content-Type": "application/json", HeaderTimestamp: stamp}, http.StatusUnauthorized},
+		"malformed body": {`{"decision":"approve","approver":"mallory"}`, nil, http.StatusBadRequest},
+		"unknown field":  {`{"decision":"approve","approver":"mallory","requestId":"r","x":1}`, nil, http.StatusBadRequest},
+		"too large": {string(decisionBody(t, "reject", "mallory", strings.Repeat("x", 64<<10), "req-1")), nil,
+			http.StatusRequestEntityTooLarge},
+		"not JSON": {string(body), map[string]string{
+			"Content-Type": "text/plain", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, body),
+		}, http.StatusUnsupportedMediaType},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), nil)
+			h.runs.put("run-1", waitingRun("alice"))
+
+			var resp *http.Response
+			if c.headers == nil {
+				resp = h.signedPost(decisionPath, []byte(c.body), testNow)
+			} else {
+				resp = h.post(decisionPath, []byte(c.body), c.headers)
+			}
+
+			require.Equal(t, c.want, resp.StatusCode)
+			require.Empty(t, h.runs.refusalSignals())
+		})
+	}
+}
+
+func TestWebhookRefusalsAreRecordedInTheRunOnlyForAuthenticatedCommands(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun())
+	command := newComment("mallory", "/agentrun approve act-1").payload(t)
+
+	forged := h.post("/github/webhook", command, map[string]string{
+		"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-0",
+		"X-Hub-Signature-256": hubSignature("not-the-secret", command),
+	})
+	malformed := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun reject act-1").payload(t))
+	require.Equal(t, http.StatusUnauthorized, forged.StatusCode)
+	require.Equal(t, http.StatusBadRequest, malformed.StatusCode)
+	require.Empty(t, h.runs.refusalSignals())
+
+	reader := h.deliver("issue_comment", "d-2", command)
+
+	require.Equal(t, http.StatusForbidden, reader.StatusCode)
+	require.Equal(t, []workflows.RefusalSignal{{
+		ActionID: "act-1", Who: "mallory", Channel: "GitHub comment",
+		Reason: "mallory has read permission on acme/widgets; approving needs write",
+	}}, h.runs.refusalSignals())
+}
+
+func TestFormRefusalIsRecordedInTheRunButAFormWithoutCSRFTokenIsNot(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice"))
+	b := h.browser(map[string]string{"X-Forwarded-User": "mallory"})
+	_, form := b.openRun("run-1")
+	form.Set("decision", "approve")
+	forged := url.Values{"decision": {"approve"}, "requestId": {"web-forged"}, "csrf": {"forged"}}
+
+	noToken := b.do(http.MethodPost, decisionPagePath, forged, map[string]string{"Accept": "application/json"})
+	require.Equal(t, http.StatusForbidden, noToken.StatusCode)
+	require.Empty(t, h.runs.refusalSignals())
+
+	resp := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	signals := h.runs.refusalSignals()
+	require.Len(t, signals, 1)
+	require.Equal(t, "web page", signals[0].Channel)
+	require.Equal(t, "mallory", signals[0].Who)
+}
+
+func TestRefusalSignalsStopAtTwentyPerRunAndTheAnswersDoNotChange(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice"))
+	h.runs.put("run-2", waitingRun("alice"))
+
+	for i := 0; i < 25; i++ {
+		resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", fmt.Sprintf("req-%d", i)), testNow)
+		require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	}
+	other := h.signedPost("/v1/runs/run-2/actions/act-1/decision", decisionBody(t, "approve", "mallory", "", "req-x"), testNow)
+
+	require.Equal(t, http.StatusForbidden, other.StatusCode)
+	require.Len(t, h.runs.refusalSignals(), 21, "20 for run-1, then run-2 has its own allowance")
+	page := readAll(t, h.get("/runs/run-1", nil))
+	require.Equal(t, 25, strings.Count(page, "mallory is not an approver of this run"),
+		"the refusals past the cap are still shown from memory")
+}
+
+func TestRefusalSignalThatFailsLeavesTheAnswerAndShowsTheRefusalFromMemory(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice"))
+	h.runs.setRefusalsFail(true)
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
+
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Equal(t, "mallory is not an approver of this run", answer(t, resp)["error"])
+	page := readAll(t, h.get("/runs/run-1", nil))
+	require.Equal(t, 1, strings.Count(page, "mallory is not an approver of this run"))
+	require.Contains(t, page, "signed API · mallory")
+}
+
+func TestRefusalIsShownOnceOnThePageAndStillAfterARestart(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun())
+	resp := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun approve act-1").payload(t))
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	const reason = "mallory has read permission on acme/widgets; approving needs write"
+
+	before := readAll(t, h.get("/runs/run-1", nil))
+	restarted := newHarnessOn(t, testConfig(), sandboxPermissions(t), h.runs)
+	after := readAll(t, restarted.get("/runs/run-1/panel", nil))
+
+	require.Equal(t, 1, strings.Count(before, reason), "the in-memory and the recorded refusal are one")
+	require.Equal(t, 1, strings.Count(after, reason))
+	require.Contains(t, after, "recorded in the run · <code>act-1</code>: refused by the approval server (GitHub comment)")
+}
+
+func TestRunPageListsWhatTheRunIgnoredNewestFirst(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	h.runs.appendEvents("run-1",
+		workflows.Event{Sequence: 1, At: testNow.Add(-time.Minute), Type: workflows.EventSignalIgnored, Detail: `approval for unknown action "act-9"`},
+		workflows.Event{Sequence: 2, At: testNow, Type: workflows.EventSignalIgnored, StepID: "step-3", Detail: "duplicate: the action was already approved by alice"},
+		workflows.Event{Sequence: 3, At: testNow, Type: workflows.EventStepStatus, StepID: "step-3", Status: "running"},
+	)
+
+	page := readAll(t, h.get("/runs/run-1", nil))
+
+	duplicate := strings.Index(page, "duplicate: the action was already approved by alice")
+	unknown := strings.Index(page, `approval for unknown action &#34;act-9&#34;`)
+	require.Positive(t, duplicate)
+	require.Greater(t, unknown, duplicate, "newest first")
+	require.Contains(t, page, "recorded in the run · <code>act-1</code>: duplicate")
+}
