@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,10 +61,18 @@ func TestWebhookApprovalByAWriterPostsOneCommentAfterAReaderIsRefused(t *testing
 	refusedCode, refused := s.deliverComment("delivery-1", 501, "mallory", "/agentrun approve "+action.ID)
 	require.Equal(t, http.StatusForbidden, refusedCode)
 	require.Contains(t, refused["error"], "mallory has read permission on acme/widgets")
+	const reason = "mallory has read permission on acme/widgets; approving needs write"
 	page := s.page("/runs/review-webhook-1")
-	require.Contains(t, page, "mallory has read permission on acme/widgets; approving needs write")
+	require.Contains(t, page, reason)
 	snap, _ := s.snapshot("review-webhook-1")
 	require.Equal(t, workflows.ActionWaiting, snap.PendingAction.State, "a refused comment changes nothing")
+	recorded := s.ignoredEvents("review-webhook-1")
+	require.Len(t, recorded, 1, "the refusal is recorded in the run itself")
+	require.Equal(t, action.StepID, recorded[0].StepID)
+	require.Equal(t, "refused by the approval server (GitHub comment): "+reason+" by mallory", recorded[0].Detail)
+	restarted := s.startApproval()
+	require.Equal(t, 1, strings.Count(s.pageOf(restarted, "/runs/review-webhook-1"), reason),
+		"a restarted approval server shows the refusal from the run")
 
 	code, answer := s.deliverComment("delivery-2", 502, "bob", "Ship it.\n/agentrun approve "+action.ID)
 	require.Equal(t, http.StatusAccepted, code, answer)
@@ -94,9 +104,31 @@ func (s *stack) inboxHas(actionID string) bool {
 	return false
 }
 
+// ignoredEvents reads the run's signal_ignored events straight from the
+// workflow's events query.
+func (s *stack) ignoredEvents(runID string) []workflows.Event {
+	s.t.Helper()
+	value, err := s.temporal.QueryWorkflow(context.Background(), runID, "", workflows.QueryEvents, int64(0))
+	require.NoError(s.t, err)
+	var events []workflows.Event
+	require.NoError(s.t, value.Get(&events))
+	var ignored []workflows.Event
+	for _, ev := range events {
+		if ev.Type == workflows.EventSignalIgnored {
+			ignored = append(ignored, ev)
+		}
+	}
+	return ignored
+}
+
 func (s *stack) page(path string) string {
 	s.t.Helper()
-	resp, err := http.Get(s.approval.URL + path)
+	return s.pageOf(s.approval, path)
+}
+
+func (s *stack) pageOf(server *httptest.Server, path string) string {
+	s.t.Helper()
+	resp, err := http.Get(server.URL + path)
 	require.NoError(s.t, err)
 	defer resp.Body.Close()
 	require.Equal(s.t, http.StatusOK, resp.StatusCode)

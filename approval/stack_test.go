@@ -40,6 +40,7 @@ type stack struct {
 	temporal client.Client
 	sandbox  *ghsandbox.Server
 	approval *httptest.Server
+	cfg      config
 }
 
 func startStack(t *testing.T) *stack {
@@ -55,11 +56,21 @@ func startStack(t *testing.T) *stack {
 		"GITHUB_TOKEN":             "sandbox-token",
 	}))
 	require.NoError(t, err)
-	handler, err := newHandler(cfg, base.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
-	require.NoError(t, err)
+	s := &stack{t: t, temporal: base.Client(), sandbox: base.Sandbox(), cfg: cfg}
+	s.approval = s.startApproval()
+	return s
+}
+
+// startApproval starts an approval server as the main wires it. A second
+// one over the same Temporal stands for the first after a restart: it
+// shares no memory with it.
+func (s *stack) startApproval() *httptest.Server {
+	s.t.Helper()
+	handler, err := newHandler(s.cfg, s.temporal, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	require.NoError(s.t, err)
 	approval := httptest.NewServer(handler)
-	t.Cleanup(approval.Close)
-	return &stack{t: t, temporal: base.Client(), sandbox: base.Sandbox(), approval: approval}
+	s.t.Cleanup(approval.Close)
+	return approval
 }
 
 func envOf(vars map[string]string) func(string) string {
