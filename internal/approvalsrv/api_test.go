@@ -209,11 +209,8 @@ func TestSignedDecisionThatIsNotJSONAnswers415(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	h.runs.put("run-1", waitingRun())
 	body := decisionBody(t, "approve", "alice", "", "req-1")
-	stamp := strconv.FormatInt(testNow.Unix(), 10)
 
-	resp := h.post(decisionPath, body, map[string]string{
-		"Content-Type": "text/plain", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, body),
-	})
+	resp := h.signedPostAs(decisionPath, "text/plain", body, testNow)
 
 	require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
 	require.Empty(t, h.runs.approvalSignals())
@@ -223,11 +220,8 @@ func TestSignedDecisionWithJSONCharsetIsAccepted(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	h.runs.put("run-1", waitingRun())
 	body := decisionBody(t, "approve", "alice", "", "req-1")
-	stamp := strconv.FormatInt(testNow.Unix(), 10)
 
-	resp := h.post(decisionPath, body, map[string]string{
-		"Content-Type": "application/json; charset=utf-8", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, body),
-	})
+	resp := h.signedPostAs(decisionPath, "application/json; charset=utf-8", body, testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 }

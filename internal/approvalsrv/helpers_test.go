@@ -81,9 +81,15 @@ func waitingRun(approvers ...string) workflows.RunSnapshot {
 // signedPost sends body to the signed API with a valid signature made at ts.
 func (h *harness) signedPost(path string, body []byte, ts time.Time) *http.Response {
 	h.t.Helper()
+	return h.signedPostAs(path, "application/json", body, ts)
+}
+
+// signedPostAs signs body correctly but sends it with contentType.
+func (h *harness) signedPostAs(path, contentType string, body []byte, ts time.Time) *http.Response {
+	h.t.Helper()
 	stamp := strconv.FormatInt(ts.Unix(), 10)
 	return h.post(path, body, map[string]string{
-		"Content-Type":  "application/json",
+		"Content-Type":  contentType,
 		HeaderTimestamp: stamp,
 		HeaderSignature: Sign([]byte(testSecret), stamp, body),
 	})
@@ -91,20 +97,17 @@ func (h *harness) signedPost(path string, body []byte, ts time.Time) *http.Respo
 
 func (h *harness) post(path string, body []byte, headers map[string]string) *http.Response {
 	h.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, h.http.URL+path, bytes.NewReader(body))
-	require.NoError(h.t, err)
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := h.http.Client().Do(req)
-	require.NoError(h.t, err)
-	h.t.Cleanup(func() { resp.Body.Close() })
-	return resp
+	return h.do(http.MethodPost, path, bytes.NewReader(body), headers)
 }
 
 func (h *harness) get(path string, headers map[string]string) *http.Response {
 	h.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, h.http.URL+path, nil)
+	return h.do(http.MethodGet, path, nil, headers)
+}
+
+func (h *harness) do(method, path string, body io.Reader, headers map[string]string) *http.Response {
+	h.t.Helper()
+	req, err := http.NewRequest(method, h.http.URL+path, body)
 	require.NoError(h.t, err)
 	for k, v := range headers {
 		req.Header.Set(k, v)
