@@ -279,9 +279,8 @@ type Checkpoint struct {
 	Events        []Event `json:"events"`
 	EventSequence int64   `json:"eventSequence"`
 	StepSequence  int     `json:"stepSequence"`
-	// PendingAction is the action still waiting for a person, if any.
-	PendingAction *PendingAction `json:"pendingAction,omitempty"`
-	// Actions holds every gated action; the last may still be waiting.
+	// Actions holds every gated action. A pending approval travels as the
+	// last one, still waiting; restore resumes its wait and its timer.
 	Actions []PendingAction `json:"actions,omitempty"`
 	// Label is the label at the moment of the checkpoint.
 	Label string `json:"label"`

@@ -68,10 +68,6 @@ func (w *agentRun) checkpoint() *Checkpoint {
 		events = events[len(events)-maxRetainedEvents:]
 	}
 	cp.Events = append([]Event(nil), events...)
-	if n := len(cp.Actions); n > 0 && cp.Actions[n-1].State == ActionWaiting {
-		last := cp.Actions[n-1]
-		cp.PendingAction = &last
-	}
 	return cp
 }
 

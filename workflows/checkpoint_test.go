@@ -47,6 +47,11 @@ func TestContinueAsNewKeepsQueriesAndSequencesUnbroken(t *testing.T) {
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
 		require.NotNil(t, next.Checkpoint)
 		require.Equal(t, h.snapshot().Run.LastCommittedSequence, next.Checkpoint.EventSequence)
+		if h.snapshot().Run.Status == RunWaitingForUser {
+			acts := next.Checkpoint.Actions
+			require.NotEmpty(t, acts, "a generation that waits carries its pending approval")
+			require.Equal(t, ActionWaiting, acts[len(acts)-1].State)
+		}
 		in = next
 	}
 	require.True(t, sawWaiting)

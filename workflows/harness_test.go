@@ -63,6 +63,15 @@ func (h *harness) snapshot() RunSnapshot {
 	return snap
 }
 
+func (h *harness) conversation(length int) []activities.Message {
+	h.t.Helper()
+	v, err := h.env.QueryWorkflow(QueryConversation, length)
+	require.NoError(h.t, err)
+	var messages []activities.Message
+	require.NoError(h.t, v.Get(&messages))
+	return messages
+}
+
 func (h *harness) events() []Event {
 	h.t.Helper()
 	v, err := h.env.QueryWorkflow(QueryEvents, int64(0))

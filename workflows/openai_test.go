@@ -313,15 +313,6 @@ func TestOpenAIUnauthorizedFailsTheRunWithTheProvidersMessageAndNoKey(t *testing
 	require.NotContains(t, err.Error(), "sk-test")
 }
 
-func (h *harness) conversation(length int) []activities.Message {
-	h.t.Helper()
-	v, err := h.env.QueryWorkflow(QueryConversation, length)
-	require.NoError(h.t, err)
-	var messages []activities.Message
-	require.NoError(h.t, v.Get(&messages))
-	return messages
-}
-
 func TestConversationQueryAnswersTheWholeConversationOrAPrefix(t *testing.T) {
 	h, _, _ := newOpenAIHarness(t, ghsandbox.DefaultFixture(), openaifake.OK("pr_and_files.json"), openaifake.OK("final.json"))
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -37,6 +38,14 @@ func TestLostResponseReconcilesToOneComment(t *testing.T) {
 	require.Equal(t, RunCompleted, snap.Run.Status)
 	// system, user, assistant(2 reads), 2 results, assistant(comment), 1 result.
 	require.Equal(t, 7, snap.Checkpoint.ConversationLength, "the tool result is appended once")
+	results := 0
+	for _, m := range h.conversation(0) {
+		if m.Role == activities.RoleTool && m.ToolCallID == st.CallID {
+			results++
+			require.Contains(t, m.Content, itoa64(comments[0].ID))
+		}
+	}
+	require.Equal(t, 1, results, "the comment's tool result is in the conversation exactly once")
 
 	events := h.events()
 	requireLegalHistory(t, events)
@@ -127,9 +136,14 @@ func TestPrimaryRateLimitIsHonouredToo(t *testing.T) {
 	h := newHarness(t)
 	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 403, RetryAfter: 30, Primary: true})
 	h.approveWhenWaiting()
+	start := h.env.Now()
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 	require.Equal(t, 1, h.markedComments())
+	st := h.commentStep(h.snapshot())
+	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, 2, st.Attempt)
+	require.GreaterOrEqual(t, h.env.Now().Sub(start), time.Minute+30*time.Second, "the durable timer waited for the reset")
 	require.NotEmpty(t, eventsWith(h.events(), func(e Event) bool { return e.Label == LabelRateLimited }))
 }
 

@@ -151,15 +151,6 @@ func (s *runState) ignore(ctx workflow.Context, stepID, why string) {
 	s.emit(ctx, EventSignalIgnored, stepID, "", why)
 }
 
-func (s *runState) stepByID(id string) *AgentStep {
-	for _, st := range s.steps {
-		if st.ID == id {
-			return st
-		}
-	}
-	return nil
-}
-
 func (s *runState) actionByID(id string) *PendingAction {
 	for _, pa := range s.actions {
 		if pa.ID == id {
