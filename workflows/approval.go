@@ -37,25 +37,19 @@ func (w *agentRun) listenForSignals(ctx workflow.Context) {
 	w.approvalCh = workflow.GetSignalChannel(ctx, SignalApproval)
 	w.resolveCh = workflow.GetSignalChannel(ctx, SignalResolve)
 	w.refusalCh = workflow.GetSignalChannel(ctx, SignalRefusal)
+	handleEach(ctx, w.approvalCh, w.onApproval)
+	handleEach(ctx, w.resolveCh, w.onResolve)
+	handleEach(ctx, w.refusalCh, w.onRefusal)
+}
+
+// handleEach passes every signal on ch to handle, in arrival order. Signals
+// are received raw so that a malformed one is recorded, not silently dropped.
+func handleEach(ctx workflow.Context, ch workflow.ReceiveChannel, handle func(workflow.Context, json.RawMessage)) {
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {
 			var raw json.RawMessage
-			w.approvalCh.Receive(ctx, &raw)
-			w.onApproval(ctx, raw)
-		}
-	})
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var raw json.RawMessage
-			w.resolveCh.Receive(ctx, &raw)
-			w.onResolve(ctx, raw)
-		}
-	})
-	workflow.Go(ctx, func(ctx workflow.Context) {
-		for {
-			var raw json.RawMessage
-			w.refusalCh.Receive(ctx, &raw)
-			w.onRefusal(ctx, raw)
+			ch.Receive(ctx, &raw)
+			handle(ctx, raw)
 		}
 	})
 }
