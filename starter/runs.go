@@ -15,11 +15,11 @@ import (
 
 // describeRun returns the run's execution status, or runNotFoundError.
 func describeRun(ctx context.Context, c client.Client, runID string) (enumspb.WorkflowExecutionStatus, error) {
-	desc, err := c.DescribeWorkflowExecution(ctx, runID, "")
+	desc, err := c.DescribeWorkflow(ctx, runID, "")
 	if err != nil {
 		return 0, runError(runID, "describe run", err)
 	}
-	return desc.GetWorkflowExecutionInfo().GetStatus(), nil
+	return desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(), nil
 }
 
 // requireOpenRun fails unless the run exists and can still take a signal.

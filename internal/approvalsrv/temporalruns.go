@@ -60,11 +60,11 @@ func (t TemporalRuns) query(ctx context.Context, runID string, into any, queryTy
 func (t TemporalRuns) Ended(ctx context.Context, runID string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, temporalCallTimeout)
 	defer cancel()
-	desc, err := t.Client.DescribeWorkflowExecution(ctx, runID, "")
+	desc, err := t.Client.DescribeWorkflow(ctx, runID, "")
 	if err != nil {
 		return false, fmt.Errorf("describe run %s: %w", runID, classifyTemporalError(err))
 	}
-	status := desc.GetWorkflowExecutionInfo().GetStatus()
+	status := desc.RawResponse.GetWorkflowExecutionInfo().GetStatus()
 	return status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, nil
 }
 

@@ -57,7 +57,7 @@ func loadCompose(t *testing.T, env map[string]string) (*types.Project, error) {
 		cli.WithProfiles([]string{"*"}),
 	)
 	require.NoError(t, err)
-	return cli.ProjectFromOptions(context.Background(), options)
+	return options.LoadProject(context.Background())
 }
 
 // mustLoadCompose loads the file with its required variables and extra.

@@ -35,7 +35,7 @@ func TestRestartedServerKeepsWorkflowsFromItsDBFile(t *testing.T) {
 
 	s.Restart()
 
-	desc, err := s.Client().DescribeWorkflowExecution(ctx, "survivor", "")
+	desc, err := s.Client().DescribeWorkflow(ctx, "survivor", "")
 	require.NoError(t, err)
-	require.Equal(t, "survivor", desc.WorkflowExecutionInfo.Execution.WorkflowId)
+	require.Equal(t, "survivor", desc.RawResponse.WorkflowExecutionInfo.Execution.WorkflowId)
 }

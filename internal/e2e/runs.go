@@ -232,11 +232,11 @@ func CountEvents(events []workflows.Event, typ, status string) int {
 func PendingActivity(ctx context.Context, c client.Client, runID, activityType string) (attempt int32, state enumspb.PendingActivityState, found bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
-	desc, err := c.DescribeWorkflowExecution(ctx, runID, "")
+	desc, err := c.DescribeWorkflow(ctx, runID, "")
 	if err != nil {
 		return 0, 0, false, fmt.Errorf("describe run %s: %w", runID, err)
 	}
-	for _, a := range desc.GetPendingActivities() {
+	for _, a := range desc.RawResponse.GetPendingActivities() {
 		if a.GetActivityType().GetName() == activityType {
 			return a.GetAttempt(), a.GetState(), true, nil
 		}
