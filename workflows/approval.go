@@ -87,30 +87,41 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return
 	}
+	if !rememberRequest(pa, sig.RequestID) {
+		w.ignore(ctx, pa.StepID, fmt.Sprintf("repeated request %q", sig.RequestID))
+		return
+	}
 	if why := w.refuseDecision(ctx, pa, sig); why != "" {
 		w.ignore(ctx, pa.StepID, why)
 		return
 	}
-	reason := strings.TrimSpace(sig.Reason)
+	who, reason := strings.TrimSpace(sig.Approver), strings.TrimSpace(sig.Reason)
 	if sig.Decision == DecisionApprove {
-		w.setActionState(ctx, pa, ActionApproved, sig.Approver, reason)
+		w.setActionState(ctx, pa, ActionApproved, who, reason)
 	} else {
-		w.setActionState(ctx, pa, ActionRejected, sig.Approver, reason)
+		w.setActionState(ctx, pa, ActionRejected, who, reason)
 	}
+}
+
+// rememberRequest records a requestId on the action and reports whether it
+// is new. Refused requests are remembered too, so a retry is recognised.
+func rememberRequest(pa *PendingAction, requestID string) bool {
+	if requestID == "" {
+		return true
+	}
+	if containsString(pa.RequestIDs, requestID) {
+		return false
+	}
+	if len(pa.RequestIDs) < maxRequestIDs {
+		pa.RequestIDs = append(pa.RequestIDs, requestID)
+	}
+	return true
 }
 
 // refuseDecision says why a decision cannot apply, or "" when it can. A
 // decision at or past the deadline expires the action here, so that the
 // race with the timer has one outcome, settled in the workflow.
 func (w *agentRun) refuseDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) string {
-	if sig.RequestID != "" {
-		if containsString(pa.RequestIDs, sig.RequestID) {
-			return fmt.Sprintf("repeated request %q", sig.RequestID)
-		}
-		if len(pa.RequestIDs) < maxRequestIDs {
-			pa.RequestIDs = append(pa.RequestIDs, sig.RequestID)
-		}
-	}
 	who := strings.TrimSpace(sig.Approver)
 	switch {
 	case sig.Decision != DecisionApprove && sig.Decision != DecisionReject:

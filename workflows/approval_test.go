@@ -216,3 +216,30 @@ func TestRefusalWithOversizedFieldsIsRecordedBounded(t *testing.T) {
 	require.True(t, utf8.ValidString(ignored[0].Detail))
 	require.Equal(t, 1, h.markedComments())
 }
+
+func TestRepeatedRequestIDIsIgnoredEvenWhenItWouldNowApply(t *testing.T) {
+	h := newHarness(t)
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(id string) {
+		send := func(approver, requestID string) {
+			h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: approver, RequestID: requestID})
+		}
+		send("mallory", "r1")
+		send("alice", "r1")
+	})
+	h.whenWaiting(2*time.Minute, func(id string) {
+		h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: " alice ", RequestID: "r2"})
+	})
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, "alice", snap.PendingAction.DecidedBy, "the approver is recorded trimmed")
+	require.Equal(t, []string{"r1", "r2"}, snap.PendingAction.RequestIDs)
+	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.Len(t, ignored, 2)
+	require.Contains(t, ignored[0].Detail, "mallory is not an allowed approver")
+	require.Equal(t, `repeated request "r1"`, ignored[1].Detail)
+}
