@@ -35,3 +35,4 @@ register() {
 
 register AgentRunStatus Keyword
 register ConversationId Keyword
+register AgentRunActionIds KeywordList

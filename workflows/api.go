@@ -48,12 +48,17 @@ const (
 
 // Search attributes, upserted whenever the run's status changes. Register them
 // on the server (the dev server: --search-attribute AgentRunStatus=Keyword
-// --search-attribute ConversationId=Keyword).
+// --search-attribute ConversationId=Keyword
+// --search-attribute AgentRunActionIds=KeywordList).
 var (
 	// SearchAttrStatus holds the RunStatus; AgentRunStatus="waiting_for_user" is the approval inbox.
 	SearchAttrStatus = temporal.NewSearchAttributeKeyKeyword("AgentRunStatus")
 	// SearchAttrConversation holds RunInput.ConversationID.
 	SearchAttrConversation = temporal.NewSearchAttributeKeyKeyword("ConversationId")
+	// SearchAttrActionIDs lists the IDs of every PendingAction the run has
+	// requested, so that a decision naming only an action ID (a GitHub
+	// comment command) finds its run in one visibility query.
+	SearchAttrActionIDs = temporal.NewSearchAttributeKeyKeywordList("AgentRunActionIds")
 )
 
 // Defaults applied to a RunInput that leaves them zero.
@@ -162,6 +167,10 @@ type ApprovalSignal struct {
 	Approver  string `json:"approver"`
 	Reason    string `json:"reason,omitempty"`
 	RequestID string `json:"requestId,omitempty"`
+	// Channel says how the decision arrived (signed API, GitHub comment, web
+	// page, CLI). A requestId is remembered per channel and approver, so one
+	// person cannot burn another's requestId.
+	Channel string `json:"channel,omitempty"`
 }
 
 // ResolveSignal is the payload of SignalResolve.

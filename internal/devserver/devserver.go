@@ -138,6 +138,7 @@ func searchAttributes() temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(
 		workflows.SearchAttrStatus.ValueSet(""),
 		workflows.SearchAttrConversation.ValueSet(""),
+		workflows.SearchAttrActionIDs.ValueSet(nil),
 	)
 }
 
