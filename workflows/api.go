@@ -252,9 +252,9 @@ type PendingAction struct {
 	DecidedBy   string      `json:"decidedBy,omitempty"`
 	Reason      string      `json:"reason,omitempty"`
 	DecidedAt   *time.Time  `json:"decidedAt,omitempty"`
-	// RequestIDs are the requestIds already applied or refused, so that a
-	// repeated request is recognised.
-	RequestIDs []string `json:"requestIds,omitempty"`
+	// RequestKeys are the RequestKey of every decision already applied or
+	// refused, so that a repeated request is recognised.
+	RequestKeys []string `json:"requestKeys,omitempty"`
 }
 
 // Event types.

@@ -87,7 +87,7 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return
 	}
-	if !rememberRequest(pa, sig.RequestID) {
+	if !rememberRequest(pa, RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)) {
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("repeated request %q", sig.RequestID))
 		return
 	}
@@ -103,17 +103,18 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 	}
 }
 
-// rememberRequest records a requestId on the action and reports whether it
-// is new. Refused requests are remembered too, so a retry is recognised.
-func rememberRequest(pa *PendingAction, requestID string) bool {
-	if requestID == "" {
+// rememberRequest records a request's RequestKey on the action and reports
+// whether it is new. Refused requests are remembered too, so a retry is
+// recognised.
+func rememberRequest(pa *PendingAction, key string) bool {
+	if key == "" {
 		return true
 	}
-	if containsString(pa.RequestIDs, requestID) {
+	if containsString(pa.RequestKeys, key) {
 		return false
 	}
-	if len(pa.RequestIDs) < maxRequestIDs {
-		pa.RequestIDs = append(pa.RequestIDs, requestID)
+	if len(pa.RequestKeys) < maxRequestIDs {
+		pa.RequestKeys = append(pa.RequestKeys, key)
 	}
 	return true
 }

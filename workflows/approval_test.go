@@ -217,27 +217,25 @@ func TestRefusalWithOversizedFieldsIsRecordedBounded(t *testing.T) {
 	require.Equal(t, 1, h.markedComments())
 }
 
-func TestRepeatedRequestIDIsIgnoredEvenWhenItWouldNowApply(t *testing.T) {
+func TestRepeatedRequestIsIgnoredButAnotherPersonsRequestIDCannotBeBurned(t *testing.T) {
 	h := newHarness(t)
 	in := demoInput()
 	in.Approvers = []string{"alice"}
 	h.whenWaiting(time.Minute, func(id string) {
 		send := func(approver, requestID string) {
-			h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: approver, RequestID: requestID})
+			h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: approver, RequestID: requestID, Channel: "signed API"})
 		}
 		send("mallory", "r1")
-		send("alice", "r1")
-	})
-	h.whenWaiting(2*time.Minute, func(id string) {
-		h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: " alice ", RequestID: "r2"})
+		send("mallory", "r1")
+		send(" alice ", "r1")
 	})
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
 
-	require.Equal(t, 1, h.markedComments())
+	require.Equal(t, 1, h.markedComments(), "mallory's refused r1 did not burn alice's r1")
 	snap := h.snapshot()
 	require.Equal(t, "alice", snap.PendingAction.DecidedBy, "the approver is recorded trimmed")
-	require.Equal(t, []string{"r1", "r2"}, snap.PendingAction.RequestIDs)
+	require.Equal(t, []string{RequestKey("signed API", "mallory", "r1"), RequestKey("signed API", "alice", "r1")}, snap.PendingAction.RequestKeys)
 	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
 	require.Len(t, ignored, 2)
 	require.Contains(t, ignored[0].Detail, "mallory is not an allowed approver")

@@ -21,7 +21,7 @@ func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, map[string]string{"status": "signal sent"}, answer(t, resp))
-	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "req-1"}},
+	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "req-1", Channel: "signed API"}},
 		h.runs.approvalSignals())
 }
 
@@ -32,7 +32,7 @@ func TestSignedRejectCarriesItsReason(t *testing.T) {
 	resp := h.signedPost(decisionPath, decisionBody(t, "reject", "carol", "too harsh", "req-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "reject", Approver: "carol", Reason: "too harsh", RequestID: "req-1"}},
+	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "reject", Approver: "carol", Reason: "too harsh", RequestID: "req-1", Channel: "signed API"}},
 		h.runs.approvalSignals())
 }
 
@@ -274,7 +274,7 @@ func TestRequestIDTheWorkflowAlreadyHasIsRecognisedAfterARestart(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
 	snap.PendingAction.State = workflows.ActionApproved
-	snap.PendingAction.RequestIDs = []string{"req-1"}
+	snap.PendingAction.RequestKeys = []string{workflows.RequestKey("signed API", "alice", "req-1")}
 	h.runs.put("run-1", snap)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)

@@ -47,7 +47,7 @@ func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
 	if action == nil {
 		return s.refuse(ctx, logger, in, refused(http.StatusNotFound, "unknown action for this run"))
 	}
-	if slices.Contains(action.RequestIDs, in.Request.RequestID) {
+	if slices.Contains(action.RequestKeys, workflows.RequestKey(in.Channel, in.Request.Approver, in.Request.RequestID)) {
 		// The workflow already has this request: the first answer was 202.
 		return accepted(statusSignalSent)
 	}
@@ -67,6 +67,7 @@ func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
 		Approver:  approver,
 		Reason:    in.Request.Reason,
 		RequestID: in.Request.RequestID,
+		Channel:   in.Channel,
 	}
 	if err := s.runs.SignalApproval(ctx, in.RunID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {

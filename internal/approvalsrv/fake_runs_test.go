@@ -142,7 +142,7 @@ func (f *fakeRuns) SignalApproval(ctx context.Context, runID string, sig workflo
 			decided.State = workflows.ActionRejected
 		}
 		decided.DecidedBy = sig.Approver
-		decided.RequestIDs = append(slices.Clone(a.RequestIDs), sig.RequestID)
+		decided.RequestKeys = append(slices.Clone(a.RequestKeys), workflows.RequestKey(sig.Channel, sig.Approver, sig.RequestID))
 		snap.PendingAction = &decided
 		f.snaps[runID] = snap
 	}

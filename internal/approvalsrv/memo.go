@@ -9,7 +9,7 @@ import "sync"
 // (5xx) are forgotten so that a retry gets a real attempt.
 //
 // It lives in memory: after a restart the workflow's own record of requestIds
-// (PendingAction.RequestIDs) recognises repeats instead.
+// (PendingAction.RequestKeys) recognises repeats instead.
 type answerMemo struct {
 	mu      sync.Mutex
 	answers map[string]*memoEntry
