@@ -31,6 +31,9 @@ const (
 	// ErrTypeBadToolCall: the model asked for a tool that does not exist or
 	// gave arguments that do not fit its schema.
 	ErrTypeBadToolCall = "BadToolCall"
+	// ErrTypeTargetNotAllowed: the pull request's repository is not in the
+	// worker's AGENT_ALLOWED_REPOS. Refused before any request; never retried.
+	ErrTypeTargetNotAllowed = "TargetNotAllowed"
 )
 
 // RateLimitDetails travels as the details of an ErrTypeRateLimited error.
@@ -152,15 +155,34 @@ type CreateCommentInput struct {
 type CommentResult struct {
 	CommentID int64  `json:"commentId"`
 	HTMLURL   string `json:"htmlUrl,omitempty"`
-	// AlreadyExisted is true when the marker was found and nothing was created.
+	// AlreadyExisted is true when our own comment for the key was found and
+	// nothing was created.
 	AlreadyExisted bool `json:"alreadyExisted"`
+	// Ignored lists look-alikes: comments carrying the key's marker that do
+	// not prove the operation (another author, or another body).
+	Ignored []IgnoredComment `json:"ignored,omitempty"`
 }
 
 // FindCommentInput is the input of the reconcile activity.
 type FindCommentInput struct {
 	Target       Target `json:"target"`
 	OperationKey string `json:"operationKey"`
+	// Body is the approved body, without the marker: only a comment whose
+	// body is exactly this plus the marker proves the operation.
+	Body string `json:"body"`
 }
+
+// IgnoredComment is a comment that carries an operation's marker but does
+// not prove the operation: anyone can type a marker into a comment.
+type IgnoredComment struct {
+	CommentID int64  `json:"commentId"`
+	Author    string `json:"author"`
+	Why       string `json:"why"`
+}
+
+// MaxIgnoredComments caps the look-alikes one result reports, so that a
+// flood of them cannot grow an activity result without bound.
+const MaxIgnoredComments = 10
 
 // Reconciliation outcomes.
 const (
@@ -175,6 +197,8 @@ type FindCommentResult struct {
 	CommentID int64  `json:"commentId,omitempty"`
 	HTMLURL   string `json:"htmlUrl,omitempty"`
 	Reason    string `json:"reason,omitempty"` // why it cannot tell
+	// Ignored lists look-alikes, as in CommentResult.
+	Ignored []IgnoredComment `json:"ignored,omitempty"`
 }
 
 // OperationMarker is the hidden marker appended to every comment we create.
