@@ -5,6 +5,8 @@ GO ?= go
 TEMPORAL_CLI_VERSION := v1.5.1
 # The newest workflowcheck the module proxy serves; it analyses Go 1.26 code.
 WORKFLOWCHECK_VERSION := v0.6.0
+# Mutation testing of the guarantee files (make test-mutation).
+GREMLINS_VERSION := v0.6.0
 
 # Fault-injection tests are named TestFault*; the fault suite may narrow the packages.
 FAULT_PKGS ?= ./...
@@ -15,12 +17,15 @@ FUZZTIME ?= 15s
 # Mains built into bin/ by `make build`; approval joins once it exists.
 MAINS := ./worker ./starter ./internal/ghsandbox/cmd/ghsandbox $(if $(wildcard approval/*.go),./approval)
 
-.PHONY: all build test vet workflowcheck test-faults test-fuzz up down
+.PHONY: all build test vet workflowcheck test-faults test-fuzz test-mutation up down
 
 all: build
 
 bin/temporal:
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/temporalio/cli/cmd/temporal@$(TEMPORAL_CLI_VERSION)
+
+bin/gremlins:
+	GOBIN=$(CURDIR)/bin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 
 bin/workflowcheck:
 	GOBIN=$(CURDIR)/bin $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
@@ -48,6 +53,11 @@ test-fuzz:
 		echo "$(GO) test -run '^$$' -fuzz '^'$$fuzz'$$' -fuzztime $(FUZZTIME) $$pkg"; \
 		$(GO) test -run '^$$' -fuzz "^$$fuzz\$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
+
+# Mutation testing takes longer than the rest of the suite on 2 cores, so it
+# is its own target; docs/testing.md keeps its last report.
+test-mutation: bin/gremlins
+	internal/scripts/mutation.sh
 
 up: bin/temporal build
 	internal/scripts/stack.sh up
