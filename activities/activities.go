@@ -17,7 +17,15 @@ import (
 // only use its fields at run time.
 type Activities struct {
 	GitHub *github.Client
-	Model  Model
+	// BotLogin is the login GitHub shows as the author of the comments the
+	// token posts; only a comment by it can prove an operation. The worker
+	// sets it at start-up (GITHUB_BOT_LOGIN, else GET /user); left empty,
+	// every comment activity asks GET /user itself.
+	BotLogin string
+	// AllowedRepos, when not empty, are the only repositories the GitHub
+	// tools read or write (AGENT_ALLOWED_REPOS).
+	AllowedRepos RepoAllowlist
+	Model        Model
 	// Conversations resolves the conversation references of ModelNext
 	// inputs; nil on a worker whose runs always send the conversation inline.
 	Conversations ConversationStore

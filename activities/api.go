@@ -132,7 +132,8 @@ type PullRequest struct {
 }
 
 // PullRequestFile is one entry of list_pull_request_files. Patch may be
-// truncated; PatchBytes and PatchSHA256 then describe the original.
+// truncated (one huge file) or omitted (the listing's patches together were
+// too large); PatchBytes and PatchSHA256 then describe the original.
 type PullRequestFile struct {
 	Filename       string `json:"filename"`
 	Status         string `json:"status"`
@@ -140,6 +141,7 @@ type PullRequestFile struct {
 	Deletions      int    `json:"deletions"`
 	Patch          string `json:"patch,omitempty"`
 	PatchTruncated bool   `json:"patchTruncated,omitempty"`
+	PatchOmitted   bool   `json:"patchOmitted,omitempty"`
 	PatchBytes     int    `json:"patchBytes,omitempty"`
 	PatchSHA256    string `json:"patchSha256,omitempty"`
 }

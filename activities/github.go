@@ -4,18 +4,21 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
-	"go.temporal.io/sdk/temporal"
 )
 
 // maxPatchBytes bounds one file's patch, so that a single huge file cannot
 // crowd the rest of the pull request out of the model's context.
 const maxPatchBytes = 16 << 10
+
+// maxTotalPatchBytes bounds the patches of one listing together: Temporal
+// refuses payloads over 2 MiB, and the conversation the listing joins must
+// stay far below that.
+const maxTotalPatchBytes = 256 << 10
 
 // githubPageSize is GitHub's largest page: the fewer requests a full listing
 // takes, the fewer chances it has to hit a rate limit half way.
@@ -26,6 +29,9 @@ const errTypeInvalidInput = "InvalidInput"
 
 // GetPullRequest reads the pull request under review.
 func (a *Activities) GetPullRequest(ctx context.Context, t Target) (PullRequest, error) {
+	if err := a.checkAllowed("get pull request "+targetRef(t), t); err != nil {
+		return PullRequest{}, err
+	}
 	gh, err := a.githubClient()
 	if err != nil {
 		return PullRequest{}, err
@@ -50,8 +56,14 @@ func (a *Activities) GetPullRequest(ctx context.Context, t Target) (PullRequest,
 	}, nil
 }
 
-// ListPullRequestFiles lists every file the pull request changes, across all pages.
+// ListPullRequestFiles lists every file the pull request changes, across all
+// pages. Patches share one budget, maxTotalPatchBytes: once it is spent, the
+// remaining files come without their patch (PatchOmitted), so that a pull
+// request of hundreds of files still fits in one activity result.
 func (a *Activities) ListPullRequestFiles(ctx context.Context, t Target) ([]PullRequestFile, error) {
+	if err := a.checkAllowed("list files of "+targetRef(t), t); err != nil {
+		return nil, err
+	}
 	gh, err := a.githubClient()
 	if err != nil {
 		return nil, err
@@ -67,10 +79,31 @@ func (a *Activities) ListPullRequestFiles(ctx context.Context, t Target) ([]Pull
 			files = append(files, pullRequestFile(f))
 		}
 		if resp.NextPage == 0 {
-			return files, nil
+			return withinPatchBudget(files, maxTotalPatchBytes), nil
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+// withinPatchBudget keeps patches in file order while their total fits in
+// budget and drops the patches that would overflow it. A later, smaller patch
+// may still fit: a review of more files beats a review of fewer.
+func withinPatchBudget(files []PullRequestFile, budget int) []PullRequestFile {
+	used := 0
+	for i := range files {
+		f := &files[i]
+		if used+len(f.Patch) <= budget {
+			used += len(f.Patch)
+			continue
+		}
+		if !f.PatchTruncated {
+			describePatch(f)
+		}
+		f.Patch = ""
+		f.PatchTruncated = false
+		f.PatchOmitted = true
+	}
+	return files
 }
 
 func pullRequestFile(f *github.CommitFile) PullRequestFile {
@@ -82,13 +115,19 @@ func pullRequestFile(f *github.CommitFile) PullRequestFile {
 		Patch:     f.GetPatch(),
 	}
 	if len(file.Patch) > maxPatchBytes {
-		sum := sha256.Sum256([]byte(file.Patch))
-		file.PatchBytes = len(file.Patch)
-		file.PatchSHA256 = hex.EncodeToString(sum[:])
+		describePatch(&file)
 		file.Patch = truncatePatch(file.Patch, maxPatchBytes)
 		file.PatchTruncated = true
 	}
 	return file
+}
+
+// describePatch records the size and hash of a patch about to be cut or
+// dropped, so that the model can say what it did not see.
+func describePatch(f *PullRequestFile) {
+	sum := sha256.Sum256([]byte(f.Patch))
+	f.PatchBytes = len(f.Patch)
+	f.PatchSHA256 = hex.EncodeToString(sum[:])
 }
 
 // truncatePatch cuts patch to at most limit bytes, at the end of a line when
@@ -105,87 +144,6 @@ func truncatePatch(patch string, limit int) string {
 		cut = cut[:len(cut)-1]
 	}
 	return cut
-}
-
-// CreateIssueComment posts the comment once per operationKey. Every attempt
-// first looks for the key's marker, so an attempt whose response was lost
-// (the comment exists, the activity failed) is not repeated by the retry.
-func (a *Activities) CreateIssueComment(ctx context.Context, in CreateCommentInput) (CommentResult, error) {
-	op := "create comment on " + targetRef(in.Target)
-	if in.OperationKey == "" {
-		return CommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", errTypeInvalidInput, nil)
-	}
-	// The marker alone would make a blank body look like content to GitHub.
-	if strings.TrimSpace(in.Body) == "" {
-		return CommentResult{}, temporal.NewNonRetryableApplicationError(op+": body is empty", ErrTypeBadToolCall, nil)
-	}
-	gh, err := a.githubClient()
-	if err != nil {
-		return CommentResult{}, err
-	}
-	existing, err := findMarkedComment(ctx, gh, in.Target, in.OperationKey)
-	if err != nil {
-		return CommentResult{}, classifyGitHubError(op+": look for its marker", err)
-	}
-	if existing != nil {
-		return CommentResult{CommentID: existing.GetID(), HTMLURL: existing.GetHTMLURL(), AlreadyExisted: true}, nil
-	}
-	body := in.Body + "\n\n" + OperationMarker(in.OperationKey)
-	created, _, err := gh.Issues.CreateComment(ctx, in.Target.Owner, in.Target.Repo, in.Target.PullNumber,
-		&github.IssueComment{Body: github.String(body)})
-	if err != nil {
-		return CommentResult{}, classifyGitHubError(op, err)
-	}
-	return CommentResult{CommentID: created.GetID(), HTMLURL: created.GetHTMLURL()}, nil
-}
-
-// FindCommentByOperationKey reconciles a create whose outcome is unknown: it
-// says whether the comment carrying the key's marker exists. A 401, 403 or
-// 404 means we cannot look, which is an answer (cannot_tell), not a failure.
-func (a *Activities) FindCommentByOperationKey(ctx context.Context, in FindCommentInput) (FindCommentResult, error) {
-	op := "find comment for operation " + in.OperationKey + " on " + targetRef(in.Target)
-	if in.OperationKey == "" {
-		return FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", errTypeInvalidInput, nil)
-	}
-	gh, err := a.githubClient()
-	if err != nil {
-		return FindCommentResult{}, err
-	}
-	found, err := findMarkedComment(ctx, gh, in.Target, in.OperationKey)
-	if err != nil {
-		classified := classifyGitHubError(op, err)
-		var appErr *temporal.ApplicationError
-		if errors.As(classified, &appErr) && appErr.Type() == ErrTypeGitHubRejected {
-			return FindCommentResult{Outcome: ReconcileCannotTell, Reason: appErr.Message()}, nil
-		}
-		return FindCommentResult{}, classified
-	}
-	if found == nil {
-		return FindCommentResult{Outcome: ReconcileNotCreated}, nil
-	}
-	return FindCommentResult{Outcome: ReconcileFound, CommentID: found.GetID(), HTMLURL: found.GetHTMLURL()}, nil
-}
-
-// findMarkedComment reads every page of the issue's comments and returns the
-// first that carries operationKey's marker, or nil once all pages are read.
-func findMarkedComment(ctx context.Context, gh *github.Client, t Target, operationKey string) (*github.IssueComment, error) {
-	marker := OperationMarker(operationKey)
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: githubPageSize}}
-	for {
-		page, resp, err := gh.Issues.ListComments(ctx, t.Owner, t.Repo, t.PullNumber, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list comments (page %d): %w", max(opts.Page, 1), err)
-		}
-		for _, c := range page {
-			if strings.Contains(c.GetBody(), marker) {
-				return c, nil
-			}
-		}
-		if resp.NextPage == 0 {
-			return nil, nil
-		}
-		opts.Page = resp.NextPage
-	}
 }
 
 // githubClient gives each activity call its own go-github client over the

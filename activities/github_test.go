@@ -76,17 +76,21 @@ func (s sandbox) addFault(t *testing.T, f ghsandbox.Fault) {
 	require.NoError(t, s.AddFault(f))
 }
 
+// earlierReview is the body of the comment fixtureWithComments marks.
+const earlierReview = "an earlier review"
+
 // fixtureWithComments is acme/widgets#1 with n comments by other people;
-// markedAt >= 0 makes comment markedAt carry operationKey's marker.
+// markedAt >= 0 makes comment markedAt the bot's own earlierReview for
+// operationKey, exactly as CreateIssueComment would have posted it.
 func fixtureWithComments(n, markedAt int, operationKey string) ghsandbox.Fixture {
 	f := ghsandbox.DefaultFixture()
 	pull := &f.Repos[0].Pulls[0]
 	for i := range n {
-		body := fmt.Sprintf("comment %d", i)
+		user, body := "bob", fmt.Sprintf("comment %d", i)
 		if i == markedAt {
-			body = "an earlier review\n\n" + activities.OperationMarker(operationKey)
+			user, body = f.BotLogin, earlierReview+"\n\n"+activities.OperationMarker(operationKey)
 		}
-		pull.Comments = append(pull.Comments, ghsandbox.FixtureComment{User: "bob", Body: body, CreatedAt: time.Now()})
+		pull.Comments = append(pull.Comments, ghsandbox.FixtureComment{User: user, Body: body, CreatedAt: time.Now()})
 	}
 	return f
 }
@@ -214,7 +218,7 @@ func TestCreateIssueCommentFindsTheMarkerBeyondTheFirstPage(t *testing.T) {
 	marked := sb.Comments("acme", "widgets", 1)[130]
 
 	res, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: demoPR, Body: "again", OperationKey: "run-7/step-2"})
+		activities.CreateCommentInput{Target: demoPR, Body: earlierReview, OperationKey: "run-7/step-2"})
 
 	require.NoError(t, err)
 	require.True(t, res.AlreadyExisted)
@@ -235,7 +239,7 @@ func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 	require.Len(t, posted, 1)
 
 	found, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-2/step-5"})
+		activities.FindCommentInput{Target: demoPR, OperationKey: "run-2/step-5", Body: "Review"})
 	require.NoError(t, err)
 	require.Equal(t, activities.ReconcileFound, found.Outcome)
 	require.Equal(t, posted[0].ID, found.CommentID)
@@ -252,7 +256,7 @@ func TestFindCommentIsNotCreatedOnlyAfterReadingEveryPage(t *testing.T) {
 	sb, acts := newSandbox(t, fixtureWithComments(230, -1, ""))
 
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-9/step-1"})
+		activities.FindCommentInput{Target: demoPR, OperationKey: "run-9/step-1", Body: "Review"})
 
 	require.NoError(t, err)
 	require.Equal(t, activities.FindCommentResult{Outcome: activities.ReconcileNotCreated}, res)
@@ -360,7 +364,7 @@ func TestFindCommentCannotTellWhenListingIsForbidden(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 403})
 
-	res, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k"})
+	res, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	require.NoError(t, err)
 	require.Equal(t, activities.ReconcileCannotTell, res.Outcome)
@@ -371,7 +375,7 @@ func TestFindCommentCannotTellWhenThePullRequestIsGone(t *testing.T) {
 	_, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: activities.Target{Owner: "acme", Repo: "gone", PullNumber: 1}, OperationKey: "k"})
+		activities.FindCommentInput{Target: activities.Target{Owner: "acme", Repo: "gone", PullNumber: 1}, OperationKey: "k", Body: "x"})
 
 	require.NoError(t, err)
 	require.Equal(t, activities.ReconcileCannotTell, res.Outcome)
@@ -382,7 +386,7 @@ func TestFindCommentRateLimitIsAnErrorNotAnAnswer(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 403, RetryAfter: 2})
 
-	_, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k"})
+	_, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	requireRateLimited(t, err, "secondary")
 }
@@ -405,7 +409,7 @@ func TestFindCommentServerErrorIsAPlainRetryableError(t *testing.T) {
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeDelay, DelayMs: 1})
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 502})
 
-	_, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k"})
+	_, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	requirePlainRetryableError(t, err)
 	require.Contains(t, err.Error(), "page 2")

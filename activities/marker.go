@@ -1,8 +1,12 @@
 package activities
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/google/go-github/v62/github"
 )
 
 // markerWord is what every operation marker says inside its HTML comment.
@@ -37,4 +41,50 @@ func CarriesOperationMarker(body string) bool {
 			return true
 		}
 	}
+}
+
+// operationProof is what a comment must show to prove an operation: the key's
+// marker, our own author, and exactly the approved body with that marker.
+// Anyone can type a marker (keys are guessable), so the marker alone only
+// makes a comment a candidate.
+type operationProof struct {
+	marker string
+	author string
+	digest [sha256.Size]byte
+}
+
+func newOperationProof(operationKey, approvedBody, author string) operationProof {
+	marker := OperationMarker(operationKey)
+	return operationProof{marker: marker, author: author, digest: bodyDigest(markedBody(approvedBody, operationKey))}
+}
+
+// markedBody is the exact body CreateIssueComment posts for an operation.
+func markedBody(body, operationKey string) string {
+	return body + "\n\n" + OperationMarker(operationKey)
+}
+
+// bodyDigest hashes a body as GitHub may hand it back: line endings and the
+// blank around the text are not ours to insist on, every other byte is.
+func bodyDigest(body string) [sha256.Size]byte {
+	return sha256.Sum256([]byte(strings.TrimSpace(strings.ReplaceAll(body, "\r\n", "\n"))))
+}
+
+// judge says whether c proves the operation; a candidate that does not is
+// returned as an IgnoredComment, anything without the marker as neither.
+func (p operationProof) judge(c *github.IssueComment) (proves bool, ignored *IgnoredComment) {
+	body := c.GetBody()
+	if !strings.Contains(body, p.marker) {
+		return false, nil
+	}
+	author := c.GetUser().GetLogin()
+	why := ""
+	switch {
+	case !equalFoldASCII(author, p.author):
+		why = fmt.Sprintf("carries the marker but was written by %s, not by this worker's GitHub identity %s", author, p.author)
+	case bodyDigest(body) != p.digest:
+		why = "carries the marker but its body is not the approved body (edited, or another text)"
+	default:
+		return true, nil
+	}
+	return false, &IgnoredComment{CommentID: c.GetID(), Author: author, Why: why}
 }

@@ -28,6 +28,7 @@ const (
 	FindingUntestedChange FindingKind = "untested_package"
 	FindingTruncatedPatch FindingKind = "truncated_patch"
 	FindingNoPatch        FindingKind = "no_patch"
+	FindingOmittedPatch   FindingKind = "omitted_patch"
 )
 
 // Thresholds of the size rules.
@@ -44,6 +45,9 @@ type Finding struct {
 	// Detail says what was found in words safe to publish: a marker name, a
 	// call name or a secret kind, never a secret value.
 	Detail string
+	// Names are the files an untested_package finding is about; the comment
+	// quotes each on its own, since any of them may hold ", " or Markdown.
+	Names []string
 }
 
 // addedLine is one "+" line of a patch with its line number in the new file.
@@ -230,6 +234,8 @@ func fileFindings(f PullRequestFile, added int) []Finding {
 			shown += " of " + strconv.Itoa(f.PatchBytes)
 		}
 		out = append(out, Finding{Kind: FindingTruncatedPatch, File: f.Filename, Detail: shown})
+	case f.PatchOmitted:
+		out = append(out, Finding{Kind: FindingOmittedPatch, File: f.Filename})
 	case f.Patch == "" && contentChanged(f):
 		out = append(out, Finding{Kind: FindingNoPatch, File: f.Filename})
 	}
@@ -277,7 +283,7 @@ func untestedPackages(files []PullRequestFile) []Finding {
 	sort.Strings(dirs)
 	out := make([]Finding, 0, len(dirs))
 	for _, dir := range dirs {
-		out = append(out, Finding{Kind: FindingUntestedChange, File: dir, Detail: strings.Join(changed[dir], ", ")})
+		out = append(out, Finding{Kind: FindingUntestedChange, File: dir, Detail: strings.Join(changed[dir], ", "), Names: changed[dir]})
 	}
 	return out
 }
@@ -316,7 +322,7 @@ func reviewFiles(ctx context.Context, pr PullRequest, files []PullRequestFile) (
 		r.Findings = append(r.Findings, lineFindings(f.Filename, added)...)
 		whole := fileFindings(f, additions)
 		for _, w := range whole {
-			if w.Kind == FindingTruncatedPatch || w.Kind == FindingNoPatch {
+			if w.Kind == FindingTruncatedPatch || w.Kind == FindingNoPatch || w.Kind == FindingOmittedPatch {
 				r.Unreviewed++
 			}
 		}
@@ -386,11 +392,13 @@ func (f Finding) sentence() string {
 	case FindingLargePR:
 		return fmt.Sprintf("The pull request adds %s lines; consider splitting it into smaller ones.", f.Detail)
 	case FindingUntestedChange:
-		return fmt.Sprintf("%s: Go package changed (%s) with no `_test.go` change in it.", packageName(f.File), f.Detail)
+		return fmt.Sprintf("%s: Go package changed (%s) with no `_test.go` change in it.", packageName(f.File), codeSpans(f.Names))
 	case FindingTruncatedPatch:
 		return fmt.Sprintf("%s: patch truncated (%s bytes shown); not fully reviewed.", where, f.Detail)
 	case FindingNoPatch:
 		return fmt.Sprintf("%s: no patch (binary or too large); not reviewed.", where)
+	case FindingOmittedPatch:
+		return fmt.Sprintf("%s: patch left out, the pull request's patches together being too large; not reviewed.", where)
 	default:
 		return fmt.Sprintf("%s: %s.", where, f.Detail)
 	}
@@ -404,13 +412,45 @@ func packageName(dir string) string {
 	return codeSpan(dir + "/")
 }
 
-// codeSpan quotes a file name as Markdown code, whatever backticks it holds.
+// codeSpan quotes a name from the diff as Markdown code, whatever it holds.
+// The fence is one backtick longer than the longest run inside, as CommonMark
+// requires for the span to end where we mean it to, and padded with a space
+// when the name touches a backtick or the padding rule would eat its own
+// spaces. Inside a code span nothing is escaped, so an HTML comment opener is
+// broken with a zero-width space: GitHub shows the same text, but the posted
+// body holds no "<!--" that could pass for an operation marker.
 func codeSpan(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ").Replace(s)
-	if !strings.Contains(s, "`") {
-		return "`" + s + "`"
+	s = strings.NewReplacer("\n", " ", "\r", " ", "<!--", "<\u200b!--").Replace(s)
+	fence := strings.Repeat("`", longestBacktickRun(s)+1)
+	pad := ""
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
+		(strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") && strings.Trim(s, " ") != "") {
+		pad = " "
 	}
-	return "`` " + s + " ``"
+	return fence + pad + s + pad + fence
+}
+
+// codeSpans quotes each name on its own: a file name is the pull request
+// author's text and must not become Markdown, a link or a mention.
+func codeSpans(names []string) string {
+	quoted := make([]string, len(names))
+	for i, name := range names {
+		quoted[i] = codeSpan(name)
+	}
+	return strings.Join(quoted, ", ")
+}
+
+func longestBacktickRun(s string) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '`' {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
 }
 
 // countFindings says how many findings there are, in words.

@@ -273,7 +273,7 @@ func TestCommentBodyMarksTruncatedAndBinaryFilesAsNotFullyReviewed(t *testing.T)
 	require.Contains(t, body, "- `gen/schema.go`: patch truncated (")
 	require.Contains(t, body, " of 250000 bytes shown); not fully reviewed.")
 	require.Contains(t, body, "- `assets/logo.png`: no patch (binary or too large); not reviewed.")
-	require.Contains(t, body, "- `gen/`: Go package changed (schema.go) with no `_test.go` change in it.")
+	require.Contains(t, body, "- `gen/`: Go package changed (`schema.go`) with no `_test.go` change in it.")
 	require.Contains(t, body, "2 files could not be fully reviewed.")
 }
 

@@ -3,8 +3,11 @@ package ghsandbox
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -51,12 +54,13 @@ var faultOps = map[string]bool{
 	OpListComments:   true,
 	OpCreateComment:  true,
 	OpGetPermission:  true,
+	OpGetUser:        true,
 }
 
 // normalized validates f and fills in its defaults.
 func (f Fault) normalized() (Fault, error) {
 	if !faultOps[f.Op] {
-		return Fault{}, fmt.Errorf("op %q is not one of get_pull_request, list_files, list_comments, create_comment, get_collaborator_permission", f.Op)
+		return Fault{}, fmt.Errorf("op %q is not one of %s", f.Op, strings.Join(slices.Sorted(maps.Keys(faultOps)), ", "))
 	}
 	if f.Count < 0 || f.DelayMs < 0 || f.RetryAfter < 0 || f.After < 0 {
 		return Fault{}, errors.New("count, after, delayMs and retryAfter must not be negative")

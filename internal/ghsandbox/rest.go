@@ -77,7 +77,7 @@ func (s *Server) createComment(r *http.Request) apiResponse {
 	if invalid, bad := validateCommentBody(in.Body); bad {
 		return validationFailed(docsCreateComment, invalid)
 	}
-	repo, c, ok := s.addComment(r.PathValue("owner"), r.PathValue("repo"), number, *in.Body)
+	repo, c, ok := s.addComment(r.PathValue("owner"), r.PathValue("repo"), number, s.BotLogin(), *in.Body)
 	if !ok {
 		return notFound(docsCreateComment)
 	}

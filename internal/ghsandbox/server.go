@@ -19,6 +19,7 @@ const (
 	OpListComments   = "list_comments"
 	OpCreateComment  = "create_comment"
 	OpGetPermission  = "get_collaborator_permission"
+	OpGetUser        = "get_authenticated_user"
 	opUnknown        = "unknown"
 )
 
@@ -78,6 +79,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.listComments))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpCreateComment, s.createComment))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
+	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
 	s.mux.Handle("/", s.api(opUnknown, s.unknownRoute))
 
 	s.mux.HandleFunc("GET /{owner}/{repo}/pull/{number}", s.servePullPage)
@@ -87,6 +89,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /_sandbox/faults", s.clearFaultsHandler)
 	s.mux.HandleFunc("GET /_sandbox/requests", s.listRequestsHandler)
 	s.mux.HandleFunc("DELETE /_sandbox/requests", s.clearRequestsHandler)
+	s.mux.HandleFunc("POST "+ControlCommentsPath, s.postAsHandler)
 }
 
 // ServeHTTP serves the API at the root and under /api/v3.

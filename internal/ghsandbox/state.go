@@ -133,9 +133,9 @@ func (s *Server) lookupPull(owner, repo string, number int) (repoInfo, pullState
 	return rs.repoInfo, cp, true
 }
 
-// addComment appends a comment by the bot and returns it with its
-// repository, or false when the pull request does not exist.
-func (s *Server) addComment(owner, repo string, number int, body string) (repoInfo, Comment, bool) {
+// addComment appends a comment by user and returns it with its repository,
+// or false when the pull request does not exist.
+func (s *Server) addComment(owner, repo string, number int, user, body string) (repoInfo, Comment, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, ok := s.repos[repoID(owner, repo)]
@@ -148,9 +148,9 @@ func (s *Server) addComment(owner, repo string, number int, body string) (repoIn
 	}
 	c := Comment{
 		ID:        s.allocCommentID(),
-		User:      s.botLogin,
+		User:      user,
 		Body:      body,
-		CreatedAt: time.Now().UTC().Truncate(time.Second),
+		CreatedAt: commentTime(),
 	}
 	ps.comments = append(ps.comments, c)
 	return rs.repoInfo, c, true
