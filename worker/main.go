@@ -12,8 +12,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
@@ -57,6 +62,12 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	if cfg.GitHubToken == "" {
 		logger.Warn("GITHUB_TOKEN is unset: GitHub calls are anonymous and cannot post comments", "githubApiUrl", cfg.GitHubAPIURL)
 	}
+	if err := identify(ctx, acts); err != nil {
+		return err
+	}
+	logger.Info("GitHub target",
+		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin,
+		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
 	c, err := temporalclient.Dial(ctx, cfg.Temporal, logger)
 	if err != nil {
 		return err
@@ -69,12 +80,44 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	}
 	logger.Info("worker started",
 		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
-		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider, "githubApiUrl", cfg.GitHubAPIURL)
+		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider,
+		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)
 	<-ctx.Done()
 	logger.Info("stopping: finishing the tasks in hand")
 	w.Stop()
 	logger.Info("worker stopped")
 	return nil
+}
+
+// identify resolves the bot login before anything polls: a worker that cannot
+// tell its own comments from look-alikes must not run. GitHub refusing the
+// token's /user is a configuration problem; an unreachable GitHub is not.
+func identify(ctx context.Context, acts *activities.Activities) error {
+	ctx, cancel := context.WithTimeout(ctx, identifyTimeout)
+	defer cancel()
+	err := agentworker.Identify(ctx, acts)
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeGitHubRejected {
+		return &configError{err}
+	}
+	return err
+}
+
+// identifyTimeout bounds the one GET /user of start-up.
+const identifyTimeout = 30 * time.Second
+
+func identitySource(cfg agentworker.Config) string {
+	if cfg.GitHubBotLogin != "" {
+		return "GITHUB_BOT_LOGIN"
+	}
+	return "GET /user"
+}
+
+func allowedRepos(cfg agentworker.Config) string {
+	if len(cfg.AllowedRepos) == 0 {
+		return "any"
+	}
+	return strings.Join(cfg.AllowedRepos, ",")
 }
 
 func newLogger(format string, out io.Writer) *slog.Logger {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -27,6 +29,8 @@ func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		{map[string]string{"MODEL_PROVIDER": "no-such-model"}, "MODEL_PROVIDER"},
 		{map[string]string{"MODEL_PROVIDER": "openai"}, "OPENAI_API_KEY"},
 		{map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
+		{map[string]string{"AGENT_ALLOWED_REPOS": "acme/widgets,acme"}, "AGENT_ALLOWED_REPOS"},
+		{map[string]string{"GITHUB_BOT_LOGIN": "agent bot"}, "GITHUB_BOT_LOGIN"},
 	} {
 		t.Run(tc.named, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -40,16 +44,73 @@ func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 }
 
 func TestWorkerWithUnreachableTemporalFailsNamingTheAddress(t *testing.T) {
+	addr := unreachableTemporal(t)
+	var stderr bytes.Buffer
+
+	err := run(context.Background(), envOf(map[string]string{"TEMPORAL_ADDRESS": addr, "GITHUB_BOT_LOGIN": "agentrun[bot]"}), &stderr)
+
+	require.Equal(t, 1, exitCode(err, &stderr))
+	require.Contains(t, stderr.String(), "cannot reach Temporal at "+addr)
+}
+
+// unreachableTemporal is an address nothing listens on, so that run stops
+// right after the GitHub identity step these tests look at.
+func unreachableTemporal(t *testing.T) string {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
+	return addr
+}
+
+func sandboxURL(t *testing.T, sb *ghsandbox.Server) string {
+	t.Helper()
+	srv := httptest.NewServer(sb)
+	t.Cleanup(srv.Close)
+	return srv.URL + "/"
+}
+
+func TestWorkerLearnsItsGitHubLoginFromGetUserAndLogsTheTarget(t *testing.T) {
+	sb := ghsandbox.New(ghsandbox.DefaultFixture())
+	api := sandboxURL(t, sb)
+	var logs bytes.Buffer
+
+	_ = run(context.Background(), envOf(map[string]string{
+		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": api, "GITHUB_TOKEN": "t",
+	}), &logs)
+
+	require.Len(t, sb.Requests(), 1)
+	require.Equal(t, ghsandbox.OpGetUser, sb.Requests()[0].Op)
+	require.Contains(t, logs.String(), `msg="GitHub target" githubApiUrl=`+api+` githubLogin=agentrun[bot] loginFrom="GET /user" allowedRepos=any`)
+}
+
+func TestWorkerTakesGitHubBotLoginWithoutAskingGitHub(t *testing.T) {
+	sb := ghsandbox.New(ghsandbox.DefaultFixture())
+	var logs bytes.Buffer
+
+	_ = run(context.Background(), envOf(map[string]string{
+		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": sandboxURL(t, sb), "GITHUB_TOKEN": "t",
+		"GITHUB_BOT_LOGIN": "reviewer-app[bot]", "AGENT_ALLOWED_REPOS": "Acme/Widgets, acme/gadgets",
+	}), &logs)
+
+	require.Empty(t, sb.Requests())
+	require.Contains(t, logs.String(), `githubLogin=reviewer-app[bot] loginFrom=GITHUB_BOT_LOGIN allowedRepos=acme/widgets,acme/gadgets`)
+}
+
+func TestWorkerWhoseTokenCannotReadItsUserRefusesToStartNamingGitHubBotLogin(t *testing.T) {
+	sb := ghsandbox.New(ghsandbox.DefaultFixture())
+	require.NoError(t, sb.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetUser, Mode: ghsandbox.ModeStatus, Status: 403}))
 	var stderr bytes.Buffer
 
-	err = run(context.Background(), envOf(map[string]string{"TEMPORAL_ADDRESS": addr}), &stderr)
+	err := run(context.Background(), envOf(map[string]string{
+		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": sandboxURL(t, sb), "GITHUB_TOKEN": "app-installation-token",
+	}), &stderr)
 
-	require.Equal(t, 1, exitCode(err, &stderr))
-	require.Contains(t, stderr.String(), "cannot reach Temporal at "+addr)
+	require.Equal(t, 2, exitCode(err, &stderr))
+	require.Contains(t, stderr.String(), "GITHUB_BOT_LOGIN")
+	require.Contains(t, stderr.String(), "403")
+	require.NotContains(t, stderr.String(), "cannot reach Temporal", "nothing starts without an identity")
 }
 
 func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
@@ -58,10 +119,13 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	var logs bytes.Buffer
+	sb := ghsandbox.New(ghsandbox.DefaultFixture())
+	api := sandboxURL(t, sb)
 	go func() {
 		done <- run(ctx, envOf(map[string]string{
 			"TEMPORAL_ADDRESS": server.Address(),
 			"AGENT_TASK_QUEUE": "worker-main-test",
+			"GITHUB_API_URL":   api,
 		}), &logs)
 	}()
 

@@ -32,7 +32,14 @@ type Config struct {
 	GitHubToken string
 	// GitHubAPIURL is the REST base URL; empty means api.github.com. The
 	// sandbox and GitHub Enterprise set it.
-	GitHubAPIURL  string
+	GitHubAPIURL string
+	// GitHubBotLogin is the login the token posts as (GITHUB_BOT_LOGIN);
+	// empty means ask GET /user once at start-up. A GitHub App's
+	// installation token cannot read /user, so an App sets "name[bot]".
+	GitHubBotLogin string
+	// AllowedRepos limits the GitHub tools to these repositories
+	// (AGENT_ALLOWED_REPOS); empty allows every repository the token reaches.
+	AllowedRepos  activities.RepoAllowlist
 	ModelProvider string
 	// LogFormat is text (the default, for a terminal) or json (for a log pipeline).
 	LogFormat string
@@ -45,13 +52,19 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	allowed, err := activities.ParseRepoAllowlist(getenv("AGENT_ALLOWED_REPOS"))
+	if err != nil {
+		return Config{}, fmt.Errorf("AGENT_ALLOWED_REPOS: %w", err)
+	}
 	cfg := Config{
-		Temporal:      temporalCfg,
-		TaskQueue:     orDefault(getenv("AGENT_TASK_QUEUE"), workflows.DefaultTaskQueue),
-		GitHubToken:   getenv("GITHUB_TOKEN"),
-		GitHubAPIURL:  getenv("GITHUB_API_URL"),
-		ModelProvider: orDefault(getenv("MODEL_PROVIDER"), DefaultModelProvider),
-		LogFormat:     orDefault(getenv("LOG_FORMAT"), LogText),
+		Temporal:       temporalCfg,
+		TaskQueue:      orDefault(getenv("AGENT_TASK_QUEUE"), workflows.DefaultTaskQueue),
+		GitHubToken:    getenv("GITHUB_TOKEN"),
+		GitHubAPIURL:   getenv("GITHUB_API_URL"),
+		GitHubBotLogin: getenv("GITHUB_BOT_LOGIN"),
+		AllowedRepos:   allowed,
+		ModelProvider:  orDefault(getenv("MODEL_PROVIDER"), DefaultModelProvider),
+		LogFormat:      orDefault(getenv("LOG_FORMAT"), LogText),
 	}
 	if err := cfg.validate(); err != nil {
 		return Config{}, err
@@ -67,6 +80,9 @@ func (c Config) validate() error {
 	// that says nothing about why; refuse it up front.
 	if strings.ContainsFunc(c.GitHubToken, isSpaceOrControl) {
 		return fmt.Errorf("GITHUB_TOKEN: contains whitespace (a pasted newline?)")
+	}
+	if strings.ContainsFunc(c.GitHubBotLogin, isSpaceOrControl) {
+		return fmt.Errorf("GITHUB_BOT_LOGIN: %q contains whitespace", c.GitHubBotLogin)
 	}
 	if c.GitHubAPIURL != "" {
 		if err := activities.ValidateBaseURL("GITHUB_API_URL", c.GitHubAPIURL); err != nil {

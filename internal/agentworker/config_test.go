@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
@@ -26,23 +27,27 @@ func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
 
 func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 	cfg, err := ConfigFromEnv(envOf(map[string]string{
-		"TEMPORAL_ADDRESS":   "temporal:7233",
-		"TEMPORAL_NAMESPACE": "agents",
-		"AGENT_TASK_QUEUE":   "reviews",
-		"GITHUB_TOKEN":       "ghp_abc123",
-		"GITHUB_API_URL":     "http://127.0.0.1:8090/api/v3/",
-		"MODEL_PROVIDER":     "offline",
-		"LOG_FORMAT":         "json",
+		"TEMPORAL_ADDRESS":    "temporal:7233",
+		"TEMPORAL_NAMESPACE":  "agents",
+		"AGENT_TASK_QUEUE":    "reviews",
+		"GITHUB_TOKEN":        "ghp_abc123",
+		"GITHUB_API_URL":      "http://127.0.0.1:8090/api/v3/",
+		"GITHUB_BOT_LOGIN":    "agentrun[bot]",
+		"AGENT_ALLOWED_REPOS": " Acme/Widgets ,acme/gadgets",
+		"MODEL_PROVIDER":      "offline",
+		"LOG_FORMAT":          "json",
 	}))
 
 	require.NoError(t, err)
 	require.Equal(t, Config{
-		Temporal:      temporalclient.Config{Address: "temporal:7233", Namespace: "agents"},
-		TaskQueue:     "reviews",
-		GitHubToken:   "ghp_abc123",
-		GitHubAPIURL:  "http://127.0.0.1:8090/api/v3/",
-		ModelProvider: "offline",
-		LogFormat:     "json",
+		Temporal:       temporalclient.Config{Address: "temporal:7233", Namespace: "agents"},
+		TaskQueue:      "reviews",
+		GitHubToken:    "ghp_abc123",
+		GitHubAPIURL:   "http://127.0.0.1:8090/api/v3/",
+		GitHubBotLogin: "agentrun[bot]",
+		AllowedRepos:   activities.RepoAllowlist{"acme/widgets", "acme/gadgets"},
+		ModelProvider:  "offline",
+		LogFormat:      "json",
 	}, cfg)
 }
 
@@ -61,6 +66,12 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"GITHUB_API_URL", "https://bot:s3cret@ghe.example.com/api/v3/"},
 		{"MODEL_PROVIDER", "no-such-model"},
 		{"LOG_FORMAT", "xml"},
+		{"GITHUB_BOT_LOGIN", "agentrun bot"},
+		{"AGENT_ALLOWED_REPOS", "acme"},
+		{"AGENT_ALLOWED_REPOS", "acme/widgets,"},
+		{"AGENT_ALLOWED_REPOS", "acme/*"},
+		{"AGENT_ALLOWED_REPOS", "https://github.com/acme/widgets"},
+		{"AGENT_ALLOWED_REPOS", " "},
 	}
 	for _, tc := range cases {
 		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {

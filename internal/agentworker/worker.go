@@ -1,6 +1,8 @@
 package agentworker
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -12,8 +14,10 @@ import (
 )
 
 // NewActivities builds the activities from the configuration: the GitHub
-// client for GITHUB_API_URL/GITHUB_TOKEN and the MODEL_PROVIDER model, whose
-// own settings (OPENAI_* for openai) are read through getenv.
+// client for GITHUB_API_URL/GITHUB_TOKEN, the bot login and allowed
+// repositories, and the MODEL_PROVIDER model, whose own settings (OPENAI_*
+// for openai) are read through getenv. It makes no request; Identify then
+// fills in the bot login if GITHUB_BOT_LOGIN did not.
 func NewActivities(cfg Config, getenv func(string) string) (*activities.Activities, error) {
 	gh, err := activities.NewGitHubClient(cfg.GitHubAPIURL, cfg.GitHubToken)
 	if err != nil {
@@ -23,15 +27,39 @@ func NewActivities(cfg Config, getenv func(string) string) (*activities.Activiti
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	return &activities.Activities{GitHub: gh, Model: model}, nil
+	return &activities.Activities{
+		GitHub:       gh,
+		BotLogin:     cfg.GitHubBotLogin,
+		AllowedRepos: cfg.AllowedRepos,
+		Model:        model,
+	}, nil
+}
+
+// ErrNoIdentity wraps every failure of Identify: the worker cannot tell its
+// own comments from look-alikes, so it must not start.
+var ErrNoIdentity = errors.New("cannot determine the worker's GitHub identity; set GITHUB_BOT_LOGIN to the login its token posts as " +
+	"(for a GitHub App, \"app-name[bot]\")")
+
+// Identify sets acts.BotLogin from GET /user unless GITHUB_BOT_LOGIN set it,
+// once per process: only comments by that login prove an operation.
+func Identify(ctx context.Context, acts *activities.Activities) error {
+	login, err := acts.GitHubIdentity(ctx)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrNoIdentity, err)
+	}
+	acts.BotLogin = login
+	return nil
 }
 
 // New makes a worker for cfg.TaskQueue with the AgentRun workflow and the
 // activities cfg describes registered (the model's settings from the process
-// environment). The caller starts and stops it.
-func New(c client.Client, cfg Config) (worker.Worker, error) {
+// environment), its GitHub identity resolved. The caller starts and stops it.
+func New(ctx context.Context, c client.Client, cfg Config) (worker.Worker, error) {
 	acts, err := NewActivities(cfg, os.Getenv)
 	if err != nil {
+		return nil, err
+	}
+	if err := Identify(ctx, acts); err != nil {
 		return nil, err
 	}
 	return NewWithActivities(c, cfg.TaskQueue, acts), nil
