@@ -37,7 +37,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if strings.ContainsFunc(cfg.gitHubToken, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return config{}, fmt.Errorf("GITHUB_TOKEN: contains whitespace (a pasted newline?)")
 	}
-	// The client is built again in newHandler; building it here names a bad
+	// The client is built again in newServer; building it here names a bad
 	// GITHUB_API_URL before anything starts.
 	if _, err := activities.NewGitHubClient(cfg.gitHubAPIURL, cfg.gitHubToken); err != nil {
 		return config{}, err

@@ -87,7 +87,7 @@ func TestWebhookApprovalByAWriterPostsOneCommentAfterAReaderIsRefused(t *testing
 }
 
 func (s *stack) inboxHas(actionID string) bool {
-	resp, err := http.Get(s.approval.URL + "/v1/approvals")
+	resp, err := http.DefaultClient.Do(s.signedGet(context.Background(), s.approval.URL+"/v1/approvals"))
 	if err != nil {
 		return false
 	}
@@ -128,7 +128,10 @@ func (s *stack) page(path string) string {
 
 func (s *stack) pageOf(server *httptest.Server, path string) string {
 	s.t.Helper()
-	resp, err := http.Get(server.URL + path)
+	req, err := http.NewRequest(http.MethodGet, server.URL+path, nil)
+	require.NoError(s.t, err)
+	req.Header.Set(identityHeader, "carol") // through the login proxy
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(s.t, err)
 	defer resp.Body.Close()
 	require.Equal(s.t, http.StatusOK, resp.StatusCode)

@@ -68,57 +68,93 @@ func run(ctx context.Context, getenv func(string) string, logger *slog.Logger) e
 		return err
 	}
 	defer temporal.Close()
-	handler, err := newHandler(cfg, temporal, logger)
+	srv, err := newServer(cfg, temporal, logger)
 	if err != nil {
 		return err
 	}
-	listener, err := net.Listen("tcp", cfg.server.Addr)
-	if err != nil {
-		return &configError{fmt.Errorf("APPROVAL_ADDR %s: %w", cfg.server.Addr, err)}
+	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.server.Addr, handler: srv.Handler()}}
+	if cfg.server.WebhookAddr != "" {
+		endpoints = append(endpoints, endpoint{variable: "APPROVAL_WEBHOOK_ADDR", addr: cfg.server.WebhookAddr, handler: srv.WebhookHandler()})
 	}
-	logger.Info("approval server listening", "addr", listener.Addr().String(),
-		"temporal", cfg.temporal.Address, "identityHeader", cfg.server.IdentityHeader)
-	return serve(ctx, listener, handler)
+	if err := listenAll(endpoints, logger); err != nil {
+		return err
+	}
+	logger.Info("approval server ready", "temporal", cfg.temporal.Address, "identityHeader", cfg.server.IdentityHeader,
+		"separateWebhook", cfg.server.WebhookAddr != "")
+	return serve(ctx, endpoints)
 }
 
-// newHandler wires the server over the process's one Temporal client.
-func newHandler(cfg config, temporal client.Client, logger *slog.Logger) (http.Handler, error) {
+// endpoint is one listener of the process: the API and pages, or the webhook
+// alone when APPROVAL_WEBHOOK_ADDR is set.
+type endpoint struct {
+	variable string
+	addr     string
+	handler  http.Handler
+	listener net.Listener
+}
+
+// listenAll opens every endpoint's listener before any serves, so that a bad
+// second address stops start-up instead of leaving half a server.
+func listenAll(endpoints []endpoint, logger *slog.Logger) error {
+	for i := range endpoints {
+		l, err := net.Listen("tcp", endpoints[i].addr)
+		if err != nil {
+			for _, opened := range endpoints[:i] {
+				_ = opened.listener.Close()
+			}
+			return &configError{fmt.Errorf("%s %s: %w", endpoints[i].variable, endpoints[i].addr, err)}
+		}
+		endpoints[i].listener = l
+		logger.Info("approval server listening", "variable", endpoints[i].variable, "addr", l.Addr().String())
+	}
+	return nil
+}
+
+// newServer wires the server over the process's one Temporal client.
+func newServer(cfg config, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
 	gh, err := activities.NewGitHubClient(cfg.gitHubAPIURL, cfg.gitHubToken)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := approvalsrv.New(cfg.server, approvalsrv.Options{
+	return approvalsrv.New(cfg.server, approvalsrv.Options{
 		Runs:        approvalsrv.TemporalRuns{Client: temporal},
 		Permissions: approvalsrv.GitHubPermissions{Client: gh},
 		Logger:      logger,
 	})
-	if err != nil {
-		return nil, err
-	}
-	return srv.Handler(), nil
 }
 
-// serve runs until ctx ends. Handlers' contexts derive from ctx so that open
-// event streams end at shutdown instead of holding it up.
-func serve(ctx context.Context, listener net.Listener, handler http.Handler) error {
-	server := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+// serve runs every endpoint until ctx ends or one of them fails. Handlers'
+// contexts derive from ctx so that open event streams end at shutdown
+// instead of holding it up.
+func serve(ctx context.Context, endpoints []endpoint) error {
+	served := make(chan error, len(endpoints))
+	servers := make([]*http.Server, len(endpoints))
+	for i, e := range endpoints {
+		servers[i] = &http.Server{
+			Handler:           e.handler,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			BaseContext:       func(net.Listener) context.Context { return ctx },
+		}
+		go func() {
+			if err := servers[i].Serve(e.listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				served <- fmt.Errorf("serve %s: %w", e.variable, err)
+			}
+		}()
 	}
-	served := make(chan error, 1)
-	go func() { served <- server.Serve(listener) }()
+	var failed error
 	select {
-	case err := <-served:
-		return fmt.Errorf("serve: %w", err)
+	case failed = <-served:
 	case <-ctx.Done():
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
 	defer cancel()
-	if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("shutdown: %w", err)
+	errs := []error{failed}
+	for _, server := range servers {
+		if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			errs = append(errs, fmt.Errorf("shutdown: %w", err))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -6,11 +6,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/devserver"
 )
 
@@ -21,9 +24,13 @@ func TestApprovalRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		"APPROVAL_SECRET":       {},
 		"GITHUB_WEBHOOK_SECRET": {"APPROVAL_SECRET": e2eSecret},
 		"APPROVAL_INSECURE_DEV": {"APPROVAL_INSECURE_DEV": "maybe"},
-		"TEMPORAL_ADDRESS":      {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_ADDRESS": "no-port"},
-		"GITHUB_API_URL":        {"APPROVAL_INSECURE_DEV": "1", "GITHUB_API_URL": "ftp://example"},
-		"GITHUB_TOKEN":          {"APPROVAL_INSECURE_DEV": "1", "GITHUB_TOKEN": "ghp_x\n"},
+		"APPROVAL_ADDR":         {"APPROVAL_INSECURE_DEV": "1", "APPROVAL_ADDR": "0.0.0.0:8080"},
+		"APPROVAL_TRUSTED_PROXIES": {
+			"APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret, "APPROVAL_IDENTITY_HEADER": identityHeader,
+		},
+		"TEMPORAL_ADDRESS": {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_ADDRESS": "no-port"},
+		"GITHUB_API_URL":   {"APPROVAL_INSECURE_DEV": "1", "GITHUB_API_URL": "ftp://example"},
+		"GITHUB_TOKEN":     {"APPROVAL_INSECURE_DEV": "1", "GITHUB_TOKEN": "ghp_x\n"},
 	}
 	for variable, env := range cases {
 		t.Run(variable, func(t *testing.T) {
@@ -47,15 +54,72 @@ func TestApprovalWithoutTemporalExitsWith1(t *testing.T) {
 func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 	server := devserver.Start(t, devserver.Options{})
 	addr := freeAddress(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() {
-		stopped <- run(ctx, envOf(map[string]string{
-			"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
-			"TEMPORAL_ADDRESS": server.Address(),
-		}), quietLogger())
-	}()
+	stopped := startMain(t, map[string]string{
+		"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
+		"TEMPORAL_ADDRESS": server.Address(),
+	})
 
+	waitHealthy(t, addr)
+	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/v1/runs/no-such-run", nil), "reads need a signature")
+	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	signed := map[string]string{
+		approvalsrv.HeaderTimestamp: stamp,
+		approvalsrv.HeaderSignature: approvalsrv.Sign([]byte(e2eSecret), stamp, http.MethodGet, "/v1/runs/no-such-run", nil),
+	}
+	require.Equal(t, http.StatusNotFound, getStatus(t, "http://"+addr+"/v1/runs/no-such-run", signed))
+
+	stopped.stop(t)
+}
+
+func TestApprovalWithAWebhookAddressServesTheWebhookOnlyThere(t *testing.T) {
+	server := devserver.Start(t, devserver.Options{})
+	addr, webhookAddr := freeAddress(t), freeAddress(t)
+	stopped := startMain(t, map[string]string{
+		"APPROVAL_ADDR": addr, "APPROVAL_WEBHOOK_ADDR": webhookAddr,
+		"APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
+		"TEMPORAL_ADDRESS": server.Address(),
+	})
+	waitHealthy(t, addr)
+	waitHealthy(t, webhookAddr)
+
+	// An unsigned delivery: the webhook listener answers it (401), the main
+	// listener does not know the route at all.
+	require.Equal(t, http.StatusUnauthorized, postStatus(t, "http://"+webhookAddr+"/github/webhook"))
+	require.Equal(t, http.StatusNotFound, postStatus(t, "http://"+addr+"/github/webhook"))
+	require.Equal(t, http.StatusNotFound, getStatus(t, "http://"+webhookAddr+"/v1/approvals", nil), "the webhook listener serves nothing else")
+	require.Equal(t, http.StatusNotFound, getStatus(t, "http://"+webhookAddr+"/", nil))
+
+	stopped.stop(t)
+}
+
+type mainProcess struct {
+	cancel  context.CancelFunc
+	stopped chan error
+}
+
+// startMain runs the approval main in this process until stop.
+func startMain(t *testing.T, env map[string]string) *mainProcess {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &mainProcess{cancel: cancel, stopped: make(chan error, 1)}
+	go func() { m.stopped <- run(ctx, envOf(env), quietLogger()) }()
+	t.Cleanup(cancel)
+	return m
+}
+
+func (m *mainProcess) stop(t *testing.T) {
+	t.Helper()
+	m.cancel()
+	select {
+	case err := <-m.stopped:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not stop after its context ended")
+	}
+}
+
+func waitHealthy(t *testing.T, addr string) {
+	t.Helper()
 	require.Eventually(t, func() bool {
 		resp, err := http.Get("http://" + addr + "/healthz")
 		if err != nil {
@@ -64,18 +128,27 @@ func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	}, 30*time.Second, 20*time.Millisecond)
-	resp, err := http.Get("http://" + addr + "/v1/runs/no-such-run")
+}
+
+func getStatus(t *testing.T, url string, headers map[string]string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	require.NoError(t, err)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
-	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	return resp.StatusCode
+}
 
-	cancel()
-	select {
-	case err := <-stopped:
-		require.NoError(t, err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server did not stop after its context ended")
-	}
+func postStatus(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 func freeAddress(t *testing.T) string {

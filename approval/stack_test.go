@@ -24,8 +24,8 @@ import (
 )
 
 const (
-	e2eSecret        = "e2e-approval-secret-0123456789"
-	e2eWebhookSecret = "e2e-webhook-secret"
+	e2eSecret        = "e2e-approval-secret-0123456789abcdef"
+	e2eWebhookSecret = "e2e-webhook-secret-0123456789abcdefgh"
 	e2eQueue         = "approval-e2e"
 	identityHeader   = "X-Forwarded-User"
 	// waitLong covers a run's model and tool steps on a busy 2-core machine.
@@ -51,6 +51,8 @@ func startStack(t *testing.T) *stack {
 		"APPROVAL_SECRET":          e2eSecret,
 		"GITHUB_WEBHOOK_SECRET":    e2eWebhookSecret,
 		"APPROVAL_IDENTITY_HEADER": identityHeader,
+		// The test's clients, headless chromium included, stand for the login proxy.
+		"APPROVAL_TRUSTED_PROXIES": "127.0.0.1/32,::1",
 		"TEMPORAL_ADDRESS":         base.TemporalAddress(),
 		"GITHUB_API_URL":           base.GitHubURL,
 		"GITHUB_TOKEN":             "sandbox-token",
@@ -66,9 +68,9 @@ func startStack(t *testing.T) *stack {
 // shares no memory with it.
 func (s *stack) startApproval() *httptest.Server {
 	s.t.Helper()
-	handler, err := newHandler(s.cfg, s.temporal, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := newServer(s.cfg, s.temporal, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(s.t, err)
-	approval := httptest.NewServer(handler)
+	approval := httptest.NewServer(srv.Handler())
 	s.t.Cleanup(approval.Close)
 	return approval
 }
@@ -97,7 +99,7 @@ func (s *stack) startReview(runID string, approvers ...string) workflows.Pending
 }
 
 func (s *stack) snapshot(runID string) (workflows.RunSnapshot, bool) {
-	resp, err := http.Get(s.approval.URL + "/v1/runs/" + runID)
+	resp, err := http.DefaultClient.Do(s.signedGet(context.Background(), s.approval.URL+"/v1/runs/"+runID))
 	if err != nil {
 		return workflows.RunSnapshot{}, false
 	}
@@ -130,8 +132,19 @@ func (s *stack) signedDecision(runID, actionID string, req approvalsrv.DecisionR
 	require.NoError(s.t, err)
 	httpReq.Header.Set("Content-Type", "application/json")
 	httpReq.Header.Set(approvalsrv.HeaderTimestamp, stamp)
-	httpReq.Header.Set(approvalsrv.HeaderSignature, approvalsrv.Sign([]byte(e2eSecret), stamp, body))
+	httpReq.Header.Set(approvalsrv.HeaderSignature, approvalsrv.Sign([]byte(e2eSecret), stamp, http.MethodPost, httpReq.URL.EscapedPath(), body))
 	return s.send(httpReq)
+}
+
+// signedGet is a read of the /v1 API, signed as its callers sign it.
+func (s *stack) signedGet(ctx context.Context, url string) *http.Request {
+	s.t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	require.NoError(s.t, err)
+	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	req.Header.Set(approvalsrv.HeaderTimestamp, stamp)
+	req.Header.Set(approvalsrv.HeaderSignature, approvalsrv.Sign([]byte(e2eSecret), stamp, http.MethodGet, req.URL.EscapedPath(), nil))
+	return req
 }
 
 func (s *stack) send(req *http.Request) (int, map[string]string) {
@@ -152,9 +165,7 @@ func (s *stack) followEvents(runID string) []int64 {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.approval.URL+"/v1/runs/"+runID+"/events", nil)
-	require.NoError(s.t, err)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(s.signedGet(ctx, s.approval.URL+"/v1/runs/"+runID+"/events"))
 	require.NoError(s.t, err)
 	defer resp.Body.Close()
 	require.Equal(s.t, http.StatusOK, resp.StatusCode)

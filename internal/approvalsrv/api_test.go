@@ -78,15 +78,18 @@ func TestSignedDecisionWithBadBodyAnswers400AndSendsNothing(t *testing.T) {
 func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	now := strconv.FormatInt(testNow.Unix(), 10)
-	good := Sign([]byte(testSecret), now, body)
+	sign := func(secret, timestamp string, body []byte) string {
+		return Sign([]byte(secret), timestamp, http.MethodPost, decisionPath, body)
+	}
+	good := sign(testSecret, now, body)
 	cases := map[string]struct{ timestamp, signature string }{
 		"no signature header":         {now, ""},
 		"empty signature":             {now, "sha256="},
 		"wrong algorithm prefix":      {now, "sha1=" + good[len("sha256="):]},
 		"no prefix":                   {now, good[len("sha256="):]},
 		"not hex":                     {now, "sha256=zz"},
-		"signature over another body": {now, Sign([]byte(testSecret), now, decisionBody(t, "approve", "mallory", "", "req-1"))},
-		"signature with another key":  {now, Sign([]byte("another-secret-0123456789"), now, body)},
+		"signature over another body": {now, sign(testSecret, now, decisionBody(t, "approve", "mallory", "", "req-1"))},
+		"signature with another key":  {now, sign("another-secret-0123456789abcdef-xyz", now, body)},
 		"timestamp 301 s old":         {strconv.FormatInt(testNow.Add(-301*time.Second).Unix(), 10), ""},
 		"timestamp 301 s ahead":       {strconv.FormatInt(testNow.Add(301*time.Second).Unix(), 10), ""},
 		"no timestamp":                {"", good},
@@ -99,7 +102,7 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 			h.runs.put("run-1", waitingRun())
 			signature := c.signature
 			if signature == "" && name != "no signature header" && name != "empty signature" {
-				signature = Sign([]byte(testSecret), c.timestamp, body)
+				signature = sign(testSecret, c.timestamp, body)
 			}
 			headers := map[string]string{"Content-Type": "application/json", HeaderTimestamp: c.timestamp}
 			if name != "no signature header" {

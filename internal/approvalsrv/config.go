@@ -2,29 +2,41 @@ package approvalsrv
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 )
 
 // DefaultAddr is where the server listens unless APPROVAL_ADDR says otherwise.
 const DefaultAddr = "127.0.0.1:8080"
 
-// minSecretLength keeps the HMAC key of the decision API out of guessing range.
-const minSecretLength = 16
+// minSecretLength is the size of a SHA-256 key: a shorter HMAC key is easier
+// to guess than the MAC it protects.
+const minSecretLength = 32
 
 // Config is the approval server's configuration, read once from the environment.
 type Config struct {
-	// Addr is APPROVAL_ADDR.
+	// Addr is APPROVAL_ADDR: the API and the pages (and the webhook unless
+	// WebhookAddr is set).
 	Addr string
+	// WebhookAddr is APPROVAL_WEBHOOK_ADDR: when set, /github/webhook is served
+	// on this listener only, so that it alone can face the internet.
+	WebhookAddr string
 	// Secret is APPROVAL_SECRET, the HMAC key of the signed API.
 	Secret string
 	// WebhookSecret is GITHUB_WEBHOOK_SECRET.
 	WebhookSecret string
 	// IdentityHeader is APPROVAL_IDENTITY_HEADER: the header a trusted reverse
-	// proxy sets to the logged-in user. The web form takes the approver from it.
+	// proxy sets to the logged-in user. The pages need it and the web form
+	// takes the approver from it.
 	IdentityHeader string
+	// TrustedProxies is APPROVAL_TRUSTED_PROXIES: the peers whose
+	// IdentityHeader is believed. Anyone else could type the header.
+	TrustedProxies []netip.Prefix
 	// InsecureDev is APPROVAL_INSECURE_DEV=1: missing secrets are tolerated,
-	// unsigned requests are accepted and the web form takes a typed name.
+	// unsigned requests are accepted, reads need no credentials and the web
+	// form takes a typed name. Only on a loopback address.
 	InsecureDev bool
 }
 
@@ -32,6 +44,7 @@ type Config struct {
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg := Config{
 		Addr:           strings.TrimSpace(getenv("APPROVAL_ADDR")),
+		WebhookAddr:    strings.TrimSpace(getenv("APPROVAL_WEBHOOK_ADDR")),
 		Secret:         getenv("APPROVAL_SECRET"),
 		WebhookSecret:  getenv("GITHUB_WEBHOOK_SECRET"),
 		IdentityHeader: strings.TrimSpace(getenv("APPROVAL_IDENTITY_HEADER")),
@@ -46,18 +59,58 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("APPROVAL_INSECURE_DEV=%q: want 1 or 0", v)
 	}
+	proxies, err := parseTrustedProxies(getenv("APPROVAL_TRUSTED_PROXIES"))
+	if err != nil {
+		return Config{}, err
+	}
+	cfg.TrustedProxies = proxies
 	if err := cfg.validate(); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil
 }
 
-func (c Config) validate() error {
-	if c.Secret != "" && len(c.Secret) < minSecretLength {
-		return fmt.Errorf("APPROVAL_SECRET is too short: want at least %d characters", minSecretLength)
+// parseTrustedProxies reads comma-separated CIDRs; a bare address stands for
+// itself alone.
+func parseTrustedProxies(raw string) ([]netip.Prefix, error) {
+	var prefixes []netip.Prefix
+	for _, field := range strings.Split(raw, ",") {
+		field = strings.TrimSpace(field)
+		if field == "" {
+			continue
+		}
+		prefix, err := netip.ParsePrefix(field)
+		if err != nil {
+			addr, addrErr := netip.ParseAddr(field)
+			if addrErr != nil {
+				return nil, fmt.Errorf("APPROVAL_TRUSTED_PROXIES: %q is not a CIDR such as 10.0.0.0/8 or an address: %w", field, err)
+			}
+			prefix = netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen())
+		}
+		prefixes = append(prefixes, prefix.Masked())
 	}
-	if c.IdentityHeader != "" && !validHeaderName(c.IdentityHeader) {
-		return fmt.Errorf("APPROVAL_IDENTITY_HEADER=%q is not a valid header name", c.IdentityHeader)
+	return prefixes, nil
+}
+
+func (c Config) validate() error {
+	if err := checkListenAddr("APPROVAL_ADDR", c.Addr, c.InsecureDev); err != nil {
+		return err
+	}
+	if c.WebhookAddr != "" {
+		if err := checkListenAddr("APPROVAL_WEBHOOK_ADDR", c.WebhookAddr, c.InsecureDev); err != nil {
+			return err
+		}
+		if c.WebhookAddr == c.Addr {
+			return fmt.Errorf("APPROVAL_WEBHOOK_ADDR=%s is APPROVAL_ADDR: leave it unset to serve the webhook there", c.WebhookAddr)
+		}
+	}
+	for _, secret := range []struct{ name, value string }{{"APPROVAL_SECRET", c.Secret}, {"GITHUB_WEBHOOK_SECRET", c.WebhookSecret}} {
+		if secret.value != "" && len(secret.value) < minSecretLength {
+			return fmt.Errorf("%s is too short: want at least %d bytes (openssl rand -hex 32)", secret.name, minSecretLength)
+		}
+	}
+	if err := c.validateIdentity(); err != nil {
+		return err
 	}
 	if c.InsecureDev {
 		return nil
@@ -76,12 +129,67 @@ func (c Config) validate() error {
 	return nil
 }
 
+func (c Config) validateIdentity() error {
+	if c.IdentityHeader == "" {
+		if len(c.TrustedProxies) > 0 {
+			return fmt.Errorf("APPROVAL_TRUSTED_PROXIES is set but APPROVAL_IDENTITY_HEADER is not: name the header the proxy sets")
+		}
+		return nil
+	}
+	if !validHeaderName(c.IdentityHeader) {
+		return fmt.Errorf("APPROVAL_IDENTITY_HEADER=%q is not a valid header name", c.IdentityHeader)
+	}
+	if len(c.TrustedProxies) == 0 {
+		return fmt.Errorf("APPROVAL_IDENTITY_HEADER needs APPROVAL_TRUSTED_PROXIES: the CIDRs of the login proxy, or anyone could send %s", c.IdentityHeader)
+	}
+	return nil
+}
+
+// checkListenAddr refuses a malformed address, and in dev mode any address
+// other hosts can reach: dev mode accepts unsigned decisions.
+func checkListenAddr(variable, addr string, devMode bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s=%q: want host:port: %w", variable, addr, err)
+	}
+	if devMode && !isLoopbackHost(host) {
+		return fmt.Errorf("%s=%s: APPROVAL_INSECURE_DEV=1 listens on loopback only (127.0.0.1, ::1 or localhost)", variable, addr)
+	}
+	return nil
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.Unmap().IsLoopback()
+}
+
+// trusts reports whether peer, a request's RemoteAddr, is a trusted proxy.
+func (c Config) trusts(peer string) bool {
+	addrPort, err := netip.ParseAddrPort(peer)
+	if err != nil {
+		return false
+	}
+	addr := addrPort.Addr().Unmap()
+	for _, prefix := range c.TrustedProxies {
+		if prefix.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
 // InsecureWarnings lists what dev mode switches off, for the loud start-up log.
 func (c Config) InsecureWarnings() []string {
 	if !c.InsecureDev {
 		return nil
 	}
-	warnings := []string{"the web form accepts a typed approver name when the identity header is absent"}
+	warnings := []string{
+		"the web form accepts a typed approver name when the identity header is absent",
+		"the pages and GET /v1/* answer without credentials",
+	}
 	if c.Secret == "" {
 		warnings = append(warnings, "APPROVAL_SECRET is unset: the decision and resolve API accept unsigned requests")
 	}

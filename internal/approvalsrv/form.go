@@ -1,6 +1,7 @@
 package approvalsrv
 
 import (
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -17,40 +18,54 @@ var formNotices = map[string]string{
 	"409": "The action was already decided or has expired.",
 	"502": "Your permission could not be checked; try again.",
 	"503": "The run could not be reached; try again.",
+	// A form from before a restart (dev mode's CSRF key is random) is not a
+	// permission problem; saying 403's text would mislead.
+	resultStale: staleFormMessage,
 }
+
+const (
+	resultStale      = "stale"
+	staleFormMessage = "This page is out of date; reload it and decide again."
+)
 
 // handleFormDecision serves the run page's form:
 // POST /runs/{runId}/actions/{actionId}/decision. The approver is the user the
-// trusted proxy names in APPROVAL_IDENTITY_HEADER; only dev mode lets a person
-// type a name instead.
+// trusted proxy names in APPROVAL_IDENTITY_HEADER, as the page middleware
+// authenticated it; only dev mode without that user lets a person type a name.
 func (s *Server) handleFormDecision(w http.ResponseWriter, r *http.Request) {
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
-	o := s.formDecision(w, r, runID, actionID)
+	o, stale := s.formDecision(w, r, runID, actionID)
 	if wantsJSON(r) {
 		writeOutcome(w, o)
 		return
 	}
-	target := "/runs/" + url.PathEscape(runID) + "?result=" + strconv.Itoa(o.Code)
+	result := strconv.Itoa(o.Code)
+	if stale {
+		result = resultStale
+	}
+	target := "/runs/" + url.PathEscape(runID) + "?result=" + result
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
-func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) outcome {
+// formDecision also reports whether the form was stale (its CSRF token no
+// longer checks out), which the page words differently from a refusal.
+func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) (outcome, bool) {
 	if !hasMediaType(r, "application/x-www-form-urlencoded") {
-		return refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded")
+		return refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBodyBytes)
 	if err := r.ParseForm(); err != nil {
-		return refused(http.StatusBadRequest, "could not read the form")
+		return refused(http.StatusBadRequest, "could not read the form"), false
 	}
 	if !s.csrf.valid(r, r.PostForm.Get("csrf")) {
-		return refused(http.StatusForbidden, "the form has expired; reload the page")
+		return refused(http.StatusForbidden, staleFormMessage), true
 	}
 	approver := s.viewer(r).Identity
-	if approver == "" && s.cfg.InsecureDev {
+	if approver == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == "" {
 		approver = strings.TrimSpace(r.PostForm.Get("approver"))
 	}
 	if approver == "" {
-		return refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy")
+		return refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
 	}
 	req := DecisionRequest{
 		Decision:  r.PostForm.Get("decision"),
@@ -59,12 +74,16 @@ func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, act
 		RequestID: r.PostForm.Get("requestId"),
 	}
 	if err := req.validate(); err != nil {
-		return refused(http.StatusBadRequest, err.Error())
+		var bad *BadRequestError
+		if !errors.As(err, &bad) {
+			return refused(http.StatusBadRequest, "bad request"), false
+		}
+		return refused(http.StatusBadRequest, bad.Problem), false
 	}
 	key := "decision\x00" + runID + "\x00" + actionID + "\x00" + req.RequestID
 	return s.answers.do(key, func() outcome {
 		return s.decide(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
-	})
+	}), false
 }
 
 func wantsJSON(r *http.Request) bool {

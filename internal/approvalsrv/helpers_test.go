@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,13 +19,26 @@ import (
 	"github.com/agentrun/agentrun/workflows"
 )
 
-const testSecret = "test-approval-secret-0123456789"
+const testSecret = "test-approval-secret-0123456789abcdef"
+
+// viewerLogin is who the login proxy says is at the page when a test does
+// not care who.
+const viewerLogin = "viewer"
 
 // testNow is the server's clock in handler tests.
 var testNow = time.Date(2025, 3, 4, 12, 0, 0, 0, time.UTC)
 
+// testConfig trusts the identity header from loopback, where httptest's
+// clients connect from: they stand for the login proxy.
 func testConfig() Config {
-	return Config{Addr: DefaultAddr, Secret: testSecret, WebhookSecret: "test-webhook-secret", IdentityHeader: "X-Forwarded-User"}
+	return Config{
+		Addr: DefaultAddr, Secret: testSecret, WebhookSecret: webhookSecret,
+		IdentityHeader: "X-Forwarded-User", TrustedProxies: loopbackProxies(),
+	}
+}
+
+func loopbackProxies() []netip.Prefix {
+	return []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 }
 
 type harness struct {
@@ -87,12 +103,19 @@ func (h *harness) signedPost(path string, body []byte, ts time.Time) *http.Respo
 // signedPostAs signs body correctly but sends it with contentType.
 func (h *harness) signedPostAs(path, contentType string, body []byte, ts time.Time) *http.Response {
 	h.t.Helper()
+	headers := signedHeaders(http.MethodPost, path, body, ts)
+	headers["Content-Type"] = contentType
+	return h.post(path, body, headers)
+}
+
+// signedHeaders are the signature headers of a request to path (which must
+// be escaped as it goes on the wire) made at ts.
+func signedHeaders(method, path string, body []byte, ts time.Time) map[string]string {
 	stamp := strconv.FormatInt(ts.Unix(), 10)
-	return h.post(path, body, map[string]string{
-		"Content-Type":  contentType,
+	return map[string]string{
 		HeaderTimestamp: stamp,
-		HeaderSignature: Sign([]byte(testSecret), stamp, body),
-	})
+		HeaderSignature: Sign([]byte(testSecret), stamp, method, path, body),
+	}
 }
 
 func (h *harness) post(path string, body []byte, headers map[string]string) *http.Response {
@@ -100,7 +123,24 @@ func (h *harness) post(path string, body []byte, headers map[string]string) *htt
 	return h.do(http.MethodPost, path, bytes.NewReader(body), headers)
 }
 
+// get sends the credentials path's route class needs, so that tests of what
+// a route shows need not repeat them: a signature for /v1, the login proxy's
+// viewerLogin for a page, unless headers bring their own. getAnonymous sends
+// none.
 func (h *harness) get(path string, headers map[string]string) *http.Response {
+	h.t.Helper()
+	all := map[string]string{}
+	if strings.HasPrefix(path, "/v1/") {
+		urlPath, _, _ := strings.Cut(path, "?")
+		maps.Copy(all, signedHeaders(http.MethodGet, urlPath, nil, testNow))
+	} else if name := h.server.cfg.IdentityHeader; name != "" {
+		all[name] = viewerLogin
+	}
+	maps.Copy(all, headers)
+	return h.do(http.MethodGet, path, nil, all)
+}
+
+func (h *harness) getAnonymous(path string, headers map[string]string) *http.Response {
 	h.t.Helper()
 	return h.do(http.MethodGet, path, nil, headers)
 }

@@ -50,7 +50,7 @@ func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.
 		want    int
 	}{
 		"bad signature": {string(body), map[string]string{
-			"Content-Type": "application/json", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte("not-the-secret-0123456789"), stamp, body),
+			"Content-Type": "application/json", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte("not-the-secret-0123456789"), stamp, http.MethodPost, decisionPath, body),
 		}, http.StatusUnauthorized},
 		"no signature":   {string(body), map[string]string{"Content-Type": "application/json", HeaderTimestamp: stamp}, http.StatusUnauthorized},
 		"malformed body": {`{"decision":"approve","approver":"mallory"}`, nil, http.StatusBadRequest},
@@ -58,7 +58,7 @@ func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.
 		"too large": {string(decisionBody(t, "reject", "mallory", strings.Repeat("x", 64<<10), "req-1")), nil,
 			http.StatusRequestEntityTooLarge},
 		"not JSON": {string(body), map[string]string{
-			"Content-Type": "text/plain", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, body),
+			"Content-Type": "text/plain", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, http.MethodPost, decisionPath, body),
 		}, http.StatusUnsupportedMediaType},
 	}
 	for name, c := range cases {

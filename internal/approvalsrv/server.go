@@ -88,28 +88,44 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}, nil
 }
 
-// Handler routes every endpoint of the server.
+// Handler routes every endpoint of the server; the webhook too unless
+// APPROVAL_WEBHOOK_ADDR gives it a listener of its own (WebhookHandler).
+// Each route names its class (auth.go): public, signed or page.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/runs/{runId}/actions/{actionId}/decision", s.handleSignedDecision)
-	mux.HandleFunc("POST /v1/runs/{runId}/steps/{stepId}/resolve", s.handleSignedResolve)
-	mux.HandleFunc("POST /github/webhook", s.handleWebhook)
-	mux.HandleFunc("GET /v1/runs/{runId}", s.handleSnapshot)
-	mux.HandleFunc("GET /v1/runs/{runId}/events", s.handleEvents)
-	mux.HandleFunc("GET /v1/approvals", s.handleApprovals)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
+	mux.Handle("POST /v1/runs/{runId}/actions/{actionId}/decision", s.signed(s.handleSignedDecision))
+	mux.Handle("POST /v1/runs/{runId}/steps/{stepId}/resolve", s.signed(s.handleSignedResolve))
+	mux.Handle("GET /v1/runs/{runId}", s.signed(s.handleSnapshot))
+	mux.Handle("GET /v1/runs/{runId}/events", s.signed(s.handleEvents))
+	mux.Handle("GET /v1/approvals", s.signed(s.handleApprovals))
+	if s.cfg.WebhookAddr == "" {
+		mux.HandleFunc("POST /github/webhook", s.handleWebhook)
+	}
+	mux.HandleFunc("GET /healthz", handleHealth)
+	mux.Handle("GET /static/", staticHandler())
 
 	// The page's own form is also guarded against cross-origin posts by the
 	// browser's Sec-Fetch-Site header, on top of its CSRF token.
 	formGuard := http.NewCrossOriginProtection()
-	mux.HandleFunc("GET /{$}", s.handleInboxPage)
-	mux.HandleFunc("GET /runs/{runId}", s.handleRunPage)
-	mux.HandleFunc("GET /runs/{runId}/panel", s.handleRunPanel)
-	mux.Handle("POST /runs/{runId}/actions/{actionId}/decision", formGuard.Handler(http.HandlerFunc(s.handleFormDecision)))
-	mux.Handle("GET /static/", staticHandler())
+	mux.Handle("GET /{$}", s.page(s.handleInboxPage))
+	mux.Handle("GET /runs/{runId}", s.page(s.handleRunPage))
+	mux.Handle("GET /runs/{runId}/panel", s.page(s.handleRunPanel))
+	mux.Handle("GET /runs/{runId}/events", s.page(s.handleEvents))
+	mux.Handle("POST /runs/{runId}/actions/{actionId}/decision", formGuard.Handler(s.page(s.handleFormDecision)))
 	return securityHeaders(mux)
+}
+
+// WebhookHandler serves only the GitHub webhook (and /healthz), for the
+// listener of APPROVAL_WEBHOOK_ADDR.
+func (s *Server) WebhookHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /github/webhook", s.handleWebhook)
+	mux.HandleFunc("GET /healthz", handleHealth)
+	return securityHeaders(mux)
+}
+
+func handleHealth(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func securityHeaders(next http.Handler) http.Handler {

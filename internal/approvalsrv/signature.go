@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -32,26 +33,31 @@ var (
 	errBadSignature     = errors.New("signature does not match")
 )
 
-// Sign returns the X-Agentrun-Signature value for a body sent at timestamp.
-// Callers of the API (and the tests) use it.
-func Sign(secret []byte, timestamp string, body []byte) string {
-	return signaturePrefix + hex.EncodeToString(mac(secret, timestamp, body))
+// Sign returns the X-Agentrun-Signature value of a request: HMAC-SHA256
+// over timestamp + "." + method + "." + escapedPath + "." + body, where
+// escapedPath is the request URL's EscapedPath() and a GET signs an empty
+// body. Binding the method and path means a captured signature cannot be
+// replayed to another run, action or endpoint. Callers of the API (and the
+// tests) use it.
+func Sign(secret []byte, timestamp, method, escapedPath string, body []byte) string {
+	return signaturePrefix + hex.EncodeToString(mac(secret, timestamp, method, escapedPath, body))
 }
 
-func mac(secret []byte, timestamp string, body []byte) []byte {
+func mac(secret []byte, timestamp, method, escapedPath string, body []byte) []byte {
 	h := hmac.New(sha256.New, secret)
-	h.Write([]byte(timestamp))
-	h.Write([]byte("."))
+	h.Write([]byte(timestamp + "." + method + "." + escapedPath + "."))
 	h.Write(body)
 	return h.Sum(nil)
 }
 
 // verifySignature checks the timestamp window first so that a replayed
 // request past its window is refused whatever its signature.
-func verifySignature(secret []byte, timestamp, signature string, body []byte, now time.Time) error {
+func verifySignature(secret []byte, r *http.Request, body []byte, now time.Time) error {
+	timestamp := r.Header.Get(HeaderTimestamp)
 	if err := checkTimestamp(timestamp, now); err != nil {
 		return err
 	}
+	signature := r.Header.Get(HeaderSignature)
 	if signature == "" {
 		return errMissingSignature
 	}
@@ -63,7 +69,7 @@ func verifySignature(secret []byte, timestamp, signature string, body []byte, no
 	if err != nil || len(got) != sha256.Size {
 		return errBadSignatureForm
 	}
-	if !hmac.Equal(got, mac(secret, timestamp, body)) {
+	if !hmac.Equal(got, mac(secret, timestamp, r.Method, r.URL.EscapedPath(), body)) {
 		return errBadSignature
 	}
 	return nil

@@ -64,9 +64,7 @@ func (s *Server) handleInboxPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
-	if err := s.pages.render(w, http.StatusOK, "inbox.html", data); err != nil {
-		s.logger.Error("inbox page", "err", err)
-	}
+	s.render(w, http.StatusOK, "inbox.html", data)
 }
 
 // handleRunPage serves GET /runs/{runId}.
@@ -93,15 +91,20 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, template strin
 		s.logger.Warn("run page without the run's events", "run", runID, "err", err)
 	}
 	view := s.runView(w, r, runID, snap, events)
-	if err := s.pages.render(w, http.StatusOK, template, view); err != nil {
-		s.logger.Error("run page", "run", runID, "err", err)
-	}
+	s.render(w, http.StatusOK, template, view)
 }
 
 func (s *Server) errorPage(w http.ResponseWriter, o outcome) {
 	data := map[string]any{"Title": http.StatusText(o.Code), "Message": o.Error, "Code": o.Code}
-	if err := s.pages.render(w, o.Code, "error.html", data); err != nil {
-		s.logger.Error("error page", "err", err)
+	s.render(w, o.Code, "error.html", data)
+}
+
+// render answers a plain 500 when a template fails: its error names
+// templates and fields, which are for the log only.
+func (s *Server) render(w http.ResponseWriter, code int, name string, data any) {
+	if err := s.pages.render(w, code, name, data); err != nil {
+		s.logger.Error("page", "template", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
 	}
 }
 
@@ -173,12 +176,13 @@ func (s *Server) actionView(snap workflows.RunSnapshot) *actionView {
 }
 
 func (s *Server) viewer(r *http.Request) viewer {
-	v := viewer{HeaderName: s.cfg.IdentityHeader}
-	if s.cfg.IdentityHeader != "" {
-		v.Identity = r.Header.Get(s.cfg.IdentityHeader)
-	}
-	v.TypeName = v.Identity == "" && s.cfg.InsecureDev
-	v.SignInFirst = v.Identity == "" && !s.cfg.InsecureDev
+	// Only the page middleware's authenticated identity: the header itself
+	// may come from anyone.
+	v := viewer{HeaderName: s.cfg.IdentityHeader, Identity: identityFrom(r.Context())}
+	// With a login proxy configured, its user is the only approver, dev mode
+	// or not.
+	v.TypeName = v.Identity == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == ""
+	v.SignInFirst = v.Identity == "" && !v.TypeName
 	return v
 }
 

@@ -18,7 +18,7 @@ import (
 	"github.com/agentrun/agentrun/workflows"
 )
 
-const webhookSecret = "test-webhook-secret"
+const webhookSecret = "test-webhook-secret-0123456789abcdef"
 
 // sandboxPermissions checks permissions with a real go-github client against
 // the GitHub sandbox (alice admin, bob write, mallory read).

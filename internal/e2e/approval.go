@@ -14,13 +14,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/devserver"
 )
 
 // Secrets of the approval server under test.
 const (
-	approvalSecret = "e2e-approval-secret-0123456789"
-	webhookSecret  = "e2e-webhook-secret-0123456789"
+	approvalSecret = "e2e-approval-secret-0123456789abcdef"
+	webhookSecret  = "e2e-webhook-secret-0123456789abcdefgh"
 )
 
 // ApprovalServer is the approval main running as its own process.
@@ -70,8 +71,8 @@ type Answer struct {
 
 func (a Answer) String() string { return fmt.Sprintf("%s %d %s", a.Channel, a.Code, a.Body) }
 
-// DecideSigned posts an approval through the signed decision API, signed the
-// way its callers sign: HMAC-SHA256 over "<unix seconds>.<body>".
+// DecideSigned posts an approval through the signed decision API, signed by
+// approvalsrv.Sign, the one rule its callers follow.
 func (a *ApprovalServer) DecideSigned(ctx context.Context, runID, actionID, approver, requestID string) (Answer, error) {
 	body, err := json.Marshal(map[string]string{
 		"decision": "approve", "approver": approver, "requestId": requestID,
@@ -86,8 +87,8 @@ func (a *ApprovalServer) DecideSigned(ctx context.Context, runID, actionID, appr
 		return Answer{}, fmt.Errorf("build the decision request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("X-Agentrun-Timestamp", ts)
-	req.Header.Set("X-Agentrun-Signature", "sha256="+hmacHex(approvalSecret, []byte(ts+"."), body))
+	req.Header.Set(approvalsrv.HeaderTimestamp, ts)
+	req.Header.Set(approvalsrv.HeaderSignature, approvalsrv.Sign([]byte(approvalSecret), ts, http.MethodPost, req.URL.EscapedPath(), body))
 	return a.send(req, "signed API")
 }
 
@@ -145,10 +146,9 @@ func (a *ApprovalServer) send(req *http.Request, channel string) (Answer, error)
 	return Answer{Channel: channel, Code: resp.StatusCode, Body: string(bytes.TrimSpace(body))}, nil
 }
 
-func hmacHex(secret string, parts ...[]byte) string {
+// hmacHex is GitHub's webhook signature (X-Hub-Signature-256), not ours.
+func hmacHex(secret string, payload []byte) string {
 	h := hmac.New(sha256.New, []byte(secret))
-	for _, p := range parts {
-		h.Write(p)
-	}
+	h.Write(payload)
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -80,7 +80,7 @@
   });
 
   if (root.getAttribute("data-ended") === "true" || !window.EventSource) return;
-  var events = new EventSource("/v1/runs/" + encodeURIComponent(runId) + "/events");
+  var events = new EventSource(base + "/events");
   events.onmessage = refresh;
   events.addEventListener("refusal", refresh);
   events.addEventListener("end", function () {
