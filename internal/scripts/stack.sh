@@ -3,8 +3,9 @@
 #
 # up starts, each in the background with its log in .data/NAME.log and its
 # PID in .data/NAME.pid: the Temporal dev server (tuned file DB, UI), the
-# GitHub sandbox (only when GITHUB_TOKEN is unset), the worker and the approval
-# server (when it is built). A service whose PID file names a live process of
+# GitHub sandbox (always, unless AGENTRUN_GITHUB=real), the worker and the
+# approval server (when it is built). It checks every port it needs before it
+# starts anything. A service whose PID file names a live process of
 # ours is left alone, so a second `up` changes nothing. Then it starts the
 # demo run and follows it until it waits for approval.
 #
@@ -13,8 +14,10 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BIN=$ROOT/bin
-DATA=$ROOT/.data
+# AGENTRUN_BIN and AGENTRUN_DATA let a test run the stack from its own build
+# in its own folder; people use the defaults.
+BIN=${AGENTRUN_BIN:-$ROOT/bin}
+DATA=${AGENTRUN_DATA:-$ROOT/.data}
 
 TEMPORAL_PORT=${TEMPORAL_PORT:-7233}
 TEMPORAL_UI_PORT=${TEMPORAL_UI_PORT:-8233}
@@ -137,16 +140,73 @@ demo() {
   echo "stop it all:   make down"
 }
 
-up() {
-  mkdir -p "$DATA"
-  start_temporal
-  if [[ -z ${GITHUB_TOKEN:-} ]]; then
-    start_sandbox
+# choose_github decides, and says, which GitHub the worker talks to. An
+# exported GITHUB_TOKEN alone never switches the demo to real GitHub: offline
+# the demo would hang, online it would post to a real repository.
+choose_github() {
+  case ${AGENTRUN_GITHUB:-sandbox} in
+  sandbox)
+    if [[ -n ${GITHUB_TOKEN:-} ]]; then
+      echo "GITHUB_TOKEN is set but ignored: make up uses the GitHub sandbox at http://$SANDBOX_ADDR (set AGENTRUN_GITHUB=real to review real repositories)"
+    else
+      echo "GitHub: the sandbox at http://$SANDBOX_ADDR"
+    fi
+    USE_SANDBOX=1
     export GITHUB_API_URL=http://$SANDBOX_ADDR/
     # The sandbox takes any token; one keeps the worker from warning that
     # it is anonymous.
     export GITHUB_TOKEN=sandbox
+    ;;
+  real)
+    [[ -n ${GITHUB_TOKEN:-} ]] || { echo "AGENTRUN_GITHUB=real needs GITHUB_TOKEN" >&2; exit 1; }
+    local api=${GITHUB_API_URL:-https://api.github.com/} login
+    login=$(curl -fsS --max-time 10 -H "Authorization: Bearer $GITHUB_TOKEN" "${api%/}/user" |
+      sed -n 's/^ *"login": *"\([^"]*\)".*/\1/p') || true
+    [[ -n $login ]] || { echo "AGENTRUN_GITHUB=real: could not read the token's login from ${api%/}/user" >&2; exit 1; }
+    echo "!!! REAL GITHUB: the worker reads and posts to $api as $login !!!"
+    USE_SANDBOX=0
+    ;;
+  *)
+    echo "AGENTRUN_GITHUB=${AGENTRUN_GITHUB}: want sandbox or real" >&2
+    exit 2
+    ;;
+  esac
+}
+
+# port_free HOST:PORT: nothing accepts connections there.
+port_free() {
+  local host=${1%:*} port=${1##*:}
+  ! (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null
+}
+
+# check_ports fails, before anything starts, when a port a service not yet
+# running needs is taken, and names the variable that moves it.
+check_ports() {
+  local clashes=() entry name var addr
+  local wanted=("temporal TEMPORAL_PORT 127.0.0.1:$TEMPORAL_PORT" "temporal TEMPORAL_UI_PORT 127.0.0.1:$TEMPORAL_UI_PORT")
+  ((USE_SANDBOX)) && wanted+=("ghsandbox SANDBOX_ADDR $SANDBOX_ADDR")
+  [[ -x $BIN/approval ]] && wanted+=("approval APPROVAL_ADDR $APPROVAL_ADDR")
+  for entry in "${wanted[@]}"; do
+    read -r name var addr <<<"$entry"
+    running "$name" && continue
+    port_free "$addr" && continue
+    local other=$((${addr##*:} + 100))
+    [[ $var == *_PORT ]] || other=${addr%:*}:$other
+    clashes+=("$addr is in use: set $var to a free one (e.g. $var=$other)")
+  done
+  if ((${#clashes[@]})); then
+    printf 'make up: %s\n' "${clashes[@]}" >&2
+    echo "nothing was started" >&2
+    exit 1
   fi
+}
+
+up() {
+  mkdir -p "$DATA"
+  choose_github
+  check_ports
+  start_temporal
+  ((USE_SANDBOX)) && start_sandbox
   start_worker
   start_approval
   demo
