@@ -297,3 +297,32 @@ func TestReviewStopsWhenCancelled(t *testing.T) {
 	_, err := reviewFiles(ctx, PullRequest{}, loadFixture(t, "findings").Files)
 	require.ErrorIs(t, err, context.Canceled)
 }
+
+func TestCodeSpanFenceOutgrowsEveryBacktickRunInTheName(t *testing.T) {
+	for name, want := range map[string]string{
+		"main.go":       "`main.go`",
+		"a`b.go":        "``a`b.go``",
+		"a``b```c":      "````a``b```c````",
+		"`lead.go":      "`` `lead.go ``",
+		"trail.go`":     "`` trail.go` ``",
+		" spaced.go ":   "`  spaced.go  `",
+		" ":             "` `",
+		"two\nlines.go": "`two lines.go`",
+		"x<!--y-->.go":  "`x<\u200b!--y-->.go`",
+		"<!--<!--.go":   "`<\u200b!--<\u200b!--.go`",
+	} {
+		require.Equal(t, want, codeSpan(name), "%q", name)
+	}
+}
+
+func TestOmittedPatchIsReportedAsNotReviewed(t *testing.T) {
+	files := []PullRequestFile{{Filename: "gen/big.sql", Status: "added", Additions: 300, PatchOmitted: true, PatchBytes: 12000}}
+
+	review, err := reviewFiles(context.Background(), PullRequest{}, files)
+
+	require.NoError(t, err)
+	require.Equal(t, []at{{FindingOmittedPatch, "gen/big.sql", 0}}, places(review.Findings))
+	require.Equal(t, 1, review.Unreviewed)
+	require.Contains(t, review.commentBody("acme/widgets#1", ""),
+		"- `gen/big.sql`: patch left out, the pull request's patches together being too large; not reviewed.")
+}
