@@ -1,7 +1,9 @@
 // Package ghsandbox is a fake GitHub: the REST subset agentrun uses, held in
 // memory, with faults that can be injected per operation (lost responses,
 // delays, error statuses and rate limits shaped exactly like GitHub's).
-// Tests mount it with httptest; `go run ./internal/ghsandbox/cmd/ghsandbox`
+// The token is the fixture's bot: GET /user names it and it writes every
+// comment created through the API; POST /_sandbox/comments writes one as
+// anybody else. Tests mount it with httptest; `go run ./internal/ghsandbox/cmd/ghsandbox`
 // serves it for the local stack.
 package ghsandbox
 
