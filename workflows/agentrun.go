@@ -44,6 +44,7 @@ type agentRun struct {
 // It fails only on an invalid input, after the run query can say so.
 func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 	w := &agentRun{}
+	w.hardened = securityBatch(ctx)
 	info := workflow.GetInfo(ctx)
 	in.ApprovalTimeout = durationOr(in.ApprovalTimeout, DefaultApprovalTimeout)
 	in.ToolTimeout = durationOr(in.ToolTimeout, 30*time.Second)
@@ -59,11 +60,20 @@ func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 	if in.ConversationID == "" {
 		in.ConversationID = info.WorkflowExecution.ID
 	}
+	cp := in.Checkpoint
+	var refused error
+	if cp != nil && w.hardened && !carriedByContinueAsNew(info) {
+		// A checkpoint is the run's own memory, approvals included; taken
+		// from a start request it would let anyone post an action "already
+		// approved". The run starts empty only to fail where queries see it.
+		refused = errors.New("refused: the input carries a checkpoint, which only this run's own continue-as-new may pass; start a run without one")
+		cp = nil
+	}
 	w.in = in
-	if cp := in.Checkpoint; cp != nil {
+	w.in.Checkpoint = nil
+	if cp != nil {
 		w.restore(ctx, cp)
 		w.eventSeqAtStart = w.eventSeq
-		w.in.Checkpoint = nil
 	} else {
 		now := workflow.Now(ctx)
 		w.record = Run{
@@ -76,10 +86,20 @@ func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
-	if err := workflow.UpsertTypedSearchAttributes(ctx,
+	attrs := []temporal.SearchAttributeUpdate{
 		SearchAttrStatus.ValueSet(string(w.record.Status)),
-		SearchAttrConversation.ValueSet(in.ConversationID)); err != nil {
+		SearchAttrConversation.ValueSet(in.ConversationID),
+	}
+	if w.hardened && len(w.actions) > 0 {
+		attrs = append(attrs, SearchAttrActionIDs.ValueSet(w.actionIDs()))
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
+	}
+	if refused != nil {
+		w.record.Error = refused.Error()
+		w.setRunStatus(ctx, RunFailed, LabelFailed, refused.Error())
+		return nil, refused
 	}
 	target, err := parseTarget(in.Repo, in.PullNumber)
 	if err != nil {
@@ -88,11 +108,18 @@ func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 		return nil, err
 	}
 	w.target = target
-	if in.Checkpoint == nil && len(w.conversation) == 0 {
+	if cp == nil && len(w.conversation) == 0 {
 		w.conversation = initialConversation(in)
 		w.emit(ctx, EventRunStatus, "", string(RunRunning), "run started by "+in.UserID)
 	}
 	return w, nil
+}
+
+// carriedByContinueAsNew reports whether this run's input came from the
+// previous run of its chain. A cron run also has a previous run, but its input
+// is the original start request's, so it does not count.
+func carriedByContinueAsNew(info *workflow.Info) bool {
+	return info.ContinuedExecutionRunID != "" && info.CronSchedule == ""
 }
 
 func parseTarget(repo string, pr int) (activities.Target, error) {

@@ -264,6 +264,10 @@ const (
 	EventActionState    = "action_state"
 	EventSignalIgnored  = "signal_ignored"
 	EventContinuedAsNew = "continued_as_new"
+	// EventLookalikeIgnored records a comment that carries the step's
+	// operation marker but is not the run's own (another author, or not
+	// the approved body): it proved nothing and was left alone.
+	EventLookalikeIgnored = "lookalike_ignored"
 )
 
 // Event is one entry of a run's ordered event stream.
@@ -321,7 +325,11 @@ type RunSnapshot struct {
 	PendingAction *PendingAction `json:"pendingAction,omitempty"`
 	// Actions lists every gated action of the run, oldest first, so that a
 	// decision on an older action can be answered "already decided".
-	Actions    []PendingAction `json:"actions"`
-	Label      string          `json:"label"`
-	Checkpoint CheckpointView  `json:"checkpoint"`
+	Actions []PendingAction `json:"actions"`
+	Label   string          `json:"label"`
+	// AwaitingResolve is the ID of the step an operator must resolve (the
+	// run could not tell whether its action happened), or empty. Clients read
+	// this, or ResolveApplies, rather than the label.
+	AwaitingResolve string         `json:"awaitingResolve,omitempty"`
+	Checkpoint      CheckpointView `json:"checkpoint"`
 }

@@ -14,10 +14,19 @@ import (
 // maxRequestIDs bounds the requestIds an action remembers.
 const maxRequestIDs = 100
 
-// actionID is derived from the run and the step, so it is unique across runs
-// and the same after a continue-as-new.
-func actionID(runID string, seq int) string {
-	return "act-" + sha256Hex([]byte(fmt.Sprintf("%s:%d", runID, seq)))[:16]
+// actionID is derived from the execution chain and the step: the workflow ID,
+// the first run ID of the chain (continue-as-new keeps it, so a carried action
+// keeps its ID) and the step's sequence. The first run ID makes it unique even
+// when a workflow ID is reused after retention, so that a decision meant for
+// an old run can never match an action of a new one.
+func actionID(workflowID, firstRunID string, seq int) string {
+	return "act-" + sha256Hex([]byte(fmt.Sprintf("%s:%s:%d", workflowID, firstRunID, seq)))[:16]
+}
+
+// legacyActionID is actionID before the security batch, kept so that older
+// histories replay: it repeats when a workflow ID is reused.
+func legacyActionID(workflowID string, seq int) string {
+	return "act-" + sha256Hex([]byte(fmt.Sprintf("%s:%d", workflowID, seq)))[:16]
 }
 
 // argsHash binds an approval to the exact action: sha256 of the canonical input.
@@ -129,7 +138,11 @@ func (w *agentRun) refuseDecision(ctx workflow.Context, pa *PendingAction, sig A
 		return fmt.Sprintf("unknown decision %q from %s", sig.Decision, who)
 	case who == "":
 		return "decision without an approver"
-	case len(w.record.Approvers) > 0 && !containsFold(w.record.Approvers, who):
+	case w.hardened && sig.Decision == DecisionReject && strings.TrimSpace(sig.Reason) == "":
+		// The model and the requester learn only the reason; a bare no
+		// teaches neither, so the approval layer asks for one and so do we.
+		return fmt.Sprintf("reject by %s without a reason; a reject must say why", who)
+	case len(w.record.Approvers) > 0 && !w.isApprover(who):
 		return fmt.Sprintf("%s is not an allowed approver", who)
 	case pa.State == ActionExpired:
 		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
@@ -151,10 +164,15 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// containsFold compares logins the way GitHub does: case-insensitively.
-func containsFold(list []string, s string) bool {
-	for _, v := range list {
-		if strings.EqualFold(v, s) {
+// isApprover reports whether who is one of the run's approvers, by SameLogin.
+func (w *agentRun) isApprover(who string) bool {
+	for _, v := range w.record.Approvers {
+		if w.hardened && SameLogin(v, who) {
+			return true
+		}
+		// Before the security batch, logins folded Unicode too ("ſam" was
+		// "sam"); older histories replay with that rule.
+		if !w.hardened && strings.EqualFold(v, who) {
 			return true
 		}
 	}
@@ -164,8 +182,12 @@ func containsFold(list []string, s string) bool {
 // requestApproval creates the pending action for a gated step.
 func (w *agentRun) requestApproval(ctx workflow.Context, st *AgentStep, args toolArgs) {
 	now := workflow.Now(ctx)
+	id := legacyActionID(w.record.ID, st.Sequence)
+	if w.hardened {
+		id = actionID(w.record.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence)
+	}
 	pa := &PendingAction{
-		ID:          actionID(w.record.ID, st.Sequence),
+		ID:          id,
 		StepID:      st.ID,
 		ToolName:    st.ToolName,
 		SafeInput:   st.SafeInput,
@@ -179,12 +201,31 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *AgentStep, args too
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 	}
 	w.actions = append(w.actions, pa)
+	if w.hardened {
+		w.upsertActionIDs(ctx)
+	}
 	gate := w.newStep(ctx, StepHumanApproval, st.CallID, st.ToolName, safeJSON(map[string]string{"actionId": pa.ID}))
 	w.setLabel(LabelWaitingApproval)
 	w.setStepStatus(ctx, gate, StepWaitingForApproval, "")
 	w.setStepStatus(ctx, st, StepWaitingForApproval, "")
 	w.emit(ctx, EventActionState, st.ID, string(ActionWaiting), "action "+pa.ID)
 	w.setRunStatus(ctx, RunWaitingForUser, LabelWaitingApproval, "")
+}
+
+// upsertActionIDs publishes every action ID of the run, so that a decision
+// naming only an action ID finds its run in one visibility query.
+func (w *agentRun) upsertActionIDs(ctx workflow.Context) {
+	if err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrActionIDs.ValueSet(w.actionIDs())); err != nil {
+		workflow.GetLogger(ctx).Warn("upsert AgentRunActionIds failed", "error", err)
+	}
+}
+
+func (w *agentRun) actionIDs() []string {
+	ids := make([]string, len(w.actions))
+	for i, pa := range w.actions {
+		ids[i] = pa.ID
+	}
+	return ids
 }
 
 func (w *agentRun) actionForStep(stepID string) *PendingAction {

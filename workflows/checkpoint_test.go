@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,6 +27,10 @@ func TestContinueAsNewKeepsQueriesAndSequencesUnbroken(t *testing.T) {
 	)
 	for generations = 0; generations < 20; generations++ {
 		h := newHarnessWith(t, sandbox)
+		if in.Checkpoint != nil {
+			// As the server starts a continued run: the checkpoint came from it.
+			h.env.SetContinuedExecutionRunID(fmt.Sprintf("run-of-generation-%d", generations-1))
+		}
 		// The testsuite has no real history; this one is always "too long".
 		h.env.SetCurrentHistoryLength(1000)
 		h.env.RegisterDelayedCallback(func() {

@@ -60,7 +60,9 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *AgentStep, args toolA
 		w.setStepStatus(ctx, st, StepFailed, "refused: the action to run is not the one approved")
 		return nil
 	}
-	if w.record.Status != RunRunning || w.label != LabelPosting {
+	// After approval the run is already running and says it is posting; a
+	// retry comes from reconciling and must say so again.
+	if w.record.Status != RunRunning {
 		w.setRunStatus(ctx, RunRunning, LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -71,6 +73,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *AgentStep, args toolA
 	var res activities.CommentResult
 	err := workflow.ExecuteActivity(actx, acts.CreateIssueComment, in).Get(ctx, &res)
 	if err == nil {
+		w.reportLookalikes(ctx, st, res.Ignored)
 		w.commentFound(ctx, st, res, "")
 		return nil
 	}
@@ -112,13 +115,14 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *AgentStep) error {
 		},
 	})
 	var res activities.FindCommentResult
-	in := activities.FindCommentInput{Target: w.target, OperationKey: st.OperationKey}
+	in := activities.FindCommentInput{Target: w.target, OperationKey: st.OperationKey, Body: w.approvedBody(st)}
 	if err := workflow.ExecuteActivity(actx, acts.FindCommentByOperationKey, in).Get(ctx, &res); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		res = activities.FindCommentResult{Outcome: activities.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
 	}
+	w.reportLookalikes(ctx, st, res.Ignored)
 	switch res.Outcome {
 	case activities.ReconcileFound:
 		w.commentFound(ctx, st, activities.CommentResult{CommentID: res.CommentID, HTMLURL: res.HTMLURL, AlreadyExisted: true},
@@ -129,6 +133,28 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *AgentStep) error {
 		return w.retryCreate(ctx, st, "not created")
 	default:
 		return w.awaitResolve(ctx, st, res.Reason)
+	}
+}
+
+// approvedBody is the text the person approved for a gated step: only a
+// comment with exactly this body (and the step's marker) proves the step.
+// attemptCreate posts nothing else, since the approval binds its hash.
+func (w *agentRun) approvedBody(st *AgentStep) string {
+	if pa := w.actionForStep(st.ID); pa != nil {
+		return pa.Preview
+	}
+	return ""
+}
+
+// maxLookalikeFieldBytes bounds what one look-alike writes into the events.
+const maxLookalikeFieldBytes = 200
+
+// reportLookalikes records each comment that carried the step's marker but
+// was not taken as proof, so that someone forging a marker shows in the run.
+func (w *agentRun) reportLookalikes(ctx workflow.Context, st *AgentStep, ignored []activities.IgnoredComment) {
+	for _, c := range ignored {
+		w.emit(ctx, EventLookalikeIgnored, st.ID, string(st.Status), fmt.Sprintf("ignored comment %d by %s: %s",
+			c.CommentID, truncateUTF8(c.Author, maxLookalikeFieldBytes), truncateUTF8(c.Why, maxLookalikeFieldBytes)))
 	}
 }
 
@@ -186,7 +212,7 @@ func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
 		return
 	}
 	switch {
-	case w.awaitingResolve == "" || sig.StepID != w.awaitingResolve:
+	case !ResolveApplies(RunSnapshot{AwaitingResolve: w.awaitingResolve}, sig.StepID):
 		w.ignore(ctx, sig.StepID, fmt.Sprintf("step %q is not waiting for an operator", sig.StepID))
 	case sig.Decision != ResolveRetry && sig.Decision != ResolveMarkSucceeded && sig.Decision != ResolveAbandon:
 		w.ignore(ctx, sig.StepID, fmt.Sprintf("unknown resolve decision %q", sig.Decision))

@@ -29,6 +29,13 @@ func asciiLower(c byte) byte {
 	return c
 }
 
+// ResolveApplies reports whether an operator's resolve for stepID can apply
+// to a run in the state snap shows: only the one step the run is waiting on,
+// after it could not tell whether that step's action happened.
+func ResolveApplies(snap RunSnapshot, stepID string) bool {
+	return stepID != "" && snap.AwaitingResolve == stepID
+}
+
 // RequestKey is what an action remembers of a decision's requestId: bound to
 // the channel it came through and the approver who sent it (lower-cased, as
 // logins compare), so that nobody can burn another person's requestId, and

@@ -34,6 +34,9 @@ type runState struct {
 	refusalCh       workflow.ReceiveChannel
 	// badToolCalls counts consecutive tool calls the model got wrong.
 	badToolCalls int
+	// hardened is true when the run took the security batch
+	// (securityChangeID); false only while replaying an older history.
+	hardened bool
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.
@@ -183,6 +186,8 @@ func (s *runState) snapshot(ctx workflow.Context) RunSnapshot {
 		Steps:   make([]AgentStep, 0, len(s.steps)),
 		Actions: make([]PendingAction, 0, len(s.actions)),
 		Label:   s.label,
+		// The resolve rule (ResolveApplies) reads this, not the label.
+		AwaitingResolve: s.awaitingResolve,
 		Checkpoint: CheckpointView{
 			Generation:         s.record.Generation,
 			StepSequence:       s.stepSeq,

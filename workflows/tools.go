@@ -33,6 +33,9 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) e
 		st = w.newStep(ctx, StepToolCall, call.ID, call.Name, safeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
 	}
 	spec, args, refusal := w.checkToolCall(call)
+	if refusal == "" && st.Status == StepPending {
+		refusal = w.refuseBody(spec, args)
+	}
 	if refusal != "" {
 		w.badToolCalls++
 		w.setStepStatus(ctx, st, StepFailed, refusal)
@@ -98,6 +101,20 @@ func (w *agentRun) checkToolCall(call activities.ToolCall) (activities.ToolSpec,
 		return spec, args, fmt.Sprintf("invalid arguments for %s: it takes no body", call.Name)
 	}
 	return spec, args, ""
+}
+
+// refuseBody says why a new side effect's body may not even be proposed, or
+// "". It runs before approval only: a step already waiting or approved was
+// checked when it was new, and a step past pending cannot move to failed.
+func (w *agentRun) refuseBody(spec activities.ToolSpec, args toolArgs) string {
+	// Only the run appends a marker, after approval; one in the body (written
+	// by the model, or by a prompt injection in the pull request) could pass
+	// for another operation's proof during reconciliation.
+	if w.hardened && spec.Name == activities.ToolCreateIssueComment && activities.CarriesOperationMarker(args.Body) {
+		return "refused: the comment body carries an operation marker (<!-- agent-operation: ... -->); " +
+			"the run appends its own marker, so write the comment without one"
+	}
+	return ""
 }
 
 func orEmptyObject(raw json.RawMessage) []byte {

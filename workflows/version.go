@@ -1,0 +1,22 @@
+package workflows
+
+import "go.temporal.io/sdk/workflow"
+
+// securityChangeID gates the security batch of December 2026: action IDs
+// unique per execution chain, the action-ID search attribute, refusing a
+// checkpoint on a fresh start, rejects that need a reason, ASCII-only login
+// matching and refusing comment bodies that carry an operation marker. Each
+// changes the commands a run makes, so a history recorded before the batch
+// replays on the old path; a run that starts (or continues as new) on the
+// batch records the marker once, at the top of setup. The next batch of
+// command-altering changes takes a new change ID.
+const securityChangeID = "security-2026-12"
+
+// securityVersion is the version of securityChangeID that has the batch.
+const securityVersion workflow.Version = 1
+
+// securityBatch reports whether this run takes the security batch. It must be
+// called once, before the run makes any other command.
+func securityBatch(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, securityChangeID, workflow.DefaultVersion, securityVersion) >= securityVersion
+}
