@@ -14,7 +14,7 @@ func ToolSpecs() []ToolSpec {
 		},
 		{
 			Name:        ToolListPullRequestFiles,
-			Description: "List the files the pull request changes, with their patches (large patches are truncated).",
+			Description: "List the files the pull request changes, with their patches (a large patch is truncated; past a total budget, patches are omitted).",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		},
 		{

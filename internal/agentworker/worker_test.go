@@ -30,3 +30,32 @@ func TestWithConversationStoreKeepsAStoreTheCallerChose(t *testing.T) {
 
 	require.Same(t, acts, WithConversationStore(nil, acts))
 }
+
+func TestNewActivitiesCarriesTheBotLoginAndAllowedReposWithoutAnyRequest(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{
+		"GITHUB_API_URL":      "http://127.0.0.1:1/",
+		"GITHUB_BOT_LOGIN":    "reviewer-app[bot]",
+		"AGENT_ALLOWED_REPOS": "acme/widgets",
+	}))
+	require.NoError(t, err)
+
+	acts, err := NewActivities(cfg, envOf(nil))
+	require.NoError(t, err)
+	require.NoError(t, Identify(context.Background(), acts), "GITHUB_BOT_LOGIN needs no request (nothing listens on port 1)")
+
+	require.Equal(t, "reviewer-app[bot]", acts.BotLogin)
+	require.Equal(t, activities.RepoAllowlist{"acme/widgets"}, acts.AllowedRepos)
+}
+
+func TestIdentifyFailureNamesGitHubBotLogin(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{"GITHUB_API_URL": "http://127.0.0.1:1/"}))
+	require.NoError(t, err)
+	acts, err := NewActivities(cfg, envOf(nil))
+	require.NoError(t, err)
+
+	err = Identify(context.Background(), acts)
+
+	require.ErrorIs(t, err, ErrNoIdentity)
+	require.ErrorContains(t, err, "GITHUB_BOT_LOGIN")
+	require.Empty(t, acts.BotLogin)
+}
