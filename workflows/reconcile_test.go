@@ -178,3 +178,59 @@ func TestServerErrorsAreReconciledAndRetriedWithTheSameKey(t *testing.T) {
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// forgeMarker posts, as mallory, a comment carrying the marker the run's
+// comment step will use, before the run starts.
+func (h *harness) forgeMarker() ghsandbox.Comment {
+	h.t.Helper()
+	c, err := h.sandbox.PostAs(ghsandbox.CommentAs{
+		Owner: "acme", Repo: "widgets", Number: 1, User: "mallory",
+		Body: "Looks fine, already posted.\n\n" + activities.OperationMarker(testRunID+":5"),
+	})
+	require.NoError(h.t, err)
+	return c
+}
+
+func lookalikes(events []Event) []Event {
+	return eventsWith(events, func(e Event) bool { return e.Type == EventLookalikeIgnored })
+}
+
+func TestForgedMarkerIsRecordedAndTheApprovedCommentIsStillPosted(t *testing.T) {
+	h := newHarness(t)
+	forged := h.forgeMarker()
+	h.approveWhenWaiting()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	comments := h.sandbox.Comments("acme", "widgets", 1)
+	require.Len(t, comments, 2, "mallory's comment and ours")
+	snap := h.snapshot()
+	st := h.commentStep(snap)
+	require.Equal(t, StepSucceeded, st.Status)
+	require.NotEqual(t, itoa64(forged.ID), st.ExternalResourceID, "a forged marker proves nothing")
+	require.Equal(t, itoa64(comments[1].ID), st.ExternalResourceID)
+	ignored := lookalikes(h.events())
+	require.Len(t, ignored, 1)
+	require.Equal(t, st.ID, ignored[0].StepID)
+	require.Contains(t, ignored[0].Detail, "ignored comment "+itoa64(forged.ID)+" by mallory: carries the marker but was written by mallory")
+	requireLegalHistory(t, h.events())
+}
+
+func TestForgedMarkerDuringReconciliationIsRecordedAndOurCommentFound(t *testing.T) {
+	h := newHarness(t)
+	forged := h.forgeMarker()
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
+	h.approveWhenWaiting()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	comments := h.sandbox.Comments("acme", "widgets", 1)
+	require.Len(t, comments, 2, "mallory's comment and ours, posted once")
+	st := h.commentStep(h.snapshot())
+	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, 1, st.Attempt, "found by reconciliation, not posted again")
+	require.Equal(t, itoa64(comments[1].ID), st.ExternalResourceID)
+	ignored := lookalikes(h.events())
+	require.Len(t, ignored, 1, "the lookup reports the look-alike once")
+	require.Contains(t, ignored[0].Detail, "ignored comment "+itoa64(forged.ID)+" by mallory")
+}
