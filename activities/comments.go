@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 )
 
@@ -51,7 +52,22 @@ func (a *Activities) CreateIssueComment(ctx context.Context, in CreateCommentInp
 	if err != nil {
 		return CommentResult{}, classifyGitHubError(op, err)
 	}
+	warnIfNotOurs(ctx, created, login)
 	return CommentResult{CommentID: created.GetID(), HTMLURL: created.GetHTMLURL(), Ignored: ignored}, nil
+}
+
+// warnIfNotOurs catches a wrong GITHUB_BOT_LOGIN the first time it matters:
+// GitHub says who wrote the comment, and if that is not the identity the
+// worker looks for, no later lookup will recognise the comment, so a lost
+// response would be followed by a second post.
+func warnIfNotOurs(ctx context.Context, created *github.IssueComment, login string) {
+	author := created.GetUser().GetLogin()
+	if author == "" || equalFoldASCII(author, login) || !activity.IsActivity(ctx) {
+		return
+	}
+	activity.GetLogger(ctx).Error("GitHub posted the comment as another login than the worker's identity; "+
+		"its comments will not be recognised after a lost response: fix GITHUB_BOT_LOGIN",
+		"commentId", created.GetID(), "postedAs", author, "identity", login)
 }
 
 // FindCommentByOperationKey reconciles a create whose outcome is unknown: it

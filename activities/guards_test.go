@@ -1,10 +1,14 @@
 package activities_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -131,4 +135,22 @@ func TestReconcileCannotTellWhenGitHubRefusesToSayWhoWeAre(t *testing.T) {
 	require.Equal(t, activities.ReconcileCannotTell, res.Outcome)
 	require.Contains(t, res.Reason, "GET /user")
 	require.Zero(t, sb.countRequests(ghsandbox.OpListComments))
+}
+
+func TestCommentPostedUnderAnotherLoginThanTheIdentityIsLoggedAsAnError(t *testing.T) {
+	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
+	acts.BotLogin = "agentrun" // a typo for agentrun[bot]
+	var logs bytes.Buffer
+	var suite testsuite.WorkflowTestSuite
+	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	env := suite.NewTestActivityEnvironment()
+	env.RegisterActivity(acts)
+
+	_, err := env.ExecuteActivity(acts.CreateIssueComment, activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+
+	require.NoError(t, err)
+	require.Len(t, sb.Comments("acme", "widgets", 1), 1)
+	require.Contains(t, logs.String(), "level=ERROR")
+	require.Contains(t, logs.String(), "fix GITHUB_BOT_LOGIN")
+	require.Contains(t, logs.String(), "postedAs=agentrun[bot] identity=agentrun")
 }

@@ -6,6 +6,7 @@ package agentworker
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -81,8 +82,11 @@ func (c Config) validate() error {
 	if strings.ContainsFunc(c.GitHubToken, isSpaceOrControl) {
 		return fmt.Errorf("GITHUB_TOKEN: contains whitespace (a pasted newline?)")
 	}
-	if strings.ContainsFunc(c.GitHubBotLogin, isSpaceOrControl) {
-		return fmt.Errorf("GITHUB_BOT_LOGIN: %q contains whitespace", c.GitHubBotLogin)
+	// A wrong login is worse than none: the worker would never recognise
+	// its own comments and would post again after a lost response.
+	if c.GitHubBotLogin != "" && !validGitHubLogin(c.GitHubBotLogin) {
+		return fmt.Errorf("GITHUB_BOT_LOGIN: %q is not a GitHub login (letters, digits and single inner hyphens, "+
+			"\"[bot]\" after a GitHub App's name; no \"@\")", c.GitHubBotLogin)
 	}
 	if c.GitHubAPIURL != "" {
 		if err := activities.ValidateBaseURL("GITHUB_API_URL", c.GitHubAPIURL); err != nil {
@@ -97,6 +101,17 @@ func (c Config) validate() error {
 		return fmt.Errorf("LOG_FORMAT: %q is neither text nor json", c.LogFormat)
 	}
 	return nil
+}
+
+// githubLogin is GitHub's rule for user names, plus the "[bot]" suffix a
+// GitHub App posts under.
+var githubLogin = regexp.MustCompile(`^[A-Za-z0-9](?:-?[A-Za-z0-9])*(?:\[bot\])?$`)
+
+// maxGitHubLoginLen is GitHub's limit on a user name, "[bot]" aside.
+const maxGitHubLoginLen = 39
+
+func validGitHubLogin(login string) bool {
+	return githubLogin.MatchString(login) && len(strings.TrimSuffix(login, "[bot]")) <= maxGitHubLoginLen
 }
 
 func orDefault(v, def string) string {

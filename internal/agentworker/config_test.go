@@ -1,6 +1,7 @@
 package agentworker
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,6 +68,10 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"MODEL_PROVIDER", "no-such-model"},
 		{"LOG_FORMAT", "xml"},
 		{"GITHUB_BOT_LOGIN", "agentrun bot"},
+		{"GITHUB_BOT_LOGIN", "@agentrun"},
+		{"GITHUB_BOT_LOGIN", "agentrun[bot]\n"},
+		{"GITHUB_BOT_LOGIN", "-agentrun"},
+		{"GITHUB_BOT_LOGIN", strings.Repeat("a", 40)},
 		{"AGENT_ALLOWED_REPOS", "acme"},
 		{"AGENT_ALLOWED_REPOS", "acme/widgets,"},
 		{"AGENT_ALLOWED_REPOS", "acme/*"},
