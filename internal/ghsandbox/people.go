@@ -2,6 +2,7 @@ package ghsandbox
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -127,3 +128,36 @@ func decodeCommentAs(r io.Reader) (CommentAs, error) {
 
 // commentTime is when a comment is stamped: GitHub shows whole seconds.
 func commentTime() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// PostAsOverHTTP is PostAs for a sandbox in another process (the e2e suite's
+// cmd/ghsandbox): it POSTs c to sandboxURL's ControlCommentsPath and returns
+// the new comment's ID.
+func PostAsOverHTTP(ctx context.Context, hc *http.Client, sandboxURL string, c CommentAs) (int64, error) {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return 0, fmt.Errorf("encode comment: %w", err)
+	}
+	url := strings.TrimSuffix(sandboxURL, "/") + ControlCommentsPath
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return 0, fmt.Errorf("post comment as %s: %w", c.User, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("post comment as %s: %w", c.User, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxRequestBody))
+	if err != nil {
+		return 0, fmt.Errorf("post comment as %s: read answer: %w", c.User, err)
+	}
+	if resp.StatusCode != http.StatusCreated {
+		return 0, fmt.Errorf("post comment as %s: %s: %s", c.User, resp.Status, bytes.TrimSpace(raw))
+	}
+	var created commentJSON
+	if err := json.Unmarshal(raw, &created); err != nil {
+		return 0, fmt.Errorf("post comment as %s: decode answer: %w", c.User, err)
+	}
+	return created.ID, nil
+}

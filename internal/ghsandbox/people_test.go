@@ -1,6 +1,7 @@
 package ghsandbox
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -86,4 +87,18 @@ func TestPostAsIsTheSameActionForTestsInTheProcess(t *testing.T) {
 
 	require.Equal(t, []Comment{c}, sb.Comments("acme", "widgets", 1))
 	require.Equal(t, "agentrun[bot]", c.User)
+}
+
+func TestPostAsOverHTTPReturnsTheNewCommentOrTheSandboxsComplaint(t *testing.T) {
+	sb, srv := startSandbox(t, DefaultFixture())
+
+	id, err := PostAsOverHTTP(context.Background(), srv.Client(), srv.URL+"/",
+		CommentAs{Owner: "acme", Repo: "widgets", Number: 1, User: "carol", Body: "thanks!"})
+	require.NoError(t, err)
+	_, err = PostAsOverHTTP(context.Background(), srv.Client(), srv.URL,
+		CommentAs{Owner: "acme", Repo: "widgets", Number: 7, User: "carol", Body: "thanks!"})
+
+	require.ErrorContains(t, err, "400 Bad Request")
+	require.ErrorContains(t, err, "no pull request acme/widgets#7")
+	require.Equal(t, id, sb.Comments("acme", "widgets", 1)[0].ID)
 }
