@@ -3,6 +3,13 @@
 //
 //	SANDBOX_ADDR     listen address (default 127.0.0.1:9090)
 //	SANDBOX_FIXTURE  path of a fixture JSON file (default: the embedded demo fixture)
+//
+// Any token is accepted and stands for the fixture's botLogin (GET /user).
+// To play a person on the pull request, for example its author forging an
+// operation marker:
+//
+//	curl -d '{"owner":"acme","repo":"widgets","number":1,"user":"carol","body":"hi"}' \
+//	  http://127.0.0.1:9090/_sandbox/comments
 package main
 
 import (
