@@ -129,10 +129,11 @@ func TestServersListenOnAllInterfacesAndPublishTheirPorts(t *testing.T) {
 
 	for _, name := range []string{serviceApproval, serviceSandbox} {
 		s := service(t, project, name)
-		host, port := listenAddress(t, s)
-		require.Contains(t, []string{"", "0.0.0.0", "::"}, host,
-			"service %s listens on %q, which other containers and the host cannot reach", name, host)
-		requirePublished(t, s, port)
+		for variable, addr := range listenAddresses(t, s) {
+			require.Contains(t, []string{"", "0.0.0.0", "::"}, addr.host,
+				"service %s listens on %s=%q, which other containers and the host cannot reach", name, variable, addr.host)
+			requirePublished(t, s, addr.port)
+		}
 	}
 	requirePublished(t, service(t, project, serviceTemporal), 7233)
 	requirePublished(t, service(t, project, serviceTemporalUI), 8080)
@@ -148,6 +149,29 @@ func TestUnauthenticatedServicesArePublishedToThisHostOnly(t *testing.T) {
 	}
 }
 
+// The pages and the API are for this host's login proxy and callers; only
+// the webhook, on its own listener, is published beyond it.
+func TestApprovalPublishesOnlyItsWebhookBeyondThisHost(t *testing.T) {
+	approval := service(t, mustLoadCompose(t, nil), serviceApproval)
+	addrs := listenAddresses(t, approval)
+	main, webhook := addrs["APPROVAL_ADDR"], addrs["APPROVAL_WEBHOOK_ADDR"]
+	require.NotZero(t, webhook.port, "the webhook has a listener of its own")
+	require.NotEqual(t, main.port, webhook.port)
+
+	for _, port := range approval.Ports {
+		switch int(port.Target) {
+		case main.port:
+			require.Equal(t, "127.0.0.1", port.HostIP, "the pages and API must not be published beyond this host")
+		case webhook.port:
+			require.Empty(t, port.HostIP, "GitHub must reach the webhook")
+		default:
+			require.Failf(t, "unexpected port", "approval publishes port %d, which it does not listen on", port.Target)
+		}
+	}
+	requirePublished(t, approval, main.port)
+	requirePublished(t, approval, webhook.port)
+}
+
 func TestHealthchecksProbeWhatTheProgramsServe(t *testing.T) {
 	project := mustLoadCompose(t, nil)
 	m := repoModule(t)
@@ -158,7 +182,7 @@ func TestHealthchecksProbeWhatTheProgramsServe(t *testing.T) {
 		s := service(t, project, name)
 		match := probe.FindStringSubmatch(healthcheckCommand(s))
 		require.NotNil(t, match, "service %s: the healthcheck must GET one of its endpoints", name)
-		_, port := listenAddress(t, s)
+		port := listenAddresses(t, s)[mainAddr[name]].port
 		require.Equal(t, strconv.Itoa(port), match[1], "service %s probes another port than it listens on", name)
 		program, err := m.LoadProgram(programs[s.Command[0]])
 		require.NoError(t, err)
@@ -197,9 +221,18 @@ func TestTemporalDynamicConfigIsMountedWhereTheServerReadsIt(t *testing.T) {
 	require.NoError(t, err)
 }
 
-// listenAddress is the host and port of the service's *_ADDR variable.
-func listenAddress(t *testing.T, s types.ServiceConfig) (string, int) {
+// mainAddr names each server's main listen variable.
+var mainAddr = map[string]string{serviceApproval: "APPROVAL_ADDR", serviceSandbox: "SANDBOX_ADDR"}
+
+type hostPort struct {
+	host string
+	port int
+}
+
+// listenAddresses are the service's *_ADDR variables, parsed.
+func listenAddresses(t *testing.T, s types.ServiceConfig) map[string]hostPort {
 	t.Helper()
+	addrs := make(map[string]hostPort)
 	for key, value := range environment(s) {
 		if !strings.HasSuffix(key, "_ADDR") {
 			continue
@@ -208,10 +241,10 @@ func listenAddress(t *testing.T, s types.ServiceConfig) (string, int) {
 		require.NoError(t, err, "service %s: %s=%q", s.Name, key, value)
 		n, err := strconv.Atoi(port)
 		require.NoError(t, err)
-		return host, n
+		addrs[key] = hostPort{host: host, port: n}
 	}
-	require.Failf(t, "no listen address", "service %s sets no *_ADDR variable", s.Name)
-	return "", 0
+	require.NotEmpty(t, addrs, "service %s sets no *_ADDR variable", s.Name)
+	return addrs
 }
 
 func requirePublished(t *testing.T, s types.ServiceConfig, target int) {

@@ -2,6 +2,7 @@ package composecheck
 
 import (
 	"net"
+	"net/netip"
 	"slices"
 	"testing"
 
@@ -86,8 +87,30 @@ func TestComposeRunsTheApprovalServerWithItsSecretsNotInDevMode(t *testing.T) {
 	require.Empty(t, cfg.InsecureWarnings())
 	require.Equal(t, requiredEnv["APPROVAL_SECRET"], cfg.Secret)
 	require.Equal(t, requiredEnv["GITHUB_WEBHOOK_SECRET"], cfg.WebhookSecret)
+	require.NotEmpty(t, cfg.WebhookAddr, "the webhook has a listener of its own")
 	_, err = temporalclient.ConfigFromEnv(getenv(approval))
 	require.NoError(t, err)
+}
+
+func TestComposePassesTheLoginProxySettingsToTheApprovalServer(t *testing.T) {
+	approval := service(t, mustLoadCompose(t, map[string]string{
+		"APPROVAL_IDENTITY_HEADER": "X-Forwarded-User",
+		"APPROVAL_TRUSTED_PROXIES": "172.16.0.0/12",
+	}), serviceApproval)
+
+	cfg, err := approvalsrv.ConfigFromEnv(getenv(approval))
+
+	require.NoError(t, err)
+	require.Equal(t, "X-Forwarded-User", cfg.IdentityHeader)
+	require.Equal(t, []netip.Prefix{netip.MustParsePrefix("172.16.0.0/12")}, cfg.TrustedProxies)
+}
+
+func TestComposeWithAnIdentityHeaderButNoTrustedProxyDoesNotStart(t *testing.T) {
+	approval := service(t, mustLoadCompose(t, map[string]string{"APPROVAL_IDENTITY_HEADER": "X-Forwarded-User"}), serviceApproval)
+
+	_, err := approvalsrv.ConfigFromEnv(getenv(approval))
+
+	require.ErrorContains(t, err, "APPROVAL_TRUSTED_PROXIES")
 }
 
 func TestTemporalClientsReachTheTemporalServiceInOneNamespace(t *testing.T) {
@@ -120,6 +143,6 @@ func TestGitHubSettingsReachBothTheWorkerAndTheApprovalServer(t *testing.T) {
 		require.Equal(t, "http://ghsandbox:9090/", env["GITHUB_API_URL"], "service %s", name)
 		require.Equal(t, "ghp_compose", env["GITHUB_TOKEN"], "service %s", name)
 	}
-	_, sandboxPort := listenAddress(t, service(t, project, serviceSandbox))
+	sandboxPort := listenAddresses(t, service(t, project, serviceSandbox))["SANDBOX_ADDR"].port
 	require.Equal(t, 9090, sandboxPort, "the documented GITHUB_API_URL reaches the sandbox")
 }

@@ -15,10 +15,10 @@ import (
 )
 
 // requiredEnv is what docker-compose.yml refuses to start without, set to
-// values the programs accept (APPROVAL_SECRET needs 16 characters).
+// values the programs accept (the secrets need 32 bytes).
 var requiredEnv = map[string]string{
-	"APPROVAL_SECRET":       "compose-test-approval-secret",
-	"GITHUB_WEBHOOK_SECRET": "compose-test-webhook-secret",
+	"APPROVAL_SECRET":       "compose-test-approval-secret-0123456789",
+	"GITHUB_WEBHOOK_SECRET": "compose-test-webhook-secret-0123456789",
 }
 
 // Services the tests name.
