@@ -7,16 +7,18 @@
 //	POST /v1/runs/{runId}/actions/{actionId}/decision  signed; {decision, approver, reason, requestId}
 //	POST /v1/runs/{runId}/steps/{stepId}/resolve       signed; {decision, by, externalResourceId, requestId}
 //	POST /github/webhook                               X-Hub-Signature-256; issue_comment commands
-//	GET  /v1/runs/{runId}                              the run query (RunSnapshot)
-//	GET  /v1/runs/{runId}/events                       Server-Sent Events; id = event sequence
-//	GET  /v1/approvals                                 every waiting action across runs
-//	GET  /  and  GET /runs/{runId}                     the pages; /runs/{runId}/panel is their live part
+//	GET  /v1/runs/{runId}                              signed; the run query (RunSnapshot)
+//	GET  /v1/runs/{runId}/events                       signed; Server-Sent Events; id = event sequence
+//	GET  /v1/approvals                                 signed; every waiting action across runs
+//	GET  /  and  GET /runs/{runId}                     the pages; /runs/{runId}/panel and /events are their live part
 //	POST /runs/{runId}/actions/{actionId}/decision     the page's form (CSRF token, same origin)
 //	GET  /healthz
 //
 // A signed request carries X-Agentrun-Timestamp (unix seconds, within five
 // minutes) and X-Agentrun-Signature: sha256=hex(HMAC-SHA256(APPROVAL_SECRET,
-// timestamp + "." + body)).
+// timestamp + "." + method + "." + escaped path + "." + body)); a GET signs
+// an empty body. The pages need the user a trusted login proxy names in
+// APPROVAL_IDENTITY_HEADER (auth.go).
 //
 // Who may decide: when the run names approvers, only they (compared as GitHub
 // compares logins, without case). When it names none, the signed API and the
