@@ -257,11 +257,18 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *AgentStep) (string, e
 		err := workflow.Await(ctx, func() bool {
 			return pa.State != ActionWaiting || timer.IsReady() || w.continueAsNewDue(ctx)
 		})
+		// A worker settles a cancelled timer at once, so whether it fired
+		// must be read before the cancel. Older histories read it after, and
+		// so expired the action at every continue-as-new during the wait.
+		fired := timer.IsReady()
 		cancelTimer()
+		if !w.hardened {
+			fired = timer.IsReady()
+		}
 		if err != nil {
 			return "", err
 		}
-		if pa.State == ActionWaiting && !timer.IsReady() {
+		if pa.State == ActionWaiting && !fired {
 			return "", errContinueAsNew
 		}
 	}
