@@ -44,9 +44,12 @@ func (s *Server) PostAs(c CommentAs) (Comment, error) {
 	if err := c.validate(); err != nil {
 		return Comment{}, err
 	}
-	_, comment, ok := s.addComment(c.Owner, c.Repo, c.Number, c.User, c.Body)
-	if !ok {
+	_, comment, err := s.addComment(c.Owner, c.Repo, c.Number, c.User, c.Body)
+	if errors.Is(err, errNoPull) {
 		return Comment{}, fmt.Errorf("no pull request %s/%s#%d in the sandbox", c.Owner, c.Repo, c.Number)
+	}
+	if err != nil {
+		return Comment{}, fmt.Errorf("comment on %s/%s#%d as %s: %w", c.Owner, c.Repo, c.Number, c.User, err)
 	}
 	return comment, nil
 }
@@ -100,6 +103,10 @@ func (s *Server) postAsHandler(w http.ResponseWriter, r *http.Request) {
 	var c Comment
 	if err == nil {
 		c, err = s.PostAs(in)
+	}
+	if errors.Is(err, errState) {
+		writeControlJSON(w, http.StatusInternalServerError, map[string]string{"message": err.Error()})
+		return
 	}
 	if err != nil {
 		writeControlJSON(w, http.StatusBadRequest, map[string]string{"message": "bad comment: " + err.Error()})

@@ -77,9 +77,14 @@ func (s *Server) createComment(r *http.Request) apiResponse {
 	if invalid, bad := validateCommentBody(in.Body); bad {
 		return validationFailed(docsCreateComment, invalid)
 	}
-	repo, c, ok := s.addComment(r.PathValue("owner"), r.PathValue("repo"), number, s.BotLogin(), *in.Body)
-	if !ok {
+	repo, c, err := s.addComment(r.PathValue("owner"), r.PathValue("repo"), number, s.BotLogin(), *in.Body)
+	switch {
+	case errors.Is(err, errNoPull):
 		return notFound(docsCreateComment)
+	case err != nil:
+		// GitHub's answer when it could not store something; the message
+		// helps whoever reads the sandbox's side of a failed run.
+		return errorResponse(http.StatusInternalServerError, "Server Error: "+err.Error(), docsCreateComment)
 	}
 	view := commentView(r, repo, number, c)
 	resp := jsonResponse(http.StatusCreated, view)

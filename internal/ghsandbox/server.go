@@ -42,8 +42,11 @@ type Server struct {
 	botLogin      string
 	repos         map[string]*repoState
 	nextCommentID int64
-	faults        []Fault
-	requests      []RequestRecord
+	// statePath is the file the mutable state is saved to after every
+	// change (NewPersistent); empty keeps it in memory only.
+	statePath string
+	faults    []Fault
+	requests  []RequestRecord
 	// requestsDropped counts log entries evicted by maxRequestLog, so that a
 	// handler can still find its own entry by absolute index.
 	requestsDropped int

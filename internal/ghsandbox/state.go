@@ -1,6 +1,7 @@
 package ghsandbox
 
 import (
+	"errors"
 	"strings"
 	"time"
 )
@@ -133,18 +134,22 @@ func (s *Server) lookupPull(owner, repo string, number int) (repoInfo, pullState
 	return rs.repoInfo, cp, true
 }
 
-// addComment appends a comment by user and returns it with its repository,
-// or false when the pull request does not exist.
-func (s *Server) addComment(owner, repo string, number int, user, body string) (repoInfo, Comment, bool) {
+// errNoPull is addComment's answer for a pull request the sandbox lacks.
+var errNoPull = errors.New("no such pull request")
+
+// addComment appends a comment by user and returns it with its repository.
+// With a state file the comment exists only once it is saved: a failed save
+// undoes it, so that what clients were told and what a restart shows agree.
+func (s *Server) addComment(owner, repo string, number int, user, body string) (repoInfo, Comment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rs, ok := s.repos[repoID(owner, repo)]
 	if !ok {
-		return repoInfo{}, Comment{}, false
+		return repoInfo{}, Comment{}, errNoPull
 	}
 	ps, ok := rs.pulls[number]
 	if !ok {
-		return repoInfo{}, Comment{}, false
+		return repoInfo{}, Comment{}, errNoPull
 	}
 	c := Comment{
 		ID:        s.allocCommentID(),
@@ -153,7 +158,12 @@ func (s *Server) addComment(owner, repo string, number int, user, body string) (
 		CreatedAt: commentTime(),
 	}
 	ps.comments = append(ps.comments, c)
-	return rs.repoInfo, c, true
+	if err := s.saveLocked(); err != nil {
+		ps.comments = ps.comments[:len(ps.comments)-1]
+		s.nextCommentID--
+		return repoInfo{}, Comment{}, err
+	}
+	return rs.repoInfo, c, nil
 }
 
 // Comments returns the comments on an issue or pull request, oldest first.

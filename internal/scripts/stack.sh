@@ -98,7 +98,9 @@ start_temporal() {
 
 start_sandbox() {
   running ghsandbox && { echo "ghsandbox already running (pid $(<"$(pidfile ghsandbox)"))"; return; }
-  launch ghsandbox env SANDBOX_ADDR="$SANDBOX_ADDR" "$BIN/ghsandbox"
+  # Its comments and IDs outlive a `make down` like the runs in temporal.db
+  # do: a run's links and reconciliations point at them.
+  launch ghsandbox env SANDBOX_ADDR="$SANDBOX_ADDR" SANDBOX_STATE="$DATA/ghsandbox.json" "$BIN/ghsandbox"
   wait_ready ghsandbox http_ok "http://$SANDBOX_ADDR/_sandbox/requests"
 }
 

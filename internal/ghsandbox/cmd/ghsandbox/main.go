@@ -3,6 +3,9 @@
 //
 //	SANDBOX_ADDR     listen address (default 127.0.0.1:9090)
 //	SANDBOX_FIXTURE  path of a fixture JSON file (default: the embedded demo fixture)
+//	SANDBOX_STATE    path of a state file: comments and the next comment ID are
+//	                 read from it at start and saved to it after every change, so
+//	                 that they survive a restart (default: none, all in memory)
 //
 // Any token is accepted and stands for the fixture's botLogin (GET /user).
 // To play a person on the pull request, for example its author forging an
@@ -35,11 +38,12 @@ const (
 type config struct {
 	Addr        string
 	FixturePath string
+	StatePath   string
 }
 
-func loadConfig() (config, error) {
-	cfg := config{Addr: defaultAddr, FixturePath: os.Getenv("SANDBOX_FIXTURE")}
-	if v := os.Getenv("SANDBOX_ADDR"); v != "" {
+func loadConfig(getenv func(string) string) (config, error) {
+	cfg := config{Addr: defaultAddr, FixturePath: getenv("SANDBOX_FIXTURE"), StatePath: getenv("SANDBOX_STATE")}
+	if v := getenv("SANDBOX_ADDR"); v != "" {
 		cfg.Addr = v
 	}
 	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
@@ -57,11 +61,15 @@ func main() {
 }
 
 func run(log *slog.Logger) error {
-	cfg, err := loadConfig()
+	cfg, err := loadConfig(os.Getenv)
 	if err != nil {
 		return err
 	}
 	fixture, err := loadFixture(cfg.FixturePath)
+	if err != nil {
+		return err
+	}
+	sandbox, err := newSandbox(fixture, cfg.StatePath)
 	if err != nil {
 		return err
 	}
@@ -73,7 +81,7 @@ func run(log *slog.Logger) error {
 		return fmt.Errorf("listen on SANDBOX_ADDR %s: %w", cfg.Addr, err)
 	}
 	srv := &http.Server{
-		Handler:           logRequests(log, ghsandbox.New(fixture)),
+		Handler:           logRequests(log, sandbox),
 		ReadHeaderTimeout: 10 * time.Second,
 		// Requests end with the process: a response held by a delay fault
 		// lets go as soon as the signal arrives.
@@ -82,7 +90,7 @@ func run(log *slog.Logger) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(listener) }()
 	log.Info("ghsandbox listening", "addr", listener.Addr().String(),
-		"GITHUB_API_URL", "http://"+listener.Addr().String()+"/", "bot", fixture.BotLogin)
+		"GITHUB_API_URL", "http://"+listener.Addr().String()+"/", "bot", fixture.BotLogin, "state", stateDescription(cfg.StatePath))
 
 	select {
 	case err := <-served:
@@ -117,6 +125,27 @@ func loadFixture(path string) (ghsandbox.Fixture, error) {
 		return ghsandbox.Fixture{}, fmt.Errorf("SANDBOX_FIXTURE %s: %w", path, err)
 	}
 	return fixture, nil
+}
+
+// newSandbox keeps the sandbox's state in statePath when it is set. A state
+// file that cannot be used stops start-up: starting empty would hand out
+// comment IDs that runs and links still point at.
+func newSandbox(fixture ghsandbox.Fixture, statePath string) (*ghsandbox.Server, error) {
+	if statePath == "" {
+		return ghsandbox.New(fixture), nil
+	}
+	sandbox, err := ghsandbox.NewPersistent(fixture, statePath)
+	if err != nil {
+		return nil, fmt.Errorf("SANDBOX_STATE: %w", err)
+	}
+	return sandbox, nil
+}
+
+func stateDescription(statePath string) string {
+	if statePath == "" {
+		return "in memory (set SANDBOX_STATE to keep it)"
+	}
+	return statePath
 }
 
 // statusRecorder remembers the status for the request log. Unwrap lets

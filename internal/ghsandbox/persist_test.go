@@ -1,0 +1,122 @@
+package ghsandbox
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// startPersistentSandbox serves a sandbox kept in path until stop is called
+// (or the test ends), so that a test can restart it over the same file.
+func startPersistentSandbox(t *testing.T, path string) (sb *Server, url string, stop func()) {
+	t.Helper()
+	sb, err := NewPersistent(DefaultFixture(), path)
+	require.NoError(t, err)
+	srv := httptest.NewServer(sb)
+	t.Cleanup(srv.Close)
+	return sb, srv.URL, srv.Close
+}
+
+func commentIDs(comments []commentJSON) []int64 {
+	ids := make([]int64, 0, len(comments))
+	for _, c := range comments {
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+func TestRestartedSandboxListsItsCommentsAndGivesTheNextCommentAFreshID(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ghsandbox.json")
+	first, url, stop := startPersistentSandbox(t, path)
+	posted := decode[commentJSON](t, call(t, "POST", url+"/repos/acme/widgets/issues/1/comments", `{"body":"review"}`))
+	_, err := first.PostAs(CommentAs{Owner: "acme", Repo: "widgets", Number: 1, User: "carol", Body: "thanks"})
+	require.NoError(t, err)
+	before := decode[[]commentJSON](t, call(t, "GET", url+"/repos/acme/widgets/issues/1/comments", ""))
+	stop()
+
+	_, url, _ = startPersistentSandbox(t, path)
+
+	after := decode[[]commentJSON](t, call(t, "GET", url+"/repos/acme/widgets/issues/1/comments", ""))
+	require.Equal(t, commentIDs(before), commentIDs(after))
+	require.Equal(t, "review", after[len(after)-2].Body)
+	require.Equal(t, "carol", after[len(after)-1].User.Login)
+	next := call(t, "POST", url+"/repos/acme/widgets/issues/2/comments", `{"body":"another"}`)
+	require.Equal(t, http.StatusCreated, next.status)
+	require.Greater(t, decode[commentJSON](t, next).ID, slices.Max(commentIDs(after)), "an ID is never handed out twice")
+	require.Greater(t, decode[commentJSON](t, next).ID, posted.ID)
+}
+
+func TestFirstStartOfAPersistentSandboxWritesTheFixturesState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ghsandbox.json")
+
+	sb, err := NewPersistent(DefaultFixture(), path)
+	require.NoError(t, err)
+
+	require.FileExists(t, path, "a path nobody can write to fails at start, not at the first comment")
+	again, err := NewPersistent(DefaultFixture(), path)
+	require.NoError(t, err)
+	require.Equal(t, sb.Comments("acme", "widgets", 1), again.Comments("acme", "widgets", 1))
+}
+
+func TestSavingLeavesOnlyTheStateFileBehind(t *testing.T) {
+	dir := t.TempDir()
+	_, url, _ := startPersistentSandbox(t, filepath.Join(dir, "ghsandbox.json"))
+
+	for range 3 {
+		require.Equal(t, http.StatusCreated, call(t, "POST", url+"/repos/acme/widgets/issues/1/comments", `{"body":"x"}`).status)
+	}
+
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "temporary files are renamed into place or removed")
+}
+
+func TestCommentThatCannotBeSavedIsNotCreated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	sb, url, _ := startPersistentSandbox(t, filepath.Join(dir, "ghsandbox.json"))
+	before := sb.Comments("acme", "widgets", 1)
+	// Root ignores permissions; a vanished directory fails every save.
+	require.NoError(t, os.RemoveAll(dir))
+
+	a := call(t, "POST", url+"/repos/acme/widgets/issues/1/comments", `{"body":"lost"}`)
+	_, err := sb.PostAs(CommentAs{Owner: "acme", Repo: "widgets", Number: 1, User: "carol", Body: "lost too"})
+
+	require.Equal(t, http.StatusInternalServerError, a.status, string(a.body))
+	require.ErrorIs(t, err, errState)
+	require.Equal(t, before, sb.Comments("acme", "widgets", 1))
+}
+
+func TestUnusableStateFileIsRefusedSayingWhy(t *testing.T) {
+	cases := map[string]struct{ content, want string }{
+		"empty":                 {"", "not a state file"},
+		"truncated":             {`{"version":1,"nextCommentId":`, "not a state file"},
+		"unknown field":         {`{"version":1,"nextCommentId":2000000001,"pulls":[],"faults":[]}`, "not a state file"},
+		"other version":         {`{"version":2,"nextCommentId":2000000001,"pulls":[]}`, "version 2"},
+		"ID below the sequence": {`{"version":1,"nextCommentId":5,"pulls":[]}`, "nextCommentId 5"},
+		"pull not in fixture": {`{"version":1,"nextCommentId":2000000001,"pulls":[{"owner":"acme","repo":"gadgets","number":1,"comments":[]}]}`,
+			"acme/gadgets#1 is not in the fixture"},
+		"ID not yet handed out": {`{"version":1,"nextCommentId":2000000002,"pulls":[{"owner":"acme","repo":"widgets","number":1,` +
+			`"comments":[{"id":2000000002,"user":"bot","body":"b","createdAt":"2026-01-01T00:00:00Z"}]}]}`, "comment ID 2000000002"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ghsandbox.json")
+			require.NoError(t, os.WriteFile(path, []byte(tc.content), 0o644))
+
+			_, err := NewPersistent(DefaultFixture(), path)
+
+			require.ErrorIs(t, err, errState)
+			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, err, path)
+			raw, readErr := os.ReadFile(path)
+			require.NoError(t, readErr)
+			require.Equal(t, tc.content, string(raw), "a refused file is left for a person to look at")
+		})
+	}
+}
