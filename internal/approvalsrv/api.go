@@ -24,10 +24,7 @@ func (s *Server) handleSignedDecision(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
-	key := "decision\x00" + runID + "\x00" + actionID + "\x00" + req.RequestID
-	writeOutcome(w, s.answers.do(key, func() outcome {
-		return s.decide(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelAPI})
-	}))
+	writeOutcome(w, s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelAPI}))
 }
 
 // handleSignedResolve serves POST /v1/runs/{runId}/steps/{stepId}/resolve.
@@ -44,7 +41,7 @@ func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
 	}
 	runID, stepID := r.PathValue("runId"), r.PathValue("stepId")
 	key := "resolve\x00" + runID + "\x00" + stepID + "\x00" + req.RequestID
-	writeOutcome(w, s.answers.do(key, func() outcome {
+	writeOutcome(w, s.answers.do(key, resolveMemoBody(req), func() outcome {
 		return s.resolve(r.Context(), runID, stepID, req)
 	}))
 }

@@ -100,6 +100,17 @@ func TestSignedGetSignsAnEmptyBodyAndItsOwnMethod(t *testing.T) {
 	}
 }
 
+// The path is signed as it goes on the wire, escaped, so that client and
+// server agree on it byte for byte.
+func TestSignatureCoversTheEscapedPath(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run 1", waitingRun())
+	const escaped = "/v1/runs/run%201"
+
+	require.Equal(t, http.StatusOK, h.getAnonymous(escaped, signedHeaders(http.MethodGet, escaped, nil, testNow)).StatusCode)
+	require.Equal(t, http.StatusUnauthorized, h.getAnonymous(escaped, signedHeaders(http.MethodGet, "/v1/runs/run 1", nil, testNow)).StatusCode)
+}
+
 // Each route class refuses a caller without its credentials and serves one
 // with them; the public routes need none.
 func TestEachRouteClassNeedsItsCredentials(t *testing.T) {
@@ -190,13 +201,7 @@ func TestIdentityHeaderRepeatedAnswers400(t *testing.T) {
 func TestFormApproverIsTheAuthenticatedIdentityEvenInDevMode(t *testing.T) {
 	cfg := Config{InsecureDev: true, IdentityHeader: "X-Forwarded-User", TrustedProxies: loopbackProxies()}
 	h := newHarness(t, cfg, nil)
-	h.runs.put("run-1", waitingRun())
-
-	alice := h.browser(map[string]string{"X-Forwarded-User": "alice"})
-	_, form := alice.openRun("run-1")
-	form.Set("decision", "approve")
-	form.Set("approver", "mallory")
-	require.Equal(t, http.StatusAccepted, alice.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"}).StatusCode)
+	h.runs.put("run-1", waitingRun("alice", "mallory"))
 
 	anonymous := h.browser(nil)
 	page, form := anonymous.openRun("run-1")
@@ -204,7 +209,15 @@ func TestFormApproverIsTheAuthenticatedIdentityEvenInDevMode(t *testing.T) {
 	form.Set("decision", "reject")
 	form.Set("reason", "no")
 	form.Set("approver", "mallory")
-	require.Equal(t, http.StatusForbidden, anonymous.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"}).StatusCode)
+	refused := anonymous.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+	require.Equal(t, http.StatusForbidden, refused.StatusCode)
+	require.Contains(t, answer(t, refused)["error"], "no signed-in user")
+
+	alice := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+	_, form = alice.openRun("run-1")
+	form.Set("decision", "approve")
+	form.Set("approver", "mallory")
+	require.Equal(t, http.StatusAccepted, alice.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"}).StatusCode)
 
 	signals := h.runs.approvalSignals()
 	require.Len(t, signals, 1)

@@ -13,8 +13,6 @@ const CommandPrefix = "/agentrun"
 // ErrNoCommand: the comment holds no /agentrun line.
 var ErrNoCommand = errors.New("no /agentrun command")
 
-const maxActionIDLength = 200
-
 // CommentCommand is a decision written as a GitHub comment:
 //
 //	/agentrun approve <actionId>
@@ -25,9 +23,9 @@ type CommentCommand struct {
 	Reason   string
 }
 
-// ParseCommentCommand finds the first /agentrun line of a comment body, outside
-// code blocks and quotes, and parses it. It returns ErrNoCommand when there is
-// none and a *BadRequestError when the line is malformed.
+// ParseCommentCommand finds the first command line of a comment body (see
+// commandLines for which lines count) and parses it. It returns ErrNoCommand
+// when there is none and a *BadRequestError when the line is malformed.
 func ParseCommentCommand(body string) (CommentCommand, error) {
 	line, ok := firstCommandLine(body)
 	if !ok {
@@ -50,8 +48,8 @@ func ParseCommentCommand(body string) (CommentCommand, error) {
 	default:
 		return CommentCommand{}, badRequest("unknown command %q: want approve or reject", clip(verb))
 	}
-	if len(actionID) > maxActionIDLength || hasControl(actionID) {
-		return CommentCommand{}, badRequest("the action ID is too long or has control characters")
+	if err := checkActionID(actionID); err != nil {
+		return CommentCommand{}, err
 	}
 	if len(reason) > maxReasonLength || hasControl(reason) {
 		return CommentCommand{}, badRequest("the reason is too long or has control characters")
@@ -59,28 +57,145 @@ func ParseCommentCommand(body string) (CommentCommand, error) {
 	return CommentCommand{Decision: strings.ToLower(verb), ActionID: actionID, Reason: reason}, nil
 }
 
-// firstCommandLine skips fenced code blocks so that a comment quoting usage
-// examples does not act on them; quoted lines start with ">" and never match.
+// firstCommandLine returns what follows the prefix on the first line that
+// counts as a command. A line counts only when it starts with the prefix (after
+// at most three spaces) and GitHub would show it as a line of its own: not in
+// a fenced or indented code block, not in a block quote (nor a line that
+// continues one), not inside an HTML comment. Text inside <!-- --> on the
+// command line itself is dropped, as GitHub does not show it. Where the
+// markdown is ambiguous the rule errs towards no command: a person can always
+// comment again, but an example must never act.
 func firstCommandLine(body string) (string, bool) {
-	inFence := false
+	var sc markdownScan
 	for _, raw := range strings.Split(body, "\n") {
-		line := strings.TrimSpace(raw)
-		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
-			continue
-		}
-		rest, ok := strings.CutPrefix(line, CommandPrefix)
-		if !ok {
-			continue
-		}
-		if rest == "" || rest[0] == ' ' || rest[0] == '\t' {
-			return strings.TrimSpace(rest), true
+		if visible, ok := sc.commandCandidate(strings.TrimSuffix(raw, "\r")); ok {
+			rest := visible[len(CommandPrefix):]
+			if rest == "" || rest[0] == ' ' || rest[0] == '\t' {
+				return strings.TrimSpace(rest), true
+			}
 		}
 	}
 	return "", false
+}
+
+// markdownScan follows, line by line, the markdown state that hides a line.
+type markdownScan struct {
+	fence     string // the opening fence while inside a fenced block
+	inComment bool
+	inQuote   bool // the last non-blank line was (or continued) a block quote
+}
+
+// commandCandidate updates the state with one line and returns its visible
+// text when the line starts with CommandPrefix and nothing hides it.
+func (sc *markdownScan) commandCandidate(line string) (string, bool) {
+	if sc.fence != "" {
+		if closesFence(line, sc.fence) {
+			sc.fence = ""
+		}
+		return "", false
+	}
+	if sc.inComment {
+		// The line starts inside a comment: it is not a line of its own.
+		end := strings.Index(line, "-->")
+		if end >= 0 {
+			sc.inComment = false
+			stripHTMLComments(line[end+len("-->"):], &sc.inComment)
+		}
+		return "", false
+	}
+	indent, content := splitIndent(line)
+	if strings.TrimSpace(content) == "" {
+		sc.inQuote = false
+		return "", false
+	}
+	if indent < 4 {
+		if fence, ok := opensFence(content); ok {
+			sc.fence, sc.inQuote = fence, false
+			return "", false
+		}
+	}
+	visible := stripHTMLComments(content, &sc.inComment)
+	switch {
+	case indent >= 4: // indented code, or a continuation of what came before
+		return "", false
+	case strings.HasPrefix(content, ">"):
+		sc.inQuote = true
+		return "", false
+	case sc.inQuote: // a lazy continuation line of the quote
+		return "", false
+	}
+	return visible, strings.HasPrefix(content, CommandPrefix) && strings.HasPrefix(visible, CommandPrefix)
+}
+
+// splitIndent measures leading whitespace in columns, a tab reaching the next
+// multiple of four as in CommonMark.
+func splitIndent(line string) (int, string) {
+	cols := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case ' ':
+			cols++
+		case '\t':
+			cols += 4 - cols%4
+		default:
+			return cols, line[i:]
+		}
+	}
+	return cols, ""
+}
+
+// opensFence reports a code fence: three or more backticks (whose info string
+// has none) or tildes.
+func opensFence(content string) (string, bool) {
+	for _, c := range []byte{'`', '~'} {
+		n := 0
+		for n < len(content) && content[n] == c {
+			n++
+		}
+		if n < 3 {
+			continue
+		}
+		if c == '`' && strings.Contains(content[n:], "`") {
+			return "", false // inline code such as ```x```
+		}
+		return content[:n], true
+	}
+	return "", false
+}
+
+// closesFence: the same character, at least as many, nothing else after.
+func closesFence(line, fence string) bool {
+	indent, content := splitIndent(line)
+	if indent >= 4 {
+		return false
+	}
+	n := 0
+	for n < len(content) && content[n] == fence[0] {
+		n++
+	}
+	return n >= len(fence) && strings.TrimSpace(content[n:]) == ""
+}
+
+// stripHTMLComments returns s without its <!-- --> parts; inComment carries a
+// comment that is still open at the end of s on to the next line.
+func stripHTMLComments(s string, inComment *bool) string {
+	var out strings.Builder
+	for {
+		if *inComment {
+			end := strings.Index(s, "-->")
+			if end < 0 {
+				return out.String()
+			}
+			s, *inComment = s[end+len("-->"):], false
+		}
+		start := strings.Index(s, "<!--")
+		if start < 0 {
+			out.WriteString(s)
+			return out.String()
+		}
+		out.WriteString(s[:start])
+		s, *inComment = s[start+len("<!--"):], true
+	}
 }
 
 // cutWord splits off the first space-separated word; rest is trimmed.

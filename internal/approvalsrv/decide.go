@@ -33,16 +33,33 @@ type decisionInput struct {
 	openRunPolicy func(ctx context.Context, run workflows.Run, approver string) (refusal string, err error)
 }
 
+// decideOnce is decide behind the requestId memo: a repeat (same run,
+// action, channel, approver and requestId) answers as the first did and
+// sends nothing; the same requestId with another decision or reason is 409.
+func (s *Server) decideOnce(ctx context.Context, in decisionInput) outcome {
+	key := decisionMemoKey(in.RunID, in.ActionID, in.Request, in.Channel)
+	return s.answers.do(key, decisionMemoBody(in.Request), func() outcome { return s.decide(ctx, in) })
+}
+
 // decide checks a decision through the run query and, when it can count,
 // sends the approval signal. The workflow checks again: the query only spares
 // people a signal that would be ignored and tells them why.
 func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
-	logger := s.logger.With("run", in.RunID, "action", in.ActionID, "approver", in.Request.Approver,
-		"decision", in.Request.Decision, "channel", in.Channel, "requestId", in.Request.RequestID)
 	snap, err := s.runs.Snapshot(ctx, in.RunID)
 	if err != nil {
-		return s.temporalFailure(logger, err, "run query before a decision")
+		return s.temporalFailure(s.decisionLogger(in), err, "run query before a decision")
 	}
+	return s.decideOn(ctx, in, snap)
+}
+
+func (s *Server) decisionLogger(in decisionInput) *slog.Logger {
+	return s.logger.With("run", in.RunID, "action", in.ActionID, "approver", in.Request.Approver,
+		"decision", in.Request.Decision, "channel", in.Channel, "requestId", in.Request.RequestID)
+}
+
+// decideOn is decide on a snapshot the caller has just queried.
+func (s *Server) decideOn(ctx context.Context, in decisionInput, snap workflows.RunSnapshot) outcome {
+	logger := s.decisionLogger(in)
 	action := findAction(snap, in.ActionID)
 	if action == nil {
 		return s.refuse(ctx, logger, in, refused(http.StatusNotFound, "unknown action for this run"))

@@ -23,7 +23,15 @@ type fakeRuns struct {
 	unavailable bool
 	// refusalsFail makes SignalRefusal fail as an unreachable Temporal would.
 	refusalsFail bool
-	queries      int
+	// queries counts Snapshot calls, eventsQueries Events calls, lookups
+	// RunByActionID calls and listings ListRunIDs calls.
+	queries, eventsQueries, lookups, listings int
+	// signalGate, when set, runs before SignalApproval records a signal,
+	// outside the lock, with the number of SignalApproval calls so far.
+	signalGate  func(arrived int)
+	signalCalls int
+	// listGate, when set, runs at the start of ListRunIDs, outside the lock.
+	listGate func()
 }
 
 func newFakeRuns() *fakeRuns {
@@ -103,9 +111,17 @@ func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (workflows.RunSna
 	return f.snaps[runID], nil
 }
 
+// counts reads the call counters: Snapshot, Events, RunByActionID, ListRunIDs.
+func (f *fakeRuns) counts() (snapshots, events, lookups, listings int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queries, f.eventsQueries, f.lookups, f.listings
+}
+
 func (f *fakeRuns) Events(ctx context.Context, runID string, since int64) ([]workflows.Event, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.eventsQueries++
 	if err := f.check(runID); err != nil {
 		return nil, err
 	}
@@ -128,6 +144,13 @@ func (f *fakeRuns) Ended(ctx context.Context, runID string) (bool, error) {
 }
 
 func (f *fakeRuns) SignalApproval(ctx context.Context, runID string, sig workflows.ApprovalSignal) error {
+	f.mu.Lock()
+	f.signalCalls++
+	gate, arrived := f.signalGate, f.signalCalls
+	f.mu.Unlock()
+	if gate != nil {
+		gate(arrived)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.check(runID); err != nil {
@@ -183,7 +206,36 @@ func (f *fakeRuns) SignalRefusal(ctx context.Context, runID string, sig workflow
 	return nil
 }
 
+// RunByActionID finds the run as the search attribute would: any run, open
+// or closed, that has the action.
+func (f *fakeRuns) RunByActionID(ctx context.Context, actionID string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lookups++
+	if f.unavailable {
+		return "", fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+	}
+	ids := make([]string, 0, len(f.snaps))
+	for id := range f.snaps {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if findAction(f.snaps[id], actionID) != nil {
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("fake: action %s: %w", actionID, ErrRunNotFound)
+}
+
 func (f *fakeRuns) ListRunIDs(ctx context.Context, sel RunSelection) ([]string, error) {
+	f.mu.Lock()
+	gate := f.listGate
+	f.listings++
+	f.mu.Unlock()
+	if gate != nil {
+		gate()
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.unavailable {

@@ -80,10 +80,7 @@ func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, act
 		}
 		return refused(http.StatusBadRequest, bad.Problem), false
 	}
-	key := "decision\x00" + runID + "\x00" + actionID + "\x00" + req.RequestID
-	return s.answers.do(key, func() outcome {
-		return s.decide(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
-	}), false
+	return s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb}), false
 }
 
 func wantsJSON(r *http.Request) bool {

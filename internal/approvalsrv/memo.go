@@ -1,12 +1,18 @@
 package approvalsrv
 
-import "sync"
+import (
+	"net/http"
+	"sync"
+	"sync/atomic"
 
-// answerMemo remembers the answer to each request key (a requestId or a
-// GitHub delivery ID) so that a repeated request answers as the first did and
-// sends nothing new. A request that arrives while the first is still being
-// handled waits for its answer. Answers that say the server could not finish
-// (5xx) are forgotten so that a retry gets a real attempt.
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// answerMemo remembers the answer to each request key so that a repeated
+// request answers as the first did and sends nothing new. A request that
+// arrives while the first is still being handled waits for its answer.
+// Answers that say the server could not finish (5xx) are forgotten so that a
+// retry gets a real attempt.
 //
 // It lives in memory: after a restart the workflow's own record of requestIds
 // (PendingAction.RequestKeys) recognises repeats instead.
@@ -15,10 +21,16 @@ type answerMemo struct {
 	answers map[string]*memoEntry
 	order   []string
 	max     int
+	// repeats counts requests answered from the memo (or waiting for the
+	// first one's answer); tests read it to know duplicates have arrived.
+	repeats atomic.Int64
 }
 
 type memoEntry struct {
-	done   chan struct{}
+	done chan struct{}
+	// body is what the first request asked for; a repeat that asks for
+	// something else is a client bug, not a repeat.
+	body   string
 	answer outcome
 }
 
@@ -26,15 +38,40 @@ func newAnswerMemo(max int) *answerMemo {
 	return &answerMemo{answers: make(map[string]*memoEntry), max: max}
 }
 
-// do returns the remembered answer for key, or computes it with handle.
-func (m *answerMemo) do(key string, handle func() outcome) outcome {
+// decisionMemoKey is the one rule for what makes two decisions "the same
+// request": the run, the action, and the workflow's own RequestKey (channel,
+// authenticated approver, requestId), so that nobody can replay or burn
+// another person's requestId. runID is empty for a GitHub comment, whose
+// action ID alone names the run.
+func decisionMemoKey(runID, actionID string, in DecisionRequest, channel string) string {
+	return runID + "\x00" + actionID + "\x00" + workflows.RequestKey(channel, in.Approver, in.RequestID)
+}
+
+// decisionMemoBody is what a repeat must ask for again to be a repeat.
+func decisionMemoBody(in DecisionRequest) string {
+	return in.Decision + "\x00" + in.Reason
+}
+
+// resolveMemoBody is what a repeated resolve must ask for again.
+func resolveMemoBody(req ResolveRequest) string {
+	return req.Decision + "\x00" + req.ExternalResourceID + "\x00" + req.By
+}
+
+// do returns the remembered answer for key, or computes it with handle. A
+// request whose body differs from the first one's under the same key is
+// refused with 409 and changes nothing.
+func (m *answerMemo) do(key, body string, handle func() outcome) outcome {
 	m.mu.Lock()
 	if e, ok := m.answers[key]; ok {
 		m.mu.Unlock()
+		m.repeats.Add(1)
+		if e.body != body {
+			return refused(http.StatusConflict, "this requestId was already used for a different decision or reason; use a new requestId")
+		}
 		<-e.done
 		return e.answer
 	}
-	e := &memoEntry{done: make(chan struct{})}
+	e := &memoEntry{done: make(chan struct{}), body: body}
 	m.answers[key] = e
 	m.order = append(m.order, key)
 	m.evictLocked()
@@ -61,8 +98,13 @@ func (m *answerMemo) forget(key string, e *memoEntry) {
 func (m *answerMemo) evictLocked() {
 	for len(m.order) > m.max {
 		oldest := m.order[0]
+		e, ok := m.answers[oldest]
+		if ok && !isClosed(e.done) {
+			// Still being handled: dropping it from order would leak it.
+			return
+		}
 		m.order = m.order[1:]
-		if e, ok := m.answers[oldest]; ok && isClosed(e.done) {
+		if ok {
 			delete(m.answers, oldest)
 		}
 	}

@@ -14,14 +14,24 @@ func TestParseCommentCommandForms(t *testing.T) {
 		body string
 		want CommentCommand
 	}{
-		"approve":               {"/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"reject with reason":    {"/agentrun reject act-1 the tone is off", CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "the tone is off"}},
-		"after prose":           {"Thanks!\n\n/agentrun approve act-1\nmore text", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"windows line endings":  {"hi\r\n/agentrun approve act-1\r\n", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"upper-case verb":       {"/agentrun APPROVE act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"extra spaces and tabs": {"  /agentrun\treject   act-1   too   long  ", CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "too   long"}},
-		"first of two commands": {"/agentrun approve act-1\n/agentrun reject act-1 no", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"after a closed fence":  {"```\n/agentrun approve act-0\n```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"approve":                {"/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"reject with reason":     {"/agentrun reject act-1 the tone is off", CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "the tone is off"}},
+		"after prose":            {"Thanks!\n\n/agentrun approve act-1\nmore text", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"windows line endings":   {"hi\r\n/agentrun approve act-1\r\n", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"upper-case verb":        {"/agentrun APPROVE act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"extra spaces and tabs":  {"  /agentrun\treject   act-1   too   long  ", CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "too   long"}},
+		"first of two commands":  {"/agentrun approve act-1\n/agentrun reject act-1 no", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a closed fence":   {"```\n/agentrun approve act-0\n```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a closed comment": {"<!-- /agentrun approve act-0 -->\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a quote and a blank line": {"> /agentrun approve act-0\n> quoted\n\n/agentrun approve act-1",
+			CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"trailing comment dropped": {"/agentrun reject act-1 too harsh <!-- note to self -->",
+			CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "too harsh"}},
+		"three spaces of indent":  {"   /agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"current action ID":       {"/agentrun approve act-be23a84bb17f4733", CommentCommand{Decision: "approve", ActionID: "act-be23a84bb17f4733"}},
+		"historical action ID":    {"/agentrun approve act-step-4", CommentCommand{Decision: "approve", ActionID: "act-step-4"}},
+		"fence of another kind":   {"~~~\n```\n/agentrun approve act-0\n~~~\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"inline code is no fence": {"```x```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -34,7 +44,24 @@ func TestParseCommentCommandForms(t *testing.T) {
 }
 
 func TestParseCommentCommandWithoutCommand(t *testing.T) {
-	for _, body := range []string{"", "LGTM", "/agentrunner approve act-1", "> /agentrun approve act-1", "see `/agentrun approve act-1`", "~~~\n/agentrun approve act-1\n~~~"} {
+	for _, body := range []string{
+		"", "LGTM", "/agentrunner approve act-1", "> /agentrun approve act-1", "see `/agentrun approve act-1`", "~~~\n/agentrun approve act-1\n~~~",
+		"please /agentrun approve act-1",
+		"- /agentrun approve act-1",
+		"<!-- /agentrun approve act-1 -->",
+		"<!--\n/agentrun approve act-1\n-->",
+		"text <!-- hidden\n/agentrun approve act-1\n-->",
+		"<!-- note --> /agentrun approve act-1",
+		"<!-- note -->/agentrun approve act-1",
+		"    /agentrun approve act-1",
+		"\t/agentrun approve act-1",
+		"Example:\n\n    /agentrun approve act-1",
+		"> quoted\n/agentrun approve act-1",
+		"  > quoted\nstill quoted\n/agentrun approve act-1",
+		"````\n```\n/agentrun approve act-1\n````",
+		"```go\n/agentrun approve act-1",
+		"/agent<!-- -->run approve act-1",
+	} {
 		_, err := ParseCommentCommand(body)
 
 		require.ErrorIs(t, err, ErrNoCommand, body)
@@ -42,7 +69,11 @@ func TestParseCommentCommandWithoutCommand(t *testing.T) {
 }
 
 func TestParseCommentCommandMalformed(t *testing.T) {
-	for _, body := range []string{"/agentrun", "/agentrun approve", "/agentrun approve act-1 please", "/agentrun reject act-1", "/agentrun merge act-1"} {
+	for _, body := range []string{
+		"/agentrun", "/agentrun approve", "/agentrun approve act-1 please", "/agentrun reject act-1", "/agentrun merge act-1",
+		"/agentrun approve 12345", "/agentrun approve act-1'OR'x", "/agentrun approve act-" + strings.Repeat("f", 61),
+		"/agentrun approve<!-- -->act-1",
+	} {
 		_, err := ParseCommentCommand(body)
 
 		var bad *BadRequestError
@@ -68,7 +99,7 @@ func FuzzParseCommentCommand(f *testing.F) {
 		require.Contains(t, []string{"approve", "reject"}, cmd.Decision)
 		require.NotEmpty(t, cmd.ActionID)
 		require.False(t, strings.ContainsAny(cmd.ActionID, " \t\r\n"))
-		require.LessOrEqual(t, len(cmd.ActionID), maxActionIDLength)
+		require.NoError(t, checkActionID(cmd.ActionID))
 		require.True(t, utf8.ValidString(cmd.ActionID+cmd.Reason))
 		require.Equal(t, cmd.Decision == "reject", cmd.Reason != "")
 		require.Equal(t, strings.TrimSpace(cmd.Reason), cmd.Reason)

@@ -22,8 +22,6 @@ type RunSelection int
 const (
 	// RunsWaitingForUser are open runs whose AgentRunStatus is waiting_for_user.
 	RunsWaitingForUser RunSelection = iota
-	// RunsOpen are all open AgentRun runs.
-	RunsOpen
 )
 
 // Runs is what the approval server needs from Temporal. TemporalRuns is the
@@ -39,6 +37,10 @@ type Runs interface {
 	// SignalRefusal records in the run a decision the server refused.
 	SignalRefusal(ctx context.Context, runID string, sig workflows.RefusalSignal) error
 	ListRunIDs(ctx context.Context, sel RunSelection) ([]string, error)
+	// RunByActionID finds, in one visibility query, the open or recently
+	// closed run whose AgentRunActionIds holds actionID; ErrRunNotFound when
+	// none does. actionID must pass checkActionID.
+	RunByActionID(ctx context.Context, actionID string) (runID string, err error)
 }
 
 // findAction returns the run's action with this ID, whatever its state.

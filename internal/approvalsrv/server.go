@@ -112,7 +112,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /runs/{runId}/panel", s.page(s.handleRunPanel))
 	mux.Handle("GET /runs/{runId}/events", s.page(s.handleEvents))
 	mux.Handle("POST /runs/{runId}/actions/{actionId}/decision", formGuard.Handler(s.page(s.handleFormDecision)))
-	return securityHeaders(mux)
+	return securityHeaders(checkPathIDs(mux))
 }
 
 // WebhookHandler serves only the GitHub webhook (and /healthz), for the

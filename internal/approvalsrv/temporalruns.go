@@ -21,6 +21,10 @@ const temporalCallTimeout = 10 * time.Second
 // maxListedRuns caps how many runs one listing walks through.
 const maxListedRuns = 1000
 
+// closedRunLookback is how long after its run closed an action ID is still
+// found, to answer a late comment.
+const closedRunLookback = 7 * 24 * time.Hour
+
 // TemporalRuns reaches runs through the process's one Temporal client.
 type TemporalRuns struct {
 	Client client.Client
@@ -111,6 +115,34 @@ func (t TemporalRuns) ListRunIDs(ctx context.Context, sel RunSelection) ([]strin
 			return ids, nil
 		}
 	}
+}
+
+// RunByActionID asks visibility once. Continue-as-new keeps the workflow ID
+// and carries the search attribute over, so several executions may match;
+// they are one run. A run that closed recently still answers, so that a late
+// comment hears "already decided" rather than "no such action".
+func (t TemporalRuns) RunByActionID(ctx context.Context, actionID string) (string, error) {
+	// The ID is quoted into the query: only the checked alphabet may get there.
+	if err := checkActionID(actionID); err != nil {
+		return "", fmt.Errorf("find the run of action %q: %w", clip(actionID), err)
+	}
+	closedSince := time.Now().Add(-closedRunLookback).UTC().Format(time.RFC3339)
+	query := fmt.Sprintf("WorkflowType = %q AND %s = '%s' AND (ExecutionStatus = \"Running\" OR CloseTime > '%s')",
+		workflows.WorkflowName, workflows.SearchAttrActionIDs.GetName(), actionID, closedSince)
+	page, err := t.listPage(ctx, query, nil)
+	if err != nil {
+		return "", err
+	}
+	executions := page.GetExecutions()
+	if len(executions) == 0 {
+		return "", fmt.Errorf("find the run of action %s: %w", actionID, ErrRunNotFound)
+	}
+	for _, exec := range executions {
+		if exec.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return exec.GetExecution().GetWorkflowId(), nil
+		}
+	}
+	return executions[0].GetExecution().GetWorkflowId(), nil
 }
 
 func (t TemporalRuns) listPage(ctx context.Context, query string, token []byte) (*workflowservice.ListWorkflowExecutionsResponse, error) {

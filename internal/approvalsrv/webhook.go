@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/workflows"
 )
 
 // handleWebhook serves POST /github/webhook.
@@ -40,12 +42,14 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "missing "+github.DeliveryIDHeader)
 		return
 	}
-	eventType := github.WebHookType(r)
-	writeOutcome(w, s.deliveries.do(delivery, func() outcome {
-		return s.handleDelivery(r.Context(), delivery, eventType, payload)
-	}))
+	writeOutcome(w, s.handleDelivery(r.Context(), delivery, github.WebHookType(r), payload))
 }
 
+// handleDelivery acts on a comment command at most once per comment: the
+// memo is keyed by the comment (through its requestId), not by the delivery,
+// so that a redelivery, with its old or a fresh delivery ID, answers as the
+// first did and does no new work. Deliveries without a command do no work
+// and need no memo.
 func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string, payload []byte) outcome {
 	if eventType != "issue_comment" {
 		return outcome{Code: http.StatusNoContent}
@@ -55,6 +59,8 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 		return refused(http.StatusBadRequest, "malformed issue_comment payload")
 	}
 	event, ok := parsed.(*github.IssueCommentEvent)
+	// An edit is not a new decision: the command acted (or was refused) when
+	// the comment was created.
 	if !ok || event.GetAction() != "created" {
 		return outcome{Code: http.StatusNoContent}
 	}
@@ -80,17 +86,27 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 		},
 		openRunPolicy: s.requireWritePermission,
 	}
-	runID, o := s.locateRun(ctx, in, event.GetRepo().GetFullName(), event.GetIssue().GetNumber())
+	// Anyone can comment on a public pull request, so comments have a memo of
+	// their own: a flood of them cannot push signed API answers out.
+	key := decisionMemoKey("", in.ActionID, in.Request, in.Channel)
+	return s.deliveries.do(key, decisionMemoBody(in.Request), func() outcome {
+		return s.commentDecision(ctx, logger.With("action", cmd.ActionID), in, event)
+	})
+}
+
+func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) outcome {
+	repo, number := event.GetRepo().GetFullName(), event.GetIssue().GetNumber()
+	runID, snap, o := s.locateRun(ctx, logger, in, repo, number)
 	if !o.ok() {
-		logger.Info("comment command refused", "action", cmd.ActionID, "reason", o.Error)
+		logger.Info("comment command refused", "reason", o.Error)
 		return o
 	}
 	in.RunID = runID
-	if isAgentOrBot(comment) {
-		return s.refuse(ctx, logger.With("run", runID, "action", cmd.ActionID), in,
+	if isAgentOrBot(event.GetComment()) {
+		return s.refuse(ctx, logger.With("run", runID), in,
 			refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
 	}
-	return s.decide(ctx, in)
+	return s.decideOn(ctx, in, snap)
 }
 
 // isAgentOrBot keeps a comment the agent posted (it carries the operation
@@ -100,45 +116,36 @@ func isAgentOrBot(comment *github.IssueComment) bool {
 	return comment.GetUser().GetType() == "Bot" || strings.Contains(comment.GetBody(), marker)
 }
 
-// locateRun finds the open run that owns actionID and checks that the
-// command was posted on that run's pull request. Action IDs are unique across
-// runs, but a comment knows only its repository and issue number.
-func (s *Server) locateRun(ctx context.Context, in decisionInput, repo string, number int) (string, outcome) {
-	actionID := in.ActionID
-	checked := map[string]bool{}
-	for _, sel := range []RunSelection{RunsWaitingForUser, RunsOpen} {
-		ids, err := s.runs.ListRunIDs(ctx, sel)
-		if err != nil {
-			return "", s.temporalFailure(s.logger, err, "listing runs for a comment")
-		}
-		ids = unchecked(ids, checked)
-		for _, found := range s.snapshots(ctx, ids) {
-			if found.err != nil || findAction(found.snap, actionID) == nil {
-				continue
-			}
-			run := found.snap.Run
-			if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
-				reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
-				// The commenter's login is authenticated by GitHub's signature and
-				// the action is the run's, so the run may hold this refusal.
-				s.recordRefusal(ctx, s.logger.With("run", found.runID, "action", actionID), found.runID, Refusal{
-					Channel: in.Channel, Who: in.Request.Approver, ActionID: actionID, Reason: reason,
-				}, true)
-				return "", refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, actionID))
-			}
-			return found.runID, accepted("")
-		}
+// locateRun finds the run that owns the action through its AgentRunActionIds
+// search attribute, in one visibility query, and checks that the command was
+// posted on that run's pull request: a comment knows only its repository and
+// issue number.
+func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, workflows.RunSnapshot, outcome) {
+	notFound := refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
+	runID, err := s.runs.RunByActionID(ctx, in.ActionID)
+	if errors.Is(err, ErrRunNotFound) {
+		return "", workflows.RunSnapshot{}, notFound
 	}
-	return "", refused(http.StatusNotFound, fmt.Sprintf("no open run of %s#%d has action %s", repo, number, clip(actionID)))
-}
-
-func unchecked(ids []string, checked map[string]bool) []string {
-	var out []string
-	for _, id := range ids {
-		if !checked[id] {
-			checked[id] = true
-			out = append(out, id)
-		}
+	if err != nil {
+		return "", workflows.RunSnapshot{}, s.temporalFailure(logger, err, "finding the run of a comment's action")
 	}
-	return out
+	snap, err := s.runs.Snapshot(ctx, runID)
+	if errors.Is(err, ErrRunNotFound) {
+		// Visibility lags: the run was deleted since it was indexed.
+		return "", workflows.RunSnapshot{}, notFound
+	}
+	if err != nil {
+		return "", workflows.RunSnapshot{}, s.temporalFailure(logger.With("run", runID), err, "run query for a comment")
+	}
+	run := snap.Run
+	if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
+		reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
+		// The commenter's login is authenticated by GitHub's signature and
+		// the action is the run's, so the run may hold this refusal.
+		s.recordRefusal(ctx, logger.With("run", runID), runID, Refusal{
+			Channel: in.Channel, Who: in.Request.Approver, ActionID: in.ActionID, Reason: reason,
+		}, true)
+		return "", workflows.RunSnapshot{}, notFound
+	}
+	return runID, snap, accepted("")
 }

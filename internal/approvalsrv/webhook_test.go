@@ -1,13 +1,17 @@
 package approvalsrv
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
@@ -336,4 +340,122 @@ func TestWebhookInFormEncodingIsAccepted(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+// permissionCounter counts permission checks, the GitHub work a command does.
+type permissionCounter struct {
+	PermissionChecker
+	mu    sync.Mutex
+	calls int
+}
+
+func (p *permissionCounter) Permission(ctx context.Context, owner, repo, login string) (string, error) {
+	p.mu.Lock()
+	p.calls++
+	p.mu.Unlock()
+	return p.PermissionChecker.Permission(ctx, owner, repo, login)
+}
+
+func (p *permissionCounter) count() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls
+}
+
+// work is everything a command costs: Temporal calls, refusals recorded in
+// the run, approval signals and GitHub permission checks.
+type work struct{ snapshots, lookups, refusals, approvals, permissions int }
+
+func (h *harness) work(perms *permissionCounter) work {
+	snapshots, _, lookups, _ := h.runs.counts()
+	return work{snapshots, lookups, len(h.runs.refusalSignals()), len(h.runs.approvalSignals()), perms.count()}
+}
+
+func TestRedeliveryOfARefusedCommandAnswersAsTheFirstAndDoesNoNewWork(t *testing.T) {
+	perms := &permissionCounter{PermissionChecker: sandboxPermissions(t)}
+	h := newHarness(t, testConfig(), perms)
+	h.runs.put("run-1", waitingRun())
+	payload := newComment("mallory", "/agentrun approve act-1").payload(t)
+
+	first := h.deliver("issue_comment", "d-1", payload)
+	firstAnswer := answer(t, first)
+	before := h.work(perms)
+	again := h.deliver("issue_comment", "d-1", payload)
+
+	require.Equal(t, http.StatusForbidden, first.StatusCode)
+	require.Equal(t, work{snapshots: 1, lookups: 1, refusals: 1, permissions: 1}, before)
+	require.Equal(t, http.StatusForbidden, again.StatusCode)
+	require.Equal(t, firstAnswer, answer(t, again))
+	require.Equal(t, before, h.work(perms), "the redelivery did new work")
+}
+
+func TestCommentRedeliveredWithAFreshDeliveryIDActsOnce(t *testing.T) {
+	perms := &permissionCounter{PermissionChecker: sandboxPermissions(t)}
+	h := newHarness(t, testConfig(), perms)
+	h.runs.put("run-1", waitingRun())
+	payload := newComment("bob", "/agentrun approve act-1").payload(t)
+
+	first := h.deliver("issue_comment", "d-1", payload)
+	before := h.work(perms)
+	again := h.deliver("issue_comment", "d-2", payload)
+
+	require.Equal(t, http.StatusAccepted, first.StatusCode)
+	require.Equal(t, http.StatusAccepted, again.StatusCode)
+	require.Equal(t, before, h.work(perms))
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestCommentFindsItsRunWithOneLookupAndOneQuery(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	for i := 0; i < 20; i++ {
+		h.runs.put(fmt.Sprintf("run-other-%d", i), runWithAction(fmt.Sprintf("act-other-%d", i)))
+	}
+	h.runs.put("run-1", waitingRun("alice"))
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	snapshots, _, lookups, listings := h.runs.counts()
+	require.Equal(t, []int{1, 1, 0}, []int{snapshots, lookups, listings},
+		"one visibility lookup, one run query, no listing of open runs")
+}
+
+func TestCommandWithAMalformedActionIDAnswers400BeforeAnyQuery(t *testing.T) {
+	for _, id := range []string{"act-1'OR'1'='1", "run-1", "act-", "act-" + strings.Repeat("a", 61), "act-é", "act-1.2"} {
+		t.Run(id, func(t *testing.T) {
+			h := newHarness(t, testConfig(), sandboxPermissions(t))
+			h.runs.put("run-1", waitingRun("alice"))
+
+			resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve "+id).payload(t))
+
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+			require.Contains(t, answer(t, resp)["error"], "the action ID must look like act-0123456789abcdef")
+			require.Equal(t, work{}, h.work(&permissionCounter{}))
+		})
+	}
+}
+
+func TestCommandOnARunThatClosedIsAnsweredFromTheRun(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	snap := waitingRun("alice")
+	snap.Run.Status = workflows.RunCompleted
+	snap.PendingAction.State = workflows.ActionExpired
+	h.runs.put("run-1", snap)
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
+
+	require.Equal(t, http.StatusConflict, resp.StatusCode)
+	require.Equal(t, "the action has expired", answer(t, resp)["error"])
+	require.Empty(t, h.runs.approvalSignals())
+}
+
+// runWithAction is waitingRun on another pull request, waiting on actionID.
+func runWithAction(actionID string) workflows.RunSnapshot {
+	snap := waitingRun("alice")
+	snap.Run.PullNumber = 7
+	action := *snap.PendingAction
+	action.ID = actionID
+	snap.PendingAction = &action
+	snap.Actions = []workflows.PendingAction{action}
+	return snap
 }

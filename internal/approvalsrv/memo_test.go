@@ -1,0 +1,134 @@
+package approvalsrv
+
+import (
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// waitUntil polls cond until it holds or the timeout passes; it is safe off
+// the test goroutine, where require may not fail the test.
+func waitUntil(cond func() bool, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return true
+}
+
+func (f *fakeRuns) signalCallCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.signalCalls
+}
+
+func TestOverlappingRepeatsOfOneRequestSendOneSignal(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	body := decisionBody(t, "approve", "alice", "", "req-1")
+	const n = 8
+	// The first signal is held until every duplicate has either reached the
+	// memo (and waits for the first answer) or, without a memo, reached
+	// SignalApproval itself: so all n requests overlap, and without the
+	// memo all n would be signalled.
+	h.runs.signalGate = func(int) {
+		waitUntil(func() bool {
+			return h.server.answers.repeats.Load() >= n-1 || h.runs.signalCallCount() >= n
+		}, 10*time.Second)
+	}
+
+	codes := make([]int, n)
+	answers := make([]map[string]string, n)
+	var wg sync.WaitGroup
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp := h.signedPost(decisionPath, body, testNow)
+			codes[i], answers[i] = resp.StatusCode, answer(t, resp)
+		}()
+	}
+	wg.Wait()
+
+	require.Len(t, h.runs.approvalSignals(), 1)
+	for i := range codes {
+		require.Equal(t, http.StatusAccepted, codes[i])
+		require.Equal(t, answers[0], answers[i])
+	}
+}
+
+func TestSameRequestIDWithAnotherDecisionOrReasonAnswers409(t *testing.T) {
+	cases := map[string][]byte{
+		"another decision": decisionBody(t, "reject", "alice", "no", "req-1"),
+		"another reason":   decisionBody(t, "reject", "alice", "other reason", "req-1"),
+	}
+	for name, second := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), nil)
+			h.runs.put("run-1", waitingRun())
+			first := h.signedPost(decisionPath, decisionBody(t, "reject", "alice", "too harsh", "req-1"), testNow)
+			require.Equal(t, http.StatusAccepted, first.StatusCode)
+			queries, _, _, _ := h.runs.counts()
+
+			resp := h.signedPost(decisionPath, second, testNow)
+
+			require.Equal(t, http.StatusConflict, resp.StatusCode)
+			require.Contains(t, answer(t, resp)["error"], "requestId was already used for a different decision or reason")
+			require.Len(t, h.runs.approvalSignals(), 1)
+			after, _, _, _ := h.runs.counts()
+			require.Equal(t, queries, after, "a conflicting repeat queries nothing")
+			require.Empty(t, h.runs.refusalSignals())
+		})
+	}
+}
+
+func TestIdenticalRepeatOfARefusalAnswersTheSameAndDoesNoNewWork(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice"))
+	body := decisionBody(t, "approve", "mallory", "", "req-1")
+
+	first := h.signedPost(decisionPath, body, testNow)
+	queries, _, _, _ := h.runs.counts()
+	again := h.signedPost(decisionPath, body, testNow)
+
+	require.Equal(t, http.StatusForbidden, first.StatusCode)
+	require.Equal(t, http.StatusForbidden, again.StatusCode)
+	require.Equal(t, answer(t, first), answer(t, again))
+	after, _, _, _ := h.runs.counts()
+	require.Equal(t, queries, after)
+	require.Len(t, h.runs.refusalSignals(), 1)
+}
+
+func TestSameRequestIDFromAnotherApproverOrChannelIsAnotherRequest(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun("alice", "bob"))
+
+	alice := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
+	bob := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "late", "req-1"), testNow)
+
+	require.Equal(t, http.StatusAccepted, alice.StatusCode)
+	// Bob's requestId is his own: he hears about the action, not about
+	// alice's requestId.
+	require.Equal(t, http.StatusConflict, bob.StatusCode)
+	require.Equal(t, "the action was already approved by alice", answer(t, bob)["error"])
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.T) {
+	req := DecisionRequest{Decision: "approve", Approver: "Alice", RequestID: "r-1"}
+	lower := req
+	lower.Approver = "alice"
+
+	require.Equal(t, decisionMemoKey("run-1", "act-1", req, channelAPI), decisionMemoKey("run-1", "act-1", lower, channelAPI),
+		"logins compare case-insensitively, as in the workflow")
+	require.NotEqual(t, decisionMemoKey("run-1", "act-1", req, channelAPI), decisionMemoKey("run-1", "act-1", req, channelWeb))
+	require.Contains(t, decisionMemoKey("run-1", "act-1", req, channelAPI), workflows.RequestKey(channelAPI, "alice", "r-1"))
+}
