@@ -1,5 +1,8 @@
 // Command worker runs agent runs: it polls AGENT_TASK_QUEUE for the AgentRun
-// workflow and its activities until SIGINT or SIGTERM. Configuration comes
+// workflow and its activities until SIGINT or SIGTERM, then lets the
+// activities in flight finish for up to AGENT_STOP_TIMEOUT (30s) before
+// cancelling them, so that a deploy does not leave a comment half posted
+// for the run to reconcile. Configuration comes
 // from the environment (see internal/agentworker.Config); a bad value stops
 // it at start-up with exit code 2.
 package main
@@ -74,7 +77,7 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	}
 	defer c.Close()
 
-	w := agentworker.NewWithActivities(c, cfg.TaskQueue, acts)
+	w := agentworker.NewWorker(c, cfg.TaskQueue, cfg.StopTimeout, acts)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker on task queue %s: %w", cfg.TaskQueue, err)
 	}
@@ -83,7 +86,7 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider,
 		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)
 	<-ctx.Done()
-	logger.Info("stopping: finishing the tasks in hand")
+	logger.Info("stopping: finishing the tasks in hand", "stopTimeout", cfg.StopTimeout)
 	w.Stop()
 	logger.Info("worker stopped")
 	return nil

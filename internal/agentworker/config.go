@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/temporalclient"
@@ -17,6 +18,12 @@ import (
 
 // DefaultModelProvider needs no network and no key: the deterministic reviewer.
 const DefaultModelProvider = activities.ProviderOffline
+
+// DefaultStopTimeout is how long a stopping worker lets in-flight activities
+// finish: one GitHub call attempt (the default toolTimeout) fits in it, so
+// that a deploy does not turn a comment being posted into an unknown outcome
+// to reconcile.
+const DefaultStopTimeout = 30 * time.Second
 
 // Log formats LOG_FORMAT accepts.
 const (
@@ -44,6 +51,10 @@ type Config struct {
 	ModelProvider string
 	// LogFormat is text (the default, for a terminal) or json (for a log pipeline).
 	LogFormat string
+	// StopTimeout is how long SIGTERM lets in-flight activities finish before
+	// their contexts are cancelled (AGENT_STOP_TIMEOUT). Whatever runs the
+	// worker must wait at least this long before killing it.
+	StopTimeout time.Duration
 }
 
 // ConfigFromEnv reads the worker's variables (see the README's table),
@@ -57,6 +68,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("AGENT_ALLOWED_REPOS: %w", err)
 	}
+	stopTimeout, err := parseStopTimeout(getenv("AGENT_STOP_TIMEOUT"))
+	if err != nil {
+		return Config{}, err
+	}
 	cfg := Config{
 		Temporal:       temporalCfg,
 		TaskQueue:      orDefault(getenv("AGENT_TASK_QUEUE"), workflows.DefaultTaskQueue),
@@ -66,6 +81,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		AllowedRepos:   allowed,
 		ModelProvider:  orDefault(getenv("MODEL_PROVIDER"), DefaultModelProvider),
 		LogFormat:      orDefault(getenv("LOG_FORMAT"), LogText),
+		StopTimeout:    stopTimeout,
 	}
 	if err := cfg.validate(); err != nil {
 		return Config{}, err
@@ -101,6 +117,20 @@ func (c Config) validate() error {
 		return fmt.Errorf("LOG_FORMAT: %q is neither text nor json", c.LogFormat)
 	}
 	return nil
+}
+
+func parseStopTimeout(v string) (time.Duration, error) {
+	if v == "" {
+		return DefaultStopTimeout, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("AGENT_STOP_TIMEOUT: %q is not a duration like 30s or 2m: %w", v, err)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("AGENT_STOP_TIMEOUT: %s is negative", v)
+	}
+	return d, nil
 }
 
 // githubLogin is GitHub's rule for user names, plus the "[bot]" suffix a

@@ -3,6 +3,7 @@ package agentworker
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -23,6 +24,7 @@ func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
 		TaskQueue:     "agent-runs",
 		ModelProvider: "offline",
 		LogFormat:     "text",
+		StopTimeout:   30 * time.Second,
 	}, cfg)
 }
 
@@ -37,6 +39,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		"AGENT_ALLOWED_REPOS": " Acme/Widgets ,acme/gadgets",
 		"MODEL_PROVIDER":      "offline",
 		"LOG_FORMAT":          "json",
+		"AGENT_STOP_TIMEOUT":  "2m",
 	}))
 
 	require.NoError(t, err)
@@ -49,6 +52,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		AllowedRepos:   activities.RepoAllowlist{"acme/widgets", "acme/gadgets"},
 		ModelProvider:  "offline",
 		LogFormat:      "json",
+		StopTimeout:    2 * time.Minute,
 	}, cfg)
 }
 
@@ -77,6 +81,9 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"AGENT_ALLOWED_REPOS", "acme/*"},
 		{"AGENT_ALLOWED_REPOS", "https://github.com/acme/widgets"},
 		{"AGENT_ALLOWED_REPOS", " "},
+		{"AGENT_STOP_TIMEOUT", "30"},
+		{"AGENT_STOP_TIMEOUT", "soon"},
+		{"AGENT_STOP_TIMEOUT", "-1s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {

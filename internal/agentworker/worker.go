@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -62,14 +63,22 @@ func New(ctx context.Context, c client.Client, cfg Config) (worker.Worker, error
 	if err := Identify(ctx, acts); err != nil {
 		return nil, err
 	}
-	return NewWithActivities(c, cfg.TaskQueue, acts), nil
+	return NewWorker(c, cfg.TaskQueue, cfg.StopTimeout, acts), nil
 }
 
 // NewWithActivities is New with activities the caller built, for tests that
-// point the tools at a sandbox or swap the model. Activities without a
-// conversation store get one over c.
+// point the tools at a sandbox or swap the model; it stops as a worker with
+// the default AGENT_STOP_TIMEOUT does.
 func NewWithActivities(c client.Client, taskQueue string, acts *activities.Activities) worker.Worker {
-	w := worker.New(c, taskQueue, worker.Options{})
+	return NewWorker(c, taskQueue, DefaultStopTimeout, acts)
+}
+
+// NewWorker makes a worker for taskQueue running acts. Its Stop lets
+// activities in flight finish for up to stopTimeout before cancelling them:
+// a cancelled GitHub call may or may not have happened, and the run would
+// have to reconcile it. Activities without a conversation store get one over c.
+func NewWorker(c client.Client, taskQueue string, stopTimeout time.Duration, acts *activities.Activities) worker.Worker {
+	w := worker.New(c, taskQueue, worker.Options{WorkerStopTimeout: stopTimeout})
 	Register(w, WithConversationStore(c, acts))
 	return w
 }
