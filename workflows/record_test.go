@@ -3,6 +3,7 @@ package workflows_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,10 +23,88 @@ import (
 	"github.com/agentrun/agentrun/workflows"
 )
 
-var record = flag.Bool("record", false, "re-record testdata/*.json from a real dev server")
+var record = flag.Bool("record", false, "record the replay fixtures testdata/"+corpusVersion+" lacks, from a real dev server")
 
-// TestRecordHistories records the replay fixtures: a happy, a rejected, an
-// expired and a reconciled run on a real dev server with the sandbox.
+// corpusVersion is the folder of testdata that recordings go to now. The
+// corpus is append-only: testdata/*.json was recorded before the security
+// batch (securityChangeID) and must keep replaying; -record writes only the
+// files its folder does not have yet, so re-recording never overwrites one.
+const corpusVersion = "v2"
+
+// recordScenario is one recorded run. Its files are named after it; a file
+// name's part before the first dot names the workflow ID (record-<part>),
+// which the replay test needs.
+type recordScenario struct {
+	name   string
+	before func(t *testing.T, stack *teststack.Stack)
+	input  func(*workflows.RunInput)
+	// decide runs once the run waits for approval.
+	decide func(t *testing.T, c client.Client, id, actionID string)
+	// openai, when set, runs the scenario on a worker whose model is the
+	// OpenAI provider answering these recorded chat completions.
+	openai []openaifake.Reply
+	// chain records every run of the execution chain, oldest first, as
+	// <name>.gen<N>.json, instead of the last run as <name>.json.
+	chain bool
+}
+
+func recordScenarios() []recordScenario {
+	approve := signal(workflows.DecisionApprove)
+	return []recordScenario{
+		{name: "happy", decide: func(t *testing.T, c client.Client, id, actionID string) {
+			// The history of a run waiting for approval, and then its end.
+			writeHistory(t, c, id, "", corpusPath("happy.waiting"))
+			approve(t, c, id, actionID)
+		}},
+		{name: "reject", decide: signal(workflows.DecisionReject)},
+		{name: "expire", input: func(in *workflows.RunInput) { in.ApprovalTimeout = 2 * time.Second }},
+		{name: "reconcile", before: faults(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"}), decide: approve},
+		{
+			name:   "openai-happy",
+			openai: []openaifake.Reply{openaifake.OK("pr_and_files.json"), openaifake.OK("comment.json"), openaifake.OK("final.json")},
+			// Small enough that the calls after the first carry a reference.
+			input:  func(in *workflows.RunInput) { in.InlineConversationBytes = 2048 },
+			decide: approve,
+		},
+		{
+			// Two creates refused with 502: each lookup finds nothing
+			// (not_created), so the same operationKey is tried again, the
+			// second time after a backoff.
+			name:   "not-created-retry",
+			before: faults(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 502, Count: 2}),
+			decide: approve,
+		},
+		{
+			// The create's answer is lost and the lookup answered 404: the
+			// run cannot tell, waits for an operator, and the ordered retry
+			// finds the comment by its marker.
+			name: "cannot-tell-resolve",
+			before: faults(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"},
+				ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 404, After: 1}),
+			decide: func(t *testing.T, c client.Client, id, actionID string) {
+				approve(t, c, id, actionID)
+				stepID := waitFor(t, c, id, func(snap workflows.RunSnapshot) (string, bool) {
+					return snap.AwaitingResolve, snap.AwaitingResolve != ""
+				})
+				require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalResolve, workflows.ResolveSignal{
+					StepID: stepID, Decision: workflows.ResolveRetry, By: "ops",
+				}))
+			},
+		},
+		{
+			// The run continues as new while it waits (refusals grow its
+			// history past the threshold); the next run restores the waiting
+			// action and is approved.
+			name:   "continued",
+			input:  func(in *workflows.RunInput) { in.HistoryThreshold = 60 },
+			chain:  true,
+			decide: refuseUntilContinued(approve),
+		},
+	}
+}
+
+// TestRecordHistories records the replay fixtures of corpusVersion that are
+// missing, each from a real run on a dev server with the sandbox.
 //
 //	go test ./workflows -run TestRecordHistories -record
 func TestRecordHistories(t *testing.T) {
@@ -33,38 +112,18 @@ func TestRecordHistories(t *testing.T) {
 		t.Skip("recording only with -record")
 	}
 	const queue = "record-histories"
+	require.NoError(t, os.MkdirAll(filepath.Join("testdata", corpusVersion), 0o755))
 	stack := teststack.Start(t, teststack.Options{TaskQueue: queue})
 	c := stack.Client()
-
-	scenarios := []struct {
-		name   string
-		before func()
-		decide func(c client.Client, id, actionID string)
-		input  func(*workflows.RunInput)
-		// openai, when set, runs the scenario on a worker whose model is the
-		// OpenAI provider answering these recorded chat completions.
-		openai []openaifake.Reply
-	}{
-		{name: "happy", decide: signal(workflows.DecisionApprove)},
-		{name: "reject", decide: signal(workflows.DecisionReject)},
-		{name: "expire", input: func(in *workflows.RunInput) { in.ApprovalTimeout = 2 * time.Second }},
-		{
-			name: "reconcile",
-			before: func() {
-				require.NoError(t, stack.Sandbox().AddFault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"}))
-			},
-			decide: signal(workflows.DecisionApprove),
-		},
-		{
-			name:   "openai-happy",
-			openai: []openaifake.Reply{openaifake.OK("pr_and_files.json"), openaifake.OK("comment.json"), openaifake.OK("final.json")},
-			// Small enough that the calls after the first carry a reference.
-			input:  func(in *workflows.RunInput) { in.InlineConversationBytes = 2048 },
-			decide: signal(workflows.DecisionApprove),
-		},
-	}
-	for _, sc := range scenarios {
+	for _, sc := range recordScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
+			first := corpusPath(sc.name)
+			if sc.chain {
+				first = corpusPath(sc.name + ".gen1")
+			}
+			if _, err := os.Stat(first); err == nil {
+				t.Skipf("%s exists; the corpus is append-only", first)
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			in := workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
@@ -72,7 +131,7 @@ func TestRecordHistories(t *testing.T) {
 				sc.input(&in)
 			}
 			if sc.before != nil {
-				sc.before()
+				sc.before(t, stack)
 			}
 			id := "record-" + sc.name
 			taskQueue := queue
@@ -87,8 +146,7 @@ func TestRecordHistories(t *testing.T) {
 			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflows.WorkflowName, in)
 			require.NoError(t, err)
 			if sc.decide != nil {
-				actionID := waitForAction(t, c, id)
-				sc.decide(c, id, actionID)
+				sc.decide(t, c, id, waitForAction(t, c, id))
 			}
 			var res workflows.RunResult
 			require.NoError(t, run.Get(ctx, &res))
@@ -96,41 +154,113 @@ func TestRecordHistories(t *testing.T) {
 			if sc.openai != nil {
 				requireModelCallsByReference(t, c, id)
 			}
-			writeHistory(t, c, id, filepath.Join("testdata", sc.name+".json"))
+			if sc.chain {
+				writeChain(t, c, id, sc.name)
+				return
+			}
+			writeHistory(t, c, id, "", first)
 		})
 	}
 }
 
-func signal(decision string) func(client.Client, string, string) {
-	return func(c client.Client, id, actionID string) {
-		err := c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, workflows.ApprovalSignal{
-			ActionID: actionID, Decision: decision, Approver: "alice", Reason: "recorded", RequestID: id,
-		})
-		if err != nil {
-			panic(err)
+func corpusPath(name string) string {
+	return filepath.Join("testdata", corpusVersion, name+".json")
+}
+
+func faults(fs ...ghsandbox.Fault) func(*testing.T, *teststack.Stack) {
+	return func(t *testing.T, stack *teststack.Stack) {
+		for _, f := range fs {
+			require.NoError(t, stack.Sandbox().AddFault(f))
 		}
+	}
+}
+
+// refuseUntilContinued sends refusals, each a few more events of history,
+// until the run has continued as new while still waiting, then decides.
+func refuseUntilContinued(decide func(*testing.T, client.Client, string, string)) func(*testing.T, client.Client, string, string) {
+	return func(t *testing.T, c client.Client, id, actionID string) {
+		start := waitFor(t, c, id, func(snap workflows.RunSnapshot) (workflows.RunSnapshot, bool) { return snap, true })
+		for i := 0; ; i++ {
+			require.Less(t, i, 50, "the run never continued as new while waiting")
+			require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalRefusal, workflows.RefusalSignal{
+				ActionID: actionID, Who: "mallory", Channel: "recording", Reason: "mallory may not approve",
+			}))
+			snap := waitFor(t, c, id, func(snap workflows.RunSnapshot) (workflows.RunSnapshot, bool) {
+				return snap, snap.Run.LastCommittedSequence > start.Run.LastCommittedSequence+int64(i)
+			})
+			if snap.Run.Generation > start.Run.Generation {
+				require.Equal(t, workflows.RunWaitingForUser, snap.Run.Status)
+				require.Equal(t, workflows.ActionWaiting, snap.PendingAction.State, "the action waits on in the new run")
+				decide(t, c, id, actionID)
+				return
+			}
+		}
+	}
+}
+
+// writeChain writes every run of id's execution chain, oldest first.
+func writeChain(t *testing.T, c client.Client, id, name string) {
+	desc, err := c.DescribeWorkflow(context.Background(), id, "")
+	require.NoError(t, err)
+	runIDs := []string{desc.WorkflowExecution.RunID}
+	for {
+		first := firstEvent(t, c, id, runIDs[0])
+		prev := first.GetWorkflowExecutionStartedEventAttributes().GetContinuedExecutionRunId()
+		if prev == "" {
+			break
+		}
+		runIDs = append([]string{prev}, runIDs...)
+	}
+	require.Greater(t, len(runIDs), 1, "the run never continued as new")
+	for i, runID := range runIDs {
+		writeHistory(t, c, id, runID, corpusPath(fmt.Sprintf("%s.gen%d", name, i+1)))
+	}
+}
+
+func firstEvent(t *testing.T, c client.Client, id, runID string) *historypb.HistoryEvent {
+	iter := c.GetWorkflowHistory(context.Background(), id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	require.True(t, iter.HasNext())
+	ev, err := iter.Next()
+	require.NoError(t, err)
+	return ev
+}
+
+func signal(decision string) func(*testing.T, client.Client, string, string) {
+	return func(t *testing.T, c client.Client, id, actionID string) {
+		require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, workflows.ApprovalSignal{
+			ActionID: actionID, Decision: decision, Approver: "alice", Reason: "recorded", RequestID: id,
+		}))
 	}
 }
 
 func waitForAction(t *testing.T, c client.Client, id string) string {
-	var actionID string
+	return waitFor(t, c, id, func(snap workflows.RunSnapshot) (string, bool) {
+		if snap.Run.Status != workflows.RunWaitingForUser {
+			return "", false
+		}
+		return snap.PendingAction.ID, true
+	})
+}
+
+// waitFor queries the run until ready says its snapshot is what the caller
+// waits for, and returns what ready took from it.
+func waitFor[T any](t *testing.T, c client.Client, id string, ready func(workflows.RunSnapshot) (T, bool)) T {
+	t.Helper()
+	var got T
 	require.Eventually(t, func() bool {
-		v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryRun)
+		snap, err := querySnapshot(c, id)
 		if err != nil {
 			return false
 		}
-		var snap workflows.RunSnapshot
-		if v.Get(&snap) != nil || snap.Run.Status != workflows.RunWaitingForUser {
-			return false
-		}
-		actionID = snap.PendingAction.ID
-		return true
+		var ok bool
+		got, ok = ready(snap)
+		return ok
 	}, time.Minute, 50*time.Millisecond)
-	return actionID
+	return got
 }
 
-func writeHistory(t *testing.T, c client.Client, id, path string) {
-	iter := c.GetWorkflowHistory(context.Background(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+func writeHistory(t *testing.T, c client.Client, id, runID, path string) {
+	iter := c.GetWorkflowHistory(context.Background(), id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var h historypb.History
 	for iter.HasNext() {
 		ev, err := iter.Next()

@@ -12,21 +12,42 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// TestReplayRecordedHistories replays histories recorded from a real dev
-// server (see record_test.go). A change to the workflow that alters its
-// commands without a workflow.GetVersion gate fails here.
+// corpus lists, per folder of testdata, the histories it must hold. The
+// corpus is append-only: testdata/ was recorded before the security batch
+// (securityChangeID) and replays on its old path; testdata/v2/ after it.
+var corpus = map[string][]string{
+	".": {"happy.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json"},
+	"v2": {
+		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
+		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
+	},
+}
+
+// TestReplayRecordedHistories replays every history recorded from a real dev
+// server (see record_test.go), of every version. A change to the workflow
+// that alters its commands without a workflow.GetVersion gate fails here.
 func TestReplayRecordedHistories(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.json"))
-	require.NoError(t, err)
-	names := map[string]bool{}
-	for _, f := range files {
-		names[filepath.Base(f)] = true
+	var files []string
+	for _, pattern := range []string{"*.json", "v*/*.json"} {
+		found, err := filepath.Glob(filepath.Join("testdata", pattern))
+		require.NoError(t, err)
+		files = append(files, found...)
 	}
-	for _, want := range []string{"happy.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json"} {
-		require.True(t, names[want], "testdata/%s is missing; re-record with go test ./workflows -run TestRecordHistories -record", want)
+	have := map[string]bool{}
+	for _, f := range files {
+		rel, err := filepath.Rel("testdata", f)
+		require.NoError(t, err)
+		have[filepath.ToSlash(rel)] = true
+	}
+	for dir, names := range corpus {
+		for _, name := range names {
+			rel := filepath.ToSlash(filepath.Join(dir, name))
+			require.True(t, have[rel], "testdata/%s is missing; record it with go test ./workflows -run TestRecordHistories -record", rel)
+		}
 	}
 	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
+		rel, _ := filepath.Rel("testdata", f)
+		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
 			replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
 			file, err := os.Open(f)
@@ -35,10 +56,10 @@ func TestReplayRecordedHistories(t *testing.T) {
 			history, err := client.HistoryFromJSON(file, client.HistoryJSONOptions{})
 			require.NoError(t, err)
 			// Keys and action IDs derive from the workflow ID, so replay under
-			// the recorded one (record_test.go names it after the file).
-			id := "record-" + strings.TrimSuffix(filepath.Base(f), ".json")
+			// the recorded one: record-<the file name up to its first dot>.
+			scenario, _, _ := strings.Cut(filepath.Base(f), ".")
 			require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(nil, history, worker.ReplayWorkflowHistoryOptions{
-				OriginalExecution: workflow.Execution{ID: id},
+				OriginalExecution: workflow.Execution{ID: "record-" + scenario},
 			}))
 		})
 	}

@@ -1,0 +1,35 @@
+package workflows
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestSameLoginFoldsASCIICaseOnly(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"alice", "alice", true},
+		{"alice", "ALICE", true},
+		{"Octo-Cat", "octo-cat", true},
+		{"alice", "ali", false},
+		{"ali", "alice", false},
+		{"alice", "alice2", false},
+		{"sam", "ſam", false},        // U+017F folds to s under Unicode rules
+		{"kate", "\u212Aate", false}, // the Kelvin sign folds to k under Unicode rules
+		{"", "", true},
+	} {
+		require.Equal(t, tc.same, SameLogin(tc.a, tc.b), "%q vs %q", tc.a, tc.b)
+	}
+}
+
+func TestResolveAppliesOnlyToTheStepTheRunWaitsOn(t *testing.T) {
+	waiting := RunSnapshot{AwaitingResolve: "step-5"}
+	require.True(t, ResolveApplies(waiting, "step-5"))
+	require.False(t, ResolveApplies(waiting, "step-4"))
+	require.False(t, ResolveApplies(waiting, ""))
+	require.False(t, ResolveApplies(RunSnapshot{}, ""), "a run that waits on nothing takes no resolve")
+	require.False(t, ResolveApplies(RunSnapshot{}, "step-5"))
+}
