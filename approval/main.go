@@ -63,6 +63,9 @@ func run(ctx context.Context, getenv func(string) string, logger *slog.Logger) e
 	for _, warning := range cfg.server.InsecureWarnings() {
 		logger.Warn("APPROVAL_INSECURE_DEV=1: NOT FOR PRODUCTION: " + warning)
 	}
+	if !cfg.server.InsecureDev && cfg.server.IdentityHeader == "" {
+		logger.Warn("the pages answer 401 to everyone: serve them behind a login proxy named by APPROVAL_IDENTITY_HEADER and APPROVAL_TRUSTED_PROXIES")
+	}
 	temporal, err := temporalclient.Dial(ctx, cfg.temporal, logger)
 	if err != nil {
 		return err

@@ -61,6 +61,7 @@ func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 
 	waitHealthy(t, addr)
 	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/v1/runs/no-such-run", nil), "reads need a signature")
+	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/", nil), "the pages need the login proxy's user")
 	stamp := strconv.FormatInt(time.Now().Unix(), 10)
 	signed := map[string]string{
 		approvalsrv.HeaderTimestamp: stamp,
