@@ -87,7 +87,9 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 	require.NoError(tb, err)
 
 	agentWorker := agentworker.NewWithActivities(srv.Client(), agentRunQueue,
-		&activities.Activities{GitHub: ghClient, Model: activities.NewOfflineReviewer()})
+		// BotLogin as the worker main sets it: without it every comment
+		// call would add a GET /user that production never makes.
+		&activities.Activities{GitHub: ghClient, BotLogin: sandbox.BotLogin(), Model: activities.NewOfflineReviewer()})
 	// The same (default) worker options as agentworker's.
 	bareWorker := worker.New(srv.Client(), bareQueue, worker.Options{})
 	bareWorker.RegisterWorkflowWithOptions(bareApprovalShape, workflow.RegisterOptions{Name: bareWorkflowName})

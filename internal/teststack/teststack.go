@@ -72,11 +72,23 @@ func Start(t testing.TB, opts Options) *Stack {
 // and this model, on another queue; it stops when t ends.
 func (s *Stack) StartWorker(t testing.TB, taskQueue string, model activities.Model) {
 	t.Helper()
-	w := agentworker.NewWithActivities(s.Client(), taskQueue, &activities.Activities{GitHub: s.github, Model: model})
+	w := agentworker.NewWithActivities(s.Client(), taskQueue, s.Activities(model))
 	if err := w.Start(); err != nil {
 		t.Fatalf("teststack: start the worker on %s: %v", taskQueue, err)
 	}
 	t.Cleanup(w.Stop)
+}
+
+// Activities are what the stack's workers run: the GitHub tools on the
+// sandbox, as its bot, and model (nil means the offline reviewer). Tests that
+// need a worker of their own (other options, stopped on cue) register these.
+func (s *Stack) Activities(model activities.Model) *activities.Activities {
+	if model == nil {
+		model = activities.NewOfflineReviewer()
+	}
+	// The worker main resolves its login once at start; so does the stack,
+	// or every comment call would pay a GET /user of its own.
+	return &activities.Activities{GitHub: s.github, BotLogin: s.sandbox.BotLogin(), Model: model}
 }
 
 // Client is the dev server's client.

@@ -1,0 +1,121 @@
+package teststack
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// RunTimeout bounds a whole run of a test on a busy 2-core machine.
+const RunTimeout = 2 * time.Minute
+
+// pollEvery is how often the waits ask a run for its state.
+const pollEvery = 50 * time.Millisecond
+
+var runSeq atomic.Int64
+
+// StartReview starts a review of the sandbox's acme/widgets#1 on taskQueue
+// and returns the run, whose ID is new in every call.
+func (s *Stack) StartReview(t testing.TB, taskQueue string) client.WorkflowRun {
+	t.Helper()
+	id := fmt.Sprintf("teststack-%s-%d-%d", taskQueue, time.Now().UnixNano(), runSeq.Add(1))
+	in := workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol"}
+	run, err := s.Client().ExecuteWorkflow(context.Background(),
+		client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflows.WorkflowName, in)
+	if err != nil {
+		t.Fatalf("teststack: start a run on %s: %v", taskQueue, err)
+	}
+	return run
+}
+
+// Snapshot asks a run for its RunSnapshot.
+func (s *Stack) Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error) {
+	v, err := s.Client().QueryWorkflow(ctx, runID, "", workflows.QueryRun)
+	if err != nil {
+		return workflows.RunSnapshot{}, fmt.Errorf("query run %s: %w", runID, err)
+	}
+	var snap workflows.RunSnapshot
+	if err := v.Get(&snap); err != nil {
+		return workflows.RunSnapshot{}, fmt.Errorf("decode the snapshot of %s: %w", runID, err)
+	}
+	return snap, nil
+}
+
+// Events asks a run for all its events.
+func (s *Stack) Events(ctx context.Context, runID string) ([]workflows.Event, error) {
+	v, err := s.Client().QueryWorkflow(ctx, runID, "", workflows.QueryEvents, int64(0))
+	if err != nil {
+		return nil, fmt.Errorf("query the events of %s: %w", runID, err)
+	}
+	var events []workflows.Event
+	if err := v.Get(&events); err != nil {
+		return nil, fmt.Errorf("decode the events of %s: %w", runID, err)
+	}
+	return events, nil
+}
+
+// WaitForApproval waits until the run asks for approval and returns the
+// action it waits on; it fails the test, showing the run's events, if that
+// does not happen within RunTimeout.
+func (s *Stack) WaitForApproval(t testing.TB, runID string) workflows.PendingAction {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+	defer cancel()
+	for {
+		snap, err := s.Snapshot(ctx, runID)
+		if err == nil && snap.Run.Status == workflows.RunWaitingForUser && snap.PendingAction != nil {
+			return *snap.PendingAction
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("teststack: run %s never waited for approval (last query error: %v); events:\n%s", runID, err, s.describeEvents(runID))
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+// Approve approves the action as alice, an admin of the fixture's repository.
+func (s *Stack) Approve(t testing.TB, runID, actionID string) {
+	t.Helper()
+	err := s.Client().SignalWorkflow(context.Background(), runID, "", workflows.SignalApproval, workflows.ApprovalSignal{
+		ActionID: actionID, Decision: workflows.DecisionApprove, Approver: "alice",
+		RequestID: fmt.Sprintf("teststack-%d", runSeq.Add(1)), Channel: "test",
+	})
+	if err != nil {
+		t.Fatalf("teststack: approve %s of %s: %v", actionID, runID, err)
+	}
+}
+
+// WaitForResult waits for the run to end and returns its result.
+func (s *Stack) WaitForResult(t testing.TB, run client.WorkflowRun) workflows.RunResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
+	defer cancel()
+	var res workflows.RunResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatalf("teststack: run %s did not end: %v; events:\n%s", run.GetID(), err, s.describeEvents(run.GetID()))
+	}
+	return res
+}
+
+// describeEvents is a run's events for a failure message.
+func (s *Stack) describeEvents(runID string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	events, err := s.Events(ctx, runID)
+	if err != nil {
+		return err.Error()
+	}
+	var b strings.Builder
+	for _, e := range events {
+		fmt.Fprintf(&b, "  %d %s %s %s %q\n", e.Sequence, e.Type, e.StepID, e.Status, e.Detail)
+	}
+	return b.String()
+}

@@ -1,0 +1,31 @@
+package teststack
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+func TestStackWorkerPostsAnApprovedReviewWithoutAskingGitHubWhoItIs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a dev server")
+	}
+	s := Start(t, Options{})
+	run := s.StartReview(t, s.TaskQueue)
+	action := s.WaitForApproval(t, run.GetID())
+
+	s.Approve(t, run.GetID(), action.ID)
+
+	require.Equal(t, workflows.RunCompleted, s.WaitForResult(t, run).Status)
+	require.Len(t, s.Sandbox().Comments("acme", "widgets", 1), 1)
+	var ops []string
+	for _, r := range s.Sandbox().Requests() {
+		ops = append(ops, r.Op)
+	}
+	require.Contains(t, ops, ghsandbox.OpCreateComment)
+	require.NotContains(t, ops, ghsandbox.OpGetUser,
+		"the worker main resolves its login once at start-up; the stack's worker must run the same way")
+}
