@@ -293,3 +293,18 @@ func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
 	require.True(t, strings.HasPrefix(a, "act-") && len(a) == len("act-")+16)
 	require.NotEqual(t, legacyActionID("run-1", 5), a)
 }
+
+// A run whose history predates the security batch (GetVersion answers
+// DefaultVersion, as replay of such a history does) keeps the old rules, so
+// that its recorded commands replay; see testdata/*.json.
+func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
+	h := newHarness(t)
+	h.env.OnGetVersion(securityChangeID, workflow.DefaultVersion, securityVersion).Return(workflow.DefaultVersion)
+	h.whenWaiting(time.Minute, func(id string) {
+		require.Equal(t, legacyActionID(testRunID, 5), id)
+		h.decide(id, DecisionApprove, "alice", "")
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+	require.Equal(t, 1, h.markedComments())
+}
