@@ -174,7 +174,7 @@ func TestIdentityHeaderFromAnUntrustedPeerAnswers401AndDecidesNothing(t *testing
 	require.Empty(t, h.runs.approvalSignals())
 }
 
-func TestIdentityHeaderRepeatedAnswers400(t *testing.T) {
+func TestIdentityHeaderRepeatedOrUnusableAnswers400(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	h.runs.put("run-1", waitingRun("alice"))
 
@@ -182,6 +182,7 @@ func TestIdentityHeaderRepeatedAnswers400(t *testing.T) {
 		"two headers":          {"alice", "mallory"},
 		"two values in one":    {"mallory, alice"},
 		"two identical copies": {"alice", "alice"},
+		"over 100 characters":  {strings.Repeat("a", 101)},
 	} {
 		t.Run(name, func(t *testing.T) {
 			req, err := http.NewRequest(http.MethodGet, h.http.URL+"/runs/run-1", nil)
