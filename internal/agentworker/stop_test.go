@@ -1,0 +1,81 @@
+package agentworker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// createArrival waits until the sandbox has received the comment's POST and
+// returns when it did.
+func createArrival(t *testing.T, sandbox *ghsandbox.Server) time.Time {
+	t.Helper()
+	var at time.Time
+	require.Eventually(t, func() bool {
+		for _, r := range sandbox.Requests() {
+			if r.Op == ghsandbox.OpCreateComment {
+				at = r.At
+				return true
+			}
+		}
+		return false
+	}, teststack.RunTimeout, 10*time.Millisecond, "the approved comment was never posted")
+	return at
+}
+
+func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a dev server")
+	}
+	const queue = "graceful-stop"
+	// The stack's own worker polls another queue: the run must meet only
+	// the worker this test stops, then the one it starts after.
+	stack := teststack.Start(t, teststack.Options{TaskQueue: "graceful-stop-idle"})
+	stopping := agentworker.NewWorker(stack.Client(), queue, agentworker.DefaultStopTimeout, stack.Activities(nil))
+	require.NoError(t, stopping.Start())
+	t.Cleanup(stopping.Stop)
+	run := stack.StartReview(t, queue)
+	action := stack.WaitForApproval(t, run.GetID())
+	// The answer is held long enough for the stop to begin while the call
+	// is in flight; the comment itself is stored at once, as GitHub would.
+	const held = 3 * time.Second
+	require.NoError(t, stack.Sandbox().AddFault(ghsandbox.Fault{
+		Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDelay, DelayMs: int(held / time.Millisecond),
+	}))
+
+	stack.Approve(t, run.GetID(), action.ID)
+	arrived := createArrival(t, stack.Sandbox())
+	stopping.Stop()
+
+	require.GreaterOrEqual(t, time.Since(arrived), held, "Stop returned before the held answer could arrive")
+	stack.StartWorker(t, queue, activities.NewOfflineReviewer())
+	require.Equal(t, workflows.RunCompleted, stack.WaitForResult(t, run).Status)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	snap, err := stack.Snapshot(ctx, run.GetID())
+	require.NoError(t, err)
+	var post *workflows.AgentStep
+	for i, st := range snap.Steps {
+		if st.ToolName == activities.ToolCreateIssueComment {
+			post = &snap.Steps[i]
+		}
+	}
+	require.NotNil(t, post, "no comment step in %+v", snap.Steps)
+	require.Equal(t, workflows.StepSucceeded, post.Status)
+	require.Equal(t, 1, post.Attempt, "the post completed on its first attempt")
+	events, err := stack.Events(ctx, run.GetID())
+	require.NoError(t, err)
+	for _, e := range events {
+		require.NotEqual(t, string(workflows.StepOutcomeUnknown), e.Status, "event %d: the post was cancelled and reconciled: %s", e.Sequence, e.Detail)
+		require.NotEqual(t, string(workflows.RunReconciling), e.Status, "event %d: the run reconciled", e.Sequence)
+	}
+	require.Len(t, stack.Sandbox().Comments("acme", "widgets", 1), 1)
+}
