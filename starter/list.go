@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -117,9 +118,23 @@ func listRuns(ctx context.Context, c client.Client, query string) ([]listedRun, 
 		}
 		page = resp.GetNextPageToken()
 		if len(page) == 0 {
+			sortNewestFirst(rows)
 			return rows, nil
 		}
 	}
+}
+
+// sortNewestFirst orders runs by start time, newest first, and runs started
+// in the same instant by ID. Visibility stores do not promise an order (the
+// dev server's SQLite and Elasticsearch differ), and a person looks for the
+// run they just started at the top.
+func sortNewestFirst(rows []listedRun) {
+	slices.SortStableFunc(rows, func(a, b listedRun) int {
+		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.RunID, b.RunID)
+	})
 }
 
 // runStatusOf reads AgentRunStatus. A workflow stopped from outside the run

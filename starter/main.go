@@ -47,24 +47,44 @@ type command interface {
 	Run(ctx context.Context, args []string) error
 }
 
+// commands are the subcommands in the order usage lists them.
+var commands = []struct {
+	name string
+	make func(*env) command
+}{
+	{"start", func(e *env) command { return &startCommand{env: e} }},
+	{"status", func(e *env) command { return &statusCommand{env: e} }},
+	{"events", func(e *env) command { return &eventsCommand{env: e} }},
+	{"approve", func(e *env) command { return &decideCommand{env: e, approve: true} }},
+	{"reject", func(e *env) command { return &decideCommand{env: e, approve: false} }},
+	{"resolve", func(e *env) command { return &resolveCommand{env: e} }},
+	{"list", func(e *env) command { return &listCommand{env: e} }},
+}
+
 func newCommand(name string, e *env) (command, bool) {
-	switch name {
-	case "start":
-		return &startCommand{env: e}, true
-	case "status":
-		return &statusCommand{env: e}, true
-	case "events":
-		return &eventsCommand{env: e}, true
-	case "approve":
-		return &decideCommand{env: e, approve: true}, true
-	case "reject":
-		return &decideCommand{env: e, approve: false}, true
-	case "resolve":
-		return &resolveCommand{env: e}, true
-	case "list":
-		return &listCommand{env: e}, true
+	for _, c := range commands {
+		if c.name == name {
+			return c.make(e), true
+		}
 	}
 	return nil, false
+}
+
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
+}
+
+// unknownCommand says what was typed and, for a typo, what was meant.
+func unknownCommand(typed string) string {
+	msg := fmt.Sprintf("starter: unknown command %q", typed)
+	if near := nearestCommand(typed, commandNames()); near != "" {
+		msg += fmt.Sprintf("; did you mean %s?", near)
+	}
+	return msg + "\n\n" + usage
 }
 
 // run executes one command line and returns the process exit code.
@@ -80,7 +100,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	defer e.close()
 	cmd, ok := newCommand(args[0], e)
 	if !ok {
-		fmt.Fprintf(stderr, "starter: unknown command %q\n\n%s", args[0], usage)
+		fmt.Fprint(stderr, unknownCommand(args[0]))
 		return exitUsage
 	}
 	return exitCode(cmd.Run(ctx, args[1:]), stderr)
