@@ -17,7 +17,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 
 // handleApprovals serves GET /v1/approvals: the inbox across runs.
 func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
-	inbox, err := PendingApprovals(r.Context(), s.runs)
+	inbox, err := s.inbox.list(r.Context())
 	if err != nil {
 		writeOutcome(w, s.temporalFailure(s.logger, err, "listing pending approvals"))
 		return

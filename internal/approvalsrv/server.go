@@ -40,7 +40,8 @@ type Server struct {
 	permissions    PermissionChecker
 	logger         *slog.Logger
 	now            func() time.Time
-	pollInterval   time.Duration
+	streams        *streamHub
+	inbox          *inboxCache
 	answers        *answerMemo
 	deliveries     *answerMemo
 	refusals       *refusalLog
@@ -78,7 +79,8 @@ func New(cfg Config, opts Options) (*Server, error) {
 		permissions:    opts.Permissions,
 		logger:         opts.Logger,
 		now:            opts.Now,
-		pollInterval:   opts.EventPollInterval,
+		streams:        newStreamHub(opts.Runs, opts.EventPollInterval, opts.Logger),
+		inbox:          newInboxCache(opts.Runs, opts.Now),
 		answers:        newAnswerMemo(rememberedAnswers),
 		deliveries:     newAnswerMemo(rememberedAnswers),
 		refusals:       newRefusalLog(refusalsPerRun, runsWithRefusals),

@@ -23,12 +23,13 @@ const (
 	sseRetryMillis  = 2000
 )
 
-// handleEvents serves GET /v1/runs/{runId}/events as Server-Sent Events. Each
-// run event goes out as a message whose id is its sequence number, so that
-// Last-Event-ID resumes right after it. Refusals go out as "refusal" events
-// without an id (they are not part of the run's sequence) and only while the
-// stream is open; the page shows older ones itself. The stream ends with an
-// "end" event when the run ends.
+// handleEvents serves GET /v1/runs/{runId}/events (and the page's
+// /runs/{runId}/events) as Server-Sent Events. Each run event goes out as a
+// message whose id is its sequence number, so that Last-Event-ID resumes
+// right after it. Refusals go out as "refusal" events without an id (they are
+// not part of the run's sequence) and only while the stream is open; the page
+// shows older ones itself. The stream ends with an "end" event when the run
+// ends. Every stream of a run is fed by the run's one poller (streamHub).
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	since, err := lastEventID(r)
@@ -37,6 +38,16 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	logger := s.logger.With("run", runID)
+	release, o := s.streams.admit(streamIdentity(r))
+	if !o.ok() {
+		logger.Info("event stream refused", "reason", o.Error, "peer", r.RemoteAddr)
+		w.Header().Set("Retry-After", streamRetryAfter)
+		writeOutcome(w, o)
+		return
+	}
+	defer release()
+	sub := s.streams.join(r.Context(), runID, since)
+	defer s.streams.leave(sub)
 	events, err := s.runs.Events(r.Context(), runID, since)
 	if err != nil {
 		writeOutcome(w, s.temporalFailure(logger, err, "events query"))
@@ -56,7 +67,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if err := stream.write(fmt.Sprintf("retry: %d\n\n", sseRetryMillis)); err != nil {
 		return
 	}
-	if err := s.streamEvents(r.Context(), logger, runID, stream, events); err != nil && !errors.Is(err, context.Canceled) {
+	if err := s.streamEvents(r.Context(), logger, runID, stream, sub, events); err != nil && !errors.Is(err, context.Canceled) {
 		logger.Info("event stream stopped", "err", err)
 	}
 }
@@ -70,12 +81,9 @@ type eventStream struct {
 }
 
 // streamEvents returns nil when the run has ended and the end event is out,
-// or an error when the client left or Temporal failed; the client then
-// reconnects with Last-Event-ID.
-func (s *Server) streamEvents(ctx context.Context, logger *slog.Logger, runID string, stream *eventStream, events []workflows.Event) error {
-	ticker := time.NewTicker(s.pollInterval)
-	defer ticker.Stop()
-	var lastEndedCheck time.Time // zero: the first quiet poll checks at once
+// or an error when the client left, fell behind or Temporal failed; the
+// client then reconnects with Last-Event-ID.
+func (s *Server) streamEvents(ctx context.Context, logger *slog.Logger, runID string, stream *eventStream, sub *subscriber, events []workflows.Event) error {
 	for {
 		ended, err := s.sendBatch(stream, runID, events)
 		if err != nil {
@@ -87,27 +95,19 @@ func (s *Server) streamEvents(ctx context.Context, logger *slog.Logger, runID st
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-ticker.C:
+		case <-sub.notify:
 		}
-		if events, err = s.runs.Events(ctx, runID, stream.since); err != nil {
-			return fmt.Errorf("poll events: %w", err)
-		}
-		if len(events) > 0 || time.Since(lastEndedCheck) < endedCheckEvery {
-			continue
-		}
-		lastEndedCheck = time.Now()
-		if closed, err := s.runs.Ended(ctx, runID); err != nil {
-			return fmt.Errorf("check run ended: %w", err)
-		} else if closed {
-			// A last query takes whatever the run recorded before it closed.
-			if events, err = s.runs.Events(ctx, runID, stream.since); err != nil {
-				return fmt.Errorf("final events: %w", err)
-			}
+		var closed bool
+		events, closed, err = sub.take()
+		if closed {
 			if _, err := s.sendBatch(stream, runID, events); err != nil {
 				return err
 			}
 			logger.Debug("run ended without a final status event")
 			return stream.write("event: end\ndata: {}\n\n")
+		}
+		if err != nil {
+			return err
 		}
 	}
 }

@@ -58,7 +58,7 @@ func staticHandler() http.Handler {
 
 // handleInboxPage serves GET /: the pending approvals.
 func (s *Server) handleInboxPage(w http.ResponseWriter, r *http.Request) {
-	inbox, err := PendingApprovals(r.Context(), s.runs)
+	inbox, err := s.inbox.list(r.Context())
 	if err != nil {
 		s.errorPage(w, s.temporalFailure(s.logger, err, "inbox page"))
 		return
