@@ -43,6 +43,9 @@ type recordScenario struct {
 	// openai, when set, runs the scenario on a worker whose model is the
 	// OpenAI provider answering these recorded chat completions.
 	openai []openaifake.Reply
+	// byReference checks that the later model calls carried a conversation
+	// reference, so that the recording covers the conversation query.
+	byReference bool
 	// chain records every run of the execution chain, oldest first, as
 	// <name>.gen<N>.json, instead of the last run as <name>.json.
 	chain bool
@@ -63,8 +66,9 @@ func recordScenarios() []recordScenario {
 			name:   "openai-happy",
 			openai: []openaifake.Reply{openaifake.OK("pr_and_files.json"), openaifake.OK("comment.json"), openaifake.OK("final.json")},
 			// Small enough that the calls after the first carry a reference.
-			input:  func(in *workflows.RunInput) { in.InlineConversationBytes = 2048 },
-			decide: approve,
+			input:       func(in *workflows.RunInput) { in.InlineConversationBytes = 2048 },
+			byReference: true,
+			decide:      approve,
 		},
 		{
 			// Two creates refused with 502: each lookup finds nothing
@@ -89,6 +93,14 @@ func recordScenarios() []recordScenario {
 				require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalResolve, workflows.ResolveSignal{
 					StepID: stepID, Decision: workflows.ResolveRetry, By: "ops",
 				}))
+			},
+		},
+		{
+			// The pull request talks the model into writing a marker into
+			// its comment: refused before anyone is asked to approve it.
+			name: "openai-marker-refused",
+			openai: []openaifake.Reply{
+				openaifake.OK("pr_and_files.json"), openaifake.OK("marker_comment.json"), openaifake.OK("final_after_marker_refusal.json"),
 			},
 		},
 		{
@@ -151,7 +163,7 @@ func TestRecordHistories(t *testing.T) {
 			var res workflows.RunResult
 			require.NoError(t, run.Get(ctx, &res))
 			require.Equal(t, workflows.RunCompleted, res.Status)
-			if sc.openai != nil {
+			if sc.byReference {
 				requireModelCallsByReference(t, c, id)
 			}
 			if sc.chain {

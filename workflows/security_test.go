@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/openaifake"
 )
 
 // checkpointWaitingForApproval runs generations (each "too long", so each
@@ -307,4 +308,26 @@ func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 	require.Equal(t, 1, h.markedComments())
+}
+
+// The pull request talks the model into writing a marker into its comment,
+// so that the comment would pass for another operation's proof.
+func TestOpenAIPromptedToForgeAMarkerIsRefusedAndToldBeforeAnyApproval(t *testing.T) {
+	const markerCall = "call_M4rk3rF0rg3dQ1wE2rT5yU8i"
+	h, fake, _ := newOpenAIHarness(t, ghsandbox.DefaultFixture(),
+		openaifake.OK("pr_and_files.json"), openaifake.OK("marker_comment.json"), openaifake.OK("final_after_marker_refusal.json"))
+
+	h.run(openAIInput())
+
+	require.NoError(t, h.env.GetWorkflowError())
+	snap := h.snapshot()
+	refused := stepForCall(t, snap, markerCall)
+	require.Equal(t, StepFailed, refused.Status)
+	require.Contains(t, refused.Error, "carries an operation marker")
+	require.Contains(t, fake.toolResult(2, markerCall), "failed: refused: the comment body carries an operation marker")
+	require.Empty(t, snap.Actions, "nobody is asked to approve it")
+	require.Empty(t, h.sandbox.Comments("acme", "widgets", 1))
+	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Contains(t, snap.Run.Result, "Nothing was posted")
+	requireLegalHistory(t, h.events())
 }
