@@ -10,9 +10,10 @@ import (
 	"github.com/agentrun/agentrun/workflows"
 )
 
-// renderStatus prints a run for a person: where it is, every step, and the
-// pending action with how to decide it.
-func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot) error {
+// renderStatus prints a run for a person: where it is, every step (with the
+// tries of one Temporal is retrying), and the pending action with how to
+// decide it.
+func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot, tries map[string]callTry) error {
 	var b strings.Builder
 	r := snap.Run
 	fmt.Fprintf(&b, "run      %s\n", runID)
@@ -28,7 +29,7 @@ func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot) error {
 		fmt.Fprintf(&b, "error    %s\n", oneLine(r.Error))
 	}
 	b.WriteString("\nsteps\n")
-	writeSteps(&b, snap.Steps)
+	writeSteps(&b, snap.Steps, tries)
 	if pa := snap.PendingAction; pa != nil {
 		b.WriteString("\n")
 		writePendingAction(&b, runID, r.Status, *pa)
@@ -41,7 +42,7 @@ func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot) error {
 	return err
 }
 
-func writeSteps(b *strings.Builder, steps []workflows.AgentStep) {
+func writeSteps(b *strings.Builder, steps []workflows.AgentStep, tries map[string]callTry) {
 	if len(steps) == 0 {
 		b.WriteString("  (none yet)\n")
 		return
@@ -49,10 +50,32 @@ func writeSteps(b *strings.Builder, steps []workflows.AgentStep) {
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SEQ\tID\tTYPE\tTOOL\tSTATUS\tATTEMPT\tDURATION\tERROR")
 	for _, st := range steps {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n",
-			st.Sequence, st.ID, st.Type, orDash(st.ToolName), st.Status, st.Attempt, stepDuration(st), orDash(oneLine(st.Error)))
+		attempt, stepErr := fmt.Sprint(st.Attempt), oneLine(st.Error)
+		if try, ok := tries[st.ID]; ok {
+			attempt, stepErr = withTry(attempt, stepErr, try)
+		}
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+			st.Sequence, st.ID, st.Type, orDash(st.ToolName), st.Status, attempt, stepDuration(st), orDash(stepErr))
 	}
 	_ = tw.Flush() // writes to a strings.Builder cannot fail
+}
+
+// withTry adds Temporal's try to a step's own attempt (which counts
+// operations, e.g. a post retried after reconciling) and the last try's error
+// to the step's.
+func withTry(attempt, stepErr string, try callTry) (string, string) {
+	attempt += fmt.Sprintf(" (try %d)", try.Attempt)
+	if try.LastError == "" {
+		return attempt, stepErr
+	}
+	last := "last try: " + try.LastError
+	if !try.NextAt.IsZero() {
+		last += "; next try at " + formatTime(try.NextAt)
+	}
+	if stepErr != "" {
+		return attempt, stepErr + "; " + last
+	}
+	return attempt, last
 }
 
 func writePendingAction(b *strings.Builder, runID string, status workflows.RunStatus, pa workflows.PendingAction) {

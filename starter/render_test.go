@@ -62,7 +62,7 @@ func TestStatusRenderingMatchesGolden(t *testing.T) {
 			snap := loadSnapshot(t, "snapshot_"+name+".json")
 			var out bytes.Buffer
 
-			require.NoError(t, renderStatus(&out, snap.Run.ID, snap))
+			require.NoError(t, renderStatus(&out, snap.Run.ID, snap, nil))
 
 			requireGolden(t, "status_"+name, out.Bytes())
 		})

@@ -40,5 +40,9 @@ func (c *statusCommand) Run(ctx context.Context, args []string) error {
 	if c.json {
 		return writeJSON(c.env.stdout, snap)
 	}
-	return renderStatus(c.env.stdout, runID, snap)
+	tries, err := describeTries(ctx, tc, runID, snap.Steps)
+	if err != nil {
+		return err
+	}
+	return renderStatus(c.env.stdout, runID, snap, tries)
 }

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	failurepb "go.temporal.io/api/failure/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// retryingRead is the pending activity of a pull request read whose second
+// try failed and whose third waits for its backoff.
+func retryingRead() *workflowpb.PendingActivityInfo {
+	return &workflowpb.PendingActivityInfo{
+		ActivityId: "7",
+		State:      enumspb.PENDING_ACTIVITY_STATE_SCHEDULED,
+		Attempt:    3,
+		LastFailure: &failurepb.Failure{Message: "get pull request acme/widgets#1: GET http://127.0.0.1:9090/repos/acme/widgets/pulls/1:\n" +
+			"502 Bad Gateway []"},
+		NextAttemptScheduleTime: timestamppb.New(time.Date(2026, 11, 30, 2, 37, 19, 0, time.UTC)),
+	}
+}
+
+func TestStatusOfAReadBeingRetriedShowsTheTryAndItsLastErrorGolden(t *testing.T) {
+	snap := loadSnapshot(t, "snapshot_retrying.json")
+	tries := triesByStep(snap.Steps, []*workflowpb.PendingActivityInfo{retryingRead()})
+	var out bytes.Buffer
+
+	require.NoError(t, renderStatus(&out, snap.Run.ID, snap, tries))
+
+	requireGolden(t, "status_retrying", out.Bytes())
+}
+
+func TestTriesAreShownOnlyWhenATryFailedAndTheStepIsClear(t *testing.T) {
+	snap := loadSnapshot(t, "snapshot_retrying.json")
+	firstTry := &workflowpb.PendingActivityInfo{ActivityId: "7", Attempt: 1}
+	twoRunning := append([]workflows.AgentStep(nil), snap.Steps...)
+	twoRunning[0].Status = workflows.StepRunning
+
+	require.Contains(t, triesByStep(snap.Steps, []*workflowpb.PendingActivityInfo{retryingRead()}), "step-2")
+	require.Empty(t, triesByStep(snap.Steps, []*workflowpb.PendingActivityInfo{firstTry}), "a first try has nothing to show")
+	require.Empty(t, triesByStep(snap.Steps, nil))
+	require.Empty(t, triesByStep(twoRunning, []*workflowpb.PendingActivityInfo{retryingRead()}), "two steps in flight: no guessing")
+	require.Empty(t, triesByStep(snap.Steps, []*workflowpb.PendingActivityInfo{retryingRead(), retryingRead()}))
+}
+
+func TestStatusWhileGitHubKeepsFailingAReadShowsTheTryAndTheError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a dev server")
+	}
+	s := startStack(t)
+	// Three failures keep the read in Temporal's backoff for about three
+	// seconds (1s, then 2s) before the fourth try succeeds.
+	require.NoError(t, s.Sandbox().AddFault(ghsandbox.Fault{
+		Op: ghsandbox.OpGetPullRequest, Mode: ghsandbox.ModeStatus, Status: 502, Count: 3,
+	}))
+	started := s.starter("start", "--repo", "acme/widgets", "--pr", "1")
+	require.Equal(t, 0, started.code, started.stderr)
+	runID := firstLine(started.stdout)
+
+	var shown string
+	require.Eventually(t, func() bool {
+		r := s.starter("status", runID)
+		shown = r.stdout
+		return r.code == 0 && bytes.Contains([]byte(r.stdout), []byte("(try "))
+	}, time.Minute, 50*time.Millisecond, "status never showed a retried read")
+
+	require.Regexp(t, `get_pull_request\s+running\s+1 \(try [23]\)`, shown)
+	require.Contains(t, shown, "last try: ")
+	require.Contains(t, shown, "502")
+}
