@@ -33,6 +33,14 @@
 // also sent to the run as a refusal signal, at most 20 per run per process,
 // so that the run's page still shows it after this server restarts; a
 // request that fails authentication or parsing never writes into a run. A
-// repeated requestId (or GitHub delivery) answers as the first did and sends
-// nothing new.
+// repeated requestId (same run, action, channel and approver) or a
+// redelivered GitHub comment answers as the first did and sends nothing new;
+// the same requestId asking for another decision or reason is refused (409).
+//
+// Path IDs are checked (pathid.go) before anything else: 400. A GitHub
+// comment counts only on a line of its own, outside code, quotes and HTML
+// comments, and finds its run by the AgentRunActionIds search attribute in
+// one visibility query. All event streams of a run share one poller; streams
+// are capped in total and per user or address (429). The inbox is listed at
+// most once a second.
 package approvalsrv
