@@ -96,6 +96,24 @@ func recordScenarios() []recordScenario {
 			},
 		},
 		{
+			// Decisions the run must refuse, then the one it takes: a reject
+			// without a reason, a login that matches only under Unicode
+			// folding, a prefix of the approver; then the approver, shouting.
+			name:  "refused-decisions",
+			input: func(in *workflows.RunInput) { in.Approvers = []string{"sam"} },
+			decide: func(t *testing.T, c client.Client, id, actionID string) {
+				for i, d := range []workflows.ApprovalSignal{
+					{Decision: workflows.DecisionReject, Approver: "sam", Reason: "  "},
+					{Decision: workflows.DecisionApprove, Approver: "ſam"},
+					{Decision: workflows.DecisionApprove, Approver: "sa"},
+					{Decision: workflows.DecisionApprove, Approver: "SAM"},
+				} {
+					d.ActionID, d.RequestID, d.Channel = actionID, fmt.Sprintf("%s-%d", id, i), "recording"
+					require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, d))
+				}
+			},
+		},
+		{
 			// The pull request talks the model into writing a marker into
 			// its comment: refused before anyone is asked to approve it.
 			name: "openai-marker-refused",

@@ -20,7 +20,7 @@ var corpus = map[string][]string{
 	"v2": {
 		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
 		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
-		"openai-marker-refused.json",
+		"openai-marker-refused.json", "refused-decisions.json",
 	},
 }
 
