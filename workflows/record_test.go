@@ -290,6 +290,9 @@ func waitFor[T any](t *testing.T, c client.Client, id string, ready func(workflo
 }
 
 func writeHistory(t *testing.T, c client.Client, id, runID, path string) {
+	if _, err := os.Stat(path); err == nil {
+		t.Fatalf("%s exists; the corpus is append-only", path)
+	}
 	iter := c.GetWorkflowHistory(context.Background(), id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var h historypb.History
 	for iter.HasNext() {
