@@ -31,6 +31,7 @@ func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		{map[string]string{"LOG_FORMAT": "xml"}, "LOG_FORMAT"},
 		{map[string]string{"AGENT_ALLOWED_REPOS": "acme/widgets,acme"}, "AGENT_ALLOWED_REPOS"},
 		{map[string]string{"GITHUB_BOT_LOGIN": "agent bot"}, "GITHUB_BOT_LOGIN"},
+		{map[string]string{"AGENT_STOP_TIMEOUT": "soon"}, "AGENT_STOP_TIMEOUT"},
 	} {
 		t.Run(tc.named, func(t *testing.T) {
 			var stderr bytes.Buffer
@@ -123,9 +124,10 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	api := sandboxURL(t, sb)
 	go func() {
 		done <- run(ctx, envOf(map[string]string{
-			"TEMPORAL_ADDRESS": server.Address(),
-			"AGENT_TASK_QUEUE": "worker-main-test",
-			"GITHUB_API_URL":   api,
+			"TEMPORAL_ADDRESS":   server.Address(),
+			"AGENT_TASK_QUEUE":   "worker-main-test",
+			"GITHUB_API_URL":     api,
+			"AGENT_STOP_TIMEOUT": "45s",
 		}), &logs)
 	}()
 
@@ -141,4 +143,6 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the worker did not stop after its context ended")
 	}
+	require.Contains(t, logs.String(), `msg="stopping: finishing the tasks in hand" stopTimeout=45s`,
+		"an idle worker stops at once; the timeout only bounds activities in flight")
 }
