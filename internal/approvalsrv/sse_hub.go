@@ -124,6 +124,11 @@ func (h *streamHub) join(ctx context.Context, runID string, since int64) *subscr
 		h.running.Add(1)
 		go h.poll(pctx, p)
 	}
+	// since is the client's word (Last-Event-ID): one past the run's real
+	// last event must not hide new events from the run's other streams.
+	// Lowering the cursor costs one larger query; each stream drops what it
+	// has already sent.
+	p.cursor = min(p.cursor, since)
 	sub := &subscriber{notify: make(chan struct{}, 1), poller: p}
 	p.subs[sub] = struct{}{}
 	return sub

@@ -128,3 +128,31 @@ func TestEventStreamsWithoutAUserCountAgainstTheirAddress(t *testing.T) {
 	require.Eventually(t, func() bool { return h.server.streams.openStreams() == 0 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, http.StatusOK, h.get("/v1/runs/run-1/events", nil).StatusCode, "a closed stream gives its place back")
 }
+
+func TestALastEventIDBeyondTheRunDoesNotStallItsOtherStreams(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	ahead := h.get("/v1/runs/run-1/events", map[string]string{"Last-Event-ID": "1000"})
+	require.Equal(t, http.StatusOK, ahead.StatusCode)
+	h.waitForPollers(1)
+	plain := h.get("/v1/runs/run-1/events", nil)
+	require.Equal(t, http.StatusOK, plain.StatusCode)
+
+	h.runs.appendEvents("run-1", runEvents(1, 2)...)
+	h.runs.appendEvents("run-1", finished(3))
+	got := make(chan []string, 1)
+	go func() {
+		var ids []string
+		for _, m := range readSSE(t, plain) {
+			ids = append(ids, m.event+m.id)
+		}
+		got <- ids
+	}()
+
+	select {
+	case ids := <-got:
+		require.Equal(t, []string{"1", "2", "3", "end"}, ids)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the stream without Last-Event-ID never got the run's new events")
+	}
+}
