@@ -226,12 +226,14 @@ stop() {
   fi
   pid=$(<"$pf")
   kill -TERM "$pid"
-  deadline=$((SECONDS + 30))
+  # Longer than the worker's AGENT_STOP_TIMEOUT (30s), which lets a post in
+  # flight finish instead of leaving it to reconcile.
+  deadline=$((SECONDS + 40))
   while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do
     sleep 0.2
   done
   if kill -0 "$pid" 2>/dev/null; then
-    echo "$name (pid $pid) ignored SIGTERM for 30s; killing it"
+    echo "$name (pid $pid) ignored SIGTERM for 40s; killing it"
     kill -KILL "$pid"
   fi
   rm -f "$pf"
