@@ -124,7 +124,8 @@ func (sc *markdownScan) commandCandidate(line string) (string, bool) {
 	case sc.inQuote: // a lazy continuation line of the quote
 		return "", false
 	}
-	return visible, strings.HasPrefix(content, CommandPrefix) && strings.HasPrefix(visible, CommandPrefix)
+	// A comment cannot start inside the prefix, so visible starts with it too.
+	return visible, strings.HasPrefix(content, CommandPrefix)
 }
 
 // splitIndent measures leading whitespace in columns, a tab reaching the next

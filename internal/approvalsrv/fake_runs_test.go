@@ -32,6 +32,10 @@ type fakeRuns struct {
 	signalCalls int
 	// listGate, when set, runs at the start of ListRunIDs, outside the lock.
 	listGate func()
+	// staleIndex answers RunByActionID as a lagging visibility store would.
+	staleIndex map[string]string
+	// snapshotsUnavailable fails only the run query.
+	snapshotsUnavailable bool
 }
 
 func newFakeRuns() *fakeRuns {
@@ -105,6 +109,9 @@ func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (workflows.RunSna
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queries++
+	if f.snapshotsUnavailable {
+		return workflows.RunSnapshot{}, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+	}
 	if err := f.check(runID); err != nil {
 		return workflows.RunSnapshot{}, err
 	}
@@ -214,6 +221,9 @@ func (f *fakeRuns) RunByActionID(ctx context.Context, actionID string) (string, 
 	f.lookups++
 	if f.unavailable {
 		return "", fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+	}
+	if runID, ok := f.staleIndex[actionID]; ok {
+		return runID, nil
 	}
 	ids := make([]string, 0, len(f.snaps))
 	for id := range f.snaps {

@@ -132,3 +132,41 @@ func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.
 	require.NotEqual(t, decisionMemoKey("run-1", "act-1", req, channelAPI), decisionMemoKey("run-1", "act-1", req, channelWeb))
 	require.Contains(t, decisionMemoKey("run-1", "act-1", req, channelAPI), workflows.RequestKey(channelAPI, "alice", "r-1"))
 }
+
+func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
+	m := newAnswerMemo(2)
+	calls := map[string]int{}
+	answerFor := func(key string) outcome {
+		return m.do(key, "", func() outcome { calls[key]++; return accepted(key) })
+	}
+	release := make(chan struct{})
+	inFlight := make(chan outcome)
+	go func() {
+		inFlight <- m.do("slow", "", func() outcome { <-release; return accepted("slow") })
+	}()
+	require.True(t, waitUntil(func() bool { m.mu.Lock(); defer m.mu.Unlock(); return len(m.answers) == 1 }, 10*time.Second))
+
+	answerFor("a")
+	answerFor("b")
+	answerFor("c")
+	close(release)
+	require.Equal(t, accepted("slow"), <-inFlight)
+	require.Equal(t, accepted("slow"), m.do("slow", "", func() outcome { return accepted("again") }),
+		"an answer still being computed when it was the oldest is kept")
+	answerFor("d")
+	answerFor("a")
+	answerFor("d")
+	require.Equal(t, 2, calls["a"], "past the cap the oldest answer is forgotten")
+	require.Equal(t, 1, calls["d"], "the newest answer is remembered")
+}
+
+func TestMemoForgetsServerFailuresSoThatARetryIsReal(t *testing.T) {
+	m := newAnswerMemo(10)
+	first := m.do("k", "", func() outcome { return refused(http.StatusServiceUnavailable, "down") })
+	second := m.do("k", "", func() outcome { return accepted("sent") })
+	third := m.do("k", "", func() outcome { return accepted("twice") })
+
+	require.Equal(t, http.StatusServiceUnavailable, first.Code)
+	require.Equal(t, accepted("sent"), second)
+	require.Equal(t, accepted("sent"), third)
+}

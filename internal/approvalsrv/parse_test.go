@@ -27,11 +27,16 @@ func TestParseCommentCommandForms(t *testing.T) {
 			CommentCommand{Decision: "approve", ActionID: "act-1"}},
 		"trailing comment dropped": {"/agentrun reject act-1 too harsh <!-- note to self -->",
 			CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "too harsh"}},
-		"three spaces of indent":  {"   /agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"current action ID":       {"/agentrun approve act-be23a84bb17f4733", CommentCommand{Decision: "approve", ActionID: "act-be23a84bb17f4733"}},
-		"historical action ID":    {"/agentrun approve act-step-4", CommentCommand{Decision: "approve", ActionID: "act-step-4"}},
-		"fence of another kind":   {"~~~\n```\n/agentrun approve act-0\n~~~\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"inline code is no fence": {"```x```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"three spaces of indent":     {"   /agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"current action ID":          {"/agentrun approve act-be23a84bb17f4733", CommentCommand{Decision: "approve", ActionID: "act-be23a84bb17f4733"}},
+		"historical action ID":       {"/agentrun approve act-step-4", CommentCommand{Decision: "approve", ActionID: "act-step-4"}},
+		"fence of another kind":      {"~~~\n```\n/agentrun approve act-0\n~~~\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"inline code is no fence":    {"```x```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"two backticks are no fence": {"``\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"a fence ends a quote":       {"> q\n```\n```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a closing fence with spaces": {"```\n/agentrun approve act-0\n```  \n/agentrun approve act-1",
+			CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a comment closed mid-line": {"<!--\nhidden --> shown\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -61,6 +66,11 @@ func TestParseCommentCommandWithoutCommand(t *testing.T) {
 		"````\n```\n/agentrun approve act-1\n````",
 		"```go\n/agentrun approve act-1",
 		"/agent<!-- -->run approve act-1",
+		"  \t/agentrun approve act-1",
+		"```\n    ```\n/agentrun approve act-1\n```",
+		"```\n``` x\n/agentrun approve act-1\n```",
+		"<!--\nx --> <!--\n/agentrun approve act-1\n-->",
+		"<!--\nx -->\n<!-- y\n/agentrun approve act-1",
 	} {
 		_, err := ParseCommentCommand(body)
 

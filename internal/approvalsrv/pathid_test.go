@@ -22,6 +22,7 @@ func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
 		"action ID without prefix":     {http.MethodPost, "/v1/runs/run-1/actions/nope/decision", "the action ID must look like act-0123456789abcdef"},
 		"action ID of the form":        {http.MethodPost, "/runs/run-1/actions/act-1%3B/decision", "the action ID must look like"},
 		"step ID":                      {http.MethodPost, "/v1/runs/run-1/steps/step%20/resolve", "stepId must be"},
+		"empty run ID":                 {http.MethodGet, "/v1/runs/", "runId must be"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -39,13 +40,20 @@ func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
 }
 
 func TestPathIDRulesAcceptTheIDsRunsHave(t *testing.T) {
-	for _, id := range []string{"run-1", "review-acme-widgets-1-0123456789ab", "fault-approval-burst", "a.b_c:d"} {
+	for _, id := range []string{"run-1", "review-acme-widgets-1-0123456789ab", "fault-approval-burst", "a.b_c:d", "aAzZ09", strings.Repeat("r", maxPathIDLength)} {
 		require.NoError(t, checkPathID("runId", id), id)
 	}
-	for _, id := range []string{"act-be23a84bb17f4733", "act-step-4", "act-1"} {
+	for _, id := range []string{"", "run/1", "run`1", "run@1", "run{1", "run[1", "run 1", strings.Repeat("r", maxPathIDLength+1)} {
+		require.Error(t, checkPathID("runId", id), id)
+	}
+	require.EqualError(t, pathIDsError("/runs/run%zz"), "runId is not a valid path segment")
+	require.NoError(t, pathIDsError("/v1/approvals"))
+	require.NoError(t, pathIDsError("/static/app.js"))
+	require.NoError(t, pathIDsError("/v1/runs/run-1/events"))
+	for _, id := range []string{"act-be23a84bb17f4733", "act-step-4", "act-1", "act-aAzZ09_-", "act-" + strings.Repeat("f", 60)} {
 		require.NoError(t, checkActionID(id), id)
 	}
-	for _, id := range []string{"", "act-", "act-a'b", "act-a b", "act-1.2", "step-4", "act-" + strings.Repeat("f", 61)} {
+	for _, id := range []string{"", "act-", "act-a'b", "act-a b", "act-1.2", "act-1:2", "step-4", "ACT-1", "act-" + strings.Repeat("f", 61)} {
 		require.Error(t, checkActionID(id), id)
 	}
 }

@@ -459,3 +459,33 @@ func runWithAction(actionID string) workflows.RunSnapshot {
 	snap.Actions = []workflows.PendingAction{action}
 	return snap
 }
+
+func TestCommandWhoseIndexedRunIsGoneAnswers404(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.staleIndex = map[string]string{"act-1": "run-deleted"}
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
+
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
+	require.Equal(t, "no run of acme/widgets#1 has action act-1", answer(t, resp)["error"])
+	require.Empty(t, h.runs.refusalSignals())
+}
+
+func TestCommandWhenTheRunQueryFailsAnswers503AndARedeliveryWorks(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", waitingRun("alice"))
+	h.runs.snapshotsUnavailable = true
+	payload := newComment("alice", "/agentrun approve act-1").payload(t)
+
+	first := h.deliver("issue_comment", "d-1", payload)
+	require.Equal(t, http.StatusServiceUnavailable, first.StatusCode)
+	require.Equal(t, "temporal is unreachable; try again later", answer(t, first)["error"])
+
+	h.runs.mu.Lock()
+	h.runs.snapshotsUnavailable = false
+	h.runs.mu.Unlock()
+	again := h.deliver("issue_comment", "d-1", payload)
+
+	require.Equal(t, http.StatusAccepted, again.StatusCode)
+	require.Len(t, h.runs.approvalSignals(), 1)
+}
