@@ -128,8 +128,9 @@ func (sc *markdownScan) commandCandidate(line string) (string, bool) {
 	return visible, strings.HasPrefix(content, CommandPrefix)
 }
 
-// splitIndent measures leading whitespace in columns, a tab reaching the next
-// multiple of four as in CommonMark.
+// splitIndent measures leading whitespace in columns. In CommonMark a tab
+// reaches the next multiple of four, so any tab makes the indent at least
+// four, which is all the rules here ask.
 func splitIndent(line string) (int, string) {
 	cols := 0
 	for i := 0; i < len(line); i++ {
@@ -137,7 +138,7 @@ func splitIndent(line string) (int, string) {
 		case ' ':
 			cols++
 		case '\t':
-			cols += 4 - cols%4
+			cols += 4
 		default:
 			return cols, line[i:]
 		}

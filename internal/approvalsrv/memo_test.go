@@ -162,11 +162,11 @@ func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 
 func TestMemoForgetsServerFailuresSoThatARetryIsReal(t *testing.T) {
 	m := newAnswerMemo(10)
-	first := m.do("k", "", func() outcome { return refused(http.StatusServiceUnavailable, "down") })
+	first := m.do("k", "", func() outcome { return refused(http.StatusInternalServerError, "internal error") })
 	second := m.do("k", "", func() outcome { return accepted("sent") })
 	third := m.do("k", "", func() outcome { return accepted("twice") })
 
-	require.Equal(t, http.StatusServiceUnavailable, first.Code)
+	require.Equal(t, http.StatusInternalServerError, first.Code)
 	require.Equal(t, accepted("sent"), second)
 	require.Equal(t, accepted("sent"), third)
 }
