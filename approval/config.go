@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
@@ -13,6 +14,9 @@ import (
 type config struct {
 	server   approvalsrv.Config
 	temporal temporalclient.Config
+	// codec serves /codec/encode and /codec/decode for the Web UI and the
+	// CLI when payloads are encrypted (see docs/operations.md).
+	codec payloadcodec.ServerConfig
 	// gitHubAPIURL and gitHubToken reach the GitHub API for the webhook's
 	// write-permission check; the same variables as the worker's.
 	gitHubAPIURL string
@@ -28,9 +32,17 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if err != nil {
 		return config{}, err
 	}
+	codec, err := payloadcodec.ServerConfigFromEnv(getenv)
+	if err != nil {
+		return config{}, err
+	}
+	if codec.Enabled() && temporal.Codec == nil {
+		return config{}, fmt.Errorf("AGENTRUN_CODEC_TOKEN: set, but AGENTRUN_PAYLOAD_KEYS is empty: there is nothing to decode")
+	}
 	cfg := config{
 		server:       server,
 		temporal:     temporal,
+		codec:        codec,
 		gitHubAPIURL: strings.TrimSpace(getenv("GITHUB_API_URL")),
 		gitHubToken:  getenv("GITHUB_TOKEN"),
 	}

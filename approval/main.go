@@ -75,15 +75,15 @@ func run(ctx context.Context, getenv func(string) string, logger *slog.Logger) e
 	if err != nil {
 		return err
 	}
-	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.server.Addr, handler: srv.Handler()}}
+	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.server.Addr, handler: withCodec(cfg, srv.Handler())}}
 	if cfg.server.WebhookAddr != "" {
 		endpoints = append(endpoints, endpoint{variable: "APPROVAL_WEBHOOK_ADDR", addr: cfg.server.WebhookAddr, handler: srv.WebhookHandler()})
 	}
 	if err := listenAll(endpoints, logger); err != nil {
 		return err
 	}
-	logger.Info("approval server ready", "temporal", cfg.temporal.Address, "identityHeader", cfg.server.IdentityHeader,
-		"separateWebhook", cfg.server.WebhookAddr != "")
+	logger.Info("approval server ready", append(cfg.temporal.LogAttrs(), "identityHeader", cfg.server.IdentityHeader,
+		"separateWebhook", cfg.server.WebhookAddr != "", "codecEndpoint", cfg.codec.Enabled())...)
 	return serve(ctx, endpoints)
 }
 

@@ -81,10 +81,9 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker on task queue %s: %w", cfg.TaskQueue, err)
 	}
-	logger.Info("worker started",
-		"temporal", cfg.Temporal.Address, "namespace", cfg.Temporal.Namespace,
+	logger.Info("worker started", append(cfg.Temporal.LogAttrs(),
 		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider,
-		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)
+		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)...)
 	<-ctx.Done()
 	logger.Info("stopping: finishing the tasks in hand", "stopTimeout", cfg.StopTimeout)
 	w.Stop()
