@@ -45,6 +45,7 @@ type agentRun struct {
 func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 	w := &agentRun{}
 	w.hardened = securityBatch(ctx)
+	w.policy = policyBatch(ctx)
 	info := workflow.GetInfo(ctx)
 	in.ApprovalTimeout = durationOr(in.ApprovalTimeout, DefaultApprovalTimeout)
 	in.ToolTimeout = durationOr(in.ToolTimeout, 30*time.Second)
@@ -224,6 +225,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 		StartToCloseTimeout: 5 * time.Minute,
 		// A worker that dies mid-call is noticed within this, not 5 minutes.
 		HeartbeatTimeout: 4 * activities.ModelHeartbeatInterval,
+		Summary:          fmt.Sprintf("Ask the model for the next step of the review of %s (call %d)", w.targetRef(), w.modelCalls()),
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8,
 			NonRetryableErrorTypes: []string{activities.ErrTypeModelRejected, activities.ErrTypeBadToolCall},
@@ -296,23 +298,30 @@ func toolNames(tools []activities.ToolSpec) []string {
 func (w *agentRun) end(ctx workflow.Context, err error) (RunResult, error) {
 	if err == nil {
 		w.setRunStatus(ctx, RunCompleted, LabelDone, "")
-		return RunResult{Status: RunCompleted, Answer: w.record.Result}, nil
+		return RunResult{Status: RunCompleted, Answer: w.record.Result, Outcome: w.resultOutcome()}, nil
 	}
 	if ctx.Err() != nil || temporal.IsCanceledError(err) {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		w.cancelOpenWork(dctx)
 		w.setRunStatus(dctx, RunCancelled, LabelCancelled, "cancelled")
-		return RunResult{Status: RunCancelled}, temporal.NewCanceledError()
+		return RunResult{Status: RunCancelled, Outcome: w.resultOutcome()}, temporal.NewCanceledError()
 	}
 	w.record.Error = err.Error()
 	w.setRunStatus(ctx, RunFailed, LabelFailed, err.Error())
-	return RunResult{Status: RunFailed, Error: err.Error()}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRunFailed, nil)
+	return RunResult{Status: RunFailed, Error: err.Error(), Outcome: w.resultOutcome()}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRunFailed, nil)
+}
+
+// resultOutcome is the outcome the run returns, as its snapshot shows it.
+func (w *agentRun) resultOutcome() *Outcome {
+	o := w.outcome()
+	return &o
 }
 
 // cancelOpenWork closes what a cancellation interrupted: waiting actions
 // expire (an expired approval is a no), unstarted steps are skipped, and a
 // side effect in flight is left outcome_unknown, since it may have happened.
 func (w *agentRun) cancelOpenWork(ctx workflow.Context) {
+	w.dropQueuedDecisions(ctx, "the run was cancelled")
 	for _, pa := range w.actions {
 		if pa.State == ActionWaiting {
 			w.setActionState(ctx, pa, ActionExpired, "", "run cancelled")

@@ -91,6 +91,10 @@ const (
 	StepModelCall     StepType = "model_call"
 	StepToolCall      StepType = "tool_call"
 	StepHumanApproval StepType = "human_approval"
+	// StepPermissionCheck is the check of a decider's GitHub permission on
+	// the repository, for a run that names no approvers. It succeeds when
+	// GitHub answered, whatever the permission; its safeOutput says which.
+	StepPermissionCheck StepType = "permission_check"
 )
 
 // StepStatus is the status of an AgentStep.
@@ -158,6 +162,8 @@ type RunResult struct {
 	Status RunStatus `json:"status"`
 	Answer string    `json:"answer,omitempty"`
 	Error  string    `json:"error,omitempty"`
+	// Outcome is what the run did, as the run query's snapshot shows it.
+	Outcome *Outcome `json:"outcome,omitempty"`
 }
 
 // ApprovalSignal is the payload of SignalApproval.
@@ -304,6 +310,9 @@ type Checkpoint struct {
 	AwaitingResolve string `json:"awaitingResolve,omitempty"`
 	// BadToolCalls counts the model's invalid tool calls in a row.
 	BadToolCalls int `json:"badToolCalls,omitempty"`
+	// QueuedDecisions are decisions still waiting for their decider's
+	// permission check, oldest first; the next run checks them in order.
+	QueuedDecisions []ApprovalSignal `json:"queuedDecisions,omitempty"`
 }
 
 // CheckpointView is the part of the Checkpoint the run query shows.
@@ -332,4 +341,48 @@ type RunSnapshot struct {
 	// this, or ResolveApplies, rather than the label.
 	AwaitingResolve string         `json:"awaitingResolve,omitempty"`
 	Checkpoint      CheckpointView `json:"checkpoint"`
+	// Outcome is what the run has done so far; final once the run ends.
+	Outcome Outcome `json:"outcome"`
+}
+
+// Outcome is what a run did, for people: what it posted, what people
+// rejected or let expire, and what failed. It is derived from the steps and
+// actions, so every run has one, however old.
+type Outcome struct {
+	// Summary is one line, e.g. "Posted 1 comment on acme/widgets#1".
+	Summary  string            `json:"summary"`
+	Posted   []PostedOutcome   `json:"posted,omitempty"`
+	Declined []DeclinedOutcome `json:"declined,omitempty"`
+	Failed   []FailedOutcome   `json:"failed,omitempty"`
+}
+
+// PostedOutcome is a comment the run posted (or found already posted).
+type PostedOutcome struct {
+	StepID   string `json:"stepId"`
+	ActionID string `json:"actionId,omitempty"`
+	Target   string `json:"target"` // owner/name#number
+	// CommentID and URL are GitHub's; URL is empty when an operator marked
+	// the step succeeded without one.
+	CommentID  int64  `json:"commentId,omitempty"`
+	URL        string `json:"url,omitempty"`
+	ApprovedBy string `json:"approvedBy,omitempty"`
+}
+
+// DeclinedOutcome is a gated action that was not taken: rejected by a
+// person, or expired (also when the run was cancelled while it waited).
+type DeclinedOutcome struct {
+	StepID   string      `json:"stepId"`
+	ActionID string      `json:"actionId"`
+	Target   string      `json:"target"`
+	State    ActionState `json:"state"` // rejected or expired
+	By       string      `json:"by,omitempty"`
+	Reason   string      `json:"reason,omitempty"`
+}
+
+// FailedOutcome is a step that failed, or the run itself (StepID empty).
+type FailedOutcome struct {
+	StepID string `json:"stepId,omitempty"`
+	// What names it: a tool name, "model_call", or "run".
+	What  string `json:"what"`
+	Error string `json:"error"`
 }

@@ -104,6 +104,15 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, pa.StepID, why)
 		return
 	}
+	if w.needsPermissionCheck() {
+		w.queueDecision(ctx, pa, sig)
+		return
+	}
+	w.applyDecision(ctx, pa, sig)
+}
+
+// applyDecision settles a waiting action on a decision the policy allows.
+func (w *agentRun) applyDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) {
 	who, reason := strings.TrimSpace(sig.Approver), strings.TrimSpace(sig.Reason)
 	if sig.Decision == DecisionApprove {
 		w.setActionState(ctx, pa, ActionApproved, who, reason)
@@ -228,7 +237,7 @@ func (w *agentRun) actionIDs() []string {
 	return ids
 }
 
-func (w *agentRun) actionForStep(stepID string) *PendingAction {
+func (w *runState) actionForStep(stepID string) *PendingAction {
 	for i := len(w.actions) - 1; i >= 0; i-- {
 		if w.actions[i].StepID == stepID {
 			return w.actions[i]
@@ -246,6 +255,25 @@ func (w *agentRun) gateStepFor(st *AgentStep) *AgentStep {
 	return nil
 }
 
+// awaitDecisionOrExpiry waits until the action is decided, its timer fires
+// or the run should continue as new, checking queued decisions (see
+// policy.go) as they come. Queued decisions go before a continue-as-new, and
+// the timer before them.
+func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *PendingAction, timer workflow.Future) error {
+	for {
+		w.setDetails(ctx, w.waitingDetails(ctx, pa))
+		err := workflow.Await(ctx, func() bool {
+			return pa.State != ActionWaiting || timer.IsReady() || len(w.queued) > 0 || w.continueAsNewDue(ctx)
+		})
+		if err != nil || pa.State != ActionWaiting || timer.IsReady() || len(w.queued) == 0 {
+			return err
+		}
+		if err := w.checkNextDecision(ctx, timer); err != nil {
+			return err
+		}
+	}
+}
+
 // awaitDecision waits for the approval signal or the expiry timer and applies
 // the outcome to the steps. It returns the tool result for a rejection or an
 // expiry, and "" when approved.
@@ -253,10 +281,10 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *AgentStep) (string, e
 	pa := w.actionForStep(st.ID)
 	if remaining := pa.ExpiresAt.Sub(workflow.Now(ctx)); pa.State == ActionWaiting && remaining > 0 {
 		timerCtx, cancelTimer := workflow.WithCancel(ctx)
-		timer := workflow.NewTimer(timerCtx, remaining)
-		err := workflow.Await(ctx, func() bool {
-			return pa.State != ActionWaiting || timer.IsReady() || w.continueAsNewDue(ctx)
+		timer := workflow.NewTimerWithOptions(timerCtx, remaining, workflow.TimerOptions{
+			Summary: fmt.Sprintf("Approval of %s on %s expires (%s)", pa.ID, pa.Target, humanDuration(remaining)),
 		})
+		err := w.awaitDecisionOrExpiry(ctx, pa, timer)
 		// A worker settles a cancelled timer at once, so whether it fired
 		// must be read before the cancel. Older histories read it after, and
 		// so expired the action at every continue-as-new during the wait.
@@ -275,6 +303,7 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *AgentStep) (string, e
 	if pa.State == ActionWaiting {
 		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
 	}
+	w.dropQueuedDecisions(ctx, "")
 	gate := w.gateStepFor(st)
 	if gate == nil {
 		gate = w.newStep(ctx, StepHumanApproval, st.CallID, st.ToolName, safeJSON(map[string]string{"actionId": pa.ID}))

@@ -52,6 +52,7 @@ func (w *agentRun) checkpoint() *Checkpoint {
 		OpenToolCalls:   w.openToolCalls,
 		AwaitingResolve: w.awaitingResolve,
 		BadToolCalls:    w.badToolCalls,
+		QueuedDecisions: w.queued,
 	}
 	for i, st := range w.steps {
 		c := *st
@@ -80,6 +81,7 @@ func (w *agentRun) restore(ctx workflow.Context, cp *Checkpoint) {
 	w.openToolCalls = cp.OpenToolCalls
 	w.awaitingResolve = cp.AwaitingResolve
 	w.badToolCalls = cp.BadToolCalls
+	w.queued = cp.QueuedDecisions
 	w.events = cp.Events
 	for i := range cp.Steps {
 		st := cp.Steps[i]

@@ -159,7 +159,12 @@ func TestOpenAIRunReadsThePullRequestPostsOneApprovedCommentAndAnswers(t *testin
 	require.NoError(t, h.env.GetWorkflowError())
 	var res RunResult
 	require.NoError(t, h.env.GetWorkflowResult(&res))
-	require.Equal(t, RunResult{Status: RunCompleted, Answer: finalAnswer}, res)
+	require.Equal(t, RunCompleted, res.Status)
+	require.Equal(t, finalAnswer, res.Answer)
+	require.Empty(t, res.Error)
+	require.NotNil(t, res.Outcome)
+	require.Len(t, res.Outcome.Posted, 1)
+	require.Equal(t, "Posted 1 comment on acme/widgets#1", res.Outcome.Summary)
 	require.Equal(t, 3, fake.calls())
 	require.Equal(t, 1, h.markedComments())
 	posted := h.sandbox.Comments("acme", "widgets", 1)

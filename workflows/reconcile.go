@@ -68,6 +68,8 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *AgentStep, args toolA
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: w.in.ToolTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+		Summary: fmt.Sprintf("Post the comment %s approved on %s (operationKey %s, attempt %d)",
+			w.approvedBy(st), w.targetRef(), st.OperationKey, st.Attempt),
 	})
 	in := activities.CreateCommentInput{Target: w.target, Body: args.Body, OperationKey: st.OperationKey}
 	var res activities.CommentResult
@@ -91,7 +93,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *AgentStep, args toolA
 		wait := time.Duration(max(d.RetryAfterSeconds, 1)) * time.Second
 		w.setStepStatus(ctx, st, StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", appErr.Message(), wait))
 		w.setRunStatus(ctx, RunReconciling, LabelRateLimited, fmt.Sprintf("retry after %s", wait))
-		return workflow.Sleep(ctx, wait)
+		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for GitHub's rate limit before posting again", humanDuration(wait)))
 	}
 	w.setStepStatus(ctx, st, StepOutcomeUnknown, errorMessage(err))
 	return nil
@@ -113,6 +115,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *AgentStep) error {
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
 		},
+		Summary: fmt.Sprintf("Look on %s for the comment of operationKey %s", w.targetRef(), st.OperationKey),
 	})
 	var res activities.FindCommentResult
 	in := activities.FindCommentInput{Target: w.target, OperationKey: st.OperationKey, Body: w.approvedBody(st)}
@@ -134,6 +137,20 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *AgentStep) error {
 	default:
 		return w.awaitResolve(ctx, st, res.Reason)
 	}
+}
+
+// approvedBy is who approved a gated step, for summaries.
+func (w *agentRun) approvedBy(st *AgentStep) string {
+	if pa := w.actionForStep(st.ID); pa != nil && pa.DecidedBy != "" {
+		return pa.DecidedBy
+	}
+	return "someone"
+}
+
+// sleep is workflow.Sleep with a summary the Temporal UI shows on the timer.
+// It starts the same timer, so histories from before the summary replay.
+func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) error {
+	return workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: summary}).Get(ctx, nil)
 }
 
 // approvedBody is the text the person approved for a gated step: only a
@@ -168,7 +185,7 @@ func (w *agentRun) retryCreate(ctx workflow.Context, st *AgentStep, why string) 
 	if st.Attempt > 1 {
 		backoff := min(time.Duration(1<<(st.Attempt-1))*time.Second, time.Minute)
 		w.setRunStatus(ctx, RunReconciling, LabelBackoff, fmt.Sprintf("waiting %s", backoff))
-		if err := workflow.Sleep(ctx, backoff); err != nil {
+		if err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before posting attempt %d", humanDuration(backoff), st.Attempt+1)); err != nil {
 			return err
 		}
 	}

@@ -37,6 +37,12 @@ type runState struct {
 	// hardened is true when the run took the security batch
 	// (securityChangeID); false only while replaying an older history.
 	hardened bool
+	// policy is true when the run took the policy and outcome batch
+	// (policyChangeID); false only while replaying an older history.
+	policy bool
+	// queued are decisions waiting for their decider's permission check,
+	// oldest first (policy.go).
+	queued []ApprovalSignal
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.
@@ -60,6 +66,7 @@ func (s *runState) emit(ctx workflow.Context, typ, stepID, status, detail string
 		Label:    s.label,
 		Detail:   detail,
 	})
+	s.refreshDetails(ctx)
 }
 
 // mustNotFail turns a lifecycle violation into a panic: Temporal then fails
@@ -197,6 +204,7 @@ func (s *runState) snapshot(ctx workflow.Context) RunSnapshot {
 			HistoryThreshold:   s.in.HistoryThreshold,
 		},
 	}
+	snap.Outcome = s.outcome()
 	for _, st := range s.steps {
 		snap.Steps = append(snap.Steps, *st)
 	}

@@ -134,6 +134,7 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, err
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
 			NonRetryableErrorTypes: []string{activities.ErrTypeGitHubRejected},
 		},
+		Summary: readSummary(st.ToolName, w.targetRef()),
 	})
 	var (
 		result any
@@ -158,6 +159,11 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, err
 		}
 		msg := errorMessage(err)
 		w.setStepStatus(ctx, st, StepFailed, msg)
+		if w.policy {
+			// A review of what the run could not read is no review: the run
+			// fails rather than let the model finish as if it had one.
+			return "", &inputUnreadableError{tool: st.ToolName, msg: msg}
+		}
 		return "failed: " + msg, nil
 	}
 	content, _ := json.Marshal(result)
@@ -187,4 +193,25 @@ func fileSummaries(files []activities.PullRequestFile) []fileSummary {
 		out[i] = fileSummary{Filename: f.Filename, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, PatchBytes: n}
 	}
 	return out
+}
+
+// inputUnreadableError ends a run that could not read its pull request.
+type inputUnreadableError struct {
+	tool, msg string
+}
+
+func (e *inputUnreadableError) Error() string {
+	return fmt.Sprintf("could not read the input (%s): %s", e.tool, e.msg)
+}
+
+// readSummary is what the Temporal UI shows for a read tool's activity.
+func readSummary(tool, target string) string {
+	switch tool {
+	case activities.ToolGetPullRequest:
+		return "Read pull request " + target
+	case activities.ToolListPullRequestFiles:
+		return "List the changed files of " + target
+	default:
+		return tool + " on " + target
+	}
 }

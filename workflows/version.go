@@ -20,3 +20,20 @@ const securityVersion workflow.Version = 1
 func securityBatch(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, securityChangeID, workflow.DefaultVersion, securityVersion) >= securityVersion
 }
+
+// policyChangeID gates the approval-policy and outcome batch of December
+// 2026: a run without approvers checks each decider's GitHub write
+// permission in a CheckRepoPermission activity (a permission_check step)
+// before applying the decision, and a run that cannot read its pull request
+// ends failed instead of completed. Both change the commands a run makes, so
+// histories recorded before the batch (testdata/*.json, testdata/v2) replay on
+// the old path. Like securityChangeID it is asked once, at the top of setup.
+const policyChangeID = "policy-outcome-2026-12"
+
+// policyVersion is the version of policyChangeID that has the batch.
+const policyVersion workflow.Version = 1
+
+// policyBatch reports whether this run takes the policy and outcome batch.
+func policyBatch(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, policyChangeID, workflow.DefaultVersion, policyVersion) >= policyVersion
+}

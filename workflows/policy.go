@@ -1,0 +1,153 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+)
+
+// The approval policy, enforced here for every channel (page, CLI, API,
+// webhook, a raw signal): the run's approvers when it names some; otherwise
+// anyone with write permission on the repository, as GitHub says in a
+// CheckRepoPermission activity. The approval server may refuse early, but
+// only this decides.
+//
+// A signal handler must not block, so a decision that needs the check is
+// queued (w.queued) and the loop, waiting in awaitDecision, checks the queue
+// oldest first: a later decision is judged on the state the earlier ones
+// left. The expiry timer races each check, and wins at the deadline.
+
+// maxQueuedDecisions bounds the decisions waiting for a permission check, so
+// that a flood of signals cannot make the run check permissions forever.
+const maxQueuedDecisions = 20
+
+// permissionCheckTimeout bounds one attempt of the permission check.
+const permissionCheckTimeout = 30 * time.Second
+
+// needsPermissionCheck reports whether a decision must wait for its decider's
+// permission: under the policy batch, on a run that names no approvers.
+func (w *agentRun) needsPermissionCheck() bool {
+	return w.policy && len(w.record.Approvers) == 0
+}
+
+// queueDecision keeps a decision for the loop's permission check.
+func (w *agentRun) queueDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) {
+	if len(w.queued) >= maxQueuedDecisions {
+		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s: %d decisions already wait for a permission check",
+			sig.Decision, strings.TrimSpace(sig.Approver), len(w.queued)))
+		return
+	}
+	w.queued = append(w.queued, sig)
+}
+
+// checkNextDecision takes the oldest queued decision, checks its decider's
+// permission unless the action's state already refuses it, and applies it or
+// records why not. It returns an error only when the run is cancelled.
+func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future) error {
+	sig := w.queued[0]
+	w.queued = w.queued[1:]
+	pa := w.actionByID(sig.ActionID)
+	if pa == nil {
+		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
+		return nil
+	}
+	// An earlier decision may have settled the action since this one came.
+	if why := w.refuseDecision(ctx, pa, sig); why != "" {
+		w.ignore(ctx, pa.StepID, why)
+		return nil
+	}
+	who := strings.TrimSpace(sig.Approver)
+	permission, expired, err := w.checkPermission(ctx, pa, who, timer)
+	switch {
+	case err != nil:
+		return err
+	case expired:
+		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
+		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
+	case permission == "":
+		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s not applied: %s's permission on %s could not be checked",
+			sig.Decision, who, who, w.in.Repo))
+	case !activities.CanApprove(permission):
+		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s has %s permission on %s; deciding needs write", who, permission, w.in.Repo))
+	default:
+		// The check took time: the deadline and the state are read again.
+		if why := w.refuseDecision(ctx, pa, sig); why != "" {
+			w.ignore(ctx, pa.StepID, why)
+			return nil
+		}
+		w.applyDecision(ctx, pa, sig)
+	}
+	return nil
+}
+
+// checkPermission runs the CheckRepoPermission activity as a
+// permission_check step, racing the action's expiry timer. It returns the
+// permission, or "" when GitHub could not tell; expired when the timer fired
+// first (the check is then cancelled).
+func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who string, timer workflow.Future) (string, bool, error) {
+	st := w.newStep(ctx, StepPermissionCheck, "", "", safeJSON(map[string]string{
+		"actionId": pa.ID, "login": who, "repo": w.in.Repo,
+	}))
+	w.setStepStatus(ctx, st, StepRunning, "")
+	w.setDetails(ctx, fmt.Sprintf("Checking whether %s may approve a comment on %s", who, pa.Target))
+	checkCtx, cancel := workflow.WithCancel(ctx)
+	defer cancel()
+	actx := workflow.WithActivityOptions(checkCtx, workflow.ActivityOptions{
+		StartToCloseTimeout: permissionCheckTimeout,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
+			NonRetryableErrorTypes: []string{activities.ErrTypeGitHubRejected},
+		},
+		Summary: fmt.Sprintf("Check %s's permission on %s (decision on %s)", who, w.in.Repo, pa.ID),
+	})
+	in := activities.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
+	var (
+		res     activities.RepoPermission
+		err     error
+		expired bool
+	)
+	sel := workflow.NewSelector(ctx)
+	sel.AddFuture(workflow.ExecuteActivity(actx, acts.CheckRepoPermission, in), func(f workflow.Future) { err = f.Get(ctx, &res) })
+	if timer != nil {
+		sel.AddFuture(timer, func(workflow.Future) { expired = true })
+	}
+	sel.Select(ctx)
+	switch {
+	case expired:
+		w.setStepStatus(ctx, st, StepFailed, "the action expired before the check finished")
+		return "", true, nil
+	case err != nil && ctx.Err() != nil:
+		return "", false, ctx.Err()
+	case err != nil:
+		w.setStepStatus(ctx, st, StepFailed, errorMessage(err))
+		return "", false, nil
+	}
+	st.SafeOutput = safeJSON(res)
+	w.setStepStatus(ctx, st, StepSucceeded, who+" has "+res.Permission+" permission")
+	return res.Permission, false, nil
+}
+
+// dropQueuedDecisions records why each decision still queued was never
+// applied: the action it named was settled first, or (why) the run ended.
+func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
+	for _, sig := range w.queued {
+		who := strings.TrimSpace(sig.Approver)
+		pa := w.actionByID(sig.ActionID)
+		switch {
+		case pa == nil:
+			w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
+		case why != "":
+			w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not applied: %s", sig.Decision, who, why))
+		case pa.State == ActionExpired:
+			w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
+		default:
+			w.ignore(ctx, pa.StepID, fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy))
+		}
+	}
+	w.queued = nil
+}
