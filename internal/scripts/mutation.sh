@@ -4,8 +4,15 @@
 # test efficacy (killed / (killed + lived)) is under THRESHOLD.
 #
 # Only the guarantee files are mutated: every other file of the package is
-# excluded, so the figure speaks of reconcile, approval, checkpoint, the
-# marker lookup, signature, decide, webhook and command parsing.
+# excluded, so the figure speaks of the marker and its proof, the comment
+# activities and GitHub's error classification, reconcile, approval and the
+# checkpoint, and the approval server's signature, authorization, decision,
+# webhook and command parsing.
+#
+# Usage: mutation.sh [package[=file,file...]]...
+#   With no argument every package below is run. A package argument runs only
+#   that package; "=file,file" narrows it further to those guarantee files
+#   (e.g. internal/approvalsrv=signature.go,auth.go).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -16,19 +23,44 @@ THRESHOLD=${THRESHOLD:-90}
 TIMEOUT_COEFFICIENT=${TIMEOUT_COEFFICIENT:-10}
 OUT=${OUT:-$ROOT/.data/mutation}
 
-# package: the guarantee files in it (basenames, regular expressions allowed).
+# package: the guarantee files in it (basenames).
 GUARANTEES=(
+  "activities: marker.go comments.go githubclient.go"
   "workflows: reconcile.go approval.go checkpoint.go rules.go"
-  "activities: github.go marker.go owncomment.go"
-  "internal/approvalsrv: signature.go decide.go webhook.go command.go memo.go"
+  "internal/approvalsrv: signature.go auth.go decide.go webhook.go command.go memo.go pathid.go"
 )
+
+guarantee_files() { # package -> its guarantee files, or nothing
+  local entry
+  for entry in "${GUARANTEES[@]}"; do
+    if [[ ${entry%%:*} == "$1" ]]; then
+      echo "${entry#*:}"
+      return
+    fi
+  done
+}
+
+selected=("$@")
+if [[ ${#selected[@]} -eq 0 ]]; then
+  for entry in "${GUARANTEES[@]}"; do selected+=("${entry%%:*}"); done
+fi
 
 mkdir -p "$OUT"
 cd "$ROOT"
 status=0
-for entry in "${GUARANTEES[@]}"; do
-  pkg=${entry%%:*}
-  keep=" ${entry#*:} "
+for arg in "${selected[@]}"; do
+  pkg=${arg%%=*}
+  pkg=${pkg#./}
+  keep=$(guarantee_files "$pkg")
+  if [[ -z $keep ]]; then
+    echo "mutation.sh: $pkg has no guarantee files (known: ${GUARANTEES[*]%%:*})" >&2
+    exit 2
+  fi
+  if [[ $arg == *=* ]]; then
+    keep=${arg#*=}
+    keep=${keep//,/ }
+  fi
+  keep=" $keep "
   excludes=(-E '_test\.go$')
   for f in "$pkg"/*.go; do
     base=$(basename "$f")
@@ -37,10 +69,12 @@ for entry in "${GUARANTEES[@]}"; do
     excludes+=(-E "(^|/)${base//./\\.}\$")
   done
   echo "== mutation: $pkg (${keep# })"
+  start=$SECONDS
   # -S lt prints only the mutants that lived or timed out, then the totals.
   if ! "$GREMLINS" unleash -S lt --workers 1 --timeout-coefficient "$TIMEOUT_COEFFICIENT" \
       --threshold-efficacy "$THRESHOLD" -o "$OUT/${pkg//\//_}.json" "${excludes[@]}" "./$pkg"; then
     status=1
   fi
+  echo "== mutation: $pkg took $((SECONDS - start))s"
 done
 exit $status

@@ -1,0 +1,52 @@
+package activities_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+// An empty HTML comment closes at once: what follows it is plain text, and a
+// review that quotes the marker word after one is no forged proof.
+func TestMarkerWordAfterAnEmptyHTMLCommentIsPlainText(t *testing.T) {
+	for body, want := range map[string]bool{
+		"<!----> agent-operation:x":             false,
+		"<!----> <!-- agent-operation:x -->":    true,
+		"<!-- --> then agent-operation:x later": false,
+	} {
+		require.Equal(t, want, activities.CarriesOperationMarker(body), "%q", body)
+	}
+}
+
+func TestCommentWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
+	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
+
+	_, errCreate := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: "Review"})
+	_, errFind := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, Body: "Review"})
+
+	for _, err := range []error{errCreate, errFind} {
+		appErr := applicationError(t, err)
+		require.True(t, appErr.NonRetryable())
+		require.Contains(t, appErr.Message(), "acme/widgets#1: operationKey is required")
+	}
+	require.Empty(t, sb.Requests())
+}
+
+// A create that cannot read the comments cannot know whether an earlier
+// attempt already posted: it must fail and post nothing, not post blind.
+func TestCreateThatCannotListTheCommentsPostsNothing(t *testing.T) {
+	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
+	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 500})
+
+	_, err := acts.CreateIssueComment(context.Background(),
+		activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+
+	requirePlainRetryableError(t, err)
+	require.Contains(t, err.Error(), "create comment on acme/widgets#1: look for its marker")
+	require.Zero(t, sb.countRequests(ghsandbox.OpCreateComment))
+	require.Empty(t, sb.Comments("acme", "widgets", 1))
+}
