@@ -4,6 +4,7 @@
 package teststack
 
 import (
+	"context"
 	"net/http/httptest"
 	"testing"
 
@@ -14,6 +15,8 @@ import (
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/payloadcodec"
+	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
 // DefaultTaskQueue is the worker's queue when Options leaves it empty.
@@ -28,6 +31,9 @@ type Options struct {
 	TaskQueue string
 	// Model is the worker's model; nil means the offline reviewer.
 	Model activities.Model
+	// PayloadCodec encrypts the payloads of the stack's client and workers,
+	// as AGENTRUN_PAYLOAD_KEYS does for the mains; nil leaves them plain.
+	PayloadCodec *payloadcodec.Codec
 }
 
 // Stack is a running dev server, sandbox and worker, all stopped when the
@@ -39,6 +45,7 @@ type Stack struct {
 	TaskQueue string
 
 	server  *devserver.Server
+	client  client.Client
 	sandbox *ghsandbox.Server
 	github  *github.Client
 }
@@ -54,6 +61,17 @@ func Start(t testing.TB, opts Options) *Stack {
 		opts.Model = activities.NewOfflineReviewer()
 	}
 	s := &Stack{TaskQueue: opts.TaskQueue, server: devserver.Start(t, devserver.Options{})}
+	s.client = s.server.Client()
+	if opts.PayloadCodec != nil {
+		cfg := s.server.Config()
+		cfg.Codec = opts.PayloadCodec
+		c, err := temporalclient.Dial(context.Background(), cfg, nil)
+		if err != nil {
+			t.Fatalf("teststack: dial with the payload codec: %v", err)
+		}
+		t.Cleanup(c.Close)
+		s.client = c
+	}
 	s.sandbox = ghsandbox.New(ghsandbox.DefaultFixture())
 	api := httptest.NewServer(s.sandbox)
 	t.Cleanup(api.Close)
@@ -91,8 +109,12 @@ func (s *Stack) Activities(model activities.Model) *activities.Activities {
 	return &activities.Activities{GitHub: s.github, BotLogin: s.sandbox.BotLogin(), Model: model}
 }
 
-// Client is the dev server's client.
-func (s *Stack) Client() client.Client { return s.server.Client() }
+// Client is the stack's client of the dev server, with Options.PayloadCodec.
+func (s *Stack) Client() client.Client { return s.client }
+
+// PlainClient is a client without the payload codec: what a reader of the
+// server's history without the keys sees.
+func (s *Stack) PlainClient() client.Client { return s.server.Client() }
 
 // TemporalAddress is the dev server's host:port, as TEMPORAL_ADDRESS takes it.
 func (s *Stack) TemporalAddress() string { return s.server.Address() }
