@@ -1,0 +1,115 @@
+package temporalclient_test
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/temporalclient"
+)
+
+// tlsFront is what stands in front of a self-hosted or cloud frontend: it
+// terminates TLS, asks for a client certificate signed by the CA, and passes
+// the gRPC calls on to a plaintext dev server, which has no TLS of its own.
+type tlsFront struct {
+	addr string
+	mu   sync.Mutex
+	auth []string // Authorization headers seen
+	peer []string // client certificates' common names
+}
+
+func startTLSFront(t *testing.T, certs temporalclient.TestCerts, backend string) *tlsFront {
+	t.Helper()
+	f := &tlsFront{}
+	protocols := new(http.Protocols)
+	protocols.SetUnencryptedHTTP2(true)
+	proxy := &httputil.ReverseProxy{
+		Rewrite:       func(r *httputil.ProxyRequest) { r.SetURL(&url.URL{Scheme: "http", Host: backend}) },
+		Transport:     &http.Transport{Protocols: protocols},
+		FlushInterval: -1,
+	}
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			f.mu.Lock()
+			f.auth = append(f.auth, r.Header.Get("Authorization"))
+			for _, c := range r.TLS.PeerCertificates[:1] {
+				f.peer = append(f.peer, c.Subject.CommonName)
+			}
+			f.mu.Unlock()
+			proxy.ServeHTTP(w, r)
+		}),
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{certs.Server},
+			ClientCAs:    certs.CA,
+			ClientAuth:   tls.RequireAndVerifyClientCert,
+			NextProtos:   []string{"h2"},
+			MinVersion:   tls.VersionTLS12,
+		},
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = srv.ServeTLS(l, "", "") }()
+	t.Cleanup(func() { _ = srv.Close() })
+	f.addr = l.Addr().String()
+	return f
+}
+
+func (f *tlsFront) seen() (auth, peers []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.auth...), append([]string(nil), f.peer...)
+}
+
+func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
+	s := devserver.Start(t, devserver.Options{})
+	certs := temporalclient.WriteTestCerts(t)
+	front := startTLSFront(t, certs, s.Address())
+	cfg, err := temporalclient.ConfigFromEnv(func(k string) string {
+		return map[string]string{
+			"TEMPORAL_ADDRESS":                 front.addr,
+			"TEMPORAL_API_KEY":                 "test-api-key",
+			"TEMPORAL_TLS_CLIENT_CERT_PATH":    certs.ClientCertFile,
+			"TEMPORAL_TLS_CLIENT_KEY_PATH":     certs.ClientKeyFile,
+			"TEMPORAL_TLS_SERVER_CA_CERT_PATH": certs.CAFile,
+		}[k]
+	})
+	require.NoError(t, err)
+
+	c, err := temporalclient.Dial(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.CheckHealth(context.Background(), nil)
+	require.NoError(t, err)
+
+	auth, peers := front.seen()
+	require.NotEmpty(t, auth)
+	require.Contains(t, auth, "Bearer test-api-key")
+	require.Contains(t, peers, "agentrun-worker")
+}
+
+func TestDialWithoutTheClientCertificateIsRefusedByAnMTLSFrontend(t *testing.T) {
+	s := devserver.Start(t, devserver.Options{})
+	certs := temporalclient.WriteTestCerts(t)
+	front := startTLSFront(t, certs, s.Address())
+	cfg, err := temporalclient.ConfigFromEnv(func(k string) string {
+		return map[string]string{
+			"TEMPORAL_ADDRESS":                 front.addr,
+			"TEMPORAL_TLS":                     "true",
+			"TEMPORAL_TLS_SERVER_CA_CERT_PATH": certs.CAFile,
+		}[k]
+	})
+	require.NoError(t, err)
+
+	_, err = temporalclient.Dial(context.Background(), cfg, nil)
+
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "cannot reach Temporal at "+front.addr+" (namespace default) over TLS")
+}
