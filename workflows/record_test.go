@@ -27,9 +27,10 @@ var record = flag.Bool("record", false, "record the replay fixtures testdata/"+c
 
 // corpusVersion is the folder of testdata that recordings go to now. The
 // corpus is append-only: testdata/*.json was recorded before the security
-// batch (securityChangeID) and must keep replaying; -record writes only the
+// batch (securityChangeID), testdata/v2 before the policy batch
+// (policyChangeID), and both must keep replaying; -record writes only the
 // files its folder does not have yet, so re-recording never overwrites one.
-const corpusVersion = "v2"
+const corpusVersion = "v3"
 
 // recordScenario is one recorded run. Its files are named after it; a file
 // name's part before the first dot names the workflow ID (record-<part>),
@@ -49,6 +50,8 @@ type recordScenario struct {
 	// chain records every run of the execution chain, oldest first, as
 	// <name>.gen<N>.json, instead of the last run as <name>.json.
 	chain bool
+	// fails says the run ends failed rather than completed.
+	fails bool
 }
 
 func recordScenarios() []recordScenario {
@@ -122,6 +125,39 @@ func recordScenarios() []recordScenario {
 			},
 		},
 		{
+			// No approvers: a raw signal from mallory (read) is refused
+			// after her permission check, then alice (admin) approves.
+			name: "policy-refused",
+			decide: func(t *testing.T, c client.Client, id, actionID string) {
+				rawDecision(t, c, id, workflows.ApprovalSignal{ActionID: actionID, Decision: workflows.DecisionApprove, Approver: "mallory"})
+				waitFor(t, c, id, func(snap workflows.RunSnapshot) (bool, bool) {
+					return true, countSteps(snap, workflows.StepPermissionCheck, workflows.StepSucceeded) == 1
+				})
+				approve(t, c, id, actionID)
+			},
+		},
+		{
+			// Three decisions in one go, checked in order: mallory refused,
+			// bob's reject taken, alice's approval a duplicate.
+			name: "policy-queued",
+			decide: func(t *testing.T, c client.Client, id, actionID string) {
+				for _, d := range []workflows.ApprovalSignal{
+					{Decision: workflows.DecisionApprove, Approver: "mallory"},
+					{Decision: workflows.DecisionReject, Approver: "bob", Reason: "too harsh"},
+					{Decision: workflows.DecisionApprove, Approver: "alice"},
+				} {
+					d.ActionID = actionID
+					rawDecision(t, c, id, d)
+				}
+			},
+		},
+		{
+			// The pull request does not exist: the run fails.
+			name:  "read-failed",
+			input: func(in *workflows.RunInput) { in.PullNumber = 99 },
+			fails: true,
+		},
+		{
 			// The run continues as new while it waits (refusals grow its
 			// history past the threshold); the next run restores the waiting
 			// action and is approved.
@@ -179,6 +215,11 @@ func TestRecordHistories(t *testing.T) {
 				sc.decide(t, c, id, waitForAction(t, c, id))
 			}
 			var res workflows.RunResult
+			if sc.fails {
+				require.Error(t, run.Get(ctx, &res))
+				writeHistory(t, c, id, "", first)
+				return
+			}
 			require.NoError(t, run.Get(ctx, &res))
 			require.Equal(t, workflows.RunCompleted, res.Status)
 			if sc.byReference {
@@ -253,6 +294,23 @@ func firstEvent(t *testing.T, c client.Client, id, runID string) *historypb.Hist
 	ev, err := iter.Next()
 	require.NoError(t, err)
 	return ev
+}
+
+// rawDecision signals a decision the way a client that skips the approval
+// server does.
+func rawDecision(t *testing.T, c client.Client, id string, d workflows.ApprovalSignal) {
+	d.RequestID, d.Channel = id+"-"+d.Approver, "raw signal"
+	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, d))
+}
+
+func countSteps(snap workflows.RunSnapshot, typ workflows.StepType, status workflows.StepStatus) int {
+	n := 0
+	for _, st := range snap.Steps {
+		if st.Type == typ && st.Status == status {
+			n++
+		}
+	}
+	return n
 }
 
 func signal(decision string) func(*testing.T, client.Client, string, string) {
