@@ -80,11 +80,24 @@
   });
 
   if (root.getAttribute("data-ended") === "true" || !window.EventSource) return;
-  var events = new EventSource(base + "/events");
-  events.onmessage = refresh;
-  events.addEventListener("refusal", refresh);
-  events.addEventListener("end", function () {
-    events.close();
-    refresh();
-  });
+  // The browser gives up on a stream the server refused (429 when the server
+  // is at its stream cap, 401, 503): reopen it later, backing off, so the
+  // page does not silently stop updating.
+  var retryMs = 10000;
+  function listen() {
+    var events = new EventSource(base + "/events");
+    events.onopen = function () { retryMs = 10000; };
+    events.onmessage = refresh;
+    events.addEventListener("refusal", refresh);
+    events.addEventListener("end", function () {
+      events.close();
+      refresh();
+    });
+    events.onerror = function () {
+      if (events.readyState !== EventSource.CLOSED) return;
+      setTimeout(function () { refresh(); listen(); }, retryMs);
+      retryMs = Math.min(retryMs * 2, 120000);
+    };
+  }
+  listen();
 })();
