@@ -28,9 +28,13 @@ func TestApprovalRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		"APPROVAL_TRUSTED_PROXIES": {
 			"APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret, "APPROVAL_IDENTITY_HEADER": identityHeader,
 		},
-		"TEMPORAL_ADDRESS": {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_ADDRESS": "no-port"},
-		"GITHUB_API_URL":   {"APPROVAL_INSECURE_DEV": "1", "GITHUB_API_URL": "ftp://example"},
-		"GITHUB_TOKEN":     {"APPROVAL_INSECURE_DEV": "1", "GITHUB_TOKEN": "ghp_x\n"},
+		"TEMPORAL_ADDRESS":      {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_ADDRESS": "no-port"},
+		"GITHUB_API_URL":        {"APPROVAL_INSECURE_DEV": "1", "GITHUB_API_URL": "ftp://example"},
+		"GITHUB_TOKEN":          {"APPROVAL_INSECURE_DEV": "1", "GITHUB_TOKEN": "ghp_x\n"},
+		"TEMPORAL_TLS":          {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_TLS": "yes"},
+		"AGENTRUN_PAYLOAD_KEYS": {"APPROVAL_INSECURE_DEV": "1", "AGENTRUN_PAYLOAD_KEYS": "k1:c2hvcnQ="},
+		// A codec endpoint with no keys would decode nothing: refused.
+		"AGENTRUN_CODEC_TOKEN": {"APPROVAL_INSECURE_DEV": "1", "AGENTRUN_CODEC_TOKEN": "codec-token-0123456789abcdef0123456789"},
 	}
 	for variable, env := range cases {
 		t.Run(variable, func(t *testing.T) {

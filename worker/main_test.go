@@ -32,6 +32,9 @@ func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		{map[string]string{"AGENT_ALLOWED_REPOS": "acme/widgets,acme"}, "AGENT_ALLOWED_REPOS"},
 		{map[string]string{"GITHUB_BOT_LOGIN": "agent bot"}, "GITHUB_BOT_LOGIN"},
 		{map[string]string{"AGENT_STOP_TIMEOUT": "soon"}, "AGENT_STOP_TIMEOUT"},
+		{map[string]string{"TEMPORAL_TLS_CLIENT_CERT_PATH": "/no/such/cert.pem"}, "TEMPORAL_TLS_CLIENT_CERT_PATH"},
+		{map[string]string{"TEMPORAL_PROFILE": "prod", "TEMPORAL_CONFIG_FILE": "/dev/null"}, "TEMPORAL_PROFILE"},
+		{map[string]string{"AGENTRUN_PAYLOAD_KEYS": "k1"}, "AGENTRUN_PAYLOAD_KEYS"},
 	} {
 		t.Run(tc.named, func(t *testing.T) {
 			var stderr bytes.Buffer
