@@ -24,7 +24,7 @@ import (
 
 // maxQueuedDecisions bounds the decisions waiting for a permission check, so
 // that a flood of signals cannot make the run check permissions forever.
-const maxQueuedDecisions = 20
+const maxQueuedDecisions = 100
 
 // permissionCheckTimeout bounds one attempt of the permission check.
 const permissionCheckTimeout = 30 * time.Second

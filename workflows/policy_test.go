@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
 // The approval policy (policy.go) in the testsuite, against the sandbox's
@@ -297,4 +298,29 @@ func TestStaticSummary(t *testing.T) {
 	require.Equal(t, "Review acme/widgets#1 for alice", StaticSummary(RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "alice"}))
 	require.Equal(t, "Review acme/widgets#2 for bob: security only",
 		StaticSummary(RunInput{Repo: "acme/widgets", PullNumber: 2, UserID: "bob", Goal: "security only"}))
+}
+
+// Decisions still queued when a run continues as new travel in the
+// checkpoint, and the next run checks them in order before anything else.
+func TestQueuedDecisionsCarriedAcrossContinueAsNewAreCheckedInOrder(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	in := checkpointWaitingForApproval(t, sandbox)
+	pa := in.Checkpoint.Actions[len(in.Checkpoint.Actions)-1]
+	in.Checkpoint.QueuedDecisions = []ApprovalSignal{
+		{ActionID: pa.ID, Decision: DecisionApprove, Approver: "mallory"},
+		{ActionID: pa.ID, Decision: DecisionApprove, Approver: "bob"},
+	}
+	in.HistoryThreshold = DefaultHistoryThreshold
+
+	h := newHarnessWith(t, sandbox)
+	h.env.SetContinuedExecutionRunID("previous-generation")
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, "bob", snap.PendingAction.DecidedBy)
+	require.Len(t, permissionSteps(snap), 2)
+	newEvents := eventsWith(h.events(), func(e Event) bool { return e.Sequence > in.Checkpoint.EventSequence })
+	require.Equal(t, []string{"mallory has read permission on acme/widgets; deciding needs write"}, ignoredDetails(newEvents))
 }
