@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -92,7 +93,7 @@ func (s *stack) inboxHas(actionID string) bool {
 		return false
 	}
 	defer resp.Body.Close()
-	var inbox struct{ Approvals []approvalsrv.PendingApproval }
+	var inbox struct{ Approvals []runclient.PendingApproval }
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&inbox) != nil {
 		return false
 	}

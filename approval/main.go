@@ -23,9 +23,14 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 const shutdownGrace = 10 * time.Second
+
+// temporalCallTimeout bounds one call to Temporal so that a handler answers
+// 503 instead of hanging when the server or the workers are gone.
+const temporalCallTimeout = 10 * time.Second
 
 func main() {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -120,7 +125,7 @@ func newServer(cfg config, temporal client.Client, logger *slog.Logger) (*approv
 		return nil, err
 	}
 	return approvalsrv.New(cfg.server, approvalsrv.Options{
-		Runs:        approvalsrv.TemporalRuns{Client: temporal},
+		Runs:        runclient.New(temporal, runclient.Options{CallTimeout: temporalCallTimeout}),
 		Permissions: approvalsrv.GitHubPermissions{Client: gh},
 		Logger:      logger,
 	})

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"strings"
 
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -49,7 +50,8 @@ func (c *decideCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return signalOpenRun(ctx, c.env, runID, workflows.SignalApproval, sig, func(ev workflows.Event) bool {
+	send := func(ctx context.Context, rc *runclient.Client, runID string) error { return rc.Decide(ctx, runID, sig) }
+	return signalOpenRun(ctx, c.env, runID, send, func(ev workflows.Event) bool {
 		return ev.Type == workflows.EventActionState
 	})
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -133,9 +133,9 @@ func TestStartWithTheKeyOfAFinishedRunReportsItInsteadOfStartingAgain(t *testing
 	again := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--idempotency-key", "k1", "--json")
 
 	require.Equal(t, 0, again.code, again.stderr)
-	var res startResult
+	var res runclient.Started
 	require.NoError(t, json.Unmarshal([]byte(again.stdout), &res))
-	require.Equal(t, startResult{RunID: runID, ClosedStatus: "completed"}, res)
+	require.Equal(t, runclient.Started{RunID: runID, ClosedStatus: "completed"}, res)
 	require.Contains(t, again.stderr, "already finished")
 	require.Empty(t, s.Sandbox().Comments("acme", "widgets", 1))
 }
@@ -175,7 +175,7 @@ func TestListWaitingForUserShowsTheApprovalInboxWithEachActionID(t *testing.T) {
 	action := s.snapshot(t, runID).PendingAction
 	require.NotNil(t, action)
 
-	var inbox []approvalsrv.PendingApproval
+	var inbox []runclient.PendingApproval
 	require.Eventually(t, func() bool {
 		r := s.starter("list", "--status", "waiting_for_user", "--json")
 		return r.code == 0 && json.Unmarshal([]byte(r.stdout), &inbox) == nil && len(inbox) == 1

@@ -9,14 +9,16 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // env is what every command shares: the process environment, its output,
-// and the one Temporal client, dialled on first use.
+// and the one Temporal client, dialled on first use, under the run client.
 type env struct {
 	getenv         func(string) string
 	stdout, stderr io.Writer
 	client         client.Client
+	runs           *runclient.Client
 	// pollEvery is how often --follow and the wait after a signal ask the run
 	// for news; queries are cheap (a few ms) so a person sees a change at once.
 	pollEvery time.Duration
@@ -35,10 +37,10 @@ func newEnv(getenv func(string) string, stdout, stderr io.Writer) *env {
 	}
 }
 
-// temporal returns the client, dialling it the first time.
-func (e *env) temporal(ctx context.Context) (client.Client, error) {
-	if e.client != nil {
-		return e.client, nil
+// runClient returns the run client, dialling Temporal the first time.
+func (e *env) runClient(ctx context.Context) (*runclient.Client, error) {
+	if e.runs != nil {
+		return e.runs, nil
 	}
 	cfg, err := temporalclient.ConfigFromEnv(e.getenv)
 	if err != nil {
@@ -51,7 +53,9 @@ func (e *env) temporal(ctx context.Context) (client.Client, error) {
 		return nil, err
 	}
 	e.client = c
-	return c, nil
+	// No call timeout: a person at a terminal stops a slow command with ^C.
+	e.runs = runclient.New(c, runclient.Options{})
+	return e.runs, nil
 }
 
 func (e *env) close() {

@@ -25,11 +25,6 @@ type configError struct{ err error }
 func (e *configError) Error() string { return "configuration: " + e.err.Error() }
 func (e *configError) Unwrap() error { return e.err }
 
-// runNotFoundError says no run has that ID.
-type runNotFoundError struct{ runID string }
-
-func (e *runNotFoundError) Error() string { return fmt.Sprintf("run %q not found", e.runID) }
-
 // runClosedError says the run has already finished, so it takes no signal.
 type runClosedError struct {
 	runID  string

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -43,14 +43,14 @@ func (c *eventsCommand) Run(ctx context.Context, args []string) error {
 	if c.since < 0 {
 		return usageErr(fs, eventsSynopsis, fmt.Errorf("--since %d: want 0 or more", c.since))
 	}
-	tc, err := c.env.temporal(ctx)
+	rc, err := c.env.runClient(ctx)
 	if err != nil {
 		return err
 	}
 	if c.follow {
-		return followRun(ctx, c.env, tc, runID, c.since, c.json)
+		return followRun(ctx, c.env, rc, runID, c.since, c.json)
 	}
-	events, err := queryEvents(ctx, tc, runID, c.since)
+	events, err := rc.Events(ctx, runID, c.since)
 	if err != nil {
 		return err
 	}
@@ -71,21 +71,21 @@ func printEvents(e *env, events []workflows.Event, asJSON bool) error {
 
 // followRun prints the run's events after since as they happen, until the
 // run ends or waits for a person; then it says what the run waits for.
-func followRun(ctx context.Context, e *env, c client.Client, runID string, since int64, asJSON bool) error {
+func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, since int64, asJSON bool) error {
 	ticker := time.NewTicker(e.pollEvery)
 	defer ticker.Stop()
 	for {
 		// The snapshot is read before the events, so the events read next
 		// include every change up to the state the stop decision sees.
-		closed, err := runClosed(ctx, c, runID)
+		closed, err := runClosed(ctx, rc, runID)
 		if err != nil {
 			return err
 		}
-		snap, err := querySnapshot(ctx, c, runID)
+		snap, err := rc.Snapshot(ctx, runID)
 		if err != nil {
 			return err
 		}
-		events, err := queryEvents(ctx, c, runID, since)
+		events, err := rc.Events(ctx, runID, since)
 		if err != nil {
 			return err
 		}
@@ -125,15 +125,15 @@ func eventsAfter(events []workflows.Event, since int64) []workflows.Event {
 
 // runClosed returns how the workflow closed outside the run's own statuses
 // (terminated, timed_out), or "" while it is open or completed normally.
-func runClosed(ctx context.Context, c client.Client, runID string) (string, error) {
-	status, err := describeRun(ctx, c, runID)
+func runClosed(ctx context.Context, rc *runclient.Client, runID string) (string, error) {
+	desc, err := rc.Describe(ctx, runID)
 	if err != nil {
 		return "", err
 	}
-	switch status {
+	switch desc.Status {
 	case enumspb.WORKFLOW_EXECUTION_STATUS_TERMINATED, enumspb.WORKFLOW_EXECUTION_STATUS_TIMED_OUT,
 		enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED, enumspb.WORKFLOW_EXECUTION_STATUS_FAILED:
-		return executionStatusName(status), nil
+		return desc.StatusName(), nil
 	}
 	return "", nil
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // Every case fails before dialling, so no server is needed; a closed
@@ -84,7 +86,7 @@ func TestFlagsAfterTheRunIDAreParsed(t *testing.T) {
 }
 
 func TestRunIDIsDerivedFromTheIdempotencyKey(t *testing.T) {
-	parse := func(args ...string) startRequest {
+	parse := func(args ...string) runclient.StartRequest {
 		t.Helper()
 		cmd := &startCommand{env: newEnv(func(k string) string { return map[string]string{"USER": "carol"}[k] }, nil, nil)}
 		req, err := cmd.parse(args)
@@ -98,11 +100,11 @@ func TestRunIDIsDerivedFromTheIdempotencyKey(t *testing.T) {
 	keyed := parse("--repo", "Acme/Widgets", "--pr", "7", "--idempotency-key", "ticket-42")
 	keyedAgain := parse("--repo", "Acme/Widgets", "--pr", "7", "--idempotency-key", "ticket-42", "--user", "dave")
 
-	require.Regexp(t, `^review-acme-widgets-7-[0-9a-f]{12}$`, plain.runID)
-	require.Equal(t, plain.runID, same.runID)
-	require.NotEqual(t, plain.runID, otherUser.runID)
-	require.Equal(t, keyed.runID, keyedAgain.runID)
-	require.Equal(t, plain.runID, plain.input.ConversationID)
-	require.Equal(t, "carol", plain.input.UserID)
-	require.Equal(t, "agent-runs", plain.taskQueue)
+	require.Regexp(t, `^review-acme-widgets-7-[0-9a-f]{12}$`, plain.RunID)
+	require.Equal(t, plain.RunID, same.RunID)
+	require.NotEqual(t, plain.RunID, otherUser.RunID)
+	require.Equal(t, keyed.RunID, keyedAgain.RunID)
+	require.Equal(t, plain.RunID, plain.Input.ConversationID)
+	require.Equal(t, "carol", plain.Input.UserID)
+	require.Equal(t, "agent-runs", plain.TaskQueue)
 }

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -64,7 +64,7 @@ func renderEvents(w io.Writer, events []workflows.Event) error {
 	return nil
 }
 
-func renderStarted(w io.Writer, r startResult, asJSON bool) error {
+func renderStarted(w io.Writer, r runclient.Started, asJSON bool) error {
 	if asJSON {
 		return writeJSON(w, r)
 	}
@@ -118,7 +118,7 @@ func renderReaction(w io.Writer, r reaction) error {
 	return err
 }
 
-func renderList(w io.Writer, rows []listedRun) error {
+func renderList(w io.Writer, rows []runclient.Listed) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN ID\tSTATUS\tSTARTED")
 	for _, r := range rows {
@@ -132,7 +132,7 @@ func renderList(w io.Writer, rows []listedRun) error {
 
 // renderApprovalInbox prints one row per action waiting for a person, soonest
 // to expire first, and once, how to approve one.
-func renderApprovalInbox(w io.Writer, inbox []approvalsrv.PendingApproval) error {
+func renderApprovalInbox(w io.Writer, inbox []runclient.PendingApproval) error {
 	if len(inbox) == 0 {
 		_, err := fmt.Fprintln(w, "no action is waiting for approval")
 		return err

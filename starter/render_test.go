@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -92,7 +92,7 @@ func TestEventsRenderingMatchesGolden(t *testing.T) {
 
 func TestListRenderingMatchesGolden(t *testing.T) {
 	started := time.Date(2026, 3, 4, 9, 12, 0, 0, time.UTC)
-	rows := []listedRun{
+	rows := []runclient.Listed{
 		{RunID: "review-acme-widgets-1-65735bd75e04", Status: "waiting_for_user", StartedAt: started},
 		{RunID: "review-acme-widgets-2-0c1d2e3f4a5b", Status: "completed", StartedAt: started.Add(-time.Hour)},
 		{RunID: "nightly", Status: "terminated", StartedAt: started.Add(-48 * time.Hour)},
@@ -102,36 +102,12 @@ func TestListRenderingMatchesGolden(t *testing.T) {
 	require.NoError(t, renderList(&out, rows))
 
 	requireGolden(t, "list", out.Bytes())
-}
-
-func TestListShowsTheNewestRunFirstWhateverOrderVisibilityAnswers(t *testing.T) {
-	started := time.Date(2026, 3, 4, 9, 12, 0, 0, time.UTC)
-	rows := []listedRun{
-		{RunID: "nightly", Status: "terminated", StartedAt: started.Add(-48 * time.Hour)},
-		{RunID: "review-acme-widgets-2-0c1d2e3f4a5b", Status: "completed", StartedAt: started.Add(-time.Hour)},
-		{RunID: "review-acme-widgets-1-65735bd75e04", Status: "waiting_for_user", StartedAt: started},
-	}
-	var out bytes.Buffer
-
-	sortNewestFirst(rows)
-	require.NoError(t, renderList(&out, rows))
-
-	requireGolden(t, "list", out.Bytes())
-}
-
-func TestListOrdersRunsStartedInTheSameInstantByID(t *testing.T) {
-	at := time.Date(2026, 3, 4, 9, 12, 0, 0, time.UTC)
-	rows := []listedRun{{RunID: "b", StartedAt: at}, {RunID: "c", StartedAt: at.Add(time.Second)}, {RunID: "a", StartedAt: at}}
-
-	sortNewestFirst(rows)
-
-	require.Equal(t, []string{"c", "a", "b"}, []string{rows[0].RunID, rows[1].RunID, rows[2].RunID})
 }
 
 func TestApprovalInboxRenderingMatchesGolden(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("testdata", "approval_inbox.json"))
 	require.NoError(t, err)
-	var inbox []approvalsrv.PendingApproval
+	var inbox []runclient.PendingApproval
 	require.NoError(t, json.Unmarshal(raw, &inbox))
 	var out bytes.Buffer
 
@@ -143,7 +119,7 @@ func TestApprovalInboxRenderingMatchesGolden(t *testing.T) {
 func TestEmptyApprovalInboxSaysSoWithoutAHint(t *testing.T) {
 	var out bytes.Buffer
 
-	require.NoError(t, renderApprovalInbox(&out, []approvalsrv.PendingApproval{}))
+	require.NoError(t, renderApprovalInbox(&out, []runclient.PendingApproval{}))
 
 	require.Equal(t, "no action is waiting for approval\n", out.String())
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -37,7 +38,10 @@ func (c *resolveCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return signalOpenRun(ctx, c.env, runID, workflows.SignalResolve, sig, func(ev workflows.Event) bool {
+	send := func(ctx context.Context, rc *runclient.Client, runID string) error {
+		return rc.Resolve(ctx, runID, sig)
+	}
+	return signalOpenRun(ctx, c.env, runID, send, func(ev workflows.Event) bool {
 		return ev.Type == workflows.EventStepStatus && ev.StepID == sig.StepID
 	})
 }

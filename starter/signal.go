@@ -3,28 +3,31 @@ package main
 import (
 	"context"
 
-	"go.temporal.io/sdk/client"
-
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
 // signalOpenRun is what approve, reject and resolve share: check the run can
-// still take a signal, send it, and print how the run answered. accepts
-// recognises the event that is the signal's effect.
-func signalOpenRun(ctx context.Context, e *env, runID, name string, payload any, accepts func(workflows.Event) bool) error {
-	tc, err := e.temporal(ctx)
+// still take a signal, send it (send is one of the run client's signals),
+// and print how the run answered. accepts recognises the event that is the
+// signal's effect.
+func signalOpenRun(ctx context.Context, e *env, runID string, send sendSignal, accepts func(workflows.Event) bool) error {
+	rc, err := e.runClient(ctx)
 	if err != nil {
 		return err
 	}
-	if err := requireOpenRun(ctx, tc, runID); err != nil {
+	if err := requireOpenRun(ctx, rc, runID); err != nil {
 		return err
 	}
-	reaction, err := signalAndWatch(ctx, e, tc, runID, name, payload, accepts)
+	reaction, err := signalAndWatch(ctx, e, rc, runID, send, accepts)
 	if err != nil {
 		return err
 	}
 	return renderReaction(e.stdout, reaction)
 }
+
+// sendSignal sends one signal through the run client.
+type sendSignal func(ctx context.Context, rc *runclient.Client, runID string) error
 
 // reaction is what the run recorded after a signal.
 type reaction struct {
@@ -39,15 +42,15 @@ type reaction struct {
 // signalAndWatch sends a signal and waits briefly for the run's answer: the
 // first event that accepts recognises as the signal's effect, or an
 // ignored-signal event. An ignored signal is an error carrying the run's reason.
-func signalAndWatch(ctx context.Context, e *env, c client.Client, runID, name string, payload any, accepts func(workflows.Event) bool) (reaction, error) {
-	before, err := querySnapshot(ctx, c, runID)
+func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID string, send sendSignal, accepts func(workflows.Event) bool) (reaction, error) {
+	before, err := rc.Snapshot(ctx, runID)
 	if err != nil {
 		return reaction{}, err
 	}
-	if err := c.SignalWorkflow(ctx, runID, "", name, payload); err != nil {
-		return reaction{}, runError(runID, "signal "+name+" to", err)
+	if err := send(ctx, rc, runID); err != nil {
+		return reaction{}, err
 	}
-	answer, after, err := waitForAnswer(ctx, e, c, runID, before.Run.LastCommittedSequence, accepts)
+	answer, after, err := waitForAnswer(ctx, e, rc, runID, before.Run.LastCommittedSequence, accepts)
 	if err != nil {
 		return reaction{}, err
 	}
@@ -61,15 +64,15 @@ func signalAndWatch(ctx context.Context, e *env, c client.Client, runID, name st
 // waitForAnswer polls the events after since until one is the run's answer
 // or e.reactionWait passes; no answer is not an error (the worker may be
 // down: the signal is durable and will be handled later).
-func waitForAnswer(ctx context.Context, e *env, c client.Client, runID string, since int64, accepts func(workflows.Event) bool) (*workflows.Event, workflows.RunSnapshot, error) {
+func waitForAnswer(ctx context.Context, e *env, rc *runclient.Client, runID string, since int64, accepts func(workflows.Event) bool) (*workflows.Event, workflows.RunSnapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.reactionWait)
 	defer cancel()
 	for {
-		events, err := queryEvents(ctx, c, runID, since)
+		events, err := rc.Events(ctx, runID, since)
 		if err == nil {
 			for _, ev := range events {
 				if ev.Type == workflows.EventSignalIgnored || accepts(ev) {
-					snap, err := querySnapshot(ctx, c, runID)
+					snap, err := rc.Snapshot(ctx, runID)
 					return &ev, snap, err
 				}
 			}

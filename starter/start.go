@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,11 +9,7 @@ import (
 	"strings"
 	"time"
 
-	enumspb "go.temporal.io/api/enums/v1"
-	"go.temporal.io/api/serviceerror"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
-
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -39,23 +33,17 @@ type startCommand struct {
 	json            bool
 }
 
-// startRequest is a validated start command line.
-type startRequest struct {
-	runID     string
-	taskQueue string
-	input     workflows.RunInput
-}
-
 func (c *startCommand) Run(ctx context.Context, args []string) error {
 	req, err := c.parse(args)
 	if err != nil {
 		return err
 	}
-	tc, err := c.env.temporal(ctx)
+	rc, err := c.env.runClient(ctx)
 	if err != nil {
 		return err
 	}
-	started, err := startRun(ctx, tc, req)
+	// An open run with the key's ID is reused, a closed one reported.
+	started, err := rc.Start(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -69,7 +57,7 @@ func (c *startCommand) Run(ctx context.Context, args []string) error {
 	if !c.follow {
 		return nil
 	}
-	return followRun(ctx, c.env, tc, started.RunID, 0, c.json)
+	return followRun(ctx, c.env, rc, started.RunID, 0, c.json)
 }
 
 func (c *startCommand) flags() *flag.FlagSet {
@@ -88,27 +76,27 @@ func (c *startCommand) flags() *flag.FlagSet {
 	return fs
 }
 
-func (c *startCommand) parse(args []string) (startRequest, error) {
+func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 	fs := c.flags()
 	positional, err := parseArgs(fs, startSynopsis, args)
 	if err != nil {
-		return startRequest{}, err
+		return runclient.StartRequest{}, err
 	}
 	if len(positional) > 0 {
-		return startRequest{}, usageErr(fs, startSynopsis, fmt.Errorf("unexpected arguments: %s", strings.Join(positional, " ")))
+		return runclient.StartRequest{}, usageErr(fs, startSynopsis, fmt.Errorf("unexpected arguments: %s", strings.Join(positional, " ")))
 	}
 	if err := c.validate(); err != nil {
-		return startRequest{}, usageErr(fs, startSynopsis, err)
+		return runclient.StartRequest{}, usageErr(fs, startSynopsis, err)
 	}
 	key := c.idempotencyKey
 	if key == "" {
-		key = defaultIdempotencyKey(c.repo, c.pr, c.goal, c.user)
+		key = runclient.IdempotencyKey(c.repo, c.pr, c.goal, c.user)
 	}
-	runID := runIDFor(c.repo, c.pr, key)
-	return startRequest{
-		runID:     runID,
-		taskQueue: c.taskQueue,
-		input: workflows.RunInput{
+	runID := runclient.RunID(c.repo, c.pr, key)
+	return runclient.StartRequest{
+		RunID:     runID,
+		TaskQueue: c.taskQueue,
+		Input: workflows.RunInput{
 			Repo:            c.repo,
 			PullNumber:      c.pr,
 			Goal:            c.goal,
@@ -145,18 +133,6 @@ func (c *startCommand) validate() error {
 	return nil
 }
 
-// defaultIdempotencyKey makes a repeated identical request find the same run.
-func defaultIdempotencyKey(repo string, pr int, goal, user string) string {
-	return fmt.Sprintf("repo=%s\npr=%d\ngoal=%s\nuser=%s", repo, pr, goal, user)
-}
-
-// runIDFor names a run readably (whose pull request) and uniquely per key.
-func runIDFor(repo string, pr int, key string) string {
-	sum := sha256.Sum256([]byte(key))
-	slug := strings.ToLower(strings.ReplaceAll(repo, "/", "-"))
-	return fmt.Sprintf("review-%s-%d-%s", slug, pr, hex.EncodeToString(sum[:])[:12])
-}
-
 func defaultUser(getenv func(string) string) string {
 	if u := getenv("USER"); u != "" {
 		return u
@@ -169,45 +145,4 @@ func defaultTaskQueue(getenv func(string) string) string {
 		return q
 	}
 	return workflows.DefaultTaskQueue
-}
-
-// startResult is what start reports.
-type startResult struct {
-	RunID string `json:"runId"`
-	// ClosedStatus is set when the key's run had already finished.
-	ClosedStatus string `json:"closedStatus,omitempty"`
-}
-
-// startRun starts the run, or returns the one its ID already names: an open
-// run is reused (USE_EXISTING), a closed one is reported, never restarted.
-func startRun(ctx context.Context, c client.Client, req startRequest) (startResult, error) {
-	opts := client.StartWorkflowOptions{
-		ID:                       req.runID,
-		TaskQueue:                req.taskQueue,
-		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		// Without it the SDK hides a closed run behind a handle as if it had
-		// just started; with it, only the closed case is an error (an open run
-		// is reused without one, by the conflict policy).
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		// The workflow upserts these as it goes; setting them at start makes
-		// the run visible to `list --status running` at once.
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SearchAttrStatus.ValueSet(string(workflows.RunRunning)),
-			workflows.SearchAttrConversation.ValueSet(req.input.ConversationID),
-		),
-	}
-	_, err := c.ExecuteWorkflow(ctx, opts, workflows.WorkflowName, req.input)
-	var alreadyStarted *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &alreadyStarted) {
-		status, err := describeRun(ctx, c, req.runID)
-		if err != nil {
-			return startResult{}, err
-		}
-		return startResult{RunID: req.runID, ClosedStatus: executionStatusName(status)}, nil
-	}
-	if err != nil {
-		return startResult{}, fmt.Errorf("start run %s: %w", req.runID, err)
-	}
-	return startResult{RunID: req.runID}, nil
 }

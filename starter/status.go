@@ -29,18 +29,18 @@ func (c *statusCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	tc, err := c.env.temporal(ctx)
+	rc, err := c.env.runClient(ctx)
 	if err != nil {
 		return err
 	}
-	snap, err := querySnapshot(ctx, tc, runID)
+	snap, err := rc.Snapshot(ctx, runID)
 	if err != nil {
 		return err
 	}
 	if c.json {
 		return writeJSON(c.env.stdout, snap)
 	}
-	tries, err := describeTries(ctx, tc, runID, snap.Steps)
+	tries, err := describeTries(ctx, rc, runID, snap.Steps)
 	if err != nil {
 		return err
 	}

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	workflowpb "go.temporal.io/api/workflow/v1"
-	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -25,12 +25,12 @@ type callTry struct {
 
 // describeTries asks Temporal for the tries of the run's activities in flight
 // and matches them to its steps.
-func describeTries(ctx context.Context, c client.Client, runID string, steps []workflows.AgentStep) (map[string]callTry, error) {
-	desc, err := c.DescribeWorkflow(ctx, runID, "")
+func describeTries(ctx context.Context, rc *runclient.Client, runID string, steps []workflows.AgentStep) (map[string]callTry, error) {
+	desc, err := rc.Describe(ctx, runID)
 	if err != nil {
-		return nil, runError(runID, "describe run", err)
+		return nil, err
 	}
-	return triesByStep(steps, desc.RawResponse.GetPendingActivities()), nil
+	return triesByStep(steps, desc.PendingActivities), nil
 }
 
 // triesByStep gives the step in flight the tries of the activity in flight,

@@ -99,7 +99,7 @@ func (s *Server) resolve(ctx context.Context, runID, stepID string, req ResolveR
 		return refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
 	}
 	sig := workflows.ResolveSignal{StepID: stepID, Decision: req.Decision, ExternalResourceID: req.ExternalResourceID, By: req.By}
-	if err := s.runs.SignalResolve(ctx, runID, sig); err != nil {
+	if err := s.runs.Resolve(ctx, runID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
 			return refused(http.StatusConflict, "the run has ended")
 		}

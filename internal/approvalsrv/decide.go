@@ -86,7 +86,7 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap workflows.
 		RequestID: in.Request.RequestID,
 		Channel:   in.Channel,
 	}
-	if err := s.runs.SignalApproval(ctx, in.RunID, sig); err != nil {
+	if err := s.runs.Decide(ctx, in.RunID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
 			// Nothing can be recorded in a closed run.
 			return s.keepRefusal(ctx, logger, in, refused(http.StatusConflict, "the run has ended"), false)

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -71,7 +72,7 @@ func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) 
 	open := start("lookup-open", stubRunInput{ActionID: openAction, Wait: true})
 	start("lookup-other", stubRunInput{ActionID: "act-00000000000000ff", Wait: true})
 	require.NoError(t, start("lookup-closed", stubRunInput{ActionID: closedAction}).Get(ctx, nil))
-	runs := TemporalRuns{Client: c}
+	runs := runclient.New(c, runclient.Options{})
 	// Visibility is eventually consistent: wait until both runs are indexed.
 	require.Eventually(t, func() bool {
 		_, errOpen := runs.RunByActionID(ctx, openAction)

@@ -21,16 +21,16 @@ type fakeRuns struct {
 	resolves    []workflows.ResolveSignal
 	refusals    []workflows.RefusalSignal
 	unavailable bool
-	// refusalsFail makes SignalRefusal fail as an unreachable Temporal would.
+	// refusalsFail makes Refuse fail as an unreachable Temporal would.
 	refusalsFail bool
 	// queries counts Snapshot calls, eventsQueries Events calls, lookups
-	// RunByActionID calls and listings ListRunIDs calls.
+	// RunByActionID calls and listings WaitingRunIDs calls.
 	queries, eventsQueries, lookups, listings int
-	// signalGate, when set, runs before SignalApproval records a signal,
-	// outside the lock, with the number of SignalApproval calls so far.
+	// signalGate, when set, runs before Decide records a signal,
+	// outside the lock, with the number of Decide calls so far.
 	signalGate  func(arrived int)
 	signalCalls int
-	// listGate, when set, runs at the start of ListRunIDs, outside the lock.
+	// listGate, when set, runs at the start of WaitingRunIDs, outside the lock.
 	listGate func()
 	// staleIndex answers RunByActionID as a lagging visibility store would.
 	staleIndex map[string]string
@@ -118,7 +118,7 @@ func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (workflows.RunSna
 	return f.snaps[runID], nil
 }
 
-// counts reads the call counters: Snapshot, Events, RunByActionID, ListRunIDs.
+// counts reads the call counters: Snapshot, Events, RunByActionID, WaitingRunIDs.
 func (f *fakeRuns) counts() (snapshots, events, lookups, listings int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -150,7 +150,7 @@ func (f *fakeRuns) Ended(ctx context.Context, runID string) (bool, error) {
 	return f.ended[runID], nil
 }
 
-func (f *fakeRuns) SignalApproval(ctx context.Context, runID string, sig workflows.ApprovalSignal) error {
+func (f *fakeRuns) Decide(ctx context.Context, runID string, sig workflows.ApprovalSignal) error {
 	f.mu.Lock()
 	f.signalCalls++
 	gate, arrived := f.signalGate, f.signalCalls
@@ -179,7 +179,7 @@ func (f *fakeRuns) SignalApproval(ctx context.Context, runID string, sig workflo
 	return nil
 }
 
-func (f *fakeRuns) SignalResolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error {
+func (f *fakeRuns) Resolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.check(runID); err != nil {
@@ -189,9 +189,9 @@ func (f *fakeRuns) SignalResolve(ctx context.Context, runID string, sig workflow
 	return nil
 }
 
-// SignalRefusal records the refusal as the workflow would: a signal_ignored
+// Refuse records the refusal as the workflow would: a signal_ignored
 // event on the action's step.
-func (f *fakeRuns) SignalRefusal(ctx context.Context, runID string, sig workflows.RefusalSignal) error {
+func (f *fakeRuns) Refuse(ctx context.Context, runID string, sig workflows.RefusalSignal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.check(runID); err != nil {
@@ -238,7 +238,7 @@ func (f *fakeRuns) RunByActionID(ctx context.Context, actionID string) (string, 
 	return "", fmt.Errorf("fake: action %s: %w", actionID, ErrRunNotFound)
 }
 
-func (f *fakeRuns) ListRunIDs(ctx context.Context, sel RunSelection) ([]string, error) {
+func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
 	f.mu.Lock()
 	gate := f.listGate
 	f.listings++
@@ -256,7 +256,7 @@ func (f *fakeRuns) ListRunIDs(ctx context.Context, sel RunSelection) ([]string, 
 		if runEnded(snap.Run.Status) {
 			continue
 		}
-		if sel == RunsWaitingForUser && snap.Run.Status != workflows.RunWaitingForUser {
+		if snap.Run.Status != workflows.RunWaitingForUser {
 			continue
 		}
 		ids = append(ids, id)

@@ -37,7 +37,7 @@ func TestOverlappingRepeatsOfOneRequestSendOneSignal(t *testing.T) {
 	const n = 8
 	// The first signal is held until every duplicate has either reached the
 	// memo (and waits for the first answer) or, without a memo, reached
-	// SignalApproval itself: so all n requests overlap, and without the
+	// Decide itself: so all n requests overlap, and without the
 	// memo all n would be signalled.
 	h.runs.signalGate = func(int) {
 		waitUntil(func() bool {

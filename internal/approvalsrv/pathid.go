@@ -4,17 +4,15 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // Path IDs are checked before any other work: they end up in Temporal calls,
 // in a visibility query (action IDs) and in logs, so only a short, plain
 // alphabet gets that far.
 const (
-	maxPathIDLength = 128
-	// actionIDPrefix starts every action ID: the workflow makes act-<16 hex>;
-	// runs from before that made act-<stepId> (act-step-4).
-	actionIDPrefix      = "act-"
-	maxActionIDLength   = 64
+	maxPathIDLength     = 128
 	pathIDCharsRuleText = "letters, digits, '.', '_', ':' and '-'"
 )
 
@@ -27,13 +25,12 @@ func checkPathID(name, id string) error {
 }
 
 // checkActionID is the rule for an action ID, wherever it comes from (a path
-// or a GitHub comment). Its alphabet cannot break out of the quotes of a
-// visibility query.
+// or a GitHub comment): runclient's, as the visibility query it ends up in
+// is runclient's.
 func checkActionID(id string) error {
-	rest, ok := strings.CutPrefix(id, actionIDPrefix)
-	if !ok || rest == "" || len(id) > maxActionIDLength || !plainID(rest) || strings.ContainsAny(rest, ".:") {
+	if !runclient.ValidActionID(id) {
 		return badRequest("the action ID must look like act-0123456789abcdef: %q followed by letters, digits, '_' or '-', at most %d characters",
-			actionIDPrefix, maxActionIDLength)
+			runclient.ActionIDPrefix, runclient.MaxActionIDLength)
 	}
 	return nil
 }

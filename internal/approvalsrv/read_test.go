@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -53,7 +54,7 @@ func TestApprovalsListsEveryWaitingActionAcrossRuns(t *testing.T) {
 	resp := h.get("/v1/approvals", nil)
 
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	var body struct{ Approvals []PendingApproval }
+	var body struct{ Approvals []runclient.PendingApproval }
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
 	require.Len(t, body.Approvals, 2)
 	first := body.Approvals[0]

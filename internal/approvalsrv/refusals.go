@@ -123,7 +123,7 @@ func (s *Server) signalRefusal(ctx context.Context, logger *slog.Logger, runID s
 	}
 	sig := workflows.RefusalSignal{ActionID: r.ActionID, Who: r.Who, Channel: r.Channel, Reason: r.Reason}
 	// A caller that hung up does not make the refusal any less worth keeping.
-	err := s.runs.SignalRefusal(context.WithoutCancel(ctx), runID, sig)
+	err := s.runs.Refuse(context.WithoutCancel(ctx), runID, sig)
 	switch {
 	case errors.Is(err, ErrRunNotFound):
 		// A late decision on a run that has closed: the run keeps nothing more.

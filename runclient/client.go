@@ -1,0 +1,161 @@
+// Package runclient is the one typed client of AgentRun workflows: start a
+// run, read its snapshot and events, send it decisions, and find runs
+// through visibility. The starter CLI, the approval server, the end-to-end
+// tests and the benchmarks all talk to runs through it, so a wire name or an
+// error rule changes in one place.
+//
+// It wraps a Temporal client.Client made elsewhere (internal/temporalclient
+// in the mains): one Temporal client per process.
+package runclient
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// Options tunes a Client.
+type Options struct {
+	// CallTimeout bounds each call to Temporal, so that a server answering
+	// requests gives up instead of hanging when Temporal or the workers are
+	// gone. Zero leaves calls bounded only by the caller's context.
+	CallTimeout time.Duration
+}
+
+// Client talks to AgentRun workflows through a Temporal client.
+type Client struct {
+	temporal client.Client
+	opts     Options
+	// now is the clock of visibility queries' time windows.
+	now func() time.Time
+}
+
+// New wraps c; the caller still owns c and closes it.
+func New(c client.Client, opts Options) *Client {
+	return &Client{temporal: c, opts: opts, now: time.Now}
+}
+
+// Temporal is the wrapped client, for what runclient does not cover
+// (waiting on a workflow's result, say).
+func (c *Client) Temporal() client.Client { return c.temporal }
+
+func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.opts.CallTimeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, c.opts.CallTimeout)
+}
+
+// Snapshot answers the run query: the run, its steps and its pending action.
+func (c *Client) Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error) {
+	var snap workflows.RunSnapshot
+	if err := c.query(ctx, runID, &snap, workflows.QueryRun); err != nil {
+		return workflows.RunSnapshot{}, err
+	}
+	return snap, nil
+}
+
+// Events returns the run's events after sinceSequence, in order.
+func (c *Client) Events(ctx context.Context, runID string, sinceSequence int64) ([]workflows.Event, error) {
+	var events []workflows.Event
+	if err := c.query(ctx, runID, &events, workflows.QueryEvents, sinceSequence); err != nil {
+		return nil, err
+	}
+	return events, nil
+}
+
+func (c *Client) query(ctx context.Context, runID string, into any, queryType string, args ...any) error {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	value, err := c.temporal.QueryWorkflow(ctx, runID, "", queryType, args...)
+	if err != nil {
+		return classify(runID, "query "+queryType+" of run", err)
+	}
+	if err := value.Get(into); err != nil {
+		return fmt.Errorf("decode the %s query of run %s: %w", queryType, runID, err)
+	}
+	return nil
+}
+
+// Description is what Temporal itself knows of a run, without asking its
+// workflow code: whether it is open, and the activities it has in flight.
+type Description struct {
+	Status enumspb.WorkflowExecutionStatus
+	// PendingActivities carry the try counts and last failures that the
+	// run's own state does not record (it records outcomes, not tries).
+	PendingActivities []*workflowpb.PendingActivityInfo
+}
+
+// Open tells whether the run can still take a signal.
+func (d Description) Open() bool { return d.Status == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING }
+
+// StatusName is the execution status in lower case ("completed", "terminated").
+func (d Description) StatusName() string { return StatusName(d.Status) }
+
+// Describe asks Temporal for the run's execution.
+func (c *Client) Describe(ctx context.Context, runID string) (Description, error) {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	desc, err := c.temporal.DescribeWorkflow(ctx, runID, "")
+	if err != nil {
+		return Description{}, classify(runID, "describe run", err)
+	}
+	return Description{
+		Status:            desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(),
+		PendingActivities: desc.RawResponse.GetPendingActivities(),
+	}, nil
+}
+
+// Ended tells whether the run's workflow is no longer running.
+func (c *Client) Ended(ctx context.Context, runID string) (bool, error) {
+	d, err := c.Describe(ctx, runID)
+	if err != nil {
+		return false, err
+	}
+	return !d.Open(), nil
+}
+
+// Decide sends a person's decision on the pending action. It checks
+// nothing: the approval server checks who may decide before it calls this,
+// and the run ignores (with a signal_ignored event) what it cannot apply.
+func (c *Client) Decide(ctx context.Context, runID string, sig workflows.ApprovalSignal) error {
+	return c.signal(ctx, runID, workflows.SignalApproval, sig)
+}
+
+// Resolve sends an operator's decision on a step whose outcome
+// reconciliation could not tell.
+func (c *Client) Resolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error {
+	return c.signal(ctx, runID, workflows.SignalResolve, sig)
+}
+
+// Refuse records in the run a decision the approval server refused, so that
+// the refusal shows on the run's page after the server forgets it.
+func (c *Client) Refuse(ctx context.Context, runID string, sig workflows.RefusalSignal) error {
+	return c.signal(ctx, runID, workflows.SignalRefusal, sig)
+}
+
+func (c *Client) signal(ctx context.Context, runID, name string, arg any) error {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	if err := c.temporal.SignalWorkflow(ctx, runID, "", name, arg); err != nil {
+		return classify(runID, "signal "+name+" to run", err)
+	}
+	return nil
+}
+
+// StatusName is a Temporal execution status in lower case ("completed",
+// "terminated", ...), as the starter prints it.
+func StatusName(s enumspb.WorkflowExecutionStatus) string {
+	name, ok := enumspb.WorkflowExecutionStatus_name[int32(s)]
+	if !ok {
+		return "unknown"
+	}
+	return strings.ToLower(strings.TrimPrefix(name, "WORKFLOW_EXECUTION_STATUS_"))
+}

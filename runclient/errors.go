@@ -1,0 +1,50 @@
+package runclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/api/serviceerror"
+)
+
+// Sentinels callers branch on with errors.Is, so that none of them needs to
+// know Temporal's error types.
+var (
+	// ErrRunNotFound: no run has this ID (or no run holds this action ID).
+	ErrRunNotFound = errors.New("run not found")
+	// ErrUnavailable: Temporal could not be reached or did not answer in time.
+	ErrUnavailable = errors.New("temporal is unavailable")
+)
+
+// NotFoundError says no run has RunID. Its message is the whole line a
+// person at a terminal needs, so callers print it without more context.
+type NotFoundError struct {
+	RunID string
+	// Err is Temporal's own answer.
+	Err error
+}
+
+func (e *NotFoundError) Error() string        { return fmt.Sprintf("run %q not found", e.RunID) }
+func (e *NotFoundError) Is(target error) bool { return target == ErrRunNotFound }
+func (e *NotFoundError) Unwrap() error        { return e.Err }
+
+// classify turns Temporal's answer into NotFoundError, or wraps it with what
+// was being done and, for a server that is down or slow, ErrUnavailable.
+func classify(runID, doing string, err error) error {
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return &NotFoundError{RunID: runID, Err: err}
+	}
+	var unavailable *serviceerror.Unavailable
+	var deadline *serviceerror.DeadlineExceeded
+	var exhausted *serviceerror.ResourceExhausted
+	if errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &exhausted) ||
+		errors.Is(err, context.DeadlineExceeded) {
+		err = errors.Join(ErrUnavailable, err)
+	}
+	if runID == "" {
+		return fmt.Errorf("%s: %w", doing, err)
+	}
+	return fmt.Errorf("%s %s: %w", doing, runID, err)
+}

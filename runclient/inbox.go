@@ -1,0 +1,117 @@
+package runclient
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// snapshotQueries bounds the run queries one listing sends at once.
+const snapshotQueries = 8
+
+// PendingApproval is one entry of the approval inbox.
+type PendingApproval struct {
+	RunID       string    `json:"runId"`
+	ActionID    string    `json:"actionId"`
+	Tool        string    `json:"tool"`
+	Repo        string    `json:"repo"`
+	PullNumber  int       `json:"pullNumber"`
+	Target      string    `json:"target"`
+	Preview     string    `json:"preview"`
+	RequestedBy string    `json:"requestedBy"`
+	Approvers   []string  `json:"approvers,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
+	ExpiresAt   time.Time `json:"expiresAt"`
+	Label       string    `json:"label"`
+}
+
+// InboxSource is what the inbox is read from. *Client is the real one; the
+// approval server's handler tests list a fake through the same code.
+type InboxSource interface {
+	WaitingRunIDs(ctx context.Context) ([]string, error)
+	Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error)
+}
+
+// ListWaiting lists every action waiting for a person, across runs,
+// soonest to expire first: the approval inbox.
+func (c *Client) ListWaiting(ctx context.Context) ([]PendingApproval, error) {
+	return PendingApprovals(ctx, c)
+}
+
+// PendingApprovals is ListWaiting over any source. The approval server's
+// GET /v1/approvals and the starter's `list --status waiting_for_user` both
+// come here, so a person at a terminal and one at the inbox page see the
+// same actions waiting.
+func PendingApprovals(ctx context.Context, src InboxSource) ([]PendingApproval, error) {
+	ids, err := src.WaitingRunIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	inbox := []PendingApproval{}
+	for _, f := range snapshots(ctx, src, ids) {
+		// A run that ended or moved on since the listing is simply not waiting.
+		if f.err != nil {
+			continue
+		}
+		if entry, ok := pendingApprovalOf(f.runID, f.snap); ok {
+			inbox = append(inbox, entry)
+		}
+	}
+	sort.SliceStable(inbox, func(i, j int) bool { return inbox[i].ExpiresAt.Before(inbox[j].ExpiresAt) })
+	return inbox, nil
+}
+
+func pendingApprovalOf(runID string, snap workflows.RunSnapshot) (PendingApproval, bool) {
+	a := snap.PendingAction
+	if a == nil || a.State != workflows.ActionWaiting {
+		return PendingApproval{}, false
+	}
+	approvers := a.Approvers
+	if len(approvers) == 0 {
+		approvers = snap.Run.Approvers
+	}
+	return PendingApproval{
+		RunID:       runID,
+		ActionID:    a.ID,
+		Tool:        a.ToolName,
+		Repo:        snap.Run.Repo,
+		PullNumber:  snap.Run.PullNumber,
+		Target:      a.Target,
+		Preview:     a.Preview,
+		RequestedBy: a.RequestedBy,
+		Approvers:   approvers,
+		CreatedAt:   a.CreatedAt,
+		ExpiresAt:   a.ExpiresAt,
+		Label:       snap.Label,
+	}, true
+}
+
+// found is one answer of snapshots.
+type found struct {
+	runID string
+	snap  workflows.RunSnapshot
+	err   error
+}
+
+// snapshots queries the runs concurrently, at most snapshotQueries at a
+// time, and returns the answers in the order of ids.
+func snapshots(ctx context.Context, src InboxSource, ids []string) []found {
+	results := make([]found, len(ids))
+	slots := make(chan struct{}, snapshotQueries)
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			snap, err := src.Snapshot(ctx, id)
+			results[i] = found{runID: id, snap: snap, err: err}
+		}()
+	}
+	wg.Wait()
+	return results
+}

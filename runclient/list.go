@@ -1,0 +1,164 @@
+package runclient
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	commonpb "go.temporal.io/api/common/v1"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// maxWaitingRuns caps how many runs one inbox listing walks through.
+const maxWaitingRuns = 1000
+
+// listPageSize is how many executions one visibility call returns.
+const listPageSize = 200
+
+// closedRunLookback is how long after its run closed an action ID is still
+// found, to answer a late comment.
+const closedRunLookback = 7 * 24 * time.Hour
+
+// Listed is one run in a listing.
+type Listed struct {
+	RunID string `json:"runId"`
+	// Status is the run's own status (AgentRunStatus), or the execution's
+	// when the workflow was stopped from outside ("terminated").
+	Status    string    `json:"status"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// List lists every run, or those whose AgentRunStatus is status, newest
+// first. Visibility is eventually consistent: a run that changed status a
+// moment ago may be listed under its old one.
+func (c *Client) List(ctx context.Context, status workflows.RunStatus) ([]Listed, error) {
+	query := fmt.Sprintf("WorkflowType = %q", workflows.WorkflowName)
+	if status != "" {
+		query += fmt.Sprintf(" AND %s = %q", workflows.SearchAttrStatus.GetName(), status)
+	}
+	var rows []Listed
+	var token []byte
+	for {
+		page, err := c.listPage(ctx, query, token)
+		if err != nil {
+			return nil, err
+		}
+		for _, ex := range page.GetExecutions() {
+			rows = append(rows, Listed{
+				RunID:     ex.GetExecution().GetWorkflowId(),
+				Status:    runStatusOf(ex.GetSearchAttributes().GetIndexedFields(), ex.GetStatus()),
+				StartedAt: ex.GetStartTime().AsTime(),
+			})
+		}
+		token = page.GetNextPageToken()
+		if len(token) == 0 {
+			sortNewestFirst(rows)
+			return rows, nil
+		}
+	}
+}
+
+// sortNewestFirst orders runs by start time, newest first, and runs started
+// in the same instant by ID. Visibility stores do not promise an order (the
+// dev server's SQLite and Elasticsearch differ), and a person looks for the
+// run they just started at the top.
+func sortNewestFirst(rows []Listed) {
+	slices.SortStableFunc(rows, func(a, b Listed) int {
+		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.RunID, b.RunID)
+	})
+}
+
+// runStatusOf reads AgentRunStatus. A workflow stopped from outside the run
+// (terminated, timed out) never updated it, so then the execution status
+// tells the truth.
+func runStatusOf(fields map[string]*commonpb.Payload, execution enumspb.WorkflowExecutionStatus) string {
+	switch execution {
+	case enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED,
+		enumspb.WORKFLOW_EXECUTION_STATUS_CONTINUED_AS_NEW:
+	default:
+		return StatusName(execution)
+	}
+	var status string
+	p, ok := fields[workflows.SearchAttrStatus.GetName()]
+	// Search attributes are always encoded by the default converter, never by
+	// a custom codec.
+	if !ok || converter.GetDefaultDataConverter().FromPayload(p, &status) != nil || status == "" {
+		return StatusName(execution)
+	}
+	return status
+}
+
+// WaitingRunIDs lists the open runs whose AgentRunStatus is
+// waiting_for_user, at most maxWaitingRuns of them.
+func (c *Client) WaitingRunIDs(ctx context.Context) ([]string, error) {
+	query := fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\" AND %s = %q",
+		workflows.WorkflowName, workflows.SearchAttrStatus.GetName(), workflows.RunWaitingForUser)
+	var ids []string
+	var token []byte
+	for {
+		page, err := c.listPage(ctx, query, token)
+		if err != nil {
+			return nil, err
+		}
+		for _, exec := range page.GetExecutions() {
+			ids = append(ids, exec.GetExecution().GetWorkflowId())
+		}
+		token = page.GetNextPageToken()
+		if len(token) == 0 || len(ids) >= maxWaitingRuns {
+			return ids, nil
+		}
+	}
+}
+
+// RunByActionID finds, in one visibility query, the open or recently closed
+// run whose AgentRunActionIds holds actionID; ErrRunNotFound when none does.
+// Continue-as-new keeps the workflow ID and carries the search attribute
+// over, so several executions may match; they are one run. A run that
+// closed recently still answers, so that a late comment hears "already
+// decided" rather than "no such action".
+func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, error) {
+	// The ID is quoted into the query: only the checked alphabet may get there.
+	if !ValidActionID(actionID) {
+		return "", fmt.Errorf("find the run of action %q: %w", clip(actionID), ErrBadActionID)
+	}
+	closedSince := c.now().Add(-closedRunLookback).UTC().Format(time.RFC3339)
+	query := fmt.Sprintf("WorkflowType = %q AND %s = '%s' AND (ExecutionStatus = \"Running\" OR CloseTime > '%s')",
+		workflows.WorkflowName, workflows.SearchAttrActionIDs.GetName(), actionID, closedSince)
+	page, err := c.listPage(ctx, query, nil)
+	if err != nil {
+		return "", err
+	}
+	executions := page.GetExecutions()
+	if len(executions) == 0 {
+		return "", fmt.Errorf("find the run of action %s: %w", actionID, ErrRunNotFound)
+	}
+	for _, exec := range executions {
+		if exec.GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return exec.GetExecution().GetWorkflowId(), nil
+		}
+	}
+	return executions[0].GetExecution().GetWorkflowId(), nil
+}
+
+func (c *Client) listPage(ctx context.Context, query string, token []byte) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	page, err := c.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+		Query:         query,
+		PageSize:      listPageSize,
+		NextPageToken: token,
+	})
+	if err != nil {
+		return nil, classify("", fmt.Sprintf("list runs (%s)", query), err)
+	}
+	return page, nil
+}

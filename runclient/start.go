@@ -1,0 +1,87 @@
+package runclient
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// StartRequest is one run to start.
+type StartRequest struct {
+	// RunID is the workflow ID; RunID(repo, pr, key) derives one from an
+	// idempotency key.
+	RunID     string
+	TaskQueue string
+	Input     workflows.RunInput
+}
+
+// Started is what Start did.
+type Started struct {
+	RunID string `json:"runId"`
+	// ClosedStatus is set when the ID's run had already finished: it was
+	// not started again.
+	ClosedStatus string `json:"closedStatus,omitempty"`
+}
+
+// Start starts the run, or returns the one its ID already names: an open run
+// is reused (so a repeated request is harmless), a closed one is reported in
+// ClosedStatus and never restarted (so a finished review does not post twice).
+func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
+	attrs := []temporal.SearchAttributeUpdate{
+		// The workflow upserts the status as it goes; setting it at start
+		// makes the run visible to a listing by status at once.
+		workflows.SearchAttrStatus.ValueSet(string(workflows.RunRunning)),
+	}
+	if req.Input.ConversationID != "" {
+		attrs = append(attrs, workflows.SearchAttrConversation.ValueSet(req.Input.ConversationID))
+	}
+	opts := client.StartWorkflowOptions{
+		ID:                       req.RunID,
+		TaskQueue:                req.TaskQueue,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		// Without it the SDK hides a closed run behind a handle as if it had
+		// just started; with it, only the closed case is an error (an open run
+		// is reused without one, by the conflict policy).
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		TypedSearchAttributes:                    temporal.NewSearchAttributes(attrs...),
+	}
+	startCtx, cancel := c.bound(ctx)
+	_, err := c.temporal.ExecuteWorkflow(startCtx, opts, workflows.WorkflowName, req.Input)
+	cancel()
+	var alreadyStarted *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &alreadyStarted) {
+		desc, err := c.Describe(ctx, req.RunID)
+		if err != nil {
+			return Started{}, err
+		}
+		return Started{RunID: req.RunID, ClosedStatus: desc.StatusName()}, nil
+	}
+	if err != nil {
+		return Started{}, classify(req.RunID, "start run", err)
+	}
+	return Started{RunID: req.RunID}, nil
+}
+
+// IdempotencyKey is the default key of a review: a repeated identical
+// request finds the same run.
+func IdempotencyKey(repo string, pr int, goal, user string) string {
+	return fmt.Sprintf("repo=%s\npr=%d\ngoal=%s\nuser=%s", repo, pr, goal, user)
+}
+
+// RunID names a run readably (whose pull request) and uniquely per key.
+func RunID(repo string, pr int, key string) string {
+	sum := sha256.Sum256([]byte(key))
+	slug := strings.ToLower(strings.ReplaceAll(repo, "/", "-"))
+	return fmt.Sprintf("review-%s-%d-%s", slug, pr, hex.EncodeToString(sum[:])[:12])
+}
