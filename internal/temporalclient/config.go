@@ -64,15 +64,16 @@ func (c Config) APIKey() bool { return c.auth.Credentials != nil }
 // test; an empty variable counts as unset. A bad value is an error naming
 // the variable (or the profile's key).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	src := sources{getenv: getenv}
-	prof, err := loadProfile(getenv, &src)
+	env := readEnv(getenv)
+	src := sources{env: env}
+	prof, err := loadProfile(env, &src)
 	if err != nil {
 		return Config{}, err
 	}
-	if err := checkBools(getenv); err != nil {
+	if err := checkBools(env); err != nil {
 		return Config{}, err
 	}
-	if err := prof.ApplyEnvVars(envLookup{getenv}); err != nil {
+	if err := prof.ApplyEnvVars(env); err != nil {
 		return Config{}, fmt.Errorf("TEMPORAL_* variables: %w", err)
 	}
 	cfg := Config{Address: prof.Address, Namespace: prof.Namespace, Profile: src.profile, ConfigFile: src.file}
@@ -99,7 +100,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	cfg.connection = opts.ConnectionOptions
 	cfg.auth = client.Options{Credentials: opts.Credentials, HeadersProvider: opts.HeadersProvider}
-	if cfg.Codec, err = payloadcodec.Parse(getenv("AGENTRUN_PAYLOAD_KEYS")); err != nil {
+	if cfg.Codec, err = payloadcodec.Parse(env["AGENTRUN_PAYLOAD_KEYS"]); err != nil {
 		return Config{}, fmt.Errorf("AGENTRUN_PAYLOAD_KEYS: %w", err)
 	}
 	return cfg, nil
@@ -108,8 +109,8 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 // loadProfile reads temporal.toml: TEMPORAL_CONFIG_FILE, or the CLI's
 // default path if it exists. A missing default file is fine; a missing named
 // file or profile is not.
-func loadProfile(getenv func(string) string, src *sources) (envconfig.ClientConfigProfile, error) {
-	file := getenv("TEMPORAL_CONFIG_FILE")
+func loadProfile(env envVars, src *sources) (envconfig.ClientConfigProfile, error) {
+	file := env["TEMPORAL_CONFIG_FILE"]
 	if file != "" {
 		if _, err := os.Stat(file); err != nil {
 			return envconfig.ClientConfigProfile{}, fmt.Errorf("TEMPORAL_CONFIG_FILE: %w", err)
@@ -117,11 +118,11 @@ func loadProfile(getenv func(string) string, src *sources) (envconfig.ClientConf
 	} else {
 		file = envconfig.DefaultConfigFilePath()
 	}
-	all, err := envconfig.LoadClientConfig(envconfig.LoadClientConfigOptions{ConfigFilePath: file, EnvLookup: envLookup{getenv}})
+	all, err := envconfig.LoadClientConfig(envconfig.LoadClientConfigOptions{ConfigFilePath: file, EnvLookup: env})
 	if err != nil {
 		return envconfig.ClientConfigProfile{}, fmt.Errorf("TEMPORAL_CONFIG_FILE (%s): %w", file, err)
 	}
-	name := getenv("TEMPORAL_PROFILE")
+	name := env["TEMPORAL_PROFILE"]
 	p := all.Profiles[orDefault(name, envconfig.DefaultConfigFileProfile)]
 	if p == nil {
 		if name != "" {
@@ -142,9 +143,9 @@ func describeFile(file string) string {
 
 // checkBools refuses what envconfig would silently ignore: a TEMPORAL_TLS
 // of "yes" would otherwise leave TLS as the profile had it.
-func checkBools(getenv func(string) string) error {
+func checkBools(env envVars) error {
 	for _, name := range []string{"TEMPORAL_TLS", "TEMPORAL_TLS_DISABLE_HOST_VERIFICATION"} {
-		v := getenv(name)
+		v := env[name]
 		if v == "" {
 			continue
 		}
@@ -176,25 +177,51 @@ func ValidateAddress(address string) error {
 // sources names where a value came from: the variable when it is set, else
 // the key of the profile it was read from.
 type sources struct {
-	getenv        func(string) string
+	env           envVars
 	profile, file string
 }
 
 func (s sources) name(variable, tomlKey string) string {
-	if s.getenv(variable) != "" || s.profile == "" {
+	if s.env[variable] != "" || s.profile == "" {
 		return variable
 	}
 	return fmt.Sprintf("%s (%s of profile %q in %s)", variable, tomlKey, s.profile, s.file)
 }
 
-// envLookup adapts a getenv to envconfig. Environ is empty, so
-// TEMPORAL_GRPC_META_* is read from a profile's grpc_meta only: a getenv
-// cannot list variables.
-type envLookup struct{ getenv func(string) string }
+// envVars are the variables this package reads, read once by name. Each
+// read is spelt out, so that internal/composecheck sees which variables the
+// programs need; envconfig reads its own through LookupEnv, from this map.
+// Left out on purpose: TEMPORAL_CODEC_* (our programs encrypt locally and
+// never call a remote codec) and TEMPORAL_GRPC_META_* (a getenv cannot list
+// variables; a profile's grpc_meta works).
+type envVars map[string]string
 
-func (e envLookup) Environ() []string { return nil }
-func (e envLookup) LookupEnv(k string) (string, bool) {
-	v := e.getenv(k)
+func readEnv(getenv func(string) string) envVars {
+	return envVars{
+		"TEMPORAL_CONFIG_FILE":                   getenv("TEMPORAL_CONFIG_FILE"),
+		"TEMPORAL_PROFILE":                       getenv("TEMPORAL_PROFILE"),
+		"TEMPORAL_ADDRESS":                       getenv("TEMPORAL_ADDRESS"),
+		"TEMPORAL_NAMESPACE":                     getenv("TEMPORAL_NAMESPACE"),
+		"TEMPORAL_API_KEY":                       getenv("TEMPORAL_API_KEY"),
+		"TEMPORAL_CLIENT_AUTHORITY":              getenv("TEMPORAL_CLIENT_AUTHORITY"),
+		"TEMPORAL_TLS":                           getenv("TEMPORAL_TLS"),
+		"TEMPORAL_TLS_CLIENT_CERT_PATH":          getenv("TEMPORAL_TLS_CLIENT_CERT_PATH"),
+		"TEMPORAL_TLS_CLIENT_CERT_DATA":          getenv("TEMPORAL_TLS_CLIENT_CERT_DATA"),
+		"TEMPORAL_TLS_CLIENT_KEY_PATH":           getenv("TEMPORAL_TLS_CLIENT_KEY_PATH"),
+		"TEMPORAL_TLS_CLIENT_KEY_DATA":           getenv("TEMPORAL_TLS_CLIENT_KEY_DATA"),
+		"TEMPORAL_TLS_SERVER_CA_CERT_PATH":       getenv("TEMPORAL_TLS_SERVER_CA_CERT_PATH"),
+		"TEMPORAL_TLS_SERVER_CA_CERT_DATA":       getenv("TEMPORAL_TLS_SERVER_CA_CERT_DATA"),
+		"TEMPORAL_TLS_SERVER_NAME":               getenv("TEMPORAL_TLS_SERVER_NAME"),
+		"TEMPORAL_TLS_DISABLE_HOST_VERIFICATION": getenv("TEMPORAL_TLS_DISABLE_HOST_VERIFICATION"),
+		"AGENTRUN_PAYLOAD_KEYS":                  getenv("AGENTRUN_PAYLOAD_KEYS"),
+	}
+}
+
+// Environ and LookupEnv make envVars envconfig's EnvLookup. An empty value
+// counts as unset, as for every other agentrun variable.
+func (e envVars) Environ() []string { return nil }
+func (e envVars) LookupEnv(k string) (string, bool) {
+	v := e[k]
 	return v, v != ""
 }
 
