@@ -139,9 +139,14 @@ type RunInput struct {
 	Goal           string `json:"goal,omitempty"`
 	UserID         string `json:"userId"`
 	ConversationID string `json:"conversationId,omitempty"`
-	// Approvers are the GitHub logins allowed to approve. Empty means any
-	// approver the approval layer has authenticated.
-	Approvers       []string      `json:"approvers,omitempty"`
+	// Approvers are the GitHub logins allowed to decide. Empty means anyone
+	// with write permission on the repository (admin, maintain or write),
+	// which the run asks GitHub itself for each decision (a permission_check
+	// step; see policy.go). Runs from before policyChangeID took any approver
+	// the approval layer had authenticated.
+	Approvers []string `json:"approvers,omitempty"`
+	// ApprovalTimeout travels as a duration string ("24h0m0s"); a number is
+	// read as nanoseconds. So does ToolTimeout (duration.go).
 	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
 	MaxSteps        int           `json:"maxSteps,omitempty"`
 	// HistoryThreshold is the history length past which the run continues as new.
