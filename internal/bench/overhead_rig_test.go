@@ -26,6 +26,7 @@ import (
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -70,8 +71,9 @@ type runSpec struct {
 // overheadRig is a dev server with a worker for each contender.
 type overheadRig struct {
 	client  client.Client
+	runs    *runclient.Client
 	sandbox *ghsandbox.Server
-	runs    atomic.Int64 // numbers runs, so every workflow ID is new
+	started atomic.Int64 // numbers runs, so every workflow ID is new
 	// shape is agentrun's, which the baseline copies; baseShape is what the
 	// baseline's own history showed.
 	shape, baseShape runShape
@@ -98,7 +100,7 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 		require.NoError(tb, w.Start())
 		tb.Cleanup(w.Stop)
 	}
-	r := &overheadRig{client: srv.Client(), sandbox: sandbox}
+	r := &overheadRig{client: srv.Client(), runs: runclient.New(srv.Client(), runclient.Options{}), sandbox: sandbox}
 	r.matchShapes(tb)
 	return r
 }
@@ -121,7 +123,7 @@ func benchFixture(tb testing.TB) ghsandbox.Fixture {
 }
 
 func (r *overheadRig) newRun(k contender, poll time.Duration) runSpec {
-	seq := r.runs.Add(1)
+	seq := r.started.Add(1)
 	return runSpec{id: fmt.Sprintf("%s-%d-%d", k.name(), time.Now().UnixNano(), seq), seq: seq, poll: poll}
 }
 
@@ -147,31 +149,27 @@ func drive(ctx context.Context, k contender, spec runSpec) error {
 	return k.run(ctx, spec)
 }
 
-// queryUntil asks a run query every spec.poll until done accepts the
-// answer. A query that arrives before the run's first workflow task is not
-// an error: the run is just not ready to answer yet.
-func queryUntil[T any](ctx context.Context, c client.Client, spec runSpec, query string, done func(T) (bool, error)) (T, error) {
+// queryUntil asks a run every spec.poll (through ask, one query) until done
+// accepts the answer. A query that arrives before the run's first workflow
+// task is not an error: the run is just not ready to answer yet.
+func queryUntil[T any](ctx context.Context, spec runSpec, ask func(context.Context) (T, error), done func(T) (bool, error)) (T, error) {
 	tick := time.NewTicker(spec.poll)
 	defer tick.Stop()
 	for {
-		var answer T
-		value, err := c.QueryWorkflow(ctx, spec.id, "", query)
+		answer, err := ask(ctx)
 		var notReady *serviceerror.WorkflowNotReady
 		switch {
 		case errors.As(err, &notReady):
 		case err != nil:
-			return answer, fmt.Errorf("query %s of %s: %w", query, spec.id, err)
+			return answer, err
 		default:
-			if err := value.Get(&answer); err != nil {
-				return answer, fmt.Errorf("decode query %s of %s: %w", query, spec.id, err)
-			}
 			if ok, err := done(answer); ok || err != nil {
 				return answer, err
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return answer, fmt.Errorf("query %s of %s: still waiting: %w", query, spec.id, ctx.Err())
+			return answer, fmt.Errorf("query %s: still waiting: %w", spec.id, ctx.Err())
 		case <-tick.C:
 		}
 	}
@@ -237,16 +235,18 @@ func (r *overheadRig) agentRun() agentRunContender { return agentRunContender{ri
 func (agentRunContender) name() string { return "agentrun" }
 
 func (k agentRunContender) run(ctx context.Context, spec runSpec) error {
-	c, id := k.rig.client, spec.id
+	c, rc, id := k.rig.client, k.rig.runs, spec.id
 	in := workflows.RunInput{
 		Repo: benchRepoOwner + "/" + benchRepoName, PullNumber: firstBenchPull + int(spec.seq%benchPulls),
 		UserID: "bench", ToolTimeout: 10 * time.Second,
 	}
+	// Started as bare as the baseline: runclient.Start's search attributes
+	// and ID policies would add visibility work the baseline does not do.
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: agentRunQueue}, workflows.WorkflowName, in)
 	if err != nil {
 		return fmt.Errorf("start run %s: %w", id, err)
 	}
-	waiting, err := awaitApprovalRequest(ctx, c, spec)
+	waiting, err := awaitApprovalRequest(ctx, rc, spec)
 	if err != nil {
 		return err
 	}
@@ -254,7 +254,7 @@ func (k agentRunContender) run(ctx context.Context, spec runSpec) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
-	err = c.SignalWorkflow(ctx, id, "", workflows.SignalApproval, workflows.ApprovalSignal{
+	err = rc.Decide(ctx, id, workflows.ApprovalSignal{
 		ActionID: waiting.PendingAction.ID, Decision: workflows.DecisionApprove, Approver: "alice", RequestID: id,
 	})
 	if err != nil {
@@ -274,8 +274,9 @@ func (k agentRunContender) run(ctx context.Context, spec runSpec) error {
 }
 
 // awaitApprovalRequest asks the run query until the run waits for a person.
-func awaitApprovalRequest(ctx context.Context, c client.Client, spec runSpec) (workflows.RunSnapshot, error) {
-	return queryUntil(ctx, c, spec, workflows.QueryRun, func(snap workflows.RunSnapshot) (bool, error) {
+func awaitApprovalRequest(ctx context.Context, rc *runclient.Client, spec runSpec) (workflows.RunSnapshot, error) {
+	ask := func(ctx context.Context) (workflows.RunSnapshot, error) { return rc.Snapshot(ctx, spec.id) }
+	return queryUntil(ctx, spec, ask, func(snap workflows.RunSnapshot) (bool, error) {
 		switch snap.Run.Status {
 		case workflows.RunCompleted, workflows.RunFailed, workflows.RunCancelled:
 			return false, fmt.Errorf("run %s ended %s before asking for approval: %s", spec.id, snap.Run.Status, snap.Run.Error)
@@ -335,7 +336,19 @@ func (k baselineContender) run(ctx context.Context, spec runSpec) error {
 	if err != nil {
 		return fmt.Errorf("start baseline %s: %w", id, err)
 	}
-	_, err = queryUntil(ctx, c, spec, bareQuery, func(status string) (bool, error) { return status == bareWaiting, nil })
+	// The bare workflow is not an AgentRun: the run client does not know it.
+	ask := func(ctx context.Context) (string, error) {
+		var status string
+		value, err := c.QueryWorkflow(ctx, id, "", bareQuery)
+		if err != nil {
+			return "", fmt.Errorf("query %s of %s: %w", bareQuery, id, err)
+		}
+		if err := value.Get(&status); err != nil {
+			return "", fmt.Errorf("decode query %s of %s: %w", bareQuery, id, err)
+		}
+		return status, nil
+	}
+	_, err = queryUntil(ctx, spec, ask, func(status string) (bool, error) { return status == bareWaiting, nil })
 	if err != nil {
 		return err
 	}

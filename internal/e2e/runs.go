@@ -10,15 +10,21 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
-// queryTimeout bounds one query; right after a worker is killed a query can
-// wait for Temporal to give up on that worker's sticky queue.
+// queryTimeout bounds one call to a run; right after a worker is killed a
+// query can wait for Temporal to give up on that worker's sticky queue.
 const queryTimeout = 5 * time.Second
+
+// runs is the run client over the test's Temporal client: the helpers below
+// talk to runs exactly as the starter and the approval server do.
+func runs(c client.Client) *runclient.Client {
+	return runclient.New(c, runclient.Options{CallTimeout: queryTimeout})
+}
 
 // ReviewInput is a run of the pull request under review whose GitHub calls
 // time out after toolTimeout, so that a call lost with a killed worker
@@ -32,18 +38,16 @@ func ReviewInput(toolTimeout time.Duration) workflows.RunInput {
 	}
 }
 
-// StartRun starts an AgentRun directly through the Temporal client: the
-// starter CLI does not expose every RunInput field the fault suite needs.
+// StartRun starts an AgentRun through the run client rather than the
+// starter CLI, which does not expose every RunInput field the fault suite
+// needs. Every test run has a new ID, so finding it closed is an error.
 func StartRun(ctx context.Context, c client.Client, queue, runID string, in workflows.RunInput) error {
-	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:        runID,
-		TaskQueue: queue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.SearchAttrStatus.ValueSet(string(workflows.RunRunning)),
-		),
-	}, workflows.WorkflowName, in)
+	started, err := runs(c).Start(ctx, runclient.StartRequest{RunID: runID, TaskQueue: queue, Input: in})
 	if err != nil {
-		return fmt.Errorf("start run %s: %w", runID, err)
+		return err
+	}
+	if started.ClosedStatus != "" {
+		return fmt.Errorf("start run %s: a run with this ID already finished (%s)", runID, started.ClosedStatus)
 	}
 	return nil
 }
@@ -58,32 +62,12 @@ func MustStartRun(t testing.TB, c client.Client, queue, runID string, in workflo
 
 // Snapshot asks a run for its RunSnapshot.
 func Snapshot(ctx context.Context, c client.Client, runID string) (workflows.RunSnapshot, error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	var snap workflows.RunSnapshot
-	value, err := c.QueryWorkflow(ctx, runID, "", workflows.QueryRun)
-	if err != nil {
-		return snap, fmt.Errorf("query run %s: %w", runID, err)
-	}
-	if err := value.Get(&snap); err != nil {
-		return snap, fmt.Errorf("decode the snapshot of %s: %w", runID, err)
-	}
-	return snap, nil
+	return runs(c).Snapshot(ctx, runID)
 }
 
 // Events asks a run for all of its events.
 func Events(ctx context.Context, c client.Client, runID string) ([]workflows.Event, error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	var events []workflows.Event
-	value, err := c.QueryWorkflow(ctx, runID, "", workflows.QueryEvents, int64(0))
-	if err != nil {
-		return nil, fmt.Errorf("query events of %s: %w", runID, err)
-	}
-	if err := value.Get(&events); err != nil {
-		return nil, fmt.Errorf("decode the events of %s: %w", runID, err)
-	}
-	return events, nil
+	return runs(c).Events(ctx, runID, 0)
 }
 
 // MustEvents is Events failing the test.
@@ -175,7 +159,7 @@ func ForEach(n, limit int, fn func(i int) error) error {
 
 // Approve sends the approval signal, as the starter and the approval server do.
 func Approve(ctx context.Context, c client.Client, runID, actionID, approver, requestID string) error {
-	err := c.SignalWorkflow(ctx, runID, "", workflows.SignalApproval, workflows.ApprovalSignal{
+	err := runs(c).Decide(ctx, runID, workflows.ApprovalSignal{
 		ActionID:  actionID,
 		Decision:  workflows.DecisionApprove,
 		Approver:  approver,
@@ -230,13 +214,11 @@ func CountEvents(events []workflows.Event, typ, status string) int {
 // PendingActivity finds an open activity of a type in the run's history:
 // the one thing about a run Temporal can tell without a worker.
 func PendingActivity(ctx context.Context, c client.Client, runID, activityType string) (attempt int32, state enumspb.PendingActivityState, found bool, err error) {
-	ctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	desc, err := c.DescribeWorkflow(ctx, runID, "")
+	desc, err := runs(c).Describe(ctx, runID)
 	if err != nil {
-		return 0, 0, false, fmt.Errorf("describe run %s: %w", runID, err)
+		return 0, 0, false, err
 	}
-	for _, a := range desc.RawResponse.GetPendingActivities() {
+	for _, a := range desc.PendingActivities {
 		if a.GetActivityType().GetName() == activityType {
 			return a.GetAttempt(), a.GetState(), true, nil
 		}
