@@ -32,7 +32,9 @@ commands:
   list      list runs; --status waiting_for_user lists the actions waiting for approval
 
 Run 'starter <command> -h' for the flags of a command.
-Temporal is reached at TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default").
+Temporal is reached at TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default"),
+with TEMPORAL_API_KEY or TEMPORAL_TLS_* if set, or from a temporal.toml profile (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE).
+Encrypted runs need the worker's AGENTRUN_PAYLOAD_KEYS. See docs/operations.md.
 `
 
 // Exit codes.
