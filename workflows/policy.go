@@ -65,6 +65,9 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 	permission, expired, err := w.checkPermission(ctx, pa, who, timer)
 	switch {
 	case err != nil:
+		// Back at the head of the queue, so that the end of the run
+		// records it as never applied.
+		w.queued = append([]ApprovalSignal{sig}, w.queued...)
 		return err
 	case expired:
 		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
@@ -114,15 +117,16 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who 
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(workflow.ExecuteActivity(actx, acts.CheckRepoPermission, in), func(f workflow.Future) { err = f.Get(ctx, &res) })
 	if timer != nil {
-		sel.AddFuture(timer, func(workflow.Future) { expired = true })
+		// A cancelled run cancels the timer too; that is no expiry.
+		sel.AddFuture(timer, func(f workflow.Future) { expired = f.Get(ctx, nil) == nil })
 	}
 	sel.Select(ctx)
 	switch {
+	case ctx.Err() != nil:
+		return "", false, ctx.Err()
 	case expired:
 		w.setStepStatus(ctx, st, StepFailed, "the action expired before the check finished")
 		return "", true, nil
-	case err != nil && ctx.Err() != nil:
-		return "", false, ctx.Err()
 	case err != nil:
 		w.setStepStatus(ctx, st, StepFailed, errorMessage(err))
 		return "", false, nil

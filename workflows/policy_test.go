@@ -324,3 +324,23 @@ func TestQueuedDecisionsCarriedAcrossContinueAsNewAreCheckedInOrder(t *testing.T
 	newEvents := eventsWith(h.events(), func(e Event) bool { return e.Sequence > in.Checkpoint.EventSequence })
 	require.Equal(t, []string{"mallory has read permission on acme/widgets; deciding needs write"}, ignoredDetails(newEvents))
 }
+
+func TestCancelDuringAPermissionCheckPostsNothingAndSaysSo(t *testing.T) {
+	h := newHarness(t)
+	h.env.OnActivity(acts.CheckRepoPermission, mock.Anything, mock.Anything).
+		Return(activities.RepoPermission{Permission: "write"}, nil).After(time.Hour)
+	h.approveAs("bob")
+	h.env.RegisterDelayedCallback(h.env.CancelWorkflow, 30*time.Minute)
+	h.run(demoInput())
+	require.True(t, temporal.IsCanceledError(h.env.GetWorkflowError()), "%v", h.env.GetWorkflowError())
+
+	require.Equal(t, 0, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, RunCancelled, snap.Run.Status)
+	require.Equal(t, ActionExpired, snap.PendingAction.State)
+	checks := permissionSteps(snap)
+	require.Len(t, checks, 1)
+	require.Equal(t, StepFailed, checks[0].Status)
+	require.Equal(t, []string{"approve by bob was not applied: the run was cancelled"}, ignoredDetails(h.events()))
+	requireLegalHistory(t, h.events())
+}
