@@ -55,13 +55,24 @@ func TestApprovalWithoutTemporalExitsWith1(t *testing.T) {
 	require.Equal(t, 1, exitCode(err, quietLogger()))
 }
 
+func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
+	api := listen(t)
+
+	err := runOn(context.Background(), envOf(map[string]string{}), quietLogger(), map[string]net.Listener{"APPROVAL_ADDR": api})
+
+	require.ErrorContains(t, err, "APPROVAL_SECRET")
+	_, dialErr := net.Dial("tcp", api.Addr().String())
+	require.Error(t, dialErr, "a listener handed to the server is closed when it gives up")
+}
+
 func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 	server := devserver.Start(t, devserver.Options{})
-	addr := freeAddress(t)
+	api := listen(t)
+	addr := api.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
 		"TEMPORAL_ADDRESS": server.Address(),
-	})
+	}, map[string]net.Listener{"APPROVAL_ADDR": api})
 
 	waitHealthy(t, addr)
 	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/v1/runs/no-such-run", nil), "reads need a signature")
@@ -78,12 +89,13 @@ func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 
 func TestApprovalWithAWebhookAddressServesTheWebhookOnlyThere(t *testing.T) {
 	server := devserver.Start(t, devserver.Options{})
-	addr, webhookAddr := freeAddress(t), freeAddress(t)
+	api, webhook := listen(t), listen(t)
+	addr, webhookAddr := api.Addr().String(), webhook.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_WEBHOOK_ADDR": webhookAddr,
 		"APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
 		"TEMPORAL_ADDRESS": server.Address(),
-	})
+	}, map[string]net.Listener{"APPROVAL_ADDR": api, "APPROVAL_WEBHOOK_ADDR": webhook})
 	waitHealthy(t, addr)
 	waitHealthy(t, webhookAddr)
 
@@ -102,12 +114,13 @@ type mainProcess struct {
 	stopped chan error
 }
 
-// startMain runs the approval main in this process until stop.
-func startMain(t *testing.T, env map[string]string) *mainProcess {
+// startMain runs the approval main in this process, on the listeners the
+// test opened, until stop.
+func startMain(t *testing.T, env map[string]string, bound map[string]net.Listener) *mainProcess {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &mainProcess{cancel: cancel, stopped: make(chan error, 1)}
-	go func() { m.stopped <- run(ctx, envOf(env), quietLogger()) }()
+	go func() { m.stopped <- runOn(ctx, envOf(env), quietLogger(), bound) }()
 	t.Cleanup(cancel)
 	return m
 }
@@ -156,10 +169,12 @@ func postStatus(t *testing.T, url string) int {
 	return resp.StatusCode
 }
 
-func freeAddress(t *testing.T) string {
+// listen opens a loopback listener on a port of the kernel's choosing and
+// keeps it open for the server, so no parallel test can take the port.
+func listen(t *testing.T) net.Listener {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
+	t.Cleanup(func() { _ = l.Close() })
+	return l
 }

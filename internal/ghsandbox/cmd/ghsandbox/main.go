@@ -54,14 +54,24 @@ func loadConfig(getenv func(string) string) (config, error) {
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(log); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, log, os.Getenv, nil)
+	stop()
+	if err != nil {
 		log.Error("ghsandbox stopped", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger) error {
-	cfg, err := loadConfig(os.Getenv)
+// run serves until ctx ends. It serves on listener when one is given (a test
+// opens it on port 0 and keeps it, so no parallel test can take the port
+// between choosing and binding it), else on SANDBOX_ADDR. run closes
+// listener when it returns.
+func run(ctx context.Context, log *slog.Logger, getenv func(string) string, listener net.Listener) error {
+	if listener != nil {
+		defer listener.Close() // already closed by Shutdown when it served
+	}
+	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return err
 	}
@@ -73,12 +83,11 @@ func run(log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
-	listener, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on SANDBOX_ADDR %s: %w", cfg.Addr, err)
+	if listener == nil {
+		listener, err = net.Listen("tcp", cfg.Addr)
+		if err != nil {
+			return fmt.Errorf("listen on SANDBOX_ADDR %s: %w", cfg.Addr, err)
+		}
 	}
 	srv := &http.Server{
 		Handler:           logRequests(log, sandbox),

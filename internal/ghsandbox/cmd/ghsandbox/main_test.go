@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -37,4 +43,31 @@ func TestWithoutSandboxStateNothingIsWritten(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, entries)
+}
+
+func TestSandboxServesOnTheListenerItIsGivenUntilItsContextEnds(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := make(chan error, 1)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	go func() { stopped <- run(ctx, quiet, func(string) string { return "" }, l) }()
+
+	// The listener is bound before run starts, so the first request is
+	// queued by the kernel rather than refused: no wait for readiness.
+	resp, err := http.Get("http://" + l.Addr().String() + "/_sandbox/faults")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	cancel()
+	select {
+	case err := <-stopped:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the sandbox did not stop after its context ended")
+	}
+	_, err = net.Dial("tcp", l.Addr().String())
+	require.Error(t, err, "the listener is closed once the sandbox stops")
 }
