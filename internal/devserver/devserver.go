@@ -200,8 +200,11 @@ func RepoRoot() (string, error) {
 }
 
 // FreeAddress is a loopback host:port nobody listens on right now, for a
-// server that takes its listen address as a setting, or for a test that
-// needs an address where nothing answers.
+// server in another process that takes its listen address as a setting, or
+// for a test that needs an address where nothing answers. The port is free
+// only until someone else binds it: a server in the test's own process
+// should be handed an open net.Listener instead (approval's runOn, the
+// sandbox's run, httptest).
 func FreeAddress(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
