@@ -344,3 +344,23 @@ func TestCancelDuringAPermissionCheckPostsNothingAndSaysSo(t *testing.T) {
 	require.Equal(t, []string{"approve by bob was not applied: the run was cancelled"}, ignoredDetails(h.events()))
 	requireLegalHistory(t, h.events())
 }
+
+// GitHub refusing the approved comment is what failed; the review itself was
+// done, so the run completes and its outcome says what went wrong.
+func TestOutcomeNamesACommentGitHubRefused(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeStatus, Status: 422})
+	h.approveWhenWaiting()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	snap := h.snapshot()
+	require.Equal(t, RunCompleted, snap.Run.Status)
+	o := snap.Outcome
+	require.Empty(t, o.Posted)
+	require.Len(t, o.Failed, 1)
+	require.Equal(t, h.commentStep(snap).ID, o.Failed[0].StepID)
+	require.Equal(t, activities.ToolCreateIssueComment, o.Failed[0].What)
+	require.Contains(t, o.Failed[0].Error, "422")
+	require.Equal(t, "Nothing posted on acme/widgets#1; 1 step failed", o.Summary)
+}
