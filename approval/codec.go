@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -16,11 +17,11 @@ const codecPrefix = "/codec/"
 // handler when AGENTRUN_CODEC_TOKEN is set. A prefix test rather than a
 // ServeMux: a mux would clean and redirect the approval server's escaped
 // path IDs.
-func withCodec(cfg config, approval http.Handler) http.Handler {
+func withCodec(cfg config, approval http.Handler, logger *slog.Logger) http.Handler {
 	if !cfg.codec.Enabled() {
 		return approval
 	}
-	codec := payloadcodec.NewHandler(cfg.temporal.Codec, cfg.codec, cfg.temporal.Namespace)
+	codec := payloadcodec.NewHandler(cfg.temporal.Codec, cfg.codec, cfg.temporal.Namespace, logger)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, codecPrefix) {
 			codec.ServeHTTP(w, r)

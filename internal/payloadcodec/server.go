@@ -3,6 +3,7 @@ package payloadcodec
 import (
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -78,14 +79,20 @@ func validateOrigin(origin string) error {
 // codec protocol (converter.NewPayloadCodecHTTPHandler), behind the bearer
 // token and CORS of cfg. namespace is the client's: the keys belong to it,
 // so a request for another namespace (the UI's X-Namespace) is refused.
-func NewHandler(codec *Codec, cfg ServerConfig, namespace string) http.Handler {
-	return &handler{codec: converter.NewPayloadCodecHTTPHandler(codec), cfg: cfg, namespace: namespace}
+// Every request is logged to logger (nil means slog.Default): a decrypt
+// endpoint needs an audit trail of who used it.
+func NewHandler(codec *Codec, cfg ServerConfig, namespace string, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &handler{codec: converter.NewPayloadCodecHTTPHandler(codec), cfg: cfg, namespace: namespace, logger: logger}
 }
 
 type handler struct {
 	codec     http.Handler
 	cfg       ServerConfig
 	namespace string
+	logger    *slog.Logger
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -109,6 +116,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !h.authorized(r) {
+		h.logger.Warn("codec request refused: no valid token", "path", r.URL.Path, "peer", r.RemoteAddr, "origin", origin)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="agentrun codec"`)
 		http.Error(w, "codec endpoint needs Authorization: Bearer <AGENTRUN_CODEC_TOKEN>", http.StatusUnauthorized)
 		return
@@ -117,6 +125,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("these keys belong to namespace %s, not %s", h.namespace, ns), http.StatusForbidden)
 		return
 	}
+	h.logger.Info("codec request", "path", r.URL.Path, "peer", r.RemoteAddr, "origin", origin,
+		"forwardedFor", r.Header.Get("X-Forwarded-For"))
 	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 	h.codec.ServeHTTP(w, r)
 }

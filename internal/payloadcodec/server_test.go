@@ -3,6 +3,8 @@ package payloadcodec_test
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -32,7 +34,7 @@ func codecServer(t *testing.T, c *payloadcodec.Codec) *httptest.Server {
 	}))
 	require.NoError(t, err)
 	mux := http.NewServeMux()
-	mux.Handle("/codec/", payloadcodec.NewHandler(c, cfg, "default"))
+	mux.Handle("/codec/", payloadcodec.NewHandler(c, cfg, "default", slog.New(slog.NewTextHandler(io.Discard, nil))))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
