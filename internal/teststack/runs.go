@@ -10,6 +10,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -35,30 +36,18 @@ func (s *Stack) StartReview(t testing.TB, taskQueue string) client.WorkflowRun {
 	return run
 }
 
+// Runs is the run client over the stack's client (with its payload codec,
+// if any): tests talk to runs as the starter and the approval server do.
+func (s *Stack) Runs() *runclient.Client { return runclient.New(s.Client(), runclient.Options{}) }
+
 // Snapshot asks a run for its RunSnapshot.
 func (s *Stack) Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error) {
-	v, err := s.Client().QueryWorkflow(ctx, runID, "", workflows.QueryRun)
-	if err != nil {
-		return workflows.RunSnapshot{}, fmt.Errorf("query run %s: %w", runID, err)
-	}
-	var snap workflows.RunSnapshot
-	if err := v.Get(&snap); err != nil {
-		return workflows.RunSnapshot{}, fmt.Errorf("decode the snapshot of %s: %w", runID, err)
-	}
-	return snap, nil
+	return s.Runs().Snapshot(ctx, runID)
 }
 
 // Events asks a run for all its events.
 func (s *Stack) Events(ctx context.Context, runID string) ([]workflows.Event, error) {
-	v, err := s.Client().QueryWorkflow(ctx, runID, "", workflows.QueryEvents, int64(0))
-	if err != nil {
-		return nil, fmt.Errorf("query the events of %s: %w", runID, err)
-	}
-	var events []workflows.Event
-	if err := v.Get(&events); err != nil {
-		return nil, fmt.Errorf("decode the events of %s: %w", runID, err)
-	}
-	return events, nil
+	return s.Runs().Events(ctx, runID, 0)
 }
 
 // WaitForApproval waits until the run asks for approval and returns the
@@ -84,7 +73,7 @@ func (s *Stack) WaitForApproval(t testing.TB, runID string) workflows.PendingAct
 // Approve approves the action as alice, an admin of the fixture's repository.
 func (s *Stack) Approve(t testing.TB, runID, actionID string) {
 	t.Helper()
-	err := s.Client().SignalWorkflow(context.Background(), runID, "", workflows.SignalApproval, workflows.ApprovalSignal{
+	err := s.Runs().Decide(context.Background(), runID, workflows.ApprovalSignal{
 		ActionID: actionID, Decision: workflows.DecisionApprove, Approver: "alice",
 		RequestID: fmt.Sprintf("teststack-%d", runSeq.Add(1)), Channel: "test",
 	})
