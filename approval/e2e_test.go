@@ -109,10 +109,8 @@ func (s *stack) inboxHas(actionID string) bool {
 // workflow's events query.
 func (s *stack) ignoredEvents(runID string) []workflows.Event {
 	s.t.Helper()
-	value, err := s.temporal.QueryWorkflow(context.Background(), runID, "", workflows.QueryEvents, int64(0))
+	events, err := runclient.New(s.temporal, runclient.Options{}).Events(context.Background(), runID, 0)
 	require.NoError(s.t, err)
-	var events []workflows.Event
-	require.NoError(s.t, value.Get(&events))
 	var ignored []workflows.Event
 	for _, ev := range events {
 		if ev.Type == workflows.EventSignalIgnored {

@@ -61,6 +61,20 @@ func exitCode(err error, logger *slog.Logger) int {
 }
 
 func run(ctx context.Context, getenv func(string) string, logger *slog.Logger) error {
+	return runOn(ctx, getenv, logger, nil)
+}
+
+// runOn is run serving on listeners already open, by the variable that names
+// their address (APPROVAL_ADDR, APPROVAL_WEBHOOK_ADDR); an endpoint without
+// one listens on its address. Tests open theirs on port 0 and pass them in:
+// a port chosen and then released could be taken by a parallel test before
+// the server binds it. runOn closes every listener in bound when it returns.
+func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger, bound map[string]net.Listener) error {
+	defer func() {
+		for _, l := range bound {
+			_ = l.Close() // already closed by a served endpoint's shutdown, or never used
+		}
+	}()
 	cfg, err := loadConfig(getenv)
 	if err != nil {
 		return &configError{err}
@@ -84,7 +98,7 @@ func run(ctx context.Context, getenv func(string) string, logger *slog.Logger) e
 	if cfg.server.WebhookAddr != "" {
 		endpoints = append(endpoints, endpoint{variable: "APPROVAL_WEBHOOK_ADDR", addr: cfg.server.WebhookAddr, handler: srv.WebhookHandler()})
 	}
-	if err := listenAll(endpoints, logger); err != nil {
+	if err := listenAll(endpoints, bound, logger); err != nil {
 		return err
 	}
 	logger.Info("approval server ready", append(cfg.temporal.LogAttrs(), "identityHeader", cfg.server.IdentityHeader,
@@ -102,10 +116,15 @@ type endpoint struct {
 }
 
 // listenAll opens every endpoint's listener before any serves, so that a bad
-// second address stops start-up instead of leaving half a server.
-func listenAll(endpoints []endpoint, logger *slog.Logger) error {
+// second address stops start-up instead of leaving half a server. An
+// endpoint with a listener in bound takes that one.
+func listenAll(endpoints []endpoint, bound map[string]net.Listener, logger *slog.Logger) error {
 	for i := range endpoints {
-		l, err := net.Listen("tcp", endpoints[i].addr)
+		l, ok := bound[endpoints[i].variable]
+		var err error
+		if !ok {
+			l, err = net.Listen("tcp", endpoints[i].addr)
+		}
 		if err != nil {
 			for _, opened := range endpoints[:i] {
 				_ = opened.listener.Close()
