@@ -23,7 +23,7 @@ type toolArgs struct {
 
 // runToolCall runs one tool call to a terminal step and appends its result to
 // the conversation exactly once. It returns an error only when the run must
-// end (cancellation).
+// end: cancellation, or (under policyChangeID) a pull request it cannot read.
 func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) error {
 	st := w.openStepFor(call.ID)
 	if spec, ok := activities.ToolSpecByName(call.Name); ok && !spec.SideEffect {
