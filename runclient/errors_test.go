@@ -1,0 +1,29 @@
+package runclient
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+func TestCallsToAnUnreachableTemporalAreUnavailable(t *testing.T) {
+	// A lazy client dials on first use: nothing listens on port 1.
+	c, err := client.NewLazyClient(client.Options{HostPort: "127.0.0.1:1"})
+	require.NoError(t, err)
+	t.Cleanup(c.Close)
+	rc := New(c, Options{CallTimeout: 2 * time.Second})
+
+	_, err = rc.Snapshot(context.Background(), "some-run")
+	require.ErrorIs(t, err, ErrUnavailable)
+	require.NotErrorIs(t, err, ErrRunNotFound)
+	require.ErrorContains(t, err, "some-run")
+	err = rc.Decide(context.Background(), "some-run", workflows.ApprovalSignal{ActionID: "act-x"})
+	require.ErrorIs(t, err, ErrUnavailable)
+	_, err = rc.WaitingRunIDs(context.Background())
+	require.ErrorIs(t, err, ErrUnavailable)
+}
