@@ -133,6 +133,12 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 	require.NoError(t, v.Get(&snap))
 	require.Equal(t, run.GetID(), snap.Run.ID)
 
+	// A client without the keys, as anyone with namespace access has, gets
+	// the worker's answer as ciphertext it cannot decode.
+	v, err = base.PlainClient().QueryWorkflow(context.Background(), run.GetID(), "", workflows.QueryRun)
+	require.NoError(t, err)
+	require.ErrorContains(t, v.Get(&snap), "encoding")
+
 	// Without the token the endpoint decrypts nothing.
 	resp, err := http.Post(approval.URL+"/codec/decode", "application/json", strings.NewReader(`{"payloads":[]}`))
 	require.NoError(t, err)
