@@ -116,6 +116,11 @@ func TestStartingTheSameIDAgainReusesTheOpenRunAndNeverRestartsAClosedOne(t *tes
 	require.Equal(t, Started{RunID: req.RunID}, first)
 	require.Equal(t, Started{RunID: req.RunID}, again, "an open run is reused, not reported as closed")
 	firstExecution := rc.Temporal().GetWorkflow(ctx, req.RunID, "").GetRunID()
+	described, err := rc.Temporal().DescribeWorkflow(ctx, req.RunID, "")
+	require.NoError(t, err)
+	summary, err := described.GetStaticSummary()
+	require.NoError(t, err)
+	require.Equal(t, "Review acme/widgets#1 for carol", summary, "the Temporal UI names the run")
 
 	require.NoError(t, rc.Decide(ctx, req.RunID, workflows.ApprovalSignal{ActionID: "act-x", Decision: workflows.DecisionApprove, Approver: "alice", RequestID: "r-1"}))
 	var approver string

@@ -55,6 +55,8 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 		// is reused without one, by the conflict policy).
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		TypedSearchAttributes:                    temporal.NewSearchAttributes(attrs...),
+		// What the Temporal UI shows for the run before anyone opens it.
+		StaticSummary: workflows.StaticSummary(req.Input),
 	}
 	startCtx, cancel := c.bound(ctx)
 	_, err := c.temporal.ExecuteWorkflow(startCtx, opts, workflows.WorkflowName, req.Input)
