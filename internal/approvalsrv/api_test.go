@@ -154,20 +154,29 @@ func TestSignedDecisionOnUnknownRunOrActionAnswers404(t *testing.T) {
 }
 
 func TestSignedDecisionOnDecidedOrExpiredActionAnswers409SayingWhich(t *testing.T) {
+	decidedAt := testNow.Add(-10 * time.Minute)
 	approved := waitingRun()
 	approved.PendingAction.State = workflows.ActionApproved
 	approved.PendingAction.DecidedBy = "bob"
+	approved.PendingAction.DecidedAt = &decidedAt
 	expired := waitingRun()
 	expired.PendingAction.State = workflows.ActionExpired
+	expired.PendingAction.ExpiresAt = testNow.Add(-time.Hour)
 	pastDeadline := waitingRun()
 	pastDeadline.PendingAction.ExpiresAt = testNow.Add(-time.Second)
 	cases := map[string]struct {
 		snap workflows.RunSnapshot
-		want string
+		want map[string]string
 	}{
-		"already approved":              {approved, "the action was already approved by bob"},
-		"expired":                       {expired, "the action has expired"},
-		"past its deadline, timer late": {pastDeadline, "the action has expired"},
+		"already approved": {approved, map[string]string{
+			"error": "the action was already approved by bob at 2025-03-04T11:50:00Z", "state": "approved", "decidedBy": "bob",
+		}},
+		"expired": {expired, map[string]string{
+			"error": "the action expired at 2025-03-04T11:00:00Z without a decision", "state": "expired",
+		}},
+		"past its deadline, timer late": {pastDeadline, map[string]string{
+			"error": "the action expired at 2025-03-04T11:59:59Z without a decision", "state": "expired",
+		}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -177,7 +186,7 @@ func TestSignedDecisionOnDecidedOrExpiredActionAnswers409SayingWhich(t *testing.
 			resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 			require.Equal(t, http.StatusConflict, resp.StatusCode)
-			require.Equal(t, c.want, answer(t, resp)["error"])
+			require.Equal(t, c.want, answer(t, resp))
 			require.Empty(t, h.runs.approvalSignals())
 		})
 	}

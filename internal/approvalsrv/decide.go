@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentrun/agentrun/workflows"
 )
@@ -134,16 +135,33 @@ func (s *Server) checkActionOpen(action *workflows.PendingAction) outcome {
 		if action.DecidedBy != "" {
 			msg += " by " + action.DecidedBy
 		}
-		return refused(http.StatusConflict, msg)
+		if action.DecidedAt != nil {
+			msg += " at " + action.DecidedAt.UTC().Format(time.RFC3339)
+		}
+		o := refused(http.StatusConflict, msg)
+		o.State, o.DecidedBy = string(action.State), action.DecidedBy
+		return o
 	case workflows.ActionExpired:
-		return refused(http.StatusConflict, "the action has expired")
+		return expiredAction(action)
 	default:
 		return refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
 	}
 	if !action.ExpiresAt.IsZero() && !s.now().Before(action.ExpiresAt) {
-		return refused(http.StatusConflict, "the action has expired")
+		return expiredAction(action)
 	}
 	return accepted("")
+}
+
+// expiredAction says when the action expired: nobody decided it, so there
+// is no "by".
+func expiredAction(action *workflows.PendingAction) outcome {
+	msg := "the action expired without a decision"
+	if !action.ExpiresAt.IsZero() {
+		msg = "the action expired at " + action.ExpiresAt.UTC().Format(time.RFC3339) + " without a decision"
+	}
+	o := refused(http.StatusConflict, msg)
+	o.State = string(workflows.ActionExpired)
+	return o
 }
 
 // refuse logs a refused decision and keeps it for the run's page. A 403 or

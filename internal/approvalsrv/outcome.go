@@ -14,6 +14,11 @@ type outcome struct {
 	Code   int
 	Status string
 	Error  string
+	// State and DecidedBy say, on a 409, what became of the action, so that
+	// a client can tell "already approved by bob" from "expired" without
+	// parsing the error text.
+	State     string
+	DecidedBy string
 }
 
 func accepted(status string) outcome { return outcome{Code: http.StatusAccepted, Status: status} }
@@ -26,7 +31,14 @@ func (o outcome) body() map[string]string {
 	if o.ok() {
 		return map[string]string{"status": o.Status}
 	}
-	return map[string]string{"error": o.Error}
+	body := map[string]string{"error": o.Error}
+	if o.State != "" {
+		body["state"] = o.State
+	}
+	if o.DecidedBy != "" {
+		body["decidedBy"] = o.DecidedBy
+	}
+	return body
 }
 
 func writeOutcome(w http.ResponseWriter, o outcome) {

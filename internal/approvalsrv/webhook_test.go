@@ -445,7 +445,7 @@ func TestCommandOnARunThatClosedIsAnsweredFromTheRun(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
-	require.Equal(t, "the action has expired", answer(t, resp)["error"])
+	require.Equal(t, "the action expired at 2025-03-05T11:00:00Z without a decision", answer(t, resp)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
