@@ -20,6 +20,8 @@ type Refusal struct {
 	Who      string    `json:"who"`
 	ActionID string    `json:"actionId"`
 	Reason   string    `json:"reason"`
+	// Step names, for the page, the step the run recorded the refusal on.
+	Step string `json:"-"`
 	// Recorded is set when the run itself holds the refusal (as a
 	// signal_ignored event), so that the page shows it once.
 	Recorded bool `json:"-"`
@@ -102,6 +104,10 @@ const refusalSignalsPerRun = 20
 // channelRun names, on the page, refusals read back from the run's events.
 const channelRun = "recorded in the run"
 
+// channelLookalike names, on the page, a comment the run ignored because it
+// carries the run's marker without being the run's own.
+const channelLookalike = "look-alike comment ignored"
+
 // recordRefusal keeps a refused decision for the run's page and, when inRun,
 // also signals it to the run, whose history outlives this process. Only a
 // decision the server authenticated, on a run that exists, may be recorded
@@ -172,13 +178,21 @@ func (b *refusalSignalBudget) take(runID string) bool {
 
 // pageRefusals lists, newest first and at most refusalsPerRun of them, what
 // the run recorded as ignored (refusals this or an earlier server process
-// signalled, and decisions the workflow itself turned down) together with
+// signalled, decisions the workflow itself turned down, and look-alike
+// comments reconciliation left alone) together with
 // the refusals this process kept but could not record in the run.
 func (s *Server) pageRefusals(runID string, snap workflows.RunSnapshot, events []workflows.Event) []Refusal {
 	var out []Refusal
 	for i := len(events) - 1; i >= 0; i-- {
-		if ev := events[i]; ev.Type == workflows.EventSignalIgnored {
-			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID), Reason: ev.Detail})
+		ev := events[i]
+		switch ev.Type {
+		case workflows.EventSignalIgnored:
+			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID),
+				Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
+		case workflows.EventLookalikeIgnored:
+			// A comment that only looks like the run's own proved nothing;
+			// people should know someone tried.
+			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
 		}
 	}
 	kept := s.refusals.since(runID, 0)

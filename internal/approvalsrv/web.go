@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"net/http"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agentrun/agentrun/workflows"
@@ -27,6 +28,7 @@ func parsePageTemplates() (*pageTemplates, error) {
 		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"excerpt":    excerpt,
+		"stepTitle":  stepTitle,
 	}).ParseFS(webFiles, "web/templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("parse page templates: %w", err)
@@ -114,13 +116,19 @@ type runView struct {
 	Snap      workflows.RunSnapshot
 	Status    string
 	Ended     bool
-	Steps     []workflows.AgentStep
-	Action    *actionView
-	Refusals  []Refusal
-	Viewer    viewer
-	CSRF      string
-	RequestID string
-	Notice    string
+	RunFailed bool
+	// ShowLabel hides a label that only repeats the status ("Done Done").
+	ShowLabel bool
+	// ShowOutcome is false only for a run from before outcomes, whose
+	// snapshot has none.
+	ShowOutcome bool
+	Steps       []workflows.AgentStep
+	Action      *actionView
+	Refusals    []Refusal
+	Viewer      viewer
+	CSRF        string
+	RequestID   string
+	Notice      string
 }
 
 type actionView struct {
@@ -142,18 +150,21 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 	steps := append([]workflows.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
 	return runView{
-		RunID:     runID,
-		Title:     "Run " + runID,
-		Snap:      snap,
-		Status:    statusText(snap.Run.Status),
-		Ended:     runEnded(snap.Run.Status),
-		Steps:     steps,
-		Action:    s.actionView(snap),
-		Refusals:  s.pageRefusals(runID, snap, events),
-		Viewer:    s.viewer(r),
-		CSRF:      s.csrf.token(w, r),
-		RequestID: "web-" + randomToken(),
-		Notice:    formNotices[r.URL.Query().Get("result")],
+		RunID:       runID,
+		Title:       "Run " + runID,
+		Snap:        snap,
+		Status:      statusText(snap.Run.Status),
+		Ended:       runEnded(snap.Run.Status),
+		RunFailed:   snap.Run.Status == workflows.RunFailed,
+		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, statusText(snap.Run.Status)),
+		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
+		Steps:       steps,
+		Action:      s.actionView(snap),
+		Refusals:    s.pageRefusals(runID, snap, events),
+		Viewer:      s.viewer(r),
+		CSRF:        s.csrf.token(w, r),
+		RequestID:   "web-" + randomToken(),
+		Notice:      formNotices[r.URL.Query().Get("result")],
 	}
 }
 

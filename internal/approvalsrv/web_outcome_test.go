@@ -1,0 +1,136 @@
+package approvalsrv
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// completedRun is waitingRun after alice approved and the comment was posted.
+func completedRun() workflows.RunSnapshot {
+	snap := waitingRun()
+	snap.Run.Status = workflows.RunCompleted
+	snap.Label = workflows.LabelDone
+	snap.PendingAction.State = workflows.ActionApproved
+	snap.PendingAction.DecidedBy = "alice"
+	snap.Outcome = workflows.Outcome{
+		Summary: "Posted 1 comment on acme/widgets#1",
+		Posted: []workflows.PostedOutcome{{
+			StepID: "step-3", ActionID: "act-1", Target: "acme/widgets#1", CommentID: 2000000001,
+			URL: "https://github.com/acme/widgets/pull/1#issuecomment-2000000001", ApprovedBy: "alice",
+		}},
+	}
+	return snap
+}
+
+func TestRunPageOfACompletedRunShowsTheOutcomeWithTheCommentLinkNotDoneTwice(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", completedRun())
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	require.Contains(t, page, `badge-completed">Done`)
+	require.NotContains(t, page, `id="run-label"`, "the label only repeats the status")
+	require.Contains(t, page, `<p id="outcome-summary">Posted 1 comment on acme/widgets#1</p>`)
+	require.Contains(t, page, `Posted <a href="https://github.com/acme/widgets/pull/1#issuecomment-2000000001">comment 2000000001</a> on acme/widgets#1, approved by alice`)
+}
+
+func TestRunPageSaysWhoRejectedAndWhyAndWhatExpired(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	snap.Run.Status = workflows.RunCompleted
+	snap.Label = workflows.LabelRejected
+	snap.Outcome = workflows.Outcome{
+		Summary: "Nothing posted on acme/widgets#1; a comment rejected by bob; a comment expired without a decision",
+		Declined: []workflows.DeclinedOutcome{
+			{StepID: "step-3", ActionID: "act-1", Target: "acme/widgets#1", State: workflows.ActionRejected, By: "bob", Reason: "too <harsh>"},
+			{StepID: "step-6", ActionID: "act-2", Target: "acme/widgets#1", State: workflows.ActionExpired},
+		},
+	}
+	h.runs.put("run-1", snap)
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	require.Contains(t, page, "Rejected by bob: too &lt;harsh&gt; · a comment on acme/widgets#1, action <code>act-1</code>")
+	require.Contains(t, page, "Expired without a decision · a comment on acme/widgets#1, action <code>act-2</code>")
+	require.Contains(t, page, `id="run-label">The comment was rejected`)
+}
+
+func TestRunPageOfAFailedRunSaysSoAndWhatFailed(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	snap.Run.Status = workflows.RunFailed
+	snap.Run.Error = "create_issue_comment: 403 Resource not accessible"
+	snap.Label = workflows.LabelFailed
+	snap.Outcome = workflows.Outcome{
+		Summary: "Nothing posted on acme/widgets#1; 1 step failed; run failed: create_issue_comment: 403",
+		Failed: []workflows.FailedOutcome{
+			{StepID: "step-4", What: "create_issue_comment", Error: "403 Resource not accessible"},
+			{What: "run", Error: "create_issue_comment: 403 Resource not accessible"},
+		},
+	}
+	h.runs.put("run-1", snap)
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	require.Contains(t, page, `badge-failed">Failed`)
+	require.Contains(t, page, `<p id="run-failed" class="alert" role="alert"><strong>This run failed.</strong> create_issue_comment: 403 Resource not accessible</p>`)
+	require.Contains(t, page, "create_issue_comment (step-4) failed: 403 Resource not accessible")
+	require.Contains(t, page, "The run failed: create_issue_comment: 403 Resource not accessible")
+}
+
+func TestRunPageShowsAPermissionCheckAsASentence(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	check := func(seq int, login string, status workflows.StepStatus, permission string) workflows.AgentStep {
+		in, _ := json.Marshal(map[string]string{"actionId": "act-1", "login": login, "repo": "acme/widgets"})
+		st := workflows.AgentStep{ID: "step-" + login, Sequence: seq, Type: workflows.StepPermissionCheck, Status: status, SafeInput: in, Attempt: 1}
+		if permission != "" {
+			st.SafeOutput, _ = json.Marshal(map[string]string{"permission": permission})
+		}
+		return st
+	}
+	snap.Steps = append(snap.Steps,
+		check(4, "mallory", workflows.StepSucceeded, "read"),
+		check(5, "bob", workflows.StepRunning, ""),
+		check(6, "dana", workflows.StepFailed, ""))
+	h.runs.put("run-1", snap)
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	require.Contains(t, page, "4. Checked mallory&#39;s permission: read")
+	require.Contains(t, page, "5. Checking bob&#39;s permission")
+	require.Contains(t, page, "6. Could not check dana&#39;s permission")
+}
+
+func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	in, _ := json.Marshal(map[string]string{"login": "mallory"})
+	out, _ := json.Marshal(map[string]string{"permission": "read"})
+	snap.Steps = append(snap.Steps,
+		workflows.AgentStep{ID: "step-4", Sequence: 4, Type: workflows.StepPermissionCheck, Status: workflows.StepSucceeded, SafeInput: in, SafeOutput: out},
+		workflows.AgentStep{ID: "step-5", Sequence: 5, Type: workflows.StepToolCall, ToolName: "create_issue_comment", Status: workflows.StepSucceeded})
+	h.runs.put("run-1", snap)
+	// The run's label was another step's when these were recorded: the page
+	// must name the event's own step, not repeat the label.
+	h.runs.appendEvents("run-1",
+		workflows.Event{Sequence: 1, At: testNow, Type: workflows.EventSignalIgnored, StepID: "step-3", Label: workflows.LabelWaitingApproval,
+			Detail: "mallory has read permission on acme/widgets; deciding needs write"},
+		workflows.Event{Sequence: 2, At: testNow, Type: workflows.EventLookalikeIgnored, StepID: "step-5", Label: workflows.LabelReconciling,
+			Detail: "ignored comment 7 by mallory: carries the marker but was written by mallory"})
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	section := page[strings.Index(page, `data-part="refusals"`):]
+	section = section[:strings.Index(section, "</section>")]
+	require.Contains(t, section, `class="warnings"`)
+	require.Equal(t, 2, strings.Count(section, `<li class="warning"><span class="warning-tag">Warning</span>`))
+	require.Contains(t, section, "recorded in the run · <code>act-1</code>: mallory has read permission on acme/widgets; deciding needs write <span class=\"meta\">(on approval)</span>")
+	require.Contains(t, section, "look-alike comment ignored: ignored comment 7 by mallory: carries the marker but was written by mallory <span class=\"meta\">(on create_issue_comment)</span>")
+	require.NotContains(t, section, workflows.LabelReconciling)
+}
