@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -263,4 +265,27 @@ func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
 	}
 	slices.Sort(ids)
 	return ids, nil
+}
+
+// List lists the runs as visibility would, newest first by creation.
+func (f *fakeRuns) List(ctx context.Context, status workflows.RunStatus) ([]runclient.Listed, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.listings++
+	if f.unavailable {
+		return nil, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+	}
+	var rows []runclient.Listed
+	for id, snap := range f.snaps {
+		if status == "" || snap.Run.Status == status {
+			rows = append(rows, runclient.Listed{RunID: id, Status: string(snap.Run.Status), StartedAt: snap.Run.CreatedAt})
+		}
+	}
+	slices.SortFunc(rows, func(a, b runclient.Listed) int {
+		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.RunID, b.RunID)
+	})
+	return rows, nil
 }

@@ -29,6 +29,9 @@ type Runs interface {
 	Resolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error
 	// Refuse records in the run a decision the server refused.
 	Refuse(ctx context.Context, runID string, sig workflows.RefusalSignal) error
+	// List lists every run, or those with this status, newest first (the
+	// history page).
+	List(ctx context.Context, status workflows.RunStatus) ([]runclient.Listed, error)
 	// WaitingRunIDs lists the open runs waiting for a person.
 	WaitingRunIDs(ctx context.Context) ([]string, error)
 	// RunByActionID finds, in one visibility query, the open or recently

@@ -110,6 +110,7 @@ func (s *Server) Handler() http.Handler {
 	// browser's Sec-Fetch-Site header, on top of its CSRF token.
 	formGuard := http.NewCrossOriginProtection()
 	mux.Handle("GET /{$}", s.page(s.handleInboxPage))
+	mux.Handle("GET /runs", s.page(s.handleHistoryPage))
 	mux.Handle("GET /runs/{runId}", s.page(s.handleRunPage))
 	mux.Handle("GET /runs/{runId}/panel", s.page(s.handleRunPanel))
 	mux.Handle("GET /runs/{runId}/events", s.page(s.handleEvents))

@@ -1,0 +1,114 @@
+package approvalsrv
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// historyLimit bounds the history page: listing every run ever started
+// would grow without end, and each row costs a run query for its outcome.
+const historyLimit = 50
+
+// historyQueries bounds the run queries one history page sends at once, as
+// the inbox listing does.
+const historyQueries = 8
+
+// historyFilters are the statuses the history page filters by, in the order
+// it offers them; "" is every run.
+var historyFilters = []workflows.RunStatus{
+	"", workflows.RunWaitingForUser, workflows.RunRunning, workflows.RunReconciling,
+	workflows.RunCompleted, workflows.RunFailed, workflows.RunCancelled,
+}
+
+type historyRow struct {
+	RunID      string
+	Status     string
+	StatusText string
+	StartedAt  time.Time
+	Target     string
+	// Summary is the run's outcome in one line; empty when the run could
+	// not be asked (its row still shows).
+	Summary string
+}
+
+type historyFilter struct {
+	Status  string
+	Text    string
+	Current bool
+}
+
+// handleHistoryPage serves GET /runs?status=S: the latest runs, newest
+// first, with their outcome.
+func (s *Server) handleHistoryPage(w http.ResponseWriter, r *http.Request) {
+	status, ok := historyStatus(r.URL.Query().Get("status"))
+	if !ok {
+		// The filter is not echoed: the page never repeats caller text.
+		s.errorPage(w, refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
+		return
+	}
+	listed, err := s.runs.List(r.Context(), status)
+	if err != nil {
+		s.errorPage(w, s.temporalFailure(s.logger, err, "history page"))
+		return
+	}
+	more := len(listed) > historyLimit
+	if more {
+		listed = listed[:historyLimit]
+	}
+	rows := make([]historyRow, len(listed))
+	for i, l := range listed {
+		rows[i] = historyRow{RunID: l.RunID, Status: l.Status, StatusText: statusText(workflows.RunStatus(l.Status)), StartedAt: l.StartedAt}
+	}
+	s.addOutcomes(r.Context(), rows)
+	filters := make([]historyFilter, len(historyFilters))
+	for i, f := range historyFilters {
+		text := "All"
+		if f != "" {
+			text = statusText(f)
+		}
+		filters[i] = historyFilter{Status: string(f), Text: text, Current: f == status}
+	}
+	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": historyLimit}
+	s.render(w, http.StatusOK, "history.html", data)
+}
+
+func historyStatus(v string) (workflows.RunStatus, bool) {
+	for _, f := range historyFilters {
+		if string(f) == v {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// addOutcomes asks each run for its target and outcome, a few at a time. A
+// run that does not answer keeps its row without them: one stuck run must
+// not hide the others.
+func (s *Server) addOutcomes(ctx context.Context, rows []historyRow) {
+	slots := make(chan struct{}, historyQueries)
+	var wg sync.WaitGroup
+	for i := range rows {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			snap, err := s.runs.Snapshot(ctx, rows[i].RunID)
+			if err != nil {
+				s.logger.Info("history row without its outcome", "run", rows[i].RunID, "err", err)
+				return
+			}
+			rows[i].Target = fmt.Sprintf("%s#%d", snap.Run.Repo, snap.Run.PullNumber)
+			rows[i].Summary = snap.Outcome.Summary
+			if rows[i].Summary == "" {
+				rows[i].Summary = snap.Label
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -1,0 +1,111 @@
+package approvalsrv
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/workflows"
+)
+
+func TestHistoryPageListsRunsNewestFirstWithTheirOutcome(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	older := completedRun()
+	older.Run.CreatedAt = testNow.Add(-2 * time.Hour)
+	h.runs.put("run-old", older)
+	newer := waitingRun()
+	newer.Run.CreatedAt = testNow.Add(-time.Hour)
+	newer.Outcome.Summary = "Nothing posted yet on acme/widgets#1"
+	h.runs.put("run-new", newer)
+
+	resp := h.get("/runs", nil)
+
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	page := readAll(t, resp)
+	require.Less(t, strings.Index(page, `href="/runs/run-new"`), strings.Index(page, `href="/runs/run-old"`), "newest first")
+	require.Contains(t, page, "Posted 1 comment on acme/widgets#1")
+	require.Contains(t, page, "Nothing posted yet on acme/widgets#1")
+	require.Contains(t, page, `<a href="/runs" aria-current="page">All</a>`)
+}
+
+func TestHistoryPageFiltersByStatus(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-done", completedRun())
+	h.runs.put("run-waiting", waitingRun())
+
+	page := readAll(t, h.get("/runs?status=completed", nil))
+
+	require.Contains(t, page, `href="/runs/run-done"`)
+	require.NotContains(t, page, `href="/runs/run-waiting"`)
+	require.Contains(t, page, `<a href="/runs?status=completed" aria-current="page">Done</a>`)
+}
+
+func TestHistoryPageRefusesAnUnknownStatusWithoutEchoingIt(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+
+	resp := h.get("/runs?status=%3Cscript%3E", nil)
+
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	page := readAll(t, resp)
+	require.Contains(t, page, "Unknown status filter")
+	require.NotContains(t, page, "script&gt;")
+	_, _, _, listings := h.runs.counts()
+	require.Zero(t, listings, "nothing is listed for a bad filter")
+}
+
+func TestHistoryPageShowsAtMostTheLatestFiftyRuns(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	for i := range historyLimit + 5 {
+		snap := completedRun()
+		snap.Run.CreatedAt = testNow.Add(time.Duration(i) * time.Minute)
+		h.runs.put(fmt.Sprintf("run-%03d", i), snap)
+	}
+
+	page := readAll(t, h.get("/runs", nil))
+
+	require.Equal(t, historyLimit, strings.Count(page, `<tr>`)-1, "rows besides the header row")
+	require.Contains(t, page, `href="/runs/run-054"`)
+	require.NotContains(t, page, `href="/runs/run-004"`)
+	require.Contains(t, page, "Showing the latest 50 runs.")
+	snapshots, _, _, _ := h.runs.counts()
+	require.Equal(t, historyLimit, snapshots, "only the shown runs are asked for their outcome")
+}
+
+func TestHistoryPageNeedsTheLoginProxysUser(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", completedRun())
+
+	resp := h.getAnonymous("/runs", nil)
+
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	require.NotContains(t, readAll(t, resp), "run-1")
+}
+
+func TestHistoryPageWhenTemporalIsDownAnswers503WithoutDetails(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.setUnavailable(true)
+
+	resp := h.get("/runs", nil)
+
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	page := readAll(t, resp)
+	require.Contains(t, page, "temporal is unreachable")
+	require.NotContains(t, page, "fake:")
+}
+
+func TestHistoryRowOfARunThatDoesNotAnswerStillShows(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", completedRun())
+	h.runs.mu.Lock()
+	h.runs.snapshotsUnavailable = true
+	h.runs.mu.Unlock()
+
+	page := readAll(t, h.get("/runs?status="+string(workflows.RunCompleted), nil))
+
+	require.Contains(t, page, `href="/runs/run-1"`)
+	require.Contains(t, page, "not available right now")
+}
