@@ -54,12 +54,20 @@ func (c *eventsCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printEvents(c.env, events, c.json)
+	var steps []workflows.AgentStep
+	if !c.json {
+		// The steps only name what each event is about; without them the
+		// events are still worth printing.
+		if snap, err := rc.Snapshot(ctx, runID); err == nil {
+			steps = snap.Steps
+		}
+	}
+	return printEvents(c.env, events, steps, c.json)
 }
 
-func printEvents(e *env, events []workflows.Event, asJSON bool) error {
+func printEvents(e *env, events []workflows.Event, steps []workflows.AgentStep, asJSON bool) error {
 	if !asJSON {
-		return renderEvents(e.stdout, events)
+		return renderEvents(e.stdout, events, steps)
 	}
 	for _, ev := range events {
 		if err := writeJSONLine(e.stdout, ev); err != nil {
@@ -90,7 +98,7 @@ func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, 
 			return err
 		}
 		fresh := eventsAfter(events, since)
-		if err := printEvents(e, fresh, asJSON); err != nil {
+		if err := printEvents(e, fresh, snap.Steps, asJSON); err != nil {
 			return err
 		}
 		if len(fresh) > 0 {

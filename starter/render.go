@@ -38,8 +38,11 @@ func writeJSONLine(w io.Writer, v any) error {
 	return nil
 }
 
-// renderEvent prints one event on one line: sequence, time, what, label.
-func renderEvent(w io.Writer, ev workflows.Event) error {
+// renderEvent prints one event on one line: sequence, time, what, and what
+// it is about: the run's label for a run event, the event's own step for a
+// step or action event (its Label is the run's label when it was recorded,
+// which may describe another step).
+func renderEvent(w io.Writer, ev workflows.Event, steps map[string]workflows.AgentStep) error {
 	what := ev.Type
 	if ev.StepID != "" {
 		what += " " + ev.StepID
@@ -47,7 +50,14 @@ func renderEvent(w io.Writer, ev workflows.Event) error {
 	if ev.Status != "" {
 		what += " " + ev.Status
 	}
-	line := fmt.Sprintf("%4d  %s  %-40s  %s", ev.Sequence, formatTime(ev.At), what, ev.Label)
+	about := ev.Label
+	if ev.StepID != "" || (ev.Type != workflows.EventRunStatus && ev.Type != workflows.EventContinuedAsNew) {
+		about = ""
+		if st, ok := steps[ev.StepID]; ok {
+			about = stepTitle(st)
+		}
+	}
+	line := fmt.Sprintf("%4d  %s  %-40s  %s", ev.Sequence, formatTime(ev.At), what, about)
 	if ev.Detail != "" {
 		line += " (" + oneLine(ev.Detail) + ")"
 	}
@@ -55,9 +65,15 @@ func renderEvent(w io.Writer, ev workflows.Event) error {
 	return err
 }
 
-func renderEvents(w io.Writer, events []workflows.Event) error {
+// renderEvents prints events; steps (from the run's snapshot, possibly
+// none) name the step each event is about.
+func renderEvents(w io.Writer, events []workflows.Event, steps []workflows.AgentStep) error {
+	byID := make(map[string]workflows.AgentStep, len(steps))
+	for _, st := range steps {
+		byID[st.ID] = st
+	}
 	for _, ev := range events {
-		if err := renderEvent(w, ev); err != nil {
+		if err := renderEvent(w, ev, byID); err != nil {
 			return err
 		}
 	}

@@ -18,7 +18,12 @@ func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot, tries m
 	r := snap.Run
 	fmt.Fprintf(&b, "run      %s\n", runID)
 	fmt.Fprintf(&b, "target   %s#%d\n", r.Repo, r.PullNumber)
-	fmt.Fprintf(&b, "status   %s\n", r.Status)
+	if r.Status == workflows.RunFailed {
+		// Said in words too: a failed run must not read like a finished one.
+		fmt.Fprintf(&b, "status   %s (the run did not finish; see error and outcome)\n", r.Status)
+	} else {
+		fmt.Fprintf(&b, "status   %s\n", r.Status)
+	}
 	fmt.Fprintf(&b, "label    %s\n", snap.Label)
 	fmt.Fprintf(&b, "user     %s\n", r.UserID)
 	fmt.Fprintf(&b, "created  %s   updated %s\n", formatTime(r.CreatedAt), formatTime(r.UpdatedAt))
@@ -28,6 +33,7 @@ func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot, tries m
 	if r.Error != "" {
 		fmt.Fprintf(&b, "error    %s\n", oneLine(r.Error))
 	}
+	writeOutcome(&b, snap)
 	b.WriteString("\nsteps\n")
 	writeSteps(&b, snap.Steps, tries)
 	if pa := snap.PendingAction; pa != nil {
@@ -54,8 +60,12 @@ func writeSteps(b *strings.Builder, steps []workflows.AgentStep, tries map[strin
 		if try, ok := tries[st.ID]; ok {
 			attempt, stepErr = withTry(attempt, stepErr, try)
 		}
+		tool := st.ToolName
+		if st.Type == workflows.StepPermissionCheck {
+			tool = stepTitle(st) // whose permission, and what GitHub said
+		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			st.Sequence, st.ID, st.Type, orDash(st.ToolName), st.Status, attempt, stepDuration(st), orDash(stepErr))
+			st.Sequence, st.ID, st.Type, orDash(tool), st.Status, attempt, stepDuration(st), orDash(stepErr))
 	}
 	_ = tw.Flush() // writes to a strings.Builder cannot fail
 }

@@ -57,7 +57,7 @@ func loadEvents(t *testing.T) []workflows.Event {
 }
 
 func TestStatusRenderingMatchesGolden(t *testing.T) {
-	for _, name := range []string{"waiting", "reconciling", "completed"} {
+	for _, name := range []string{"waiting", "reconciling", "completed", "failed", "rejected"} {
 		t.Run(name, func(t *testing.T) {
 			snap := loadSnapshot(t, "snapshot_"+name+".json")
 			var out bytes.Buffer
@@ -65,6 +65,28 @@ func TestStatusRenderingMatchesGolden(t *testing.T) {
 			require.NoError(t, renderStatus(&out, snap.Run.ID, snap, nil))
 
 			requireGolden(t, "status_"+name, out.Bytes())
+		})
+	}
+}
+
+// TestStatusJSONCarriesTheOutcome: `starter status --json` prints the
+// snapshot as the run query returns it, outcome included.
+func TestStatusJSONCarriesTheOutcome(t *testing.T) {
+	for _, name := range []string{"completed", "failed", "rejected"} {
+		t.Run(name, func(t *testing.T) {
+			snap := loadSnapshot(t, "snapshot_"+name+".json")
+			var out bytes.Buffer
+
+			require.NoError(t, writeJSON(&out, snap))
+
+			var printed struct {
+				Outcome *workflows.Outcome `json:"outcome"`
+			}
+			require.NoError(t, json.Unmarshal(out.Bytes(), &printed))
+			require.NotNil(t, printed.Outcome)
+			var outcome bytes.Buffer
+			require.NoError(t, writeJSON(&outcome, printed.Outcome))
+			requireGolden(t, "status_outcome_"+name+".json", outcome.Bytes())
 		})
 	}
 }
@@ -85,7 +107,7 @@ func TestFollowEndRenderingMatchesGolden(t *testing.T) {
 func TestEventsRenderingMatchesGolden(t *testing.T) {
 	var out bytes.Buffer
 
-	require.NoError(t, renderEvents(&out, loadEvents(t)))
+	require.NoError(t, renderEvents(&out, loadEvents(t), loadSnapshot(t, "snapshot_completed.json").Steps))
 
 	requireGolden(t, "events", out.Bytes())
 }
