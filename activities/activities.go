@@ -87,5 +87,6 @@ func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, er
 	if err != nil {
 		return Decision{}, fmt.Errorf("model next: %w", err)
 	}
+	countTokens(ctx, d.Usage)
 	return d, nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
+	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
@@ -21,7 +22,13 @@ type config struct {
 	// write-permission check; the same variables as the worker's.
 	gitHubAPIURL string
 	gitHubToken  string
+	// telemetry is METRICS_ADDR and the OTEL_* variables.
+	telemetry telemetry.Config
 }
+
+// serviceName names the approval server in its spans unless
+// OTEL_SERVICE_NAME does.
+const serviceName = "agentrun-approval"
 
 func loadConfig(getenv func(string) string) (config, error) {
 	server, err := approvalsrv.ConfigFromEnv(getenv)
@@ -39,7 +46,12 @@ func loadConfig(getenv func(string) string) (config, error) {
 	if codec.Enabled() && temporal.Codec == nil {
 		return config{}, fmt.Errorf("AGENTRUN_CODEC_TOKEN: set, but AGENTRUN_PAYLOAD_KEYS is empty: there is nothing to decode")
 	}
+	tel, err := telemetry.ConfigFromEnv(getenv, serviceName)
+	if err != nil {
+		return config{}, err
+	}
 	cfg := config{
+		telemetry:    tel,
 		server:       server,
 		temporal:     temporal,
 		codec:        codec,

@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -85,7 +86,17 @@ func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	if !cfg.server.InsecureDev && cfg.server.IdentityHeader == "" {
 		logger.Warn("the pages answer 401 to everyone: serve them behind a login proxy named by APPROVAL_IDENTITY_HEADER and APPROVAL_TRUSTED_PROXIES")
 	}
-	temporal, err := temporalclient.Dial(ctx, cfg.temporal, logger)
+	tel, err := telemetry.Setup(ctx, cfg.telemetry, bound["METRICS_ADDR"], logger)
+	var listenErr *telemetry.ListenError
+	if errors.As(err, &listenErr) {
+		return &configError{err}
+	}
+	if err != nil {
+		return err
+	}
+	tel.Serve()
+	defer closeTelemetry(ctx, tel, logger)
+	temporal, err := temporalclient.Dial(ctx, tel.Instrument(cfg.temporal), logger)
 	if err != nil {
 		return err
 	}
@@ -94,9 +105,10 @@ func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	if err != nil {
 		return err
 	}
-	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.server.Addr, handler: withCodec(cfg, srv.Handler(), logger)}}
+	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.server.Addr, handler: withHTTPMetrics(tel, withCodec(cfg, srv.Handler(), logger))}}
 	if cfg.server.WebhookAddr != "" {
-		endpoints = append(endpoints, endpoint{variable: "APPROVAL_WEBHOOK_ADDR", addr: cfg.server.WebhookAddr, handler: srv.WebhookHandler()})
+		endpoints = append(endpoints, endpoint{variable: "APPROVAL_WEBHOOK_ADDR", addr: cfg.server.WebhookAddr,
+			handler: withHTTPMetrics(tel, srv.WebhookHandler())})
 	}
 	if err := listenAll(endpoints, bound, logger); err != nil {
 		return err

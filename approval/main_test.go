@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/telemetry"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -28,11 +29,13 @@ func TestApprovalRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		"APPROVAL_TRUSTED_PROXIES": {
 			"APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret, "APPROVAL_IDENTITY_HEADER": identityHeader,
 		},
-		"TEMPORAL_ADDRESS":      {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_ADDRESS": "no-port"},
-		"GITHUB_API_URL":        {"APPROVAL_INSECURE_DEV": "1", "GITHUB_API_URL": "ftp://example"},
-		"GITHUB_TOKEN":          {"APPROVAL_INSECURE_DEV": "1", "GITHUB_TOKEN": "ghp_x\n"},
-		"TEMPORAL_TLS":          {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_TLS": "yes"},
-		"AGENTRUN_PAYLOAD_KEYS": {"APPROVAL_INSECURE_DEV": "1", "AGENTRUN_PAYLOAD_KEYS": "k1:c2hvcnQ="},
+		"TEMPORAL_ADDRESS":            {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_ADDRESS": "no-port"},
+		"GITHUB_API_URL":              {"APPROVAL_INSECURE_DEV": "1", "GITHUB_API_URL": "ftp://example"},
+		"GITHUB_TOKEN":                {"APPROVAL_INSECURE_DEV": "1", "GITHUB_TOKEN": "ghp_x\n"},
+		"TEMPORAL_TLS":                {"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_TLS": "yes"},
+		"AGENTRUN_PAYLOAD_KEYS":       {"APPROVAL_INSECURE_DEV": "1", "AGENTRUN_PAYLOAD_KEYS": "k1:c2hvcnQ="},
+		"METRICS_ADDR":                {"APPROVAL_INSECURE_DEV": "1", "METRICS_ADDR": "9464"},
+		"OTEL_EXPORTER_OTLP_ENDPOINT": {"APPROVAL_INSECURE_DEV": "1", "OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4317"},
 		// A codec endpoint with no keys would decode nothing: refused.
 		"AGENTRUN_CODEC_TOKEN": {"APPROVAL_INSECURE_DEV": "1", "AGENTRUN_CODEC_TOKEN": "codec-token-0123456789abcdef0123456789"},
 	}
@@ -177,4 +180,39 @@ func listen(t *testing.T) net.Listener {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = l.Close() })
 	return l
+}
+
+func TestApprovalCountsRequestsByRouteAndCodeOnMetricsAddr(t *testing.T) {
+	server := devserver.Start(t, devserver.Options{})
+	api, metrics := listen(t), listen(t)
+	addr := api.Addr().String()
+	stopped := startMain(t, map[string]string{
+		"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
+		"TEMPORAL_ADDRESS": server.Address(), "METRICS_ADDR": metrics.Addr().String(),
+	}, map[string]net.Listener{"APPROVAL_ADDR": api, "METRICS_ADDR": metrics})
+	waitHealthy(t, addr)
+
+	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/v1/runs/run-1", nil))
+	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/v1/runs/run-2", nil))
+	require.Equal(t, http.StatusNotFound, getStatus(t, "http://"+addr+"/no/such/page", nil))
+
+	var f telemetry.Families
+	require.Eventually(t, func() bool {
+		var err error
+		f, err = telemetry.Scrape(context.Background(), "http://"+metrics.Addr().String()+"/metrics")
+		return err == nil && f.Value("agentrun_http_requests_total", map[string]string{"code": "404"}) >= 1
+	}, 30*time.Second, 100*time.Millisecond)
+	require.Equal(t, 2.0, f.Value("agentrun_http_requests_total", map[string]string{"route": "GET /v1/runs/{runId}", "code": "401"}),
+		"two run IDs, one series: the route's pattern, not the path")
+	require.Equal(t, 1.0, f.Value("agentrun_http_requests_total", map[string]string{"route": telemetry.RouteOther, "code": "404"}))
+	require.GreaterOrEqual(t, f.Value("agentrun_http_requests_total", map[string]string{"route": "GET /healthz", "code": "200"}), 1.0)
+	require.Equal(t, 2.0, f.Value("agentrun_http_request_duration_seconds", map[string]string{"route": "GET /v1/runs/{runId}"}))
+	require.Contains(t, f, "temporal_request_total", "the SDK's client metrics share the registry")
+	for _, m := range f["agentrun_http_requests_total"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			require.NotContains(t, l.GetValue(), "run-1", "no raw path in a label")
+		}
+	}
+
+	stopped.stop(t)
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
@@ -71,7 +72,17 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	logger.Info("GitHub target",
 		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin,
 		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
-	c, err := temporalclient.Dial(ctx, cfg.Temporal, logger)
+	tel, err := telemetry.Setup(ctx, cfg.Telemetry, nil, logger)
+	var listenErr *telemetry.ListenError
+	if errors.As(err, &listenErr) {
+		return &configError{err}
+	}
+	if err != nil {
+		return err
+	}
+	tel.Serve()
+	defer closeTelemetry(ctx, tel, logger)
+	c, err := temporalclient.Dial(ctx, tel.Instrument(cfg.Temporal), logger)
 	if err != nil {
 		return err
 	}
@@ -90,6 +101,18 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	logger.Info("worker stopped")
 	return nil
 }
+
+// closeTelemetry flushes the last spans and counts once the worker has stopped.
+func closeTelemetry(ctx context.Context, tel *telemetry.Telemetry, logger *slog.Logger) {
+	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetryFlushTimeout)
+	defer cancel()
+	if err := tel.Close(flushCtx); err != nil {
+		logger.Warn("telemetry did not close cleanly", "err", err)
+	}
+}
+
+// telemetryFlushTimeout bounds the last export of spans at shut-down.
+const telemetryFlushTimeout = 5 * time.Second
 
 // identify resolves the bot login before anything polls: a worker that cannot
 // tell its own comments from look-alikes must not run. GitHub refusing the

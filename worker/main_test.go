@@ -35,6 +35,8 @@ func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		{map[string]string{"TEMPORAL_TLS_CLIENT_CERT_PATH": "/no/such/cert.pem"}, "TEMPORAL_TLS_CLIENT_CERT_PATH"},
 		{map[string]string{"TEMPORAL_PROFILE": "prod", "TEMPORAL_CONFIG_FILE": "/dev/null"}, "TEMPORAL_PROFILE"},
 		{map[string]string{"AGENTRUN_PAYLOAD_KEYS": "k1"}, "AGENTRUN_PAYLOAD_KEYS"},
+		{map[string]string{"METRICS_ADDR": "localhost:http-alt"}, "METRICS_ADDR"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4317"}, "OTEL_EXPORTER_OTLP_ENDPOINT"},
 	} {
 		t.Run(tc.named, func(t *testing.T) {
 			var stderr bytes.Buffer

@@ -83,6 +83,7 @@ func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 			Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 		}
 		w.label = LabelStarting
+		countRunStarted(ctx)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err

@@ -210,6 +210,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *AgentStep, args too
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 	}
 	w.actions = append(w.actions, pa)
+	countApprovalRequested(ctx)
 	if w.hardened {
 		w.upsertActionIDs(ctx)
 	}

@@ -126,6 +126,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *AgentStep) error {
 		res = activities.FindCommentResult{Outcome: activities.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
 	}
 	w.reportLookalikes(ctx, st, res.Ignored)
+	countReconciliation(ctx, res.Outcome)
 	switch res.Outcome {
 	case activities.ReconcileFound:
 		w.commentFound(ctx, st, activities.CommentResult{CommentID: res.CommentID, HTMLURL: res.HTMLURL, AlreadyExisted: true},

@@ -91,6 +91,7 @@ func (s *runState) setRunStatus(ctx workflow.Context, to RunStatus, label, detai
 	}
 	mustNotFail(checkRunTransition(s.record.Status, to))
 	s.record.Status = to
+	countRunStatus(ctx, to)
 	s.emit(ctx, EventRunStatus, "", string(to), detail)
 	s.upsertStatus(ctx)
 }
@@ -152,6 +153,7 @@ func (s *runState) setActionState(ctx workflow.Context, pa *PendingAction, to Ac
 	pa.DecidedBy = by
 	pa.Reason = reason
 	pa.DecidedAt = &now
+	countActionState(ctx, pa, to)
 	s.emit(ctx, EventActionState, pa.StepID, string(to), reason)
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/workflows"
 )
@@ -55,7 +56,12 @@ type Config struct {
 	// their contexts are cancelled (AGENT_STOP_TIMEOUT). Whatever runs the
 	// worker must wait at least this long before killing it.
 	StopTimeout time.Duration
+	// Telemetry is METRICS_ADDR and the OTEL_* variables.
+	Telemetry telemetry.Config
 }
+
+// ServiceName names the worker in its spans unless OTEL_SERVICE_NAME does.
+const ServiceName = "agentrun-worker"
 
 // ConfigFromEnv reads the worker's variables (see the README's table),
 // applying defaults to the unset ones and naming the variable of a bad value.
@@ -72,7 +78,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	tel, err := telemetry.ConfigFromEnv(getenv, ServiceName)
+	if err != nil {
+		return Config{}, err
+	}
 	cfg := Config{
+		Telemetry:      tel,
 		Temporal:       temporalCfg,
 		TaskQueue:      orDefault(getenv("AGENT_TASK_QUEUE"), workflows.DefaultTaskQueue),
 		GitHubToken:    getenv("GITHUB_TOKEN"),

@@ -19,6 +19,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/contrib/envconfig"
+	"go.temporal.io/sdk/interceptor"
 
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 )
@@ -42,6 +43,14 @@ type Config struct {
 	// Codec encrypts every payload (AGENTRUN_PAYLOAD_KEYS); nil leaves them
 	// plain.
 	Codec *payloadcodec.Codec
+
+	// MetricsHandler and Interceptors are set by the program from
+	// internal/telemetry, never from the environment: the SDK's metrics (and
+	// agentrun's own, which workflows and activities count through the same
+	// handler) and its tracing interceptor. A worker made from the client
+	// inherits both. Nil means no metrics and no spans.
+	MetricsHandler client.MetricsHandler
+	Interceptors   []interceptor.ClientInterceptor
 
 	// connection is what envconfig made of TLS, API key, gRPC metadata and
 	// authority; HostPort and Namespace live in the fields above.

@@ -51,6 +51,8 @@ func (c Config) ClientOptions(logger *slog.Logger) client.Options {
 			EncodeCommonAttributes: c.Codec != nil,
 		}),
 		ConnectionOptions: conn,
+		MetricsHandler:    c.MetricsHandler,
+		Interceptors:      c.Interceptors,
 	}
 }
 

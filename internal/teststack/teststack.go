@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/agentworker"
@@ -34,6 +35,10 @@ type Options struct {
 	// PayloadCodec encrypts the payloads of the stack's client and workers,
 	// as AGENTRUN_PAYLOAD_KEYS does for the mains; nil leaves them plain.
 	PayloadCodec *payloadcodec.Codec
+	// MetricsHandler and Interceptors instrument the stack's client and so
+	// its workers, as internal/telemetry does for the mains; nil means none.
+	MetricsHandler client.MetricsHandler
+	Interceptors   []interceptor.ClientInterceptor
 }
 
 // Stack is a running dev server, sandbox and worker, all stopped when the
@@ -62,12 +67,13 @@ func Start(t testing.TB, opts Options) *Stack {
 	}
 	s := &Stack{TaskQueue: opts.TaskQueue, server: devserver.Start(t, devserver.Options{})}
 	s.client = s.server.Client()
-	if opts.PayloadCodec != nil {
+	if opts.PayloadCodec != nil || opts.MetricsHandler != nil || len(opts.Interceptors) > 0 {
 		cfg := s.server.Config()
 		cfg.Codec = opts.PayloadCodec
+		cfg.MetricsHandler, cfg.Interceptors = opts.MetricsHandler, opts.Interceptors
 		c, err := temporalclient.Dial(context.Background(), cfg, nil)
 		if err != nil {
-			t.Fatalf("teststack: dial with the payload codec: %v", err)
+			t.Fatalf("teststack: dial with the payload codec or telemetry: %v", err)
 		}
 		t.Cleanup(c.Close)
 		s.client = c

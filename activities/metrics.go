@@ -1,0 +1,23 @@
+package activities
+
+import (
+	"context"
+
+	"go.temporal.io/sdk/activity"
+)
+
+// MetricModelTokens counts the tokens of every model call, by kind (prompt or
+// completion), through the worker's metrics handler (the SDK adds
+// activity_type, namespace and task_queue, and appends _total).
+const MetricModelTokens = "agentrun_model_tokens"
+
+// countTokens counts a model call's usage. An attempt that fails counts
+// nothing: the provider's usage is only known from its answer.
+func countTokens(ctx context.Context, u Usage) {
+	m := activity.GetMetricsHandler(ctx)
+	for kind, n := range map[string]int64{"prompt": u.PromptTokens, "completion": u.CompletionTokens} {
+		if n > 0 {
+			m.WithTags(map[string]string{"kind": kind}).Counter(MetricModelTokens).Inc(n)
+		}
+	}
+}

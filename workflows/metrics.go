@@ -1,0 +1,76 @@
+package workflows
+
+import (
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+)
+
+// A run's own metrics, counted at its transitions through
+// workflow.GetMetricsHandler: the SDK drops them while a workflow task
+// replays, so each transition counts once however often the history is
+// replayed, and emitting them adds no command to the history. The handler
+// carries the SDK's namespace, task_queue and workflow_type tags; it appends
+// _total to counters and _seconds to timers (internal/telemetry).
+const (
+	MetricRunsStarted        = "agentrun_runs_started"
+	MetricRunsEnded          = "agentrun_runs_ended"
+	MetricApprovalsRequested = "agentrun_approvals_requested"
+	MetricApprovalsDecided   = "agentrun_approvals_decided"
+	MetricApprovalsExpired   = "agentrun_approvals_expired"
+	MetricApprovalLatency    = "agentrun_approval_decision_latency"
+	MetricReconciliations    = "agentrun_reconciliations"
+)
+
+// runMetrics tags a run's metrics with its agent: until runs name the agent
+// they run, that is the workflow type.
+func runMetrics(ctx workflow.Context) client.MetricsHandler {
+	return workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"agent": workflow.GetInfo(ctx).WorkflowType.Name})
+}
+
+// countRunStarted counts a new run; a run continued as new is not one.
+func countRunStarted(ctx workflow.Context) {
+	runMetrics(ctx).Counter(MetricRunsStarted).Inc(1)
+}
+
+// countRunStatus counts a run's end by its final status.
+func countRunStatus(ctx workflow.Context, to RunStatus) {
+	if to.IsTerminal() {
+		runMetrics(ctx).WithTags(map[string]string{"status": string(to)}).Counter(MetricRunsEnded).Inc(1)
+	}
+}
+
+// countApprovalRequested counts a pending action created.
+func countApprovalRequested(ctx workflow.Context) {
+	runMetrics(ctx).Counter(MetricApprovalsRequested).Inc(1)
+}
+
+// countActionState counts a decision (decision=approve|reject) with the time
+// the action waited for it, or an expiry; a run cancelled while waiting
+// expires its action too.
+func countActionState(ctx workflow.Context, pa *PendingAction, to ActionState) {
+	m := runMetrics(ctx)
+	switch to {
+	case ActionApproved, ActionRejected:
+		decision := string(DecisionApprove)
+		if to == ActionRejected {
+			decision = string(DecisionReject)
+		}
+		m = m.WithTags(map[string]string{"decision": decision})
+		m.Counter(MetricApprovalsDecided).Inc(1)
+		m.Timer(MetricApprovalLatency).Record(workflow.Now(ctx).Sub(pa.CreatedAt))
+	case ActionExpired:
+		m.Counter(MetricApprovalsExpired).Inc(1)
+	}
+}
+
+// countReconciliation counts one look for an unknown outcome by what it found
+// (found, not_created, cannot_tell; anything else is cannot_tell, as reconcile
+// treats it).
+func countReconciliation(ctx workflow.Context, outcome string) {
+	if outcome != activities.ReconcileFound && outcome != activities.ReconcileNotCreated {
+		outcome = activities.ReconcileCannotTell
+	}
+	runMetrics(ctx).WithTags(map[string]string{"outcome": outcome}).Counter(MetricReconciliations).Inc(1)
+}
