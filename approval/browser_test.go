@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -148,4 +151,118 @@ func TestBrowserRejectByKeyboardNeedsAReasonAndPostsNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "rejected by alice: the tone is too harsh", actionState)
 	require.Empty(t, s.postedReviews())
+}
+
+// screenshot saves the page as people see it, for a person to look at; the
+// test asserts on texts, never on pixels. AGENTRUN_SCREENSHOT_DIR keeps the
+// files (for the docs); otherwise they go to the test's temp dir.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100 is PNG; less is JPEG
+	require.NoError(t, err)
+	dir := os.Getenv("AGENTRUN_SCREENSHOT_DIR")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, shot, 0o644))
+	t.Logf("screenshot: %s", path)
+}
+
+// startDevStack is startStack as `make up` runs the approval server: dev
+// mode, no login proxy, so that the page asks people to type their name.
+func startDevStack(t *testing.T) *stack {
+	t.Helper()
+	base := teststack.Start(t, teststack.Options{TaskQueue: e2eQueue})
+	cfg, err := loadConfig(envOf(map[string]string{
+		"APPROVAL_INSECURE_DEV": "1",
+		"APPROVAL_SECRET":       e2eSecret,
+		"TEMPORAL_ADDRESS":      base.TemporalAddress(),
+		"GITHUB_API_URL":        base.GitHubURL,
+		"GITHUB_TOKEN":          "sandbox-token",
+	}))
+	require.NoError(t, err)
+	s := &stack{t: t, temporal: base.Client(), sandbox: base.Sandbox(), cfg: cfg}
+	s.approval = s.startApproval()
+	return s
+}
+
+// TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTheComment
+// walks the README's first ten minutes on the page of a run that names no
+// approvers: the inbox lists it, mallory (read permission) approves and the
+// run ignores her (a warning on the page), bob (write) approves, and the
+// page ends on the outcome with the link to the posted comment.
+func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTheComment(t *testing.T) {
+	s := startDevStack(t)
+	const runID = "review-first-ten-minutes"
+	action := s.startReview(runID) // no approvers: write permission decides
+	ctx := newBrowser(t, nil)
+	ctx, cancel := context.WithTimeout(ctx, waitLong)
+	defer cancel()
+	runLink := `#inbox a[href="/runs/` + runID + `"]`
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(s.approval.URL+"/"),
+		chromedp.WaitVisible(runLink),
+		chromedp.Click(runLink),
+		chromedp.WaitVisible("#preview"),
+	))
+	screenshot(t, ctx, "run-waiting.png")
+	preview, err := chromedp.Run(ctx, chromedp.TextContent("#preview"))
+	require.NoError(t, err)
+	status, err := chromedp.Run(ctx, chromedp.Text("#run-status"))
+	require.NoError(t, err)
+	approvers, err := chromedp.Run(ctx, chromedp.Text("#action-heading"))
+	require.NoError(t, err)
+	require.Equal(t, strings.TrimSpace(action.Preview), strings.TrimSpace(preview))
+	require.Equal(t, "Waiting for approval", status)
+	require.Equal(t, "Waiting for your decision", approvers)
+
+	// mallory may read the repository, not write to it: the server passes
+	// her typed name on, and the run's own permission check ignores her.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.SendKeys("#approver", "mallory"),
+		chromedp.Click("button.approve"),
+		chromedp.WaitVisible("#decision-result"),
+		chromedp.WaitVisible(`section.warnings li.warning`),
+	))
+	warning, err := chromedp.Run(ctx, chromedp.Text(`section.warnings li.warning`))
+	require.NoError(t, err)
+	require.Contains(t, warning, "mallory has read permission on acme/widgets")
+	require.Empty(t, s.postedReviews(), "nothing is posted on mallory's word")
+
+	// bob, a writer, opens the run and approves.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(s.approval.URL+"/runs/"+runID),
+		chromedp.WaitVisible("#approver"),
+		chromedp.SendKeys("#approver", "bob"),
+		chromedp.Focus("button.approve"),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible("#run-status.badge-completed"),
+		chromedp.WaitVisible(".outcome-list .posted a"),
+	))
+	screenshot(t, ctx, "run-completed.png")
+	summary, err := chromedp.Run(ctx, chromedp.Text("#outcome-summary"))
+	require.NoError(t, err)
+	posted, err := chromedp.Run(ctx, chromedp.Text(".outcome-list .posted"))
+	require.NoError(t, err)
+	link, err := chromedp.Run(ctx, chromedp.AttributeValue(".outcome-list .posted a", "href"))
+	require.NoError(t, err)
+	steps, err := chromedp.Run(ctx, chromedp.Text("#steps-heading + ol"))
+	require.NoError(t, err)
+	warnings, err := chromedp.Run(ctx, chromedp.Text("section.warnings"))
+	require.NoError(t, err)
+	labels, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#run-label").length`))
+	require.NoError(t, err)
+
+	comments := s.postedReviews()
+	require.Len(t, comments, 1)
+	commentID := strconv.FormatInt(comments[0].ID, 10)
+	require.Equal(t, "Posted 1 comment on acme/widgets#1", summary)
+	require.Contains(t, posted, "comment "+commentID+" on acme/widgets#1, approved by bob")
+	require.True(t, strings.HasSuffix(link.Value, "#issuecomment-"+commentID), link.Value)
+	require.Contains(t, steps, "Checked mallory's permission: read")
+	require.Contains(t, steps, "Checked bob's permission: write")
+	require.Contains(t, warnings, "mallory has read permission on acme/widgets")
+	require.EqualValues(t, 0, labels, "no label repeating \"Done\"")
 }
