@@ -101,6 +101,7 @@ func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 		return err
 	}
 	defer temporal.Close()
+	tel.Tracing.Join(temporal, cfg.temporal.Namespace)
 	srv, err := newServer(cfg, temporal, logger)
 	if err != nil {
 		return err

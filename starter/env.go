@@ -8,6 +8,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -19,6 +20,9 @@ type env struct {
 	stdout, stderr io.Writer
 	client         client.Client
 	runs           *runclient.Client
+	// tracing puts the start and the signals into the run's trace when
+	// OTEL_EXPORTER_OTLP_ENDPOINT is set; nil otherwise.
+	tracing *telemetry.Tracing
 	// pollEvery is how often --follow and the wait after a signal ask the run
 	// for news; queries are cheap (a few ms) so a person sees a change at once.
 	pollEvery time.Duration
@@ -46,6 +50,14 @@ func (e *env) runClient(ctx context.Context) (*runclient.Client, error) {
 	if err != nil {
 		return nil, &configError{err}
 	}
+	traces, err := telemetry.TracesFromEnv(e.getenv, "agentrun-starter")
+	if err != nil {
+		return nil, &configError{err}
+	}
+	if e.tracing, err = telemetry.NewTracing(ctx, traces); err != nil {
+		return nil, err
+	}
+	cfg.Interceptors = e.tracing.Interceptors()
 	// The SDK's informational logs would bury the command's own output.
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	c, err := temporalclient.Dial(ctx, cfg, logger)
@@ -53,6 +65,7 @@ func (e *env) runClient(ctx context.Context) (*runclient.Client, error) {
 		return nil, err
 	}
 	e.client = c
+	e.tracing.Join(c, cfg.Namespace)
 	// No call timeout: a person at a terminal stops a slow command with ^C.
 	e.runs = runclient.New(c, runclient.Options{})
 	return e.runs, nil
@@ -62,4 +75,9 @@ func (e *env) close() {
 	if e.client != nil {
 		e.client.Close()
 	}
+	// The spans of a command are sent before it exits, within a bound.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = e.tracing.Shutdown(ctx) // a lost span must not fail the command
+
 }

@@ -26,17 +26,25 @@ type Config struct {
 // names the program in its spans when OTEL_SERVICE_NAME is unset. A bad
 // value is an error naming the variable.
 func ConfigFromEnv(getenv func(string) string, defaultService string) (Config, error) {
-	cfg := Config{
-		MetricsAddr: strings.TrimSpace(getenv("METRICS_ADDR")),
-		ServiceName: strings.TrimSpace(getenv("OTEL_SERVICE_NAME")),
+	cfg, err := TracesFromEnv(getenv, defaultService)
+	if err != nil {
+		return Config{}, err
 	}
-	if cfg.ServiceName == "" {
-		cfg.ServiceName = defaultService
-	}
+	cfg.MetricsAddr = strings.TrimSpace(getenv("METRICS_ADDR"))
 	if cfg.MetricsAddr != "" {
 		if err := validateListenAddr(cfg.MetricsAddr); err != nil {
 			return Config{}, fmt.Errorf("METRICS_ADDR: %w", err)
 		}
+	}
+	return cfg, nil
+}
+
+// TracesFromEnv reads only the OTEL_* variables: what a short-lived command
+// (the starter), which serves no metrics, reads.
+func TracesFromEnv(getenv func(string) string, defaultService string) (Config, error) {
+	cfg := Config{ServiceName: strings.TrimSpace(getenv("OTEL_SERVICE_NAME"))}
+	if cfg.ServiceName == "" {
+		cfg.ServiceName = defaultService
 	}
 	// Each read names its variable, so that internal/composecheck sees it.
 	endpoints := []struct{ name, value string }{

@@ -20,6 +20,7 @@ const TracerName = "github.com/agentrun/agentrun"
 type Tracing struct {
 	Interceptor interceptor.ClientInterceptor
 	provider    *sdktrace.TracerProvider
+	joiner      *signalTraceJoiner
 }
 
 // NewTracing exports spans over OTLP/gRPC to cfg.OTLPEndpoint. It returns
@@ -49,7 +50,7 @@ func NewTracingWith(serviceName string, processor sdktrace.TracerProviderOption)
 	if err != nil {
 		return nil, fmt.Errorf("temporal tracing interceptor: %w", err)
 	}
-	return &Tracing{Interceptor: i, provider: provider}, nil
+	return &Tracing{Interceptor: i, provider: provider, joiner: &signalTraceJoiner{}}, nil
 }
 
 // Tracer makes spans of the program's own in the same provider.
@@ -67,10 +68,11 @@ func (t *Tracing) Shutdown(ctx context.Context) error {
 }
 
 // Interceptors is the list for temporalclient.Config.Interceptors; empty
-// without tracing.
+// without tracing. The signal joiner comes first, outside the tracing
+// interceptor, so that the signal's span is made under the run's.
 func (t *Tracing) Interceptors() []interceptor.ClientInterceptor {
 	if t == nil {
 		return nil
 	}
-	return []interceptor.ClientInterceptor{t.Interceptor}
+	return []interceptor.ClientInterceptor{t.joiner, t.Interceptor}
 }

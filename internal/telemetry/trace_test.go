@@ -1,0 +1,52 @@
+package telemetry_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentrun/agentrun/internal/telemetry"
+	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a dev server")
+	}
+	spans := tracetest.NewInMemoryExporter()
+	tracing, err := telemetry.NewTracingWith("agentrun-test", sdktrace.WithSyncer(spans))
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, tracing.Shutdown(context.Background())) })
+	s := teststack.Start(t, teststack.Options{Interceptors: tracing.Interceptors()})
+	tracing.Join(s.Client(), temporalclient.DefaultNamespace)
+
+	run := s.StartReview(t, s.TaskQueue)
+	action := s.WaitForApproval(t, run.GetID())
+	s.Approve(t, run.GetID(), action.ID)
+	require.Equal(t, workflows.RunCompleted, s.WaitForResult(t, run).Status)
+
+	byName := map[string][]trace.TraceID{}
+	for _, sp := range spans.GetSpans() {
+		byName[sp.Name] = append(byName[sp.Name], sp.SpanContext.TraceID())
+	}
+	runTrace := byName["StartWorkflow:"+workflows.WorkflowName]
+	require.Len(t, runTrace, 1, "spans: %v", byName)
+	for _, name := range []string{
+		"RunWorkflow:" + workflows.WorkflowName,
+		"SignalWorkflow:" + workflows.SignalApproval, "HandleSignal:" + workflows.SignalApproval,
+		"StartActivity:ModelNext", "RunActivity:ModelNext",
+		"RunActivity:GetPullRequest", "RunActivity:ListPullRequestFiles",
+		"RunActivity:CheckRepoPermission", "RunActivity:CreateIssueComment",
+	} {
+		require.NotEmpty(t, byName[name], "no %s span; spans: %v", name, byName)
+		for _, id := range byName[name] {
+			require.Equal(t, runTrace[0], id, "%s is in another trace", name)
+		}
+	}
+}
