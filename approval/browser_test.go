@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -169,6 +170,21 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
+// pageTexts reads the text of each selector's first element in one script
+// run: the page swaps its panel whenever an event arrives, so reading the
+// elements one call at a time can meet a node that was just replaced. A
+// selector that matches nothing is missing from the answer.
+func pageTexts(t *testing.T, ctx context.Context, selectors ...string) map[string]string {
+	t.Helper()
+	list, err := json.Marshal(selectors)
+	require.NoError(t, err)
+	texts, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](`(sels => Object.fromEntries(sels
+		.filter(s => document.querySelector(s))
+		.map(s => [s, document.querySelector(s).innerText])))(`+string(list)+`)`))
+	require.NoError(t, err)
+	return texts
+}
+
 // startDevStack is startStack as `make up` runs the approval server: dev
 // mode, no login proxy, so that the page asks people to type their name.
 func startDevStack(t *testing.T) *stack {
@@ -208,15 +224,10 @@ func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTh
 		chromedp.WaitVisible("#preview"),
 	))
 	screenshot(t, ctx, "run-waiting.png")
-	preview, err := chromedp.Run(ctx, chromedp.TextContent("#preview"))
-	require.NoError(t, err)
-	status, err := chromedp.Run(ctx, chromedp.Text("#run-status"))
-	require.NoError(t, err)
-	approvers, err := chromedp.Run(ctx, chromedp.Text("#action-heading"))
-	require.NoError(t, err)
-	require.Equal(t, strings.TrimSpace(action.Preview), strings.TrimSpace(preview))
-	require.Equal(t, "Waiting for approval", status)
-	require.Equal(t, "Waiting for your decision", approvers)
+	waiting := pageTexts(t, ctx, "#preview", "#run-status", "#action-heading")
+	require.Equal(t, strings.TrimSpace(action.Preview), strings.TrimSpace(waiting["#preview"]))
+	require.Equal(t, "Waiting for approval", waiting["#run-status"])
+	require.Equal(t, "Waiting for your decision", waiting["#action-heading"])
 
 	// mallory may read the repository, not write to it: the server passes
 	// her typed name on, and the run's own permission check ignores her.
@@ -226,9 +237,8 @@ func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTh
 		chromedp.WaitVisible("#decision-result"),
 		chromedp.WaitVisible(`section.warnings li.warning`),
 	))
-	warning, err := chromedp.Run(ctx, chromedp.Text(`section.warnings li.warning`))
-	require.NoError(t, err)
-	require.Contains(t, warning, "mallory has read permission on acme/widgets")
+	require.Contains(t, pageTexts(t, ctx, "section.warnings li.warning")["section.warnings li.warning"],
+		"mallory has read permission on acme/widgets")
 	require.Empty(t, s.postedReviews(), "nothing is posted on mallory's word")
 
 	// bob, a writer, opens the run and approves.
@@ -242,27 +252,18 @@ func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTh
 		chromedp.WaitVisible(".outcome-list .posted a"),
 	))
 	screenshot(t, ctx, "run-completed.png")
-	summary, err := chromedp.Run(ctx, chromedp.Text("#outcome-summary"))
-	require.NoError(t, err)
-	posted, err := chromedp.Run(ctx, chromedp.Text(".outcome-list .posted"))
-	require.NoError(t, err)
-	link, err := chromedp.Run(ctx, chromedp.AttributeValue(".outcome-list .posted a", "href"))
-	require.NoError(t, err)
-	steps, err := chromedp.Run(ctx, chromedp.Text("#steps-heading + ol"))
-	require.NoError(t, err)
-	warnings, err := chromedp.Run(ctx, chromedp.Text("section.warnings"))
-	require.NoError(t, err)
-	labels, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#run-label").length`))
+	final := pageTexts(t, ctx, "#outcome-summary", ".outcome-list .posted", "#steps-heading + ol", "section.warnings", "#run-label")
+	link, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector(".outcome-list .posted a").getAttribute("href")`))
 	require.NoError(t, err)
 
 	comments := s.postedReviews()
 	require.Len(t, comments, 1)
 	commentID := strconv.FormatInt(comments[0].ID, 10)
-	require.Equal(t, "Posted 1 comment on acme/widgets#1", summary)
-	require.Contains(t, posted, "comment "+commentID+" on acme/widgets#1, approved by bob")
-	require.True(t, strings.HasSuffix(link.Value, "#issuecomment-"+commentID), link.Value)
-	require.Contains(t, steps, "Checked mallory's permission: read")
-	require.Contains(t, steps, "Checked bob's permission: write")
-	require.Contains(t, warnings, "mallory has read permission on acme/widgets")
-	require.EqualValues(t, 0, labels, "no label repeating \"Done\"")
+	require.Equal(t, "Posted 1 comment on acme/widgets#1", final["#outcome-summary"])
+	require.Contains(t, final[".outcome-list .posted"], "comment "+commentID+" on acme/widgets#1, approved by bob")
+	require.True(t, strings.HasSuffix(link, "#issuecomment-"+commentID), link)
+	require.Contains(t, final["#steps-heading + ol"], "Checked mallory's permission: read")
+	require.Contains(t, final["#steps-heading + ol"], "Checked bob's permission: write")
+	require.Contains(t, final["section.warnings"], "mallory has read permission on acme/widgets")
+	require.NotContains(t, final, "#run-label", "no label repeating \"Done\"")
 }
