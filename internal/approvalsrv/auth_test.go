@@ -120,7 +120,7 @@ func TestEachRouteClassNeedsItsCredentials(t *testing.T) {
 
 	for _, path := range []string{
 		"/v1/runs/run-1", "/v1/runs/run-1/events", "/v1/approvals",
-		"/", "/runs/run-1", "/runs/run-1/panel", "/runs/run-1/events",
+		"/", "/runs", "/runs?status=completed", "/runs/run-1", "/runs/run-1/panel", "/runs/run-1/events",
 	} {
 		t.Run(path, func(t *testing.T) {
 			anonymous := h.getAnonymous(path, nil)
@@ -151,7 +151,7 @@ func TestDevModeReadsNeedNoCredentials(t *testing.T) {
 	h := newHarness(t, Config{InsecureDev: true}, nil)
 	h.runs.put("run-1", waitingRun())
 
-	for _, path := range []string{"/v1/runs/run-1", "/v1/approvals", "/", "/runs/run-1", "/runs/run-1/panel"} {
+	for _, path := range []string{"/v1/runs/run-1", "/v1/approvals", "/", "/runs", "/runs/run-1", "/runs/run-1/panel"} {
 		require.Equal(t, http.StatusOK, h.getAnonymous(path, nil).StatusCode, path)
 	}
 }
