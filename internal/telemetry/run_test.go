@@ -44,6 +44,8 @@ func scrapeUntil(t *testing.T, url string, done func(telemetry.Families) bool) t
 	return last
 }
 
+// TestOneApprovedRunShowsInTheWorkersMetrics also checks that every metric
+// the Grafana dashboard queries is in the scrape.
 func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a dev server")
@@ -72,4 +74,6 @@ func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
 	require.Greater(t, f.Value("agentrun_model_tokens_total", map[string]string{"kind": "completion"}), 0.0)
 	require.Contains(t, f, "temporal_activity_execution_latency_seconds", "the SDK's own metrics share the registry")
 	require.Equal(t, 1.0, f.Value("temporal_workflow_completed_total", map[string]string{"workflow_type": workflows.WorkflowName}))
+
+	requireDashboardMetricsIn(t, tel, url)
 }
