@@ -237,14 +237,16 @@ func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTh
 		chromedp.WaitVisible("#decision-result"),
 		chromedp.WaitVisible(`section.warnings li.warning`),
 	))
-	require.Contains(t, pageTexts(t, ctx, "section.warnings li.warning")["section.warnings li.warning"],
-		"mallory has read permission on acme/widgets")
+	ignored := pageTexts(t, ctx, "section.warnings li.warning", "#decision-result")
+	require.Contains(t, ignored["section.warnings li.warning"], "mallory has read permission on acme/widgets")
+	require.Equal(t, "The run did not take that decision; see Refused or ignored.", ignored["#decision-result"])
 	require.Empty(t, s.postedReviews(), "nothing is posted on mallory's word")
 
-	// bob, a writer, opens the run and approves.
+	// The form comes back once the run has ignored her; bob, a writer,
+	// approves on the same page.
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(s.approval.URL+"/runs/"+runID),
-		chromedp.WaitVisible("#approver"),
+		chromedp.WaitEnabled("button.approve"),
+		chromedp.Clear("#approver"),
 		chromedp.SendKeys("#approver", "bob"),
 		chromedp.Focus("button.approve"),
 		chromedp.KeyEvent("\r"),

@@ -10,6 +10,21 @@
   var panel = document.getElementById("panel");
   var result = document.getElementById("decision-result");
   var pending = null;
+  // sent is set while a decision this page sent (202) has not been settled:
+  // the run may still ignore it (a permission check, a late expiry).
+  var sent = false;
+
+  function warningCount() { return panel.querySelectorAll("li.warning").length; }
+
+  // reopen gives the form back after the run ignored a decision: the
+  // action is still open, so someone (maybe with another name) may decide.
+  function reopen() {
+    var form = panel.querySelector("form.decision");
+    if (!sent || !form) return;
+    sent = false;
+    form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+    say("The run did not take that decision; see Refused or ignored.");
+  }
 
   function swapParts(html) {
     var t = document.createElement("template");
@@ -36,7 +51,11 @@
       pending = null;
       fetch(base + "/panel", { cache: "no-store" })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
-        .then(swapParts)
+        .then(function (html) {
+          var warnings = warningCount();
+          swapParts(html);
+          if (warningCount() > warnings) reopen();
+        })
         .catch(function () { /* the next event retries */ });
     }, 100);
   }
@@ -66,6 +85,7 @@
       .then(function (r) { return r.json().then(function (j) { return { code: r.status, body: j }; }); })
       .then(function (res) {
         if (res.code === 202) {
+          sent = true;
           say((body.get("decision") === "approve" ? "Approved" : "Rejected") + ": decision sent to the run.");
           refresh();
         } else {
