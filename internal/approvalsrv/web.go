@@ -164,8 +164,20 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 		Viewer:      s.viewer(r),
 		CSRF:        s.csrf.token(w, r),
 		RequestID:   "web-" + randomToken(),
-		Notice:      formNotices[r.URL.Query().Get("result")],
+		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
 	}
+}
+
+// formNotice is what a browser without script sees after its form post. A
+// 409 says what became of the action, read from the run, not from the
+// request: the page never echoes caller-supplied text.
+func (s *Server) formNotice(result string, snap workflows.RunSnapshot) string {
+	if result == "409" && snap.PendingAction != nil {
+		if o := s.checkActionOpen(snap.PendingAction); !o.ok() {
+			return "Not sent: " + o.Error + "."
+		}
+	}
+	return formNotices[result]
 }
 
 func (s *Server) actionView(snap workflows.RunSnapshot) *actionView {

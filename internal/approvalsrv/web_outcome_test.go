@@ -134,3 +134,21 @@ func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T)
 	require.Contains(t, section, "look-alike comment ignored: ignored comment 7 by mallory: carries the marker but was written by mallory <span class=\"meta\">(on create_issue_comment)</span>")
 	require.NotContains(t, section, workflows.LabelReconciling)
 }
+
+func TestFormWithoutScriptOnADecidedActionSaysWhoDecidedIt(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+	alice := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+	bob := h.browser(map[string]string{"X-Forwarded-User": "bob"})
+	_, aliceForm := alice.openRun("run-1")
+	_, bobForm := bob.openRun("run-1")
+	aliceForm.Set("decision", "approve")
+	bobForm.Set("decision", "approve")
+	require.Equal(t, "/runs/run-1?result=202", alice.do("POST", decisionPagePath, aliceForm, nil).Header.Get("Location"))
+
+	resp := bob.do("POST", decisionPagePath, bobForm, nil)
+
+	require.Equal(t, "/runs/run-1?result=409", resp.Header.Get("Location"))
+	page := readAll(t, bob.do("GET", "/runs/run-1?result=409", nil, nil))
+	require.Contains(t, page, "Not sent: the action was already approved by alice.")
+}
