@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
@@ -25,21 +26,25 @@ func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
 		ModelProvider: "offline",
 		LogFormat:     "text",
 		StopTimeout:   30 * time.Second,
+		Telemetry:     telemetry.Config{ServiceName: ServiceName},
 	}, cfg)
 }
 
 func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 	cfg, err := ConfigFromEnv(envOf(map[string]string{
-		"TEMPORAL_ADDRESS":    "temporal:7233",
-		"TEMPORAL_NAMESPACE":  "agents",
-		"AGENT_TASK_QUEUE":    "reviews",
-		"GITHUB_TOKEN":        "ghp_abc123",
-		"GITHUB_API_URL":      "http://127.0.0.1:8090/api/v3/",
-		"GITHUB_BOT_LOGIN":    "agentrun[bot]",
-		"AGENT_ALLOWED_REPOS": " Acme/Widgets ,acme/gadgets",
-		"MODEL_PROVIDER":      "offline",
-		"LOG_FORMAT":          "json",
-		"AGENT_STOP_TIMEOUT":  "2m",
+		"TEMPORAL_ADDRESS":            "temporal:7233",
+		"TEMPORAL_NAMESPACE":          "agents",
+		"AGENT_TASK_QUEUE":            "reviews",
+		"GITHUB_TOKEN":                "ghp_abc123",
+		"GITHUB_API_URL":              "http://127.0.0.1:8090/api/v3/",
+		"GITHUB_BOT_LOGIN":            "agentrun[bot]",
+		"AGENT_ALLOWED_REPOS":         " Acme/Widgets ,acme/gadgets",
+		"MODEL_PROVIDER":              "offline",
+		"LOG_FORMAT":                  "json",
+		"AGENT_STOP_TIMEOUT":          "2m",
+		"METRICS_ADDR":                ":9464",
+		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel-collector:4317",
+		"OTEL_SERVICE_NAME":           "reviewer",
 	}))
 
 	require.NoError(t, err)
@@ -53,6 +58,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		ModelProvider:  "offline",
 		LogFormat:      "json",
 		StopTimeout:    2 * time.Minute,
+		Telemetry:      telemetry.Config{MetricsAddr: ":9464", OTLPEndpoint: "http://otel-collector:4317", ServiceName: "reviewer"},
 	}, cfg)
 }
 
