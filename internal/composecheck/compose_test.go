@@ -154,7 +154,7 @@ func TestUnauthenticatedServicesArePublishedToThisHostOnly(t *testing.T) {
 func TestApprovalPublishesOnlyItsWebhookBeyondThisHost(t *testing.T) {
 	approval := service(t, mustLoadCompose(t, nil), serviceApproval)
 	addrs := listenAddresses(t, approval)
-	main, webhook := addrs["APPROVAL_ADDR"], addrs["APPROVAL_WEBHOOK_ADDR"]
+	main, webhook, metrics := addrs["APPROVAL_ADDR"], addrs["APPROVAL_WEBHOOK_ADDR"], addrs["METRICS_ADDR"]
 	require.NotZero(t, webhook.port, "the webhook has a listener of its own")
 	require.NotEqual(t, main.port, webhook.port)
 
@@ -162,6 +162,8 @@ func TestApprovalPublishesOnlyItsWebhookBeyondThisHost(t *testing.T) {
 		switch int(port.Target) {
 		case main.port:
 			require.Equal(t, "127.0.0.1", port.HostIP, "the pages and API must not be published beyond this host")
+		case metrics.port:
+			require.Equal(t, "127.0.0.1", port.HostIP, "/metrics has no authentication: this host only")
 		case webhook.port:
 			require.Empty(t, port.HostIP, "GitHub must reach the webhook")
 		default:
