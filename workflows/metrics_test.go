@@ -1,0 +1,81 @@
+package workflows
+
+import (
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/uber-go/tally/v4"
+	"go.temporal.io/sdk/client"
+	sdktally "go.temporal.io/sdk/contrib/tally"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+// newMeteredHarness is newHarness with the testsuite counting into a tally
+// test scope, as a worker's handler would.
+func newMeteredHarness(t *testing.T) (*harness, tally.TestScope) {
+	t.Helper()
+	scope := tally.NewTestScope("", nil)
+	var suite testsuite.WorkflowTestSuite
+	suite.SetMetricsHandler(sdktally.NewMetricsHandler(scope))
+	env := suite.NewTestWorkflowEnvironment()
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	srv := httptest.NewServer(sandbox)
+	t.Cleanup(srv.Close)
+	gh, err := activities.NewGitHubClient(srv.URL, "")
+	require.NoError(t, err)
+	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()})
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
+	return &harness{t: t, env: env, sandbox: sandbox}, scope
+}
+
+// counted sums the counters called name whose tags include tags.
+func counted(scope tally.TestScope, name string, tags map[string]string) int64 {
+	var sum int64
+	for _, c := range scope.Snapshot().Counters() {
+		if c.Name() != name {
+			continue
+		}
+		match := true
+		for k, v := range tags {
+			match = match && c.Tags()[k] == v
+		}
+		if match {
+			sum += c.Value()
+		}
+	}
+	return sum
+}
+
+func TestAnUnansweredApprovalCountsAsExpiredNotDecided(t *testing.T) {
+	h, scope := newMeteredHarness(t)
+	in := demoInput()
+	in.ApprovalTimeout = time.Hour
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.EqualValues(t, 1, counted(scope, MetricRunsStarted, map[string]string{"agent": WorkflowName}))
+	require.EqualValues(t, 1, counted(scope, MetricApprovalsRequested, nil))
+	require.EqualValues(t, 1, counted(scope, MetricApprovalsExpired, nil))
+	require.EqualValues(t, 0, counted(scope, MetricApprovalsDecided, nil))
+	require.EqualValues(t, 1, counted(scope, MetricRunsEnded, map[string]string{"status": string(RunCompleted)}))
+	require.Greater(t, counted(scope, activities.MetricModelTokens, map[string]string{"kind": "prompt"}), int64(0))
+}
+
+func TestALostResponseCountsOneReconciliationThatFoundTheComment(t *testing.T) {
+	h, scope := newMeteredHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
+	h.approveWhenWaiting()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.EqualValues(t, 1, counted(scope, MetricReconciliations, map[string]string{"outcome": activities.ReconcileFound}))
+	require.EqualValues(t, 1, counted(scope, MetricReconciliations, nil))
+	require.EqualValues(t, 1, counted(scope, MetricApprovalsDecided, map[string]string{"decision": string(DecisionApprove)}))
+}
