@@ -9,31 +9,6 @@ import (
 	"github.com/google/go-github/v62/github"
 )
 
-// RepoPermissionInput asks what Login may do on Owner/Repo.
-type RepoPermissionInput struct {
-	Owner string `json:"owner"`
-	Repo  string `json:"repo"`
-	Login string `json:"login"`
-}
-
-// RepoPermission is a person's permission on a repository as GitHub names
-// it: admin, maintain, write, triage, read or none.
-type RepoPermission struct {
-	Permission string `json:"permission"`
-}
-
-// CanApprove is the approval policy's rule for a run that names no
-// approvers: approving a comment needs write access to the repository.
-// The workflow applies it to the CheckRepoPermission activity's answer; the
-// approval server can apply it to its own early check, so both agree.
-func CanApprove(permission string) bool {
-	switch permission {
-	case "admin", "maintain", "write":
-		return true
-	}
-	return false
-}
-
 // CheckRepoPermission asks GitHub for a person's permission on a
 // repository. The workflow runs it for every decision on a run without
 // approvers, so that the check is in the run's history whichever channel the

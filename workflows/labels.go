@@ -1,25 +1,29 @@
 package workflows
 
-import "github.com/agentrun/agentrun/activities"
+import (
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
+)
 
 // Labels are stable product text: the UI, the CLI and tests match on them.
+// They live in package api; these names keep the workflow's code unqualified.
 const (
-	LabelStarting        = "Starting"
-	LabelThinking        = "Deciding the next step"
-	LabelReadingPR       = "Reading the pull request"
-	LabelReadingFiles    = "Reading the changed files"
-	LabelWaitingApproval = "Waiting for approval to post a comment"
-	LabelPosting         = "Posting the comment"
-	LabelReconciling     = "Checking whether the comment was already posted"
-	LabelRateLimited     = "Waiting for GitHub's rate limit to reset"
-	LabelBackoff         = "Waiting before trying the comment again"
-	LabelCannotTell      = "Cannot tell whether the comment was posted; waiting for an operator"
-	LabelRejected        = "The comment was rejected"
-	LabelExpired         = "The approval expired; nothing was posted"
-	LabelDone            = "Done"
-	LabelFailed          = "Failed"
-	LabelCancelled       = "Cancelled"
-	LabelContinuing      = "Continuing in a fresh history"
+	LabelStarting        = api.LabelStarting
+	LabelThinking        = api.LabelThinking
+	LabelReadingPR       = api.LabelReadingPR
+	LabelReadingFiles    = api.LabelReadingFiles
+	LabelWaitingApproval = api.LabelWaitingApproval
+	LabelPosting         = api.LabelPosting
+	LabelReconciling     = api.LabelReconciling
+	LabelRateLimited     = api.LabelRateLimited
+	LabelBackoff         = api.LabelBackoff
+	LabelCannotTell      = api.LabelCannotTell
+	LabelRejected        = api.LabelRejected
+	LabelExpired         = api.LabelExpired
+	LabelDone            = api.LabelDone
+	LabelFailed          = api.LabelFailed
+	LabelCancelled       = api.LabelCancelled
+	LabelContinuing      = api.LabelContinuing
 )
 
 func toolLabel(tool string) string {

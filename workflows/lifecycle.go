@@ -81,13 +81,3 @@ func checkStepTransition(from, to StepStatus) error {
 func checkActionTransition(from, to ActionState) error {
 	return checkTransition("action", actionTransitions, from, to)
 }
-
-// IsTerminal reports whether a run status is final.
-func (s RunStatus) IsTerminal() bool {
-	return s == RunCompleted || s == RunFailed || s == RunCancelled
-}
-
-// IsTerminal reports whether a step status is final.
-func (s StepStatus) IsTerminal() bool {
-	return len(stepTransitions[s]) == 0
-}

@@ -16,17 +16,6 @@ import (
 // one-line summary a starter sets on the workflow, and the current details
 // the Temporal UI shows next to it.
 
-// StaticSummary is the Temporal UI's one-line summary of a run, for the
-// starter to pass as client.StartWorkflowOptions.StaticSummary, e.g.
-// "Review acme/widgets#1 for alice".
-func StaticSummary(in RunInput) string {
-	s := fmt.Sprintf("Review %s#%d for %s", in.Repo, in.PullNumber, in.UserID)
-	if in.Goal != "" {
-		s += ": " + truncateUTF8(in.Goal, 80)
-	}
-	return s
-}
-
 // outcome derives what the run did from its steps and actions.
 func (s *runState) outcome() Outcome {
 	var o Outcome

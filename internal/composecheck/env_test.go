@@ -9,10 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // TestEveryProgramServiceSetsExactlyTheVariablesItsCodeReads compares each
@@ -47,7 +47,7 @@ func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
 	cfg, err := agentworker.ConfigFromEnv(getenv(worker))
 
 	require.NoError(t, err)
-	require.Equal(t, workflows.DefaultTaskQueue, cfg.TaskQueue)
+	require.Equal(t, api.DefaultTaskQueue, cfg.TaskQueue)
 	require.Equal(t, agentworker.DefaultModelProvider, cfg.ModelProvider, "no model account needed by default")
 	require.Equal(t, agentworker.LogJSON, cfg.LogFormat, "containers log for a pipeline")
 	_, err = agentworker.NewActivities(cfg, getenv(worker))

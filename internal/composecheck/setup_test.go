@@ -37,12 +37,12 @@ func TestSetupScriptReadsExactlyTheVariablesComposeGivesIt(t *testing.T) {
 	require.Equal(t, slices.Sorted(maps.Keys(read)), slices.Sorted(maps.Keys(environment(setup))))
 }
 
-// TestSetupScriptRegistersTheWorkflowsSearchAttributesOnARealServer runs
+// TestSetupScriptRegistersTheContractsSearchAttributesOnARealServer runs
 // deploy/temporal-setup.sh, with the environment compose gives it, against a
 // dev server that knows none of agentrun's search attributes, then again.
-func TestSetupScriptRegistersTheWorkflowsSearchAttributesOnARealServer(t *testing.T) {
+func TestSetupScriptRegistersTheContractsSearchAttributesOnARealServer(t *testing.T) {
 	m := repoModule(t)
-	declared, err := DeclaredSearchAttributes(filepath.Join(m.Root, "workflows"))
+	declared, err := DeclaredSearchAttributes(filepath.Join(m.Root, "api"))
 	require.NoError(t, err)
 	require.NotEmpty(t, declared)
 	setup := service(t, mustLoadCompose(t, nil), serviceTemporalSetup)
@@ -59,7 +59,7 @@ func TestSetupScriptRegistersTheWorkflowsSearchAttributesOnARealServer(t *testin
 		for name, typ := range response.GetCustomAttributes() {
 			registered[name] = typ.String()
 		}
-		require.Equal(t, declared, registered, "run %d: the registered attributes are the ones workflows declares", run)
+		require.Equal(t, declared, registered, "run %d: the registered attributes are the ones package api declares", run)
 	}
 }
 

@@ -1,0 +1,68 @@
+package api
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// ActionState is the state of a PendingAction.
+type ActionState string
+
+// Action states.
+const (
+	ActionWaiting  ActionState = "waiting"
+	ActionApproved ActionState = "approved"
+	ActionRejected ActionState = "rejected"
+	ActionExpired  ActionState = "expired"
+)
+
+// PendingAction is a gated action waiting for (or decided by) a person.
+type PendingAction struct {
+	ID        string          `json:"id"`
+	StepID    string          `json:"stepId"`
+	ToolName  string          `json:"toolName"`
+	SafeInput json.RawMessage `json:"safeInput"`
+	// Preview is the exact comment body that will be posted.
+	Preview string `json:"preview"`
+	// Target is where it will be posted: owner/name#number.
+	Target      string      `json:"target"`
+	ArgsHash    string      `json:"argsHash"` // sha256 of the canonical input
+	State       ActionState `json:"state"`
+	RequestedBy string      `json:"requestedBy"`
+	Approvers   []string    `json:"approvers,omitempty"`
+	CreatedAt   time.Time   `json:"createdAt"`
+	ExpiresAt   time.Time   `json:"expiresAt"`
+	DecidedBy   string      `json:"decidedBy,omitempty"`
+	Reason      string      `json:"reason,omitempty"`
+	DecidedAt   *time.Time  `json:"decidedAt,omitempty"`
+	// RequestKeys are the RequestKey of every decision already applied or
+	// refused, so that a repeated request is recognised.
+	RequestKeys []string `json:"requestKeys,omitempty"`
+}
+
+// ActionIDPrefix starts every action ID: the workflow makes act-<16 hex>;
+// runs from before that made act-<stepId> (act-step-4).
+const ActionIDPrefix = "act-"
+
+// MaxActionIDLength bounds an action ID, wherever it comes from.
+const MaxActionIDLength = 64
+
+// ValidActionID is the rule for an action ID, wherever it comes from (a
+// path, a GitHub comment): its alphabet cannot break out of the quotes of a
+// visibility query.
+func ValidActionID(id string) bool {
+	rest, ok := strings.CutPrefix(id, ActionIDPrefix)
+	if !ok || rest == "" || len(id) > MaxActionIDLength {
+		return false
+	}
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,115 @@
+package api
+
+// The inputs and outputs of the GitHub activities. Each is recorded in the
+// history of every run that calls the activity, so its JSON is the wire.
+
+// Target pins every tool to the run's own pull request. It is the input of
+// ActivityGetPullRequest and ActivityListPullRequestFiles.
+type Target struct {
+	Owner      string `json:"owner"`
+	Repo       string `json:"repo"`
+	PullNumber int    `json:"pullNumber"`
+}
+
+// PullRequest is the result of get_pull_request.
+type PullRequest struct {
+	Number       int    `json:"number"`
+	Title        string `json:"title"`
+	Body         string `json:"body"`
+	Author       string `json:"author"`
+	State        string `json:"state"`
+	HeadRef      string `json:"headRef"`
+	BaseRef      string `json:"baseRef"`
+	HeadSHA      string `json:"headSha"`
+	Additions    int    `json:"additions"`
+	Deletions    int    `json:"deletions"`
+	ChangedFiles int    `json:"changedFiles"`
+	HTMLURL      string `json:"htmlUrl"`
+}
+
+// PullRequestFile is one entry of list_pull_request_files. Patch may be
+// truncated (one huge file) or omitted (the listing's patches together were
+// too large); PatchBytes and PatchSHA256 then describe the original.
+type PullRequestFile struct {
+	Filename       string `json:"filename"`
+	Status         string `json:"status"`
+	Additions      int    `json:"additions"`
+	Deletions      int    `json:"deletions"`
+	Patch          string `json:"patch,omitempty"`
+	PatchTruncated bool   `json:"patchTruncated,omitempty"`
+	PatchOmitted   bool   `json:"patchOmitted,omitempty"`
+	PatchBytes     int    `json:"patchBytes,omitempty"`
+	PatchSHA256    string `json:"patchSha256,omitempty"`
+}
+
+// CreateCommentInput is the input of ActivityCreateIssueComment.
+type CreateCommentInput struct {
+	Target       Target `json:"target"`
+	Body         string `json:"body"`
+	OperationKey string `json:"operationKey"`
+}
+
+// CommentResult tells which comment carries an operationKey's marker.
+type CommentResult struct {
+	CommentID int64  `json:"commentId"`
+	HTMLURL   string `json:"htmlUrl,omitempty"`
+	// AlreadyExisted is true when our own comment for the key was found and
+	// nothing was created.
+	AlreadyExisted bool `json:"alreadyExisted"`
+	// Ignored lists look-alikes: comments carrying the key's marker that do
+	// not prove the operation (another author, or another body).
+	Ignored []IgnoredComment `json:"ignored,omitempty"`
+}
+
+// FindCommentInput is the input of ActivityFindCommentByOperationKey, the
+// reconcile activity.
+type FindCommentInput struct {
+	Target       Target `json:"target"`
+	OperationKey string `json:"operationKey"`
+	// Body is the approved body, without the marker: only a comment whose
+	// body is exactly this plus the marker proves the operation.
+	Body string `json:"body"`
+}
+
+// IgnoredComment is a comment that carries an operation's marker but does
+// not prove the operation: anyone can type a marker into a comment.
+type IgnoredComment struct {
+	CommentID int64  `json:"commentId"`
+	Author    string `json:"author"`
+	Why       string `json:"why"`
+}
+
+// MaxIgnoredComments caps the look-alikes one result reports, so that a
+// flood of them cannot grow an activity result without bound.
+const MaxIgnoredComments = 10
+
+// Reconciliation outcomes, in FindCommentResult.Outcome.
+const (
+	ReconcileFound      = "found"
+	ReconcileNotCreated = "not_created"
+	ReconcileCannotTell = "cannot_tell"
+)
+
+// FindCommentResult is the answer of the reconcile activity.
+type FindCommentResult struct {
+	Outcome   string `json:"outcome"` // one of the Reconcile* constants
+	CommentID int64  `json:"commentId,omitempty"`
+	HTMLURL   string `json:"htmlUrl,omitempty"`
+	Reason    string `json:"reason,omitempty"` // why it cannot tell
+	// Ignored lists look-alikes, as in CommentResult.
+	Ignored []IgnoredComment `json:"ignored,omitempty"`
+}
+
+// RepoPermissionInput is the input of ActivityCheckRepoPermission: what
+// Login may do on Owner/Repo.
+type RepoPermissionInput struct {
+	Owner string `json:"owner"`
+	Repo  string `json:"repo"`
+	Login string `json:"login"`
+}
+
+// RepoPermission is a person's permission on a repository as GitHub names
+// it: admin, maintain, write, triage, read or none.
+type RepoPermission struct {
+	Permission string `json:"permission"`
+}

@@ -1,0 +1,49 @@
+package api
+
+import "time"
+
+// Event types.
+const (
+	EventRunStatus      = "run_status"
+	EventStepStatus     = "step_status"
+	EventActionState    = "action_state"
+	EventSignalIgnored  = "signal_ignored"
+	EventContinuedAsNew = "continued_as_new"
+	// EventLookalikeIgnored records a comment that carries the step's
+	// operation marker but is not the run's own (another author, or not
+	// the approved body): it proved nothing and was left alone.
+	EventLookalikeIgnored = "lookalike_ignored"
+)
+
+// Event is one entry of a run's ordered event stream.
+type Event struct {
+	Sequence int64     `json:"sequence"`
+	At       time.Time `json:"at"`
+	Type     string    `json:"type"`
+	StepID   string    `json:"stepId,omitempty"`
+	Status   string    `json:"status,omitempty"`
+	Label    string    `json:"label"`
+	// Detail says why, for ignored signals and failures.
+	Detail string `json:"detail,omitempty"`
+}
+
+// Labels are stable product text, carried in RunSnapshot.Label and
+// Event.Label: the UI, the CLI and tests match on them.
+const (
+	LabelStarting        = "Starting"
+	LabelThinking        = "Deciding the next step"
+	LabelReadingPR       = "Reading the pull request"
+	LabelReadingFiles    = "Reading the changed files"
+	LabelWaitingApproval = "Waiting for approval to post a comment"
+	LabelPosting         = "Posting the comment"
+	LabelReconciling     = "Checking whether the comment was already posted"
+	LabelRateLimited     = "Waiting for GitHub's rate limit to reset"
+	LabelBackoff         = "Waiting before trying the comment again"
+	LabelCannotTell      = "Cannot tell whether the comment was posted; waiting for an operator"
+	LabelRejected        = "The comment was rejected"
+	LabelExpired         = "The approval expired; nothing was posted"
+	LabelDone            = "Done"
+	LabelFailed          = "Failed"
+	LabelCancelled       = "Cancelled"
+	LabelContinuing      = "Continuing in a fresh history"
+)

@@ -1,0 +1,83 @@
+package api
+
+import "go.temporal.io/sdk/temporal"
+
+const (
+	// DefaultTaskQueue is the task queue workers poll unless AGENT_TASK_QUEUE says otherwise.
+	DefaultTaskQueue = "agent-runs"
+	// WorkflowName is the registered name of AgentRun.
+	WorkflowName = "AgentRun"
+)
+
+// Signals a run accepts.
+const (
+	// SignalApproval carries an ApprovalSignal: a person's decision on the pending action.
+	SignalApproval = "approval"
+	// SignalResolve carries a ResolveSignal: an operator's decision on a step
+	// whose outcome reconciliation could not tell.
+	SignalResolve = "resolve"
+	// SignalRefusal carries a RefusalSignal: a decision the approval server
+	// refused before it could reach the run. The run records it as a
+	// signal_ignored event and changes nothing else, so that the refusal
+	// outlives the approval server's memory and shows on the run's page.
+	SignalRefusal = "refusal"
+)
+
+// Queries a run answers.
+const (
+	// QueryRun returns a RunSnapshot.
+	QueryRun = "run"
+	// QueryEvents takes sinceSequence (int64) and returns the []Event after it, in order.
+	QueryEvents = "events"
+	// QueryConversation takes a length (int; 0 or none means all) and returns
+	// the run's first length []Message. The ModelNext activity resolves a
+	// ConversationRef through it, so that a long conversation is not copied
+	// into history on every model call. It shows nothing the conversation
+	// does not hold: the prompts, the pull request's text as the tools read
+	// it, and the model's answers; never a credential.
+	QueryConversation = "conversation"
+)
+
+// Search attributes, upserted whenever the run's status changes. Register them
+// on the server (the dev server: --search-attribute AgentRunStatus=Keyword
+// --search-attribute ConversationId=Keyword
+// --search-attribute AgentRunActionIds=KeywordList).
+var (
+	// SearchAttrStatus holds the RunStatus; AgentRunStatus="waiting_for_user" is the approval inbox.
+	SearchAttrStatus = temporal.NewSearchAttributeKeyKeyword("AgentRunStatus")
+	// SearchAttrConversation holds RunInput.ConversationID.
+	SearchAttrConversation = temporal.NewSearchAttributeKeyKeyword("ConversationId")
+	// SearchAttrActionIDs lists the IDs of every PendingAction the run has
+	// requested, so that a decision naming only an action ID (a GitHub
+	// comment command) finds its run in one visibility query.
+	SearchAttrActionIDs = temporal.NewSearchAttributeKeyKeywordList("AgentRunActionIds")
+)
+
+// Activity names, as the worker registers them: the worker registers the
+// methods of activities.Activities, and Temporal names each activity after
+// its method. They are recorded in every run's history, so a renamed method
+// breaks open runs; activities' tests hold the methods to these names.
+const (
+	// ActivityModelNext takes a ModelInput and returns a ModelDecision.
+	ActivityModelNext = "ModelNext"
+	// ActivityGetPullRequest takes a Target and returns a PullRequest.
+	ActivityGetPullRequest = "GetPullRequest"
+	// ActivityListPullRequestFiles takes a Target and returns []PullRequestFile.
+	ActivityListPullRequestFiles = "ListPullRequestFiles"
+	// ActivityCreateIssueComment takes a CreateCommentInput and returns a CommentResult.
+	ActivityCreateIssueComment = "CreateIssueComment"
+	// ActivityFindCommentByOperationKey takes a FindCommentInput and returns a FindCommentResult.
+	ActivityFindCommentByOperationKey = "FindCommentByOperationKey"
+	// ActivityCheckRepoPermission takes a RepoPermissionInput and returns a RepoPermission.
+	ActivityCheckRepoPermission = "CheckRepoPermission"
+)
+
+// Tool names, as the model sees them and as steps record them.
+const (
+	// ToolGetPullRequest reads the run's pull request.
+	ToolGetPullRequest = "get_pull_request"
+	// ToolListPullRequestFiles lists the files the pull request changes.
+	ToolListPullRequestFiles = "list_pull_request_files"
+	// ToolCreateIssueComment posts a comment; it is gated by approval.
+	ToolCreateIssueComment = "create_issue_comment"
+)

@@ -1,0 +1,152 @@
+package api
+
+import "time"
+
+// Defaults applied to a RunInput that leaves them zero.
+const (
+	// DefaultApprovalTimeout is how long a pending action waits for a decision.
+	DefaultApprovalTimeout = 24 * time.Hour
+	// DefaultMaxSteps bounds the model calls and tool calls of a run.
+	DefaultMaxSteps = 20
+	// DefaultHistoryThreshold is the history length past which a run continues as new.
+	DefaultHistoryThreshold = 10000
+	// DefaultInlineConversationBytes is the largest conversation (in bytes of
+	// its canonical JSON) a model call carries inline; a larger one travels as
+	// a ConversationRef, which keeps history bytes per model call flat.
+	DefaultInlineConversationBytes = 16 << 10
+)
+
+// RunStatus is the status of an AgentRun, and the value of SearchAttrStatus.
+type RunStatus string
+
+// Run statuses.
+const (
+	RunRunning        RunStatus = "running"
+	RunWaitingForUser RunStatus = "waiting_for_user"
+	RunReconciling    RunStatus = "reconciling"
+	RunCompleted      RunStatus = "completed"
+	RunFailed         RunStatus = "failed"
+	RunCancelled      RunStatus = "cancelled"
+)
+
+// IsTerminal reports whether a run status is final.
+func (s RunStatus) IsTerminal() bool {
+	return s == RunCompleted || s == RunFailed || s == RunCancelled
+}
+
+// RunInput starts an AgentRun. The workflow ID is the run ID.
+type RunInput struct {
+	Repo           string `json:"repo"` // owner/name
+	PullNumber     int    `json:"pullNumber"`
+	Goal           string `json:"goal,omitempty"`
+	UserID         string `json:"userId"`
+	ConversationID string `json:"conversationId,omitempty"`
+	// Approvers are the GitHub logins allowed to decide. Empty means anyone
+	// with write permission on the repository (admin, maintain or write),
+	// which the run asks GitHub itself for each decision (a permission_check
+	// step; see workflows/policy.go). Runs from before the policy batch took
+	// any approver the approval layer had authenticated.
+	Approvers []string `json:"approvers,omitempty"`
+	// ApprovalTimeout travels as a duration string ("24h0m0s"); a number is
+	// read as nanoseconds. So does ToolTimeout (workflows/duration.go).
+	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
+	MaxSteps        int           `json:"maxSteps,omitempty"`
+	// HistoryThreshold is the history length past which the run continues as new.
+	HistoryThreshold int `json:"historyThreshold,omitempty"`
+	// ToolTimeout bounds one attempt of a GitHub tool (start-to-close).
+	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
+	// InlineConversationBytes is the size up to which a model call carries the
+	// conversation itself rather than a reference to it. Zero means
+	// DefaultInlineConversationBytes; a negative value means always inline,
+	// for workers without a conversation store (the testsuite's).
+	InlineConversationBytes int `json:"inlineConversationBytes,omitempty"`
+	// Checkpoint is empty on a new run and set when the run continues as new.
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+}
+
+// RunResult is what AgentRun returns when it completes.
+type RunResult struct {
+	Status RunStatus `json:"status"`
+	Answer string    `json:"answer,omitempty"`
+	Error  string    `json:"error,omitempty"`
+	// Outcome is what the run did, as the run query's snapshot shows it.
+	Outcome *Outcome `json:"outcome,omitempty"`
+}
+
+// Run is the AgentRun record the run query shows (the function AgentRun is the workflow).
+type Run struct {
+	ID                    string    `json:"id"`
+	ConversationID        string    `json:"conversationId"`
+	UserID                string    `json:"userId"`
+	Repo                  string    `json:"repo"`
+	PullNumber            int       `json:"pullNumber"`
+	Approvers             []string  `json:"approvers,omitempty"`
+	Status                RunStatus `json:"status"`
+	LastCommittedSequence int64     `json:"lastCommittedSequence"`
+	Version               int64     `json:"version"`
+	CreatedAt             time.Time `json:"createdAt"`
+	UpdatedAt             time.Time `json:"updatedAt"`
+	Result                string    `json:"result,omitempty"`
+	Error                 string    `json:"error,omitempty"`
+	// Usage totals the tokens of every model call.
+	Usage Usage `json:"usage"`
+	// Generation counts how many times the run continued as new.
+	Generation int `json:"generation"`
+}
+
+// Checkpoint is where the loop resumes, and what continue-as-new carries.
+type Checkpoint struct {
+	Run          Run         `json:"run"`
+	Conversation []Message   `json:"conversation"`
+	Steps        []AgentStep `json:"steps"`
+	// Events holds the most recent events; older ones are dropped to keep the
+	// checkpoint bounded. EventSequence continues unbroken.
+	Events        []Event `json:"events"`
+	EventSequence int64   `json:"eventSequence"`
+	StepSequence  int     `json:"stepSequence"`
+	// Actions holds every gated action. A pending approval travels as the
+	// last one, still waiting; restore resumes its wait and its timer.
+	Actions []PendingAction `json:"actions,omitempty"`
+	// Label is the label at the moment of the checkpoint.
+	Label string `json:"label"`
+	// OpenToolCalls are the tool calls of the last model decision that have
+	// not been run yet; the loop runs them before calling the model again.
+	OpenToolCalls []ToolCall `json:"openToolCalls,omitempty"`
+	// AwaitingResolve is the step an operator must resolve, if any.
+	AwaitingResolve string `json:"awaitingResolve,omitempty"`
+	// BadToolCalls counts the model's invalid tool calls in a row.
+	BadToolCalls int `json:"badToolCalls,omitempty"`
+	// QueuedDecisions are decisions still waiting for their decider's
+	// permission check, oldest first; the next run checks them in order.
+	QueuedDecisions []ApprovalSignal `json:"queuedDecisions,omitempty"`
+}
+
+// CheckpointView is the part of the Checkpoint the run query shows.
+type CheckpointView struct {
+	Generation         int   `json:"generation"`
+	StepSequence       int   `json:"stepSequence"`
+	EventSequence      int64 `json:"eventSequence"`
+	ConversationLength int   `json:"conversationLength"`
+	HistoryLength      int   `json:"historyLength"`
+	HistoryThreshold   int   `json:"historyThreshold"`
+}
+
+// RunSnapshot is what QueryRun returns.
+type RunSnapshot struct {
+	Run   Run         `json:"run"`
+	Steps []AgentStep `json:"steps"`
+	// PendingAction is the run's most recent gated action, in whatever state
+	// it is now; nil until the model proposes one.
+	PendingAction *PendingAction `json:"pendingAction,omitempty"`
+	// Actions lists every gated action of the run, oldest first, so that a
+	// decision on an older action can be answered "already decided".
+	Actions []PendingAction `json:"actions"`
+	Label   string          `json:"label"`
+	// AwaitingResolve is the ID of the step an operator must resolve (the
+	// run could not tell whether its action happened), or empty. Clients read
+	// this, or ResolveApplies, rather than the label.
+	AwaitingResolve string         `json:"awaitingResolve,omitempty"`
+	Checkpoint      CheckpointView `json:"checkpoint"`
+	// Outcome is what the run has done so far; final once the run ends.
+	Outcome Outcome `json:"outcome"`
+}

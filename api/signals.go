@@ -1,0 +1,45 @@
+package api
+
+// Decisions carried by the signals.
+const (
+	// DecisionApprove and DecisionReject are an ApprovalSignal's decisions.
+	DecisionApprove = "approve"
+	DecisionReject  = "reject"
+
+	// ResolveRetry, ResolveMarkSucceeded and ResolveAbandon are a
+	// ResolveSignal's decisions.
+	ResolveRetry         = "retry"
+	ResolveMarkSucceeded = "mark_succeeded"
+	ResolveAbandon       = "abandon"
+)
+
+// ApprovalSignal is the payload of SignalApproval.
+type ApprovalSignal struct {
+	ActionID  string `json:"actionId"`
+	Decision  string `json:"decision"` // DecisionApprove or DecisionReject
+	Approver  string `json:"approver"`
+	Reason    string `json:"reason,omitempty"`
+	RequestID string `json:"requestId,omitempty"`
+	// Channel says how the decision arrived (signed API, GitHub comment, web
+	// page, CLI). A requestId is remembered per channel and approver, so one
+	// person cannot burn another's requestId.
+	Channel string `json:"channel,omitempty"`
+}
+
+// ResolveSignal is the payload of SignalResolve.
+type ResolveSignal struct {
+	StepID             string `json:"stepId"`
+	Decision           string `json:"decision"` // ResolveRetry, ResolveMarkSucceeded or ResolveAbandon
+	ExternalResourceID string `json:"externalResourceId,omitempty"`
+	By                 string `json:"by"`
+}
+
+// RefusalSignal is the payload of SignalRefusal. Only the approval server
+// sends it, and only for a decision it authenticated; the run bounds Who and
+// Reason before recording them.
+type RefusalSignal struct {
+	ActionID string `json:"actionId"`
+	Who      string `json:"who"`
+	Channel  string `json:"channel"` // how the decision arrived: signed API, GitHub comment, web page
+	Reason   string `json:"reason"`
+}

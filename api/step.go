@@ -1,0 +1,68 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// StepType is the kind of an AgentStep.
+type StepType string
+
+// Step types.
+const (
+	StepModelCall     StepType = "model_call"
+	StepToolCall      StepType = "tool_call"
+	StepHumanApproval StepType = "human_approval"
+	// StepPermissionCheck is the check of a decider's GitHub permission on
+	// the repository, for a run that names no approvers. It succeeds when
+	// GitHub answered, whatever the permission; its safeOutput says which.
+	StepPermissionCheck StepType = "permission_check"
+)
+
+// StepStatus is the status of an AgentStep.
+type StepStatus string
+
+// Step statuses.
+const (
+	StepPending            StepStatus = "pending"
+	StepWaitingForApproval StepStatus = "waiting_for_approval"
+	StepRunning            StepStatus = "running"
+	StepOutcomeUnknown     StepStatus = "outcome_unknown"
+	StepSucceeded          StepStatus = "succeeded"
+	StepFailed             StepStatus = "failed"
+	StepRejected           StepStatus = "rejected"
+	StepExpired            StepStatus = "expired"
+	StepSkipped            StepStatus = "skipped"
+)
+
+// IsTerminal reports whether a step status is final: the workflow's
+// lifecycle table (workflows/lifecycle.go) lets it move nowhere, which a test
+// there holds this list to.
+func (s StepStatus) IsTerminal() bool {
+	switch s {
+	case StepSucceeded, StepFailed, StepRejected, StepExpired, StepSkipped:
+		return true
+	}
+	return false
+}
+
+// AgentStep is one model call, tool call or approval of a run.
+type AgentStep struct {
+	ID                 string          `json:"id"`
+	RunID              string          `json:"runId"`
+	Sequence           int             `json:"sequence"`
+	Type               StepType        `json:"type"`
+	Status             StepStatus      `json:"status"`
+	CallID             string          `json:"callId,omitempty"`
+	ToolName           string          `json:"toolName,omitempty"`
+	SafeInput          json.RawMessage `json:"safeInput,omitempty"`
+	SafeOutput         json.RawMessage `json:"safeOutput,omitempty"`
+	OperationKey       string          `json:"operationKey,omitempty"`
+	ExternalResourceID string          `json:"externalResourceId,omitempty"`
+	Attempt            int             `json:"attempt"`
+	Error              string          `json:"error,omitempty"`
+	StartedAt          *time.Time      `json:"startedAt,omitempty"`
+	CompletedAt        *time.Time      `json:"completedAt,omitempty"`
+	DurationMs         int64           `json:"durationMs"`
+	Usage              *Usage          `json:"usage,omitempty"`
+}
