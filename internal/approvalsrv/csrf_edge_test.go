@@ -1,0 +1,46 @@
+package approvalsrv
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The page keeps any cookie of 32 characters or more; the form must accept
+// the token it was given for such a cookie, or the form is always stale.
+func TestFormTokenForAThirtyTwoCharacterCookieIsAccepted(t *testing.T) {
+	g, err := newCSRFGuard(testSecret)
+	require.NoError(t, err)
+	r := httptest.NewRequest(http.MethodGet, "/runs/run-1", nil)
+	r.AddCookie(&http.Cookie{Name: csrfCookie, Value: strings.Repeat("a", 32)})
+	w := httptest.NewRecorder()
+
+	token := g.token(w, r)
+
+	require.Empty(t, w.Result().Cookies(), "the browser's cookie is kept")
+	require.True(t, g.valid(r, token))
+	require.False(t, g.valid(r, ""))
+}
+
+// A Secure cookie sent over plain HTTP (dev mode on localhost) is dropped by
+// the browser, and every form post would then be stale.
+func TestCSRFCookieIsSecureOnlyOverHTTPS(t *testing.T) {
+	g, err := newCSRFGuard(testSecret)
+	require.NoError(t, err)
+	cookieFor := func(r *http.Request) *http.Cookie {
+		w := httptest.NewRecorder()
+		g.token(w, r)
+		cookies := w.Result().Cookies()
+		require.Len(t, cookies, 1)
+		return cookies[0]
+	}
+	proxied := httptest.NewRequest(http.MethodGet, "http://approvals.example/runs/run-1", nil)
+	proxied.Header.Set("X-Forwarded-Proto", "HTTPS")
+
+	require.False(t, cookieFor(httptest.NewRequest(http.MethodGet, "http://localhost/runs/run-1", nil)).Secure)
+	require.True(t, cookieFor(httptest.NewRequest(http.MethodGet, "https://approvals.example/runs/run-1", nil)).Secure)
+	require.True(t, cookieFor(proxied).Secure)
+}
