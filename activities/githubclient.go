@@ -1,165 +1,17 @@
 package activities
 
 import (
-	"errors"
-	"fmt"
-	"math"
-	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
-	"time"
+	gogithub "github.com/google/go-github/v62/github"
 
-	"github.com/google/go-github/v62/github"
-	"go.temporal.io/sdk/temporal"
+	ghapi "github.com/agentrun/agentrun/github"
 )
 
-// githubHTTPTimeout bounds one HTTP exchange with GitHub. The activity's
-// start-to-close timeout bounds the whole attempt; this stops a single hung
-// connection from eating all of it.
-const githubHTTPTimeout = 30 * time.Second
-
-// defaultSecondaryWait is how long to back off from a secondary rate limit
-// that names no wait; GitHub's guidance is "at least one minute".
-const defaultSecondaryWait = time.Minute
-
-// NewGitHubClient makes the go-github client the GitHub tools use. An empty
-// baseURL means api.github.com; otherwise it is the API root (GITHUB_API_URL),
-// for example a GitHub Enterprise /api/v3/ or the sandbox.
-func NewGitHubClient(baseURL, token string) (*github.Client, error) {
-	client := github.NewClient(&http.Client{Timeout: githubHTTPTimeout})
-	if token != "" {
-		client = client.WithAuthToken(token)
-	}
-	if baseURL == "" {
-		return client, nil
-	}
-	u, err := url.Parse(baseURL)
-	if err != nil {
-		return nil, fmt.Errorf("GITHUB_API_URL %q: %w", baseURL, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("GITHUB_API_URL %q must be an absolute http or https URL", baseURL)
-	}
-	// go-github resolves paths relative to BaseURL, which only works with a trailing slash.
-	if !strings.HasSuffix(u.Path, "/") {
-		u.Path += "/"
-	}
-	upload := *u
-	client.BaseURL = u
-	client.UploadURL = &upload
-	return client, nil
+// NewGitHubClient is github.NewClient, kept for the worker's wiring and the
+// tests that build Activities over a sandbox.
+func NewGitHubClient(baseURL, token string) (*gogithub.Client, error) {
+	return ghapi.NewClient(baseURL, token)
 }
 
-// classifyGitHubError turns a go-github error into what the workflow branches
-// on: ErrTypeRateLimited (retry after the wait GitHub asked for),
-// ErrTypeGitHubRejected (a 4xx proving nothing happened; never retried), or
-// a plain error that Temporal retries. op names the operation and its target.
-func classifyGitHubError(op string, err error) error {
-	if limit, ok := rateLimitOf(err); ok {
-		wait := time.Duration(limit.RetryAfterSeconds) * time.Second
-		return temporal.NewApplicationErrorWithOptions(
-			fmt.Sprintf("%s: %s rate limit, retry in %s: %v", op, limit.Kind, wait, err),
-			ErrTypeRateLimited,
-			temporal.ApplicationErrorOptions{NextRetryDelay: wait, Cause: err, Details: []any{limit}},
-		)
-	}
-	if status, message, ok := rejectionOf(err); ok {
-		return temporal.NewNonRetryableApplicationError(
-			fmt.Sprintf("%s: %d %s", op, status, message), ErrTypeGitHubRejected, err)
-	}
-	return fmt.Errorf("%s: %w", op, err)
-}
-
-// rateLimitOf recognises a primary or secondary rate limit and how long
-// GitHub asked us to wait.
-func rateLimitOf(err error) (RateLimitDetails, bool) {
-	var primary *github.RateLimitError
-	if errors.As(err, &primary) {
-		wait := defaultSecondaryWait
-		if !primary.Rate.Reset.IsZero() {
-			wait = time.Until(primary.Rate.Reset.Time)
-		}
-		return rateLimitDetails("primary", wait), true
-	}
-	var secondary *github.AbuseRateLimitError
-	if errors.As(err, &secondary) {
-		wait := defaultSecondaryWait
-		if secondary.RetryAfter != nil {
-			wait = *secondary.RetryAfter
-		}
-		return rateLimitDetails("secondary", wait), true
-	}
-	// go-github v62 leaves a 429, and a 403 whose body does not name the
-	// secondary limit, as a plain ErrorResponse; GitHub's headers still say
-	// it is a rate limit.
-	var resp *github.ErrorResponse
-	if errors.As(err, &resp) && resp.Response != nil {
-		return rateLimitFromHeaders(resp.Response)
-	}
-	return RateLimitDetails{}, false
-}
-
-func rateLimitFromHeaders(r *http.Response) (RateLimitDetails, bool) {
-	if r.StatusCode != http.StatusForbidden && r.StatusCode != http.StatusTooManyRequests {
-		return RateLimitDetails{}, false
-	}
-	if secs, err := strconv.ParseInt(r.Header.Get("Retry-After"), 10, 64); err == nil {
-		return rateLimitDetails("secondary", time.Duration(secs)*time.Second), true
-	}
-	if r.Header.Get("X-RateLimit-Remaining") == "0" {
-		if reset, err := strconv.ParseInt(r.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
-			return rateLimitDetails("primary", time.Until(time.Unix(reset, 0))), true
-		}
-		return rateLimitDetails("primary", defaultSecondaryWait), true
-	}
-	if r.StatusCode == http.StatusTooManyRequests {
-		return rateLimitDetails("secondary", defaultSecondaryWait), true
-	}
-	return RateLimitDetails{}, false
-}
-
-// rateLimitDetails rounds the wait up to whole seconds, at least one, so that
-// a reset already due (or clock skew) does not turn into a tight retry loop.
-func rateLimitDetails(kind string, wait time.Duration) RateLimitDetails {
-	secs := int64(math.Ceil(wait.Seconds()))
-	return RateLimitDetails{RetryAfterSeconds: max(secs, 1), Kind: kind}
-}
-
-// rejectionOf recognises the answers that prove GitHub did nothing: 401, 404,
-// 422, or a 403 that is not a rate limit (rate limits are checked first).
-func rejectionOf(err error) (status int, message string, ok bool) {
-	var twoFactor *github.TwoFactorAuthError
-	if errors.As(err, &twoFactor) {
-		return http.StatusUnauthorized, describeGitHubError((*github.ErrorResponse)(twoFactor)), true
-	}
-	var resp *github.ErrorResponse
-	if !errors.As(err, &resp) || resp.Response == nil {
-		return 0, "", false
-	}
-	switch resp.Response.StatusCode {
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
-		return resp.Response.StatusCode, describeGitHubError(resp), true
-	}
-	return 0, "", false
-}
-
-// describeGitHubError keeps GitHub's own words: the message and each
-// validation error, e.g. "Validation Failed [IssueComment.body: missing_field]".
-func describeGitHubError(resp *github.ErrorResponse) string {
-	if len(resp.Errors) == 0 {
-		return resp.Message
-	}
-	details := make([]string, 0, len(resp.Errors))
-	for _, e := range resp.Errors {
-		d := e.Code
-		if e.Message != "" {
-			d = e.Message
-		}
-		if e.Resource != "" || e.Field != "" {
-			d = e.Resource + "." + e.Field + ": " + d
-		}
-		details = append(details, d)
-	}
-	return resp.Message + " [" + strings.Join(details, "; ") + "]"
-}
+// classifyGitHubError is github.ClassifyError: the tools' errors are
+// classified as every GitHub caller's are.
+func classifyGitHubError(op string, err error) error { return ghapi.ClassifyError(op, err) }

@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // chromium finds Debian's chromium. Without it the test skips locally; in CI
@@ -119,7 +119,7 @@ func TestBrowserApproveShowsDoneAndPostsOneComment(t *testing.T) {
 
 	snap, ok := s.snapshot("review-browser-1")
 	require.True(t, ok)
-	require.Equal(t, workflows.RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.Equal(t, "alice", snap.PendingAction.DecidedBy)
 	require.Len(t, s.postedReviews(), 1)
 }

@@ -20,11 +20,11 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const (
@@ -127,15 +127,15 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 		"--codec-endpoint", rotatedApproval.URL+"/codec", "--codec-auth", "Bearer "+codecToken)
 	require.Contains(t, payloadText(t, again), prTitle)
 	rotatedClient := dialWithKeys(t, base, rotated)
-	v, err := rotatedClient.QueryWorkflow(context.Background(), run.GetID(), "", workflows.QueryRun)
+	v, err := rotatedClient.QueryWorkflow(context.Background(), run.GetID(), "", api.QueryRun)
 	require.NoError(t, err)
-	var snap workflows.RunSnapshot
+	var snap api.RunSnapshot
 	require.NoError(t, v.Get(&snap))
 	require.Equal(t, run.GetID(), snap.Run.ID)
 
 	// A client without the keys, as anyone with namespace access has, gets
 	// the worker's answer as ciphertext it cannot decode.
-	v, err = base.PlainClient().QueryWorkflow(context.Background(), run.GetID(), "", workflows.QueryRun)
+	v, err = base.PlainClient().QueryWorkflow(context.Background(), run.GetID(), "", api.QueryRun)
 	require.NoError(t, err)
 	require.ErrorContains(t, v.Get(&snap), "encoding")
 

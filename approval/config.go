@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/telemetry"
@@ -63,7 +63,7 @@ func loadConfig(getenv func(string) string) (config, error) {
 	}
 	// The client is built again in newServer; building it here names a bad
 	// GITHUB_API_URL before anything starts.
-	if _, err := activities.NewGitHubClient(cfg.gitHubAPIURL, cfg.gitHubToken); err != nil {
+	if _, err := github.NewClient(cfg.gitHubAPIURL, cfg.gitHubToken); err != nil {
 		return config{}, err
 	}
 	return cfg, nil

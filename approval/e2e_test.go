@@ -17,9 +17,9 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 func TestSignedApproveOnARealRunPostsExactlyOneComment(t *testing.T) {
@@ -41,8 +41,8 @@ func TestSignedApproveOnARealRunPostsExactlyOneComment(t *testing.T) {
 	}
 	snap, ok := s.snapshot("review-signed-1")
 	require.True(t, ok)
-	require.Equal(t, workflows.RunCompleted, snap.Run.Status)
-	require.Equal(t, workflows.ActionApproved, snap.PendingAction.State)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	require.Equal(t, api.ActionApproved, snap.PendingAction.State)
 	require.Equal(t, "alice", snap.PendingAction.DecidedBy)
 	posted := s.postedReviews()
 	require.Len(t, posted, 1)
@@ -66,7 +66,7 @@ func TestWebhookApprovalByAWriterPostsOneCommentAfterAReaderIsRefused(t *testing
 	page := s.page("/runs/review-webhook-1")
 	require.Contains(t, page, reason)
 	snap, _ := s.snapshot("review-webhook-1")
-	require.Equal(t, workflows.ActionWaiting, snap.PendingAction.State, "a refused comment changes nothing")
+	require.Equal(t, api.ActionWaiting, snap.PendingAction.State, "a refused comment changes nothing")
 	recorded := s.ignoredEvents("review-webhook-1")
 	require.Len(t, recorded, 1, "the refusal is recorded in the run itself")
 	require.Equal(t, action.StepID, recorded[0].StepID)
@@ -82,7 +82,7 @@ func TestWebhookApprovalByAWriterPostsOneCommentAfterAReaderIsRefused(t *testing
 
 	s.followEvents("review-webhook-1")
 	snap, _ = s.snapshot("review-webhook-1")
-	require.Equal(t, workflows.RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.Equal(t, "bob", snap.PendingAction.DecidedBy)
 	require.Len(t, s.postedReviews(), 1)
 }
@@ -107,13 +107,13 @@ func (s *stack) inboxHas(actionID string) bool {
 
 // ignoredEvents reads the run's signal_ignored events straight from the
 // workflow's events query.
-func (s *stack) ignoredEvents(runID string) []workflows.Event {
+func (s *stack) ignoredEvents(runID string) []api.Event {
 	s.t.Helper()
 	events, err := runclient.New(s.temporal, runclient.Options{}).Events(context.Background(), runID, 0)
 	require.NoError(s.t, err)
-	var ignored []workflows.Event
+	var ignored []api.Event
 	for _, ev := range events {
-		if ev.Type == workflows.EventSignalIgnored {
+		if ev.Type == api.EventSignalIgnored {
 			ignored = append(ignored, ev)
 		}
 	}

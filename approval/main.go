@@ -20,7 +20,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
@@ -152,7 +152,7 @@ func listenAll(endpoints []endpoint, bound map[string]net.Listener, logger *slog
 
 // newServer wires the server over the process's one Temporal client.
 func newServer(cfg config, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
-	gh, err := activities.NewGitHubClient(cfg.gitHubAPIURL, cfg.gitHubToken)
+	gh, err := github.NewClient(cfg.gitHubAPIURL, cfg.gitHubToken)
 	if err != nil {
 		return nil, err
 	}

@@ -17,10 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const (
@@ -81,15 +81,15 @@ func envOf(vars map[string]string) func(string) string {
 
 // startReview starts a review of acme/widgets#1 and waits until it asks for
 // approval, read through the approval server's own snapshot endpoint.
-func (s *stack) startReview(runID string, approvers ...string) workflows.PendingAction {
+func (s *stack) startReview(runID string, approvers ...string) api.PendingAction {
 	s.t.Helper()
 	_, err := s.temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: runID, TaskQueue: e2eQueue},
-		workflows.WorkflowName, workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", Approvers: approvers})
+		api.WorkflowName, api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", Approvers: approvers})
 	require.NoError(s.t, err)
-	var action workflows.PendingAction
+	var action api.PendingAction
 	require.Eventually(s.t, func() bool {
 		snap, ok := s.snapshot(runID)
-		if ok && snap.PendingAction != nil && snap.PendingAction.State == workflows.ActionWaiting {
+		if ok && snap.PendingAction != nil && snap.PendingAction.State == api.ActionWaiting {
 			action = *snap.PendingAction
 			return true
 		}
@@ -98,15 +98,15 @@ func (s *stack) startReview(runID string, approvers ...string) workflows.Pending
 	return action
 }
 
-func (s *stack) snapshot(runID string) (workflows.RunSnapshot, bool) {
+func (s *stack) snapshot(runID string) (api.RunSnapshot, bool) {
 	resp, err := http.DefaultClient.Do(s.signedGet(context.Background(), s.approval.URL+"/v1/runs/"+runID))
 	if err != nil {
-		return workflows.RunSnapshot{}, false
+		return api.RunSnapshot{}, false
 	}
 	defer resp.Body.Close()
-	var snap workflows.RunSnapshot
+	var snap api.RunSnapshot
 	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&snap) != nil {
-		return workflows.RunSnapshot{}, false
+		return api.RunSnapshot{}, false
 	}
 	return snap, true
 }

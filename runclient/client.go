@@ -18,7 +18,7 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // Options tunes a Client.
@@ -54,18 +54,18 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc
 }
 
 // Snapshot answers the run query: the run, its steps and its pending action.
-func (c *Client) Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error) {
-	var snap workflows.RunSnapshot
-	if err := c.query(ctx, runID, &snap, workflows.QueryRun); err != nil {
-		return workflows.RunSnapshot{}, err
+func (c *Client) Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error) {
+	var snap api.RunSnapshot
+	if err := c.query(ctx, runID, &snap, api.QueryRun); err != nil {
+		return api.RunSnapshot{}, err
 	}
 	return snap, nil
 }
 
 // Events returns the run's events after sinceSequence, in order.
-func (c *Client) Events(ctx context.Context, runID string, sinceSequence int64) ([]workflows.Event, error) {
-	var events []workflows.Event
-	if err := c.query(ctx, runID, &events, workflows.QueryEvents, sinceSequence); err != nil {
+func (c *Client) Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error) {
+	var events []api.Event
+	if err := c.query(ctx, runID, &events, api.QueryEvents, sinceSequence); err != nil {
 		return nil, err
 	}
 	return events, nil
@@ -125,20 +125,20 @@ func (c *Client) Ended(ctx context.Context, runID string) (bool, error) {
 // Decide sends a person's decision on the pending action. It checks
 // nothing: the approval server checks who may decide before it calls this,
 // and the run ignores (with a signal_ignored event) what it cannot apply.
-func (c *Client) Decide(ctx context.Context, runID string, sig workflows.ApprovalSignal) error {
-	return c.signal(ctx, runID, workflows.SignalApproval, sig)
+func (c *Client) Decide(ctx context.Context, runID string, sig api.ApprovalSignal) error {
+	return c.signal(ctx, runID, api.SignalApproval, sig)
 }
 
 // Resolve sends an operator's decision on a step whose outcome
 // reconciliation could not tell.
-func (c *Client) Resolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error {
-	return c.signal(ctx, runID, workflows.SignalResolve, sig)
+func (c *Client) Resolve(ctx context.Context, runID string, sig api.ResolveSignal) error {
+	return c.signal(ctx, runID, api.SignalResolve, sig)
 }
 
 // Refuse records in the run a decision the approval server refused, so that
 // the refusal shows on the run's page after the server forgets it.
-func (c *Client) Refuse(ctx context.Context, runID string, sig workflows.RefusalSignal) error {
-	return c.signal(ctx, runID, workflows.SignalRefusal, sig)
+func (c *Client) Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error {
+	return c.signal(ctx, runID, api.SignalRefusal, sig)
 }
 
 func (c *Client) signal(ctx context.Context, runID, name string, arg any) error {

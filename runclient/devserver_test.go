@@ -13,8 +13,8 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/devserver"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // stubInput is what the stub AgentRun of these tests is started with. The
@@ -34,35 +34,35 @@ type stubInput struct {
 func stubAgentRun(ctx workflow.Context, in stubInput) (string, error) {
 	info := workflow.GetInfo(ctx)
 	now := workflow.Now(ctx)
-	snap := workflows.RunSnapshot{Run: workflows.Run{
+	snap := api.RunSnapshot{Run: api.Run{
 		ID: info.WorkflowExecution.ID, Repo: "acme/widgets", PullNumber: 1,
-		Status: workflows.RunRunning, Approvers: in.Approvers,
+		Status: api.RunRunning, Approvers: in.Approvers,
 	}}
 	if in.ActionID != "" {
-		snap.Run.Status = workflows.RunWaitingForUser
+		snap.Run.Status = api.RunWaitingForUser
 		snap.Label = "waiting for approval"
-		action := workflows.PendingAction{
-			ID: in.ActionID, StepID: "step-2", ToolName: "create_issue_comment", State: workflows.ActionWaiting,
+		action := api.PendingAction{
+			ID: in.ActionID, StepID: "step-2", ToolName: "create_issue_comment", State: api.ActionWaiting,
 			Preview: "LGTM", Target: "acme/widgets#1", RequestedBy: "carol",
 			CreatedAt: now, ExpiresAt: now.Add(in.ExpiresIn),
 		}
-		snap.PendingAction, snap.Actions = &action, []workflows.PendingAction{action}
+		snap.PendingAction, snap.Actions = &action, []api.PendingAction{action}
 		if err := workflow.UpsertTypedSearchAttributes(ctx,
-			workflows.SearchAttrStatus.ValueSet(string(workflows.RunWaitingForUser)),
-			workflows.SearchAttrActionIDs.ValueSet([]string{in.ActionID})); err != nil {
+			api.SearchAttrStatus.ValueSet(string(api.RunWaitingForUser)),
+			api.SearchAttrActionIDs.ValueSet([]string{in.ActionID})); err != nil {
 			return "", err
 		}
 	}
-	events := []workflows.Event{
+	events := []api.Event{
 		{Sequence: 1, At: now, Type: "run_started"},
 		{Sequence: 2, At: now, Type: "step_status", StepID: "step-1", Status: "succeeded"},
 		{Sequence: 3, At: now, Type: "action_state", StepID: "step-2", Status: "waiting"},
 	}
-	if err := workflow.SetQueryHandler(ctx, workflows.QueryRun, func() (workflows.RunSnapshot, error) { return snap, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, api.QueryRun, func() (api.RunSnapshot, error) { return snap, nil }); err != nil {
 		return "", err
 	}
-	err := workflow.SetQueryHandler(ctx, workflows.QueryEvents, func(since int64) ([]workflows.Event, error) {
-		var after []workflows.Event
+	err := workflow.SetQueryHandler(ctx, api.QueryEvents, func(since int64) ([]api.Event, error) {
+		var after []api.Event
 		for _, e := range events {
 			if e.Sequence > since {
 				after = append(after, e)
@@ -73,8 +73,8 @@ func stubAgentRun(ctx workflow.Context, in stubInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var sig workflows.ApprovalSignal
-	workflow.GetSignalChannel(ctx, workflows.SignalApproval).Receive(ctx, &sig)
+	var sig api.ApprovalSignal
+	workflow.GetSignalChannel(ctx, api.SignalApproval).Receive(ctx, &sig)
 	return sig.Approver, nil
 }
 
@@ -90,7 +90,7 @@ func startStub(t *testing.T) (*Client, string) {
 	server := devserver.Start(t, devserver.Options{})
 	queue := fmt.Sprintf("runclient-%d", queueSeq.Add(1))
 	w := worker.New(server.Client(), queue, worker.Options{})
-	w.RegisterWorkflowWithOptions(stubAgentRun, workflow.RegisterOptions{Name: workflows.WorkflowName})
+	w.RegisterWorkflowWithOptions(stubAgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	return New(server.Client(), Options{CallTimeout: 30 * time.Second}), queue
@@ -105,7 +105,7 @@ func testContext(t *testing.T) context.Context {
 func TestStartingTheSameIDAgainReusesTheOpenRunAndNeverRestartsAClosedOne(t *testing.T) {
 	rc, queue := startStub(t)
 	ctx := testContext(t)
-	req := StartRequest{RunID: RunID("acme/widgets", 1, "ticket-42"), TaskQueue: queue, Input: workflows.RunInput{
+	req := StartRequest{RunID: RunID("acme/widgets", 1, "ticket-42"), TaskQueue: queue, Input: api.RunInput{
 		Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ConversationID: "conv-1",
 	}}
 
@@ -122,7 +122,7 @@ func TestStartingTheSameIDAgainReusesTheOpenRunAndNeverRestartsAClosedOne(t *tes
 	require.NoError(t, err)
 	require.Equal(t, "Review acme/widgets#1 for carol", summary, "the Temporal UI names the run")
 
-	require.NoError(t, rc.Decide(ctx, req.RunID, workflows.ApprovalSignal{ActionID: "act-x", Decision: workflows.DecisionApprove, Approver: "alice", RequestID: "r-1"}))
+	require.NoError(t, rc.Decide(ctx, req.RunID, api.ApprovalSignal{ActionID: "act-x", Decision: api.DecisionApprove, Approver: "alice", RequestID: "r-1"}))
 	var approver string
 	require.NoError(t, rc.Temporal().GetWorkflow(ctx, req.RunID, "").Get(ctx, &approver))
 	require.Equal(t, "alice", approver)
@@ -145,9 +145,9 @@ func TestEveryCallOnAnUnknownRunIsRunNotFound(t *testing.T) {
 		"Events":   func() error { _, err := rc.Events(ctx, runID, 0); return err },
 		"Describe": func() error { _, err := rc.Describe(ctx, runID); return err },
 		"Ended":    func() error { _, err := rc.Ended(ctx, runID); return err },
-		"Decide":   func() error { return rc.Decide(ctx, runID, workflows.ApprovalSignal{ActionID: "act-x"}) },
-		"Resolve":  func() error { return rc.Resolve(ctx, runID, workflows.ResolveSignal{StepID: "step-1"}) },
-		"Refuse":   func() error { return rc.Refuse(ctx, runID, workflows.RefusalSignal{ActionID: "act-x"}) },
+		"Decide":   func() error { return rc.Decide(ctx, runID, api.ApprovalSignal{ActionID: "act-x"}) },
+		"Resolve":  func() error { return rc.Resolve(ctx, runID, api.ResolveSignal{StepID: "step-1"}) },
+		"Refuse":   func() error { return rc.Refuse(ctx, runID, api.RefusalSignal{ActionID: "act-x"}) },
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {
@@ -165,16 +165,16 @@ func TestEveryCallOnAnUnknownRunIsRunNotFound(t *testing.T) {
 func TestSnapshotAndEventsReadTheRunsQueries(t *testing.T) {
 	rc, queue := startStub(t)
 	ctx := testContext(t)
-	_, err := rc.Start(ctx, StartRequest{RunID: "queries", TaskQueue: queue, Input: workflows.RunInput{}})
+	_, err := rc.Start(ctx, StartRequest{RunID: "queries", TaskQueue: queue, Input: api.RunInput{}})
 	require.NoError(t, err)
 
-	var snap workflows.RunSnapshot
+	var snap api.RunSnapshot
 	require.Eventually(t, func() bool {
 		snap, err = rc.Snapshot(ctx, "queries")
 		return err == nil
 	}, time.Minute, 20*time.Millisecond)
 	require.Equal(t, "queries", snap.Run.ID)
-	require.Equal(t, workflows.RunRunning, snap.Run.Status)
+	require.Equal(t, api.RunRunning, snap.Run.Status)
 	all, err := rc.Events(ctx, "queries", 0)
 	require.NoError(t, err)
 	require.Equal(t, []int64{1, 2, 3}, sequences(all))
@@ -192,7 +192,7 @@ func TestListWaitingIsTheInboxSoonestToExpireFirst(t *testing.T) {
 	ctx := testContext(t)
 	start := func(runID string, in stubInput) {
 		// Start sends a RunInput; these runs need the stub's own input.
-		_, err := rc.Temporal().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, workflows.WorkflowName, in)
+		_, err := rc.Temporal().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName, in)
 		require.NoError(t, err)
 	}
 	start("later", stubInput{ActionID: "act-000000000000000b", ExpiresIn: 2 * time.Hour})
@@ -226,7 +226,7 @@ func TestListWaitingIsTheInboxSoonestToExpireFirst(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadActionID, "an ID outside the rule never reaches the query")
 }
 
-func sequences(events []workflows.Event) []int64 {
+func sequences(events []api.Event) []int64 {
 	seqs := make([]int64, len(events))
 	for i, e := range events {
 		seqs[i] = e.Sequence

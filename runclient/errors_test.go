@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestCallsToAnUnreachableTemporalAreUnavailable(t *testing.T) {
@@ -22,7 +22,7 @@ func TestCallsToAnUnreachableTemporalAreUnavailable(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnavailable)
 	require.NotErrorIs(t, err, ErrRunNotFound)
 	require.ErrorContains(t, err, "some-run")
-	err = rc.Decide(context.Background(), "some-run", workflows.ApprovalSignal{ActionID: "act-x"})
+	err = rc.Decide(context.Background(), "some-run", api.ApprovalSignal{ActionID: "act-x"})
 	require.ErrorIs(t, err, ErrUnavailable)
 	_, err = rc.WaitingRunIDs(context.Background())
 	require.ErrorIs(t, err, ErrUnavailable)

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // snapshotQueries bounds the run queries one listing sends at once.
@@ -32,7 +32,7 @@ type PendingApproval struct {
 // approval server's handler tests list a fake through the same code.
 type InboxSource interface {
 	WaitingRunIDs(ctx context.Context) ([]string, error)
-	Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error)
+	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
 }
 
 // ListWaiting lists every action waiting for a person, across runs,
@@ -64,9 +64,9 @@ func PendingApprovals(ctx context.Context, src InboxSource) ([]PendingApproval, 
 	return inbox, nil
 }
 
-func pendingApprovalOf(runID string, snap workflows.RunSnapshot) (PendingApproval, bool) {
+func pendingApprovalOf(runID string, snap api.RunSnapshot) (PendingApproval, bool) {
 	a := snap.PendingAction
-	if a == nil || a.State != workflows.ActionWaiting {
+	if a == nil || a.State != api.ActionWaiting {
 		return PendingApproval{}, false
 	}
 	approvers := a.Approvers
@@ -92,7 +92,7 @@ func pendingApprovalOf(runID string, snap workflows.RunSnapshot) (PendingApprova
 // found is one answer of snapshots.
 type found struct {
 	runID string
-	snap  workflows.RunSnapshot
+	snap  api.RunSnapshot
 	err   error
 }
 

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // maxWaitingRuns caps how many runs one inbox listing walks through.
@@ -37,10 +37,10 @@ type Listed struct {
 // List lists every run, or those whose AgentRunStatus is status, newest
 // first. Visibility is eventually consistent: a run that changed status a
 // moment ago may be listed under its old one.
-func (c *Client) List(ctx context.Context, status workflows.RunStatus) ([]Listed, error) {
-	query := fmt.Sprintf("WorkflowType = %q", workflows.WorkflowName)
+func (c *Client) List(ctx context.Context, status api.RunStatus) ([]Listed, error) {
+	query := fmt.Sprintf("WorkflowType = %q", api.WorkflowName)
 	if status != "" {
-		query += fmt.Sprintf(" AND %s = %q", workflows.SearchAttrStatus.GetName(), status)
+		query += fmt.Sprintf(" AND %s = %q", api.SearchAttrStatus.GetName(), status)
 	}
 	var rows []Listed
 	var token []byte
@@ -88,7 +88,7 @@ func runStatusOf(fields map[string]*commonpb.Payload, execution enumspb.Workflow
 		return StatusName(execution)
 	}
 	var status string
-	p, ok := fields[workflows.SearchAttrStatus.GetName()]
+	p, ok := fields[api.SearchAttrStatus.GetName()]
 	// Search attributes are always encoded by the default converter, never by
 	// a custom codec.
 	if !ok || converter.GetDefaultDataConverter().FromPayload(p, &status) != nil || status == "" {
@@ -101,7 +101,7 @@ func runStatusOf(fields map[string]*commonpb.Payload, execution enumspb.Workflow
 // waiting_for_user, at most maxWaitingRuns of them.
 func (c *Client) WaitingRunIDs(ctx context.Context) ([]string, error) {
 	query := fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\" AND %s = %q",
-		workflows.WorkflowName, workflows.SearchAttrStatus.GetName(), workflows.RunWaitingForUser)
+		api.WorkflowName, api.SearchAttrStatus.GetName(), api.RunWaitingForUser)
 	var ids []string
 	var token []byte
 	for {
@@ -132,7 +132,7 @@ func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, er
 	}
 	closedSince := c.now().Add(-closedRunLookback).UTC().Format(time.RFC3339)
 	query := fmt.Sprintf("WorkflowType = %q AND %s = '%s' AND (ExecutionStatus = \"Running\" OR CloseTime > '%s')",
-		workflows.WorkflowName, workflows.SearchAttrActionIDs.GetName(), actionID, closedSince)
+		api.WorkflowName, api.SearchAttrActionIDs.GetName(), actionID, closedSince)
 	page, err := c.listPage(ctx, query, nil)
 	if err != nil {
 		return "", err

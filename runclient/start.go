@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // StartRequest is one run to start.
@@ -22,7 +22,7 @@ type StartRequest struct {
 	// idempotency key.
 	RunID     string
 	TaskQueue string
-	Input     workflows.RunInput
+	Input     api.RunInput
 }
 
 // Started is what Start did.
@@ -40,10 +40,10 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 	attrs := []temporal.SearchAttributeUpdate{
 		// The workflow upserts the status as it goes; setting it at start
 		// makes the run visible to a listing by status at once.
-		workflows.SearchAttrStatus.ValueSet(string(workflows.RunRunning)),
+		api.SearchAttrStatus.ValueSet(string(api.RunRunning)),
 	}
 	if req.Input.ConversationID != "" {
-		attrs = append(attrs, workflows.SearchAttrConversation.ValueSet(req.Input.ConversationID))
+		attrs = append(attrs, api.SearchAttrConversation.ValueSet(req.Input.ConversationID))
 	}
 	opts := client.StartWorkflowOptions{
 		ID:                       req.RunID,
@@ -56,10 +56,10 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		TypedSearchAttributes:                    temporal.NewSearchAttributes(attrs...),
 		// What the Temporal UI shows for the run before anyone opens it.
-		StaticSummary: workflows.StaticSummary(req.Input),
+		StaticSummary: api.StaticSummary(req.Input),
 	}
 	startCtx, cancel := c.bound(ctx)
-	_, err := c.temporal.ExecuteWorkflow(startCtx, opts, workflows.WorkflowName, req.Input)
+	_, err := c.temporal.ExecuteWorkflow(startCtx, opts, api.WorkflowName, req.Input)
 	cancel()
 	var alreadyStarted *serviceerror.WorkflowExecutionAlreadyStarted
 	if errors.As(err, &alreadyStarted) {

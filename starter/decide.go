@@ -8,8 +8,8 @@ import (
 	"flag"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const (
@@ -51,20 +51,20 @@ func (c *decideCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	send := func(ctx context.Context, rc *runclient.Client, runID string) error { return rc.Decide(ctx, runID, sig) }
-	return signalOpenRun(ctx, c.env, runID, send, func(ev workflows.Event) bool {
-		return ev.Type == workflows.EventActionState
+	return signalOpenRun(ctx, c.env, runID, send, func(ev api.Event) bool {
+		return ev.Type == api.EventActionState
 	})
 }
 
-func (c *decideCommand) parse(args []string) (workflows.ApprovalSignal, string, error) {
+func (c *decideCommand) parse(args []string) (api.ApprovalSignal, string, error) {
 	fs := c.flags()
 	positional, err := parseArgs(fs, c.synopsis(), args)
 	if err != nil {
-		return workflows.ApprovalSignal{}, "", err
+		return api.ApprovalSignal{}, "", err
 	}
 	runID, err := oneRunID(fs, c.synopsis(), positional)
 	if err != nil {
-		return workflows.ApprovalSignal{}, "", err
+		return api.ApprovalSignal{}, "", err
 	}
 	switch {
 	case strings.TrimSpace(c.actionID) == "":
@@ -75,13 +75,13 @@ func (c *decideCommand) parse(args []string) (workflows.ApprovalSignal, string, 
 		err = errors.New("--reason is required to reject")
 	}
 	if err != nil {
-		return workflows.ApprovalSignal{}, "", usageErr(fs, c.synopsis(), err)
+		return api.ApprovalSignal{}, "", usageErr(fs, c.synopsis(), err)
 	}
-	decision := workflows.DecisionReject
+	decision := api.DecisionReject
 	if c.approve {
-		decision = workflows.DecisionApprove
+		decision = api.DecisionApprove
 	}
-	return workflows.ApprovalSignal{
+	return api.ApprovalSignal{
 		ActionID:  c.actionID,
 		Decision:  decision,
 		Approver:  c.as,

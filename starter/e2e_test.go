@@ -11,10 +11,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // stack is a real dev server, a worker in this process with the offline
@@ -48,11 +48,11 @@ func starterWith(vars map[string]string, args ...string) result {
 
 func (s *stack) starter(args ...string) result { return starterWith(s.vars, args...) }
 
-func (s *stack) snapshot(t *testing.T, runID string) workflows.RunSnapshot {
+func (s *stack) snapshot(t *testing.T, runID string) api.RunSnapshot {
 	t.Helper()
 	r := s.starter("status", runID, "--json")
 	require.Equal(t, 0, r.code, r.stderr)
-	var snap workflows.RunSnapshot
+	var snap api.RunSnapshot
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &snap))
 	return snap
 }
@@ -89,7 +89,7 @@ func TestStartFollowThenApprovePostsTheReviewAndCompletes(t *testing.T) {
 	require.Contains(t, started.stdout, "is waiting for approval of action")
 	requireContiguousEvents(t, started.stdout, 1)
 	snap := s.snapshot(t, runID)
-	require.Equal(t, workflows.RunWaitingForUser, snap.Run.Status)
+	require.Equal(t, api.RunWaitingForUser, snap.Run.Status)
 	require.NotNil(t, snap.PendingAction)
 
 	approved := s.starter("approve", runID, "--action", snap.PendingAction.ID, "--as", "alice")
@@ -100,7 +100,7 @@ func TestStartFollowThenApprovePostsTheReviewAndCompletes(t *testing.T) {
 	require.Equal(t, 0, followed.code, followed.stderr)
 	require.Contains(t, followed.stdout, "run "+runID+" completed")
 	requireContiguousEvents(t, followed.stdout, 1)
-	require.Equal(t, workflows.RunCompleted, s.snapshot(t, runID).Run.Status)
+	require.Equal(t, api.RunCompleted, s.snapshot(t, runID).Run.Status)
 	comments := s.Sandbox().Comments("acme", "widgets", 1)
 	require.Len(t, comments, 1)
 	require.Contains(t, comments[0].Body, "<!-- agent-operation:")

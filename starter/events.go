@@ -8,8 +8,8 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const eventsSynopsis = "events RUN_ID [--since N] [--follow] [--json]"
@@ -54,7 +54,7 @@ func (c *eventsCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var steps []workflows.AgentStep
+	var steps []api.AgentStep
 	if !c.json {
 		// The steps only name what each event is about; without them the
 		// events are still worth printing.
@@ -65,7 +65,7 @@ func (c *eventsCommand) Run(ctx context.Context, args []string) error {
 	return printEvents(c.env, events, steps, c.json)
 }
 
-func printEvents(e *env, events []workflows.Event, steps []workflows.AgentStep, asJSON bool) error {
+func printEvents(e *env, events []api.Event, steps []api.AgentStep, asJSON bool) error {
 	if !asJSON {
 		return renderEvents(e.stdout, events, steps)
 	}
@@ -120,8 +120,8 @@ func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, 
 
 // eventsAfter drops anything at or before since, so that a repeated or
 // overlapping answer never prints an event twice.
-func eventsAfter(events []workflows.Event, since int64) []workflows.Event {
-	var fresh []workflows.Event
+func eventsAfter(events []api.Event, since int64) []api.Event {
+	var fresh []api.Event
 	for _, ev := range events {
 		if ev.Sequence > since {
 			fresh = append(fresh, ev)
@@ -147,22 +147,22 @@ func runClosed(ctx context.Context, rc *runclient.Client, runID string) (string,
 }
 
 // followEnds says the run will not move without a person, or at all.
-func followEnds(snap workflows.RunSnapshot) bool {
+func followEnds(snap api.RunSnapshot) bool {
 	return runEnded(snap.Run.Status) || waitsForPerson(snap)
 }
 
-func runEnded(s workflows.RunStatus) bool {
-	return s == workflows.RunCompleted || s == workflows.RunFailed || s == workflows.RunCancelled
+func runEnded(s api.RunStatus) bool {
+	return s == api.RunCompleted || s == api.RunFailed || s == api.RunCancelled
 }
 
 // waitsForPerson: an approval, or an operator's resolve after reconciliation
 // could not tell whether the comment was posted.
-func waitsForPerson(snap workflows.RunSnapshot) bool {
+func waitsForPerson(snap api.RunSnapshot) bool {
 	switch snap.Run.Status {
-	case workflows.RunWaitingForUser:
+	case api.RunWaitingForUser:
 		return true
-	case workflows.RunReconciling:
-		return snap.Label == workflows.LabelCannotTell
+	case api.RunReconciling:
+		return snap.Label == api.LabelCannotTell
 	}
 	return false
 }

@@ -6,16 +6,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const listSynopsis = "list [--status STATUS] [--json]"
 
 // runStatuses are the values --status accepts.
-var runStatuses = []workflows.RunStatus{
-	workflows.RunRunning, workflows.RunWaitingForUser, workflows.RunReconciling,
-	workflows.RunCompleted, workflows.RunFailed, workflows.RunCancelled,
+var runStatuses = []api.RunStatus{
+	api.RunRunning, api.RunWaitingForUser, api.RunReconciling,
+	api.RunCompleted, api.RunFailed, api.RunCancelled,
 }
 
 // listCommand lists runs, newest first; with --status waiting_for_user it
@@ -49,11 +49,11 @@ func (c *listCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if c.status == string(workflows.RunWaitingForUser) {
+	if c.status == string(api.RunWaitingForUser) {
 		return c.showApprovalInbox(ctx, rc)
 	}
 	// status has been checked against runStatuses.
-	rows, err := rc.List(ctx, workflows.RunStatus(c.status))
+	rows, err := rc.List(ctx, api.RunStatus(c.status))
 	if err != nil {
 		return err
 	}

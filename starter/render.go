@@ -8,8 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // The render functions are pure: same input, same bytes. Times are UTC so
@@ -42,7 +42,7 @@ func writeJSONLine(w io.Writer, v any) error {
 // it is about: the run's label for a run event, the event's own step for a
 // step or action event (its Label is the run's label when it was recorded,
 // which may describe another step).
-func renderEvent(w io.Writer, ev workflows.Event, steps map[string]workflows.AgentStep) error {
+func renderEvent(w io.Writer, ev api.Event, steps map[string]api.AgentStep) error {
 	what := ev.Type
 	if ev.StepID != "" {
 		what += " " + ev.StepID
@@ -51,7 +51,7 @@ func renderEvent(w io.Writer, ev workflows.Event, steps map[string]workflows.Age
 		what += " " + ev.Status
 	}
 	about := ev.Label
-	if ev.StepID != "" || (ev.Type != workflows.EventRunStatus && ev.Type != workflows.EventContinuedAsNew) {
+	if ev.StepID != "" || (ev.Type != api.EventRunStatus && ev.Type != api.EventContinuedAsNew) {
 		about = ""
 		if st, ok := steps[ev.StepID]; ok {
 			about = stepTitle(st)
@@ -67,8 +67,8 @@ func renderEvent(w io.Writer, ev workflows.Event, steps map[string]workflows.Age
 
 // renderEvents prints events; steps (from the run's snapshot, possibly
 // none) name the step each event is about.
-func renderEvents(w io.Writer, events []workflows.Event, steps []workflows.AgentStep) error {
-	byID := make(map[string]workflows.AgentStep, len(steps))
+func renderEvents(w io.Writer, events []api.Event, steps []api.AgentStep) error {
+	byID := make(map[string]api.AgentStep, len(steps))
 	for _, st := range steps {
 		byID[st.ID] = st
 	}
@@ -89,12 +89,12 @@ func renderStarted(w io.Writer, r runclient.Started, asJSON bool) error {
 }
 
 // renderFollowEnd says why following stopped and what a person can do.
-func renderFollowEnd(w io.Writer, runID string, snap workflows.RunSnapshot, closed string) error {
+func renderFollowEnd(w io.Writer, runID string, snap api.RunSnapshot, closed string) error {
 	var b strings.Builder
 	switch {
 	case closed != "":
 		fmt.Fprintf(&b, "run %s %s\n", runID, closed)
-	case snap.Run.Status == workflows.RunWaitingForUser && snap.PendingAction != nil:
+	case snap.Run.Status == api.RunWaitingForUser && snap.PendingAction != nil:
 		fmt.Fprintf(&b, "run %s is waiting for approval of action %s\n", runID, snap.PendingAction.ID)
 		writeDecisionHints(&b, runID, snap.PendingAction.ID)
 	case waitsForPerson(snap):
@@ -112,9 +112,9 @@ func writeDecisionHints(b *strings.Builder, runID, actionID string) {
 	fmt.Fprintf(b, "  reject:  starter reject %s --action %s --as LOGIN --reason TEXT\n", runID, actionID)
 }
 
-func writeResolveHints(b *strings.Builder, runID string, steps []workflows.AgentStep) {
+func writeResolveHints(b *strings.Builder, runID string, steps []api.AgentStep) {
 	for _, st := range steps {
-		if st.Status == workflows.StepOutcomeUnknown {
+		if st.Status == api.StepOutcomeUnknown {
 			fmt.Fprintf(b, "  resolve: starter resolve %s --step %s --decision retry|mark_succeeded|abandon --as LOGIN [--external-id ID]\n", runID, st.ID)
 		}
 	}

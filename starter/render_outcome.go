@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // writeOutcome prints what the run did: one line per comment posted (with
 // its link), per comment rejected or expired, and per failure.
-func writeOutcome(b *strings.Builder, snap workflows.RunSnapshot) {
+func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 	o := snap.Outcome
 	if o.Summary == "" && len(o.Posted)+len(o.Declined)+len(o.Failed) == 0 {
 		return // a run from before outcomes
@@ -27,7 +27,7 @@ func writeOutcome(b *strings.Builder, snap workflows.RunSnapshot) {
 		fmt.Fprintln(b, line)
 	}
 	for _, d := range o.Declined {
-		if d.State == workflows.ActionRejected {
+		if d.State == api.ActionRejected {
 			line := fmt.Sprintf("  rejected  action %s on %s by %s", d.ActionID, d.Target, orDash(d.By))
 			if d.Reason != "" {
 				line += ": " + oneLine(d.Reason)
@@ -50,11 +50,11 @@ func writeOutcome(b *strings.Builder, snap workflows.RunSnapshot) {
 // that an event line describes its own step, not what the run was doing when
 // it was recorded (an event's Label is the run's label at that moment). The
 // approval server's page words steps the same way (approvalsrv/steptitle.go).
-func stepTitle(st workflows.AgentStep) string {
+func stepTitle(st api.AgentStep) string {
 	switch {
-	case st.Type == workflows.StepHumanApproval && st.ToolName != "":
+	case st.Type == api.StepHumanApproval && st.ToolName != "":
 		return "approval of " + st.ToolName
-	case st.Type == workflows.StepPermissionCheck:
+	case st.Type == api.StepPermissionCheck:
 		return permissionCheckTitle(st)
 	case st.ToolName != "":
 		return st.ToolName
@@ -64,7 +64,7 @@ func stepTitle(st workflows.AgentStep) string {
 
 // permissionCheckTitle reads a permission_check step as a sentence:
 // "Checked bob's permission: write".
-func permissionCheckTitle(st workflows.AgentStep) string {
+func permissionCheckTitle(st api.AgentStep) string {
 	var in struct {
 		Login string `json:"login"`
 	}
@@ -75,12 +75,12 @@ func permissionCheckTitle(st workflows.AgentStep) string {
 		return "permission check"
 	}
 	switch st.Status {
-	case workflows.StepSucceeded:
+	case api.StepSucceeded:
 		if json.Unmarshal(st.SafeOutput, &out) == nil && out.Permission != "" {
 			return "Checked " + in.Login + "'s permission: " + out.Permission
 		}
 		return "Checked " + in.Login + "'s permission"
-	case workflows.StepFailed:
+	case api.StepFailed:
 		return "Could not check " + in.Login + "'s permission"
 	}
 	return "Checking " + in.Login + "'s permission"

@@ -7,18 +7,18 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // renderStatus prints a run for a person: where it is, every step (with the
 // tries of one Temporal is retrying), and the pending action with how to
 // decide it.
-func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot, tries map[string]callTry) error {
+func renderStatus(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]callTry) error {
 	var b strings.Builder
 	r := snap.Run
 	fmt.Fprintf(&b, "run      %s\n", runID)
 	fmt.Fprintf(&b, "target   %s#%d\n", r.Repo, r.PullNumber)
-	if r.Status == workflows.RunFailed {
+	if r.Status == api.RunFailed {
 		// Said in words too: a failed run must not read like a finished one.
 		fmt.Fprintf(&b, "status   %s (the run did not finish; see error and outcome)\n", r.Status)
 	} else {
@@ -40,7 +40,7 @@ func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot, tries m
 		b.WriteString("\n")
 		writePendingAction(&b, runID, r.Status, *pa)
 	}
-	if r.Status == workflows.RunReconciling && waitsForPerson(snap) {
+	if r.Status == api.RunReconciling && waitsForPerson(snap) {
 		b.WriteString("\n")
 		writeResolveHints(&b, runID, snap.Steps)
 	}
@@ -48,7 +48,7 @@ func renderStatus(w io.Writer, runID string, snap workflows.RunSnapshot, tries m
 	return err
 }
 
-func writeSteps(b *strings.Builder, steps []workflows.AgentStep, tries map[string]callTry) {
+func writeSteps(b *strings.Builder, steps []api.AgentStep, tries map[string]callTry) {
 	if len(steps) == 0 {
 		b.WriteString("  (none yet)\n")
 		return
@@ -61,7 +61,7 @@ func writeSteps(b *strings.Builder, steps []workflows.AgentStep, tries map[strin
 			attempt, stepErr = withTry(attempt, stepErr, try)
 		}
 		tool := st.ToolName
-		if st.Type == workflows.StepPermissionCheck {
+		if st.Type == api.StepPermissionCheck {
 			tool = stepTitle(st) // whose permission, and what GitHub said
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
@@ -88,7 +88,7 @@ func withTry(attempt, stepErr string, try callTry) (string, string) {
 	return attempt, last
 }
 
-func writePendingAction(b *strings.Builder, runID string, status workflows.RunStatus, pa workflows.PendingAction) {
+func writePendingAction(b *strings.Builder, runID string, status api.RunStatus, pa api.PendingAction) {
 	fmt.Fprintf(b, "pending action %s (%s)\n", pa.ID, pa.State)
 	fmt.Fprintf(b, "  step     %s\n", pa.StepID)
 	fmt.Fprintf(b, "  tool     %s\n", pa.ToolName)
@@ -105,12 +105,12 @@ func writePendingAction(b *strings.Builder, runID string, status workflows.RunSt
 	for _, line := range strings.Split(strings.TrimRight(pa.Preview, "\n"), "\n") {
 		fmt.Fprintln(b, strings.TrimRight("    | "+line, " "))
 	}
-	if pa.State == workflows.ActionWaiting && status == workflows.RunWaitingForUser {
+	if pa.State == api.ActionWaiting && status == api.RunWaitingForUser {
 		writeDecisionHints(b, runID, pa.ID)
 	}
 }
 
-func stepDuration(st workflows.AgentStep) string {
+func stepDuration(st api.AgentStep) string {
 	if st.CompletedAt == nil {
 		return "-"
 	}

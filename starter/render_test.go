@@ -12,8 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 var update = flag.Bool("update", false, "rewrite starter/testdata/*.golden from the current output")
@@ -31,24 +31,24 @@ func requireGolden(t *testing.T, name string, got []byte) {
 	require.Equal(t, string(want), string(got))
 }
 
-func loadSnapshot(t *testing.T, name string) workflows.RunSnapshot {
+func loadSnapshot(t *testing.T, name string) api.RunSnapshot {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", name))
 	require.NoError(t, err)
-	var snap workflows.RunSnapshot
+	var snap api.RunSnapshot
 	require.NoError(t, json.Unmarshal(raw, &snap))
 	return snap
 }
 
-func loadEvents(t *testing.T) []workflows.Event {
+func loadEvents(t *testing.T) []api.Event {
 	t.Helper()
 	f, err := os.Open(filepath.Join("testdata", "events.jsonl"))
 	require.NoError(t, err)
 	defer f.Close()
-	var events []workflows.Event
+	var events []api.Event
 	lines := bufio.NewScanner(f)
 	for lines.Scan() {
-		var ev workflows.Event
+		var ev api.Event
 		require.NoError(t, json.Unmarshal(lines.Bytes(), &ev))
 		events = append(events, ev)
 	}
@@ -80,7 +80,7 @@ func TestStatusJSONCarriesTheOutcome(t *testing.T) {
 			require.NoError(t, writeJSON(&out, snap))
 
 			var printed struct {
-				Outcome *workflows.Outcome `json:"outcome"`
+				Outcome *api.Outcome `json:"outcome"`
 			}
 			require.NoError(t, json.Unmarshal(out.Bytes(), &printed))
 			require.NotNil(t, printed.Outcome)
@@ -147,19 +147,19 @@ func TestEmptyApprovalInboxSaysSoWithoutAHint(t *testing.T) {
 }
 
 func TestReactionRenderingSaysWhatTheRunDid(t *testing.T) {
-	ev := workflows.Event{Type: workflows.EventActionState, StepID: "step-5", Status: "approved"}
+	ev := api.Event{Type: api.EventActionState, StepID: "step-5", Status: "approved"}
 	var out bytes.Buffer
 
-	require.NoError(t, renderReaction(&out, reaction{RunID: "r1", Event: &ev, Status: workflows.RunRunning, Label: workflows.LabelPosting}))
+	require.NoError(t, renderReaction(&out, reaction{RunID: "r1", Event: &ev, Status: api.RunRunning, Label: api.LabelPosting}))
 	require.NoError(t, renderReaction(&out, reaction{RunID: "r1"}))
 
 	requireGolden(t, "reaction", out.Bytes())
 }
 
 func TestEventsAfterSkipsWhatWasAlreadyPrinted(t *testing.T) {
-	events := []workflows.Event{{Sequence: 3}, {Sequence: 4}, {Sequence: 4}, {Sequence: 5}}
+	events := []api.Event{{Sequence: 3}, {Sequence: 4}, {Sequence: 4}, {Sequence: 5}}
 
 	fresh := eventsAfter(events, 3)
 
-	require.Equal(t, []workflows.Event{{Sequence: 4}, {Sequence: 5}}, fresh)
+	require.Equal(t, []api.Event{{Sequence: 4}, {Sequence: 5}}, fresh)
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const resolveSynopsis = "resolve RUN_ID --step ID --decision retry|mark_succeeded|abandon --as LOGIN [--external-id ID]"
@@ -41,25 +41,25 @@ func (c *resolveCommand) Run(ctx context.Context, args []string) error {
 	send := func(ctx context.Context, rc *runclient.Client, runID string) error {
 		return rc.Resolve(ctx, runID, sig)
 	}
-	return signalOpenRun(ctx, c.env, runID, send, func(ev workflows.Event) bool {
-		return ev.Type == workflows.EventStepStatus && ev.StepID == sig.StepID
+	return signalOpenRun(ctx, c.env, runID, send, func(ev api.Event) bool {
+		return ev.Type == api.EventStepStatus && ev.StepID == sig.StepID
 	})
 }
 
-func (c *resolveCommand) parse(args []string) (workflows.ResolveSignal, string, error) {
+func (c *resolveCommand) parse(args []string) (api.ResolveSignal, string, error) {
 	fs := c.flags()
 	positional, err := parseArgs(fs, resolveSynopsis, args)
 	if err != nil {
-		return workflows.ResolveSignal{}, "", err
+		return api.ResolveSignal{}, "", err
 	}
 	runID, err := oneRunID(fs, resolveSynopsis, positional)
 	if err != nil {
-		return workflows.ResolveSignal{}, "", err
+		return api.ResolveSignal{}, "", err
 	}
 	if err := c.validate(); err != nil {
-		return workflows.ResolveSignal{}, "", usageErr(fs, resolveSynopsis, err)
+		return api.ResolveSignal{}, "", usageErr(fs, resolveSynopsis, err)
 	}
-	return workflows.ResolveSignal{
+	return api.ResolveSignal{
 		StepID:             c.stepID,
 		Decision:           c.decision,
 		ExternalResourceID: c.externalID,
@@ -73,9 +73,9 @@ func (c *resolveCommand) validate() error {
 		return errors.New("--step is required")
 	case strings.TrimSpace(c.as) == "":
 		return errors.New("--as is required")
-	case c.decision != workflows.ResolveRetry && c.decision != workflows.ResolveMarkSucceeded && c.decision != workflows.ResolveAbandon:
+	case c.decision != api.ResolveRetry && c.decision != api.ResolveMarkSucceeded && c.decision != api.ResolveAbandon:
 		return fmt.Errorf("--decision %q: want retry, mark_succeeded or abandon", c.decision)
-	case c.externalID != "" && c.decision != workflows.ResolveMarkSucceeded:
+	case c.externalID != "" && c.decision != api.ResolveMarkSucceeded:
 		return errors.New("--external-id goes only with --decision mark_succeeded")
 	}
 	return nil

@@ -3,15 +3,15 @@ package main
 import (
 	"context"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // signalOpenRun is what approve, reject and resolve share: check the run can
 // still take a signal, send it (send is one of the run client's signals),
 // and print how the run answered. accepts recognises the event that is the
 // signal's effect.
-func signalOpenRun(ctx context.Context, e *env, runID string, send sendSignal, accepts func(workflows.Event) bool) error {
+func signalOpenRun(ctx context.Context, e *env, runID string, send sendSignal, accepts func(api.Event) bool) error {
 	rc, err := e.runClient(ctx)
 	if err != nil {
 		return err
@@ -33,16 +33,16 @@ type sendSignal func(ctx context.Context, rc *runclient.Client, runID string) er
 type reaction struct {
 	RunID string `json:"runId"`
 	// Event is the run's answer: the accepting event or the ignored signal.
-	Event *workflows.Event `json:"event,omitempty"`
+	Event *api.Event `json:"event,omitempty"`
 	// Snapshot is the run right after it answered.
-	Label  string              `json:"label"`
-	Status workflows.RunStatus `json:"status"`
+	Label  string        `json:"label"`
+	Status api.RunStatus `json:"status"`
 }
 
 // signalAndWatch sends a signal and waits briefly for the run's answer: the
 // first event that accepts recognises as the signal's effect, or an
 // ignored-signal event. An ignored signal is an error carrying the run's reason.
-func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID string, send sendSignal, accepts func(workflows.Event) bool) (reaction, error) {
+func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID string, send sendSignal, accepts func(api.Event) bool) (reaction, error) {
 	before, err := rc.Snapshot(ctx, runID)
 	if err != nil {
 		return reaction{}, err
@@ -55,7 +55,7 @@ func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID str
 		return reaction{}, err
 	}
 	r := reaction{RunID: runID, Event: answer, Label: after.Label, Status: after.Run.Status}
-	if answer != nil && answer.Type == workflows.EventSignalIgnored {
+	if answer != nil && answer.Type == api.EventSignalIgnored {
 		return r, &ignoredError{detail: answer.Detail}
 	}
 	return r, nil
@@ -64,21 +64,21 @@ func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID str
 // waitForAnswer polls the events after since until one is the run's answer
 // or e.reactionWait passes; no answer is not an error (the worker may be
 // down: the signal is durable and will be handled later).
-func waitForAnswer(ctx context.Context, e *env, rc *runclient.Client, runID string, since int64, accepts func(workflows.Event) bool) (*workflows.Event, workflows.RunSnapshot, error) {
+func waitForAnswer(ctx context.Context, e *env, rc *runclient.Client, runID string, since int64, accepts func(api.Event) bool) (*api.Event, api.RunSnapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.reactionWait)
 	defer cancel()
 	for {
 		events, err := rc.Events(ctx, runID, since)
 		if err == nil {
 			for _, ev := range events {
-				if ev.Type == workflows.EventSignalIgnored || accepts(ev) {
+				if ev.Type == api.EventSignalIgnored || accepts(ev) {
 					snap, err := rc.Snapshot(ctx, runID)
 					return &ev, snap, err
 				}
 			}
 		}
 		if err := sleepCtx(ctx, e.pollEvery); err != nil {
-			return nil, workflows.RunSnapshot{}, nil
+			return nil, api.RunSnapshot{}, nil
 		}
 	}
 }

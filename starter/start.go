@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const startSynopsis = "start --repo OWNER/NAME --pr N [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--task-queue Q] [--follow] [--json]"
@@ -67,8 +67,8 @@ func (c *startCommand) flags() *flag.FlagSet {
 	fs.StringVar(&c.goal, "goal", "", "what the review should focus on")
 	fs.StringVar(&c.user, "user", defaultUser(c.env.getenv), "the `LOGIN` the run acts for")
 	fs.Var(&c.approvers, "approver", "a `LOGIN` allowed to approve (repeatable; none means any authenticated approver)")
-	fs.DurationVar(&c.approvalTimeout, "approval-timeout", workflows.DefaultApprovalTimeout, "how long a pending action waits for a decision")
-	fs.IntVar(&c.maxSteps, "max-steps", workflows.DefaultMaxSteps, "the most model and tool steps the run may take")
+	fs.DurationVar(&c.approvalTimeout, "approval-timeout", api.DefaultApprovalTimeout, "how long a pending action waits for a decision")
+	fs.IntVar(&c.maxSteps, "max-steps", api.DefaultMaxSteps, "the most model and tool steps the run may take")
 	fs.StringVar(&c.idempotencyKey, "idempotency-key", "", "starts at most one run per `KEY` (default: derived from repo, pr, goal and user)")
 	fs.StringVar(&c.taskQueue, "task-queue", defaultTaskQueue(c.env.getenv), "the `QUEUE` the workers poll")
 	fs.BoolVar(&c.follow, "follow", false, "then print the run's events until it ends or waits for a person")
@@ -96,7 +96,7 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 	return runclient.StartRequest{
 		RunID:     runID,
 		TaskQueue: c.taskQueue,
-		Input: workflows.RunInput{
+		Input: api.RunInput{
 			Repo:            c.repo,
 			PullNumber:      c.pr,
 			Goal:            c.goal,
@@ -144,5 +144,5 @@ func defaultTaskQueue(getenv func(string) string) string {
 	if q := getenv("AGENT_TASK_QUEUE"); q != "" {
 		return q
 	}
-	return workflows.DefaultTaskQueue
+	return api.DefaultTaskQueue
 }

@@ -6,8 +6,8 @@ import (
 
 	workflowpb "go.temporal.io/api/workflow/v1"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // callTry is Temporal's view of a step's activity while it is being retried.
@@ -25,7 +25,7 @@ type callTry struct {
 
 // describeTries asks Temporal for the tries of the run's activities in flight
 // and matches them to its steps.
-func describeTries(ctx context.Context, rc *runclient.Client, runID string, steps []workflows.AgentStep) (map[string]callTry, error) {
+func describeTries(ctx context.Context, rc *runclient.Client, runID string, steps []api.AgentStep) (map[string]callTry, error) {
 	desc, err := rc.Describe(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -38,10 +38,10 @@ func describeTries(ctx context.Context, rc *runclient.Client, runID string, step
 // step and one pending activity belong together; anything else is left
 // unmatched rather than guessed (the activity's type names a Go method, not
 // a tool, and the step records no activity ID).
-func triesByStep(steps []workflows.AgentStep, pending []*workflowpb.PendingActivityInfo) map[string]callTry {
-	var inFlight []workflows.AgentStep
+func triesByStep(steps []api.AgentStep, pending []*workflowpb.PendingActivityInfo) map[string]callTry {
+	var inFlight []api.AgentStep
 	for _, st := range steps {
-		if st.Status == workflows.StepRunning || st.Status == workflows.StepOutcomeUnknown {
+		if st.Status == api.StepRunning || st.Status == api.StepOutcomeUnknown {
 			inFlight = append(inFlight, st)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // retryingRead is the pending activity of a pull request read whose second
@@ -41,8 +41,8 @@ func TestStatusOfAReadBeingRetriedShowsTheTryAndItsLastErrorGolden(t *testing.T)
 func TestTriesAreShownOnlyWhenATryFailedAndTheStepIsClear(t *testing.T) {
 	snap := loadSnapshot(t, "snapshot_retrying.json")
 	firstTry := &workflowpb.PendingActivityInfo{ActivityId: "7", Attempt: 1}
-	twoRunning := append([]workflows.AgentStep(nil), snap.Steps...)
-	twoRunning[0].Status = workflows.StepRunning
+	twoRunning := append([]api.AgentStep(nil), snap.Steps...)
+	twoRunning[0].Status = api.StepRunning
 
 	require.Contains(t, triesByStep(snap.Steps, []*workflowpb.PendingActivityInfo{retryingRead()}), "step-2")
 	require.Empty(t, triesByStep(snap.Steps, []*workflowpb.PendingActivityInfo{firstTry}), "a first try has nothing to show")

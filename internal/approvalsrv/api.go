@@ -8,7 +8,7 @@ import (
 	"mime"
 	"net/http"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // handleSignedDecision serves POST /v1/runs/{runId}/actions/{actionId}/decision.
@@ -94,11 +94,11 @@ func (s *Server) resolve(ctx context.Context, runID, stepID string, req ResolveR
 	if step == nil {
 		return refused(http.StatusNotFound, "unknown step for this run")
 	}
-	if step.Status != workflows.StepOutcomeUnknown {
+	if step.Status != api.StepOutcomeUnknown {
 		logger.Info("resolve refused", "stepStatus", step.Status)
 		return refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
 	}
-	sig := workflows.ResolveSignal{StepID: stepID, Decision: req.Decision, ExternalResourceID: req.ExternalResourceID, By: req.By}
+	sig := api.ResolveSignal{StepID: stepID, Decision: req.Decision, ExternalResourceID: req.ExternalResourceID, By: req.By}
 	if err := s.runs.Resolve(ctx, runID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
 			return refused(http.StatusConflict, "the run has ended")

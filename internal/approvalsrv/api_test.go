@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
@@ -21,7 +21,7 @@ func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, map[string]string{"status": "signal sent"}, answer(t, resp))
-	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "req-1", Channel: "signed API"}},
+	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "req-1", Channel: "signed API"}},
 		h.runs.approvalSignals())
 }
 
@@ -32,7 +32,7 @@ func TestSignedRejectCarriesItsReason(t *testing.T) {
 	resp := h.signedPost(decisionPath, decisionBody(t, "reject", "carol", "too harsh", "req-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "reject", Approver: "carol", Reason: "too harsh", RequestID: "req-1", Channel: "signed API"}},
+	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "reject", Approver: "carol", Reason: "too harsh", RequestID: "req-1", Channel: "signed API"}},
 		h.runs.approvalSignals())
 }
 
@@ -156,16 +156,16 @@ func TestSignedDecisionOnUnknownRunOrActionAnswers404(t *testing.T) {
 func TestSignedDecisionOnDecidedOrExpiredActionAnswers409SayingWhich(t *testing.T) {
 	decidedAt := testNow.Add(-10 * time.Minute)
 	approved := waitingRun()
-	approved.PendingAction.State = workflows.ActionApproved
+	approved.PendingAction.State = api.ActionApproved
 	approved.PendingAction.DecidedBy = "bob"
 	approved.PendingAction.DecidedAt = &decidedAt
 	expired := waitingRun()
-	expired.PendingAction.State = workflows.ActionExpired
+	expired.PendingAction.State = api.ActionExpired
 	expired.PendingAction.ExpiresAt = testNow.Add(-time.Hour)
 	pastDeadline := waitingRun()
 	pastDeadline.PendingAction.ExpiresAt = testNow.Add(-time.Second)
 	cases := map[string]struct {
-		snap workflows.RunSnapshot
+		snap api.RunSnapshot
 		want map[string]string
 	}{
 		"already approved": {approved, map[string]string{
@@ -196,8 +196,8 @@ func TestDecisionOnAnOlderActionOfTheRunAnswers409(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
 	older := *snap.PendingAction
-	older.ID, older.State, older.DecidedBy = "act-0", workflows.ActionRejected, "bob"
-	snap.Actions = append([]workflows.PendingAction{older}, snap.Actions...)
+	older.ID, older.State, older.DecidedBy = "act-0", api.ActionRejected, "bob"
+	snap.Actions = append([]api.PendingAction{older}, snap.Actions...)
 	h.runs.put("run-1", snap)
 
 	resp := h.signedPost("/v1/runs/run-1/actions/act-0/decision", decisionBody(t, "approve", "alice", "", "req-1"), testNow)
@@ -285,8 +285,8 @@ func TestRepeatedRefusedRequestAnswersTheSameRefusal(t *testing.T) {
 func TestRequestIDTheWorkflowAlreadyHasIsRecognisedAfterARestart(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
-	snap.PendingAction.State = workflows.ActionApproved
-	snap.PendingAction.RequestKeys = []string{workflows.RequestKey("signed API", "alice", "req-1")}
+	snap.PendingAction.State = api.ActionApproved
+	snap.PendingAction.RequestKeys = []string{api.RequestKey("signed API", "alice", "req-1")}
 	h.runs.put("run-1", snap)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)

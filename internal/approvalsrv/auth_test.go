@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // A signature binds the method and the path: a request captured on its way to
@@ -301,7 +301,7 @@ func TestRunPageEventStreamIsTheRunsEvents(t *testing.T) {
 
 	require.Len(t, messages, 4)
 	require.Equal(t, "end", messages[3].event)
-	var ev workflows.Event
+	var ev api.Event
 	require.NoError(t, json.Unmarshal([]byte(messages[0].data), &ev))
 	require.EqualValues(t, 1, ev.Sequence)
 }

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // CommandPrefix starts a command line in a GitHub comment.
@@ -34,14 +34,14 @@ func ParseCommentCommand(body string) (CommentCommand, error) {
 	verb, rest := cutWord(line)
 	actionID, reason := cutWord(rest)
 	switch strings.ToLower(verb) {
-	case workflows.DecisionApprove:
+	case api.DecisionApprove:
 		if actionID == "" {
 			return CommentCommand{}, badRequest("usage: /agentrun approve <actionId>")
 		}
 		if reason != "" {
 			return CommentCommand{}, badRequest("approve takes only an action ID")
 		}
-	case workflows.DecisionReject:
+	case api.DecisionReject:
 		if actionID == "" || reason == "" {
 			return CommentCommand{}, badRequest("usage: /agentrun reject <actionId> <reason>")
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // Channels a decision arrives through, as shown on the run's page.
@@ -31,7 +31,7 @@ type decisionInput struct {
 	Channel  string
 	// openRunPolicy decides who may approve when the run names no approvers;
 	// nil lets through anyone the channel has authenticated.
-	openRunPolicy func(ctx context.Context, run workflows.Run, approver string) (refusal string, err error)
+	openRunPolicy func(ctx context.Context, run api.Run, approver string) (refusal string, err error)
 }
 
 // decideOnce is decide behind the requestId memo: a repeat (same run,
@@ -59,13 +59,13 @@ func (s *Server) decisionLogger(in decisionInput) *slog.Logger {
 }
 
 // decideOn is decide on a snapshot the caller has just queried.
-func (s *Server) decideOn(ctx context.Context, in decisionInput, snap workflows.RunSnapshot) outcome {
+func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) outcome {
 	logger := s.decisionLogger(in)
 	action := findAction(snap, in.ActionID)
 	if action == nil {
 		return s.refuse(ctx, logger, in, refused(http.StatusNotFound, "unknown action for this run"))
 	}
-	if slices.Contains(action.RequestKeys, workflows.RequestKey(in.Channel, in.Request.Approver, in.Request.RequestID)) {
+	if slices.Contains(action.RequestKeys, api.RequestKey(in.Channel, in.Request.Approver, in.Request.RequestID)) {
 		// The workflow already has this request: the first answer was 202.
 		return accepted(statusSignalSent)
 	}
@@ -79,7 +79,7 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap workflows.
 	if o := s.checkActionOpen(action); !o.ok() {
 		return s.refuse(ctx, logger, in, o)
 	}
-	sig := workflows.ApprovalSignal{
+	sig := api.ApprovalSignal{
 		ActionID:  in.ActionID,
 		Decision:  in.Request.Decision,
 		Approver:  approver,
@@ -100,7 +100,7 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap workflows.
 
 // authorizeApprover returns the approver's name as the run spells it, so that
 // the workflow's own (exact) check agrees with ours.
-func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run workflows.Run, action *workflows.PendingAction) (string, outcome) {
+func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, outcome) {
 	approvers := action.Approvers
 	if len(approvers) == 0 {
 		approvers = run.Approvers
@@ -127,10 +127,10 @@ func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in 
 	return in.Request.Approver, accepted("")
 }
 
-func (s *Server) checkActionOpen(action *workflows.PendingAction) outcome {
+func (s *Server) checkActionOpen(action *api.PendingAction) outcome {
 	switch action.State {
-	case workflows.ActionWaiting:
-	case workflows.ActionApproved, workflows.ActionRejected:
+	case api.ActionWaiting:
+	case api.ActionApproved, api.ActionRejected:
 		msg := "the action was already " + string(action.State)
 		if action.DecidedBy != "" {
 			msg += " by " + action.DecidedBy
@@ -141,7 +141,7 @@ func (s *Server) checkActionOpen(action *workflows.PendingAction) outcome {
 		o := refused(http.StatusConflict, msg)
 		o.State, o.DecidedBy = string(action.State), action.DecidedBy
 		return o
-	case workflows.ActionExpired:
+	case api.ActionExpired:
 		return expiredAction(action)
 	default:
 		return refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
@@ -154,13 +154,13 @@ func (s *Server) checkActionOpen(action *workflows.PendingAction) outcome {
 
 // expiredAction says when the action expired: nobody decided it, so there
 // is no "by".
-func expiredAction(action *workflows.PendingAction) outcome {
+func expiredAction(action *api.PendingAction) outcome {
 	msg := "the action expired without a decision"
 	if !action.ExpiresAt.IsZero() {
 		msg = "the action expired at " + action.ExpiresAt.UTC().Format(time.RFC3339) + " without a decision"
 	}
 	o := refused(http.StatusConflict, msg)
-	o.State = string(workflows.ActionExpired)
+	o.State = string(api.ActionExpired)
 	return o
 }
 

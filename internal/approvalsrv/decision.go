@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // Field limits keep what reaches the workflow history and the page small.
@@ -64,7 +64,7 @@ func ParseDecision(body []byte) (DecisionRequest, error) {
 // validate checks a decision from any channel.
 func (req DecisionRequest) validate() error {
 	switch req.Decision {
-	case workflows.DecisionApprove, workflows.DecisionReject:
+	case api.DecisionApprove, api.DecisionReject:
 	case "":
 		return badRequest("missing field: decision")
 	default:
@@ -86,7 +86,7 @@ func ParseResolve(body []byte) (ResolveRequest, error) {
 		return ResolveRequest{}, err
 	}
 	switch req.Decision {
-	case workflows.ResolveRetry, workflows.ResolveMarkSucceeded, workflows.ResolveAbandon:
+	case api.ResolveRetry, api.ResolveMarkSucceeded, api.ResolveAbandon:
 	case "":
 		return ResolveRequest{}, badRequest("missing field: decision")
 	default:
@@ -157,7 +157,7 @@ func checkRequestID(id string) error {
 }
 
 func checkReason(decision, reason string) error {
-	if decision == workflows.DecisionReject && strings.TrimSpace(reason) == "" {
+	if decision == api.DecisionReject && strings.TrimSpace(reason) == "" {
 		return badRequest("missing field: reason (a rejection needs one)")
 	}
 	if len(reason) > maxReasonLength || !utf8.ValidString(reason) {

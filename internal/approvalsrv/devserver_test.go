@@ -14,9 +14,9 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // stubRunInput is what the stub AgentRun of these tests is started with.
@@ -31,7 +31,7 @@ type stubRunInput struct {
 // it lists its action in AgentRunActionIds, answers the run query with that
 // action waiting for alice, and returns the approver of the first decision.
 func stubAgentRun(ctx workflow.Context, in stubRunInput) (string, error) {
-	if err := workflow.UpsertTypedSearchAttributes(ctx, workflows.SearchAttrActionIDs.ValueSet([]string{in.ActionID})); err != nil {
+	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet([]string{in.ActionID})); err != nil {
 		return "", err
 	}
 	snap := waitingRun("alice")
@@ -39,14 +39,14 @@ func stubAgentRun(ctx workflow.Context, in stubRunInput) (string, error) {
 	snap.PendingAction.ID = in.ActionID
 	snap.PendingAction.ExpiresAt = workflow.Now(ctx).Add(time.Hour)
 	snap.Actions[0] = *snap.PendingAction
-	if err := workflow.SetQueryHandler(ctx, workflows.QueryRun, func() (workflows.RunSnapshot, error) { return snap, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, api.QueryRun, func() (api.RunSnapshot, error) { return snap, nil }); err != nil {
 		return "", err
 	}
 	if !in.Wait {
 		return "", nil
 	}
-	var sig workflows.ApprovalSignal
-	workflow.GetSignalChannel(ctx, workflows.SignalApproval).Receive(ctx, &sig)
+	var sig api.ApprovalSignal
+	workflow.GetSignalChannel(ctx, api.SignalApproval).Receive(ctx, &sig)
 	return sig.Approver, nil
 }
 
@@ -58,13 +58,13 @@ func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) 
 	c := server.Client()
 	const queue = "approvalsrv-action-lookup"
 	w := worker.New(c, queue, worker.Options{})
-	w.RegisterWorkflowWithOptions(stubAgentRun, workflow.RegisterOptions{Name: workflows.WorkflowName})
+	w.RegisterWorkflowWithOptions(stubAgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := func(runID string, in stubRunInput) client.WorkflowRun {
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, workflows.WorkflowName, in)
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName, in)
 		require.NoError(t, err)
 		return run
 	}

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // fakeRuns is an in-memory stand-in for Temporal. A signal to a waiting
@@ -16,12 +16,12 @@ import (
 // sees the new state.
 type fakeRuns struct {
 	mu          sync.Mutex
-	snaps       map[string]workflows.RunSnapshot
-	events      map[string][]workflows.Event
+	snaps       map[string]api.RunSnapshot
+	events      map[string][]api.Event
 	ended       map[string]bool
-	approvals   []workflows.ApprovalSignal
-	resolves    []workflows.ResolveSignal
-	refusals    []workflows.RefusalSignal
+	approvals   []api.ApprovalSignal
+	resolves    []api.ResolveSignal
+	refusals    []api.RefusalSignal
 	unavailable bool
 	// refusalsFail makes Refuse fail as an unreachable Temporal would.
 	refusalsFail bool
@@ -42,13 +42,13 @@ type fakeRuns struct {
 
 func newFakeRuns() *fakeRuns {
 	return &fakeRuns{
-		snaps:  map[string]workflows.RunSnapshot{},
-		events: map[string][]workflows.Event{},
+		snaps:  map[string]api.RunSnapshot{},
+		events: map[string][]api.Event{},
 		ended:  map[string]bool{},
 	}
 }
 
-func (f *fakeRuns) put(runID string, snap workflows.RunSnapshot) {
+func (f *fakeRuns) put(runID string, snap api.RunSnapshot) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	snap.Run.ID = runID
@@ -61,7 +61,7 @@ func (f *fakeRuns) setUnavailable(v bool) {
 	f.unavailable = v
 }
 
-func (f *fakeRuns) appendEvents(runID string, events ...workflows.Event) {
+func (f *fakeRuns) appendEvents(runID string, events ...api.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.events[runID] = append(f.events[runID], events...)
@@ -73,13 +73,13 @@ func (f *fakeRuns) setEnded(runID string) {
 	f.ended[runID] = true
 }
 
-func (f *fakeRuns) approvalSignals() []workflows.ApprovalSignal {
+func (f *fakeRuns) approvalSignals() []api.ApprovalSignal {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.approvals)
 }
 
-func (f *fakeRuns) resolveSignals() []workflows.ResolveSignal {
+func (f *fakeRuns) resolveSignals() []api.ResolveSignal {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.resolves)
@@ -91,7 +91,7 @@ func (f *fakeRuns) setRefusalsFail(v bool) {
 	f.refusalsFail = v
 }
 
-func (f *fakeRuns) refusalSignals() []workflows.RefusalSignal {
+func (f *fakeRuns) refusalSignals() []api.RefusalSignal {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.refusals)
@@ -107,15 +107,15 @@ func (f *fakeRuns) check(runID string) error {
 	return nil
 }
 
-func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error) {
+func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queries++
 	if f.snapshotsUnavailable {
-		return workflows.RunSnapshot{}, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+		return api.RunSnapshot{}, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
 	}
 	if err := f.check(runID); err != nil {
-		return workflows.RunSnapshot{}, err
+		return api.RunSnapshot{}, err
 	}
 	return f.snaps[runID], nil
 }
@@ -127,14 +127,14 @@ func (f *fakeRuns) counts() (snapshots, events, lookups, listings int) {
 	return f.queries, f.eventsQueries, f.lookups, f.listings
 }
 
-func (f *fakeRuns) Events(ctx context.Context, runID string, since int64) ([]workflows.Event, error) {
+func (f *fakeRuns) Events(ctx context.Context, runID string, since int64) ([]api.Event, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.eventsQueries++
 	if err := f.check(runID); err != nil {
 		return nil, err
 	}
-	var out []workflows.Event
+	var out []api.Event
 	for _, ev := range f.events[runID] {
 		if ev.Sequence > since {
 			out = append(out, ev)
@@ -152,7 +152,7 @@ func (f *fakeRuns) Ended(ctx context.Context, runID string) (bool, error) {
 	return f.ended[runID], nil
 }
 
-func (f *fakeRuns) Decide(ctx context.Context, runID string, sig workflows.ApprovalSignal) error {
+func (f *fakeRuns) Decide(ctx context.Context, runID string, sig api.ApprovalSignal) error {
 	f.mu.Lock()
 	f.signalCalls++
 	gate, arrived := f.signalGate, f.signalCalls
@@ -167,21 +167,21 @@ func (f *fakeRuns) Decide(ctx context.Context, runID string, sig workflows.Appro
 	}
 	f.approvals = append(f.approvals, sig)
 	snap := f.snaps[runID]
-	if a := snap.PendingAction; a != nil && a.ID == sig.ActionID && a.State == workflows.ActionWaiting {
+	if a := snap.PendingAction; a != nil && a.ID == sig.ActionID && a.State == api.ActionWaiting {
 		decided := *a
-		decided.State = workflows.ActionApproved
-		if sig.Decision == workflows.DecisionReject {
-			decided.State = workflows.ActionRejected
+		decided.State = api.ActionApproved
+		if sig.Decision == api.DecisionReject {
+			decided.State = api.ActionRejected
 		}
 		decided.DecidedBy = sig.Approver
-		decided.RequestKeys = append(slices.Clone(a.RequestKeys), workflows.RequestKey(sig.Channel, sig.Approver, sig.RequestID))
+		decided.RequestKeys = append(slices.Clone(a.RequestKeys), api.RequestKey(sig.Channel, sig.Approver, sig.RequestID))
 		snap.PendingAction = &decided
 		f.snaps[runID] = snap
 	}
 	return nil
 }
 
-func (f *fakeRuns) Resolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error {
+func (f *fakeRuns) Resolve(ctx context.Context, runID string, sig api.ResolveSignal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.check(runID); err != nil {
@@ -193,7 +193,7 @@ func (f *fakeRuns) Resolve(ctx context.Context, runID string, sig workflows.Reso
 
 // Refuse records the refusal as the workflow would: a signal_ignored
 // event on the action's step.
-func (f *fakeRuns) Refuse(ctx context.Context, runID string, sig workflows.RefusalSignal) error {
+func (f *fakeRuns) Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.check(runID); err != nil {
@@ -208,8 +208,8 @@ func (f *fakeRuns) Refuse(ctx context.Context, runID string, sig workflows.Refus
 		stepID = a.StepID
 	}
 	events := f.events[runID]
-	f.events[runID] = append(events, workflows.Event{
-		Sequence: int64(len(events) + 1), At: testNow, Type: workflows.EventSignalIgnored, StepID: stepID,
+	f.events[runID] = append(events, api.Event{
+		Sequence: int64(len(events) + 1), At: testNow, Type: api.EventSignalIgnored, StepID: stepID,
 		Detail: fmt.Sprintf("refused by the approval server (%s): %s by %s", sig.Channel, sig.Reason, sig.Who),
 	})
 	return nil
@@ -258,7 +258,7 @@ func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
 		if runEnded(snap.Run.Status) {
 			continue
 		}
-		if snap.Run.Status != workflows.RunWaitingForUser {
+		if snap.Run.Status != api.RunWaitingForUser {
 			continue
 		}
 		ids = append(ids, id)
@@ -268,7 +268,7 @@ func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
 }
 
 // List lists the runs as visibility would, newest first by creation.
-func (f *fakeRuns) List(ctx context.Context, status workflows.RunStatus) ([]runclient.Listed, error) {
+func (f *fakeRuns) List(ctx context.Context, status api.RunStatus) ([]runclient.Listed, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.listings++

@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 const testSecret = "test-approval-secret-0123456789abcdef"
@@ -72,24 +72,24 @@ func newHarnessOn(t *testing.T, cfg Config, perms PermissionChecker, runs *fakeR
 
 // waitingRun is a run waiting on action act-1, created 1 h before testNow
 // and expiring 23 h after it.
-func waitingRun(approvers ...string) workflows.RunSnapshot {
-	action := workflows.PendingAction{
+func waitingRun(approvers ...string) api.RunSnapshot {
+	action := api.PendingAction{
 		ID: "act-1", StepID: "step-3", ToolName: "create_issue_comment",
 		Preview: "Looks good, but `fmt.Println` is left in cache.go.", Target: "acme/widgets#1",
-		State: workflows.ActionWaiting, RequestedBy: "agent", Approvers: approvers,
+		State: api.ActionWaiting, RequestedBy: "agent", Approvers: approvers,
 		CreatedAt: testNow.Add(-time.Hour), ExpiresAt: testNow.Add(23 * time.Hour),
 	}
-	return workflows.RunSnapshot{
-		Run: workflows.Run{
-			Repo: "acme/widgets", PullNumber: 1, Approvers: approvers, Status: workflows.RunWaitingForUser,
+	return api.RunSnapshot{
+		Run: api.Run{
+			Repo: "acme/widgets", PullNumber: 1, Approvers: approvers, Status: api.RunWaitingForUser,
 		},
-		Steps: []workflows.AgentStep{
-			{ID: "step-1", Sequence: 1, Type: workflows.StepModelCall, Status: workflows.StepSucceeded, Attempt: 1, DurationMs: 12},
-			{ID: "step-2", Sequence: 2, Type: workflows.StepToolCall, ToolName: "get_pull_request", Status: workflows.StepSucceeded, Attempt: 2, DurationMs: 2300, Error: "attempt 1: connection reset"},
-			{ID: "step-3", Sequence: 3, Type: workflows.StepHumanApproval, Status: workflows.StepWaitingForApproval, Attempt: 1},
+		Steps: []api.AgentStep{
+			{ID: "step-1", Sequence: 1, Type: api.StepModelCall, Status: api.StepSucceeded, Attempt: 1, DurationMs: 12},
+			{ID: "step-2", Sequence: 2, Type: api.StepToolCall, ToolName: "get_pull_request", Status: api.StepSucceeded, Attempt: 2, DurationMs: 2300, Error: "attempt 1: connection reset"},
+			{ID: "step-3", Sequence: 3, Type: api.StepHumanApproval, Status: api.StepWaitingForApproval, Attempt: 1},
 		},
 		PendingAction: &action,
-		Actions:       []workflows.PendingAction{action},
+		Actions:       []api.PendingAction{action},
 		Label:         "Waiting for approval to comment on acme/widgets#1",
 	}
 }

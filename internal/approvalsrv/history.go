@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // historyLimit bounds the history page: listing every run ever started
@@ -20,9 +20,9 @@ const historyQueries = 8
 
 // historyFilters are the statuses the history page filters by, in the order
 // it offers them; "" is every run.
-var historyFilters = []workflows.RunStatus{
-	"", workflows.RunWaitingForUser, workflows.RunRunning, workflows.RunReconciling,
-	workflows.RunCompleted, workflows.RunFailed, workflows.RunCancelled,
+var historyFilters = []api.RunStatus{
+	"", api.RunWaitingForUser, api.RunRunning, api.RunReconciling,
+	api.RunCompleted, api.RunFailed, api.RunCancelled,
 }
 
 type historyRow struct {
@@ -62,7 +62,7 @@ func (s *Server) handleHistoryPage(w http.ResponseWriter, r *http.Request) {
 	}
 	rows := make([]historyRow, len(listed))
 	for i, l := range listed {
-		rows[i] = historyRow{RunID: l.RunID, Status: l.Status, StatusText: statusText(workflows.RunStatus(l.Status)), StartedAt: l.StartedAt}
+		rows[i] = historyRow{RunID: l.RunID, Status: l.Status, StatusText: statusText(api.RunStatus(l.Status)), StartedAt: l.StartedAt}
 	}
 	s.addOutcomes(r.Context(), rows)
 	filters := make([]historyFilter, len(historyFilters))
@@ -77,7 +77,7 @@ func (s *Server) handleHistoryPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "history.html", data)
 }
 
-func historyStatus(v string) (workflows.RunStatus, bool) {
+func historyStatus(v string) (api.RunStatus, bool) {
 	for _, f := range historyFilters {
 		if string(f) == v {
 			return f, true

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestHistoryPageListsRunsNewestFirstWithTheirOutcome(t *testing.T) {
@@ -104,7 +104,7 @@ func TestHistoryRowOfARunThatDoesNotAnswerStillShows(t *testing.T) {
 	h.runs.snapshotsUnavailable = true
 	h.runs.mu.Unlock()
 
-	page := readAll(t, h.get("/runs?status="+string(workflows.RunCompleted), nil))
+	page := readAll(t, h.get("/runs?status="+string(api.RunCompleted), nil))
 
 	require.Contains(t, page, `href="/runs/run-1"`)
 	require.Contains(t, page, "not available right now")

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // answerMemo remembers the answer to each request key so that a repeated
@@ -44,7 +44,7 @@ func newAnswerMemo(max int) *answerMemo {
 // another person's requestId. runID is empty for a GitHub comment, whose
 // action ID alone names the run.
 func decisionMemoKey(runID, actionID string, in DecisionRequest, channel string) string {
-	return runID + "\x00" + actionID + "\x00" + workflows.RequestKey(channel, in.Approver, in.RequestID)
+	return runID + "\x00" + actionID + "\x00" + api.RequestKey(channel, in.Approver, in.RequestID)
 }
 
 // decisionMemoBody is what a repeat must ask for again to be a repeat.

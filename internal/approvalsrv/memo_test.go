@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // waitUntil polls cond until it holds or the timeout passes; it is safe off
@@ -130,7 +130,7 @@ func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.
 	require.Equal(t, decisionMemoKey("run-1", "act-1", req, channelAPI), decisionMemoKey("run-1", "act-1", lower, channelAPI),
 		"logins compare case-insensitively, as in the workflow")
 	require.NotEqual(t, decisionMemoKey("run-1", "act-1", req, channelAPI), decisionMemoKey("run-1", "act-1", req, channelWeb))
-	require.Contains(t, decisionMemoKey("run-1", "act-1", req, channelAPI), workflows.RequestKey(channelAPI, "alice", "r-1"))
+	require.Contains(t, decisionMemoKey("run-1", "act-1", req, channelAPI), api.RequestKey(channelAPI, "alice", "r-1"))
 }
 
 func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {

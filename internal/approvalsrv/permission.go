@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // PermissionChecker tells a user's permission on a repository: "admin",
@@ -38,7 +38,7 @@ func (g GitHubPermissions) Permission(ctx context.Context, owner, repo, login st
 
 // requireWritePermission is the webhook's rule for a run without approvers:
 // the commenter must be able to write to the repository.
-func (s *Server) requireWritePermission(ctx context.Context, run workflows.Run, login string) (string, error) {
+func (s *Server) requireWritePermission(ctx context.Context, run api.Run, login string) (string, error) {
 	if s.permissions == nil {
 		return "the run names no approvers and this server cannot check GitHub permissions", nil
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 func TestSnapshotEndpointReturnsTheRunQuery(t *testing.T) {
@@ -22,10 +22,10 @@ func TestSnapshotEndpointReturnsTheRunQuery(t *testing.T) {
 	resp := h.get("/v1/runs/run-1", nil)
 
 	require.Equal(t, http.StatusOK, resp.StatusCode)
-	var snap workflows.RunSnapshot
+	var snap api.RunSnapshot
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&snap))
 	require.Equal(t, "act-1", snap.PendingAction.ID)
-	require.Equal(t, workflows.RunWaitingForUser, snap.Run.Status)
+	require.Equal(t, api.RunWaitingForUser, snap.Run.Status)
 }
 
 func TestSnapshotOfUnknownRunAnswers404AndUnreachableTemporal503(t *testing.T) {
@@ -45,10 +45,10 @@ func TestApprovalsListsEveryWaitingActionAcrossRuns(t *testing.T) {
 	sooner.PendingAction.ExpiresAt = testNow.Add(time.Hour)
 	h.runs.put("run-2", sooner)
 	decided := waitingRun()
-	decided.PendingAction.State = workflows.ActionApproved
+	decided.PendingAction.State = api.ActionApproved
 	h.runs.put("run-3", decided)
 	running := waitingRun()
-	running.Run.Status = workflows.RunRunning
+	running.Run.Status = api.RunRunning
 	h.runs.put("run-4", running)
 
 	resp := h.get("/v1/approvals", nil)
@@ -105,16 +105,16 @@ func readSSE(t *testing.T, resp *http.Response) []sseMessage {
 	return out
 }
 
-func runEvents(from, to int64) []workflows.Event {
-	var events []workflows.Event
+func runEvents(from, to int64) []api.Event {
+	var events []api.Event
 	for seq := from; seq <= to; seq++ {
-		events = append(events, workflows.Event{Sequence: seq, Type: workflows.EventStepStatus, Status: "running", Label: "step"})
+		events = append(events, api.Event{Sequence: seq, Type: api.EventStepStatus, Status: "running", Label: "step"})
 	}
 	return events
 }
 
-func finished(seq int64) workflows.Event {
-	return workflows.Event{Sequence: seq, Type: workflows.EventRunStatus, Status: string(workflows.RunCompleted), Label: "Done"}
+func finished(seq int64) api.Event {
+	return api.Event{Sequence: seq, Type: api.EventRunStatus, Status: string(api.RunCompleted), Label: "Done"}
 }
 
 func TestEventStreamSendsEachEventWithItsSequenceAndEndsWithTheRun(t *testing.T) {
@@ -133,7 +133,7 @@ func TestEventStreamSendsEachEventWithItsSequenceAndEndsWithTheRun(t *testing.T)
 	require.Len(t, messages, 7)
 	for i, m := range messages[:6] {
 		require.Equal(t, []string{"", strconv.Itoa(i + 1)}, []string{m.event, m.id})
-		var ev workflows.Event
+		var ev api.Event
 		require.NoError(t, json.Unmarshal([]byte(m.data), &ev))
 		require.EqualValues(t, i+1, ev.Sequence)
 	}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // Refusal is a decision the server turned down, kept so that the run's page
@@ -127,7 +127,7 @@ func (s *Server) signalRefusal(ctx context.Context, logger *slog.Logger, runID s
 		logger.Info("refusal kept in memory only: the run already holds enough of them", "cap", refusalSignalsPerRun)
 		return false
 	}
-	sig := workflows.RefusalSignal{ActionID: r.ActionID, Who: r.Who, Channel: r.Channel, Reason: r.Reason}
+	sig := api.RefusalSignal{ActionID: r.ActionID, Who: r.Who, Channel: r.Channel, Reason: r.Reason}
 	// A caller that hung up does not make the refusal any less worth keeping.
 	err := s.runs.Refuse(context.WithoutCancel(ctx), runID, sig)
 	switch {
@@ -181,15 +181,15 @@ func (b *refusalSignalBudget) take(runID string) bool {
 // signalled, decisions the workflow itself turned down, and look-alike
 // comments reconciliation left alone) together with
 // the refusals this process kept but could not record in the run.
-func (s *Server) pageRefusals(runID string, snap workflows.RunSnapshot, events []workflows.Event) []Refusal {
+func (s *Server) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []Refusal {
 	var out []Refusal
 	for i := len(events) - 1; i >= 0; i-- {
 		ev := events[i]
 		switch ev.Type {
-		case workflows.EventSignalIgnored:
+		case api.EventSignalIgnored:
 			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID),
 				Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
-		case workflows.EventLookalikeIgnored:
+		case api.EventLookalikeIgnored:
 			// A comment that only looks like the run's own proved nothing;
 			// people should know someone tried.
 			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
@@ -208,7 +208,7 @@ func (s *Server) pageRefusals(runID string, snap workflows.RunSnapshot, events [
 	return out
 }
 
-func actionIDOfStep(snap workflows.RunSnapshot, stepID string) string {
+func actionIDOfStep(snap api.RunSnapshot, stepID string) string {
 	if stepID == "" {
 		return ""
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
@@ -21,7 +21,7 @@ func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
-	require.Equal(t, []workflows.RefusalSignal{{
+	require.Equal(t, []api.RefusalSignal{{
 		ActionID: "act-1", Who: "mallory", Channel: "signed API", Reason: "mallory is not an approver of this run",
 	}}, h.runs.refusalSignals())
 	require.Empty(t, h.runs.approvalSignals())
@@ -36,7 +36,7 @@ func TestSignedDecisionOnADecidedActionIsRecordedInTheRun(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, first.StatusCode)
 	require.Equal(t, http.StatusConflict, second.StatusCode)
-	require.Equal(t, []workflows.RefusalSignal{{
+	require.Equal(t, []api.RefusalSignal{{
 		ActionID: "act-1", Who: "bob", Channel: "signed API", Reason: "the action was already approved by alice",
 	}}, h.runs.refusalSignals())
 }
@@ -96,7 +96,7 @@ func TestWebhookRefusalsAreRecordedInTheRunOnlyForAuthenticatedCommands(t *testi
 	reader := h.deliver("issue_comment", "d-2", command)
 
 	require.Equal(t, http.StatusForbidden, reader.StatusCode)
-	require.Equal(t, []workflows.RefusalSignal{{
+	require.Equal(t, []api.RefusalSignal{{
 		ActionID: "act-1", Who: "mallory", Channel: "GitHub comment",
 		Reason: "mallory has read permission on acme/widgets; approving needs write",
 	}}, h.runs.refusalSignals())
@@ -175,9 +175,9 @@ func TestRunPageListsWhatTheRunIgnoredNewestFirst(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	h.runs.put("run-1", waitingRun())
 	h.runs.appendEvents("run-1",
-		workflows.Event{Sequence: 1, At: testNow.Add(-time.Minute), Type: workflows.EventSignalIgnored, Detail: `approval for unknown action "act-9"`},
-		workflows.Event{Sequence: 2, At: testNow, Type: workflows.EventSignalIgnored, StepID: "step-3", Detail: "duplicate: the action was already approved by alice"},
-		workflows.Event{Sequence: 3, At: testNow, Type: workflows.EventStepStatus, StepID: "step-3", Status: "running"},
+		api.Event{Sequence: 1, At: testNow.Add(-time.Minute), Type: api.EventSignalIgnored, Detail: `approval for unknown action "act-9"`},
+		api.Event{Sequence: 2, At: testNow, Type: api.EventSignalIgnored, StepID: "step-3", Detail: "duplicate: the action was already approved by alice"},
+		api.Event{Sequence: 3, At: testNow, Type: api.EventStepStatus, StepID: "step-3", Status: "running"},
 	)
 
 	page := readAll(t, h.get("/runs/run-1", nil))

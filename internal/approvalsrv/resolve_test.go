@@ -7,17 +7,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 const resolvePath = "/v1/runs/run-1/steps/step-4/resolve"
 
-func runWithUnknownOutcome() workflows.RunSnapshot {
+func runWithUnknownOutcome() api.RunSnapshot {
 	snap := waitingRun()
-	snap.Run.Status = workflows.RunReconciling
-	snap.Steps = append(snap.Steps, workflows.AgentStep{
-		ID: "step-4", Sequence: 4, Type: workflows.StepToolCall, ToolName: "create_issue_comment",
-		Status: workflows.StepOutcomeUnknown, Attempt: 3,
+	snap.Run.Status = api.RunReconciling
+	snap.Steps = append(snap.Steps, api.AgentStep{
+		ID: "step-4", Sequence: 4, Type: api.StepToolCall, ToolName: "create_issue_comment",
+		Status: api.StepOutcomeUnknown, Attempt: 3,
 	})
 	return snap
 }
@@ -36,7 +36,7 @@ func TestSignedResolveOfUnknownOutcomeSendsTheResolveSignal(t *testing.T) {
 	resp := h.signedPost(resolvePath, resolveBody(t, "mark_succeeded", "ops", "r-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, []workflows.ResolveSignal{{StepID: "step-4", Decision: "mark_succeeded", ExternalResourceID: "1234", By: "ops"}},
+	require.Equal(t, []api.ResolveSignal{{StepID: "step-4", Decision: "mark_succeeded", ExternalResourceID: "1234", By: "ops"}},
 		h.runs.resolveSignals())
 }
 

@@ -3,8 +3,8 @@ package approvalsrv
 import (
 	"context"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // Errors a Runs implementation wraps so that handlers can answer with the
@@ -20,18 +20,18 @@ var (
 // Runs is what the approval server needs from Temporal: the server's seam.
 // *runclient.Client is the real one; handler tests use a fake.
 type Runs interface {
-	Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error)
+	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
 	// Events returns the run's events after sinceSequence, in order.
-	Events(ctx context.Context, runID string, sinceSequence int64) ([]workflows.Event, error)
+	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
 	// Ended tells whether the run's workflow is no longer running.
 	Ended(ctx context.Context, runID string) (bool, error)
-	Decide(ctx context.Context, runID string, sig workflows.ApprovalSignal) error
-	Resolve(ctx context.Context, runID string, sig workflows.ResolveSignal) error
+	Decide(ctx context.Context, runID string, sig api.ApprovalSignal) error
+	Resolve(ctx context.Context, runID string, sig api.ResolveSignal) error
 	// Refuse records in the run a decision the server refused.
-	Refuse(ctx context.Context, runID string, sig workflows.RefusalSignal) error
+	Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error
 	// List lists every run, or those with this status, newest first (the
 	// history page).
-	List(ctx context.Context, status workflows.RunStatus) ([]runclient.Listed, error)
+	List(ctx context.Context, status api.RunStatus) ([]runclient.Listed, error)
 	// WaitingRunIDs lists the open runs waiting for a person.
 	WaitingRunIDs(ctx context.Context) ([]string, error)
 	// RunByActionID finds, in one visibility query, the open or recently
@@ -43,7 +43,7 @@ type Runs interface {
 var _ Runs = (*runclient.Client)(nil)
 
 // findAction returns the run's action with this ID, whatever its state.
-func findAction(snap workflows.RunSnapshot, actionID string) *workflows.PendingAction {
+func findAction(snap api.RunSnapshot, actionID string) *api.PendingAction {
 	if p := snap.PendingAction; p != nil && p.ID == actionID {
 		return p
 	}
@@ -56,7 +56,7 @@ func findAction(snap workflows.RunSnapshot, actionID string) *workflows.PendingA
 }
 
 // findStep returns the run's step with this ID.
-func findStep(snap workflows.RunSnapshot, stepID string) *workflows.AgentStep {
+func findStep(snap api.RunSnapshot, stepID string) *api.AgentStep {
 	for i := range snap.Steps {
 		if snap.Steps[i].ID == stepID {
 			return &snap.Steps[i]
@@ -66,9 +66,9 @@ func findStep(snap workflows.RunSnapshot, stepID string) *workflows.AgentStep {
 }
 
 // runEnded tells whether a run status is final.
-func runEnded(status workflows.RunStatus) bool {
+func runEnded(status api.RunStatus) bool {
 	switch status {
-	case workflows.RunCompleted, workflows.RunFailed, workflows.RunCancelled:
+	case api.RunCompleted, api.RunFailed, api.RunCancelled:
 		return true
 	}
 	return false

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 const (
@@ -83,7 +83,7 @@ type eventStream struct {
 // streamEvents returns nil when the run has ended and the end event is out,
 // or an error when the client left, fell behind or Temporal failed; the
 // client then reconnects with Last-Event-ID.
-func (s *Server) streamEvents(ctx context.Context, logger *slog.Logger, runID string, stream *eventStream, sub *subscriber, events []workflows.Event) error {
+func (s *Server) streamEvents(ctx context.Context, logger *slog.Logger, runID string, stream *eventStream, sub *subscriber, events []api.Event) error {
 	for {
 		ended, err := s.sendBatch(stream, runID, events)
 		if err != nil {
@@ -114,7 +114,7 @@ func (s *Server) streamEvents(ctx context.Context, logger *slog.Logger, runID st
 
 // sendBatch writes new events and refusals, then flushes; it reports whether
 // a final run status went out.
-func (s *Server) sendBatch(stream *eventStream, runID string, events []workflows.Event) (bool, error) {
+func (s *Server) sendBatch(stream *eventStream, runID string, events []api.Event) (bool, error) {
 	var buf strings.Builder
 	ended := false
 	for _, ev := range events {
@@ -127,7 +127,7 @@ func (s *Server) sendBatch(stream *eventStream, runID string, events []workflows
 		}
 		fmt.Fprintf(&buf, "id: %d\ndata: %s\n\n", ev.Sequence, data)
 		stream.since = ev.Sequence
-		if ev.Type == workflows.EventRunStatus && runEnded(workflows.RunStatus(ev.Status)) {
+		if ev.Type == api.EventRunStatus && runEnded(api.RunStatus(ev.Status)) {
 			ended = true
 		}
 	}

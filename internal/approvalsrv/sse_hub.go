@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // Caps on event streams. Each open stream holds a connection and a goroutine;
@@ -104,7 +104,7 @@ type subscriber struct {
 	poller *runPoller
 
 	mu     sync.Mutex
-	events []workflows.Event
+	events []api.Event
 	closed bool // the run ended without a final status event
 	err    error
 }
@@ -174,7 +174,7 @@ func (h *streamHub) poll(ctx context.Context, p *runPoller) {
 
 // pollOnce fetches what is new after the cursor and, when the run has been
 // quiet for a while, whether its workflow closed without a final event.
-func (h *streamHub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *time.Time) ([]workflows.Event, bool, error) {
+func (h *streamHub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *time.Time) ([]api.Event, bool, error) {
 	h.mu.Lock()
 	cursor := p.cursor
 	h.mu.Unlock()
@@ -204,7 +204,7 @@ func (h *streamHub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *
 // is their moment to send refusals and keep-alives) and reports whether the
 // poller is done. A done poller leaves the hub, so that a later stream of
 // the same run starts afresh.
-func (h *streamHub) deliver(p *runPoller, events []workflows.Event, closed bool, err error) bool {
+func (h *streamHub) deliver(p *runPoller, events []api.Event, closed bool, err error) bool {
 	done := closed || err != nil || hasFinalStatus(events)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -223,7 +223,7 @@ func (h *streamHub) deliver(p *runPoller, events []workflows.Event, closed bool,
 	return done
 }
 
-func (sub *subscriber) put(events []workflows.Event, closed bool, err error) {
+func (sub *subscriber) put(events []api.Event, closed bool, err error) {
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
 	sub.events = append(sub.events, events...)
@@ -241,7 +241,7 @@ func (sub *subscriber) put(events []workflows.Event, closed bool, err error) {
 }
 
 // take empties the mailbox.
-func (sub *subscriber) take() ([]workflows.Event, bool, error) {
+func (sub *subscriber) take() ([]api.Event, bool, error) {
 	sub.mu.Lock()
 	defer sub.mu.Unlock()
 	events := sub.events
@@ -249,9 +249,9 @@ func (sub *subscriber) take() ([]workflows.Event, bool, error) {
 	return events, sub.closed, sub.err
 }
 
-func hasFinalStatus(events []workflows.Event) bool {
+func hasFinalStatus(events []api.Event) bool {
 	for _, ev := range events {
-		if ev.Type == workflows.EventRunStatus && runEnded(workflows.RunStatus(ev.Status)) {
+		if ev.Type == api.EventRunStatus && runEnded(api.RunStatus(ev.Status)) {
 			return true
 		}
 	}

@@ -3,20 +3,20 @@ package approvalsrv
 import (
 	"encoding/json"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // stepTitle names a step for people from the step's own fields only, so
 // that whatever the page says next to a step (its row, an event or a
 // warning on it) describes that step and not whatever the run was doing
 // when the event was recorded (an event's Label is the run's label then).
-func stepTitle(st workflows.AgentStep) string {
+func stepTitle(st api.AgentStep) string {
 	switch {
-	case st.Type == workflows.StepHumanApproval && st.ToolName != "":
+	case st.Type == api.StepHumanApproval && st.ToolName != "":
 		return "approval of " + st.ToolName
-	case st.Type == workflows.StepHumanApproval:
+	case st.Type == api.StepHumanApproval:
 		return "approval"
-	case st.Type == workflows.StepPermissionCheck:
+	case st.Type == api.StepPermissionCheck:
 		return permissionCheckTitle(st)
 	case st.ToolName != "":
 		return st.ToolName
@@ -27,7 +27,7 @@ func stepTitle(st workflows.AgentStep) string {
 // permissionCheckTitle reads a permission_check step as a sentence:
 // "Checked bob's permission: write". The step's safe input names the login
 // and its safe output the permission GitHub answered.
-func permissionCheckTitle(st workflows.AgentStep) string {
+func permissionCheckTitle(st api.AgentStep) string {
 	var in struct {
 		Login string `json:"login"`
 	}
@@ -38,12 +38,12 @@ func permissionCheckTitle(st workflows.AgentStep) string {
 		return "permission check"
 	}
 	switch st.Status {
-	case workflows.StepSucceeded:
+	case api.StepSucceeded:
 		if json.Unmarshal(st.SafeOutput, &out) == nil && out.Permission != "" {
 			return "Checked " + in.Login + "'s permission: " + out.Permission
 		}
 		return "Checked " + in.Login + "'s permission"
-	case workflows.StepFailed:
+	case api.StepFailed:
 		return "Could not check " + in.Login + "'s permission"
 	}
 	return "Checking " + in.Login + "'s permission"
@@ -51,7 +51,7 @@ func permissionCheckTitle(st workflows.AgentStep) string {
 
 // stepTitleByID is stepTitle for the step an event names; "" when the run no
 // longer shows that step (or the event names none).
-func stepTitleByID(snap workflows.RunSnapshot, stepID string) string {
+func stepTitleByID(snap api.RunSnapshot, stepID string) string {
 	if st := findStep(snap, stepID); st != nil {
 		return stepTitle(*st)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 //go:embed web/templates/*.html web/static/*
@@ -113,7 +113,7 @@ func (s *Server) render(w http.ResponseWriter, code int, name string, data any) 
 type runView struct {
 	RunID     string
 	Title     string
-	Snap      workflows.RunSnapshot
+	Snap      api.RunSnapshot
 	Status    string
 	Ended     bool
 	RunFailed bool
@@ -122,7 +122,7 @@ type runView struct {
 	// ShowOutcome is false only for a run from before outcomes, whose
 	// snapshot has none.
 	ShowOutcome bool
-	Steps       []workflows.AgentStep
+	Steps       []api.AgentStep
 	Action      *actionView
 	Refusals    []Refusal
 	Viewer      viewer
@@ -132,7 +132,7 @@ type runView struct {
 }
 
 type actionView struct {
-	workflows.PendingAction
+	api.PendingAction
 	// Key changes whenever the action's form must be redrawn.
 	Key       string
 	Open      bool
@@ -146,8 +146,8 @@ type viewer struct {
 	SignInFirst bool
 }
 
-func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, snap workflows.RunSnapshot, events []workflows.Event) runView {
-	steps := append([]workflows.AgentStep(nil), snap.Steps...)
+func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
+	steps := append([]api.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
 	return runView{
 		RunID:       runID,
@@ -155,7 +155,7 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 		Snap:        snap,
 		Status:      statusText(snap.Run.Status),
 		Ended:       runEnded(snap.Run.Status),
-		RunFailed:   snap.Run.Status == workflows.RunFailed,
+		RunFailed:   snap.Run.Status == api.RunFailed,
 		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, statusText(snap.Run.Status)),
 		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
 		Steps:       steps,
@@ -171,7 +171,7 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 // formNotice is what a browser without script sees after its form post. A
 // 409 says what became of the action, read from the run, not from the
 // request: the page never echoes caller-supplied text.
-func (s *Server) formNotice(result string, snap workflows.RunSnapshot) string {
+func (s *Server) formNotice(result string, snap api.RunSnapshot) string {
 	if result == "409" && snap.PendingAction != nil {
 		if o := s.checkActionOpen(snap.PendingAction); !o.ok() {
 			return "Not sent: " + o.Error + "."
@@ -180,7 +180,7 @@ func (s *Server) formNotice(result string, snap workflows.RunSnapshot) string {
 	return formNotices[result]
 }
 
-func (s *Server) actionView(snap workflows.RunSnapshot) *actionView {
+func (s *Server) actionView(snap api.RunSnapshot) *actionView {
 	a := snap.PendingAction
 	if a == nil {
 		return nil
@@ -189,7 +189,7 @@ func (s *Server) actionView(snap workflows.RunSnapshot) *actionView {
 	if len(approvers) == 0 {
 		approvers = snap.Run.Approvers
 	}
-	open := a.State == workflows.ActionWaiting && s.now().Before(a.ExpiresAt) && !runEnded(snap.Run.Status)
+	open := a.State == api.ActionWaiting && s.now().Before(a.ExpiresAt) && !runEnded(snap.Run.Status)
 	return &actionView{
 		PendingAction: *a,
 		Key:           fmt.Sprintf("%s/%s/%t", a.ID, a.State, open),
@@ -209,19 +209,19 @@ func (s *Server) viewer(r *http.Request) viewer {
 	return v
 }
 
-func statusText(status workflows.RunStatus) string {
+func statusText(status api.RunStatus) string {
 	switch status {
-	case workflows.RunRunning:
+	case api.RunRunning:
 		return "Running"
-	case workflows.RunWaitingForUser:
+	case api.RunWaitingForUser:
 		return "Waiting for approval"
-	case workflows.RunReconciling:
+	case api.RunReconciling:
 		return "Reconciling"
-	case workflows.RunCompleted:
+	case api.RunCompleted:
 		return "Done"
-	case workflows.RunFailed:
+	case api.RunFailed:
 		return "Failed"
-	case workflows.RunCancelled:
+	case api.RunCancelled:
 		return "Cancelled"
 	}
 	return string(status)

@@ -7,19 +7,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // completedRun is waitingRun after alice approved and the comment was posted.
-func completedRun() workflows.RunSnapshot {
+func completedRun() api.RunSnapshot {
 	snap := waitingRun()
-	snap.Run.Status = workflows.RunCompleted
-	snap.Label = workflows.LabelDone
-	snap.PendingAction.State = workflows.ActionApproved
+	snap.Run.Status = api.RunCompleted
+	snap.Label = api.LabelDone
+	snap.PendingAction.State = api.ActionApproved
 	snap.PendingAction.DecidedBy = "alice"
-	snap.Outcome = workflows.Outcome{
+	snap.Outcome = api.Outcome{
 		Summary: "Posted 1 comment on acme/widgets#1",
-		Posted: []workflows.PostedOutcome{{
+		Posted: []api.PostedOutcome{{
 			StepID: "step-3", ActionID: "act-1", Target: "acme/widgets#1", CommentID: 2000000001,
 			URL: "https://github.com/acme/widgets/pull/1#issuecomment-2000000001", ApprovedBy: "alice",
 		}},
@@ -42,13 +42,13 @@ func TestRunPageOfACompletedRunShowsTheOutcomeWithTheCommentLinkNotDoneTwice(t *
 func TestRunPageSaysWhoRejectedAndWhyAndWhatExpired(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
-	snap.Run.Status = workflows.RunCompleted
-	snap.Label = workflows.LabelRejected
-	snap.Outcome = workflows.Outcome{
+	snap.Run.Status = api.RunCompleted
+	snap.Label = api.LabelRejected
+	snap.Outcome = api.Outcome{
 		Summary: "Nothing posted on acme/widgets#1; a comment rejected by bob; a comment expired without a decision",
-		Declined: []workflows.DeclinedOutcome{
-			{StepID: "step-3", ActionID: "act-1", Target: "acme/widgets#1", State: workflows.ActionRejected, By: "bob", Reason: "too <harsh>"},
-			{StepID: "step-6", ActionID: "act-2", Target: "acme/widgets#1", State: workflows.ActionExpired},
+		Declined: []api.DeclinedOutcome{
+			{StepID: "step-3", ActionID: "act-1", Target: "acme/widgets#1", State: api.ActionRejected, By: "bob", Reason: "too <harsh>"},
+			{StepID: "step-6", ActionID: "act-2", Target: "acme/widgets#1", State: api.ActionExpired},
 		},
 	}
 	h.runs.put("run-1", snap)
@@ -63,12 +63,12 @@ func TestRunPageSaysWhoRejectedAndWhyAndWhatExpired(t *testing.T) {
 func TestRunPageOfAFailedRunSaysSoAndWhatFailed(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
-	snap.Run.Status = workflows.RunFailed
+	snap.Run.Status = api.RunFailed
 	snap.Run.Error = "create_issue_comment: 403 Resource not accessible"
-	snap.Label = workflows.LabelFailed
-	snap.Outcome = workflows.Outcome{
+	snap.Label = api.LabelFailed
+	snap.Outcome = api.Outcome{
 		Summary: "Nothing posted on acme/widgets#1; 1 step failed; run failed: create_issue_comment: 403",
-		Failed: []workflows.FailedOutcome{
+		Failed: []api.FailedOutcome{
 			{StepID: "step-4", What: "create_issue_comment", Error: "403 Resource not accessible"},
 			{What: "run", Error: "create_issue_comment: 403 Resource not accessible"},
 		},
@@ -86,18 +86,18 @@ func TestRunPageOfAFailedRunSaysSoAndWhatFailed(t *testing.T) {
 func TestRunPageShowsAPermissionCheckAsASentence(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
-	check := func(seq int, login string, status workflows.StepStatus, permission string) workflows.AgentStep {
+	check := func(seq int, login string, status api.StepStatus, permission string) api.AgentStep {
 		in, _ := json.Marshal(map[string]string{"actionId": "act-1", "login": login, "repo": "acme/widgets"})
-		st := workflows.AgentStep{ID: "step-" + login, Sequence: seq, Type: workflows.StepPermissionCheck, Status: status, SafeInput: in, Attempt: 1}
+		st := api.AgentStep{ID: "step-" + login, Sequence: seq, Type: api.StepPermissionCheck, Status: status, SafeInput: in, Attempt: 1}
 		if permission != "" {
 			st.SafeOutput, _ = json.Marshal(map[string]string{"permission": permission})
 		}
 		return st
 	}
 	snap.Steps = append(snap.Steps,
-		check(4, "mallory", workflows.StepSucceeded, "read"),
-		check(5, "bob", workflows.StepRunning, ""),
-		check(6, "dana", workflows.StepFailed, ""))
+		check(4, "mallory", api.StepSucceeded, "read"),
+		check(5, "bob", api.StepRunning, ""),
+		check(6, "dana", api.StepFailed, ""))
 	h.runs.put("run-1", snap)
 
 	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
@@ -113,15 +113,15 @@ func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T)
 	in, _ := json.Marshal(map[string]string{"login": "mallory"})
 	out, _ := json.Marshal(map[string]string{"permission": "read"})
 	snap.Steps = append(snap.Steps,
-		workflows.AgentStep{ID: "step-4", Sequence: 4, Type: workflows.StepPermissionCheck, Status: workflows.StepSucceeded, SafeInput: in, SafeOutput: out},
-		workflows.AgentStep{ID: "step-5", Sequence: 5, Type: workflows.StepToolCall, ToolName: "create_issue_comment", Status: workflows.StepSucceeded})
+		api.AgentStep{ID: "step-4", Sequence: 4, Type: api.StepPermissionCheck, Status: api.StepSucceeded, SafeInput: in, SafeOutput: out},
+		api.AgentStep{ID: "step-5", Sequence: 5, Type: api.StepToolCall, ToolName: "create_issue_comment", Status: api.StepSucceeded})
 	h.runs.put("run-1", snap)
 	// The run's label was another step's when these were recorded: the page
 	// must name the event's own step, not repeat the label.
 	h.runs.appendEvents("run-1",
-		workflows.Event{Sequence: 1, At: testNow, Type: workflows.EventSignalIgnored, StepID: "step-3", Label: workflows.LabelWaitingApproval,
+		api.Event{Sequence: 1, At: testNow, Type: api.EventSignalIgnored, StepID: "step-3", Label: api.LabelWaitingApproval,
 			Detail: "mallory has read permission on acme/widgets; deciding needs write"},
-		workflows.Event{Sequence: 2, At: testNow, Type: workflows.EventLookalikeIgnored, StepID: "step-5", Label: workflows.LabelReconciling,
+		api.Event{Sequence: 2, At: testNow, Type: api.EventLookalikeIgnored, StepID: "step-5", Label: api.LabelReconciling,
 			Detail: "ignored comment 7 by mallory: carries the marker but was written by mallory"})
 
 	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
@@ -132,7 +132,7 @@ func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T)
 	require.Equal(t, 2, strings.Count(section, `<li class="warning"><span class="warning-tag">Warning</span>`))
 	require.Contains(t, section, "recorded in the run · <code>act-1</code>: mallory has read permission on acme/widgets; deciding needs write <span class=\"meta\">(on approval)</span>")
 	require.Contains(t, section, "look-alike comment ignored: ignored comment 7 by mallory: carries the marker but was written by mallory <span class=\"meta\">(on create_issue_comment)</span>")
-	require.NotContains(t, section, workflows.LabelReconciling)
+	require.NotContains(t, section, api.LabelReconciling)
 }
 
 func TestFormWithoutScriptOnADecidedActionSaysWhoDecidedIt(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // browser is a client with cookies, like the page's own fetches.
@@ -95,8 +95,8 @@ func TestRunPageShowsLabelStatusPreviewApproversAndTimeline(t *testing.T) {
 func TestRunPageOfACompletedRunSaysDoneAndHasNoForm(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
-	snap.Run.Status = workflows.RunCompleted
-	snap.PendingAction.State = workflows.ActionApproved
+	snap.Run.Status = api.RunCompleted
+	snap.PendingAction.State = api.ActionApproved
 	snap.PendingAction.DecidedBy = "alice"
 	h.runs.put("run-1", snap)
 

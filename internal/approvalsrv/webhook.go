@@ -11,8 +11,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // handleWebhook serves POST /github/webhook.
@@ -112,7 +111,7 @@ func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in de
 // isAgentOrBot keeps a comment the agent posted (it carries the operation
 // marker) from approving the agent's next action.
 func isAgentOrBot(comment *github.IssueComment) bool {
-	marker := strings.TrimSuffix(activities.OperationMarker(""), " -->")
+	marker := strings.TrimSuffix(api.OperationMarker(""), " -->")
 	return comment.GetUser().GetType() == "Bot" || strings.Contains(comment.GetBody(), marker)
 }
 
@@ -120,22 +119,22 @@ func isAgentOrBot(comment *github.IssueComment) bool {
 // search attribute, in one visibility query, and checks that the command was
 // posted on that run's pull request: a comment knows only its repository and
 // issue number.
-func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, workflows.RunSnapshot, outcome) {
+func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, outcome) {
 	notFound := refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
 	runID, err := s.runs.RunByActionID(ctx, in.ActionID)
 	if errors.Is(err, ErrRunNotFound) {
-		return "", workflows.RunSnapshot{}, notFound
+		return "", api.RunSnapshot{}, notFound
 	}
 	if err != nil {
-		return "", workflows.RunSnapshot{}, s.temporalFailure(logger, err, "finding the run of a comment's action")
+		return "", api.RunSnapshot{}, s.temporalFailure(logger, err, "finding the run of a comment's action")
 	}
 	snap, err := s.runs.Snapshot(ctx, runID)
 	if errors.Is(err, ErrRunNotFound) {
 		// Visibility lags: the run was deleted since it was indexed.
-		return "", workflows.RunSnapshot{}, notFound
+		return "", api.RunSnapshot{}, notFound
 	}
 	if err != nil {
-		return "", workflows.RunSnapshot{}, s.temporalFailure(logger.With("run", runID), err, "run query for a comment")
+		return "", api.RunSnapshot{}, s.temporalFailure(logger.With("run", runID), err, "run query for a comment")
 	}
 	run := snap.Run
 	if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
@@ -145,7 +144,7 @@ func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decision
 		s.recordRefusal(ctx, logger.With("run", runID), runID, Refusal{
 			Channel: in.Channel, Who: in.Request.Approver, ActionID: in.ActionID, Reason: reason,
 		}, true)
-		return "", workflows.RunSnapshot{}, notFound
+		return "", api.RunSnapshot{}, notFound
 	}
 	return runID, snap, accepted("")
 }

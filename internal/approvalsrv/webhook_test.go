@@ -17,9 +17,9 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const webhookSecret = "test-webhook-secret-0123456789abcdef"
@@ -30,7 +30,7 @@ func sandboxPermissions(t *testing.T) PermissionChecker {
 	t.Helper()
 	sandbox := httptest.NewServer(ghsandbox.New(ghsandbox.DefaultFixture()))
 	t.Cleanup(sandbox.Close)
-	gh, err := activities.NewGitHubClient(sandbox.URL, "sandbox-token")
+	gh, err := ghapi.NewClient(sandbox.URL, "sandbox-token")
 	require.NoError(t, err)
 	return GitHubPermissions{Client: gh}
 }
@@ -98,7 +98,7 @@ func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "LGTM\n/agentrun approve act-1\n").payload(t))
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, []workflows.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "github-comment:9001", Channel: "GitHub comment"}},
+	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "github-comment:9001", Channel: "GitHub comment"}},
 		h.runs.approvalSignals())
 }
 
@@ -169,7 +169,7 @@ func TestCommentByABotCannotDecide(t *testing.T) {
 	h.runs.put("run-1", waitingRun())
 	bot := newComment("agentrun[bot]", "/agentrun approve act-1")
 	bot.userType = "Bot"
-	agentOwn := newComment("bob", "Review\n/agentrun approve act-1\n"+activities.OperationMarker("op-1"))
+	agentOwn := newComment("bob", "Review\n/agentrun approve act-1\n"+api.OperationMarker("op-1"))
 
 	botResp := h.deliver("issue_comment", "d-1", bot.payload(t))
 	ownResp := h.deliver("issue_comment", "d-2", agentOwn.payload(t))
@@ -290,7 +290,7 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	ts := httptest.NewServer(sandbox)
 	t.Cleanup(ts.Close)
-	gh, err := activities.NewGitHubClient(ts.URL, "sandbox-token")
+	gh, err := ghapi.NewClient(ts.URL, "sandbox-token")
 	require.NoError(t, err)
 	require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetPermission, Mode: ghsandbox.ModeStatus, Status: 502, Count: 1}))
 	h := newHarness(t, testConfig(), GitHubPermissions{Client: gh})
@@ -438,8 +438,8 @@ func TestCommandWithAMalformedActionIDAnswers400BeforeAnyQuery(t *testing.T) {
 func TestCommandOnARunThatClosedIsAnsweredFromTheRun(t *testing.T) {
 	h := newHarness(t, testConfig(), sandboxPermissions(t))
 	snap := waitingRun("alice")
-	snap.Run.Status = workflows.RunCompleted
-	snap.PendingAction.State = workflows.ActionExpired
+	snap.Run.Status = api.RunCompleted
+	snap.PendingAction.State = api.ActionExpired
 	h.runs.put("run-1", snap)
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
@@ -450,13 +450,13 @@ func TestCommandOnARunThatClosedIsAnsweredFromTheRun(t *testing.T) {
 }
 
 // runWithAction is waitingRun on another pull request, waiting on actionID.
-func runWithAction(actionID string) workflows.RunSnapshot {
+func runWithAction(actionID string) api.RunSnapshot {
 	snap := waitingRun("alice")
 	snap.Run.PullNumber = 7
 	action := *snap.PendingAction
 	action.ID = actionID
 	snap.PendingAction = &action
-	snap.Actions = []workflows.PendingAction{action}
+	snap.Actions = []api.PendingAction{action}
 	return snap
 }
 
