@@ -12,8 +12,13 @@ import (
 const MetricModelTokens = "agentrun_model_tokens"
 
 // countTokens counts a model call's usage. An attempt that fails counts
-// nothing: the provider's usage is only known from its answer.
+// nothing: the provider's usage is only known from its answer. Outside an
+// activity (ModelNext called directly, as tests and library users may) there
+// is no metrics handler, so nothing is counted.
 func countTokens(ctx context.Context, u Usage) {
+	if !activity.IsActivity(ctx) {
+		return
+	}
 	m := activity.GetMetricsHandler(ctx)
 	for kind, n := range map[string]int64{"prompt": u.PromptTokens, "completion": u.CompletionTokens} {
 		if n > 0 {
