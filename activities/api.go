@@ -18,6 +18,7 @@ const (
 	ToolGetPullRequest       = api.ToolGetPullRequest
 	ToolListPullRequestFiles = api.ToolListPullRequestFiles
 	ToolCreateIssueComment   = api.ToolCreateIssueComment
+	ToolCheckRepoPermission  = api.ToolCheckRepoPermission
 )
 
 // Application error types the workflow branches on; see package api.

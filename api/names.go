@@ -80,4 +80,7 @@ const (
 	ToolListPullRequestFiles = "list_pull_request_files"
 	// ToolCreateIssueComment posts a comment; it is gated by approval.
 	ToolCreateIssueComment = "create_issue_comment"
+	// ToolCheckRepoPermission is the run's own check of who may decide on a
+	// run without approvers; the model never sees it.
+	ToolCheckRepoPermission = "check_repo_permission"
 )

@@ -13,11 +13,15 @@ const (
 	StepModelCall     StepType = "model_call"
 	StepToolCall      StepType = "tool_call"
 	StepHumanApproval StepType = "human_approval"
-	// StepPermissionCheck is the check of a decider's GitHub permission on
-	// the repository, for a run that names no approvers. It succeeds when
-	// GitHub answered, whatever the permission; its safeOutput says which.
-	StepPermissionCheck StepType = "permission_check"
 )
+
+// IsPermissionCheck says whether the step is the run's own check of a
+// decider's GitHub permission on the repository (a tool_call of
+// ToolCheckRepoPermission, for a run that names no approvers). It succeeds
+// when GitHub answered, whatever the permission; its safeOutput says which.
+func (s AgentStep) IsPermissionCheck() bool {
+	return s.Type == StepToolCall && s.ToolName == ToolCheckRepoPermission
+}
 
 // StepStatus is the status of an AgentStep.
 type StepStatus string

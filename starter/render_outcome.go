@@ -54,7 +54,7 @@ func stepTitle(st api.AgentStep) string {
 	switch {
 	case st.Type == api.StepHumanApproval && st.ToolName != "":
 		return "approval of " + st.ToolName
-	case st.Type == api.StepPermissionCheck:
+	case st.IsPermissionCheck():
 		return permissionCheckTitle(st)
 	case st.ToolName != "":
 		return st.ToolName

@@ -61,7 +61,7 @@ func writeSteps(b *strings.Builder, steps []api.AgentStep, tries map[string]call
 			attempt, stepErr = withTry(attempt, stepErr, try)
 		}
 		tool := st.ToolName
-		if st.Type == api.StepPermissionCheck {
+		if st.IsPermissionCheck() {
 			tool = stepTitle(st) // whose permission, and what GitHub said
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",

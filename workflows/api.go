@@ -69,10 +69,9 @@ const (
 	RunFailed         = api.RunFailed
 	RunCancelled      = api.RunCancelled
 
-	StepModelCall       = api.StepModelCall
-	StepToolCall        = api.StepToolCall
-	StepHumanApproval   = api.StepHumanApproval
-	StepPermissionCheck = api.StepPermissionCheck
+	StepModelCall     = api.StepModelCall
+	StepToolCall      = api.StepToolCall
+	StepHumanApproval = api.StepHumanApproval
 
 	StepPending            = api.StepPending
 	StepWaitingForApproval = api.StepWaitingForApproval

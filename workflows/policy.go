@@ -93,7 +93,7 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 // permission, or "" when GitHub could not tell; expired when the timer fired
 // first (the check is then cancelled).
 func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who string, timer workflow.Future) (string, bool, error) {
-	st := w.newStep(ctx, StepPermissionCheck, "", "", safeJSON(map[string]string{
+	st := w.newStep(ctx, StepToolCall, "", activities.ToolCheckRepoPermission, safeJSON(map[string]string{
 		"actionId": pa.ID, "login": who, "repo": w.in.Repo,
 	}))
 	w.setStepStatus(ctx, st, StepRunning, "")

@@ -19,7 +19,7 @@ import (
 func permissionSteps(snap RunSnapshot) []AgentStep {
 	var out []AgentStep
 	for _, st := range snap.Steps {
-		if st.Type == StepPermissionCheck {
+		if st.IsPermissionCheck() {
 			out = append(out, st)
 		}
 	}

@@ -16,7 +16,7 @@ func stepTitle(st api.AgentStep) string {
 		return "approval of " + st.ToolName
 	case st.Type == api.StepHumanApproval:
 		return "approval"
-	case st.Type == api.StepPermissionCheck:
+	case st.IsPermissionCheck():
 		return permissionCheckTitle(st)
 	case st.ToolName != "":
 		return st.ToolName

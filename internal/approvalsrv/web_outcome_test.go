@@ -88,7 +88,7 @@ func TestRunPageShowsAPermissionCheckAsASentence(t *testing.T) {
 	snap := waitingRun()
 	check := func(seq int, login string, status api.StepStatus, permission string) api.AgentStep {
 		in, _ := json.Marshal(map[string]string{"actionId": "act-1", "login": login, "repo": "acme/widgets"})
-		st := api.AgentStep{ID: "step-" + login, Sequence: seq, Type: api.StepPermissionCheck, Status: status, SafeInput: in, Attempt: 1}
+		st := api.AgentStep{ID: "step-" + login, Sequence: seq, Type: api.StepToolCall, ToolName: api.ToolCheckRepoPermission, Status: status, SafeInput: in, Attempt: 1}
 		if permission != "" {
 			st.SafeOutput, _ = json.Marshal(map[string]string{"permission": permission})
 		}
@@ -113,7 +113,7 @@ func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T)
 	in, _ := json.Marshal(map[string]string{"login": "mallory"})
 	out, _ := json.Marshal(map[string]string{"permission": "read"})
 	snap.Steps = append(snap.Steps,
-		api.AgentStep{ID: "step-4", Sequence: 4, Type: api.StepPermissionCheck, Status: api.StepSucceeded, SafeInput: in, SafeOutput: out},
+		api.AgentStep{ID: "step-4", Sequence: 4, Type: api.StepToolCall, ToolName: api.ToolCheckRepoPermission, Status: api.StepSucceeded, SafeInput: in, SafeOutput: out},
 		api.AgentStep{ID: "step-5", Sequence: 5, Type: api.StepToolCall, ToolName: "create_issue_comment", Status: api.StepSucceeded})
 	h.runs.put("run-1", snap)
 	// The run's label was another step's when these were recorded: the page
