@@ -1,0 +1,65 @@
+package workflows
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCheckpointCompactsOnlyFinishedStepsOlderThanTheNewest200 pins what a
+// continue-as-new carries of a long run: the newest compactAfterSteps steps
+// keep their input and output, older finished ones drop them, and an older
+// step still in flight keeps them (it may be resumed from them).
+func TestCheckpointCompactsOnlyFinishedStepsOlderThanTheNewest200(t *testing.T) {
+	w := &agentRun{}
+	total := compactAfterSteps + 3
+	for i := 0; i < total; i++ {
+		st := &AgentStep{ID: fmt.Sprintf("step-%d", i+1), Sequence: i + 1, Type: StepToolCall, Status: StepSucceeded,
+			SafeInput: json.RawMessage(`{"in":1}`), SafeOutput: json.RawMessage(`{"out":1}`)}
+		w.steps = append(w.steps, st)
+	}
+	w.steps[1].Status = StepOutcomeUnknown
+
+	cp := w.checkpoint()
+
+	require.Len(t, cp.Steps, total, "every step is carried")
+	require.Nil(t, cp.Steps[0].SafeInput, "the oldest finished step is compacted")
+	require.Nil(t, cp.Steps[0].SafeOutput)
+	require.NotNil(t, cp.Steps[1].SafeInput, "a step still in flight keeps its input")
+	require.Nil(t, cp.Steps[2].SafeInput, "the last step older than the newest 200 is compacted")
+	require.NotNil(t, cp.Steps[3].SafeInput, "the oldest of the newest 200 keeps its input")
+	require.NotNil(t, cp.Steps[3].SafeOutput)
+	require.NotNil(t, cp.Steps[total-1].SafeOutput)
+	require.NotNil(t, w.steps[0].SafeInput, "compaction copies; the live step is untouched")
+}
+
+// TestCheckpointCarriesExactlyTheNewest1000Events: the events a checkpoint
+// carries are bounded, and the ones dropped are the oldest.
+func TestCheckpointCarriesExactlyTheNewest1000Events(t *testing.T) {
+	for _, n := range []int{maxRetainedEvents, maxRetainedEvents + 1} {
+		w := &agentRun{}
+		for i := 1; i <= n; i++ {
+			w.events = append(w.events, Event{Sequence: int64(i)})
+		}
+
+		cp := w.checkpoint()
+
+		require.Len(t, cp.Events, min(n, maxRetainedEvents))
+		require.Equal(t, int64(n), cp.Events[len(cp.Events)-1].Sequence, "the newest event is kept")
+		require.Equal(t, int64(n-len(cp.Events)+1), cp.Events[0].Sequence, "the oldest are the ones dropped")
+	}
+}
+
+// TestAnActionRemembersAtMost100RequestKeys: the requestIds an action
+// remembers are bounded; a repeat of a remembered one is still recognised.
+func TestAnActionRemembersAtMost100RequestKeys(t *testing.T) {
+	pa := &PendingAction{}
+	for i := 0; i < maxRequestIDs+1; i++ {
+		require.True(t, rememberRequest(pa, fmt.Sprintf("key-%d", i)))
+	}
+	require.Len(t, pa.RequestKeys, maxRequestIDs)
+	require.False(t, rememberRequest(pa, "key-99"), "the 100th key is remembered")
+	require.True(t, rememberRequest(pa, "key-100"), "the 101st was not kept, so it counts as new")
+}
