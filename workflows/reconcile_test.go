@@ -175,6 +175,14 @@ func TestServerErrorsAreReconciledAndRetriedWithTheSameKey(t *testing.T) {
 	require.Equal(t, StepSucceeded, st.Status)
 	require.Equal(t, 4, st.Attempt)
 	require.Equal(t, testRunID+":5", st.OperationKey)
+	var waits []string
+	for _, e := range h.events() {
+		if e.Type == EventRunStatus && strings.HasPrefix(e.Detail, "waiting ") {
+			waits = append(waits, e.Detail)
+		}
+	}
+	require.Equal(t, []string{"waiting 2s", "waiting 4s"}, waits,
+		"before attempts 3 and 4 of one key the run backs off 2s, then 4s")
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
