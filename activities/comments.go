@@ -9,6 +9,8 @@ import (
 	"github.com/google/go-github/v62/github"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // CreateIssueComment posts the comment once per operationKey. Every attempt
@@ -62,7 +64,7 @@ func (a *Activities) CreateIssueComment(ctx context.Context, in CreateCommentInp
 // response would be followed by a second post.
 func warnIfNotOurs(ctx context.Context, created *github.IssueComment, login string) {
 	author := created.GetUser().GetLogin()
-	if author == "" || equalFoldASCII(author, login) || !activity.IsActivity(ctx) {
+	if author == "" || api.SameLogin(author, login) || !activity.IsActivity(ctx) {
 		return
 	}
 	activity.GetLogger(ctx).Error("GitHub posted the comment as another login than the worker's identity; "+

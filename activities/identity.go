@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // GitHubIdentity is the login the worker's token posts as: BotLogin when it
@@ -46,22 +48,6 @@ func authenticatedLogin(ctx context.Context, gh *github.Client, op string) (stri
 		return "", fmt.Errorf("%s: the answer names no login", op)
 	}
 	return user.GetLogin(), nil
-}
-
-// equalFoldASCII compares GitHub logins and repository names the way GitHub
-// does: ASCII letters in either case, nothing else folded. It repeats
-// workflows.SameLogin because the workflow package imports this one, not the
-// other way round.
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		if asciiLower(a[i]) != asciiLower(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 func asciiLower(c byte) byte {
@@ -125,7 +111,7 @@ func (l RepoAllowlist) Allows(t Target) bool {
 	}
 	want := t.Owner + "/" + t.Repo
 	for _, entry := range l {
-		if equalFoldASCII(entry, want) {
+		if api.SameLogin(entry, want) {
 			return true
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"unicode"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // markerWord is what every operation marker says inside its HTML comment.
@@ -79,7 +81,7 @@ func (p operationProof) judge(c *github.IssueComment) (proves bool, ignored *Ign
 	author := c.GetUser().GetLogin()
 	why := ""
 	switch {
-	case !equalFoldASCII(author, p.author):
+	case !api.SameLogin(author, p.author):
 		why = fmt.Sprintf("carries the marker but was written by %s, not by this worker's GitHub identity %s", author, p.author)
 	case bodyDigest(body) != p.digest:
 		why = "carries the marker but its body is not the approved body (edited, or another text)"

@@ -54,7 +54,7 @@ func renderEvent(w io.Writer, ev api.Event, steps map[string]api.AgentStep) erro
 	if ev.StepID != "" || (ev.Type != api.EventRunStatus && ev.Type != api.EventContinuedAsNew) {
 		about = ""
 		if st, ok := steps[ev.StepID]; ok {
-			about = stepTitle(st)
+			about = st.Title()
 		}
 	}
 	line := fmt.Sprintf("%4d  %s  %-40s  %s", ev.Sequence, formatTime(ev.At), what, about)

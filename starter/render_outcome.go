@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -44,44 +43,4 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 		}
 		fmt.Fprintf(b, "  failed    %s: %s\n", what, oneLine(f.Error))
 	}
-}
-
-// stepTitle names a step for people from the step's own fields only, so
-// that an event line describes its own step, not what the run was doing when
-// it was recorded (an event's Label is the run's label at that moment). The
-// approval server's page words steps the same way (approvalsrv/steptitle.go).
-func stepTitle(st api.AgentStep) string {
-	switch {
-	case st.Type == api.StepHumanApproval && st.ToolName != "":
-		return "approval of " + st.ToolName
-	case st.IsPermissionCheck():
-		return permissionCheckTitle(st)
-	case st.ToolName != "":
-		return st.ToolName
-	}
-	return string(st.Type)
-}
-
-// permissionCheckTitle reads a permission_check step as a sentence:
-// "Checked bob's permission: write".
-func permissionCheckTitle(st api.AgentStep) string {
-	var in struct {
-		Login string `json:"login"`
-	}
-	var out struct {
-		Permission string `json:"permission"`
-	}
-	if json.Unmarshal(st.SafeInput, &in) != nil || in.Login == "" {
-		return "permission check"
-	}
-	switch st.Status {
-	case api.StepSucceeded:
-		if json.Unmarshal(st.SafeOutput, &out) == nil && out.Permission != "" {
-			return "Checked " + in.Login + "'s permission: " + out.Permission
-		}
-		return "Checked " + in.Login + "'s permission"
-	case api.StepFailed:
-		return "Could not check " + in.Login + "'s permission"
-	}
-	return "Checking " + in.Login + "'s permission"
 }

@@ -219,3 +219,12 @@ func actionIDOfStep(snap api.RunSnapshot, stepID string) string {
 	}
 	return ""
 }
+
+// stepTitleByID is the title of the step an event names; "" when the run no
+// longer shows that step (or the event names none).
+func stepTitleByID(snap api.RunSnapshot, stepID string) string {
+	if st := findStep(snap, stepID); st != nil {
+		return st.Title()
+	}
+	return ""
+}

@@ -28,7 +28,7 @@ func parsePageTemplates() (*pageTemplates, error) {
 		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"excerpt":    excerpt,
-		"stepTitle":  stepTitle,
+		"stepTitle":  api.AgentStep.Title,
 	}).ParseFS(webFiles, "web/templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("parse page templates: %w", err)

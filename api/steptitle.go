@@ -1,20 +1,16 @@
-package approvalsrv
+package api
 
-import (
-	"encoding/json"
+import "encoding/json"
 
-	"github.com/agentrun/agentrun/api"
-)
-
-// stepTitle names a step for people from the step's own fields only, so
+// Title names a step for people from the step's own fields only, so
 // that whatever the page says next to a step (its row, an event or a
 // warning on it) describes that step and not whatever the run was doing
 // when the event was recorded (an event's Label is the run's label then).
-func stepTitle(st api.AgentStep) string {
+func (st AgentStep) Title() string {
 	switch {
-	case st.Type == api.StepHumanApproval && st.ToolName != "":
+	case st.Type == StepHumanApproval && st.ToolName != "":
 		return "approval of " + st.ToolName
-	case st.Type == api.StepHumanApproval:
+	case st.Type == StepHumanApproval:
 		return "approval"
 	case st.IsPermissionCheck():
 		return permissionCheckTitle(st)
@@ -24,10 +20,10 @@ func stepTitle(st api.AgentStep) string {
 	return string(st.Type)
 }
 
-// permissionCheckTitle reads a permission_check step as a sentence:
+// permissionCheckTitle reads a permission check as a sentence:
 // "Checked bob's permission: write". The step's safe input names the login
 // and its safe output the permission GitHub answered.
-func permissionCheckTitle(st api.AgentStep) string {
+func permissionCheckTitle(st AgentStep) string {
 	var in struct {
 		Login string `json:"login"`
 	}
@@ -38,22 +34,13 @@ func permissionCheckTitle(st api.AgentStep) string {
 		return "permission check"
 	}
 	switch st.Status {
-	case api.StepSucceeded:
+	case StepSucceeded:
 		if json.Unmarshal(st.SafeOutput, &out) == nil && out.Permission != "" {
 			return "Checked " + in.Login + "'s permission: " + out.Permission
 		}
 		return "Checked " + in.Login + "'s permission"
-	case api.StepFailed:
+	case StepFailed:
 		return "Could not check " + in.Login + "'s permission"
 	}
 	return "Checking " + in.Login + "'s permission"
-}
-
-// stepTitleByID is stepTitle for the step an event names; "" when the run no
-// longer shows that step (or the event names none).
-func stepTitleByID(snap api.RunSnapshot, stepID string) string {
-	if st := findStep(snap, stepID); st != nil {
-		return stepTitle(*st)
-	}
-	return ""
 }
