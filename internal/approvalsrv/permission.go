@@ -2,14 +2,13 @@ package approvalsrv
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
+	agithub "github.com/agentrun/agentrun/github"
 )
 
 // PermissionChecker tells a user's permission on a repository: "admin",
@@ -23,17 +22,10 @@ type GitHubPermissions struct {
 	Client *github.Client
 }
 
+// Permission reads GitHub's answer the way the workflow's own permission
+// check does (a 404 is "none"), through the one shared call.
 func (g GitHubPermissions) Permission(ctx context.Context, owner, repo, login string) (string, error) {
-	level, _, err := g.Client.Repositories.GetPermissionLevel(ctx, owner, repo, login)
-	if err != nil {
-		// GitHub answers 404 for a user who is not a collaborator at all.
-		var ghErr *github.ErrorResponse
-		if errors.As(err, &ghErr) && ghErr.Response != nil && ghErr.Response.StatusCode == http.StatusNotFound {
-			return "none", nil
-		}
-		return "", fmt.Errorf("permission of %s on %s/%s: %w", login, owner, repo, err)
-	}
-	return level.GetPermission(), nil
+	return agithub.PermissionOf(ctx, g.Client, owner, repo, login)
 }
 
 // requireWritePermission is the webhook's rule for a run without approvers:
@@ -50,8 +42,7 @@ func (s *Server) requireWritePermission(ctx context.Context, run api.Run, login 
 	if err != nil {
 		return "", err
 	}
-	switch permission {
-	case "admin", "maintain", "write":
+	if api.CanApprove(permission) {
 		return "", nil
 	}
 	return fmt.Sprintf("%s has %s permission on %s; approving needs write", login, permission, run.Repo), nil
