@@ -53,8 +53,14 @@ launch() {
   local name=$1
   shift
   setsid "$@" >"$(logfile "$name")" 2>&1 </dev/null &
-  echo $! >"$(pidfile "$name")"
-  echo "started $name (pid $!, log .data/$name.log)"
+  local pid=$! deadline=$((SECONDS + 10))
+  echo "$pid" >"$(pidfile "$name")"
+  # Until setsid (and env) exec the program, the PID runs the launcher, which
+  # running() would take for a dead service: wait for the exec, or the exit.
+  until running "$name" || [[ ! -e /proc/$pid ]] || ((SECONDS >= deadline)); do
+    sleep 0.05
+  done
+  echo "started $name (pid $pid, log .data/$name.log)"
 }
 
 # wait_ready NAME CHECK...: poll CHECK until it succeeds; fail early, with the
