@@ -94,11 +94,14 @@ type Run struct {
 	Generation int `json:"generation"`
 }
 
-// Checkpoint is where the loop resumes, and what continue-as-new carries.
+// Checkpoint is where the loop resumes, and what continue-as-new carries: the
+// workflow keeps its state in one, so a field added here is carried without
+// more code. Steps and actions are pointers because the workflow changes
+// them in place; their JSON is that of the values.
 type Checkpoint struct {
-	Run          Run         `json:"run"`
-	Conversation []Message   `json:"conversation"`
-	Steps        []AgentStep `json:"steps"`
+	Run          Run          `json:"run"`
+	Conversation []Message    `json:"conversation"`
+	Steps        []*AgentStep `json:"steps"`
 	// Events holds the most recent events; older ones are dropped to keep the
 	// checkpoint bounded. EventSequence continues unbroken.
 	Events        []Event `json:"events"`
@@ -106,7 +109,7 @@ type Checkpoint struct {
 	StepSequence  int     `json:"stepSequence"`
 	// Actions holds every gated action. A pending approval travels as the
 	// last one, still waiting; restore resumes its wait and its timer.
-	Actions []PendingAction `json:"actions,omitempty"`
+	Actions []*PendingAction `json:"actions,omitempty"`
 	// Label is the label at the moment of the checkpoint.
 	Label string `json:"label"`
 	// OpenToolCalls are the tool calls of the last model decision that have

@@ -73,45 +73,45 @@ func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 	w.in = in
 	w.in.Checkpoint = nil
 	if cp != nil {
-		w.restore(ctx, cp)
-		w.eventSeqAtStart = w.eventSeq
+		w.restore(cp)
+		w.eventSeqAtStart = w.EventSequence
 	} else {
 		now := workflow.Now(ctx)
-		w.record = Run{
+		w.Run = Run{
 			ID: info.WorkflowExecution.ID, ConversationID: in.ConversationID, UserID: in.UserID,
 			Repo: in.Repo, PullNumber: in.PullNumber, Approvers: in.Approvers,
 			Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 		}
-		w.label = LabelStarting
+		w.Label = LabelStarting
 		countRunStarted(ctx)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
 	attrs := []temporal.SearchAttributeUpdate{
-		SearchAttrStatus.ValueSet(string(w.record.Status)),
+		SearchAttrStatus.ValueSet(string(w.Run.Status)),
 		SearchAttrConversation.ValueSet(in.ConversationID),
 	}
-	if w.hardened && len(w.actions) > 0 {
+	if w.hardened && len(w.Actions) > 0 {
 		attrs = append(attrs, SearchAttrActionIDs.ValueSet(w.actionIDs()))
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
 	}
 	if refused != nil {
-		w.record.Error = refused.Error()
+		w.Run.Error = refused.Error()
 		w.setRunStatus(ctx, RunFailed, LabelFailed, refused.Error())
 		return nil, refused
 	}
 	target, err := parseTarget(in.Repo, in.PullNumber)
 	if err != nil {
-		w.record.Error = err.Error()
+		w.Run.Error = err.Error()
 		w.setRunStatus(ctx, RunFailed, LabelFailed, err.Error())
 		return nil, err
 	}
 	w.target = target
-	if cp == nil && len(w.conversation) == 0 {
-		w.conversation = initialConversation(in)
+	if cp == nil && len(w.Conversation) == 0 {
+		w.Conversation = initialConversation(in)
 		w.emit(ctx, EventRunStatus, "", string(RunRunning), "run started by "+in.UserID)
 	}
 	return w, nil
@@ -168,23 +168,23 @@ func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 // fails or is cancelled, or the history asks for a continue-as-new.
 func (w *agentRun) run(ctx workflow.Context) (RunResult, error) {
 	for {
-		for len(w.openToolCalls) > 0 {
+		for len(w.OpenToolCalls) > 0 {
 			if w.continueAsNewDue(ctx) {
 				return w.continueAsNew(ctx)
 			}
-			call := w.openToolCalls[0]
+			call := w.OpenToolCalls[0]
 			if err := w.runToolCall(ctx, call); errors.Is(err, errContinueAsNew) {
 				return w.continueAsNew(ctx)
 			} else if err != nil {
 				return w.end(ctx, err)
 			}
-			w.openToolCalls = w.openToolCalls[1:]
+			w.OpenToolCalls = w.OpenToolCalls[1:]
 		}
 		if w.continueAsNewDue(ctx) {
 			return w.continueAsNew(ctx)
 		}
-		if w.badToolCalls > maxBadToolCalls {
-			return w.end(ctx, fmt.Errorf("the model made %d invalid tool calls in a row", w.badToolCalls))
+		if w.BadToolCalls > maxBadToolCalls {
+			return w.end(ctx, fmt.Errorf("the model made %d invalid tool calls in a row", w.BadToolCalls))
 		}
 		if w.modelCalls() >= w.in.MaxSteps {
 			return w.end(ctx, fmt.Errorf("reached maxSteps (%d) without a final answer", w.in.MaxSteps))
@@ -194,19 +194,19 @@ func (w *agentRun) run(ctx workflow.Context) (RunResult, error) {
 			return w.end(ctx, err)
 		}
 		if len(decision.ToolCalls) == 0 {
-			w.record.Result = decision.Final
+			w.Run.Result = decision.Final
 			return w.end(ctx, nil)
 		}
-		w.conversation = append(w.conversation, activities.Message{
+		w.Conversation = append(w.Conversation, activities.Message{
 			Role: activities.RoleAssistant, Content: decision.Final, ToolCalls: decision.ToolCalls,
 		})
-		w.openToolCalls = decision.ToolCalls
+		w.OpenToolCalls = decision.ToolCalls
 	}
 }
 
 func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) {
 	w.setLabel(LabelThinking)
-	if w.record.Status != RunRunning {
+	if w.Run.Status != RunRunning {
 		w.setRunStatus(ctx, RunRunning, LabelThinking, "")
 	}
 	tools := activities.ToolSpecs()
@@ -215,7 +215,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 		return activities.Decision{}, err
 	}
 	safeInput := map[string]any{
-		"conversationLength": len(w.conversation), "conversationBytes": size, "tools": toolNames(tools),
+		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": toolNames(tools),
 	}
 	if in.Ref != nil {
 		safeInput["conversationDigest"] = in.Ref.Digest
@@ -243,8 +243,8 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 	}
 	usage := d.Usage
 	st.Usage = &usage
-	w.record.Usage.PromptTokens += usage.PromptTokens
-	w.record.Usage.CompletionTokens += usage.CompletionTokens
+	w.Run.Usage.PromptTokens += usage.PromptTokens
+	w.Run.Usage.CompletionTokens += usage.CompletionTokens
 	st.SafeOutput = safeJSON(d)
 	w.setStepStatus(ctx, st, StepSucceeded, "")
 	return d, nil
@@ -256,18 +256,18 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 // make history grow with the square of the number of calls. It also returns
 // the conversation's size in bytes.
 func (w *agentRun) modelInput(ctx workflow.Context, tools []activities.ToolSpec) (activities.ModelInput, int, error) {
-	canonical, err := activities.CanonicalConversation(w.conversation)
+	canonical, err := activities.CanonicalConversation(w.Conversation)
 	if err != nil {
 		return activities.ModelInput{}, 0, fmt.Errorf("model call: %w", err)
 	}
 	in := activities.ModelInput{Tools: tools}
 	if limit := w.in.InlineConversationBytes; limit < 0 || len(canonical) <= limit {
-		in.Conversation = w.conversation
+		in.Conversation = w.Conversation
 		return in, len(canonical), nil
 	}
 	in.Ref = &activities.ConversationRef{
 		RunID:  workflow.GetInfo(ctx).WorkflowExecution.ID,
-		Length: len(w.conversation),
+		Length: len(w.Conversation),
 		Digest: activities.ConversationDigest(canonical),
 	}
 	return in, len(canonical), nil
@@ -277,13 +277,13 @@ func (w *agentRun) modelInput(ctx workflow.Context, tools []activities.ToolSpec)
 // all of them for 0. The conversation only ever grows at its end, so a prefix
 // a reference named stays the same for the rest of the run.
 func (w *agentRun) conversationUpTo(length int) ([]activities.Message, error) {
-	if length < 0 || length > len(w.conversation) {
-		return nil, fmt.Errorf("the conversation has %d messages, not %d", len(w.conversation), length)
+	if length < 0 || length > len(w.Conversation) {
+		return nil, fmt.Errorf("the conversation has %d messages, not %d", len(w.Conversation), length)
 	}
 	if length == 0 {
-		length = len(w.conversation)
+		length = len(w.Conversation)
 	}
-	return w.conversation[:length], nil
+	return w.Conversation[:length], nil
 }
 
 func toolNames(tools []activities.ToolSpec) []string {
@@ -299,7 +299,7 @@ func toolNames(tools []activities.ToolSpec) []string {
 func (w *agentRun) end(ctx workflow.Context, err error) (RunResult, error) {
 	if err == nil {
 		w.setRunStatus(ctx, RunCompleted, LabelDone, "")
-		return RunResult{Status: RunCompleted, Answer: w.record.Result, Outcome: w.resultOutcome()}, nil
+		return RunResult{Status: RunCompleted, Answer: w.Run.Result, Outcome: w.resultOutcome()}, nil
 	}
 	if ctx.Err() != nil || temporal.IsCanceledError(err) {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
@@ -307,7 +307,7 @@ func (w *agentRun) end(ctx workflow.Context, err error) (RunResult, error) {
 		w.setRunStatus(dctx, RunCancelled, LabelCancelled, "cancelled")
 		return RunResult{Status: RunCancelled, Outcome: w.resultOutcome()}, temporal.NewCanceledError()
 	}
-	w.record.Error = err.Error()
+	w.Run.Error = err.Error()
 	w.setRunStatus(ctx, RunFailed, LabelFailed, err.Error())
 	return RunResult{Status: RunFailed, Error: err.Error(), Outcome: w.resultOutcome()}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRunFailed, nil)
 }
@@ -323,12 +323,12 @@ func (w *agentRun) resultOutcome() *Outcome {
 // side effect in flight is left outcome_unknown, since it may have happened.
 func (w *agentRun) cancelOpenWork(ctx workflow.Context) {
 	w.dropQueuedDecisions(ctx, "the run was cancelled")
-	for _, pa := range w.actions {
+	for _, pa := range w.Actions {
 		if pa.State == ActionWaiting {
 			w.setActionState(ctx, pa, ActionExpired, "", "run cancelled")
 		}
 	}
-	for _, st := range w.steps {
+	for _, st := range w.Steps {
 		switch st.Status {
 		case StepPending, StepWaitingForApproval:
 			w.setStepStatus(ctx, st, StepSkipped, "run cancelled")

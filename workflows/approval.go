@@ -151,7 +151,7 @@ func (w *agentRun) refuseDecision(ctx workflow.Context, pa *PendingAction, sig A
 		// The model and the requester learn only the reason; a bare no
 		// teaches neither, so the approval layer asks for one and so do we.
 		return fmt.Sprintf("reject by %s without a reason; a reject must say why", who)
-	case len(w.record.Approvers) > 0 && !w.isApprover(who):
+	case len(w.Run.Approvers) > 0 && !w.isApprover(who):
 		return fmt.Sprintf("%s is not an allowed approver", who)
 	case pa.State == ActionExpired:
 		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
@@ -175,7 +175,7 @@ func containsString(list []string, s string) bool {
 
 // isApprover reports whether who is one of the run's approvers, by SameLogin.
 func (w *agentRun) isApprover(who string) bool {
-	for _, v := range w.record.Approvers {
+	for _, v := range w.Run.Approvers {
 		if w.hardened && SameLogin(v, who) {
 			return true
 		}
@@ -191,9 +191,9 @@ func (w *agentRun) isApprover(who string) bool {
 // requestApproval creates the pending action for a gated step.
 func (w *agentRun) requestApproval(ctx workflow.Context, st *AgentStep, args toolArgs) {
 	now := workflow.Now(ctx)
-	id := legacyActionID(w.record.ID, st.Sequence)
+	id := legacyActionID(w.Run.ID, st.Sequence)
 	if w.hardened {
-		id = actionID(w.record.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence)
+		id = actionID(w.Run.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence)
 	}
 	pa := &PendingAction{
 		ID:          id,
@@ -204,12 +204,12 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *AgentStep, args too
 		Target:      fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber),
 		ArgsHash:    argsHash(w.target, args.Body),
 		State:       ActionWaiting,
-		RequestedBy: w.record.UserID,
-		Approvers:   w.record.Approvers,
+		RequestedBy: w.Run.UserID,
+		Approvers:   w.Run.Approvers,
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 	}
-	w.actions = append(w.actions, pa)
+	w.Actions = append(w.Actions, pa)
 	countApprovalRequested(ctx)
 	if w.hardened {
 		w.upsertActionIDs(ctx)
@@ -231,24 +231,24 @@ func (w *agentRun) upsertActionIDs(ctx workflow.Context) {
 }
 
 func (w *agentRun) actionIDs() []string {
-	ids := make([]string, len(w.actions))
-	for i, pa := range w.actions {
+	ids := make([]string, len(w.Actions))
+	for i, pa := range w.Actions {
 		ids[i] = pa.ID
 	}
 	return ids
 }
 
 func (w *runState) actionForStep(stepID string) *PendingAction {
-	for i := len(w.actions) - 1; i >= 0; i-- {
-		if w.actions[i].StepID == stepID {
-			return w.actions[i]
+	for i := len(w.Actions) - 1; i >= 0; i-- {
+		if w.Actions[i].StepID == stepID {
+			return w.Actions[i]
 		}
 	}
 	return nil
 }
 
 func (w *agentRun) gateStepFor(st *AgentStep) *AgentStep {
-	for _, g := range w.steps {
+	for _, g := range w.Steps {
 		if g.Type == StepHumanApproval && g.CallID == st.CallID && g.Sequence > st.Sequence && !g.Status.IsTerminal() {
 			return g
 		}
@@ -264,9 +264,9 @@ func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *PendingAction
 	for {
 		w.setDetails(ctx, w.waitingDetails(ctx, pa))
 		err := workflow.Await(ctx, func() bool {
-			return pa.State != ActionWaiting || timer.IsReady() || len(w.queued) > 0 || w.continueAsNewDue(ctx)
+			return pa.State != ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) > 0 || w.continueAsNewDue(ctx)
 		})
-		if err != nil || pa.State != ActionWaiting || timer.IsReady() || len(w.queued) == 0 {
+		if err != nil || pa.State != ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) == 0 {
 			return err
 		}
 		if err := w.checkNextDecision(ctx, timer); err != nil {

@@ -19,7 +19,7 @@ import (
 // outcome derives what the run did from its steps and actions.
 func (s *runState) outcome() Outcome {
 	var o Outcome
-	for _, st := range s.steps {
+	for _, st := range s.Steps {
 		if st.Type == StepToolCall && st.ToolName == activities.ToolCreateIssueComment {
 			s.commentOutcome(&o, st)
 			continue
@@ -28,8 +28,8 @@ func (s *runState) outcome() Outcome {
 			o.Failed = append(o.Failed, FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
 		}
 	}
-	if s.record.Status == RunFailed {
-		o.Failed = append(o.Failed, FailedOutcome{What: "run", Error: s.record.Error})
+	if s.Run.Status == RunFailed {
+		o.Failed = append(o.Failed, FailedOutcome{What: "run", Error: s.Run.Error})
 	}
 	o.Summary = s.outcomeSummary(o)
 	return o
@@ -71,7 +71,7 @@ func (s *runState) outcomeSummary(o Outcome) string {
 	var parts []string
 	if n := len(o.Posted); n > 0 {
 		parts = append(parts, fmt.Sprintf("Posted %d comment%s on %s", n, plural(n), s.targetRef()))
-	} else if s.record.Status.IsTerminal() {
+	} else if s.Run.Status.IsTerminal() {
 		parts = append(parts, "Nothing posted on "+s.targetRef())
 	} else {
 		parts = append(parts, "Nothing posted yet on "+s.targetRef())
@@ -92,8 +92,8 @@ func (s *runState) outcomeSummary(o Outcome) string {
 	if steps > 0 {
 		parts = append(parts, fmt.Sprintf("%d step%s failed", steps, plural(steps)))
 	}
-	if s.record.Status == RunFailed {
-		parts = append(parts, "run failed: "+truncateUTF8(s.record.Error, 200))
+	if s.Run.Status == RunFailed {
+		parts = append(parts, "run failed: "+truncateUTF8(s.Run.Error, 200))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -106,7 +106,7 @@ func plural(n int) string {
 }
 
 func (s *runState) targetRef() string {
-	return fmt.Sprintf("%s#%d", s.record.Repo, s.record.PullNumber)
+	return fmt.Sprintf("%s#%d", s.Run.Repo, s.Run.PullNumber)
 }
 
 // setDetails is the Temporal UI's "current details" of the run. They are
@@ -119,21 +119,21 @@ func (s *runState) setDetails(ctx workflow.Context, details string) {
 // calls it. The text is built from workflow time, so it replays the same.
 func (s *runState) refreshDetails(ctx workflow.Context) {
 	switch {
-	case s.record.Status.IsTerminal():
-		s.setDetails(ctx, s.label+": "+s.outcome().Summary)
-	case s.record.Status == RunWaitingForUser && len(s.actions) > 0 && s.actions[len(s.actions)-1].State == ActionWaiting:
-		s.setDetails(ctx, s.waitingDetails(ctx, s.actions[len(s.actions)-1]))
+	case s.Run.Status.IsTerminal():
+		s.setDetails(ctx, s.Label+": "+s.outcome().Summary)
+	case s.Run.Status == RunWaitingForUser && len(s.Actions) > 0 && s.Actions[len(s.Actions)-1].State == ActionWaiting:
+		s.setDetails(ctx, s.waitingDetails(ctx, s.Actions[len(s.Actions)-1]))
 	default:
-		s.setDetails(ctx, s.label+" ("+s.targetRef()+")")
+		s.setDetails(ctx, s.Label+" ("+s.targetRef()+")")
 	}
 }
 
 // waitingDetails says who may decide and how long is left, e.g. "Waiting
 // for alice or bob to approve a comment on acme/widgets#1, 23h left".
 func (s *runState) waitingDetails(ctx workflow.Context, pa *PendingAction) string {
-	who := "someone with write access to " + s.record.Repo
-	if len(s.record.Approvers) > 0 {
-		who = orList(s.record.Approvers)
+	who := "someone with write access to " + s.Run.Repo
+	if len(s.Run.Approvers) > 0 {
+		who = orList(s.Run.Approvers)
 	}
 	left := pa.ExpiresAt.Sub(workflow.Now(ctx))
 	return fmt.Sprintf("Waiting for %s to approve a comment on %s, %s left", who, pa.Target, humanDuration(left))

@@ -32,25 +32,25 @@ const permissionCheckTimeout = 30 * time.Second
 // needsPermissionCheck reports whether a decision must wait for its decider's
 // permission: under the policy batch, on a run that names no approvers.
 func (w *agentRun) needsPermissionCheck() bool {
-	return w.policy && len(w.record.Approvers) == 0
+	return w.policy && len(w.Run.Approvers) == 0
 }
 
 // queueDecision keeps a decision for the loop's permission check.
 func (w *agentRun) queueDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) {
-	if len(w.queued) >= maxQueuedDecisions {
+	if len(w.QueuedDecisions) >= maxQueuedDecisions {
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s: %d decisions already wait for a permission check",
-			sig.Decision, strings.TrimSpace(sig.Approver), len(w.queued)))
+			sig.Decision, strings.TrimSpace(sig.Approver), len(w.QueuedDecisions)))
 		return
 	}
-	w.queued = append(w.queued, sig)
+	w.QueuedDecisions = append(w.QueuedDecisions, sig)
 }
 
 // checkNextDecision takes the oldest queued decision, checks its decider's
 // permission unless the action's state already refuses it, and applies it or
 // records why not. It returns an error only when the run is cancelled.
 func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future) error {
-	sig := w.queued[0]
-	w.queued = w.queued[1:]
+	sig := w.QueuedDecisions[0]
+	w.QueuedDecisions = w.QueuedDecisions[1:]
 	pa := w.actionByID(sig.ActionID)
 	if pa == nil {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
@@ -67,7 +67,7 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 	case err != nil:
 		// Back at the head of the queue, so that the end of the run
 		// records it as never applied.
-		w.queued = append([]ApprovalSignal{sig}, w.queued...)
+		w.QueuedDecisions = append([]ApprovalSignal{sig}, w.QueuedDecisions...)
 		return err
 	case expired:
 		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
@@ -139,7 +139,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who 
 // dropQueuedDecisions records why each decision still queued was never
 // applied: the action it named was settled first, or (why) the run ended.
 func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
-	for _, sig := range w.queued {
+	for _, sig := range w.QueuedDecisions {
 		who := strings.TrimSpace(sig.Approver)
 		pa := w.actionByID(sig.ActionID)
 		switch {
@@ -153,5 +153,5 @@ func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy))
 		}
 	}
-	w.queued = nil
+	w.QueuedDecisions = nil
 }

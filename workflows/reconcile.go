@@ -22,7 +22,7 @@ const maxCreateAttempts = 10
 // resumes a step carried across a continue-as-new.
 func (w *agentRun) runGatedTool(ctx workflow.Context, st *AgentStep, args toolArgs) (string, error) {
 	if st.OperationKey == "" {
-		st.OperationKey = fmt.Sprintf("%s:%d", w.record.ID, st.Sequence)
+		st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
 		st.SafeInput = safeJSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
 		w.stepNote(ctx, st, "operationKey "+st.OperationKey)
 	}
@@ -62,7 +62,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *AgentStep, args toolA
 	}
 	// After approval the run is already running and says it is posting; a
 	// retry comes from reconciling and must say so again.
-	if w.record.Status != RunRunning {
+	if w.Run.Status != RunRunning {
 		w.setRunStatus(ctx, RunRunning, LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
 	}
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
@@ -197,7 +197,7 @@ func (w *agentRun) retryCreate(ctx workflow.Context, st *AgentStep, why string) 
 
 // awaitResolve parks the run until an operator says what happened.
 func (w *agentRun) awaitResolve(ctx workflow.Context, st *AgentStep, reason string) error {
-	w.awaitingResolve = st.ID
+	w.AwaitingResolve = st.ID
 	w.resolution = nil
 	w.setRunStatus(ctx, RunReconciling, LabelCannotTell, reason)
 	err := workflow.Await(ctx, func() bool { return w.resolution != nil || w.continueAsNewDue(ctx) })
@@ -208,7 +208,7 @@ func (w *agentRun) awaitResolve(ctx workflow.Context, st *AgentStep, reason stri
 		return errContinueAsNew
 	}
 	r := *w.resolution
-	w.awaitingResolve, w.resolution = "", nil
+	w.AwaitingResolve, w.resolution = "", nil
 	switch r.Decision {
 	case ResolveRetry:
 		return w.retryCreate(ctx, st, "retry ordered by "+r.By)
@@ -230,7 +230,7 @@ func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
 		return
 	}
 	switch {
-	case !ResolveApplies(RunSnapshot{AwaitingResolve: w.awaitingResolve}, sig.StepID):
+	case !ResolveApplies(RunSnapshot{AwaitingResolve: w.AwaitingResolve}, sig.StepID):
 		w.ignore(ctx, sig.StepID, fmt.Sprintf("step %q is not waiting for an operator", sig.StepID))
 	case sig.Decision != ResolveRetry && sig.Decision != ResolveMarkSucceeded && sig.Decision != ResolveAbandon:
 		w.ignore(ctx, sig.StepID, fmt.Sprintf("unknown resolve decision %q", sig.Decision))

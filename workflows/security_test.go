@@ -51,8 +51,10 @@ func checkpointWaitingForApproval(t *testing.T, sandbox *ghsandbox.Server) RunIn
 // already approved.
 func approveInCheckpoint(in RunInput) RunInput {
 	cp := *in.Checkpoint
-	cp.Actions = append([]PendingAction(nil), cp.Actions...)
-	pa := &cp.Actions[len(cp.Actions)-1]
+	cp.Actions = append([]*PendingAction(nil), cp.Actions...)
+	last := *cp.Actions[len(cp.Actions)-1]
+	pa := &last
+	cp.Actions[len(cp.Actions)-1] = pa
 	now := time.Now()
 	pa.State, pa.DecidedBy, pa.DecidedAt = ActionApproved, "mallory", &now
 	in.Checkpoint = &cp

@@ -7,63 +7,50 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
-// runState is everything a run knows. Only the methods in this file change
-// statuses; each change bumps the version and appends an event.
+// runState is everything a run knows. Its Checkpoint is the run's state
+// itself, the one value continue-as-new carries (see checkpoint); the other
+// fields are rebuilt by every generation. Only the methods in this file
+// change statuses; each change bumps the version and appends an event.
 type runState struct {
-	in       RunInput
-	target   activities.Target
-	record   Run
-	steps    []*AgentStep
-	events   []Event
-	eventSeq int64
-	// eventSeqAtStart is eventSeq when this generation began.
+	api.Checkpoint
+	in     RunInput
+	target activities.Target
+	// eventSeqAtStart is EventSequence when this generation began.
 	eventSeqAtStart int64
-	stepSeq         int
-	conversation    []activities.Message
-	actions         []*PendingAction
-	label           string
-	// openToolCalls are the tool calls of the last decision not yet run.
-	openToolCalls []activities.ToolCall
-	// awaitingResolve is the step ID an operator must resolve, if any.
-	awaitingResolve string
 	resolution      *ResolveSignal
 	approvalCh      workflow.ReceiveChannel
 	resolveCh       workflow.ReceiveChannel
 	refusalCh       workflow.ReceiveChannel
-	// badToolCalls counts consecutive tool calls the model got wrong.
-	badToolCalls int
 	// hardened is true when the run took the security batch
 	// (securityChangeID); false only while replaying an older history.
 	hardened bool
 	// policy is true when the run took the policy and outcome batch
 	// (policyChangeID); false only while replaying an older history.
 	policy bool
-	// queued are decisions waiting for their decider's permission check,
-	// oldest first (policy.go).
-	queued []ApprovalSignal
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.
 const maxRetainedEvents = 1000
 
 func (s *runState) touch(ctx workflow.Context) {
-	s.record.Version++
-	s.record.UpdatedAt = workflow.Now(ctx)
+	s.Run.Version++
+	s.Run.UpdatedAt = workflow.Now(ctx)
 }
 
 func (s *runState) emit(ctx workflow.Context, typ, stepID, status, detail string) {
-	s.eventSeq++
+	s.EventSequence++
 	s.touch(ctx)
-	s.record.LastCommittedSequence = s.eventSeq
-	s.events = append(s.events, Event{
-		Sequence: s.eventSeq,
+	s.Run.LastCommittedSequence = s.EventSequence
+	s.Events = append(s.Events, Event{
+		Sequence: s.EventSequence,
 		At:       workflow.Now(ctx),
 		Type:     typ,
 		StepID:   stepID,
 		Status:   status,
-		Label:    s.label,
+		Label:    s.Label,
 		Detail:   detail,
 	})
 	s.refreshDetails(ctx)
@@ -79,25 +66,25 @@ func mustNotFail(err error) {
 }
 
 func (s *runState) setLabel(label string) {
-	s.label = label
+	s.Label = label
 }
 
 // setRunStatus moves the run to a new status with a label.
 func (s *runState) setRunStatus(ctx workflow.Context, to RunStatus, label, detail string) {
 	s.setLabel(label)
-	if s.record.Status == to {
+	if s.Run.Status == to {
 		s.emit(ctx, EventRunStatus, "", string(to), detail)
 		return
 	}
-	mustNotFail(checkRunTransition(s.record.Status, to))
-	s.record.Status = to
+	mustNotFail(checkRunTransition(s.Run.Status, to))
+	s.Run.Status = to
 	countRunStatus(ctx, to)
 	s.emit(ctx, EventRunStatus, "", string(to), detail)
 	s.upsertStatus(ctx)
 }
 
 func (s *runState) upsertStatus(ctx workflow.Context) {
-	err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrStatus.ValueSet(string(s.record.Status)))
+	err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrStatus.ValueSet(string(s.Run.Status)))
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
@@ -105,11 +92,11 @@ func (s *runState) upsertStatus(ctx workflow.Context) {
 
 // newStep appends a pending step with the next sequence number.
 func (s *runState) newStep(ctx workflow.Context, typ StepType, callID, tool string, safeInput []byte) *AgentStep {
-	s.stepSeq++
+	s.StepSequence++
 	st := &AgentStep{
-		ID:        fmt.Sprintf("step-%d", s.stepSeq),
-		RunID:     s.record.ID,
-		Sequence:  s.stepSeq,
+		ID:        fmt.Sprintf("step-%d", s.StepSequence),
+		RunID:     s.Run.ID,
+		Sequence:  s.StepSequence,
 		Type:      typ,
 		Status:    StepPending,
 		CallID:    callID,
@@ -117,7 +104,7 @@ func (s *runState) newStep(ctx workflow.Context, typ StepType, callID, tool stri
 		SafeInput: safeInput,
 		Attempt:   1,
 	}
-	s.steps = append(s.steps, st)
+	s.Steps = append(s.Steps, st)
 	s.emit(ctx, EventStepStatus, st.ID, string(StepPending), "")
 	return st
 }
@@ -164,7 +151,7 @@ func (s *runState) ignore(ctx workflow.Context, stepID, why string) {
 }
 
 func (s *runState) actionByID(id string) *PendingAction {
-	for _, pa := range s.actions {
+	for _, pa := range s.Actions {
 		if pa.ID == id {
 			return pa
 		}
@@ -173,14 +160,14 @@ func (s *runState) actionByID(id string) *PendingAction {
 }
 
 func (s *runState) appendToolResult(callID, tool, content string) {
-	s.conversation = append(s.conversation, activities.Message{
+	s.Conversation = append(s.Conversation, activities.Message{
 		Role: activities.RoleTool, ToolCallID: callID, Name: tool, Content: content,
 	})
 }
 
 func (s *runState) modelCalls() int {
 	n := 0
-	for _, st := range s.steps {
+	for _, st := range s.Steps {
 		if st.Type == StepModelCall {
 			n++
 		}
@@ -191,26 +178,26 @@ func (s *runState) modelCalls() int {
 // snapshot copies the state for the run query.
 func (s *runState) snapshot(ctx workflow.Context) RunSnapshot {
 	snap := RunSnapshot{
-		Run:     s.record,
-		Steps:   make([]AgentStep, 0, len(s.steps)),
-		Actions: make([]PendingAction, 0, len(s.actions)),
-		Label:   s.label,
+		Run:     s.Run,
+		Steps:   make([]AgentStep, 0, len(s.Steps)),
+		Actions: make([]PendingAction, 0, len(s.Actions)),
+		Label:   s.Label,
 		// The resolve rule (ResolveApplies) reads this, not the label.
-		AwaitingResolve: s.awaitingResolve,
+		AwaitingResolve: s.AwaitingResolve,
 		Checkpoint: CheckpointView{
-			Generation:         s.record.Generation,
-			StepSequence:       s.stepSeq,
-			EventSequence:      s.eventSeq,
-			ConversationLength: len(s.conversation),
+			Generation:         s.Run.Generation,
+			StepSequence:       s.StepSequence,
+			EventSequence:      s.EventSequence,
+			ConversationLength: len(s.Conversation),
 			HistoryLength:      workflow.GetInfo(ctx).GetCurrentHistoryLength(),
 			HistoryThreshold:   s.in.HistoryThreshold,
 		},
 	}
 	snap.Outcome = s.outcome()
-	for _, st := range s.steps {
+	for _, st := range s.Steps {
 		snap.Steps = append(snap.Steps, *st)
 	}
-	for _, pa := range s.actions {
+	for _, pa := range s.Actions {
 		snap.Actions = append(snap.Actions, *pa)
 	}
 	if n := len(snap.Actions); n > 0 {
@@ -223,7 +210,7 @@ func (s *runState) snapshot(ctx workflow.Context) RunSnapshot {
 // eventsSince returns the events after a sequence number, in order.
 func (s *runState) eventsSince(since int64) []Event {
 	out := []Event{}
-	for _, e := range s.events {
+	for _, e := range s.Events {
 		if e.Sequence > since {
 			out = append(out, e)
 		}

@@ -37,12 +37,12 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) e
 		refusal = w.refuseBody(spec, args)
 	}
 	if refusal != "" {
-		w.badToolCalls++
+		w.BadToolCalls++
 		w.setStepStatus(ctx, st, StepFailed, refusal)
 		w.appendToolResult(call.ID, call.Name, "failed: "+refusal)
 		return nil
 	}
-	w.badToolCalls = 0
+	w.BadToolCalls = 0
 	var (
 		content string
 		err     error
@@ -61,7 +61,7 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) e
 
 // openStepFor finds the unfinished tool step of a call, after a continue-as-new.
 func (w *agentRun) openStepFor(callID string) *AgentStep {
-	for _, st := range w.steps {
+	for _, st := range w.Steps {
 		if st.Type == StepToolCall && st.CallID == callID && !st.Status.IsTerminal() {
 			return st
 		}
