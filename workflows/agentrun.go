@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 // acts is only used to name activities; its fields are never read here.
@@ -28,10 +29,10 @@ const systemPrompt = "You review GitHub pull requests. Read the pull request and
 
 // AgentRun is the durable agent loop: model call, tool calls, repeat, until the
 // model gives a final answer. The workflow ID is the run ID.
-func AgentRun(ctx workflow.Context, in RunInput) (RunResult, error) {
+func AgentRun(ctx workflow.Context, in api.RunInput) (api.RunResult, error) {
 	w, err := setup(ctx, in)
 	if err != nil {
-		return RunResult{Status: RunFailed, Error: err.Error()}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRunFailed, nil)
+		return api.RunResult{Status: api.RunFailed, Error: err.Error()}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRunFailed, nil)
 	}
 	return w.run(ctx)
 }
@@ -42,21 +43,21 @@ type agentRun struct {
 
 // setup restores or creates the run state and registers queries and signals.
 // It fails only on an invalid input, after the run query can say so.
-func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
+func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	w := &agentRun{}
 	w.hardened = securityBatch(ctx)
 	w.policy = policyBatch(ctx)
 	info := workflow.GetInfo(ctx)
-	in.ApprovalTimeout = durationOr(in.ApprovalTimeout, DefaultApprovalTimeout)
+	in.ApprovalTimeout = durationOr(in.ApprovalTimeout, api.DefaultApprovalTimeout)
 	in.ToolTimeout = durationOr(in.ToolTimeout, 30*time.Second)
 	if in.MaxSteps <= 0 {
-		in.MaxSteps = DefaultMaxSteps
+		in.MaxSteps = api.DefaultMaxSteps
 	}
 	if in.HistoryThreshold <= 0 {
-		in.HistoryThreshold = DefaultHistoryThreshold
+		in.HistoryThreshold = api.DefaultHistoryThreshold
 	}
 	if in.InlineConversationBytes == 0 {
-		in.InlineConversationBytes = DefaultInlineConversationBytes
+		in.InlineConversationBytes = api.DefaultInlineConversationBytes
 	}
 	if in.ConversationID == "" {
 		in.ConversationID = info.WorkflowExecution.ID
@@ -77,42 +78,42 @@ func setup(ctx workflow.Context, in RunInput) (*agentRun, error) {
 		w.eventSeqAtStart = w.EventSequence
 	} else {
 		now := workflow.Now(ctx)
-		w.Run = Run{
+		w.Run = api.Run{
 			ID: info.WorkflowExecution.ID, ConversationID: in.ConversationID, UserID: in.UserID,
 			Repo: in.Repo, PullNumber: in.PullNumber, Approvers: in.Approvers,
-			Status: RunRunning, CreatedAt: now, UpdatedAt: now,
+			Status: api.RunRunning, CreatedAt: now, UpdatedAt: now,
 		}
-		w.Label = LabelStarting
+		w.Label = api.LabelStarting
 		countRunStarted(ctx)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
 	attrs := []temporal.SearchAttributeUpdate{
-		SearchAttrStatus.ValueSet(string(w.Run.Status)),
-		SearchAttrConversation.ValueSet(in.ConversationID),
+		api.SearchAttrStatus.ValueSet(string(w.Run.Status)),
+		api.SearchAttrConversation.ValueSet(in.ConversationID),
 	}
 	if w.hardened && len(w.Actions) > 0 {
-		attrs = append(attrs, SearchAttrActionIDs.ValueSet(w.actionIDs()))
+		attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(w.actionIDs()))
 	}
 	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
 	}
 	if refused != nil {
 		w.Run.Error = refused.Error()
-		w.setRunStatus(ctx, RunFailed, LabelFailed, refused.Error())
+		w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, refused.Error())
 		return nil, refused
 	}
 	target, err := parseTarget(in.Repo, in.PullNumber)
 	if err != nil {
 		w.Run.Error = err.Error()
-		w.setRunStatus(ctx, RunFailed, LabelFailed, err.Error())
+		w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())
 		return nil, err
 	}
 	w.target = target
 	if cp == nil && len(w.Conversation) == 0 {
 		w.Conversation = initialConversation(in)
-		w.emit(ctx, EventRunStatus, "", string(RunRunning), "run started by "+in.UserID)
+		w.emit(ctx, api.EventRunStatus, "", string(api.RunRunning), "run started by "+in.UserID)
 	}
 	return w, nil
 }
@@ -124,41 +125,41 @@ func carriedByContinueAsNew(info *workflow.Info) bool {
 	return info.ContinuedExecutionRunID != "" && info.CronSchedule == ""
 }
 
-func parseTarget(repo string, pr int) (activities.Target, error) {
+func parseTarget(repo string, pr int) (api.Target, error) {
 	owner, name, ok := strings.Cut(repo, "/")
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return activities.Target{}, fmt.Errorf("invalid repo %q: want owner/name", repo)
+		return api.Target{}, fmt.Errorf("invalid repo %q: want owner/name", repo)
 	}
 	if pr <= 0 {
-		return activities.Target{}, fmt.Errorf("invalid pullNumber %d: want a positive number", pr)
+		return api.Target{}, fmt.Errorf("invalid pullNumber %d: want a positive number", pr)
 	}
-	return activities.Target{Owner: owner, Repo: name, PullNumber: pr}, nil
+	return api.Target{Owner: owner, Repo: name, PullNumber: pr}, nil
 }
 
-func initialConversation(in RunInput) []activities.Message {
+func initialConversation(in api.RunInput) []api.Message {
 	user := fmt.Sprintf("Review pull request %s#%d.", in.Repo, in.PullNumber)
 	if in.Goal != "" {
 		user += "\nGoal: " + in.Goal
 	}
-	return []activities.Message{
-		{Role: activities.RoleSystem, Content: systemPrompt},
-		{Role: activities.RoleUser, Content: user},
+	return []api.Message{
+		{Role: api.RoleSystem, Content: systemPrompt},
+		{Role: api.RoleUser, Content: user},
 	}
 }
 
 func (w *agentRun) registerHandlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, QueryRun, func() (RunSnapshot, error) {
+	if err := workflow.SetQueryHandler(ctx, api.QueryRun, func() (api.RunSnapshot, error) {
 		return w.snapshot(ctx), nil
 	}); err != nil {
-		return fmt.Errorf("register %s query: %w", QueryRun, err)
+		return fmt.Errorf("register %s query: %w", api.QueryRun, err)
 	}
-	if err := workflow.SetQueryHandler(ctx, QueryEvents, func(since int64) ([]Event, error) {
+	if err := workflow.SetQueryHandler(ctx, api.QueryEvents, func(since int64) ([]api.Event, error) {
 		return w.eventsSince(since), nil
 	}); err != nil {
-		return fmt.Errorf("register %s query: %w", QueryEvents, err)
+		return fmt.Errorf("register %s query: %w", api.QueryEvents, err)
 	}
-	if err := workflow.SetQueryHandler(ctx, QueryConversation, w.conversationUpTo); err != nil {
-		return fmt.Errorf("register %s query: %w", QueryConversation, err)
+	if err := workflow.SetQueryHandler(ctx, api.QueryConversation, w.conversationUpTo); err != nil {
+		return fmt.Errorf("register %s query: %w", api.QueryConversation, err)
 	}
 	w.listenForSignals(ctx)
 	return nil
@@ -166,7 +167,7 @@ func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 
 // run is the loop. It returns when the model gives a final answer, the run
 // fails or is cancelled, or the history asks for a continue-as-new.
-func (w *agentRun) run(ctx workflow.Context) (RunResult, error) {
+func (w *agentRun) run(ctx workflow.Context) (api.RunResult, error) {
 	for {
 		for len(w.OpenToolCalls) > 0 {
 			if w.continueAsNewDue(ctx) {
@@ -197,22 +198,22 @@ func (w *agentRun) run(ctx workflow.Context) (RunResult, error) {
 			w.Run.Result = decision.Final
 			return w.end(ctx, nil)
 		}
-		w.Conversation = append(w.Conversation, activities.Message{
-			Role: activities.RoleAssistant, Content: decision.Final, ToolCalls: decision.ToolCalls,
+		w.Conversation = append(w.Conversation, api.Message{
+			Role: api.RoleAssistant, Content: decision.Final, ToolCalls: decision.ToolCalls,
 		})
 		w.OpenToolCalls = decision.ToolCalls
 	}
 }
 
-func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) {
-	w.setLabel(LabelThinking)
-	if w.Run.Status != RunRunning {
-		w.setRunStatus(ctx, RunRunning, LabelThinking, "")
+func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
+	w.setLabel(api.LabelThinking)
+	if w.Run.Status != api.RunRunning {
+		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	}
 	tools := activities.ToolSpecs()
 	in, size, err := w.modelInput(ctx, tools)
 	if err != nil {
-		return activities.Decision{}, err
+		return api.ModelDecision{}, err
 	}
 	safeInput := map[string]any{
 		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": toolNames(tools),
@@ -220,8 +221,8 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 	if in.Ref != nil {
 		safeInput["conversationDigest"] = in.Ref.Digest
 	}
-	st := w.newStep(ctx, StepModelCall, "", "", safeJSON(safeInput))
-	w.setStepStatus(ctx, st, StepRunning, "")
+	st := w.newStep(ctx, api.StepModelCall, "", "", safeJSON(safeInput))
+	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		// A worker that dies mid-call is noticed within this, not 5 minutes.
@@ -229,16 +230,16 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 		Summary:          fmt.Sprintf("Ask the model for the next step of the review of %s (call %d)", w.targetRef(), w.modelCalls()),
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8,
-			NonRetryableErrorTypes: []string{activities.ErrTypeModelRejected, activities.ErrTypeBadToolCall},
+			NonRetryableErrorTypes: []string{api.ErrTypeModelRejected, api.ErrTypeBadToolCall},
 		},
 	})
-	var d activities.Decision
+	var d api.ModelDecision
 	if err := workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, &d); err != nil {
 		if ctx.Err() != nil {
 			return d, ctx.Err()
 		}
 		msg := "model call failed: " + errorMessage(err)
-		w.setStepStatus(ctx, st, StepFailed, msg)
+		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		return d, errors.New(msg)
 	}
 	usage := d.Usage
@@ -246,7 +247,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 	w.Run.Usage.PromptTokens += usage.PromptTokens
 	w.Run.Usage.CompletionTokens += usage.CompletionTokens
 	st.SafeOutput = safeJSON(d)
-	w.setStepStatus(ctx, st, StepSucceeded, "")
+	w.setStepStatus(ctx, st, api.StepSucceeded, "")
 	return d, nil
 }
 
@@ -255,20 +256,20 @@ func (w *agentRun) callModel(ctx workflow.Context) (activities.Decision, error) 
 // conversation query: re-sending the whole conversation on every call would
 // make history grow with the square of the number of calls. It also returns
 // the conversation's size in bytes.
-func (w *agentRun) modelInput(ctx workflow.Context, tools []activities.ToolSpec) (activities.ModelInput, int, error) {
-	canonical, err := activities.CanonicalConversation(w.Conversation)
+func (w *agentRun) modelInput(ctx workflow.Context, tools []api.ToolSpec) (api.ModelInput, int, error) {
+	canonical, err := api.CanonicalConversation(w.Conversation)
 	if err != nil {
-		return activities.ModelInput{}, 0, fmt.Errorf("model call: %w", err)
+		return api.ModelInput{}, 0, fmt.Errorf("model call: %w", err)
 	}
-	in := activities.ModelInput{Tools: tools}
+	in := api.ModelInput{Tools: tools}
 	if limit := w.in.InlineConversationBytes; limit < 0 || len(canonical) <= limit {
 		in.Conversation = w.Conversation
 		return in, len(canonical), nil
 	}
-	in.Ref = &activities.ConversationRef{
+	in.Ref = &api.ConversationRef{
 		RunID:  workflow.GetInfo(ctx).WorkflowExecution.ID,
 		Length: len(w.Conversation),
-		Digest: activities.ConversationDigest(canonical),
+		Digest: api.ConversationDigest(canonical),
 	}
 	return in, len(canonical), nil
 }
@@ -276,7 +277,7 @@ func (w *agentRun) modelInput(ctx workflow.Context, tools []activities.ToolSpec)
 // conversationUpTo answers QueryConversation: the first length messages, or
 // all of them for 0. The conversation only ever grows at its end, so a prefix
 // a reference named stays the same for the rest of the run.
-func (w *agentRun) conversationUpTo(length int) ([]activities.Message, error) {
+func (w *agentRun) conversationUpTo(length int) ([]api.Message, error) {
 	if length < 0 || length > len(w.Conversation) {
 		return nil, fmt.Errorf("the conversation has %d messages, not %d", len(w.Conversation), length)
 	}
@@ -286,7 +287,7 @@ func (w *agentRun) conversationUpTo(length int) ([]activities.Message, error) {
 	return w.Conversation[:length], nil
 }
 
-func toolNames(tools []activities.ToolSpec) []string {
+func toolNames(tools []api.ToolSpec) []string {
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		names[i] = t.Name
@@ -296,24 +297,24 @@ func toolNames(tools []activities.ToolSpec) []string {
 
 // end settles the run: completed when err is nil, cancelled when the
 // workflow was cancelled, failed otherwise.
-func (w *agentRun) end(ctx workflow.Context, err error) (RunResult, error) {
+func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 	if err == nil {
-		w.setRunStatus(ctx, RunCompleted, LabelDone, "")
-		return RunResult{Status: RunCompleted, Answer: w.Run.Result, Outcome: w.resultOutcome()}, nil
+		w.setRunStatus(ctx, api.RunCompleted, api.LabelDone, "")
+		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: w.resultOutcome()}, nil
 	}
 	if ctx.Err() != nil || temporal.IsCanceledError(err) {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		w.cancelOpenWork(dctx)
-		w.setRunStatus(dctx, RunCancelled, LabelCancelled, "cancelled")
-		return RunResult{Status: RunCancelled, Outcome: w.resultOutcome()}, temporal.NewCanceledError()
+		w.setRunStatus(dctx, api.RunCancelled, api.LabelCancelled, "cancelled")
+		return api.RunResult{Status: api.RunCancelled, Outcome: w.resultOutcome()}, temporal.NewCanceledError()
 	}
 	w.Run.Error = err.Error()
-	w.setRunStatus(ctx, RunFailed, LabelFailed, err.Error())
-	return RunResult{Status: RunFailed, Error: err.Error(), Outcome: w.resultOutcome()}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRunFailed, nil)
+	w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())
+	return api.RunResult{Status: api.RunFailed, Error: err.Error(), Outcome: w.resultOutcome()}, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeRunFailed, nil)
 }
 
 // resultOutcome is the outcome the run returns, as its snapshot shows it.
-func (w *agentRun) resultOutcome() *Outcome {
+func (w *agentRun) resultOutcome() *api.Outcome {
 	o := w.outcome()
 	return &o
 }
@@ -324,19 +325,19 @@ func (w *agentRun) resultOutcome() *Outcome {
 func (w *agentRun) cancelOpenWork(ctx workflow.Context) {
 	w.dropQueuedDecisions(ctx, "the run was cancelled")
 	for _, pa := range w.Actions {
-		if pa.State == ActionWaiting {
-			w.setActionState(ctx, pa, ActionExpired, "", "run cancelled")
+		if pa.State == api.ActionWaiting {
+			w.setActionState(ctx, pa, api.ActionExpired, "", "run cancelled")
 		}
 	}
 	for _, st := range w.Steps {
 		switch st.Status {
-		case StepPending, StepWaitingForApproval:
-			w.setStepStatus(ctx, st, StepSkipped, "run cancelled")
-		case StepRunning:
+		case api.StepPending, api.StepWaitingForApproval:
+			w.setStepStatus(ctx, st, api.StepSkipped, "run cancelled")
+		case api.StepRunning:
 			if st.OperationKey != "" {
-				w.setStepStatus(ctx, st, StepOutcomeUnknown, "run cancelled while the action was in flight")
+				w.setStepStatus(ctx, st, api.StepOutcomeUnknown, "run cancelled while the action was in flight")
 			} else {
-				w.setStepStatus(ctx, st, StepFailed, "run cancelled")
+				w.setStepStatus(ctx, st, api.StepFailed, "run cancelled")
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/agentrun/agentrun/api"
 	"go.temporal.io/sdk/workflow"
 )
 
@@ -27,27 +28,27 @@ func (w *agentRun) continueAsNewDue(ctx workflow.Context) bool {
 
 // continueAsNew drains the signals already delivered, then starts a fresh
 // history that carries the Checkpoint.
-func (w *agentRun) continueAsNew(ctx workflow.Context) (RunResult, error) {
+func (w *agentRun) continueAsNew(ctx workflow.Context) (api.RunResult, error) {
 	if err := workflow.Await(ctx, func() bool {
 		return w.approvalCh.Len() == 0 && w.resolveCh.Len() == 0 && w.refusalCh.Len() == 0 && workflow.AllHandlersFinished(ctx)
 	}); err != nil {
 		return w.end(ctx, err)
 	}
 	w.Run.Generation++
-	w.emit(ctx, EventContinuedAsNew, "", string(w.Run.Status), "history length "+strconv.Itoa(workflow.GetInfo(ctx).GetCurrentHistoryLength()))
+	w.emit(ctx, api.EventContinuedAsNew, "", string(w.Run.Status), "history length "+strconv.Itoa(workflow.GetInfo(ctx).GetCurrentHistoryLength()))
 	next := w.in
 	next.Checkpoint = w.checkpoint()
-	return RunResult{}, workflow.NewContinueAsNewError(ctx, AgentRun, next)
+	return api.RunResult{}, workflow.NewContinueAsNewError(ctx, AgentRun, next)
 }
 
 // checkpoint is the run's state as continue-as-new carries it, compacted so
 // that it stays bounded: finished steps older than the newest
 // compactAfterSteps drop their input and output (statuses, keys and IDs
 // stay), and only the newest maxRetainedEvents events travel.
-func (s *runState) checkpoint() *Checkpoint {
+func (s *runState) checkpoint() *api.Checkpoint {
 	cp := s.Checkpoint
 	if n := len(s.Steps); n > compactAfterSteps {
-		cp.Steps = make([]*AgentStep, n)
+		cp.Steps = make([]*api.AgentStep, n)
 		for i, st := range s.Steps {
 			if i < n-compactAfterSteps && st.Status.IsTerminal() {
 				c := *st
@@ -64,6 +65,6 @@ func (s *runState) checkpoint() *Checkpoint {
 }
 
 // restore makes a checkpoint the run's state.
-func (s *runState) restore(cp *Checkpoint) {
+func (s *runState) restore(cp *api.Checkpoint) {
 	s.Checkpoint = *cp
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/stretchr/testify/require"
 )
 
@@ -16,11 +17,11 @@ func TestCheckpointCompactsOnlyFinishedStepsOlderThanTheNewest200(t *testing.T) 
 	w := &agentRun{}
 	total := compactAfterSteps + 3
 	for i := 0; i < total; i++ {
-		st := &AgentStep{ID: fmt.Sprintf("step-%d", i+1), Sequence: i + 1, Type: StepToolCall, Status: StepSucceeded,
+		st := &api.AgentStep{ID: fmt.Sprintf("step-%d", i+1), Sequence: i + 1, Type: api.StepToolCall, Status: api.StepSucceeded,
 			SafeInput: json.RawMessage(`{"in":1}`), SafeOutput: json.RawMessage(`{"out":1}`)}
 		w.Steps = append(w.Steps, st)
 	}
-	w.Steps[1].Status = StepOutcomeUnknown
+	w.Steps[1].Status = api.StepOutcomeUnknown
 
 	cp := w.checkpoint()
 
@@ -41,7 +42,7 @@ func TestCheckpointCarriesExactlyTheNewest1000Events(t *testing.T) {
 	for _, n := range []int{maxRetainedEvents, maxRetainedEvents + 1} {
 		w := &agentRun{}
 		for i := 1; i <= n; i++ {
-			w.Events = append(w.Events, Event{Sequence: int64(i)})
+			w.Events = append(w.Events, api.Event{Sequence: int64(i)})
 		}
 
 		cp := w.checkpoint()
@@ -55,7 +56,7 @@ func TestCheckpointCarriesExactlyTheNewest1000Events(t *testing.T) {
 // TestAnActionRemembersAtMost100RequestKeys: the requestIds an action
 // remembers are bounded; a repeat of a remembered one is still recognised.
 func TestAnActionRemembersAtMost100RequestKeys(t *testing.T) {
-	pa := &PendingAction{}
+	pa := &api.PendingAction{}
 	for i := 0; i < maxRequestIDs+1; i++ {
 		require.True(t, rememberRequest(pa, fmt.Sprintf("key-%d", i)))
 	}

@@ -3,13 +3,14 @@ package workflows
 import (
 	"testing"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/stretchr/testify/require"
 )
 
-var allStepStatuses = []StepStatus{StepPending, StepWaitingForApproval, StepRunning, StepOutcomeUnknown,
-	StepSucceeded, StepFailed, StepRejected, StepExpired, StepSkipped}
+var allStepStatuses = []api.StepStatus{api.StepPending, api.StepWaitingForApproval, api.StepRunning, api.StepOutcomeUnknown,
+	api.StepSucceeded, api.StepFailed, api.StepRejected, api.StepExpired, api.StepSkipped}
 
-var allRunStatuses = []RunStatus{RunRunning, RunWaitingForUser, RunReconciling, RunCompleted, RunFailed, RunCancelled}
+var allRunStatuses = []api.RunStatus{api.RunRunning, api.RunWaitingForUser, api.RunReconciling, api.RunCompleted, api.RunFailed, api.RunCancelled}
 
 func TestStepTransitionTableIsTheOnlyWayToMove(t *testing.T) {
 	require.Len(t, stepTransitions, len(allStepStatuses), "every status has a row")
@@ -29,29 +30,29 @@ func TestStepTransitionTableIsTheOnlyWayToMove(t *testing.T) {
 			}
 		}
 	}
-	require.Error(t, checkStepTransition(StepSucceeded, StepRunning), "a succeeded step never runs again")
-	require.Error(t, checkStepTransition(StepWaitingForApproval, StepOutcomeUnknown))
-	require.Error(t, checkStepTransition("bogus", StepRunning))
+	require.Error(t, checkStepTransition(api.StepSucceeded, api.StepRunning), "a succeeded step never runs again")
+	require.Error(t, checkStepTransition(api.StepWaitingForApproval, api.StepOutcomeUnknown))
+	require.Error(t, checkStepTransition("bogus", api.StepRunning))
 }
 
 func TestRunTransitionTable(t *testing.T) {
 	require.Len(t, runTransitions, len(allRunStatuses))
-	for _, s := range []RunStatus{RunCompleted, RunFailed, RunCancelled} {
+	for _, s := range []api.RunStatus{api.RunCompleted, api.RunFailed, api.RunCancelled} {
 		require.True(t, s.IsTerminal())
 		for _, to := range allRunStatuses {
 			require.Error(t, checkRunTransition(s, to), "%s is final", s)
 		}
 	}
-	require.NoError(t, checkRunTransition(RunRunning, RunWaitingForUser))
-	require.NoError(t, checkRunTransition(RunReconciling, RunRunning))
-	require.Error(t, checkRunTransition(RunWaitingForUser, RunReconciling))
-	require.Error(t, checkRunTransition(RunWaitingForUser, RunCompleted), "a run never completes while a person is asked")
+	require.NoError(t, checkRunTransition(api.RunRunning, api.RunWaitingForUser))
+	require.NoError(t, checkRunTransition(api.RunReconciling, api.RunRunning))
+	require.Error(t, checkRunTransition(api.RunWaitingForUser, api.RunReconciling))
+	require.Error(t, checkRunTransition(api.RunWaitingForUser, api.RunCompleted), "a run never completes while a person is asked")
 }
 
 func TestIllegalStepChangePanicsSoTheTaskFails(t *testing.T) {
 	s := &runState{}
-	st := &AgentStep{ID: "step-1", Status: StepSucceeded}
+	st := &api.AgentStep{ID: "step-1", Status: api.StepSucceeded}
 	require.PanicsWithError(t, "illegal step transition succeeded -> running", func() {
-		s.setStepStatus(nil, st, StepRunning, "")
+		s.setStepStatus(nil, st, api.StepRunning, "")
 	})
 }

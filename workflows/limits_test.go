@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -34,10 +35,10 @@ func TestAFailingLookupBacksOffDoublingThenWaitsForAnOperator(t *testing.T) {
 	h.approveWhenWaiting()
 	h.env.RegisterDelayedCallback(func() {
 		snap := h.snapshot()
-		require.Equal(t, LabelCannotTell, snap.Label)
+		require.Equal(t, api.LabelCannotTell, snap.Label)
 		st := h.commentStep(snap)
 		id := h.sandbox.Comments("acme", "widgets", 1)[0].ID
-		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveMarkSucceeded, ExternalResourceID: itoa64(id), By: "ops"})
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveMarkSucceeded, ExternalResourceID: itoa64(id), By: "ops"})
 	}, time.Hour)
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
@@ -45,7 +46,7 @@ func TestAFailingLookupBacksOffDoublingThenWaitsForAnOperator(t *testing.T) {
 	require.Equal(t, 5, log.attemptCount(findActivity), "the lookup's five attempts")
 	require.Equal(t, []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}, log.gaps(findActivity))
 	require.Equal(t, 1, h.markedComments())
-	require.Equal(t, StepSucceeded, h.commentStep(h.snapshot()).Status)
+	require.Equal(t, api.StepSucceeded, h.commentStep(h.snapshot()).Status)
 }
 
 // A permission check GitHub answers 5xx backs off the same way; the decision
@@ -56,7 +57,7 @@ func TestAFailingPermissionCheckBacksOffDoublingAndAppliesNothing(t *testing.T) 
 	h.fault(ghsandbox.Fault{Op: "get_collaborator_permission", Mode: "status", Status: 502, Count: 5})
 	h.approveAs("bob")
 	h.whenWaiting(time.Hour, func(id string) {
-		h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: "bob", RequestID: "second"})
+		h.env.SignalWorkflow(api.SignalApproval, api.ApprovalSignal{ActionID: id, Decision: api.DecisionApprove, Approver: "bob", RequestID: "second"})
 	})
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
@@ -80,14 +81,14 @@ func TestAKeyThatIsNeverCreatedIsTriedTenTimesThenFails(t *testing.T) {
 
 	require.Equal(t, 0, h.markedComments())
 	st := h.commentStep(h.snapshot())
-	require.Equal(t, StepFailed, st.Status)
+	require.Equal(t, api.StepFailed, st.Status)
 	require.Equal(t, maxCreateAttempts, st.Attempt)
 	require.Equal(t, "not created after 10 attempts; giving up", st.Error)
 	require.Equal(t, maxCreateAttempts, log.attemptCount(createActivity), "one activity per attempt, never retried by Temporal")
 
 	var waits []string
 	for _, e := range h.events() {
-		if e.Type == EventRunStatus && strings.HasPrefix(e.Detail, "waiting ") {
+		if e.Type == api.EventRunStatus && strings.HasPrefix(e.Detail, "waiting ") {
 			waits = append(waits, e.Detail)
 		}
 	}
@@ -121,9 +122,9 @@ func TestTheDecisionPastAFullPermissionQueueIsRefused(t *testing.T) {
 	h := newHarness(t)
 	h.whenWaiting(time.Minute, func(id string) {
 		// The loop takes bob's at once and checks it; the rest queue behind it.
-		h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: "bob", RequestID: "bob"})
+		h.env.SignalWorkflow(api.SignalApproval, api.ApprovalSignal{ActionID: id, Decision: api.DecisionApprove, Approver: "bob", RequestID: "bob"})
 		for i := 0; i <= maxQueuedDecisions; i++ {
-			h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: "mallory", RequestID: fmt.Sprint(i)})
+			h.env.SignalWorkflow(api.SignalApproval, api.ApprovalSignal{ActionID: id, Decision: api.DecisionApprove, Approver: "mallory", RequestID: fmt.Sprint(i)})
 		}
 	})
 	h.run(demoInput())
@@ -153,7 +154,7 @@ func TestAHistoryExactlyAtTheThresholdContinuesAsNew(t *testing.T) {
 		h.run(in)
 		if length < in.HistoryThreshold {
 			require.NoError(t, h.env.GetWorkflowError(), "history length %d", length)
-			require.Equal(t, RunCompleted, h.snapshot().Run.Status)
+			require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
 			continue
 		}
 		require.True(t, isContinueAsNew(h.env.GetWorkflowError()), "history length %d: %v", length, h.env.GetWorkflowError())

@@ -4,7 +4,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 // A run's own metrics, counted at its transitions through
@@ -35,7 +35,7 @@ func countRunStarted(ctx workflow.Context) {
 }
 
 // countRunStatus counts a run's end by its final status.
-func countRunStatus(ctx workflow.Context, to RunStatus) {
+func countRunStatus(ctx workflow.Context, to api.RunStatus) {
 	if to.IsTerminal() {
 		runMetrics(ctx).WithTags(map[string]string{"status": string(to)}).Counter(MetricRunsEnded).Inc(1)
 	}
@@ -49,18 +49,18 @@ func countApprovalRequested(ctx workflow.Context) {
 // countActionState counts a decision (decision=approve|reject) with the time
 // the action waited for it, or an expiry; a run cancelled while waiting
 // expires its action too.
-func countActionState(ctx workflow.Context, pa *PendingAction, to ActionState) {
+func countActionState(ctx workflow.Context, pa *api.PendingAction, to api.ActionState) {
 	m := runMetrics(ctx)
 	switch to {
-	case ActionApproved, ActionRejected:
-		decision := string(DecisionApprove)
-		if to == ActionRejected {
-			decision = string(DecisionReject)
+	case api.ActionApproved, api.ActionRejected:
+		decision := string(api.DecisionApprove)
+		if to == api.ActionRejected {
+			decision = string(api.DecisionReject)
 		}
 		m = m.WithTags(map[string]string{"decision": decision})
 		m.Counter(MetricApprovalsDecided).Inc(1)
 		m.Timer(MetricApprovalLatency).Record(workflow.Now(ctx).Sub(pa.CreatedAt))
-	case ActionExpired:
+	case api.ActionExpired:
 		m.Counter(MetricApprovalsExpired).Inc(1)
 	}
 }
@@ -69,8 +69,8 @@ func countActionState(ctx workflow.Context, pa *PendingAction, to ActionState) {
 // (found, not_created, cannot_tell; anything else is cannot_tell, as reconcile
 // treats it).
 func countReconciliation(ctx workflow.Context, outcome string) {
-	if outcome != activities.ReconcileFound && outcome != activities.ReconcileNotCreated {
-		outcome = activities.ReconcileCannotTell
+	if outcome != api.ReconcileFound && outcome != api.ReconcileNotCreated {
+		outcome = api.ReconcileCannotTell
 	}
 	runMetrics(ctx).WithTags(map[string]string{"outcome": outcome}).Counter(MetricReconciliations).Inc(1)
 }

@@ -9,7 +9,7 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 // What a run tells people: its outcome (in the snapshot and the result), the
@@ -17,31 +17,31 @@ import (
 // the Temporal UI shows next to it.
 
 // outcome derives what the run did from its steps and actions.
-func (s *runState) outcome() Outcome {
-	var o Outcome
+func (s *runState) outcome() api.Outcome {
+	var o api.Outcome
 	for _, st := range s.Steps {
-		if st.Type == StepToolCall && st.ToolName == activities.ToolCreateIssueComment {
+		if st.Type == api.StepToolCall && st.ToolName == api.ToolCreateIssueComment {
 			s.commentOutcome(&o, st)
 			continue
 		}
-		if st.Status == StepFailed && (st.Type == StepToolCall || st.Type == StepModelCall) {
-			o.Failed = append(o.Failed, FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
+		if st.Status == api.StepFailed && (st.Type == api.StepToolCall || st.Type == api.StepModelCall) {
+			o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
 		}
 	}
-	if s.Run.Status == RunFailed {
-		o.Failed = append(o.Failed, FailedOutcome{What: "run", Error: s.Run.Error})
+	if s.Run.Status == api.RunFailed {
+		o.Failed = append(o.Failed, api.FailedOutcome{What: "run", Error: s.Run.Error})
 	}
 	o.Summary = s.outcomeSummary(o)
 	return o
 }
 
-func (s *runState) commentOutcome(o *Outcome, st *AgentStep) {
+func (s *runState) commentOutcome(o *api.Outcome, st *api.AgentStep) {
 	pa := s.actionForStep(st.ID)
 	switch {
-	case st.Status == StepSucceeded:
-		p := PostedOutcome{StepID: st.ID, Target: s.targetRef()}
+	case st.Status == api.StepSucceeded:
+		p := api.PostedOutcome{StepID: st.ID, Target: s.targetRef()}
 		p.CommentID, _ = strconv.ParseInt(st.ExternalResourceID, 10, 64)
-		var res activities.CommentResult
+		var res api.CommentResult
 		if json.Unmarshal(st.SafeOutput, &res) == nil {
 			p.URL = res.HTMLURL
 		}
@@ -49,16 +49,16 @@ func (s *runState) commentOutcome(o *Outcome, st *AgentStep) {
 			p.ActionID, p.ApprovedBy = pa.ID, pa.DecidedBy
 		}
 		o.Posted = append(o.Posted, p)
-	case (st.Status == StepRejected || st.Status == StepExpired) && pa != nil:
-		o.Declined = append(o.Declined, DeclinedOutcome{
+	case (st.Status == api.StepRejected || st.Status == api.StepExpired) && pa != nil:
+		o.Declined = append(o.Declined, api.DeclinedOutcome{
 			StepID: st.ID, ActionID: pa.ID, Target: pa.Target, State: pa.State, By: pa.DecidedBy, Reason: pa.Reason,
 		})
-	case st.Status == StepFailed:
-		o.Failed = append(o.Failed, FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
+	case st.Status == api.StepFailed:
+		o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
 	}
 }
 
-func stepWhat(st *AgentStep) string {
+func stepWhat(st *api.AgentStep) string {
 	if st.ToolName != "" {
 		return st.ToolName
 	}
@@ -67,7 +67,7 @@ func stepWhat(st *AgentStep) string {
 
 // outcomeSummary is the outcome in one line, e.g. "Posted 1 comment on
 // acme/widgets#1" or "Nothing posted; 1 comment rejected by bob".
-func (s *runState) outcomeSummary(o Outcome) string {
+func (s *runState) outcomeSummary(o api.Outcome) string {
 	var parts []string
 	if n := len(o.Posted); n > 0 {
 		parts = append(parts, fmt.Sprintf("Posted %d comment%s on %s", n, plural(n), s.targetRef()))
@@ -77,7 +77,7 @@ func (s *runState) outcomeSummary(o Outcome) string {
 		parts = append(parts, "Nothing posted yet on "+s.targetRef())
 	}
 	for _, d := range o.Declined {
-		if d.State == ActionRejected {
+		if d.State == api.ActionRejected {
 			parts = append(parts, "a comment rejected by "+d.By)
 		} else {
 			parts = append(parts, "a comment expired without a decision")
@@ -92,7 +92,7 @@ func (s *runState) outcomeSummary(o Outcome) string {
 	if steps > 0 {
 		parts = append(parts, fmt.Sprintf("%d step%s failed", steps, plural(steps)))
 	}
-	if s.Run.Status == RunFailed {
+	if s.Run.Status == api.RunFailed {
 		parts = append(parts, "run failed: "+truncateUTF8(s.Run.Error, 200))
 	}
 	return strings.Join(parts, "; ")
@@ -121,7 +121,7 @@ func (s *runState) refreshDetails(ctx workflow.Context) {
 	switch {
 	case s.Run.Status.IsTerminal():
 		s.setDetails(ctx, s.Label+": "+s.outcome().Summary)
-	case s.Run.Status == RunWaitingForUser && len(s.Actions) > 0 && s.Actions[len(s.Actions)-1].State == ActionWaiting:
+	case s.Run.Status == api.RunWaitingForUser && len(s.Actions) > 0 && s.Actions[len(s.Actions)-1].State == api.ActionWaiting:
 		s.setDetails(ctx, s.waitingDetails(ctx, s.Actions[len(s.Actions)-1]))
 	default:
 		s.setDetails(ctx, s.Label+" ("+s.targetRef()+")")
@@ -130,7 +130,7 @@ func (s *runState) refreshDetails(ctx workflow.Context) {
 
 // waitingDetails says who may decide and how long is left, e.g. "Waiting
 // for alice or bob to approve a comment on acme/widgets#1, 23h left".
-func (s *runState) waitingDetails(ctx workflow.Context, pa *PendingAction) string {
+func (s *runState) waitingDetails(ctx workflow.Context, pa *api.PendingAction) string {
 	who := "someone with write access to " + s.Run.Repo
 	if len(s.Run.Approvers) > 0 {
 		who = orList(s.Run.Approvers)

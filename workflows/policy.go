@@ -8,7 +8,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 // The approval policy, enforced here for every channel (page, CLI, API,
@@ -36,7 +36,7 @@ func (w *agentRun) needsPermissionCheck() bool {
 }
 
 // queueDecision keeps a decision for the loop's permission check.
-func (w *agentRun) queueDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) {
+func (w *agentRun) queueDecision(ctx workflow.Context, pa *api.PendingAction, sig api.ApprovalSignal) {
 	if len(w.QueuedDecisions) >= maxQueuedDecisions {
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s: %d decisions already wait for a permission check",
 			sig.Decision, strings.TrimSpace(sig.Approver), len(w.QueuedDecisions)))
@@ -67,15 +67,15 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 	case err != nil:
 		// Back at the head of the queue, so that the end of the run
 		// records it as never applied.
-		w.QueuedDecisions = append([]ApprovalSignal{sig}, w.QueuedDecisions...)
+		w.QueuedDecisions = append([]api.ApprovalSignal{sig}, w.QueuedDecisions...)
 		return err
 	case expired:
-		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
+		w.setActionState(ctx, pa, api.ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
 	case permission == "":
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s not applied: %s's permission on %s could not be checked",
 			sig.Decision, who, who, w.in.Repo))
-	case !activities.CanApprove(permission):
+	case !api.CanApprove(permission):
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s has %s permission on %s; deciding needs write", who, permission, w.in.Repo))
 	default:
 		// The check took time: the deadline and the state are read again.
@@ -92,11 +92,11 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 // permission_check step, racing the action's expiry timer. It returns the
 // permission, or "" when GitHub could not tell; expired when the timer fired
 // first (the check is then cancelled).
-func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who string, timer workflow.Future) (string, bool, error) {
-	st := w.newStep(ctx, StepToolCall, "", activities.ToolCheckRepoPermission, safeJSON(map[string]string{
+func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, who string, timer workflow.Future) (string, bool, error) {
+	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, safeJSON(map[string]string{
 		"actionId": pa.ID, "login": who, "repo": w.in.Repo,
 	}))
-	w.setStepStatus(ctx, st, StepRunning, "")
+	w.setStepStatus(ctx, st, api.StepRunning, "")
 	w.setDetails(ctx, fmt.Sprintf("Checking whether %s may approve a comment on %s", who, pa.Target))
 	checkCtx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
@@ -104,13 +104,13 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who 
 		StartToCloseTimeout: permissionCheckTimeout,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
-			NonRetryableErrorTypes: []string{activities.ErrTypeGitHubRejected},
+			NonRetryableErrorTypes: []string{api.ErrTypeGitHubRejected},
 		},
 		Summary: fmt.Sprintf("Check %s's permission on %s (decision on %s)", who, w.in.Repo, pa.ID),
 	})
-	in := activities.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
+	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
 	var (
-		res     activities.RepoPermission
+		res     api.RepoPermission
 		err     error
 		expired bool
 	)
@@ -125,14 +125,14 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who 
 	case ctx.Err() != nil:
 		return "", false, ctx.Err()
 	case expired:
-		w.setStepStatus(ctx, st, StepFailed, "the action expired before the check finished")
+		w.setStepStatus(ctx, st, api.StepFailed, "the action expired before the check finished")
 		return "", true, nil
 	case err != nil:
-		w.setStepStatus(ctx, st, StepFailed, errorMessage(err))
+		w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
 		return "", false, nil
 	}
 	st.SafeOutput = safeJSON(res)
-	w.setStepStatus(ctx, st, StepSucceeded, who+" has "+res.Permission+" permission")
+	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
 	return res.Permission, false, nil
 }
 
@@ -147,7 +147,7 @@ func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
 			w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		case why != "":
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not applied: %s", sig.Decision, who, why))
-		case pa.State == ActionExpired:
+		case pa.State == api.ActionExpired:
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
 		default:
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
@@ -58,7 +59,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 		rel, _ := filepath.Rel("testdata", f)
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
-			replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
+			replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 			file, err := os.Open(f)
 			require.NoError(t, err)
 			defer file.Close()

@@ -6,7 +6,6 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 )
 
@@ -16,11 +15,11 @@ import (
 // change statuses; each change bumps the version and appends an event.
 type runState struct {
 	api.Checkpoint
-	in     RunInput
-	target activities.Target
+	in     api.RunInput
+	target api.Target
 	// eventSeqAtStart is EventSequence when this generation began.
 	eventSeqAtStart int64
-	resolution      *ResolveSignal
+	resolution      *api.ResolveSignal
 	approvalCh      workflow.ReceiveChannel
 	resolveCh       workflow.ReceiveChannel
 	refusalCh       workflow.ReceiveChannel
@@ -44,7 +43,7 @@ func (s *runState) emit(ctx workflow.Context, typ, stepID, status, detail string
 	s.EventSequence++
 	s.touch(ctx)
 	s.Run.LastCommittedSequence = s.EventSequence
-	s.Events = append(s.Events, Event{
+	s.Events = append(s.Events, api.Event{
 		Sequence: s.EventSequence,
 		At:       workflow.Now(ctx),
 		Type:     typ,
@@ -70,70 +69,70 @@ func (s *runState) setLabel(label string) {
 }
 
 // setRunStatus moves the run to a new status with a label.
-func (s *runState) setRunStatus(ctx workflow.Context, to RunStatus, label, detail string) {
+func (s *runState) setRunStatus(ctx workflow.Context, to api.RunStatus, label, detail string) {
 	s.setLabel(label)
 	if s.Run.Status == to {
-		s.emit(ctx, EventRunStatus, "", string(to), detail)
+		s.emit(ctx, api.EventRunStatus, "", string(to), detail)
 		return
 	}
 	mustNotFail(checkRunTransition(s.Run.Status, to))
 	s.Run.Status = to
 	countRunStatus(ctx, to)
-	s.emit(ctx, EventRunStatus, "", string(to), detail)
+	s.emit(ctx, api.EventRunStatus, "", string(to), detail)
 	s.upsertStatus(ctx)
 }
 
 func (s *runState) upsertStatus(ctx workflow.Context) {
-	err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrStatus.ValueSet(string(s.Run.Status)))
+	err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrStatus.ValueSet(string(s.Run.Status)))
 	if err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
 }
 
 // newStep appends a pending step with the next sequence number.
-func (s *runState) newStep(ctx workflow.Context, typ StepType, callID, tool string, safeInput []byte) *AgentStep {
+func (s *runState) newStep(ctx workflow.Context, typ api.StepType, callID, tool string, safeInput []byte) *api.AgentStep {
 	s.StepSequence++
-	st := &AgentStep{
+	st := &api.AgentStep{
 		ID:        fmt.Sprintf("step-%d", s.StepSequence),
 		RunID:     s.Run.ID,
 		Sequence:  s.StepSequence,
 		Type:      typ,
-		Status:    StepPending,
+		Status:    api.StepPending,
 		CallID:    callID,
 		ToolName:  tool,
 		SafeInput: safeInput,
 		Attempt:   1,
 	}
 	s.Steps = append(s.Steps, st)
-	s.emit(ctx, EventStepStatus, st.ID, string(StepPending), "")
+	s.emit(ctx, api.EventStepStatus, st.ID, string(api.StepPending), "")
 	return st
 }
 
 // setStepStatus moves a step to a new status, keeping its timing.
-func (s *runState) setStepStatus(ctx workflow.Context, st *AgentStep, to StepStatus, detail string) {
+func (s *runState) setStepStatus(ctx workflow.Context, st *api.AgentStep, to api.StepStatus, detail string) {
 	mustNotFail(checkStepTransition(st.Status, to))
 	now := workflow.Now(ctx)
 	st.Status = to
-	if st.StartedAt == nil && to != StepPending {
+	if st.StartedAt == nil && to != api.StepPending {
 		st.StartedAt = &now
 	}
 	if to.IsTerminal() {
 		st.CompletedAt = &now
 		st.DurationMs = now.Sub(*st.StartedAt).Milliseconds()
 	}
-	if detail != "" && (to == StepFailed || to == StepOutcomeUnknown) {
+	if detail != "" && (to == api.StepFailed || to == api.StepOutcomeUnknown) {
 		st.Error = detail
 	}
-	s.emit(ctx, EventStepStatus, st.ID, string(to), detail)
+	s.emit(ctx, api.EventStepStatus, st.ID, string(to), detail)
 }
 
 // stepNote records a change to a step that is not a status change (a new
 // attempt, an output) so that it, too, is an event.
-func (s *runState) stepNote(ctx workflow.Context, st *AgentStep, detail string) {
-	s.emit(ctx, EventStepStatus, st.ID, string(st.Status), detail)
+func (s *runState) stepNote(ctx workflow.Context, st *api.AgentStep, detail string) {
+	s.emit(ctx, api.EventStepStatus, st.ID, string(st.Status), detail)
 }
 
-func (s *runState) setActionState(ctx workflow.Context, pa *PendingAction, to ActionState, by, reason string) {
+func (s *runState) setActionState(ctx workflow.Context, pa *api.PendingAction, to api.ActionState, by, reason string) {
 	mustNotFail(checkActionTransition(pa.State, to))
 	now := workflow.Now(ctx)
 	pa.State = to
@@ -141,16 +140,16 @@ func (s *runState) setActionState(ctx workflow.Context, pa *PendingAction, to Ac
 	pa.Reason = reason
 	pa.DecidedAt = &now
 	countActionState(ctx, pa, to)
-	s.emit(ctx, EventActionState, pa.StepID, string(to), reason)
+	s.emit(ctx, api.EventActionState, pa.StepID, string(to), reason)
 }
 
 // ignore records a signal that changed nothing, and why.
 func (s *runState) ignore(ctx workflow.Context, stepID, why string) {
 	workflow.GetLogger(ctx).Info("signal ignored", "reason", why)
-	s.emit(ctx, EventSignalIgnored, stepID, "", why)
+	s.emit(ctx, api.EventSignalIgnored, stepID, "", why)
 }
 
-func (s *runState) actionByID(id string) *PendingAction {
+func (s *runState) actionByID(id string) *api.PendingAction {
 	for _, pa := range s.Actions {
 		if pa.ID == id {
 			return pa
@@ -160,15 +159,15 @@ func (s *runState) actionByID(id string) *PendingAction {
 }
 
 func (s *runState) appendToolResult(callID, tool, content string) {
-	s.Conversation = append(s.Conversation, activities.Message{
-		Role: activities.RoleTool, ToolCallID: callID, Name: tool, Content: content,
+	s.Conversation = append(s.Conversation, api.Message{
+		Role: api.RoleTool, ToolCallID: callID, Name: tool, Content: content,
 	})
 }
 
 func (s *runState) modelCalls() int {
 	n := 0
 	for _, st := range s.Steps {
-		if st.Type == StepModelCall {
+		if st.Type == api.StepModelCall {
 			n++
 		}
 	}
@@ -176,15 +175,15 @@ func (s *runState) modelCalls() int {
 }
 
 // snapshot copies the state for the run query.
-func (s *runState) snapshot(ctx workflow.Context) RunSnapshot {
-	snap := RunSnapshot{
+func (s *runState) snapshot(ctx workflow.Context) api.RunSnapshot {
+	snap := api.RunSnapshot{
 		Run:     s.Run,
-		Steps:   make([]AgentStep, 0, len(s.Steps)),
-		Actions: make([]PendingAction, 0, len(s.Actions)),
+		Steps:   make([]api.AgentStep, 0, len(s.Steps)),
+		Actions: make([]api.PendingAction, 0, len(s.Actions)),
 		Label:   s.Label,
 		// The resolve rule (ResolveApplies) reads this, not the label.
 		AwaitingResolve: s.AwaitingResolve,
-		Checkpoint: CheckpointView{
+		Checkpoint: api.CheckpointView{
 			Generation:         s.Run.Generation,
 			StepSequence:       s.StepSequence,
 			EventSequence:      s.EventSequence,
@@ -208,8 +207,8 @@ func (s *runState) snapshot(ctx workflow.Context) RunSnapshot {
 }
 
 // eventsSince returns the events after a sequence number, in order.
-func (s *runState) eventsSince(since int64) []Event {
-	out := []Event{}
+func (s *runState) eventsSince(since int64) []api.Event {
+	out := []api.Event{}
 	for _, e := range s.Events {
 		if e.Sequence > since {
 			out = append(out, e)

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 // toolArgs are the arguments any of our tools accepts. Target fields are
@@ -24,21 +25,21 @@ type toolArgs struct {
 // runToolCall runs one tool call to a terminal step and appends its result to
 // the conversation exactly once. It returns an error only when the run must
 // end: cancellation, or (under policyChangeID) a pull request it cannot read.
-func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) error {
+func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	st := w.openStepFor(call.ID)
 	if spec, ok := activities.ToolSpecByName(call.Name); ok && !spec.SideEffect {
 		w.setLabel(toolLabel(call.Name))
 	}
 	if st == nil {
-		st = w.newStep(ctx, StepToolCall, call.ID, call.Name, safeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
+		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, safeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
 	}
 	spec, args, refusal := w.checkToolCall(call)
-	if refusal == "" && st.Status == StepPending {
+	if refusal == "" && st.Status == api.StepPending {
 		refusal = w.refuseBody(spec, args)
 	}
 	if refusal != "" {
 		w.BadToolCalls++
-		w.setStepStatus(ctx, st, StepFailed, refusal)
+		w.setStepStatus(ctx, st, api.StepFailed, refusal)
 		w.appendToolResult(call.ID, call.Name, "failed: "+refusal)
 		return nil
 	}
@@ -60,9 +61,9 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) e
 }
 
 // openStepFor finds the unfinished tool step of a call, after a continue-as-new.
-func (w *agentRun) openStepFor(callID string) *AgentStep {
+func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 	for _, st := range w.Steps {
-		if st.Type == StepToolCall && st.CallID == callID && !st.Status.IsTerminal() {
+		if st.Type == api.StepToolCall && st.CallID == callID && !st.Status.IsTerminal() {
 			return st
 		}
 	}
@@ -70,7 +71,7 @@ func (w *agentRun) openStepFor(callID string) *AgentStep {
 }
 
 // checkToolCall validates a tool call against the tools and the run's target.
-func (w *agentRun) checkToolCall(call activities.ToolCall) (activities.ToolSpec, toolArgs, string) {
+func (w *agentRun) checkToolCall(call api.ToolCall) (api.ToolSpec, toolArgs, string) {
 	spec, ok := activities.ToolSpecByName(call.Name)
 	if !ok {
 		return spec, toolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
@@ -94,7 +95,7 @@ func (w *agentRun) checkToolCall(call activities.ToolCall) (activities.ToolSpec,
 		args.Repo != w.target.Owner+"/"+w.target.Repo) || (args.PullNumber != 0 && args.PullNumber != w.target.PullNumber) {
 		return spec, args, fmt.Sprintf("refused: %s may only act on %s#%d", call.Name, w.in.Repo, w.target.PullNumber)
 	}
-	if spec.Name == activities.ToolCreateIssueComment && args.Body == "" {
+	if spec.Name == api.ToolCreateIssueComment && args.Body == "" {
 		return spec, args, "invalid arguments for create_issue_comment: body is required"
 	}
 	if !spec.SideEffect && args.Body != "" {
@@ -106,11 +107,11 @@ func (w *agentRun) checkToolCall(call activities.ToolCall) (activities.ToolSpec,
 // refuseBody says why a new side effect's body may not even be proposed, or
 // "". It runs before approval only: a step already waiting or approved was
 // checked when it was new, and a step past pending cannot move to failed.
-func (w *agentRun) refuseBody(spec activities.ToolSpec, args toolArgs) string {
+func (w *agentRun) refuseBody(spec api.ToolSpec, args toolArgs) string {
 	// Only the run appends a marker, after approval; one in the body (written
 	// by the model, or by a prompt injection in the pull request) could pass
 	// for another operation's proof during reconciliation.
-	if w.hardened && spec.Name == activities.ToolCreateIssueComment && activities.CarriesOperationMarker(args.Body) {
+	if w.hardened && spec.Name == api.ToolCreateIssueComment && activities.CarriesOperationMarker(args.Body) {
 		return "refused: the comment body carries an operation marker (<!-- agent-operation: ... -->); " +
 			"the run appends its own marker, so write the comment without one"
 	}
@@ -125,14 +126,14 @@ func orEmptyObject(raw json.RawMessage) []byte {
 }
 
 // runReadTool runs a read-only tool; Temporal retries it with backoff.
-func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, error) {
+func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string, error) {
 	w.setLabel(toolLabel(st.ToolName))
-	w.setStepStatus(ctx, st, StepRunning, "")
+	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: w.in.ToolTimeout,
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
-			NonRetryableErrorTypes: []string{activities.ErrTypeGitHubRejected},
+			NonRetryableErrorTypes: []string{api.ErrTypeGitHubRejected},
 		},
 		Summary: readSummary(st.ToolName, w.targetRef()),
 	})
@@ -141,12 +142,12 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, err
 		err    error
 	)
 	switch st.ToolName {
-	case activities.ToolGetPullRequest:
-		var pr activities.PullRequest
+	case api.ToolGetPullRequest:
+		var pr api.PullRequest
 		err = workflow.ExecuteActivity(actx, acts.GetPullRequest, w.target).Get(ctx, &pr)
 		result = pr
-	case activities.ToolListPullRequestFiles:
-		var files []activities.PullRequestFile
+	case api.ToolListPullRequestFiles:
+		var files []api.PullRequestFile
 		err = workflow.ExecuteActivity(actx, acts.ListPullRequestFiles, w.target).Get(ctx, &files)
 		result = files
 		st.SafeOutput = safeJSON(fileSummaries(files))
@@ -158,7 +159,7 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, err
 			return "", ctx.Err()
 		}
 		msg := errorMessage(err)
-		w.setStepStatus(ctx, st, StepFailed, msg)
+		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		if w.policy {
 			// A review of what the run could not read is no review: the run
 			// fails rather than let the model finish as if it had one.
@@ -170,7 +171,7 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, err
 	if st.SafeOutput == nil {
 		st.SafeOutput = safeJSON(result)
 	}
-	w.setStepStatus(ctx, st, StepSucceeded, "")
+	w.setStepStatus(ctx, st, api.StepSucceeded, "")
 	return string(content), nil
 }
 
@@ -183,7 +184,7 @@ type fileSummary struct {
 }
 
 // fileSummaries keep patches out of step records; the model still sees them.
-func fileSummaries(files []activities.PullRequestFile) []fileSummary {
+func fileSummaries(files []api.PullRequestFile) []fileSummary {
 	out := make([]fileSummary, len(files))
 	for i, f := range files {
 		n := f.PatchBytes
@@ -207,9 +208,9 @@ func (e *inputUnreadableError) Error() string {
 // readSummary is what the Temporal UI shows for a read tool's activity.
 func readSummary(tool, target string) string {
 	switch tool {
-	case activities.ToolGetPullRequest:
+	case api.ToolGetPullRequest:
 		return "Read pull request " + target
-	case activities.ToolListPullRequestFiles:
+	case api.ToolListPullRequestFiles:
 		return "List the changed files of " + target
 	default:
 		return tool + " on " + target
