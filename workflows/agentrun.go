@@ -149,12 +149,12 @@ func initialConversation(in api.RunInput) []api.Message {
 
 func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 	if err := workflow.SetQueryHandler(ctx, api.QueryRun, func() (api.RunSnapshot, error) {
-		return w.snapshot(ctx), nil
+		return w.Snapshot(workflow.GetInfo(ctx).GetCurrentHistoryLength(), w.in.HistoryThreshold), nil
 	}); err != nil {
 		return fmt.Errorf("register %s query: %w", api.QueryRun, err)
 	}
 	if err := workflow.SetQueryHandler(ctx, api.QueryEvents, func(since int64) ([]api.Event, error) {
-		return w.eventsSince(since), nil
+		return w.EventsSince(since), nil
 	}); err != nil {
 		return fmt.Errorf("register %s query: %w", api.QueryEvents, err)
 	}
@@ -187,7 +187,7 @@ func (w *agentRun) run(ctx workflow.Context) (api.RunResult, error) {
 		if w.BadToolCalls > maxBadToolCalls {
 			return w.end(ctx, fmt.Errorf("the model made %d invalid tool calls in a row", w.BadToolCalls))
 		}
-		if w.modelCalls() >= w.in.MaxSteps {
+		if w.ModelCalls() >= w.in.MaxSteps {
 			return w.end(ctx, fmt.Errorf("reached maxSteps (%d) without a final answer", w.in.MaxSteps))
 		}
 		decision, err := w.callModel(ctx)
@@ -221,13 +221,13 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	if in.Ref != nil {
 		safeInput["conversationDigest"] = in.Ref.Digest
 	}
-	st := w.newStep(ctx, api.StepModelCall, "", "", safeJSON(safeInput))
+	st := w.newStep(ctx, api.StepModelCall, "", "", api.SafeJSON(safeInput))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		// A worker that dies mid-call is noticed within this, not 5 minutes.
 		HeartbeatTimeout: 4 * activities.ModelHeartbeatInterval,
-		Summary:          fmt.Sprintf("Ask the model for the next step of the review of %s (call %d)", w.targetRef(), w.modelCalls()),
+		Summary:          fmt.Sprintf("Ask the model for the next step of the review of %s (call %d)", w.Run.TargetRef(), w.ModelCalls()),
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8,
 			NonRetryableErrorTypes: []string{api.ErrTypeModelRejected, api.ErrTypeBadToolCall},
@@ -246,7 +246,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	st.Usage = &usage
 	w.Run.Usage.PromptTokens += usage.PromptTokens
 	w.Run.Usage.CompletionTokens += usage.CompletionTokens
-	st.SafeOutput = safeJSON(d)
+	st.SafeOutput = api.SafeJSON(d)
 	w.setStepStatus(ctx, st, api.StepSucceeded, "")
 	return d, nil
 }
@@ -315,7 +315,7 @@ func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 
 // resultOutcome is the outcome the run returns, as its snapshot shows it.
 func (w *agentRun) resultOutcome() *api.Outcome {
-	o := w.outcome()
+	o := w.Outcome()
 	return &o
 }
 

@@ -14,32 +14,6 @@ import (
 // maxRequestIDs bounds the requestIds an action remembers.
 const maxRequestIDs = 100
 
-// actionID is derived from the execution chain and the step: the workflow ID,
-// the first run ID of the chain (continue-as-new keeps it, so a carried action
-// keeps its ID) and the step's sequence. The first run ID makes it unique even
-// when a workflow ID is reused after retention, so that a decision meant for
-// an old run can never match an action of a new one.
-func actionID(workflowID, firstRunID string, seq int) string {
-	return "act-" + sha256Hex([]byte(fmt.Sprintf("%s:%s:%d", workflowID, firstRunID, seq)))[:16]
-}
-
-// legacyActionID is actionID before the security batch, kept so that older
-// histories replay: it repeats when a workflow ID is reused.
-func legacyActionID(workflowID string, seq int) string {
-	return "act-" + sha256Hex([]byte(fmt.Sprintf("%s:%d", workflowID, seq)))[:16]
-}
-
-// argsHash binds an approval to the exact action: sha256 of the canonical input.
-func argsHash(target api.Target, body string) string {
-	canonical, _ := json.Marshal(struct {
-		Owner      string `json:"owner"`
-		Repo       string `json:"repo"`
-		PullNumber int    `json:"pullNumber"`
-		Body       string `json:"body"`
-	}{target.Owner, target.Repo, target.PullNumber, body})
-	return sha256Hex(canonical)
-}
-
 // listenForSignals handles signals as they arrive, whatever the loop is
 // doing, so that a late or duplicate decision is recorded at once.
 func (w *agentRun) listenForSignals(ctx workflow.Context) {
@@ -76,13 +50,13 @@ func (w *agentRun) onRefusal(ctx workflow.Context, raw json.RawMessage) {
 		return
 	}
 	stepID := ""
-	if pa := w.actionByID(sig.ActionID); pa != nil {
+	if pa := w.ActionByID(sig.ActionID); pa != nil {
 		stepID = pa.StepID
 	}
 	w.ignore(ctx, stepID, fmt.Sprintf("refused by the approval server (%s): %s by %s",
-		truncateUTF8(sig.Channel, maxRefusalFieldBytes),
-		truncateUTF8(sig.Reason, maxRefusalFieldBytes),
-		truncateUTF8(sig.Who, maxRefusalFieldBytes)))
+		api.TruncateUTF8(sig.Channel, maxRefusalFieldBytes),
+		api.TruncateUTF8(sig.Reason, maxRefusalFieldBytes),
+		api.TruncateUTF8(sig.Who, maxRefusalFieldBytes)))
 }
 
 func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
@@ -91,7 +65,7 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, "", "malformed approval signal: "+err.Error())
 		return
 	}
-	pa := w.actionByID(sig.ActionID)
+	pa := w.ActionByID(sig.ActionID)
 	if pa == nil {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return
@@ -191,9 +165,9 @@ func (w *agentRun) isApprover(who string) bool {
 // requestApproval creates the pending action for a gated step.
 func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args toolArgs) {
 	now := workflow.Now(ctx)
-	id := legacyActionID(w.Run.ID, st.Sequence)
+	id := api.LegacyActionID(w.Run.ID, st.Sequence)
 	if w.hardened {
-		id = actionID(w.Run.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence)
+		id = api.ActionID(w.Run.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence)
 	}
 	pa := &api.PendingAction{
 		ID:          id,
@@ -202,7 +176,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args
 		SafeInput:   st.SafeInput,
 		Preview:     args.Body,
 		Target:      fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber),
-		ArgsHash:    argsHash(w.target, args.Body),
+		ArgsHash:    api.ArgsHash(w.target, args.Body),
 		State:       api.ActionWaiting,
 		RequestedBy: w.Run.UserID,
 		Approvers:   w.Run.Approvers,
@@ -214,7 +188,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args
 	if w.hardened {
 		w.upsertActionIDs(ctx)
 	}
-	gate := w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, safeJSON(map[string]string{"actionId": pa.ID}))
+	gate := w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, api.SafeJSON(map[string]string{"actionId": pa.ID}))
 	w.setLabel(api.LabelWaitingApproval)
 	w.setStepStatus(ctx, gate, api.StepWaitingForApproval, "")
 	w.setStepStatus(ctx, st, api.StepWaitingForApproval, "")
@@ -238,15 +212,6 @@ func (w *agentRun) actionIDs() []string {
 	return ids
 }
 
-func (w *runState) actionForStep(stepID string) *api.PendingAction {
-	for i := len(w.Actions) - 1; i >= 0; i-- {
-		if w.Actions[i].StepID == stepID {
-			return w.Actions[i]
-		}
-	}
-	return nil
-}
-
 func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {
 	for _, g := range w.Steps {
 		if g.Type == api.StepHumanApproval && g.CallID == st.CallID && g.Sequence > st.Sequence && !g.Status.IsTerminal() {
@@ -262,7 +227,7 @@ func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {
 // the timer before them.
 func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *api.PendingAction, timer workflow.Future) error {
 	for {
-		w.setDetails(ctx, w.waitingDetails(ctx, pa))
+		w.setDetails(ctx, w.WaitingDetails(pa, workflow.Now(ctx)))
 		err := workflow.Await(ctx, func() bool {
 			return pa.State != api.ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) > 0 || w.continueAsNewDue(ctx)
 		})
@@ -279,11 +244,11 @@ func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *api.PendingAc
 // the outcome to the steps. It returns the tool result for a rejection or an
 // expiry, and "" when approved.
 func (w *agentRun) awaitDecision(ctx workflow.Context, st *api.AgentStep) (string, error) {
-	pa := w.actionForStep(st.ID)
+	pa := w.ActionForStep(st.ID)
 	if remaining := pa.ExpiresAt.Sub(workflow.Now(ctx)); pa.State == api.ActionWaiting && remaining > 0 {
 		timerCtx, cancelTimer := workflow.WithCancel(ctx)
 		timer := workflow.NewTimerWithOptions(timerCtx, remaining, workflow.TimerOptions{
-			Summary: fmt.Sprintf("Approval of %s on %s expires (%s)", pa.ID, pa.Target, humanDuration(remaining)),
+			Summary: fmt.Sprintf("Approval of %s on %s expires (%s)", pa.ID, pa.Target, api.HumanDuration(remaining)),
 		})
 		err := w.awaitDecisionOrExpiry(ctx, pa, timer)
 		// A worker settles a cancelled timer at once, so whether it fired
@@ -307,7 +272,7 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *api.AgentStep) (strin
 	w.dropQueuedDecisions(ctx, "")
 	gate := w.gateStepFor(st)
 	if gate == nil {
-		gate = w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, safeJSON(map[string]string{"actionId": pa.ID}))
+		gate = w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, api.SafeJSON(map[string]string{"actionId": pa.ID}))
 		w.setStepStatus(ctx, gate, api.StepWaitingForApproval, "")
 	}
 	switch pa.State {

@@ -135,13 +135,13 @@ func requireLegalHistory(t *testing.T, events []api.Event) {
 			from, seen := stepStatus[e.StepID]
 			to := api.StepStatus(e.Status)
 			if seen && from != to {
-				require.NoError(t, checkStepTransition(from, to), "step %s", e.StepID)
+				require.NoError(t, api.CheckStepTransition(from, to), "step %s", e.StepID)
 			}
 			stepStatus[e.StepID] = to
 		case api.EventRunStatus:
 			to := api.RunStatus(e.Status)
 			if to != runStatus {
-				require.NoError(t, checkRunTransition(runStatus, to))
+				require.NoError(t, api.CheckRunTransition(runStatus, to))
 			}
 			runStatus = to
 		}

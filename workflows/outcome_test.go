@@ -157,7 +157,7 @@ func TestHumanDuration(t *testing.T) {
 		50 * time.Hour:                "2d 2h",
 		72 * time.Hour:                "3d",
 	} {
-		require.Equal(t, want, humanDuration(d), "%s", d)
+		require.Equal(t, want, api.HumanDuration(d), "%s", d)
 	}
 }
 

@@ -51,7 +51,7 @@ func (w *agentRun) queueDecision(ctx workflow.Context, pa *api.PendingAction, si
 func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future) error {
 	sig := w.QueuedDecisions[0]
 	w.QueuedDecisions = w.QueuedDecisions[1:]
-	pa := w.actionByID(sig.ActionID)
+	pa := w.ActionByID(sig.ActionID)
 	if pa == nil {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return nil
@@ -93,7 +93,7 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 // permission, or "" when GitHub could not tell; expired when the timer fired
 // first (the check is then cancelled).
 func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, who string, timer workflow.Future) (string, bool, error) {
-	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, safeJSON(map[string]string{
+	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, api.SafeJSON(map[string]string{
 		"actionId": pa.ID, "login": who, "repo": w.in.Repo,
 	}))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
@@ -131,7 +131,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 		w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
 		return "", false, nil
 	}
-	st.SafeOutput = safeJSON(res)
+	st.SafeOutput = api.SafeJSON(res)
 	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
 	return res.Permission, false, nil
 }
@@ -141,7 +141,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
 	for _, sig := range w.QueuedDecisions {
 		who := strings.TrimSpace(sig.Approver)
-		pa := w.actionByID(sig.ActionID)
+		pa := w.ActionByID(sig.ActionID)
 		switch {
 		case pa == nil:
 			w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))

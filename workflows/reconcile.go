@@ -23,7 +23,7 @@ const maxCreateAttempts = 10
 func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args toolArgs) (string, error) {
 	if st.OperationKey == "" {
 		st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
-		st.SafeInput = safeJSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
+		st.SafeInput = api.SafeJSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
 		w.stepNote(ctx, st, "operationKey "+st.OperationKey)
 	}
 	for {
@@ -55,8 +55,8 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args to
 // outcome other than success or a proven refusal leaves the step
 // outcome_unknown for reconcile.
 func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args toolArgs) error {
-	pa := w.actionForStep(st.ID)
-	if pa == nil || pa.State != api.ActionApproved || pa.ArgsHash != argsHash(w.target, args.Body) {
+	pa := w.ActionForStep(st.ID)
+	if pa == nil || pa.State != api.ActionApproved || pa.ArgsHash != api.ArgsHash(w.target, args.Body) {
 		w.setStepStatus(ctx, st, api.StepFailed, "refused: the action to run is not the one approved")
 		return nil
 	}
@@ -69,7 +69,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args t
 		StartToCloseTimeout: w.in.ToolTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 		Summary: fmt.Sprintf("Post the comment %s approved on %s (operationKey %s, attempt %d)",
-			w.approvedBy(st), w.targetRef(), st.OperationKey, st.Attempt),
+			w.approvedBy(st), w.Run.TargetRef(), st.OperationKey, st.Attempt),
 	})
 	in := api.CreateCommentInput{Target: w.target, Body: args.Body, OperationKey: st.OperationKey}
 	var res api.CommentResult
@@ -93,7 +93,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args t
 		wait := time.Duration(max(d.RetryAfterSeconds, 1)) * time.Second
 		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", appErr.Message(), wait))
 		w.setRunStatus(ctx, api.RunReconciling, api.LabelRateLimited, fmt.Sprintf("retry after %s", wait))
-		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for GitHub's rate limit before posting again", humanDuration(wait)))
+		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for GitHub's rate limit before posting again", api.HumanDuration(wait)))
 	}
 	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, errorMessage(err))
 	return nil
@@ -115,7 +115,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep) error {
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
 		},
-		Summary: fmt.Sprintf("Look on %s for the comment of operationKey %s", w.targetRef(), st.OperationKey),
+		Summary: fmt.Sprintf("Look on %s for the comment of operationKey %s", w.Run.TargetRef(), st.OperationKey),
 	})
 	var res api.FindCommentResult
 	in := api.FindCommentInput{Target: w.target, OperationKey: st.OperationKey, Body: w.approvedBody(st)}
@@ -142,7 +142,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep) error {
 
 // approvedBy is who approved a gated step, for summaries.
 func (w *agentRun) approvedBy(st *api.AgentStep) string {
-	if pa := w.actionForStep(st.ID); pa != nil && pa.DecidedBy != "" {
+	if pa := w.ActionForStep(st.ID); pa != nil && pa.DecidedBy != "" {
 		return pa.DecidedBy
 	}
 	return "someone"
@@ -158,7 +158,7 @@ func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) 
 // comment with exactly this body (and the step's marker) proves the step.
 // attemptCreate posts nothing else, since the approval binds its hash.
 func (w *agentRun) approvedBody(st *api.AgentStep) string {
-	if pa := w.actionForStep(st.ID); pa != nil {
+	if pa := w.ActionForStep(st.ID); pa != nil {
 		return pa.Preview
 	}
 	return ""
@@ -172,7 +172,7 @@ const maxLookalikeFieldBytes = 200
 func (w *agentRun) reportLookalikes(ctx workflow.Context, st *api.AgentStep, ignored []api.IgnoredComment) {
 	for _, c := range ignored {
 		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), fmt.Sprintf("ignored comment %d by %s: %s",
-			c.CommentID, truncateUTF8(c.Author, maxLookalikeFieldBytes), truncateUTF8(c.Why, maxLookalikeFieldBytes)))
+			c.CommentID, api.TruncateUTF8(c.Author, maxLookalikeFieldBytes), api.TruncateUTF8(c.Why, maxLookalikeFieldBytes)))
 	}
 }
 
@@ -186,7 +186,7 @@ func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why stri
 	if st.Attempt > 1 {
 		backoff := min(time.Duration(1<<(st.Attempt-1))*time.Second, time.Minute)
 		w.setRunStatus(ctx, api.RunReconciling, api.LabelBackoff, fmt.Sprintf("waiting %s", backoff))
-		if err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before posting attempt %d", humanDuration(backoff), st.Attempt+1)); err != nil {
+		if err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before posting attempt %d", api.HumanDuration(backoff), st.Attempt+1)); err != nil {
 			return err
 		}
 	}

@@ -289,12 +289,12 @@ func TestOperatorWaitIsInTheSnapshotAndOnlyThatStepResolves(t *testing.T) {
 }
 
 func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
-	a := actionID("run-1", "first-run-a", 5)
-	require.NotEqual(t, a, actionID("run-1", "first-run-b", 5), "a reused workflow ID gets new action IDs")
-	require.NotEqual(t, a, actionID("run-1", "first-run-a", 6))
-	require.Equal(t, a, actionID("run-1", "first-run-a", 5))
+	a := api.ActionID("run-1", "first-run-a", 5)
+	require.NotEqual(t, a, api.ActionID("run-1", "first-run-b", 5), "a reused workflow ID gets new action IDs")
+	require.NotEqual(t, a, api.ActionID("run-1", "first-run-a", 6))
+	require.Equal(t, a, api.ActionID("run-1", "first-run-a", 5))
 	require.True(t, strings.HasPrefix(a, "act-") && len(a) == len("act-")+16)
-	require.NotEqual(t, legacyActionID("run-1", 5), a)
+	require.NotEqual(t, api.LegacyActionID("run-1", 5), a)
 }
 
 // A run whose history predates the security batch (GetVersion answers
@@ -304,7 +304,7 @@ func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnGetVersion(securityChangeID, workflow.DefaultVersion, securityVersion).Return(workflow.DefaultVersion)
 	h.whenWaiting(time.Minute, func(id string) {
-		require.Equal(t, legacyActionID(testRunID, 5), id)
+		require.Equal(t, api.LegacyActionID(testRunID, 5), id)
 		h.decide(id, api.DecisionApprove, "alice", "")
 	})
 	h.run(demoInput())

@@ -75,7 +75,7 @@ func (s *runState) setRunStatus(ctx workflow.Context, to api.RunStatus, label, d
 		s.emit(ctx, api.EventRunStatus, "", string(to), detail)
 		return
 	}
-	mustNotFail(checkRunTransition(s.Run.Status, to))
+	mustNotFail(api.CheckRunTransition(s.Run.Status, to))
 	s.Run.Status = to
 	countRunStatus(ctx, to)
 	s.emit(ctx, api.EventRunStatus, "", string(to), detail)
@@ -110,7 +110,7 @@ func (s *runState) newStep(ctx workflow.Context, typ api.StepType, callID, tool 
 
 // setStepStatus moves a step to a new status, keeping its timing.
 func (s *runState) setStepStatus(ctx workflow.Context, st *api.AgentStep, to api.StepStatus, detail string) {
-	mustNotFail(checkStepTransition(st.Status, to))
+	mustNotFail(api.CheckStepTransition(st.Status, to))
 	now := workflow.Now(ctx)
 	st.Status = to
 	if st.StartedAt == nil && to != api.StepPending {
@@ -133,7 +133,7 @@ func (s *runState) stepNote(ctx workflow.Context, st *api.AgentStep, detail stri
 }
 
 func (s *runState) setActionState(ctx workflow.Context, pa *api.PendingAction, to api.ActionState, by, reason string) {
-	mustNotFail(checkActionTransition(pa.State, to))
+	mustNotFail(api.CheckActionTransition(pa.State, to))
 	now := workflow.Now(ctx)
 	pa.State = to
 	pa.DecidedBy = by
@@ -149,72 +149,10 @@ func (s *runState) ignore(ctx workflow.Context, stepID, why string) {
 	s.emit(ctx, api.EventSignalIgnored, stepID, "", why)
 }
 
-func (s *runState) actionByID(id string) *api.PendingAction {
-	for _, pa := range s.Actions {
-		if pa.ID == id {
-			return pa
-		}
-	}
-	return nil
-}
-
 func (s *runState) appendToolResult(callID, tool, content string) {
 	s.Conversation = append(s.Conversation, api.Message{
 		Role: api.RoleTool, ToolCallID: callID, Name: tool, Content: content,
 	})
-}
-
-func (s *runState) modelCalls() int {
-	n := 0
-	for _, st := range s.Steps {
-		if st.Type == api.StepModelCall {
-			n++
-		}
-	}
-	return n
-}
-
-// snapshot copies the state for the run query.
-func (s *runState) snapshot(ctx workflow.Context) api.RunSnapshot {
-	snap := api.RunSnapshot{
-		Run:     s.Run,
-		Steps:   make([]api.AgentStep, 0, len(s.Steps)),
-		Actions: make([]api.PendingAction, 0, len(s.Actions)),
-		Label:   s.Label,
-		// The resolve rule (ResolveApplies) reads this, not the label.
-		AwaitingResolve: s.AwaitingResolve,
-		Checkpoint: api.CheckpointView{
-			Generation:         s.Run.Generation,
-			StepSequence:       s.StepSequence,
-			EventSequence:      s.EventSequence,
-			ConversationLength: len(s.Conversation),
-			HistoryLength:      workflow.GetInfo(ctx).GetCurrentHistoryLength(),
-			HistoryThreshold:   s.in.HistoryThreshold,
-		},
-	}
-	snap.Outcome = s.outcome()
-	for _, st := range s.Steps {
-		snap.Steps = append(snap.Steps, *st)
-	}
-	for _, pa := range s.Actions {
-		snap.Actions = append(snap.Actions, *pa)
-	}
-	if n := len(snap.Actions); n > 0 {
-		last := snap.Actions[n-1]
-		snap.PendingAction = &last
-	}
-	return snap
-}
-
-// eventsSince returns the events after a sequence number, in order.
-func (s *runState) eventsSince(since int64) []api.Event {
-	out := []api.Event{}
-	for _, e := range s.Events {
-		if e.Sequence > since {
-			out = append(out, e)
-		}
-	}
-	return out
 }
 
 func durationOr(d, def time.Duration) time.Duration {
@@ -222,4 +160,23 @@ func durationOr(d, def time.Duration) time.Duration {
 		return def
 	}
 	return d
+}
+
+// setDetails is the Temporal UI's "current details" of the run. They are
+// not part of the history, so they may change without a version gate.
+func (s *runState) setDetails(ctx workflow.Context, details string) {
+	workflow.SetCurrentDetails(ctx, details)
+}
+
+// refreshDetails makes the current details follow the label; every event
+// calls it. The text is built from workflow time, so it replays the same.
+func (s *runState) refreshDetails(ctx workflow.Context) {
+	switch {
+	case s.Run.Status.IsTerminal():
+		s.setDetails(ctx, s.Label+": "+s.Outcome().Summary)
+	case s.Run.Status == api.RunWaitingForUser && len(s.Actions) > 0 && s.Actions[len(s.Actions)-1].State == api.ActionWaiting:
+		s.setDetails(ctx, s.WaitingDetails(s.Actions[len(s.Actions)-1], workflow.Now(ctx)))
+	default:
+		s.setDetails(ctx, s.Label+" ("+s.Run.TargetRef()+")")
+	}
 }

@@ -31,7 +31,7 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 		w.setLabel(toolLabel(call.Name))
 	}
 	if st == nil {
-		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, safeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
+		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, api.SafeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
 	}
 	spec, args, refusal := w.checkToolCall(call)
 	if refusal == "" && st.Status == api.StepPending {
@@ -82,7 +82,7 @@ func (w *agentRun) checkToolCall(call api.ToolCall) (api.ToolSpec, toolArgs, str
 	if json.Unmarshal(raw, &text) == nil {
 		raw = orEmptyObject(json.RawMessage(text))
 		if !json.Valid(raw) {
-			return spec, toolArgs{}, fmt.Sprintf("invalid arguments for %s: not valid JSON: %q", call.Name, truncateUTF8(text, 200))
+			return spec, toolArgs{}, fmt.Sprintf("invalid arguments for %s: not valid JSON: %q", call.Name, api.TruncateUTF8(text, 200))
 		}
 	}
 	var args toolArgs
@@ -135,7 +135,7 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string,
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
 			NonRetryableErrorTypes: []string{api.ErrTypeGitHubRejected},
 		},
-		Summary: readSummary(st.ToolName, w.targetRef()),
+		Summary: readSummary(st.ToolName, w.Run.TargetRef()),
 	})
 	var (
 		result any
@@ -150,7 +150,7 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string,
 		var files []api.PullRequestFile
 		err = workflow.ExecuteActivity(actx, acts.ListPullRequestFiles, w.target).Get(ctx, &files)
 		result = files
-		st.SafeOutput = safeJSON(fileSummaries(files))
+		st.SafeOutput = api.SafeJSON(api.FileSummaries(files))
 	default:
 		err = fmt.Errorf("no read tool %q", st.ToolName)
 	}
@@ -169,31 +169,10 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string,
 	}
 	content, _ := json.Marshal(result)
 	if st.SafeOutput == nil {
-		st.SafeOutput = safeJSON(result)
+		st.SafeOutput = api.SafeJSON(result)
 	}
 	w.setStepStatus(ctx, st, api.StepSucceeded, "")
 	return string(content), nil
-}
-
-type fileSummary struct {
-	Filename   string `json:"filename"`
-	Status     string `json:"status"`
-	Additions  int    `json:"additions"`
-	Deletions  int    `json:"deletions"`
-	PatchBytes int    `json:"patchBytes"`
-}
-
-// fileSummaries keep patches out of step records; the model still sees them.
-func fileSummaries(files []api.PullRequestFile) []fileSummary {
-	out := make([]fileSummary, len(files))
-	for i, f := range files {
-		n := f.PatchBytes
-		if n == 0 {
-			n = len(f.Patch)
-		}
-		out[i] = fileSummary{Filename: f.Filename, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, PatchBytes: n}
-	}
-	return out
 }
 
 // inputUnreadableError ends a run that could not read its pull request.

@@ -1,25 +1,23 @@
-package workflows
+package api
 
-import (
-	"fmt"
-	"github.com/agentrun/agentrun/api"
-)
+import "fmt"
 
-// The lifecycle of a run and of its steps. Every status change goes through
-// checkRunTransition or checkStepTransition; anything not listed here is a bug.
+// The lifecycle of a run, its steps and its actions: the workflow makes every
+// status change through CheckRunTransition, CheckStepTransition or
+// CheckActionTransition, and anything not listed here is a bug.
 
 // runTransitions lists, for each run status, the statuses it may move to.
 //
 //	running ──► waiting_for_user ──► running
 //	   │  └───► reconciling ───────► running
 //	   └──► completed | failed | cancelled      (also from the two waits)
-var runTransitions = map[api.RunStatus][]api.RunStatus{
-	api.RunRunning:        {api.RunWaitingForUser, api.RunReconciling, api.RunCompleted, api.RunFailed, api.RunCancelled},
-	api.RunWaitingForUser: {api.RunRunning, api.RunFailed, api.RunCancelled},
-	api.RunReconciling:    {api.RunRunning, api.RunFailed, api.RunCancelled},
-	api.RunCompleted:      {},
-	api.RunFailed:         {},
-	api.RunCancelled:      {},
+var runTransitions = map[RunStatus][]RunStatus{
+	RunRunning:        {RunWaitingForUser, RunReconciling, RunCompleted, RunFailed, RunCancelled},
+	RunWaitingForUser: {RunRunning, RunFailed, RunCancelled},
+	RunReconciling:    {RunRunning, RunFailed, RunCancelled},
+	RunCompleted:      {},
+	RunFailed:         {},
+	RunCancelled:      {},
 }
 
 // stepTransitions lists, for each step status, the statuses it may move to.
@@ -30,24 +28,24 @@ var runTransitions = map[api.RunStatus][]api.RunStatus{
 //	   └──► waiting_for_approval ──► running (approved) | rejected | expired
 //	                         └─────► succeeded (a human_approval step that was approved)
 //	pending and waiting_for_approval may also end as skipped (the run ended first).
-var stepTransitions = map[api.StepStatus][]api.StepStatus{
-	api.StepPending:            {api.StepRunning, api.StepWaitingForApproval, api.StepFailed, api.StepSkipped},
-	api.StepWaitingForApproval: {api.StepRunning, api.StepSucceeded, api.StepRejected, api.StepExpired, api.StepSkipped},
-	api.StepRunning:            {api.StepSucceeded, api.StepFailed, api.StepOutcomeUnknown},
-	api.StepOutcomeUnknown:     {api.StepRunning, api.StepSucceeded, api.StepFailed},
-	api.StepSucceeded:          {},
-	api.StepFailed:             {},
-	api.StepRejected:           {},
-	api.StepExpired:            {},
-	api.StepSkipped:            {},
+var stepTransitions = map[StepStatus][]StepStatus{
+	StepPending:            {StepRunning, StepWaitingForApproval, StepFailed, StepSkipped},
+	StepWaitingForApproval: {StepRunning, StepSucceeded, StepRejected, StepExpired, StepSkipped},
+	StepRunning:            {StepSucceeded, StepFailed, StepOutcomeUnknown},
+	StepOutcomeUnknown:     {StepRunning, StepSucceeded, StepFailed},
+	StepSucceeded:          {},
+	StepFailed:             {},
+	StepRejected:           {},
+	StepExpired:            {},
+	StepSkipped:            {},
 }
 
 // actionTransitions: a pending action is decided once.
-var actionTransitions = map[api.ActionState][]api.ActionState{
-	api.ActionWaiting:  {api.ActionApproved, api.ActionRejected, api.ActionExpired},
-	api.ActionApproved: {},
-	api.ActionRejected: {},
-	api.ActionExpired:  {},
+var actionTransitions = map[ActionState][]ActionState{
+	ActionWaiting:  {ActionApproved, ActionRejected, ActionExpired},
+	ActionApproved: {},
+	ActionRejected: {},
+	ActionExpired:  {},
 }
 
 // IllegalTransitionError reports a status change the lifecycle does not allow.
@@ -73,14 +71,19 @@ func checkTransition[S ~string](kind string, table map[S][]S, from, to S) error 
 	return &IllegalTransitionError{Kind: kind, From: string(from), To: string(to)}
 }
 
-func checkRunTransition(from, to api.RunStatus) error {
+// CheckRunTransition says whether a run may move from one status to another.
+func CheckRunTransition(from, to RunStatus) error {
 	return checkTransition("run", runTransitions, from, to)
 }
 
-func checkStepTransition(from, to api.StepStatus) error {
+// CheckStepTransition says whether a step may move from one status to another.
+//
+// A nil error means yes; otherwise it is an *IllegalTransitionError.
+func CheckStepTransition(from, to StepStatus) error {
 	return checkTransition("step", stepTransitions, from, to)
 }
 
-func checkActionTransition(from, to api.ActionState) error {
+// CheckActionTransition says whether an action may move from one state to another.
+func CheckActionTransition(from, to ActionState) error {
 	return checkTransition("action", actionTransitions, from, to)
 }
