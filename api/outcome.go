@@ -139,6 +139,19 @@ func plural(n int) string {
 	return "s"
 }
 
+// Details is what the Temporal UI shows next to a run now: its outcome once
+// it ended, who may decide while an action waits, else its label.
+func (cp *Checkpoint) Details(now time.Time) string {
+	n := len(cp.Actions)
+	switch {
+	case cp.Run.Status.IsTerminal():
+		return cp.Label + ": " + cp.Outcome().Summary
+	case cp.Run.Status == RunWaitingForUser && n > 0 && cp.Actions[n-1].State == ActionWaiting:
+		return cp.WaitingDetails(cp.Actions[n-1], now)
+	}
+	return cp.Label + " (" + cp.Run.TargetRef() + ")"
+}
+
 // WaitingDetails says who may decide and how long is left, e.g. "Waiting
 // for alice or bob to approve a comment on acme/widgets#1, 23h left".
 func (cp *Checkpoint) WaitingDetails(pa *PendingAction, now time.Time) string {

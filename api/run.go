@@ -14,7 +14,42 @@ const (
 	// its canonical JSON) a model call carries inline; a larger one travels as
 	// a ConversationRef, which keeps history bytes per model call flat.
 	DefaultInlineConversationBytes = 16 << 10
+	// DefaultToolTimeout bounds one attempt of a GitHub tool.
+	DefaultToolTimeout = 30 * time.Second
 )
+
+// WithDefaults fills what the input leaves zero; a run's conversation is the
+// run itself (runID) unless the input names one.
+func (in RunInput) WithDefaults(runID string) RunInput {
+	if in.ApprovalTimeout <= 0 {
+		in.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if in.ToolTimeout <= 0 {
+		in.ToolTimeout = DefaultToolTimeout
+	}
+	if in.MaxSteps <= 0 {
+		in.MaxSteps = DefaultMaxSteps
+	}
+	if in.HistoryThreshold <= 0 {
+		in.HistoryThreshold = DefaultHistoryThreshold
+	}
+	if in.InlineConversationBytes == 0 {
+		in.InlineConversationBytes = DefaultInlineConversationBytes
+	}
+	if in.ConversationID == "" {
+		in.ConversationID = runID
+	}
+	return in
+}
+
+// NewRun is the record of a run that starts now on this input.
+func (in RunInput) NewRun(runID string, now time.Time) Run {
+	return Run{
+		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
+		Repo: in.Repo, PullNumber: in.PullNumber, Approvers: in.Approvers,
+		Status: RunRunning, CreatedAt: now, UpdatedAt: now,
+	}
+}
 
 // RunStatus is the status of an AgentRun, and the value of SearchAttrStatus.
 type RunStatus string

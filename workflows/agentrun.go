@@ -3,7 +3,6 @@ package workflows
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -48,20 +47,7 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	w.hardened = securityBatch(ctx)
 	w.policy = policyBatch(ctx)
 	info := workflow.GetInfo(ctx)
-	in.ApprovalTimeout = durationOr(in.ApprovalTimeout, api.DefaultApprovalTimeout)
-	in.ToolTimeout = durationOr(in.ToolTimeout, 30*time.Second)
-	if in.MaxSteps <= 0 {
-		in.MaxSteps = api.DefaultMaxSteps
-	}
-	if in.HistoryThreshold <= 0 {
-		in.HistoryThreshold = api.DefaultHistoryThreshold
-	}
-	if in.InlineConversationBytes == 0 {
-		in.InlineConversationBytes = api.DefaultInlineConversationBytes
-	}
-	if in.ConversationID == "" {
-		in.ConversationID = info.WorkflowExecution.ID
-	}
+	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
 	var refused error
 	if cp != nil && w.hardened && !carriedByContinueAsNew(info) {
@@ -78,11 +64,7 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 		w.eventSeqAtStart = w.EventSequence
 	} else {
 		now := workflow.Now(ctx)
-		w.Run = api.Run{
-			ID: info.WorkflowExecution.ID, ConversationID: in.ConversationID, UserID: in.UserID,
-			Repo: in.Repo, PullNumber: in.PullNumber, Approvers: in.Approvers,
-			Status: api.RunRunning, CreatedAt: now, UpdatedAt: now,
-		}
+		w.Run = in.NewRun(info.WorkflowExecution.ID, now)
 		w.Label = api.LabelStarting
 		countRunStarted(ctx)
 	}
@@ -99,12 +81,10 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
 	}
+	target, err := api.ParseTarget(in.Repo, in.PullNumber)
 	if refused != nil {
-		w.Run.Error = refused.Error()
-		w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, refused.Error())
-		return nil, refused
+		err = refused
 	}
-	target, err := parseTarget(in.Repo, in.PullNumber)
 	if err != nil {
 		w.Run.Error = err.Error()
 		w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())
@@ -123,17 +103,6 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 // is the original start request's, so it does not count.
 func carriedByContinueAsNew(info *workflow.Info) bool {
 	return info.ContinuedExecutionRunID != "" && info.CronSchedule == ""
-}
-
-func parseTarget(repo string, pr int) (api.Target, error) {
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return api.Target{}, fmt.Errorf("invalid repo %q: want owner/name", repo)
-	}
-	if pr <= 0 {
-		return api.Target{}, fmt.Errorf("invalid pullNumber %d: want a positive number", pr)
-	}
-	return api.Target{Owner: owner, Repo: name, PullNumber: pr}, nil
 }
 
 func initialConversation(in api.RunInput) []api.Message {

@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,7 +103,7 @@ func rememberRequest(pa *api.PendingAction, key string) bool {
 	if key == "" {
 		return true
 	}
-	if containsString(pa.RequestKeys, key) {
+	if slices.Contains(pa.RequestKeys, key) {
 		return false
 	}
 	if len(pa.RequestKeys) < maxRequestIDs {
@@ -136,15 +137,6 @@ func (w *agentRun) refuseDecision(ctx workflow.Context, pa *api.PendingAction, s
 		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
 	}
 	return ""
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // isApprover reports whether who is one of the run's approvers, by SameLogin.
@@ -227,7 +219,7 @@ func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {
 // the timer before them.
 func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *api.PendingAction, timer workflow.Future) error {
 	for {
-		w.setDetails(ctx, w.WaitingDetails(pa, workflow.Now(ctx)))
+		workflow.SetCurrentDetails(ctx, w.WaitingDetails(pa, workflow.Now(ctx)))
 		err := workflow.Await(ctx, func() bool {
 			return pa.State != api.ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) > 0 || w.continueAsNewDue(ctx)
 		})

@@ -97,7 +97,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 		"actionId": pa.ID, "login": who, "repo": w.in.Repo,
 	}))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	w.setDetails(ctx, fmt.Sprintf("Checking whether %s may approve a comment on %s", who, pa.Target))
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Checking whether %s may approve a comment on %s", who, pa.Target))
 	checkCtx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	actx := workflow.WithActivityOptions(checkCtx, workflow.ActivityOptions{

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -155,28 +154,10 @@ func (s *runState) appendToolResult(callID, tool, content string) {
 	})
 }
 
-func durationOr(d, def time.Duration) time.Duration {
-	if d <= 0 {
-		return def
-	}
-	return d
-}
-
-// setDetails is the Temporal UI's "current details" of the run. They are
-// not part of the history, so they may change without a version gate.
-func (s *runState) setDetails(ctx workflow.Context, details string) {
-	workflow.SetCurrentDetails(ctx, details)
-}
-
-// refreshDetails makes the current details follow the label; every event
-// calls it. The text is built from workflow time, so it replays the same.
+// refreshDetails makes the Temporal UI's "current details" of the run follow
+// its state; every event calls it. They are not part of the history, so they
+// may change without a version gate, and they are built from workflow time,
+// so they replay the same.
 func (s *runState) refreshDetails(ctx workflow.Context) {
-	switch {
-	case s.Run.Status.IsTerminal():
-		s.setDetails(ctx, s.Label+": "+s.Outcome().Summary)
-	case s.Run.Status == api.RunWaitingForUser && len(s.Actions) > 0 && s.Actions[len(s.Actions)-1].State == api.ActionWaiting:
-		s.setDetails(ctx, s.WaitingDetails(s.Actions[len(s.Actions)-1], workflow.Now(ctx)))
-	default:
-		s.setDetails(ctx, s.Label+" ("+s.Run.TargetRef()+")")
-	}
+	workflow.SetCurrentDetails(ctx, s.Details(workflow.Now(ctx)))
 }

@@ -28,7 +28,7 @@ type toolArgs struct {
 func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	st := w.openStepFor(call.ID)
 	if spec, ok := activities.ToolSpecByName(call.Name); ok && !spec.SideEffect {
-		w.setLabel(toolLabel(call.Name))
+		w.setLabel(api.ToolLabel(call.Name))
 	}
 	if st == nil {
 		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, api.SafeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
@@ -127,7 +127,7 @@ func orEmptyObject(raw json.RawMessage) []byte {
 
 // runReadTool runs a read-only tool; Temporal retries it with backoff.
 func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string, error) {
-	w.setLabel(toolLabel(st.ToolName))
+	w.setLabel(api.ToolLabel(st.ToolName))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: w.in.ToolTimeout,
