@@ -155,7 +155,7 @@ func (w *agentRun) isApprover(who string) bool {
 }
 
 // requestApproval creates the pending action for a gated step.
-func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args toolArgs) {
+func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) {
 	now := workflow.Now(ctx)
 	id := api.LegacyActionID(w.Run.ID, st.Sequence)
 	if w.hardened {

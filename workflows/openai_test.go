@@ -296,7 +296,7 @@ func TestOpenAIUnauthorizedFailsTheRunWithTheProvidersMessageAndNoKey(t *testing
 	err := h.env.GetWorkflowError()
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
-	require.Equal(t, ErrTypeRunFailed, appErr.Type())
+	require.Equal(t, api.ErrTypeRunFailed, appErr.Type())
 	for _, want := range []string{"model call failed", "openai chat completion: 401 Unauthorized", "Incorrect API key provided", "code invalid_api_key"} {
 		require.Contains(t, err.Error(), want)
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
@@ -25,9 +24,6 @@ import (
 // maxQueuedDecisions bounds the decisions waiting for a permission check, so
 // that a flood of signals cannot make the run check permissions forever.
 const maxQueuedDecisions = 100
-
-// permissionCheckTimeout bounds one attempt of the permission check.
-const permissionCheckTimeout = 30 * time.Second
 
 // needsPermissionCheck reports whether a decision must wait for its decider's
 // permission: under the policy batch, on a run that names no approvers.
@@ -100,14 +96,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Checking whether %s may approve a comment on %s", who, pa.Target))
 	checkCtx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
-	actx := workflow.WithActivityOptions(checkCtx, workflow.ActivityOptions{
-		StartToCloseTimeout: permissionCheckTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
-			NonRetryableErrorTypes: []string{api.ErrTypeGitHubRejected},
-		},
-		Summary: fmt.Sprintf("Check %s's permission on %s (decision on %s)", who, w.in.Repo, pa.ID),
-	})
+	actx := workflow.WithActivityOptions(checkCtx, w.permissionCheckOptions(pa, who))
 	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
 	var (
 		res     api.RepoPermission

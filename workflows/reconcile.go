@@ -20,7 +20,7 @@ const maxCreateAttempts = 10
 // approval, then the call under its operationKey, reconciling whenever the
 // outcome is unknown. The step status is the state machine, so the same code
 // resumes a step carried across a continue-as-new.
-func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args toolArgs) (string, error) {
+func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) (string, error) {
 	if st.OperationKey == "" {
 		st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
 		st.SafeInput = api.SafeJSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
@@ -54,7 +54,7 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args to
 // attemptCreate makes one attempt. Temporal never retries it blindly: any
 // outcome other than success or a proven refusal leaves the step
 // outcome_unknown for reconcile.
-func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args toolArgs) error {
+func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) error {
 	pa := w.ActionForStep(st.ID)
 	if pa == nil || pa.State != api.ActionApproved || pa.ArgsHash != api.ArgsHash(w.target, args.Body) {
 		w.setStepStatus(ctx, st, api.StepFailed, "refused: the action to run is not the one approved")
@@ -65,12 +65,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args t
 	if w.Run.Status != api.RunRunning {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: w.in.ToolTimeout,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-		Summary: fmt.Sprintf("Post the comment %s approved on %s (operationKey %s, attempt %d)",
-			w.approvedBy(st), w.Run.TargetRef(), st.OperationKey, st.Attempt),
-	})
+	actx := workflow.WithActivityOptions(ctx, w.createCommentOptions(st))
 	in := api.CreateCommentInput{Target: w.target, Body: args.Body, OperationKey: st.OperationKey}
 	var res api.CommentResult
 	err := workflow.ExecuteActivity(actx, acts.CreateIssueComment, in).Get(ctx, &res)
@@ -110,13 +105,7 @@ func (w *agentRun) commentFound(ctx workflow.Context, st *api.AgentStep, res api
 // reconcile asks GitHub whether the step's operationKey already has a comment.
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep) error {
 	w.setRunStatus(ctx, api.RunReconciling, api.LabelReconciling, "")
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: w.in.ToolTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
-		},
-		Summary: fmt.Sprintf("Look on %s for the comment of operationKey %s", w.Run.TargetRef(), st.OperationKey),
-	})
+	actx := workflow.WithActivityOptions(ctx, w.findCommentOptions(st))
 	var res api.FindCommentResult
 	in := api.FindCommentInput{Target: w.target, OperationKey: st.OperationKey, Body: w.approvedBody(st)}
 	if err := workflow.ExecuteActivity(actx, acts.FindCommentByOperationKey, in).Get(ctx, &res); err != nil {
@@ -138,14 +127,6 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep) error {
 	default:
 		return w.awaitResolve(ctx, st, res.Reason)
 	}
-}
-
-// approvedBy is who approved a gated step, for summaries.
-func (w *agentRun) approvedBy(st *api.AgentStep) string {
-	if pa := w.ActionForStep(st.ID); pa != nil && pa.DecidedBy != "" {
-		return pa.DecidedBy
-	}
-	return "someone"
 }
 
 // sleep is workflow.Sleep with a summary the Temporal UI shows on the timer.

@@ -1,26 +1,14 @@
 package workflows
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 )
-
-// toolArgs are the arguments any of our tools accepts. Target fields are
-// optional; when the model gives them they must name the run's own PR.
-type toolArgs struct {
-	Body       string `json:"body"`
-	Owner      string `json:"owner"`
-	Repo       string `json:"repo"`
-	PullNumber int    `json:"pullNumber"`
-}
 
 // runToolCall runs one tool call to a terminal step and appends its result to
 // the conversation exactly once. It returns an error only when the run must
@@ -31,7 +19,7 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 		w.setLabel(api.ToolLabel(call.Name))
 	}
 	if st == nil {
-		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, api.SafeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
+		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, api.SafeJSON(json.RawMessage(call.ArgumentsOrEmpty())))
 	}
 	spec, args, refusal := w.checkToolCall(call)
 	if refusal == "" && st.Status == api.StepPending {
@@ -70,44 +58,21 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 	return nil
 }
 
-// checkToolCall validates a tool call against the tools and the run's target.
-func (w *agentRun) checkToolCall(call api.ToolCall) (api.ToolSpec, toolArgs, string) {
+// checkToolCall finds the tool of a call and checks the call against it and
+// the run's target (api.CheckToolCall).
+func (w *agentRun) checkToolCall(call api.ToolCall) (api.ToolSpec, api.ToolArgs, string) {
 	spec, ok := activities.ToolSpecByName(call.Name)
 	if !ok {
-		return spec, toolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
+		return spec, api.ToolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
 	}
-	raw := orEmptyObject(call.Arguments)
-	// A provider carries arguments that are not JSON as a JSON string.
-	var text string
-	if json.Unmarshal(raw, &text) == nil {
-		raw = orEmptyObject(json.RawMessage(text))
-		if !json.Valid(raw) {
-			return spec, toolArgs{}, fmt.Sprintf("invalid arguments for %s: not valid JSON: %q", call.Name, api.TruncateUTF8(text, 200))
-		}
-	}
-	var args toolArgs
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&args); err != nil {
-		return spec, args, fmt.Sprintf("invalid arguments for %s: %v", call.Name, err)
-	}
-	if (args.Owner != "" && args.Owner != w.target.Owner) || (args.Repo != "" && args.Repo != w.target.Repo &&
-		args.Repo != w.target.Owner+"/"+w.target.Repo) || (args.PullNumber != 0 && args.PullNumber != w.target.PullNumber) {
-		return spec, args, fmt.Sprintf("refused: %s may only act on %s#%d", call.Name, w.in.Repo, w.target.PullNumber)
-	}
-	if spec.Name == api.ToolCreateIssueComment && args.Body == "" {
-		return spec, args, "invalid arguments for create_issue_comment: body is required"
-	}
-	if !spec.SideEffect && args.Body != "" {
-		return spec, args, fmt.Sprintf("invalid arguments for %s: it takes no body", call.Name)
-	}
-	return spec, args, ""
+	args, refusal := api.CheckToolCall(spec, call, w.target)
+	return spec, args, refusal
 }
 
 // refuseBody says why a new side effect's body may not even be proposed, or
 // "". It runs before approval only: a step already waiting or approved was
 // checked when it was new, and a step past pending cannot move to failed.
-func (w *agentRun) refuseBody(spec api.ToolSpec, args toolArgs) string {
+func (w *agentRun) refuseBody(spec api.ToolSpec, args api.ToolArgs) string {
 	// Only the run appends a marker, after approval; one in the body (written
 	// by the model, or by a prompt injection in the pull request) could pass
 	// for another operation's proof during reconciliation.
@@ -118,25 +83,11 @@ func (w *agentRun) refuseBody(spec api.ToolSpec, args toolArgs) string {
 	return ""
 }
 
-func orEmptyObject(raw json.RawMessage) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return []byte("{}")
-	}
-	return raw
-}
-
 // runReadTool runs a read-only tool; Temporal retries it with backoff.
 func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string, error) {
 	w.setLabel(api.ToolLabel(st.ToolName))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: w.in.ToolTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
-			NonRetryableErrorTypes: []string{api.ErrTypeGitHubRejected},
-		},
-		Summary: readSummary(st.ToolName, w.Run.TargetRef()),
-	})
+	actx := workflow.WithActivityOptions(ctx, w.readToolOptions(st.ToolName))
 	var (
 		result any
 		err    error
@@ -182,16 +133,4 @@ type inputUnreadableError struct {
 
 func (e *inputUnreadableError) Error() string {
 	return fmt.Sprintf("could not read the input (%s): %s", e.tool, e.msg)
-}
-
-// readSummary is what the Temporal UI shows for a read tool's activity.
-func readSummary(tool, target string) string {
-	switch tool {
-	case api.ToolGetPullRequest:
-		return "Read pull request " + target
-	case api.ToolListPullRequestFiles:
-		return "List the changed files of " + target
-	default:
-		return tool + " on " + target
-	}
 }
