@@ -4,8 +4,9 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/agentrun/agentrun/api"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // errContinueAsNew unwinds a wait so that the loop can continue as new.

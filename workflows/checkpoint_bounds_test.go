@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/agentrun/agentrun/api"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // TestCheckpointCompactsOnlyFinishedStepsOlderThanTheNewest200 pins what a

@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentrun/agentrun/api"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestRunInputDurationsReadAsWritten(t *testing.T) {

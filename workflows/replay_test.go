@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentrun/agentrun/api"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // corpus lists, per folder of testdata, the histories it must hold. The

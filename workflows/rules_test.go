@@ -3,8 +3,9 @@ package workflows
 import (
 	"testing"
 
-	"github.com/agentrun/agentrun/api"
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestSameLoginFoldsASCIICaseOnly(t *testing.T) {

@@ -5,9 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentrun/agentrun/api"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestMaxStepsFailsTheRunWithAClearError(t *testing.T) {
