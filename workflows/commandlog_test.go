@@ -17,7 +17,6 @@ import (
 // started on the testsuite's clock: the testsuite keeps no history to read
 // them from.
 type commandLog struct {
-	interceptor.WorkerInterceptorBase
 	mu       sync.Mutex
 	timers   []loggedTimer
 	activity []loggedActivity
@@ -42,7 +41,10 @@ type loggedAttempt struct {
 // logCommands installs a commandLog on the harness; call it before run.
 func (h *harness) logCommands() *commandLog {
 	l := &commandLog{}
-	h.env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{l}})
+	h.env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{WrapOutbound(
+		func(next interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor {
+			return &commandLogOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: next}, log: l}
+		})}})
 	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -109,17 +111,29 @@ func (l *commandLog) attemptCount(name string) int {
 	return n
 }
 
-func (l *commandLog) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
-	return &commandLogInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, log: l}
+// WrapOutbound is a worker interceptor that wraps each workflow's outbound
+// calls, the commands it makes, with wrap. It is exported for the package's
+// external tests too.
+func WrapOutbound(wrap func(interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor) interceptor.WorkerInterceptor {
+	return &outboundWrapper{wrap: wrap}
 }
 
-type commandLogInbound struct {
+type outboundWrapper struct {
+	interceptor.WorkerInterceptorBase
+	wrap func(interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor
+}
+
+func (o *outboundWrapper) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &outboundInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, wrap: o.wrap}
+}
+
+type outboundInbound struct {
 	interceptor.WorkflowInboundInterceptorBase
-	log *commandLog
+	wrap func(interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor
 }
 
-func (i *commandLogInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
-	return i.Next.Init(&commandLogOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, log: i.log})
+func (i *outboundInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(i.wrap(outbound))
 }
 
 type commandLogOutbound struct {

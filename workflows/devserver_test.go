@@ -20,6 +20,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/workflows"
 )
 
 // These tests run on a real dev server: what they check (continue-as-new,
@@ -30,22 +31,8 @@ import (
 // argsHash) alone: the attack of a store or codec that edits the
 // checkpoint between generations.
 type tamperCheckpoint struct {
-	interceptor.WorkerInterceptorBase
 	body     string
 	tampered atomic.Int32
-}
-
-func (t *tamperCheckpoint) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
-	return &tamperInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, root: t}
-}
-
-type tamperInbound struct {
-	interceptor.WorkflowInboundInterceptorBase
-	root *tamperCheckpoint
-}
-
-func (i *tamperInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
-	return i.Next.Init(&tamperOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: i.root})
 }
 
 type tamperOutbound struct {
@@ -74,7 +61,10 @@ func startTamperingWorker(t *testing.T, stack *teststack.Stack, queue string, ta
 	gh, err := activities.NewGitHubClient(stack.GitHubURL, "sandbox-token")
 	require.NoError(t, err)
 	c := stack.Client()
-	w := worker.New(c, queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{tamper}})
+	w := worker.New(c, queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{workflows.WrapOutbound(
+		func(next interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor {
+			return &tamperOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: next}, root: tamper}
+		})}})
 	agentworker.Register(w, agentworker.WithConversationStore(c, &activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()}))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
