@@ -113,7 +113,8 @@ func ConversationDigest(canonical []byte) string {
 }
 
 // NewModelInput carries the conversation inline while it is small, and past
-// InlineConversationBytes a reference the activity resolves through the
+// inlineLimit bytes (RunInput.InlineConversationBytes; negative: no limit) a
+// reference the activity resolves through the
 // conversation query: re-sending the whole conversation on every call would
 // make history grow with the square of the number of calls. It also returns
 // the conversation's size in bytes.
@@ -123,7 +124,7 @@ func NewModelInput(runID string, conversation []Message, tools []ToolSpec, inlin
 		return ModelInput{}, 0, fmt.Errorf("model call: %w", err)
 	}
 	in := ModelInput{Tools: tools}
-	if limit := inlineLimit; limit < 0 || len(canonical) <= limit {
+	if inlineLimit < 0 || len(canonical) <= inlineLimit {
 		in.Conversation = conversation
 		return in, len(canonical), nil
 	}
