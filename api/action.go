@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 )
@@ -65,4 +66,30 @@ func ValidActionID(id string) bool {
 		}
 	}
 	return true
+}
+
+// ActionID is derived from the execution chain and the step: the workflow ID,
+// the first run ID of the chain (continue-as-new keeps it, so a carried action
+// keeps its ID) and the step's sequence. The first run ID makes it unique even
+// when a workflow ID is reused after retention, so that a decision meant for
+// an old run can never match an action of a new one.
+func ActionID(workflowID, firstRunID string, seq int) string {
+	return ActionIDPrefix + sha256Hex([]byte(fmt.Sprintf("%s:%s:%d", workflowID, firstRunID, seq)))[:16]
+}
+
+// LegacyActionID is ActionID before the security batch, kept so that older
+// histories replay: it repeats when a workflow ID is reused.
+func LegacyActionID(workflowID string, seq int) string {
+	return ActionIDPrefix + sha256Hex([]byte(fmt.Sprintf("%s:%d", workflowID, seq)))[:16]
+}
+
+// ArgsHash binds an approval to the exact action: sha256 of the canonical input.
+func ArgsHash(target Target, body string) string {
+	canonical, _ := json.Marshal(struct {
+		Owner      string `json:"owner"`
+		Repo       string `json:"repo"`
+		PullNumber int    `json:"pullNumber"`
+		Body       string `json:"body"`
+	}{target.Owner, target.Repo, target.PullNumber, body})
+	return sha256Hex(canonical)
 }

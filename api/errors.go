@@ -23,6 +23,8 @@ const (
 	// Retried: the run's worker may answer the query correctly on the next
 	// attempt.
 	ErrTypeConversationMismatch = "ConversationMismatch"
+	// ErrTypeRunFailed is the type of the error a failed run ends with.
+	ErrTypeRunFailed = "AgentRunFailed"
 )
 
 // RateLimitDetails travels as the details of an ErrTypeRateLimited error.

@@ -47,3 +47,17 @@ const (
 	LabelCancelled       = "Cancelled"
 	LabelContinuing      = "Continuing in a fresh history"
 )
+
+// ToolLabel is the label of a run while it runs a tool.
+func ToolLabel(tool string) string {
+	switch tool {
+	case ToolGetPullRequest:
+		return LabelReadingPR
+	case ToolListPullRequestFiles:
+		return LabelReadingFiles
+	case ToolCreateIssueComment:
+		return LabelPosting
+	default:
+		return "Running " + tool
+	}
+}

@@ -84,3 +84,16 @@ const (
 	// run without approvers; the model never sees it.
 	ToolCheckRepoPermission = "check_repo_permission"
 )
+
+// The metrics a run counts at its transitions (workflows/metrics.go). The
+// handler carries the SDK's namespace, task_queue and workflow_type tags; it appends
+// _total to counters and _seconds to timers (internal/telemetry).
+const (
+	MetricRunsStarted        = "agentrun_runs_started"
+	MetricRunsEnded          = "agentrun_runs_ended"
+	MetricApprovalsRequested = "agentrun_approvals_requested"
+	MetricApprovalsDecided   = "agentrun_approvals_decided"
+	MetricApprovalsExpired   = "agentrun_approvals_expired"
+	MetricApprovalLatency    = "agentrun_approval_decision_latency"
+	MetricReconciliations    = "agentrun_reconciliations"
+)

@@ -84,13 +84,13 @@ func OperationMarker(operationKey string) string {
 func StaticSummary(in RunInput) string {
 	s := fmt.Sprintf("Review %s#%d for %s", in.Repo, in.PullNumber, in.UserID)
 	if in.Goal != "" {
-		s += ": " + truncateUTF8(in.Goal, 80)
+		s += ": " + TruncateUTF8(in.Goal, 80)
 	}
 	return s
 }
 
-// truncateUTF8 cuts s to at most n bytes without splitting a character.
-func truncateUTF8(s string, n int) string {
+// TruncateUTF8 cuts s to at most n bytes without splitting a character.
+func TruncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -14,7 +14,42 @@ const (
 	// its canonical JSON) a model call carries inline; a larger one travels as
 	// a ConversationRef, which keeps history bytes per model call flat.
 	DefaultInlineConversationBytes = 16 << 10
+	// DefaultToolTimeout bounds one attempt of a GitHub tool.
+	DefaultToolTimeout = 30 * time.Second
 )
+
+// WithDefaults fills what the input leaves zero; a run's conversation is the
+// run itself (runID) unless the input names one.
+func (in RunInput) WithDefaults(runID string) RunInput {
+	if in.ApprovalTimeout <= 0 {
+		in.ApprovalTimeout = DefaultApprovalTimeout
+	}
+	if in.ToolTimeout <= 0 {
+		in.ToolTimeout = DefaultToolTimeout
+	}
+	if in.MaxSteps <= 0 {
+		in.MaxSteps = DefaultMaxSteps
+	}
+	if in.HistoryThreshold <= 0 {
+		in.HistoryThreshold = DefaultHistoryThreshold
+	}
+	if in.InlineConversationBytes == 0 {
+		in.InlineConversationBytes = DefaultInlineConversationBytes
+	}
+	if in.ConversationID == "" {
+		in.ConversationID = runID
+	}
+	return in
+}
+
+// NewRun is the record of a run that starts now on this input.
+func (in RunInput) NewRun(runID string, now time.Time) Run {
+	return Run{
+		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
+		Repo: in.Repo, PullNumber: in.PullNumber, Approvers: in.Approvers,
+		Status: RunRunning, CreatedAt: now, UpdatedAt: now,
+	}
+}
 
 // RunStatus is the status of an AgentRun, and the value of SearchAttrStatus.
 type RunStatus string
@@ -94,11 +129,14 @@ type Run struct {
 	Generation int `json:"generation"`
 }
 
-// Checkpoint is where the loop resumes, and what continue-as-new carries.
+// Checkpoint is where the loop resumes, and what continue-as-new carries: the
+// workflow keeps its state in one, so a field added here is carried without
+// more code. Steps and actions are pointers because the workflow changes
+// them in place; their JSON is that of the values.
 type Checkpoint struct {
-	Run          Run         `json:"run"`
-	Conversation []Message   `json:"conversation"`
-	Steps        []AgentStep `json:"steps"`
+	Run          Run          `json:"run"`
+	Conversation []Message    `json:"conversation"`
+	Steps        []*AgentStep `json:"steps"`
 	// Events holds the most recent events; older ones are dropped to keep the
 	// checkpoint bounded. EventSequence continues unbroken.
 	Events        []Event `json:"events"`
@@ -106,7 +144,7 @@ type Checkpoint struct {
 	StepSequence  int     `json:"stepSequence"`
 	// Actions holds every gated action. A pending approval travels as the
 	// last one, still waiting; restore resumes its wait and its timer.
-	Actions []PendingAction `json:"actions,omitempty"`
+	Actions []*PendingAction `json:"actions,omitempty"`
 	// Label is the label at the moment of the checkpoint.
 	Label string `json:"label"`
 	// OpenToolCalls are the tool calls of the last model decision that have

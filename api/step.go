@@ -39,9 +39,8 @@ const (
 	StepSkipped            StepStatus = "skipped"
 )
 
-// IsTerminal reports whether a step status is final: the workflow's
-// lifecycle table (workflows/lifecycle.go) lets it move nowhere, which a test
-// there holds this list to.
+// IsTerminal reports whether a step status is final: the lifecycle table
+// (lifecycle.go) lets it move nowhere, which a test holds this list to.
 func (s StepStatus) IsTerminal() bool {
 	switch s {
 	case StepSucceeded, StepFailed, StepRejected, StepExpired, StepSkipped:

@@ -3,49 +3,24 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 // maxRequestIDs bounds the requestIds an action remembers.
 const maxRequestIDs = 100
 
-// actionID is derived from the execution chain and the step: the workflow ID,
-// the first run ID of the chain (continue-as-new keeps it, so a carried action
-// keeps its ID) and the step's sequence. The first run ID makes it unique even
-// when a workflow ID is reused after retention, so that a decision meant for
-// an old run can never match an action of a new one.
-func actionID(workflowID, firstRunID string, seq int) string {
-	return "act-" + sha256Hex([]byte(fmt.Sprintf("%s:%s:%d", workflowID, firstRunID, seq)))[:16]
-}
-
-// legacyActionID is actionID before the security batch, kept so that older
-// histories replay: it repeats when a workflow ID is reused.
-func legacyActionID(workflowID string, seq int) string {
-	return "act-" + sha256Hex([]byte(fmt.Sprintf("%s:%d", workflowID, seq)))[:16]
-}
-
-// argsHash binds an approval to the exact action: sha256 of the canonical input.
-func argsHash(target activities.Target, body string) string {
-	canonical, _ := json.Marshal(struct {
-		Owner      string `json:"owner"`
-		Repo       string `json:"repo"`
-		PullNumber int    `json:"pullNumber"`
-		Body       string `json:"body"`
-	}{target.Owner, target.Repo, target.PullNumber, body})
-	return sha256Hex(canonical)
-}
-
 // listenForSignals handles signals as they arrive, whatever the loop is
 // doing, so that a late or duplicate decision is recorded at once.
 func (w *agentRun) listenForSignals(ctx workflow.Context) {
-	w.approvalCh = workflow.GetSignalChannel(ctx, SignalApproval)
-	w.resolveCh = workflow.GetSignalChannel(ctx, SignalResolve)
-	w.refusalCh = workflow.GetSignalChannel(ctx, SignalRefusal)
+	w.approvalCh = workflow.GetSignalChannel(ctx, api.SignalApproval)
+	w.resolveCh = workflow.GetSignalChannel(ctx, api.SignalResolve)
+	w.refusalCh = workflow.GetSignalChannel(ctx, api.SignalRefusal)
 	handleEach(ctx, w.approvalCh, w.onApproval)
 	handleEach(ctx, w.resolveCh, w.onResolve)
 	handleEach(ctx, w.refusalCh, w.onRefusal)
@@ -70,33 +45,33 @@ const maxRefusalFieldBytes = 200
 // onRefusal records a decision the approval server refused, so that the
 // refusal is part of the run itself and survives a restart of that server.
 func (w *agentRun) onRefusal(ctx workflow.Context, raw json.RawMessage) {
-	var sig RefusalSignal
+	var sig api.RefusalSignal
 	if err := json.Unmarshal(raw, &sig); err != nil {
 		w.ignore(ctx, "", "malformed refusal signal: "+err.Error())
 		return
 	}
 	stepID := ""
-	if pa := w.actionByID(sig.ActionID); pa != nil {
+	if pa := w.ActionByID(sig.ActionID); pa != nil {
 		stepID = pa.StepID
 	}
 	w.ignore(ctx, stepID, fmt.Sprintf("refused by the approval server (%s): %s by %s",
-		truncateUTF8(sig.Channel, maxRefusalFieldBytes),
-		truncateUTF8(sig.Reason, maxRefusalFieldBytes),
-		truncateUTF8(sig.Who, maxRefusalFieldBytes)))
+		api.TruncateUTF8(sig.Channel, maxRefusalFieldBytes),
+		api.TruncateUTF8(sig.Reason, maxRefusalFieldBytes),
+		api.TruncateUTF8(sig.Who, maxRefusalFieldBytes)))
 }
 
 func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
-	var sig ApprovalSignal
+	var sig api.ApprovalSignal
 	if err := json.Unmarshal(raw, &sig); err != nil {
 		w.ignore(ctx, "", "malformed approval signal: "+err.Error())
 		return
 	}
-	pa := w.actionByID(sig.ActionID)
+	pa := w.ActionByID(sig.ActionID)
 	if pa == nil {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return
 	}
-	if !rememberRequest(pa, RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)) {
+	if !rememberRequest(pa, api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)) {
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("repeated request %q", sig.RequestID))
 		return
 	}
@@ -112,23 +87,23 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 }
 
 // applyDecision settles a waiting action on a decision the policy allows.
-func (w *agentRun) applyDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) {
+func (w *agentRun) applyDecision(ctx workflow.Context, pa *api.PendingAction, sig api.ApprovalSignal) {
 	who, reason := strings.TrimSpace(sig.Approver), strings.TrimSpace(sig.Reason)
-	if sig.Decision == DecisionApprove {
-		w.setActionState(ctx, pa, ActionApproved, who, reason)
+	if sig.Decision == api.DecisionApprove {
+		w.setActionState(ctx, pa, api.ActionApproved, who, reason)
 	} else {
-		w.setActionState(ctx, pa, ActionRejected, who, reason)
+		w.setActionState(ctx, pa, api.ActionRejected, who, reason)
 	}
 }
 
 // rememberRequest records a request's RequestKey on the action and reports
 // whether it is new. Refused requests are remembered too, so a retry is
 // recognised.
-func rememberRequest(pa *PendingAction, key string) bool {
+func rememberRequest(pa *api.PendingAction, key string) bool {
 	if key == "" {
 		return true
 	}
-	if containsString(pa.RequestKeys, key) {
+	if slices.Contains(pa.RequestKeys, key) {
 		return false
 	}
 	if len(pa.RequestKeys) < maxRequestIDs {
@@ -140,43 +115,34 @@ func rememberRequest(pa *PendingAction, key string) bool {
 // refuseDecision says why a decision cannot apply, or "" when it can. A
 // decision at or past the deadline expires the action here, so that the
 // race with the timer has one outcome, settled in the workflow.
-func (w *agentRun) refuseDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) string {
+func (w *agentRun) refuseDecision(ctx workflow.Context, pa *api.PendingAction, sig api.ApprovalSignal) string {
 	who := strings.TrimSpace(sig.Approver)
 	switch {
-	case sig.Decision != DecisionApprove && sig.Decision != DecisionReject:
+	case sig.Decision != api.DecisionApprove && sig.Decision != api.DecisionReject:
 		return fmt.Sprintf("unknown decision %q from %s", sig.Decision, who)
 	case who == "":
 		return "decision without an approver"
-	case w.hardened && sig.Decision == DecisionReject && strings.TrimSpace(sig.Reason) == "":
+	case w.hardened && sig.Decision == api.DecisionReject && strings.TrimSpace(sig.Reason) == "":
 		// The model and the requester learn only the reason; a bare no
 		// teaches neither, so the approval layer asks for one and so do we.
 		return fmt.Sprintf("reject by %s without a reason; a reject must say why", who)
-	case len(w.record.Approvers) > 0 && !w.isApprover(who):
+	case len(w.Run.Approvers) > 0 && !w.isApprover(who):
 		return fmt.Sprintf("%s is not an allowed approver", who)
-	case pa.State == ActionExpired:
+	case pa.State == api.ActionExpired:
 		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
-	case pa.State != ActionWaiting:
+	case pa.State != api.ActionWaiting:
 		return fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy)
 	case !workflow.Now(ctx).Before(pa.ExpiresAt):
-		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
+		w.setActionState(ctx, pa, api.ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
 		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
 	}
 	return ""
 }
 
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
-
 // isApprover reports whether who is one of the run's approvers, by SameLogin.
 func (w *agentRun) isApprover(who string) bool {
-	for _, v := range w.record.Approvers {
-		if w.hardened && SameLogin(v, who) {
+	for _, v := range w.Run.Approvers {
+		if w.hardened && api.SameLogin(v, who) {
 			return true
 		}
 		// Before the security batch, logins folded Unicode too ("ſam" was
@@ -189,67 +155,58 @@ func (w *agentRun) isApprover(who string) bool {
 }
 
 // requestApproval creates the pending action for a gated step.
-func (w *agentRun) requestApproval(ctx workflow.Context, st *AgentStep, args toolArgs) {
+func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) {
 	now := workflow.Now(ctx)
-	id := legacyActionID(w.record.ID, st.Sequence)
+	id := api.LegacyActionID(w.Run.ID, st.Sequence)
 	if w.hardened {
-		id = actionID(w.record.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence)
+		id = api.ActionID(w.Run.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence)
 	}
-	pa := &PendingAction{
+	pa := &api.PendingAction{
 		ID:          id,
 		StepID:      st.ID,
 		ToolName:    st.ToolName,
 		SafeInput:   st.SafeInput,
 		Preview:     args.Body,
 		Target:      fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber),
-		ArgsHash:    argsHash(w.target, args.Body),
-		State:       ActionWaiting,
-		RequestedBy: w.record.UserID,
-		Approvers:   w.record.Approvers,
+		ArgsHash:    api.ArgsHash(w.target, args.Body),
+		State:       api.ActionWaiting,
+		RequestedBy: w.Run.UserID,
+		Approvers:   w.Run.Approvers,
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 	}
-	w.actions = append(w.actions, pa)
+	w.Actions = append(w.Actions, pa)
 	countApprovalRequested(ctx)
 	if w.hardened {
 		w.upsertActionIDs(ctx)
 	}
-	gate := w.newStep(ctx, StepHumanApproval, st.CallID, st.ToolName, safeJSON(map[string]string{"actionId": pa.ID}))
-	w.setLabel(LabelWaitingApproval)
-	w.setStepStatus(ctx, gate, StepWaitingForApproval, "")
-	w.setStepStatus(ctx, st, StepWaitingForApproval, "")
-	w.emit(ctx, EventActionState, st.ID, string(ActionWaiting), "action "+pa.ID)
-	w.setRunStatus(ctx, RunWaitingForUser, LabelWaitingApproval, "")
+	gate := w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, api.SafeJSON(map[string]string{"actionId": pa.ID}))
+	w.setLabel(api.LabelWaitingApproval)
+	w.setStepStatus(ctx, gate, api.StepWaitingForApproval, "")
+	w.setStepStatus(ctx, st, api.StepWaitingForApproval, "")
+	w.emit(ctx, api.EventActionState, st.ID, string(api.ActionWaiting), "action "+pa.ID)
+	w.setRunStatus(ctx, api.RunWaitingForUser, api.LabelWaitingApproval, "")
 }
 
 // upsertActionIDs publishes every action ID of the run, so that a decision
 // naming only an action ID finds its run in one visibility query.
 func (w *agentRun) upsertActionIDs(ctx workflow.Context) {
-	if err := workflow.UpsertTypedSearchAttributes(ctx, SearchAttrActionIDs.ValueSet(w.actionIDs())); err != nil {
+	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet(w.actionIDs())); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunActionIds failed", "error", err)
 	}
 }
 
 func (w *agentRun) actionIDs() []string {
-	ids := make([]string, len(w.actions))
-	for i, pa := range w.actions {
+	ids := make([]string, len(w.Actions))
+	for i, pa := range w.Actions {
 		ids[i] = pa.ID
 	}
 	return ids
 }
 
-func (w *runState) actionForStep(stepID string) *PendingAction {
-	for i := len(w.actions) - 1; i >= 0; i-- {
-		if w.actions[i].StepID == stepID {
-			return w.actions[i]
-		}
-	}
-	return nil
-}
-
-func (w *agentRun) gateStepFor(st *AgentStep) *AgentStep {
-	for _, g := range w.steps {
-		if g.Type == StepHumanApproval && g.CallID == st.CallID && g.Sequence > st.Sequence && !g.Status.IsTerminal() {
+func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {
+	for _, g := range w.Steps {
+		if g.Type == api.StepHumanApproval && g.CallID == st.CallID && g.Sequence > st.Sequence && !g.Status.IsTerminal() {
 			return g
 		}
 	}
@@ -260,13 +217,13 @@ func (w *agentRun) gateStepFor(st *AgentStep) *AgentStep {
 // or the run should continue as new, checking queued decisions (see
 // policy.go) as they come. Queued decisions go before a continue-as-new, and
 // the timer before them.
-func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *PendingAction, timer workflow.Future) error {
+func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *api.PendingAction, timer workflow.Future) error {
 	for {
-		w.setDetails(ctx, w.waitingDetails(ctx, pa))
+		workflow.SetCurrentDetails(ctx, w.WaitingDetails(pa, workflow.Now(ctx)))
 		err := workflow.Await(ctx, func() bool {
-			return pa.State != ActionWaiting || timer.IsReady() || len(w.queued) > 0 || w.continueAsNewDue(ctx)
+			return pa.State != api.ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) > 0 || w.continueAsNewDue(ctx)
 		})
-		if err != nil || pa.State != ActionWaiting || timer.IsReady() || len(w.queued) == 0 {
+		if err != nil || pa.State != api.ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) == 0 {
 			return err
 		}
 		if err := w.checkNextDecision(ctx, timer); err != nil {
@@ -278,12 +235,12 @@ func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *PendingAction
 // awaitDecision waits for the approval signal or the expiry timer and applies
 // the outcome to the steps. It returns the tool result for a rejection or an
 // expiry, and "" when approved.
-func (w *agentRun) awaitDecision(ctx workflow.Context, st *AgentStep) (string, error) {
-	pa := w.actionForStep(st.ID)
-	if remaining := pa.ExpiresAt.Sub(workflow.Now(ctx)); pa.State == ActionWaiting && remaining > 0 {
+func (w *agentRun) awaitDecision(ctx workflow.Context, st *api.AgentStep) (string, error) {
+	pa := w.ActionForStep(st.ID)
+	if remaining := pa.ExpiresAt.Sub(workflow.Now(ctx)); pa.State == api.ActionWaiting && remaining > 0 {
 		timerCtx, cancelTimer := workflow.WithCancel(ctx)
 		timer := workflow.NewTimerWithOptions(timerCtx, remaining, workflow.TimerOptions{
-			Summary: fmt.Sprintf("Approval of %s on %s expires (%s)", pa.ID, pa.Target, humanDuration(remaining)),
+			Summary: fmt.Sprintf("Approval of %s on %s expires (%s)", pa.ID, pa.Target, api.HumanDuration(remaining)),
 		})
 		err := w.awaitDecisionOrExpiry(ctx, pa, timer)
 		// A worker settles a cancelled timer at once, so whether it fired
@@ -297,41 +254,41 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *AgentStep) (string, e
 		if err != nil {
 			return "", err
 		}
-		if pa.State == ActionWaiting && !fired {
+		if pa.State == api.ActionWaiting && !fired {
 			return "", errContinueAsNew
 		}
 	}
-	if pa.State == ActionWaiting {
-		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
+	if pa.State == api.ActionWaiting {
+		w.setActionState(ctx, pa, api.ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
 	}
 	w.dropQueuedDecisions(ctx, "")
 	gate := w.gateStepFor(st)
 	if gate == nil {
-		gate = w.newStep(ctx, StepHumanApproval, st.CallID, st.ToolName, safeJSON(map[string]string{"actionId": pa.ID}))
-		w.setStepStatus(ctx, gate, StepWaitingForApproval, "")
+		gate = w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, api.SafeJSON(map[string]string{"actionId": pa.ID}))
+		w.setStepStatus(ctx, gate, api.StepWaitingForApproval, "")
 	}
 	switch pa.State {
-	case ActionApproved:
-		w.setLabel(LabelPosting)
-		w.setStepStatus(ctx, gate, StepSucceeded, "approved by "+pa.DecidedBy)
-		w.setStepStatus(ctx, st, StepRunning, "approved by "+pa.DecidedBy)
-		w.setRunStatus(ctx, RunRunning, LabelPosting, "approved by "+pa.DecidedBy)
+	case api.ActionApproved:
+		w.setLabel(api.LabelPosting)
+		w.setStepStatus(ctx, gate, api.StepSucceeded, "approved by "+pa.DecidedBy)
+		w.setStepStatus(ctx, st, api.StepRunning, "approved by "+pa.DecidedBy)
+		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, "approved by "+pa.DecidedBy)
 		return "", nil
-	case ActionRejected:
+	case api.ActionRejected:
 		reason := pa.Reason
 		if reason == "" {
 			reason = "no reason given"
 		}
-		w.setLabel(LabelRejected)
-		w.setStepStatus(ctx, gate, StepRejected, "rejected by "+pa.DecidedBy)
-		w.setStepStatus(ctx, st, StepRejected, "rejected by "+pa.DecidedBy)
-		w.setRunStatus(ctx, RunRunning, LabelRejected, "")
+		w.setLabel(api.LabelRejected)
+		w.setStepStatus(ctx, gate, api.StepRejected, "rejected by "+pa.DecidedBy)
+		w.setStepStatus(ctx, st, api.StepRejected, "rejected by "+pa.DecidedBy)
+		w.setRunStatus(ctx, api.RunRunning, api.LabelRejected, "")
 		return fmt.Sprintf("rejected by %s: %s", pa.DecidedBy, reason), nil
 	default:
-		w.setLabel(LabelExpired)
-		w.setStepStatus(ctx, gate, StepExpired, pa.Reason)
-		w.setStepStatus(ctx, st, StepExpired, pa.Reason)
-		w.setRunStatus(ctx, RunRunning, LabelExpired, "")
+		w.setLabel(api.LabelExpired)
+		w.setStepStatus(ctx, gate, api.StepExpired, pa.Reason)
+		w.setStepStatus(ctx, st, api.StepExpired, pa.Reason)
+		w.setRunStatus(ctx, api.RunRunning, api.LabelExpired, "")
 		return "expired: " + pa.Reason + "; nothing was posted", nil
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestApprovedReviewPostsExactlyOneComment(t *testing.T) {
@@ -19,34 +20,34 @@ func TestApprovedReviewPostsExactlyOneComment(t *testing.T) {
 	h.whenWaiting(time.Minute, func(id string) {
 		snap := h.snapshot()
 		preview = snap.PendingAction.Preview
-		require.Equal(t, ActionWaiting, snap.PendingAction.State)
+		require.Equal(t, api.ActionWaiting, snap.PendingAction.State)
 		require.Equal(t, "acme/widgets#1", snap.PendingAction.Target)
-		require.Equal(t, LabelWaitingApproval, snap.Label)
-		require.Equal(t, StepWaitingForApproval, h.commentStep(snap).Status)
+		require.Equal(t, api.LabelWaitingApproval, snap.Label)
+		require.Equal(t, api.StepWaitingForApproval, h.commentStep(snap).Status)
 		require.Equal(t, 0, h.markedComments(), "nothing may be posted before approval")
-		h.decide(id, DecisionApprove, "alice", "")
+		h.decide(id, api.DecisionApprove, "alice", "")
 	})
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
-	var res RunResult
+	var res api.RunResult
 	require.NoError(t, h.env.GetWorkflowResult(&res))
-	require.Equal(t, RunCompleted, res.Status)
+	require.Equal(t, api.RunCompleted, res.Status)
 
 	comments := h.sandbox.Comments("acme", "widgets", 1)
 	require.Len(t, comments, 1)
 	require.True(t, strings.HasPrefix(comments[0].Body, preview), "the posted body is the approved preview")
-	require.Contains(t, comments[0].Body, activities.OperationMarker(testRunID+":5"))
+	require.Contains(t, comments[0].Body, api.OperationMarker(testRunID+":5"))
 	require.Contains(t, preview, "TODO", "the offline reviewer reports the fixture's TODO")
 
 	snap := h.snapshot()
-	require.Equal(t, RunCompleted, snap.Run.Status)
-	require.Equal(t, LabelDone, snap.Label)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	require.Equal(t, api.LabelDone, snap.Label)
 	st := h.commentStep(snap)
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, testRunID+":5", st.OperationKey)
 	require.NotEmpty(t, st.ExternalResourceID)
-	require.Equal(t, ActionApproved, snap.PendingAction.State)
+	require.Equal(t, api.ActionApproved, snap.PendingAction.State)
 	require.Equal(t, "alice", snap.PendingAction.DecidedBy)
 	require.Equal(t, snap.Run.LastCommittedSequence, h.events()[len(h.events())-1].Sequence)
 	requireLegalHistory(t, h.events())
@@ -54,15 +55,15 @@ func TestApprovedReviewPostsExactlyOneComment(t *testing.T) {
 
 func TestRejectedReviewPostsNothingAndTellsTheModel(t *testing.T) {
 	h := newHarness(t)
-	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionReject, "bob", "too harsh") })
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionReject, "bob", "too harsh") })
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, RunCompleted, snap.Run.Status)
-	require.Equal(t, StepRejected, h.commentStep(snap).Status)
-	require.Equal(t, ActionRejected, snap.PendingAction.State)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	require.Equal(t, api.StepRejected, h.commentStep(snap).Status)
+	require.Equal(t, api.ActionRejected, snap.PendingAction.State)
 	require.Contains(t, snap.Run.Result, "rejected by bob: too harsh")
 	requireLegalHistory(t, h.events())
 }
@@ -76,9 +77,9 @@ func TestUnansweredApprovalExpiresAndPostsNothing(t *testing.T) {
 
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, ActionExpired, snap.PendingAction.State)
-	require.Equal(t, StepExpired, h.commentStep(snap).Status)
-	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
+	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.Contains(t, snap.Run.Result, "expired")
 	requireLegalHistory(t, h.events())
 }
@@ -87,15 +88,15 @@ func TestFiveDuplicateApprovalsPostOneComment(t *testing.T) {
 	h := newHarness(t)
 	h.whenWaiting(time.Minute, func(id string) {
 		for i := 0; i < 5; i++ {
-			h.decide(id, DecisionApprove, "alice", "")
+			h.decide(id, api.DecisionApprove, "alice", "")
 		}
 	})
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
 	require.Equal(t, 1, h.markedComments())
-	dups := eventsWith(h.events(), func(e Event) bool {
-		return e.Type == EventSignalIgnored && strings.Contains(e.Detail, "duplicate")
+	dups := eventsWith(h.events(), func(e api.Event) bool {
+		return e.Type == api.EventSignalIgnored && strings.Contains(e.Detail, "duplicate")
 	})
 	require.Len(t, dups, 4)
 }
@@ -103,16 +104,16 @@ func TestFiveDuplicateApprovalsPostOneComment(t *testing.T) {
 func TestApprovalForWrongActionIsIgnored(t *testing.T) {
 	h := newHarness(t)
 	h.whenWaiting(time.Minute, func(id string) {
-		h.decide("act-does-not-exist", DecisionApprove, "alice", "")
+		h.decide("act-does-not-exist", api.DecisionApprove, "alice", "")
 	})
 	h.whenWaiting(2*time.Minute, func(id string) {
 		snap := h.snapshot()
-		require.Equal(t, ActionWaiting, snap.PendingAction.State, "a wrong action ID changes nothing")
-		h.decide(id, DecisionApprove, "alice", "")
+		require.Equal(t, api.ActionWaiting, snap.PendingAction.State, "a wrong action ID changes nothing")
+		h.decide(id, api.DecisionApprove, "alice", "")
 	})
 	h.run(demoInput())
 	require.Equal(t, 1, h.markedComments())
-	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 1)
 	require.Contains(t, ignored[0].Detail, "unknown action")
 }
@@ -122,18 +123,18 @@ func TestApprovalByUnlistedApproverIsIgnored(t *testing.T) {
 	in := demoInput()
 	in.Approvers = []string{"alice"}
 	h.whenWaiting(time.Minute, func(id string) {
-		h.decide(id, DecisionApprove, "mallory", "")
+		h.decide(id, api.DecisionApprove, "mallory", "")
 		h.decide(id, "maybe", "alice", "")
 	})
 	h.whenWaiting(2*time.Minute, func(id string) {
-		require.Equal(t, ActionWaiting, h.snapshot().PendingAction.State)
-		h.decide(id, DecisionApprove, "Alice", "")
+		require.Equal(t, api.ActionWaiting, h.snapshot().PendingAction.State)
+		h.decide(id, api.DecisionApprove, "Alice", "")
 	})
 	h.run(in)
 	require.Equal(t, 1, h.markedComments())
 	snap := h.snapshot()
 	require.Equal(t, "Alice", snap.PendingAction.DecidedBy)
-	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 2)
 	require.Contains(t, ignored[0].Detail, "mallory is not an allowed approver")
 	require.Contains(t, ignored[1].Detail, `unknown decision "maybe"`)
@@ -145,7 +146,7 @@ func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
 	// open (in its last model call) when the late approval arrives.
 	reviewer := activities.NewOfflineReviewer()
 	h.env.OnActivity(acts.ModelNext, mock.Anything, mock.Anything).
-		Return(func(ctx context.Context, in activities.ModelInput) (activities.Decision, error) {
+		Return(func(ctx context.Context, in api.ModelInput) (api.ModelDecision, error) {
 			return reviewer.Next(ctx, in.Conversation, in.Tools)
 		}).After(time.Hour)
 	in := demoInput()
@@ -154,19 +155,19 @@ func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
 	h.whenWaiting(2*time.Hour+30*time.Minute, func(id string) { actionID = id })
 	h.env.RegisterDelayedCallback(func() {
 		snap := h.snapshot()
-		require.Equal(t, ActionExpired, snap.PendingAction.State)
-		require.Equal(t, RunRunning, snap.Run.Status)
-		h.decide(actionID, DecisionApprove, "alice", "")
+		require.Equal(t, api.ActionExpired, snap.PendingAction.State)
+		require.Equal(t, api.RunRunning, snap.Run.Status)
+		h.decide(actionID, api.DecisionApprove, "alice", "")
 	}, 4*time.Hour+30*time.Minute)
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
 
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, ActionExpired, snap.PendingAction.State)
-	require.Equal(t, StepExpired, h.commentStep(snap).Status)
-	late := eventsWith(h.events(), func(e Event) bool {
-		return e.Type == EventSignalIgnored && strings.Contains(e.Detail, "after the action expired")
+	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
+	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
+	late := eventsWith(h.events(), func(e api.Event) bool {
+		return e.Type == api.EventSignalIgnored && strings.Contains(e.Detail, "after the action expired")
 	})
 	require.Len(t, late, 1)
 }
@@ -176,22 +177,22 @@ func TestRefusalFromTheApprovalServerIsRecordedAndTheActionStaysOpen(t *testing.
 	var stepID string
 	h.whenWaiting(time.Minute, func(id string) {
 		stepID = h.snapshot().PendingAction.StepID
-		h.env.SignalWorkflow(SignalRefusal, RefusalSignal{
+		h.env.SignalWorkflow(api.SignalRefusal, api.RefusalSignal{
 			ActionID: id, Who: "mallory", Channel: "GitHub comment",
 			Reason: "mallory has read permission on acme/widgets; approving needs write",
 		})
 	})
 	h.whenWaiting(2*time.Minute, func(id string) {
-		require.Equal(t, ActionWaiting, h.snapshot().PendingAction.State, "a refusal changes nothing")
+		require.Equal(t, api.ActionWaiting, h.snapshot().PendingAction.State, "a refusal changes nothing")
 		require.Equal(t, 0, h.markedComments())
-		h.decide(id, DecisionApprove, "bob", "")
+		h.decide(id, api.DecisionApprove, "bob", "")
 	})
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
 	require.Equal(t, 1, h.markedComments())
 	require.Equal(t, "bob", h.snapshot().PendingAction.DecidedBy)
-	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 1)
 	require.Equal(t, stepID, ignored[0].StepID)
 	require.Equal(t, "refused by the approval server (GitHub comment): "+
@@ -202,14 +203,14 @@ func TestRefusalFromTheApprovalServerIsRecordedAndTheActionStaysOpen(t *testing.
 func TestRefusalWithOversizedFieldsIsRecordedBounded(t *testing.T) {
 	h := newHarness(t)
 	h.whenWaiting(time.Minute, func(id string) {
-		h.env.SignalWorkflow(SignalRefusal, RefusalSignal{
+		h.env.SignalWorkflow(api.SignalRefusal, api.RefusalSignal{
 			ActionID: "act-unknown", Who: strings.Repeat("m", 5000), Channel: "signed API", Reason: strings.Repeat("é", 5000),
 		})
-		h.decide(id, DecisionApprove, "alice", "")
+		h.decide(id, api.DecisionApprove, "alice", "")
 	})
 	h.run(demoInput())
 
-	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 1)
 	require.Empty(t, ignored[0].StepID, "a refusal for an action the run does not have belongs to no step")
 	require.LessOrEqual(t, len(ignored[0].Detail), 3*maxRefusalFieldBytes+100)
@@ -223,7 +224,7 @@ func TestRepeatedRequestIsIgnoredButAnotherPersonsRequestIDCannotBeBurned(t *tes
 	in.Approvers = []string{"alice"}
 	h.whenWaiting(time.Minute, func(id string) {
 		send := func(approver, requestID string) {
-			h.env.SignalWorkflow(SignalApproval, ApprovalSignal{ActionID: id, Decision: DecisionApprove, Approver: approver, RequestID: requestID, Channel: "signed API"})
+			h.env.SignalWorkflow(api.SignalApproval, api.ApprovalSignal{ActionID: id, Decision: api.DecisionApprove, Approver: approver, RequestID: requestID, Channel: "signed API"})
 		}
 		send("mallory", "r1")
 		send("mallory", "r1")
@@ -235,8 +236,8 @@ func TestRepeatedRequestIsIgnoredButAnotherPersonsRequestIDCannotBeBurned(t *tes
 	require.Equal(t, 1, h.markedComments(), "mallory's refused r1 did not burn alice's r1")
 	snap := h.snapshot()
 	require.Equal(t, "alice", snap.PendingAction.DecidedBy, "the approver is recorded trimmed")
-	require.Equal(t, []string{RequestKey("signed API", "mallory", "r1"), RequestKey("signed API", "alice", "r1")}, snap.PendingAction.RequestKeys)
-	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.Equal(t, []string{api.RequestKey("signed API", "mallory", "r1"), api.RequestKey("signed API", "alice", "r1")}, snap.PendingAction.RequestKeys)
+	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 2)
 	require.Contains(t, ignored[0].Detail, "mallory is not an allowed approver")
 	require.Equal(t, `repeated request "r1"`, ignored[1].Detail)

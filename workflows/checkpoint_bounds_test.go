@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // TestCheckpointCompactsOnlyFinishedStepsOlderThanTheNewest200 pins what a
@@ -16,11 +18,11 @@ func TestCheckpointCompactsOnlyFinishedStepsOlderThanTheNewest200(t *testing.T) 
 	w := &agentRun{}
 	total := compactAfterSteps + 3
 	for i := 0; i < total; i++ {
-		st := &AgentStep{ID: fmt.Sprintf("step-%d", i+1), Sequence: i + 1, Type: StepToolCall, Status: StepSucceeded,
+		st := &api.AgentStep{ID: fmt.Sprintf("step-%d", i+1), Sequence: i + 1, Type: api.StepToolCall, Status: api.StepSucceeded,
 			SafeInput: json.RawMessage(`{"in":1}`), SafeOutput: json.RawMessage(`{"out":1}`)}
-		w.steps = append(w.steps, st)
+		w.Steps = append(w.Steps, st)
 	}
-	w.steps[1].Status = StepOutcomeUnknown
+	w.Steps[1].Status = api.StepOutcomeUnknown
 
 	cp := w.checkpoint()
 
@@ -32,7 +34,7 @@ func TestCheckpointCompactsOnlyFinishedStepsOlderThanTheNewest200(t *testing.T) 
 	require.NotNil(t, cp.Steps[3].SafeInput, "the oldest of the newest 200 keeps its input")
 	require.NotNil(t, cp.Steps[3].SafeOutput)
 	require.NotNil(t, cp.Steps[total-1].SafeOutput)
-	require.NotNil(t, w.steps[0].SafeInput, "compaction copies; the live step is untouched")
+	require.NotNil(t, w.Steps[0].SafeInput, "compaction copies; the live step is untouched")
 }
 
 // TestCheckpointCarriesExactlyTheNewest1000Events: the events a checkpoint
@@ -41,7 +43,7 @@ func TestCheckpointCarriesExactlyTheNewest1000Events(t *testing.T) {
 	for _, n := range []int{maxRetainedEvents, maxRetainedEvents + 1} {
 		w := &agentRun{}
 		for i := 1; i <= n; i++ {
-			w.events = append(w.events, Event{Sequence: int64(i)})
+			w.Events = append(w.Events, api.Event{Sequence: int64(i)})
 		}
 
 		cp := w.checkpoint()
@@ -55,7 +57,7 @@ func TestCheckpointCarriesExactlyTheNewest1000Events(t *testing.T) {
 // TestAnActionRemembersAtMost100RequestKeys: the requestIds an action
 // remembers are bounded; a repeat of a remembered one is still recognised.
 func TestAnActionRemembersAtMost100RequestKeys(t *testing.T) {
-	pa := &PendingAction{}
+	pa := &api.PendingAction{}
 	for i := 0; i < maxRequestIDs+1; i++ {
 		require.True(t, rememberRequest(pa, fmt.Sprintf("key-%d", i)))
 	}

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -35,9 +36,9 @@ func TestContinueAsNewKeepsQueriesAndSequencesUnbroken(t *testing.T) {
 		h.env.SetCurrentHistoryLength(1000)
 		h.env.RegisterDelayedCallback(func() {
 			snap := h.snapshot()
-			if snap.Run.Status == RunWaitingForUser {
+			if snap.Run.Status == api.RunWaitingForUser {
 				sawWaiting = true
-				h.decide(snap.PendingAction.ID, DecisionApprove, "alice", "")
+				h.decide(snap.PendingAction.ID, api.DecisionApprove, "alice", "")
 			}
 		}, time.Minute)
 		h.run(in)
@@ -48,28 +49,28 @@ func TestContinueAsNewKeepsQueriesAndSequencesUnbroken(t *testing.T) {
 			require.NoError(t, err)
 			break
 		}
-		var next RunInput
+		var next api.RunInput
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
 		require.NotNil(t, next.Checkpoint)
 		require.Equal(t, h.snapshot().Run.LastCommittedSequence, next.Checkpoint.EventSequence)
-		if h.snapshot().Run.Status == RunWaitingForUser {
+		if h.snapshot().Run.Status == api.RunWaitingForUser {
 			acts := next.Checkpoint.Actions
 			require.NotEmpty(t, acts, "a generation that waits carries its pending approval")
-			require.Equal(t, ActionWaiting, acts[len(acts)-1].State)
+			require.Equal(t, api.ActionWaiting, acts[len(acts)-1].State)
 		}
 		in = next
 	}
 	require.True(t, sawWaiting)
 	snap := last.snapshot()
-	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.GreaterOrEqual(t, snap.Run.Generation, 2, "the small threshold forces several generations")
 	require.Equal(t, snap.Run.Generation, generations)
 	events := last.events()
 	require.Equal(t, int64(1), events[0].Sequence, "the first generation's events are still served")
 	requireLegalHistory(t, events)
-	cans := eventsWith(events, func(e Event) bool { return e.Type == EventContinuedAsNew })
+	cans := eventsWith(events, func(e api.Event) bool { return e.Type == api.EventContinuedAsNew })
 	require.Len(t, cans, generations)
-	require.NotEmpty(t, eventsWith(cans, func(e Event) bool { return e.Status == string(RunWaitingForUser) }),
+	require.NotEmpty(t, eventsWith(cans, func(e api.Event) bool { return e.Status == string(api.RunWaitingForUser) }),
 		"one generation continued as new while waiting for approval, carrying the pending action")
 	for i, st := range snap.Steps {
 		require.Equal(t, i+1, st.Sequence, "step sequences continue across generations")

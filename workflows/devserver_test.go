@@ -17,6 +17,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/workflows"
@@ -30,22 +31,8 @@ import (
 // argsHash) alone: the attack of a store or codec that edits the
 // checkpoint between generations.
 type tamperCheckpoint struct {
-	interceptor.WorkerInterceptorBase
 	body     string
 	tampered atomic.Int32
-}
-
-func (t *tamperCheckpoint) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
-	return &tamperInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, root: t}
-}
-
-type tamperInbound struct {
-	interceptor.WorkflowInboundInterceptorBase
-	root *tamperCheckpoint
-}
-
-func (i *tamperInbound) Init(outbound interceptor.WorkflowOutboundInterceptor) error {
-	return i.Next.Init(&tamperOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: outbound}, root: i.root})
 }
 
 type tamperOutbound struct {
@@ -56,9 +43,9 @@ type tamperOutbound struct {
 func (o *tamperOutbound) NewContinueAsNewError(ctx workflow.Context, wfn interface{}, args ...interface{}) error {
 	// Only once the action is asked for: before that, the person would be
 	// shown (and approve) the tampered body itself.
-	if in, ok := args[0].(workflows.RunInput); ok && in.Checkpoint != nil && len(in.Checkpoint.Actions) > 0 {
+	if in, ok := args[0].(api.RunInput); ok && in.Checkpoint != nil && len(in.Checkpoint.Actions) > 0 {
 		for i, call := range in.Checkpoint.OpenToolCalls {
-			if call.Name == activities.ToolCreateIssueComment {
+			if call.Name == api.ToolCreateIssueComment {
 				forged, _ := json.Marshal(map[string]string{"body": o.root.body})
 				in.Checkpoint.OpenToolCalls[i].Arguments = forged
 				o.root.tampered.Add(1)
@@ -74,15 +61,18 @@ func startTamperingWorker(t *testing.T, stack *teststack.Stack, queue string, ta
 	gh, err := activities.NewGitHubClient(stack.GitHubURL, "sandbox-token")
 	require.NoError(t, err)
 	c := stack.Client()
-	w := worker.New(c, queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{tamper}})
+	w := worker.New(c, queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{workflows.WrapOutbound(
+		func(next interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor {
+			return &tamperOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: next}, root: tamper}
+		})}})
 	agentworker.Register(w, agentworker.WithConversationStore(c, &activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()}))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 }
 
-func querySnapshot(c client.Client, id string) (workflows.RunSnapshot, error) {
-	var snap workflows.RunSnapshot
-	v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryRun)
+func querySnapshot(c client.Client, id string) (api.RunSnapshot, error) {
+	var snap api.RunSnapshot
+	v, err := c.QueryWorkflow(context.Background(), id, "", api.QueryRun)
 	if err == nil {
 		err = v.Get(&snap)
 	}
@@ -104,13 +94,13 @@ func TestArgumentsChangedUnderAWaitingApprovalAcrossContinueAsNewPostNothing(t *
 	id := "tamper-" + fmt.Sprint(time.Now().UnixNano())
 	// Every generation continues as new after one recorded step, so the one
 	// that asks for approval continues as new while it waits.
-	in := workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second, HistoryThreshold: 1}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, workflows.WorkflowName, in)
+	in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second, HistoryThreshold: 1}
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, api.WorkflowName, in)
 	require.NoError(t, err)
 	var actionID string
 	ok := assert.Eventually(t, func() bool {
 		snap, err := querySnapshot(c, id)
-		if err != nil || snap.Run.Status != workflows.RunWaitingForUser || tamper.tampered.Load() == 0 {
+		if err != nil || snap.Run.Status != api.RunWaitingForUser || tamper.tampered.Load() == 0 {
 			return false
 		}
 		actionID = snap.PendingAction.ID
@@ -120,35 +110,35 @@ func TestArgumentsChangedUnderAWaitingApprovalAcrossContinueAsNewPostNothing(t *
 		logEvents(t, c, id)
 		t.FailNow()
 	}
-	require.NoError(t, c.SignalWorkflow(ctx, id, "", workflows.SignalApproval, workflows.ApprovalSignal{
-		ActionID: actionID, Decision: workflows.DecisionApprove, Approver: "alice", RequestID: "r1", Channel: "test",
+	require.NoError(t, c.SignalWorkflow(ctx, id, "", api.SignalApproval, api.ApprovalSignal{
+		ActionID: actionID, Decision: api.DecisionApprove, Approver: "alice", RequestID: "r1", Channel: "test",
 	}))
-	var res workflows.RunResult
+	var res api.RunResult
 	require.NoError(t, run.Get(ctx, &res))
 
 	require.Empty(t, stack.Sandbox().Comments("acme", "widgets", 1), "nothing may be posted but the approved body")
-	require.Equal(t, workflows.RunCompleted, res.Status)
+	require.Equal(t, api.RunCompleted, res.Status)
 	require.Contains(t, res.Answer, "not posted")
 	snap, err := querySnapshot(c, id)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, snap.Run.Generation, 2)
-	var step *workflows.AgentStep
+	var step *api.AgentStep
 	for i, st := range snap.Steps {
-		if st.Type == workflows.StepToolCall && st.ToolName == activities.ToolCreateIssueComment {
+		if st.Type == api.StepToolCall && st.ToolName == api.ToolCreateIssueComment {
 			step = &snap.Steps[i]
 		}
 	}
 	require.NotNil(t, step)
-	require.Equal(t, workflows.StepFailed, step.Status)
+	require.Equal(t, api.StepFailed, step.Status)
 	require.Equal(t, "refused: the action to run is not the one approved", step.Error)
-	require.Equal(t, workflows.ActionApproved, snap.PendingAction.State, "the approval stood; the action under it changed")
+	require.Equal(t, api.ActionApproved, snap.PendingAction.State, "the approval stood; the action under it changed")
 }
 
 // logEvents shows a run's events, to say why it did not get where a test
 // waited for it.
 func logEvents(t *testing.T, c client.Client, id string) {
-	v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryEvents, int64(0))
-	var evs []workflows.Event
+	v, err := c.QueryWorkflow(context.Background(), id, "", api.QueryEvents, int64(0))
+	var evs []api.Event
 	if err == nil {
 		err = v.Get(&evs)
 	}
@@ -169,14 +159,14 @@ func TestReusedWorkflowIDGetsNewActionIDsFoundByTheSearchAttribute(t *testing.T)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	id := "reuse-" + fmt.Sprint(time.Now().UnixNano())
-	in := workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
+	in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
 
 	waitingAction := func() (runID, actionID string) {
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: stack.TaskQueue}, workflows.WorkflowName, in)
+		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: stack.TaskQueue}, api.WorkflowName, in)
 		require.NoError(t, err)
 		require.Eventually(t, func() bool {
 			snap, err := querySnapshot(c, id)
-			if err != nil || snap.Run.Status != workflows.RunWaitingForUser {
+			if err != nil || snap.Run.Status != api.RunWaitingForUser {
 				return false
 			}
 			actionID = snap.PendingAction.ID

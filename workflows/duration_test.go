@@ -6,25 +6,27 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestRunInputDurationsReadAsWritten(t *testing.T) {
-	in := RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "alice", ApprovalTimeout: 24 * time.Hour, ToolTimeout: 5 * time.Second}
+	in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "alice", ApprovalTimeout: 24 * time.Hour, ToolTimeout: 5 * time.Second}
 	b, err := json.Marshal(in)
 	require.NoError(t, err)
 	require.JSONEq(t, `{"repo":"acme/widgets","pullNumber":1,"userId":"alice","approvalTimeout":"24h0m0s","toolTimeout":"5s"}`, string(b))
-	var back RunInput
+	var back api.RunInput
 	require.NoError(t, json.Unmarshal(b, &back))
 	require.Equal(t, in, back)
 
-	zero, err := json.Marshal(RunInput{Repo: "acme/widgets"})
+	zero, err := json.Marshal(api.RunInput{Repo: "acme/widgets"})
 	require.NoError(t, err)
 	require.NotContains(t, string(zero), "Timeout", "an unset duration stays out of the input")
 }
 
 // Histories and clients from before carry durations as nanoseconds.
 func TestRunInputTakesDurationsInNanoseconds(t *testing.T) {
-	var in RunInput
+	var in api.RunInput
 	require.NoError(t, json.Unmarshal([]byte(`{"repo":"acme/widgets","approvalTimeout":7200000000000,"toolTimeout":"1m30s"}`), &in))
 	require.Equal(t, 2*time.Hour, in.ApprovalTimeout)
 	require.Equal(t, 90*time.Second, in.ToolTimeout)

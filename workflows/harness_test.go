@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -37,46 +38,46 @@ func newHarnessWith(t *testing.T, sandbox *ghsandbox.Server) *harness {
 	t.Cleanup(srv.Close)
 	gh, err := activities.NewGitHubClient(srv.URL, "")
 	require.NoError(t, err)
-	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()})
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
 	return &harness{t: t, env: env, sandbox: sandbox}
 }
 
-func demoInput() RunInput {
+func demoInput() api.RunInput {
 	// The testsuite's activities cannot query the run, so the conversation
 	// always travels inline here; references are tested on a dev server.
-	return RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second, InlineConversationBytes: -1}
+	return api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second, InlineConversationBytes: -1}
 }
 
-func (h *harness) run(in RunInput) {
+func (h *harness) run(in api.RunInput) {
 	h.env.ExecuteWorkflow(AgentRun, in)
 	require.True(h.t, h.env.IsWorkflowCompleted())
 }
 
-func (h *harness) snapshot() RunSnapshot {
+func (h *harness) snapshot() api.RunSnapshot {
 	h.t.Helper()
-	v, err := h.env.QueryWorkflow(QueryRun)
+	v, err := h.env.QueryWorkflow(api.QueryRun)
 	require.NoError(h.t, err)
-	var snap RunSnapshot
+	var snap api.RunSnapshot
 	require.NoError(h.t, v.Get(&snap))
 	return snap
 }
 
-func (h *harness) conversation(length int) []activities.Message {
+func (h *harness) conversation(length int) []api.Message {
 	h.t.Helper()
-	v, err := h.env.QueryWorkflow(QueryConversation, length)
+	v, err := h.env.QueryWorkflow(api.QueryConversation, length)
 	require.NoError(h.t, err)
-	var messages []activities.Message
+	var messages []api.Message
 	require.NoError(h.t, v.Get(&messages))
 	return messages
 }
 
-func (h *harness) events() []Event {
+func (h *harness) events() []api.Event {
 	h.t.Helper()
-	v, err := h.env.QueryWorkflow(QueryEvents, int64(0))
+	v, err := h.env.QueryWorkflow(api.QueryEvents, int64(0))
 	require.NoError(h.t, err)
-	var evs []Event
+	var evs []api.Event
 	require.NoError(h.t, v.Get(&evs))
 	return evs
 }
@@ -85,14 +86,14 @@ func (h *harness) events() []Event {
 func (h *harness) whenWaiting(after time.Duration, fn func(actionID string)) {
 	h.env.RegisterDelayedCallback(func() {
 		snap := h.snapshot()
-		require.Equal(h.t, RunWaitingForUser, snap.Run.Status, "label %q", snap.Label)
+		require.Equal(h.t, api.RunWaitingForUser, snap.Run.Status, "label %q", snap.Label)
 		require.NotNil(h.t, snap.PendingAction)
 		fn(snap.PendingAction.ID)
 	}, after)
 }
 
 func (h *harness) decide(actionID, decision, approver, reason string) {
-	h.env.SignalWorkflow(SignalApproval, ApprovalSignal{
+	h.env.SignalWorkflow(api.SignalApproval, api.ApprovalSignal{
 		ActionID: actionID, Decision: decision, Approver: approver, Reason: reason,
 	})
 }
@@ -108,47 +109,47 @@ func (h *harness) markedComments() int {
 	return n
 }
 
-func (h *harness) commentStep(snap RunSnapshot) AgentStep {
+func (h *harness) commentStep(snap api.RunSnapshot) api.AgentStep {
 	h.t.Helper()
 	for _, st := range snap.Steps {
-		if st.ToolName == activities.ToolCreateIssueComment && st.Type == StepToolCall {
+		if st.ToolName == api.ToolCreateIssueComment && st.Type == api.StepToolCall {
 			return st
 		}
 	}
 	h.t.Fatalf("no create_issue_comment step in %+v", snap.Steps)
-	return AgentStep{}
+	return api.AgentStep{}
 }
 
 // requireLegalHistory checks that every step and the run only moved along
 // the lifecycle tables, and that event sequences have no gap.
-func requireLegalHistory(t *testing.T, events []Event) {
+func requireLegalHistory(t *testing.T, events []api.Event) {
 	t.Helper()
-	stepStatus := map[string]StepStatus{}
-	runStatus := RunRunning
+	stepStatus := map[string]api.StepStatus{}
+	runStatus := api.RunRunning
 	for i, e := range events {
 		if i > 0 {
 			require.Equal(t, events[i-1].Sequence+1, e.Sequence, "event sequence gap")
 		}
 		switch e.Type {
-		case EventStepStatus:
+		case api.EventStepStatus:
 			from, seen := stepStatus[e.StepID]
-			to := StepStatus(e.Status)
+			to := api.StepStatus(e.Status)
 			if seen && from != to {
-				require.NoError(t, checkStepTransition(from, to), "step %s", e.StepID)
+				require.NoError(t, api.CheckStepTransition(from, to), "step %s", e.StepID)
 			}
 			stepStatus[e.StepID] = to
-		case EventRunStatus:
-			to := RunStatus(e.Status)
+		case api.EventRunStatus:
+			to := api.RunStatus(e.Status)
 			if to != runStatus {
-				require.NoError(t, checkRunTransition(runStatus, to))
+				require.NoError(t, api.CheckRunTransition(runStatus, to))
 			}
 			runStatus = to
 		}
 	}
 }
 
-func eventsWith(events []Event, pred func(Event) bool) []Event {
-	var out []Event
+func eventsWith(events []api.Event, pred func(api.Event) bool) []api.Event {
+	var out []api.Event
 	for _, e := range events {
 		if pred(e) {
 			out = append(out, e)

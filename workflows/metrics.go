@@ -4,24 +4,13 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
-// A run's own metrics, counted at its transitions through
-// workflow.GetMetricsHandler: the SDK drops them while a workflow task
-// replays, so each transition counts once however often the history is
-// replayed, and emitting them adds no command to the history. The handler
-// carries the SDK's namespace, task_queue and workflow_type tags; it appends
-// _total to counters and _seconds to timers (internal/telemetry).
-const (
-	MetricRunsStarted        = "agentrun_runs_started"
-	MetricRunsEnded          = "agentrun_runs_ended"
-	MetricApprovalsRequested = "agentrun_approvals_requested"
-	MetricApprovalsDecided   = "agentrun_approvals_decided"
-	MetricApprovalsExpired   = "agentrun_approvals_expired"
-	MetricApprovalLatency    = "agentrun_approval_decision_latency"
-	MetricReconciliations    = "agentrun_reconciliations"
-)
+// A run's own metrics (their names are in package api), counted at its
+// transitions through workflow.GetMetricsHandler: the SDK drops them while a
+// workflow task replays, so each transition counts once however often the
+// history is replayed, and emitting them adds no command to the history.
 
 // runMetrics tags a run's metrics with its agent: until runs name the agent
 // they run, that is the workflow type.
@@ -31,37 +20,37 @@ func runMetrics(ctx workflow.Context) client.MetricsHandler {
 
 // countRunStarted counts a new run; a run continued as new is not one.
 func countRunStarted(ctx workflow.Context) {
-	runMetrics(ctx).Counter(MetricRunsStarted).Inc(1)
+	runMetrics(ctx).Counter(api.MetricRunsStarted).Inc(1)
 }
 
 // countRunStatus counts a run's end by its final status.
-func countRunStatus(ctx workflow.Context, to RunStatus) {
+func countRunStatus(ctx workflow.Context, to api.RunStatus) {
 	if to.IsTerminal() {
-		runMetrics(ctx).WithTags(map[string]string{"status": string(to)}).Counter(MetricRunsEnded).Inc(1)
+		runMetrics(ctx).WithTags(map[string]string{"status": string(to)}).Counter(api.MetricRunsEnded).Inc(1)
 	}
 }
 
 // countApprovalRequested counts a pending action created.
 func countApprovalRequested(ctx workflow.Context) {
-	runMetrics(ctx).Counter(MetricApprovalsRequested).Inc(1)
+	runMetrics(ctx).Counter(api.MetricApprovalsRequested).Inc(1)
 }
 
 // countActionState counts a decision (decision=approve|reject) with the time
 // the action waited for it, or an expiry; a run cancelled while waiting
 // expires its action too.
-func countActionState(ctx workflow.Context, pa *PendingAction, to ActionState) {
+func countActionState(ctx workflow.Context, pa *api.PendingAction, to api.ActionState) {
 	m := runMetrics(ctx)
 	switch to {
-	case ActionApproved, ActionRejected:
-		decision := string(DecisionApprove)
-		if to == ActionRejected {
-			decision = string(DecisionReject)
+	case api.ActionApproved, api.ActionRejected:
+		decision := string(api.DecisionApprove)
+		if to == api.ActionRejected {
+			decision = string(api.DecisionReject)
 		}
 		m = m.WithTags(map[string]string{"decision": decision})
-		m.Counter(MetricApprovalsDecided).Inc(1)
-		m.Timer(MetricApprovalLatency).Record(workflow.Now(ctx).Sub(pa.CreatedAt))
-	case ActionExpired:
-		m.Counter(MetricApprovalsExpired).Inc(1)
+		m.Counter(api.MetricApprovalsDecided).Inc(1)
+		m.Timer(api.MetricApprovalLatency).Record(workflow.Now(ctx).Sub(pa.CreatedAt))
+	case api.ActionExpired:
+		m.Counter(api.MetricApprovalsExpired).Inc(1)
 	}
 }
 
@@ -69,8 +58,8 @@ func countActionState(ctx workflow.Context, pa *PendingAction, to ActionState) {
 // (found, not_created, cannot_tell; anything else is cannot_tell, as reconcile
 // treats it).
 func countReconciliation(ctx workflow.Context, outcome string) {
-	if outcome != activities.ReconcileFound && outcome != activities.ReconcileNotCreated {
-		outcome = activities.ReconcileCannotTell
+	if outcome != api.ReconcileFound && outcome != api.ReconcileNotCreated {
+		outcome = api.ReconcileCannotTell
 	}
-	runMetrics(ctx).WithTags(map[string]string{"outcome": outcome}).Counter(MetricReconciliations).Inc(1)
+	runMetrics(ctx).WithTags(map[string]string{"outcome": outcome}).Counter(api.MetricReconciliations).Inc(1)
 }

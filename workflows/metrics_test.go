@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -29,7 +30,7 @@ func newMeteredHarness(t *testing.T) (*harness, tally.TestScope) {
 	t.Cleanup(srv.Close)
 	gh, err := activities.NewGitHubClient(srv.URL, "")
 	require.NoError(t, err)
-	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()})
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
 	return &harness{t: t, env: env, sandbox: sandbox}, scope
@@ -60,11 +61,11 @@ func TestAnUnansweredApprovalCountsAsExpiredNotDecided(t *testing.T) {
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
 
-	require.EqualValues(t, 1, counted(scope, MetricRunsStarted, map[string]string{"agent": WorkflowName}))
-	require.EqualValues(t, 1, counted(scope, MetricApprovalsRequested, nil))
-	require.EqualValues(t, 1, counted(scope, MetricApprovalsExpired, nil))
-	require.EqualValues(t, 0, counted(scope, MetricApprovalsDecided, nil))
-	require.EqualValues(t, 1, counted(scope, MetricRunsEnded, map[string]string{"status": string(RunCompleted)}))
+	require.EqualValues(t, 1, counted(scope, api.MetricRunsStarted, map[string]string{"agent": api.WorkflowName}))
+	require.EqualValues(t, 1, counted(scope, api.MetricApprovalsRequested, nil))
+	require.EqualValues(t, 1, counted(scope, api.MetricApprovalsExpired, nil))
+	require.EqualValues(t, 0, counted(scope, api.MetricApprovalsDecided, nil))
+	require.EqualValues(t, 1, counted(scope, api.MetricRunsEnded, map[string]string{"status": string(api.RunCompleted)}))
 	require.Greater(t, counted(scope, activities.MetricModelTokens, map[string]string{"kind": "prompt"}), int64(0))
 }
 
@@ -75,7 +76,7 @@ func TestALostResponseCountsOneReconciliationThatFoundTheComment(t *testing.T) {
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
-	require.EqualValues(t, 1, counted(scope, MetricReconciliations, map[string]string{"outcome": activities.ReconcileFound}))
-	require.EqualValues(t, 1, counted(scope, MetricReconciliations, nil))
-	require.EqualValues(t, 1, counted(scope, MetricApprovalsDecided, map[string]string{"decision": string(DecisionApprove)}))
+	require.EqualValues(t, 1, counted(scope, api.MetricReconciliations, map[string]string{"outcome": api.ReconcileFound}))
+	require.EqualValues(t, 1, counted(scope, api.MetricReconciliations, nil))
+	require.EqualValues(t, 1, counted(scope, api.MetricApprovalsDecided, map[string]string{"decision": string(api.DecisionApprove)}))
 }

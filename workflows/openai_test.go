@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
 )
@@ -104,7 +105,7 @@ func newOpenAIHarness(t *testing.T, fixture ghsandbox.Fixture, replies ...openai
 
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
+	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 	env.RegisterActivity(&activities.Activities{GitHub: ghClient, Model: fake.model()})
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
 	modelAttempts := 0
@@ -118,35 +119,35 @@ func newOpenAIHarness(t *testing.T, fixture ghsandbox.Fixture, replies ...openai
 
 // openAIInput is the demo run. The testsuite's activities cannot query the
 // run, so the conversation always travels inline.
-func openAIInput() RunInput {
+func openAIInput() api.RunInput {
 	in := demoInput()
 	in.InlineConversationBytes = -1
 	return in
 }
 
-func modelSteps(snap RunSnapshot) []AgentStep {
-	var out []AgentStep
+func modelSteps(snap api.RunSnapshot) []api.AgentStep {
+	var out []api.AgentStep
 	for _, st := range snap.Steps {
-		if st.Type == StepModelCall {
+		if st.Type == api.StepModelCall {
 			out = append(out, st)
 		}
 	}
 	return out
 }
 
-func stepForCall(t *testing.T, snap RunSnapshot, callID string) AgentStep {
+func stepForCall(t *testing.T, snap api.RunSnapshot, callID string) api.AgentStep {
 	t.Helper()
 	for _, st := range snap.Steps {
-		if st.Type == StepToolCall && st.CallID == callID {
+		if st.Type == api.StepToolCall && st.CallID == callID {
 			return st
 		}
 	}
 	t.Fatalf("no tool step for call %s in %+v", callID, snap.Steps)
-	return AgentStep{}
+	return api.AgentStep{}
 }
 
 func approveWhenWaiting(h *harness) {
-	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionApprove, "alice", "looks right") })
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "looks right") })
 }
 
 func TestOpenAIRunReadsThePullRequestPostsOneApprovedCommentAndAnswers(t *testing.T) {
@@ -157,9 +158,9 @@ func TestOpenAIRunReadsThePullRequestPostsOneApprovedCommentAndAnswers(t *testin
 	h.run(openAIInput())
 
 	require.NoError(t, h.env.GetWorkflowError())
-	var res RunResult
+	var res api.RunResult
 	require.NoError(t, h.env.GetWorkflowResult(&res))
-	require.Equal(t, RunCompleted, res.Status)
+	require.Equal(t, api.RunCompleted, res.Status)
 	require.Equal(t, finalAnswer, res.Answer)
 	require.Empty(t, res.Error)
 	require.NotNil(t, res.Outcome)
@@ -171,20 +172,20 @@ func TestOpenAIRunReadsThePullRequestPostsOneApprovedCommentAndAnswers(t *testin
 	require.Contains(t, posted[len(posted)-1].Body, "committed in the source")
 
 	snap := h.snapshot()
-	require.Equal(t, RunCompleted, snap.Run.Status)
-	require.Equal(t, activities.Usage{PromptTokens: 398 + 1904 + 2086, CompletionTokens: 44 + 118 + 31}, snap.Run.Usage)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	require.Equal(t, api.Usage{PromptTokens: 398 + 1904 + 2086, CompletionTokens: 44 + 118 + 31}, snap.Run.Usage)
 	steps := modelSteps(snap)
 	require.Len(t, steps, 3)
 	for _, st := range steps {
-		require.Equal(t, StepSucceeded, st.Status)
+		require.Equal(t, api.StepSucceeded, st.Status)
 		require.NotNil(t, st.Usage)
 	}
-	require.Equal(t, activities.Usage{PromptTokens: 1904, CompletionTokens: 118}, *steps[1].Usage)
+	require.Equal(t, api.Usage{PromptTokens: 1904, CompletionTokens: 118}, *steps[1].Usage)
 	require.Len(t, snap.Actions, 1)
 	require.Equal(t, "acme/widgets#1", snap.PendingAction.Target)
 	require.True(t, strings.HasPrefix(snap.PendingAction.Preview, "## Review"))
 	require.Contains(t, posted[len(posted)-1].Body, snap.PendingAction.Preview, "what is posted is what was approved")
-	require.Equal(t, StepSucceeded, stepForCall(t, snap, "call_Cm7nB4vX1zLk9jHg6fDs3aQw").Status)
+	require.Equal(t, api.StepSucceeded, stepForCall(t, snap, "call_Cm7nB4vX1zLk9jHg6fDs3aQw").Status)
 
 	// The model saw each tool's result, under the ID of its call.
 	require.Contains(t, fake.toolResult(1, "call_Pk4wR7tY1uIo3aSd5fGh8jKl"), `"title":"Cache widgets in memory"`)
@@ -203,15 +204,15 @@ func TestOpenAIMalformedArgumentsFailTheStepTellTheModelAndTheRepairPosts(t *tes
 
 	require.NoError(t, h.env.GetWorkflowError())
 	snap := h.snapshot()
-	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	bad := stepForCall(t, snap, malformedCall)
-	require.Equal(t, StepFailed, bad.Status)
+	require.Equal(t, api.StepFailed, bad.Status)
 	require.Contains(t, bad.Error, "invalid arguments for create_issue_comment: not valid JSON")
 	told := fake.toolResult(2, malformedCall)
 	require.True(t, strings.HasPrefix(told, "failed: invalid arguments for create_issue_comment: not valid JSON"), told)
 
 	require.Len(t, snap.Actions, 1, "only the repaired call asks for approval")
-	require.Equal(t, StepSucceeded, stepForCall(t, snap, "call_Cm7nB4vX1zLk9jHg6fDs3aQw").Status)
+	require.Equal(t, api.StepSucceeded, stepForCall(t, snap, "call_Cm7nB4vX1zLk9jHg6fDs3aQw").Status)
 	require.Equal(t, 1, h.markedComments())
 	require.Equal(t, 4, fake.calls())
 	requireLegalHistory(t, h.events())
@@ -248,21 +249,21 @@ func TestOpenAIInjectionInTheDiffCannotSendTheCommentToAnotherRepo(t *testing.T)
 		"the model was shown the diff as data")
 	snap := h.snapshot()
 	refused := stepForCall(t, snap, injectedCall)
-	require.Equal(t, StepFailed, refused.Status)
+	require.Equal(t, api.StepFailed, refused.Status)
 	require.Equal(t, "refused: create_issue_comment may only act on acme/widgets#1", refused.Error)
 	require.Equal(t, "failed: refused: create_issue_comment may only act on acme/widgets#1", fake.toolResult(2, injectedCall))
 
 	require.Empty(t, snap.Actions, "a refused call never reaches a person")
 	require.Nil(t, snap.PendingAction)
 	for _, st := range snap.Steps {
-		require.NotEqual(t, StepHumanApproval, st.Type)
+		require.NotEqual(t, api.StepHumanApproval, st.Type)
 	}
 	require.Empty(t, h.sandbox.Comments("evil", "repo", 1))
 	require.Equal(t, 0, h.markedComments())
 	for _, req := range h.sandbox.Requests() {
 		require.NotEqual(t, ghsandbox.OpCreateComment, req.Op, "nothing is posted anywhere")
 	}
-	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.Equal(t, finalAfterRefusal, snap.Run.Result)
 	requireLegalHistory(t, h.events())
 }
@@ -280,9 +281,9 @@ func TestOpenAIRateLimitIsRetriedByTemporalAfterRetryAfter(t *testing.T) {
 	snap := h.snapshot()
 	steps := modelSteps(snap)
 	require.Len(t, steps, 1)
-	require.Equal(t, StepSucceeded, steps[0].Status)
+	require.Equal(t, api.StepSucceeded, steps[0].Status)
 	require.GreaterOrEqual(t, steps[0].DurationMs, int64(20_000), "the retry waited out Retry-After on the workflow's clock")
-	require.Equal(t, activities.Usage{PromptTokens: 2086, CompletionTokens: 31}, snap.Run.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 2086, CompletionTokens: 31}, snap.Run.Usage)
 	require.Equal(t, finalAnswer, snap.Run.Result)
 }
 
@@ -295,18 +296,18 @@ func TestOpenAIUnauthorizedFailsTheRunWithTheProvidersMessageAndNoKey(t *testing
 	err := h.env.GetWorkflowError()
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
-	require.Equal(t, ErrTypeRunFailed, appErr.Type())
+	require.Equal(t, api.ErrTypeRunFailed, appErr.Type())
 	for _, want := range []string{"model call failed", "openai chat completion: 401 Unauthorized", "Incorrect API key provided", "code invalid_api_key"} {
 		require.Contains(t, err.Error(), want)
 	}
 	require.Equal(t, 1, fake.calls(), "a 401 is not retried")
 	require.Equal(t, 1, *modelAttempts)
 	snap := h.snapshot()
-	require.Equal(t, RunFailed, snap.Run.Status)
+	require.Equal(t, api.RunFailed, snap.Run.Status)
 	require.Contains(t, snap.Run.Error, "Incorrect API key provided")
 	steps := modelSteps(snap)
 	require.Len(t, steps, 1)
-	require.Equal(t, StepFailed, steps[0].Status)
+	require.Equal(t, api.StepFailed, steps[0].Status)
 	require.Contains(t, steps[0].Error, "401 Unauthorized")
 
 	for name, shown := range map[string]any{"run": snap, "events": h.events(), "conversation": h.conversation(0)} {
@@ -325,8 +326,8 @@ func TestConversationQueryAnswersTheWholeConversationOrAPrefix(t *testing.T) {
 
 	all := h.conversation(0)
 	require.Len(t, all, 5, "system, user, the assistant's calls and two tool results")
-	require.Equal(t, activities.RoleSystem, all[0].Role)
+	require.Equal(t, api.RoleSystem, all[0].Role)
 	require.Equal(t, all[:3], h.conversation(3))
-	_, err := h.env.QueryWorkflow(QueryConversation, 6)
+	_, err := h.env.QueryWorkflow(api.QueryConversation, 6)
 	require.ErrorContains(t, err, "the conversation has 5 messages, not 6")
 }

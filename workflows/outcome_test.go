@@ -10,7 +10,7 @@ import (
 	sdkpb "go.temporal.io/api/sdk/v1"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -28,14 +28,14 @@ func TestRunThatCannotReadItsPullRequestFails(t *testing.T) {
 	require.Contains(t, err.Error(), "could not read the input (get_pull_request)")
 	require.Contains(t, err.Error(), "404")
 	snap := h.snapshot()
-	require.Equal(t, RunFailed, snap.Run.Status)
+	require.Equal(t, api.RunFailed, snap.Run.Status)
 	require.Empty(t, snap.Actions)
 	o := snap.Outcome
 	require.Empty(t, o.Posted)
 	require.Len(t, o.Failed, 2)
-	require.Equal(t, activities.ToolGetPullRequest, o.Failed[0].What)
+	require.Equal(t, api.ToolGetPullRequest, o.Failed[0].What)
 	require.Contains(t, o.Failed[0].Error, "404")
-	require.Equal(t, FailedOutcome{What: "run", Error: snap.Run.Error}, o.Failed[1])
+	require.Equal(t, api.FailedOutcome{What: "run", Error: snap.Run.Error}, o.Failed[1])
 	require.True(t, strings.HasPrefix(o.Summary, "Nothing posted on acme/widgets#99; 1 step failed; run failed: could not read the input"), o.Summary)
 	requireLegalHistory(t, h.events())
 }
@@ -47,7 +47,7 @@ func TestRunFromBeforeThePolicyBatchCompletesWithoutItsPullRequest(t *testing.T)
 	in.PullNumber = 99
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, RunCompleted, h.snapshot().Run.Status)
+	require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
 }
 
 func TestOutcomeNamesThePostedCommentWithItsLink(t *testing.T) {
@@ -56,7 +56,7 @@ func TestOutcomeNamesThePostedCommentWithItsLink(t *testing.T) {
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
-	var res RunResult
+	var res api.RunResult
 	require.NoError(t, h.env.GetWorkflowResult(&res))
 	snap := h.snapshot()
 	require.Equal(t, &snap.Outcome, res.Outcome, "the result carries the snapshot's outcome")
@@ -83,14 +83,14 @@ func jsonNumber(n int64) string {
 
 func TestOutcomeNamesWhoRejectedTheCommentAndWhy(t *testing.T) {
 	h := newHarness(t)
-	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionReject, "bob", "too harsh") })
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionReject, "bob", "too harsh") })
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
 	o := h.snapshot().Outcome
 	require.Equal(t, "Nothing posted on acme/widgets#1; a comment rejected by bob", o.Summary)
 	require.Len(t, o.Declined, 1)
-	require.Equal(t, ActionRejected, o.Declined[0].State)
+	require.Equal(t, api.ActionRejected, o.Declined[0].State)
 	require.Equal(t, "bob", o.Declined[0].By)
 	require.Equal(t, "too harsh", o.Declined[0].Reason)
 }
@@ -104,7 +104,7 @@ func TestOutcomeOfAnExpiredComment(t *testing.T) {
 	o := h.snapshot().Outcome
 	require.Equal(t, "Nothing posted on acme/widgets#1; a comment expired without a decision", o.Summary)
 	require.Len(t, o.Declined, 1)
-	require.Equal(t, ActionExpired, o.Declined[0].State)
+	require.Equal(t, api.ActionExpired, o.Declined[0].State)
 }
 
 func (h *harness) currentDetails() string {
@@ -131,11 +131,11 @@ func TestCurrentDetailsSayWhoMayApproveAndHowLongIsLeft(t *testing.T) {
 			// A refusal is an event, and every event brings the details up
 			// to the workflow's time.
 			h.whenWaiting(time.Hour, func(id string) {
-				h.env.SignalWorkflow(SignalRefusal, RefusalSignal{ActionID: id, Who: "eve", Channel: "test", Reason: "no"})
+				h.env.SignalWorkflow(api.SignalRefusal, api.RefusalSignal{ActionID: id, Who: "eve", Channel: "test", Reason: "no"})
 			})
 			h.whenWaiting(time.Hour+time.Second, func(id string) {
 				require.Equal(t, tc.want, h.currentDetails())
-				h.decide(id, DecisionApprove, "alice", "")
+				h.decide(id, api.DecisionApprove, "alice", "")
 			})
 			h.run(in)
 			require.NoError(t, h.env.GetWorkflowError())
@@ -157,14 +157,14 @@ func TestHumanDuration(t *testing.T) {
 		50 * time.Hour:                "2d 2h",
 		72 * time.Hour:                "3d",
 	} {
-		require.Equal(t, want, humanDuration(d), "%s", d)
+		require.Equal(t, want, api.HumanDuration(d), "%s", d)
 	}
 }
 
 func TestStaticSummary(t *testing.T) {
-	require.Equal(t, "Review acme/widgets#1 for alice", StaticSummary(RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "alice"}))
+	require.Equal(t, "Review acme/widgets#1 for alice", api.StaticSummary(api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "alice"}))
 	require.Equal(t, "Review acme/widgets#2 for bob: security only",
-		StaticSummary(RunInput{Repo: "acme/widgets", PullNumber: 2, UserID: "bob", Goal: "security only"}))
+		api.StaticSummary(api.RunInput{Repo: "acme/widgets", PullNumber: 2, UserID: "bob", Goal: "security only"}))
 }
 
 func TestOutcomeNamesACommentGitHubRefused(t *testing.T) {
@@ -175,12 +175,12 @@ func TestOutcomeNamesACommentGitHubRefused(t *testing.T) {
 	require.NoError(t, h.env.GetWorkflowError())
 
 	snap := h.snapshot()
-	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	o := snap.Outcome
 	require.Empty(t, o.Posted)
 	require.Len(t, o.Failed, 1)
 	require.Equal(t, h.commentStep(snap).ID, o.Failed[0].StepID)
-	require.Equal(t, activities.ToolCreateIssueComment, o.Failed[0].What)
+	require.Equal(t, api.ToolCreateIssueComment, o.Failed[0].What)
 	require.Contains(t, o.Failed[0].Error, "422")
 	require.Equal(t, "Nothing posted on acme/widgets#1; 1 step failed", o.Summary)
 }

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 // The approval policy, enforced here for every channel (page, CLI, API,
@@ -26,32 +25,29 @@ import (
 // that a flood of signals cannot make the run check permissions forever.
 const maxQueuedDecisions = 100
 
-// permissionCheckTimeout bounds one attempt of the permission check.
-const permissionCheckTimeout = 30 * time.Second
-
 // needsPermissionCheck reports whether a decision must wait for its decider's
 // permission: under the policy batch, on a run that names no approvers.
 func (w *agentRun) needsPermissionCheck() bool {
-	return w.policy && len(w.record.Approvers) == 0
+	return w.policy && len(w.Run.Approvers) == 0
 }
 
 // queueDecision keeps a decision for the loop's permission check.
-func (w *agentRun) queueDecision(ctx workflow.Context, pa *PendingAction, sig ApprovalSignal) {
-	if len(w.queued) >= maxQueuedDecisions {
+func (w *agentRun) queueDecision(ctx workflow.Context, pa *api.PendingAction, sig api.ApprovalSignal) {
+	if len(w.QueuedDecisions) >= maxQueuedDecisions {
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s: %d decisions already wait for a permission check",
-			sig.Decision, strings.TrimSpace(sig.Approver), len(w.queued)))
+			sig.Decision, strings.TrimSpace(sig.Approver), len(w.QueuedDecisions)))
 		return
 	}
-	w.queued = append(w.queued, sig)
+	w.QueuedDecisions = append(w.QueuedDecisions, sig)
 }
 
 // checkNextDecision takes the oldest queued decision, checks its decider's
 // permission unless the action's state already refuses it, and applies it or
 // records why not. It returns an error only when the run is cancelled.
 func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future) error {
-	sig := w.queued[0]
-	w.queued = w.queued[1:]
-	pa := w.actionByID(sig.ActionID)
+	sig := w.QueuedDecisions[0]
+	w.QueuedDecisions = w.QueuedDecisions[1:]
+	pa := w.ActionByID(sig.ActionID)
 	if pa == nil {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return nil
@@ -67,15 +63,15 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 	case err != nil:
 		// Back at the head of the queue, so that the end of the run
 		// records it as never applied.
-		w.queued = append([]ApprovalSignal{sig}, w.queued...)
+		w.QueuedDecisions = append([]api.ApprovalSignal{sig}, w.QueuedDecisions...)
 		return err
 	case expired:
-		w.setActionState(ctx, pa, ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
+		w.setActionState(ctx, pa, api.ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
 	case permission == "":
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s not applied: %s's permission on %s could not be checked",
 			sig.Decision, who, who, w.in.Repo))
-	case !activities.CanApprove(permission):
+	case !api.CanApprove(permission):
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s has %s permission on %s; deciding needs write", who, permission, w.in.Repo))
 	default:
 		// The check took time: the deadline and the state are read again.
@@ -92,25 +88,18 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 // permission_check step, racing the action's expiry timer. It returns the
 // permission, or "" when GitHub could not tell; expired when the timer fired
 // first (the check is then cancelled).
-func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who string, timer workflow.Future) (string, bool, error) {
-	st := w.newStep(ctx, StepToolCall, "", activities.ToolCheckRepoPermission, safeJSON(map[string]string{
+func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, who string, timer workflow.Future) (string, bool, error) {
+	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, api.SafeJSON(map[string]string{
 		"actionId": pa.ID, "login": who, "repo": w.in.Repo,
 	}))
-	w.setStepStatus(ctx, st, StepRunning, "")
-	w.setDetails(ctx, fmt.Sprintf("Checking whether %s may approve a comment on %s", who, pa.Target))
+	w.setStepStatus(ctx, st, api.StepRunning, "")
+	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Checking whether %s may approve a comment on %s", who, pa.Target))
 	checkCtx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
-	actx := workflow.WithActivityOptions(checkCtx, workflow.ActivityOptions{
-		StartToCloseTimeout: permissionCheckTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
-			NonRetryableErrorTypes: []string{activities.ErrTypeGitHubRejected},
-		},
-		Summary: fmt.Sprintf("Check %s's permission on %s (decision on %s)", who, w.in.Repo, pa.ID),
-	})
-	in := activities.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
+	actx := workflow.WithActivityOptions(checkCtx, w.permissionCheckOptions(pa, who))
+	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
 	var (
-		res     activities.RepoPermission
+		res     api.RepoPermission
 		err     error
 		expired bool
 	)
@@ -125,33 +114,33 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *PendingAction, who 
 	case ctx.Err() != nil:
 		return "", false, ctx.Err()
 	case expired:
-		w.setStepStatus(ctx, st, StepFailed, "the action expired before the check finished")
+		w.setStepStatus(ctx, st, api.StepFailed, "the action expired before the check finished")
 		return "", true, nil
 	case err != nil:
-		w.setStepStatus(ctx, st, StepFailed, errorMessage(err))
+		w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
 		return "", false, nil
 	}
-	st.SafeOutput = safeJSON(res)
-	w.setStepStatus(ctx, st, StepSucceeded, who+" has "+res.Permission+" permission")
+	st.SafeOutput = api.SafeJSON(res)
+	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
 	return res.Permission, false, nil
 }
 
 // dropQueuedDecisions records why each decision still queued was never
 // applied: the action it named was settled first, or (why) the run ended.
 func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
-	for _, sig := range w.queued {
+	for _, sig := range w.QueuedDecisions {
 		who := strings.TrimSpace(sig.Approver)
-		pa := w.actionByID(sig.ActionID)
+		pa := w.ActionByID(sig.ActionID)
 		switch {
 		case pa == nil:
 			w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		case why != "":
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not applied: %s", sig.Decision, who, why))
-		case pa.State == ActionExpired:
+		case pa.State == api.ActionExpired:
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
 		default:
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy))
 		}
 	}
-	w.queued = nil
+	w.QueuedDecisions = nil
 }

@@ -12,8 +12,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // A raw signal skips the approval server and its checks: on a real dev
@@ -38,12 +38,12 @@ func TestReadOnlyUserCannotApproveThroughARawSignalOnADevServer(t *testing.T) {
 	}, teststack.RunTimeout, 50*time.Millisecond, "mallory's approval was never refused")
 	snap, err := stack.Snapshot(context.Background(), id)
 	require.NoError(t, err)
-	require.Equal(t, workflows.ActionWaiting, snap.PendingAction.State)
+	require.Equal(t, api.ActionWaiting, snap.PendingAction.State)
 	require.Empty(t, stack.Sandbox().Comments("acme", "widgets", 1), "nothing is posted on mallory's word")
 
 	rawApprove(t, c, id, pa.ID, "bob")
 	res := stack.WaitForResult(t, run)
-	require.Equal(t, workflows.RunCompleted, res.Status)
+	require.Equal(t, api.RunCompleted, res.Status)
 	comments := stack.Sandbox().Comments("acme", "widgets", 1)
 	require.Len(t, comments, 1)
 	require.NotNil(t, res.Outcome)
@@ -61,15 +61,15 @@ func TestReadOnlyUserCannotApproveThroughARawSignalOnADevServer(t *testing.T) {
 
 func rawApprove(t *testing.T, c client.Client, id, actionID, login string) {
 	t.Helper()
-	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, workflows.ApprovalSignal{
-		ActionID: actionID, Decision: workflows.DecisionApprove, Approver: login, RequestID: id + "-" + login, Channel: "raw signal",
+	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalApproval, api.ApprovalSignal{
+		ActionID: actionID, Decision: api.DecisionApprove, Approver: login, RequestID: id + "-" + login, Channel: "raw signal",
 	}))
 }
 
-func eventsOf(events []workflows.Event, detail string) []workflows.Event {
-	var out []workflows.Event
+func eventsOf(events []api.Event, detail string) []api.Event {
+	var out []api.Event
 	for _, e := range events {
-		if e.Type == workflows.EventSignalIgnored && e.Detail == detail {
+		if e.Type == api.EventSignalIgnored && e.Detail == detail {
 			out = append(out, e)
 		}
 	}

@@ -9,15 +9,15 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
 // The approval policy (policy.go) in the testsuite, against the sandbox's
 // collaborators: alice admin, bob write, mallory read.
 
-func permissionSteps(snap RunSnapshot) []AgentStep {
-	var out []AgentStep
+func permissionSteps(snap api.RunSnapshot) []api.AgentStep {
+	var out []api.AgentStep
 	for _, st := range snap.Steps {
 		if st.IsPermissionCheck() {
 			out = append(out, st)
@@ -26,9 +26,9 @@ func permissionSteps(snap RunSnapshot) []AgentStep {
 	return out
 }
 
-func ignoredDetails(events []Event) []string {
+func ignoredDetails(events []api.Event) []string {
 	var out []string
-	for _, e := range eventsWith(events, func(e Event) bool { return e.Type == EventSignalIgnored }) {
+	for _, e := range eventsWith(events, func(e api.Event) bool { return e.Type == api.EventSignalIgnored }) {
 		out = append(out, e.Detail)
 	}
 	return out
@@ -36,12 +36,12 @@ func ignoredDetails(events []Event) []string {
 
 func TestReadOnlyUserCannotApproveThroughARawSignal(t *testing.T) {
 	h := newHarness(t)
-	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionApprove, "mallory", "") })
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "mallory", "") })
 	h.whenWaiting(2*time.Minute, func(id string) {
 		snap := h.snapshot()
-		require.Equal(t, ActionWaiting, snap.PendingAction.State, "mallory's approval changed nothing")
+		require.Equal(t, api.ActionWaiting, snap.PendingAction.State, "mallory's approval changed nothing")
 		require.Equal(t, 0, h.markedComments())
-		h.decide(id, DecisionApprove, "bob", "")
+		h.decide(id, api.DecisionApprove, "bob", "")
 	})
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
@@ -54,7 +54,7 @@ func TestReadOnlyUserCannotApproveThroughARawSignal(t *testing.T) {
 	require.Len(t, checks, 2, "each decider's permission is a step")
 	require.JSONEq(t, `{"permission":"read"}`, string(checks[0].SafeOutput))
 	require.JSONEq(t, `{"permission":"write"}`, string(checks[1].SafeOutput))
-	require.Equal(t, StepSucceeded, checks[0].Status, "the check itself succeeded; its answer refused the decision")
+	require.Equal(t, api.StepSucceeded, checks[0].Status, "the check itself succeeded; its answer refused the decision")
 	requireLegalHistory(t, h.events())
 }
 
@@ -73,22 +73,22 @@ func TestListedApproversSkipThePermissionCheck(t *testing.T) {
 }
 
 func (h *harness) approveAs(login string) {
-	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionApprove, login, "") })
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, login, "") })
 }
 
 func TestDecisionsWaitingForAPermissionCheckAreJudgedInOrder(t *testing.T) {
 	h := newHarness(t)
 	h.whenWaiting(time.Minute, func(id string) {
-		h.decide(id, DecisionApprove, "mallory", "")
-		h.decide(id, DecisionReject, "bob", "too harsh")
-		h.decide(id, DecisionApprove, "alice", "")
+		h.decide(id, api.DecisionApprove, "mallory", "")
+		h.decide(id, api.DecisionReject, "bob", "too harsh")
+		h.decide(id, api.DecisionApprove, "alice", "")
 	})
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, ActionRejected, snap.PendingAction.State)
+	require.Equal(t, api.ActionRejected, snap.PendingAction.State)
 	require.Equal(t, "bob", snap.PendingAction.DecidedBy)
 	require.Equal(t, []string{
 		"mallory has read permission on acme/widgets; deciding needs write",
@@ -101,7 +101,7 @@ func TestDecisionsWaitingForAPermissionCheckAreJudgedInOrder(t *testing.T) {
 func TestExpiryWinsOverAPermissionCheckStillRunning(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnActivity(acts.CheckRepoPermission, mock.Anything, mock.Anything).
-		Return(activities.RepoPermission{Permission: "write"}, nil).After(3 * time.Hour)
+		Return(api.RepoPermission{Permission: "write"}, nil).After(3 * time.Hour)
 	in := demoInput()
 	in.ApprovalTimeout = 2 * time.Hour
 	h.approveAs("bob")
@@ -110,20 +110,20 @@ func TestExpiryWinsOverAPermissionCheckStillRunning(t *testing.T) {
 
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, ActionExpired, snap.PendingAction.State)
+	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
 	require.Empty(t, snap.PendingAction.DecidedBy)
-	require.Equal(t, StepExpired, h.commentStep(snap).Status)
+	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
 	require.Equal(t, []string{"approve by bob was not confirmed before the action expired"}, ignoredDetails(h.events()))
 	checks := permissionSteps(snap)
 	require.Len(t, checks, 1)
-	require.Equal(t, StepFailed, checks[0].Status)
+	require.Equal(t, api.StepFailed, checks[0].Status)
 	requireLegalHistory(t, h.events())
 }
 
 func TestPermissionCheckThatFailsAppliesNothing(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnActivity(acts.CheckRepoPermission, mock.Anything, mock.Anything).
-		Return(activities.RepoPermission{}, temporal.NewNonRetryableApplicationError("permission: 401 Bad credentials", activities.ErrTypeGitHubRejected, nil))
+		Return(api.RepoPermission{}, temporal.NewNonRetryableApplicationError("permission: 401 Bad credentials", api.ErrTypeGitHubRejected, nil))
 	in := demoInput()
 	in.ApprovalTimeout = time.Hour
 	h.approveAs("bob")
@@ -131,7 +131,7 @@ func TestPermissionCheckThatFailsAppliesNothing(t *testing.T) {
 	require.NoError(t, h.env.GetWorkflowError())
 
 	require.Equal(t, 0, h.markedComments())
-	require.Equal(t, ActionExpired, h.snapshot().PendingAction.State)
+	require.Equal(t, api.ActionExpired, h.snapshot().PendingAction.State)
 	require.Equal(t, []string{"approve by bob not applied: bob's permission on acme/widgets could not be checked"}, ignoredDetails(h.events()))
 }
 
@@ -153,11 +153,11 @@ func TestQueuedDecisionsCarriedAcrossContinueAsNewAreCheckedInOrder(t *testing.T
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	in := checkpointWaitingForApproval(t, sandbox)
 	pa := in.Checkpoint.Actions[len(in.Checkpoint.Actions)-1]
-	in.Checkpoint.QueuedDecisions = []ApprovalSignal{
-		{ActionID: pa.ID, Decision: DecisionApprove, Approver: "mallory"},
-		{ActionID: pa.ID, Decision: DecisionApprove, Approver: "bob"},
+	in.Checkpoint.QueuedDecisions = []api.ApprovalSignal{
+		{ActionID: pa.ID, Decision: api.DecisionApprove, Approver: "mallory"},
+		{ActionID: pa.ID, Decision: api.DecisionApprove, Approver: "bob"},
 	}
-	in.HistoryThreshold = DefaultHistoryThreshold
+	in.HistoryThreshold = api.DefaultHistoryThreshold
 
 	h := newHarnessWith(t, sandbox)
 	h.env.SetContinuedExecutionRunID("previous-generation")
@@ -168,14 +168,14 @@ func TestQueuedDecisionsCarriedAcrossContinueAsNewAreCheckedInOrder(t *testing.T
 	snap := h.snapshot()
 	require.Equal(t, "bob", snap.PendingAction.DecidedBy)
 	require.Len(t, permissionSteps(snap), 2)
-	newEvents := eventsWith(h.events(), func(e Event) bool { return e.Sequence > in.Checkpoint.EventSequence })
+	newEvents := eventsWith(h.events(), func(e api.Event) bool { return e.Sequence > in.Checkpoint.EventSequence })
 	require.Equal(t, []string{"mallory has read permission on acme/widgets; deciding needs write"}, ignoredDetails(newEvents))
 }
 
 func TestCancelDuringAPermissionCheckPostsNothingAndSaysSo(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnActivity(acts.CheckRepoPermission, mock.Anything, mock.Anything).
-		Return(activities.RepoPermission{Permission: "write"}, nil).After(time.Hour)
+		Return(api.RepoPermission{Permission: "write"}, nil).After(time.Hour)
 	h.approveAs("bob")
 	h.env.RegisterDelayedCallback(h.env.CancelWorkflow, 30*time.Minute)
 	h.run(demoInput())
@@ -183,11 +183,11 @@ func TestCancelDuringAPermissionCheckPostsNothingAndSaysSo(t *testing.T) {
 
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, RunCancelled, snap.Run.Status)
-	require.Equal(t, ActionExpired, snap.PendingAction.State)
+	require.Equal(t, api.RunCancelled, snap.Run.Status)
+	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
 	checks := permissionSteps(snap)
 	require.Len(t, checks, 1)
-	require.Equal(t, StepFailed, checks[0].Status)
+	require.Equal(t, api.StepFailed, checks[0].Status)
 	require.Equal(t, []string{"approve by bob was not applied: the run was cancelled"}, ignoredDetails(h.events()))
 	requireLegalHistory(t, h.events())
 }

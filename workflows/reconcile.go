@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 // maxCreateAttempts bounds how often one operationKey is tried.
@@ -20,27 +20,27 @@ const maxCreateAttempts = 10
 // approval, then the call under its operationKey, reconciling whenever the
 // outcome is unknown. The step status is the state machine, so the same code
 // resumes a step carried across a continue-as-new.
-func (w *agentRun) runGatedTool(ctx workflow.Context, st *AgentStep, args toolArgs) (string, error) {
+func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) (string, error) {
 	if st.OperationKey == "" {
-		st.OperationKey = fmt.Sprintf("%s:%d", w.record.ID, st.Sequence)
-		st.SafeInput = safeJSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
+		st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
+		st.SafeInput = api.SafeJSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
 		w.stepNote(ctx, st, "operationKey "+st.OperationKey)
 	}
 	for {
 		var err error
 		switch st.Status {
-		case StepPending:
+		case api.StepPending:
 			w.requestApproval(ctx, st, args)
-		case StepWaitingForApproval:
+		case api.StepWaitingForApproval:
 			var content string
 			if content, err = w.awaitDecision(ctx, st); err == nil && content != "" {
 				return content, nil
 			}
-		case StepRunning:
+		case api.StepRunning:
 			err = w.attemptCreate(ctx, st, args)
-		case StepOutcomeUnknown:
+		case api.StepOutcomeUnknown:
 			err = w.reconcile(ctx, st)
-		case StepSucceeded:
+		case api.StepSucceeded:
 			return string(st.SafeOutput), nil
 		default:
 			return "failed: " + st.Error, nil
@@ -54,25 +54,20 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *AgentStep, args toolAr
 // attemptCreate makes one attempt. Temporal never retries it blindly: any
 // outcome other than success or a proven refusal leaves the step
 // outcome_unknown for reconcile.
-func (w *agentRun) attemptCreate(ctx workflow.Context, st *AgentStep, args toolArgs) error {
-	pa := w.actionForStep(st.ID)
-	if pa == nil || pa.State != ActionApproved || pa.ArgsHash != argsHash(w.target, args.Body) {
-		w.setStepStatus(ctx, st, StepFailed, "refused: the action to run is not the one approved")
+func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) error {
+	pa := w.ActionForStep(st.ID)
+	if pa == nil || pa.State != api.ActionApproved || pa.ArgsHash != api.ArgsHash(w.target, args.Body) {
+		w.setStepStatus(ctx, st, api.StepFailed, "refused: the action to run is not the one approved")
 		return nil
 	}
 	// After approval the run is already running and says it is posting; a
 	// retry comes from reconciling and must say so again.
-	if w.record.Status != RunRunning {
-		w.setRunStatus(ctx, RunRunning, LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
+	if w.Run.Status != api.RunRunning {
+		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
 	}
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: w.in.ToolTimeout,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-		Summary: fmt.Sprintf("Post the comment %s approved on %s (operationKey %s, attempt %d)",
-			w.approvedBy(st), w.targetRef(), st.OperationKey, st.Attempt),
-	})
-	in := activities.CreateCommentInput{Target: w.target, Body: args.Body, OperationKey: st.OperationKey}
-	var res activities.CommentResult
+	actx := workflow.WithActivityOptions(ctx, w.createCommentOptions(st))
+	in := api.CreateCommentInput{Target: w.target, Body: args.Body, OperationKey: st.OperationKey}
+	var res api.CommentResult
 	err := workflow.ExecuteActivity(actx, acts.CreateIssueComment, in).Get(ctx, &res)
 	if err == nil {
 		w.reportLookalikes(ctx, st, res.Ignored)
@@ -83,69 +78,55 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *AgentStep, args toolA
 		return ctx.Err()
 	}
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeGitHubRejected {
-		w.setStepStatus(ctx, st, StepFailed, appErr.Message())
+	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected {
+		w.setStepStatus(ctx, st, api.StepFailed, appErr.Message())
 		return nil
 	}
-	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeRateLimited {
-		var d activities.RateLimitDetails
+	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeRateLimited {
+		var d api.RateLimitDetails
 		_ = appErr.Details(&d)
 		wait := time.Duration(max(d.RetryAfterSeconds, 1)) * time.Second
-		w.setStepStatus(ctx, st, StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", appErr.Message(), wait))
-		w.setRunStatus(ctx, RunReconciling, LabelRateLimited, fmt.Sprintf("retry after %s", wait))
-		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for GitHub's rate limit before posting again", humanDuration(wait)))
+		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", appErr.Message(), wait))
+		w.setRunStatus(ctx, api.RunReconciling, api.LabelRateLimited, fmt.Sprintf("retry after %s", wait))
+		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for GitHub's rate limit before posting again", api.HumanDuration(wait)))
 	}
-	w.setStepStatus(ctx, st, StepOutcomeUnknown, errorMessage(err))
+	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, errorMessage(err))
 	return nil
 }
 
 // commentFound settles the step on the comment that carries its marker.
-func (w *agentRun) commentFound(ctx workflow.Context, st *AgentStep, res activities.CommentResult, detail string) {
+func (w *agentRun) commentFound(ctx workflow.Context, st *api.AgentStep, res api.CommentResult, detail string) {
 	st.ExternalResourceID = strconv.FormatInt(res.CommentID, 10)
 	out, _ := json.Marshal(res)
 	st.SafeOutput = out
-	w.setStepStatus(ctx, st, StepSucceeded, detail)
+	w.setStepStatus(ctx, st, api.StepSucceeded, detail)
 }
 
 // reconcile asks GitHub whether the step's operationKey already has a comment.
-func (w *agentRun) reconcile(ctx workflow.Context, st *AgentStep) error {
-	w.setRunStatus(ctx, RunReconciling, LabelReconciling, "")
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: w.in.ToolTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 5,
-		},
-		Summary: fmt.Sprintf("Look on %s for the comment of operationKey %s", w.targetRef(), st.OperationKey),
-	})
-	var res activities.FindCommentResult
-	in := activities.FindCommentInput{Target: w.target, OperationKey: st.OperationKey, Body: w.approvedBody(st)}
+func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep) error {
+	w.setRunStatus(ctx, api.RunReconciling, api.LabelReconciling, "")
+	actx := workflow.WithActivityOptions(ctx, w.findCommentOptions(st))
+	var res api.FindCommentResult
+	in := api.FindCommentInput{Target: w.target, OperationKey: st.OperationKey, Body: w.approvedBody(st)}
 	if err := workflow.ExecuteActivity(actx, acts.FindCommentByOperationKey, in).Get(ctx, &res); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		res = activities.FindCommentResult{Outcome: activities.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
+		res = api.FindCommentResult{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
 	}
 	w.reportLookalikes(ctx, st, res.Ignored)
 	countReconciliation(ctx, res.Outcome)
 	switch res.Outcome {
-	case activities.ReconcileFound:
-		w.commentFound(ctx, st, activities.CommentResult{CommentID: res.CommentID, HTMLURL: res.HTMLURL, AlreadyExisted: true},
+	case api.ReconcileFound:
+		w.commentFound(ctx, st, api.CommentResult{CommentID: res.CommentID, HTMLURL: res.HTMLURL, AlreadyExisted: true},
 			"found the comment already posted")
-		w.setRunStatus(ctx, RunRunning, LabelThinking, "")
+		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 		return nil
-	case activities.ReconcileNotCreated:
+	case api.ReconcileNotCreated:
 		return w.retryCreate(ctx, st, "not created")
 	default:
 		return w.awaitResolve(ctx, st, res.Reason)
 	}
-}
-
-// approvedBy is who approved a gated step, for summaries.
-func (w *agentRun) approvedBy(st *AgentStep) string {
-	if pa := w.actionForStep(st.ID); pa != nil && pa.DecidedBy != "" {
-		return pa.DecidedBy
-	}
-	return "someone"
 }
 
 // sleep is workflow.Sleep with a summary the Temporal UI shows on the timer.
@@ -157,8 +138,8 @@ func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) 
 // approvedBody is the text the person approved for a gated step: only a
 // comment with exactly this body (and the step's marker) proves the step.
 // attemptCreate posts nothing else, since the approval binds its hash.
-func (w *agentRun) approvedBody(st *AgentStep) string {
-	if pa := w.actionForStep(st.ID); pa != nil {
+func (w *agentRun) approvedBody(st *api.AgentStep) string {
+	if pa := w.ActionForStep(st.ID); pa != nil {
 		return pa.Preview
 	}
 	return ""
@@ -169,37 +150,37 @@ const maxLookalikeFieldBytes = 200
 
 // reportLookalikes records each comment that carried the step's marker but
 // was not taken as proof, so that someone forging a marker shows in the run.
-func (w *agentRun) reportLookalikes(ctx workflow.Context, st *AgentStep, ignored []activities.IgnoredComment) {
+func (w *agentRun) reportLookalikes(ctx workflow.Context, st *api.AgentStep, ignored []api.IgnoredComment) {
 	for _, c := range ignored {
-		w.emit(ctx, EventLookalikeIgnored, st.ID, string(st.Status), fmt.Sprintf("ignored comment %d by %s: %s",
-			c.CommentID, truncateUTF8(c.Author, maxLookalikeFieldBytes), truncateUTF8(c.Why, maxLookalikeFieldBytes)))
+		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), fmt.Sprintf("ignored comment %d by %s: %s",
+			c.CommentID, api.TruncateUTF8(c.Author, maxLookalikeFieldBytes), api.TruncateUTF8(c.Why, maxLookalikeFieldBytes)))
 	}
 }
 
 // retryCreate sends the same step, with the same operationKey, round again.
-func (w *agentRun) retryCreate(ctx workflow.Context, st *AgentStep, why string) error {
+func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why string) error {
 	if st.Attempt >= maxCreateAttempts {
-		w.setStepStatus(ctx, st, StepFailed, fmt.Sprintf("%s after %d attempts; giving up", why, st.Attempt))
-		w.setRunStatus(ctx, RunRunning, LabelThinking, "")
+		w.setStepStatus(ctx, st, api.StepFailed, fmt.Sprintf("%s after %d attempts; giving up", why, st.Attempt))
+		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 		return nil
 	}
 	if st.Attempt > 1 {
 		backoff := min(time.Duration(1<<(st.Attempt-1))*time.Second, time.Minute)
-		w.setRunStatus(ctx, RunReconciling, LabelBackoff, fmt.Sprintf("waiting %s", backoff))
-		if err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before posting attempt %d", humanDuration(backoff), st.Attempt+1)); err != nil {
+		w.setRunStatus(ctx, api.RunReconciling, api.LabelBackoff, fmt.Sprintf("waiting %s", backoff))
+		if err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before posting attempt %d", api.HumanDuration(backoff), st.Attempt+1)); err != nil {
 			return err
 		}
 	}
 	st.Attempt++
-	w.setStepStatus(ctx, st, StepRunning, fmt.Sprintf("%s; attempt %d with the same operationKey", why, st.Attempt))
+	w.setStepStatus(ctx, st, api.StepRunning, fmt.Sprintf("%s; attempt %d with the same operationKey", why, st.Attempt))
 	return nil
 }
 
 // awaitResolve parks the run until an operator says what happened.
-func (w *agentRun) awaitResolve(ctx workflow.Context, st *AgentStep, reason string) error {
-	w.awaitingResolve = st.ID
+func (w *agentRun) awaitResolve(ctx workflow.Context, st *api.AgentStep, reason string) error {
+	w.AwaitingResolve = st.ID
 	w.resolution = nil
-	w.setRunStatus(ctx, RunReconciling, LabelCannotTell, reason)
+	w.setRunStatus(ctx, api.RunReconciling, api.LabelCannotTell, reason)
 	err := workflow.Await(ctx, func() bool { return w.resolution != nil || w.continueAsNewDue(ctx) })
 	if err != nil {
 		return err
@@ -208,40 +189,40 @@ func (w *agentRun) awaitResolve(ctx workflow.Context, st *AgentStep, reason stri
 		return errContinueAsNew
 	}
 	r := *w.resolution
-	w.awaitingResolve, w.resolution = "", nil
+	w.AwaitingResolve, w.resolution = "", nil
 	switch r.Decision {
-	case ResolveRetry:
+	case api.ResolveRetry:
 		return w.retryCreate(ctx, st, "retry ordered by "+r.By)
-	case ResolveMarkSucceeded:
+	case api.ResolveMarkSucceeded:
 		id, _ := strconv.ParseInt(r.ExternalResourceID, 10, 64)
-		w.commentFound(ctx, st, activities.CommentResult{CommentID: id, AlreadyExisted: true}, "marked succeeded by "+r.By)
+		w.commentFound(ctx, st, api.CommentResult{CommentID: id, AlreadyExisted: true}, "marked succeeded by "+r.By)
 		st.ExternalResourceID = r.ExternalResourceID
 	default:
-		w.setStepStatus(ctx, st, StepFailed, "abandoned by "+r.By)
+		w.setStepStatus(ctx, st, api.StepFailed, "abandoned by "+r.By)
 	}
-	w.setRunStatus(ctx, RunRunning, LabelThinking, "")
+	w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	return nil
 }
 
 func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
-	var sig ResolveSignal
+	var sig api.ResolveSignal
 	if err := json.Unmarshal(raw, &sig); err != nil {
 		w.ignore(ctx, "", "malformed resolve signal: "+err.Error())
 		return
 	}
 	switch {
-	case !ResolveApplies(RunSnapshot{AwaitingResolve: w.awaitingResolve}, sig.StepID):
+	case !api.ResolveApplies(api.RunSnapshot{AwaitingResolve: w.AwaitingResolve}, sig.StepID):
 		w.ignore(ctx, sig.StepID, fmt.Sprintf("step %q is not waiting for an operator", sig.StepID))
-	case sig.Decision != ResolveRetry && sig.Decision != ResolveMarkSucceeded && sig.Decision != ResolveAbandon:
+	case sig.Decision != api.ResolveRetry && sig.Decision != api.ResolveMarkSucceeded && sig.Decision != api.ResolveAbandon:
 		w.ignore(ctx, sig.StepID, fmt.Sprintf("unknown resolve decision %q", sig.Decision))
 	case sig.By == "":
 		w.ignore(ctx, sig.StepID, "resolve without who decided (by)")
-	case sig.Decision == ResolveMarkSucceeded && sig.ExternalResourceID == "":
+	case sig.Decision == api.ResolveMarkSucceeded && sig.ExternalResourceID == "":
 		w.ignore(ctx, sig.StepID, "mark_succeeded needs the externalResourceId of the comment")
 	case w.resolution != nil:
 		w.ignore(ctx, sig.StepID, "duplicate: the step was already resolved by "+w.resolution.By)
 	default:
 		w.resolution = &sig
-		w.emit(ctx, EventStepStatus, sig.StepID, string(StepOutcomeUnknown), "resolve "+sig.Decision+" by "+sig.By)
+		w.emit(ctx, api.EventStepStatus, sig.StepID, string(api.StepOutcomeUnknown), "resolve "+sig.Decision+" by "+sig.By)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -18,7 +18,7 @@ func (h *harness) fault(f ghsandbox.Fault) {
 }
 
 func (h *harness) approveWhenWaiting() {
-	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionApprove, "alice", "") })
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
 }
 
 func TestLostResponseReconcilesToOneComment(t *testing.T) {
@@ -32,15 +32,15 @@ func TestLostResponseReconcilesToOneComment(t *testing.T) {
 	comments := h.sandbox.Comments("acme", "widgets", 1)
 	snap := h.snapshot()
 	st := h.commentStep(snap)
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, 1, st.Attempt, "found by reconciliation, not posted again")
 	require.Equal(t, itoa64(comments[0].ID), st.ExternalResourceID)
-	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	// system, user, assistant(2 reads), 2 results, assistant(comment), 1 result.
 	require.Equal(t, 7, snap.Checkpoint.ConversationLength, "the tool result is appended once")
 	results := 0
 	for _, m := range h.conversation(0) {
-		if m.Role == activities.RoleTool && m.ToolCallID == st.CallID {
+		if m.Role == api.RoleTool && m.ToolCallID == st.CallID {
 			results++
 			require.Contains(t, m.Content, itoa64(comments[0].ID))
 		}
@@ -51,15 +51,15 @@ func TestLostResponseReconcilesToOneComment(t *testing.T) {
 	requireLegalHistory(t, events)
 	reconciling := -1
 	for i, e := range events {
-		if e.Type == EventRunStatus && e.Status == string(RunReconciling) {
+		if e.Type == api.EventRunStatus && e.Status == string(api.RunReconciling) {
 			reconciling = i
 			break
 		}
 	}
 	require.GreaterOrEqual(t, reconciling, 0, "the events show reconciling")
-	require.Equal(t, LabelReconciling, events[reconciling].Label)
+	require.Equal(t, api.LabelReconciling, events[reconciling].Label)
 	for _, e := range events[reconciling:] {
-		require.NotEqual(t, LabelPosting, e.Label, "no second Posting after reconciling (seq %d)", e.Sequence)
+		require.NotEqual(t, api.LabelPosting, e.Label, "no second Posting after reconciling (seq %d)", e.Sequence)
 	}
 }
 
@@ -71,14 +71,14 @@ func TestCannotTellWaitsForOperatorResolve(t *testing.T) {
 	h.approveWhenWaiting()
 	h.env.RegisterDelayedCallback(func() {
 		snap := h.snapshot()
-		require.Equal(t, RunReconciling, snap.Run.Status)
-		require.Equal(t, LabelCannotTell, snap.Label)
+		require.Equal(t, api.RunReconciling, snap.Run.Status)
+		require.Equal(t, api.LabelCannotTell, snap.Label)
 		st := h.commentStep(snap)
-		require.Equal(t, StepOutcomeUnknown, st.Status)
-		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: "step-999", Decision: ResolveRetry, By: "ops"})
-		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveMarkSucceeded, By: "ops"})
+		require.Equal(t, api.StepOutcomeUnknown, st.Status)
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: "step-999", Decision: api.ResolveRetry, By: "ops"})
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveMarkSucceeded, By: "ops"})
 		id := h.sandbox.Comments("acme", "widgets", 1)[0].ID
-		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveMarkSucceeded, ExternalResourceID: itoa64(id), By: "ops"})
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveMarkSucceeded, ExternalResourceID: itoa64(id), By: "ops"})
 	}, time.Hour)
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
@@ -86,9 +86,9 @@ func TestCannotTellWaitsForOperatorResolve(t *testing.T) {
 	require.Equal(t, 1, h.markedComments())
 	snap := h.snapshot()
 	st := h.commentStep(snap)
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, itoa64(h.sandbox.Comments("acme", "widgets", 1)[0].ID), st.ExternalResourceID)
-	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 2)
 	require.Contains(t, ignored[0].Detail, "not waiting for an operator")
 	require.Contains(t, ignored[1].Detail, "needs the externalResourceId")
@@ -103,13 +103,13 @@ func TestCannotTellThenRetryFindsTheMarkerAndPostsNothingNew(t *testing.T) {
 	h.approveWhenWaiting()
 	h.env.RegisterDelayedCallback(func() {
 		st := h.commentStep(h.snapshot())
-		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveRetry, By: "ops"})
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveRetry, By: "ops"})
 	}, time.Hour)
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 	require.Equal(t, 1, h.markedComments())
 	st := h.commentStep(h.snapshot())
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, 2, st.Attempt)
 }
 
@@ -123,10 +123,10 @@ func TestSecondaryRateLimitWaitsRetryAfterThenPostsOnce(t *testing.T) {
 
 	require.Equal(t, 1, h.markedComments())
 	st := h.commentStep(h.snapshot())
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, 2, st.Attempt)
 	require.GreaterOrEqual(t, h.env.Now().Sub(start), time.Minute+90*time.Second, "the durable timer waited Retry-After")
-	limited := eventsWith(h.events(), func(e Event) bool { return e.Label == LabelRateLimited })
+	limited := eventsWith(h.events(), func(e api.Event) bool { return e.Label == api.LabelRateLimited })
 	require.NotEmpty(t, limited)
 	require.Contains(t, limited[0].Detail, "1m30s")
 	requireLegalHistory(t, h.events())
@@ -141,10 +141,10 @@ func TestPrimaryRateLimitIsHonouredToo(t *testing.T) {
 	require.NoError(t, h.env.GetWorkflowError())
 	require.Equal(t, 1, h.markedComments())
 	st := h.commentStep(h.snapshot())
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, 2, st.Attempt)
 	require.GreaterOrEqual(t, h.env.Now().Sub(start), time.Minute+30*time.Second, "the durable timer waited for the reset")
-	require.NotEmpty(t, eventsWith(h.events(), func(e Event) bool { return e.Label == LabelRateLimited }))
+	require.NotEmpty(t, eventsWith(h.events(), func(e api.Event) bool { return e.Label == api.LabelRateLimited }))
 }
 
 func TestValidationErrorFailsTheStepWithGitHubsMessage(t *testing.T) {
@@ -157,10 +157,10 @@ func TestValidationErrorFailsTheStepWithGitHubsMessage(t *testing.T) {
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
 	st := h.commentStep(snap)
-	require.Equal(t, StepFailed, st.Status)
+	require.Equal(t, api.StepFailed, st.Status)
 	require.Equal(t, 1, st.Attempt, "a proven refusal is never retried")
 	require.Contains(t, st.Error, "422")
-	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.Contains(t, strings.ToLower(snap.Run.Result), "not posted")
 }
 
@@ -172,12 +172,12 @@ func TestServerErrorsAreReconciledAndRetriedWithTheSameKey(t *testing.T) {
 	require.NoError(t, h.env.GetWorkflowError())
 	require.Equal(t, 1, h.markedComments())
 	st := h.commentStep(h.snapshot())
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, 4, st.Attempt)
 	require.Equal(t, testRunID+":5", st.OperationKey)
 	var waits []string
 	for _, e := range h.events() {
-		if e.Type == EventRunStatus && strings.HasPrefix(e.Detail, "waiting ") {
+		if e.Type == api.EventRunStatus && strings.HasPrefix(e.Detail, "waiting ") {
 			waits = append(waits, e.Detail)
 		}
 	}
@@ -193,14 +193,14 @@ func (h *harness) forgeMarker() ghsandbox.Comment {
 	h.t.Helper()
 	c, err := h.sandbox.PostAs(ghsandbox.CommentAs{
 		Owner: "acme", Repo: "widgets", Number: 1, User: "mallory",
-		Body: "Looks fine, already posted.\n\n" + activities.OperationMarker(testRunID+":5"),
+		Body: "Looks fine, already posted.\n\n" + api.OperationMarker(testRunID+":5"),
 	})
 	require.NoError(h.t, err)
 	return c
 }
 
-func lookalikes(events []Event) []Event {
-	return eventsWith(events, func(e Event) bool { return e.Type == EventLookalikeIgnored })
+func lookalikes(events []api.Event) []api.Event {
+	return eventsWith(events, func(e api.Event) bool { return e.Type == api.EventLookalikeIgnored })
 }
 
 func TestForgedMarkerIsRecordedAndTheApprovedCommentIsStillPosted(t *testing.T) {
@@ -214,7 +214,7 @@ func TestForgedMarkerIsRecordedAndTheApprovedCommentIsStillPosted(t *testing.T) 
 	require.Len(t, comments, 2, "mallory's comment and ours")
 	snap := h.snapshot()
 	st := h.commentStep(snap)
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.NotEqual(t, itoa64(forged.ID), st.ExternalResourceID, "a forged marker proves nothing")
 	require.Equal(t, itoa64(comments[1].ID), st.ExternalResourceID)
 	ignored := lookalikes(h.events())
@@ -235,7 +235,7 @@ func TestForgedMarkerDuringReconciliationIsRecordedAndOurCommentFound(t *testing
 	comments := h.sandbox.Comments("acme", "widgets", 1)
 	require.Len(t, comments, 2, "mallory's comment and ours, posted once")
 	st := h.commentStep(h.snapshot())
-	require.Equal(t, StepSucceeded, st.Status)
+	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, 1, st.Attempt, "found by reconciliation, not posted again")
 	require.Equal(t, itoa64(comments[1].ID), st.ExternalResourceID)
 	ignored := lookalikes(h.events())

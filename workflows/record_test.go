@@ -17,10 +17,10 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 var record = flag.Bool("record", false, "record the replay fixtures testdata/"+corpusVersion+" lacks, from a real dev server")
@@ -38,7 +38,7 @@ const corpusVersion = "v3"
 type recordScenario struct {
 	name   string
 	before func(t *testing.T, stack *teststack.Stack)
-	input  func(*workflows.RunInput)
+	input  func(*api.RunInput)
 	// decide runs once the run waits for approval.
 	decide func(t *testing.T, c client.Client, id, actionID string)
 	// openai, when set, runs the scenario on a worker whose model is the
@@ -55,21 +55,21 @@ type recordScenario struct {
 }
 
 func recordScenarios() []recordScenario {
-	approve := signal(workflows.DecisionApprove)
+	approve := signal(api.DecisionApprove)
 	return []recordScenario{
 		{name: "happy", decide: func(t *testing.T, c client.Client, id, actionID string) {
 			// The history of a run waiting for approval, and then its end.
 			writeHistory(t, c, id, "", corpusPath("happy.waiting"))
 			approve(t, c, id, actionID)
 		}},
-		{name: "reject", decide: signal(workflows.DecisionReject)},
-		{name: "expire", input: func(in *workflows.RunInput) { in.ApprovalTimeout = 2 * time.Second }},
+		{name: "reject", decide: signal(api.DecisionReject)},
+		{name: "expire", input: func(in *api.RunInput) { in.ApprovalTimeout = 2 * time.Second }},
 		{name: "reconcile", before: faults(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"}), decide: approve},
 		{
 			name:   "openai-happy",
 			openai: []openaifake.Reply{openaifake.OK("pr_and_files.json"), openaifake.OK("comment.json"), openaifake.OK("final.json")},
 			// Small enough that the calls after the first carry a reference.
-			input:       func(in *workflows.RunInput) { in.InlineConversationBytes = 2048 },
+			input:       func(in *api.RunInput) { in.InlineConversationBytes = 2048 },
 			byReference: true,
 			decide:      approve,
 		},
@@ -90,11 +90,11 @@ func recordScenarios() []recordScenario {
 				ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 404, After: 1}),
 			decide: func(t *testing.T, c client.Client, id, actionID string) {
 				approve(t, c, id, actionID)
-				stepID := waitFor(t, c, id, func(snap workflows.RunSnapshot) (string, bool) {
+				stepID := waitFor(t, c, id, func(snap api.RunSnapshot) (string, bool) {
 					return snap.AwaitingResolve, snap.AwaitingResolve != ""
 				})
-				require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalResolve, workflows.ResolveSignal{
-					StepID: stepID, Decision: workflows.ResolveRetry, By: "ops",
+				require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalResolve, api.ResolveSignal{
+					StepID: stepID, Decision: api.ResolveRetry, By: "ops",
 				}))
 			},
 		},
@@ -103,16 +103,16 @@ func recordScenarios() []recordScenario {
 			// without a reason, a login that matches only under Unicode
 			// folding, a prefix of the approver; then the approver, shouting.
 			name:  "refused-decisions",
-			input: func(in *workflows.RunInput) { in.Approvers = []string{"sam"} },
+			input: func(in *api.RunInput) { in.Approvers = []string{"sam"} },
 			decide: func(t *testing.T, c client.Client, id, actionID string) {
-				for i, d := range []workflows.ApprovalSignal{
-					{Decision: workflows.DecisionReject, Approver: "sam", Reason: "  "},
-					{Decision: workflows.DecisionApprove, Approver: "ſam"},
-					{Decision: workflows.DecisionApprove, Approver: "sa"},
-					{Decision: workflows.DecisionApprove, Approver: "SAM"},
+				for i, d := range []api.ApprovalSignal{
+					{Decision: api.DecisionReject, Approver: "sam", Reason: "  "},
+					{Decision: api.DecisionApprove, Approver: "ſam"},
+					{Decision: api.DecisionApprove, Approver: "sa"},
+					{Decision: api.DecisionApprove, Approver: "SAM"},
 				} {
 					d.ActionID, d.RequestID, d.Channel = actionID, fmt.Sprintf("%s-%d", id, i), "recording"
-					require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, d))
+					require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalApproval, d))
 				}
 			},
 		},
@@ -129,9 +129,9 @@ func recordScenarios() []recordScenario {
 			// after her permission check, then alice (admin) approves.
 			name: "policy-refused",
 			decide: func(t *testing.T, c client.Client, id, actionID string) {
-				rawDecision(t, c, id, workflows.ApprovalSignal{ActionID: actionID, Decision: workflows.DecisionApprove, Approver: "mallory"})
-				waitFor(t, c, id, func(snap workflows.RunSnapshot) (bool, bool) {
-					return true, countPermissionChecks(snap, workflows.StepSucceeded) == 1
+				rawDecision(t, c, id, api.ApprovalSignal{ActionID: actionID, Decision: api.DecisionApprove, Approver: "mallory"})
+				waitFor(t, c, id, func(snap api.RunSnapshot) (bool, bool) {
+					return true, countPermissionChecks(snap, api.StepSucceeded) == 1
 				})
 				approve(t, c, id, actionID)
 			},
@@ -141,10 +141,10 @@ func recordScenarios() []recordScenario {
 			// bob's reject taken, alice's approval a duplicate.
 			name: "policy-queued",
 			decide: func(t *testing.T, c client.Client, id, actionID string) {
-				for _, d := range []workflows.ApprovalSignal{
-					{Decision: workflows.DecisionApprove, Approver: "mallory"},
-					{Decision: workflows.DecisionReject, Approver: "bob", Reason: "too harsh"},
-					{Decision: workflows.DecisionApprove, Approver: "alice"},
+				for _, d := range []api.ApprovalSignal{
+					{Decision: api.DecisionApprove, Approver: "mallory"},
+					{Decision: api.DecisionReject, Approver: "bob", Reason: "too harsh"},
+					{Decision: api.DecisionApprove, Approver: "alice"},
 				} {
 					d.ActionID = actionID
 					rawDecision(t, c, id, d)
@@ -154,7 +154,7 @@ func recordScenarios() []recordScenario {
 		{
 			// The pull request does not exist: the run fails.
 			name:  "read-failed",
-			input: func(in *workflows.RunInput) { in.PullNumber = 99 },
+			input: func(in *api.RunInput) { in.PullNumber = 99 },
 			fails: true,
 		},
 		{
@@ -162,7 +162,7 @@ func recordScenarios() []recordScenario {
 			// history past the threshold); the next run restores the waiting
 			// action and is approved.
 			name:   "continued",
-			input:  func(in *workflows.RunInput) { in.HistoryThreshold = 60 },
+			input:  func(in *api.RunInput) { in.HistoryThreshold = 60 },
 			chain:  true,
 			decide: refuseUntilContinued(approve),
 		},
@@ -192,7 +192,7 @@ func TestRecordHistories(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			in := workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
+			in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
 			if sc.input != nil {
 				sc.input(&in)
 			}
@@ -209,19 +209,19 @@ func TestRecordHistories(t *testing.T) {
 				require.NoError(t, err)
 				stack.StartWorker(t, taskQueue, model)
 			}
-			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflows.WorkflowName, in)
+			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, api.WorkflowName, in)
 			require.NoError(t, err)
 			if sc.decide != nil {
 				sc.decide(t, c, id, waitForAction(t, c, id))
 			}
-			var res workflows.RunResult
+			var res api.RunResult
 			if sc.fails {
 				require.Error(t, run.Get(ctx, &res))
 				writeHistory(t, c, id, "", first)
 				return
 			}
 			require.NoError(t, run.Get(ctx, &res))
-			require.Equal(t, workflows.RunCompleted, res.Status)
+			require.Equal(t, api.RunCompleted, res.Status)
 			if sc.byReference {
 				requireModelCallsByReference(t, c, id)
 			}
@@ -250,18 +250,18 @@ func faults(fs ...ghsandbox.Fault) func(*testing.T, *teststack.Stack) {
 // until the run has continued as new while still waiting, then decides.
 func refuseUntilContinued(decide func(*testing.T, client.Client, string, string)) func(*testing.T, client.Client, string, string) {
 	return func(t *testing.T, c client.Client, id, actionID string) {
-		start := waitFor(t, c, id, func(snap workflows.RunSnapshot) (workflows.RunSnapshot, bool) { return snap, true })
+		start := waitFor(t, c, id, func(snap api.RunSnapshot) (api.RunSnapshot, bool) { return snap, true })
 		for i := 0; ; i++ {
 			require.Less(t, i, 50, "the run never continued as new while waiting")
-			require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalRefusal, workflows.RefusalSignal{
+			require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalRefusal, api.RefusalSignal{
 				ActionID: actionID, Who: "mallory", Channel: "recording", Reason: "mallory may not approve",
 			}))
-			snap := waitFor(t, c, id, func(snap workflows.RunSnapshot) (workflows.RunSnapshot, bool) {
+			snap := waitFor(t, c, id, func(snap api.RunSnapshot) (api.RunSnapshot, bool) {
 				return snap, snap.Run.LastCommittedSequence > start.Run.LastCommittedSequence+int64(i)
 			})
 			if snap.Run.Generation > start.Run.Generation {
-				require.Equal(t, workflows.RunWaitingForUser, snap.Run.Status)
-				require.Equal(t, workflows.ActionWaiting, snap.PendingAction.State, "the action waits on in the new run")
+				require.Equal(t, api.RunWaitingForUser, snap.Run.Status)
+				require.Equal(t, api.ActionWaiting, snap.PendingAction.State, "the action waits on in the new run")
 				decide(t, c, id, actionID)
 				return
 			}
@@ -298,12 +298,12 @@ func firstEvent(t *testing.T, c client.Client, id, runID string) *historypb.Hist
 
 // rawDecision signals a decision the way a client that skips the approval
 // server does.
-func rawDecision(t *testing.T, c client.Client, id string, d workflows.ApprovalSignal) {
+func rawDecision(t *testing.T, c client.Client, id string, d api.ApprovalSignal) {
 	d.RequestID, d.Channel = id+"-"+d.Approver, "raw signal"
-	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, d))
+	require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalApproval, d))
 }
 
-func countPermissionChecks(snap workflows.RunSnapshot, status workflows.StepStatus) int {
+func countPermissionChecks(snap api.RunSnapshot, status api.StepStatus) int {
 	n := 0
 	for _, st := range snap.Steps {
 		if st.IsPermissionCheck() && st.Status == status {
@@ -313,7 +313,7 @@ func countPermissionChecks(snap workflows.RunSnapshot, status workflows.StepStat
 	return n
 }
 
-func countSteps(snap workflows.RunSnapshot, typ workflows.StepType, status workflows.StepStatus) int {
+func countSteps(snap api.RunSnapshot, typ api.StepType, status api.StepStatus) int {
 	n := 0
 	for _, st := range snap.Steps {
 		if st.Type == typ && st.Status == status {
@@ -325,15 +325,15 @@ func countSteps(snap workflows.RunSnapshot, typ workflows.StepType, status workf
 
 func signal(decision string) func(*testing.T, client.Client, string, string) {
 	return func(t *testing.T, c client.Client, id, actionID string) {
-		require.NoError(t, c.SignalWorkflow(context.Background(), id, "", workflows.SignalApproval, workflows.ApprovalSignal{
+		require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalApproval, api.ApprovalSignal{
 			ActionID: actionID, Decision: decision, Approver: "alice", Reason: "recorded", RequestID: id,
 		}))
 	}
 }
 
 func waitForAction(t *testing.T, c client.Client, id string) string {
-	return waitFor(t, c, id, func(snap workflows.RunSnapshot) (string, bool) {
-		if snap.Run.Status != workflows.RunWaitingForUser {
+	return waitFor(t, c, id, func(snap api.RunSnapshot) (string, bool) {
+		if snap.Run.Status != api.RunWaitingForUser {
 			return "", false
 		}
 		return snap.PendingAction.ID, true
@@ -342,7 +342,7 @@ func waitForAction(t *testing.T, c client.Client, id string) string {
 
 // waitFor queries the run until ready says its snapshot is what the caller
 // waits for, and returns what ready took from it.
-func waitFor[T any](t *testing.T, c client.Client, id string, ready func(workflows.RunSnapshot) (T, bool)) T {
+func waitFor[T any](t *testing.T, c client.Client, id string, ready func(api.RunSnapshot) (T, bool)) T {
 	t.Helper()
 	var got T
 	require.Eventually(t, func() bool {
@@ -376,13 +376,13 @@ func writeHistory(t *testing.T, c client.Client, id, runID, path string) {
 // requireModelCallsByReference checks that a run's later model calls carried a
 // conversation reference, so that the recording covers the query path.
 func requireModelCallsByReference(t *testing.T, c client.Client, id string) {
-	v, err := c.QueryWorkflow(context.Background(), id, "", workflows.QueryRun)
+	v, err := c.QueryWorkflow(context.Background(), id, "", api.QueryRun)
 	require.NoError(t, err)
-	var snap workflows.RunSnapshot
+	var snap api.RunSnapshot
 	require.NoError(t, v.Get(&snap))
 	byRef := 0
 	for _, st := range snap.Steps {
-		if st.Type == workflows.StepModelCall && strings.Contains(string(st.SafeInput), "conversationDigest") {
+		if st.Type == api.StepModelCall && strings.Contains(string(st.SafeInput), "conversationDigest") {
 			byRef++
 		}
 	}

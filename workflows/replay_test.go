@@ -10,6 +10,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // corpus lists, per folder of testdata, the histories it must hold. The
@@ -58,7 +60,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 		rel, _ := filepath.Rel("testdata", f)
 		t.Run(filepath.ToSlash(rel), func(t *testing.T) {
 			replayer := worker.NewWorkflowReplayer()
-			replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
+			replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 			file, err := os.Open(f)
 			require.NoError(t, err)
 			defer file.Close()

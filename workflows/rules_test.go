@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestSameLoginFoldsASCIICaseOnly(t *testing.T) {
@@ -21,15 +23,15 @@ func TestSameLoginFoldsASCIICaseOnly(t *testing.T) {
 		{"kate", "\u212Aate", false}, // the Kelvin sign folds to k under Unicode rules
 		{"", "", true},
 	} {
-		require.Equal(t, tc.same, SameLogin(tc.a, tc.b), "%q vs %q", tc.a, tc.b)
+		require.Equal(t, tc.same, api.SameLogin(tc.a, tc.b), "%q vs %q", tc.a, tc.b)
 	}
 }
 
 func TestResolveAppliesOnlyToTheStepTheRunWaitsOn(t *testing.T) {
-	waiting := RunSnapshot{AwaitingResolve: "step-5"}
-	require.True(t, ResolveApplies(waiting, "step-5"))
-	require.False(t, ResolveApplies(waiting, "step-4"))
-	require.False(t, ResolveApplies(waiting, ""))
-	require.False(t, ResolveApplies(RunSnapshot{}, ""), "a run that waits on nothing takes no resolve")
-	require.False(t, ResolveApplies(RunSnapshot{}, "step-5"))
+	waiting := api.RunSnapshot{AwaitingResolve: "step-5"}
+	require.True(t, api.ResolveApplies(waiting, "step-5"))
+	require.False(t, api.ResolveApplies(waiting, "step-4"))
+	require.False(t, api.ResolveApplies(waiting, ""))
+	require.False(t, api.ResolveApplies(api.RunSnapshot{}, ""), "a run that waits on nothing takes no resolve")
+	require.False(t, api.ResolveApplies(api.RunSnapshot{}, "step-5"))
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestMaxStepsFailsTheRunWithAClearError(t *testing.T) {
@@ -18,9 +20,9 @@ func TestMaxStepsFailsTheRunWithAClearError(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "reached maxSteps (1)")
 	snap := h.snapshot()
-	require.Equal(t, RunFailed, snap.Run.Status)
+	require.Equal(t, api.RunFailed, snap.Run.Status)
 	require.Contains(t, snap.Run.Error, "maxSteps")
-	require.Equal(t, LabelFailed, snap.Label)
+	require.Equal(t, api.LabelFailed, snap.Label)
 	require.Equal(t, 0, h.markedComments())
 }
 
@@ -32,10 +34,10 @@ func TestCancelWhileWaitingPostsNothing(t *testing.T) {
 
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, RunCancelled, snap.Run.Status)
-	require.Equal(t, LabelCancelled, snap.Label)
-	require.Equal(t, StepSkipped, h.commentStep(snap).Status)
-	require.Equal(t, ActionExpired, snap.PendingAction.State)
+	require.Equal(t, api.RunCancelled, snap.Run.Status)
+	require.Equal(t, api.LabelCancelled, snap.Label)
+	require.Equal(t, api.StepSkipped, h.commentStep(snap).Status)
+	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
 	requireLegalHistory(t, h.events())
 }
 
@@ -47,12 +49,12 @@ func TestInvalidInputFailsWithClearError(t *testing.T) {
 	err := h.env.GetWorkflowError()
 	require.Error(t, err)
 	require.Contains(t, err.Error(), `invalid repo "not-a-repo"`)
-	require.Equal(t, RunFailed, h.snapshot().Run.Status)
+	require.Equal(t, api.RunFailed, h.snapshot().Run.Status)
 }
 
 func TestEveryChangeBumpsVersionAndAppendsAnEvent(t *testing.T) {
 	h := newHarness(t)
-	h.whenWaiting(time.Minute, func(id string) { h.decide(id, DecisionApprove, "alice", "") })
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
 	h.run(demoInput())
 	snap := h.snapshot()
 	events := h.events()
@@ -65,7 +67,7 @@ func TestEveryChangeBumpsVersionAndAppendsAnEvent(t *testing.T) {
 	for _, e := range events {
 		labels[e.Label] = true
 	}
-	for _, want := range []string{LabelThinking, LabelReadingPR, LabelReadingFiles, LabelWaitingApproval, LabelPosting, LabelDone} {
+	for _, want := range []string{api.LabelThinking, api.LabelReadingPR, api.LabelReadingFiles, api.LabelWaitingApproval, api.LabelPosting, api.LabelDone} {
 		require.True(t, labels[want], "label %q missing", want)
 	}
 	for _, st := range snap.Steps {
@@ -75,10 +77,10 @@ func TestEveryChangeBumpsVersionAndAppendsAnEvent(t *testing.T) {
 	}
 }
 
-func (h *harness) eventsSince(t *testing.T, since int64) []Event {
-	v, err := h.env.QueryWorkflow(QueryEvents, since)
+func (h *harness) eventsSince(t *testing.T, since int64) []api.Event {
+	v, err := h.env.QueryWorkflow(api.QueryEvents, since)
 	require.NoError(t, err)
-	var evs []Event
+	var evs []api.Event
 	require.NoError(t, v.Get(&evs))
 	return evs
 }

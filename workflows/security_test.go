@@ -15,7 +15,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
 )
@@ -23,7 +23,7 @@ import (
 // checkpointWaitingForApproval runs generations (each "too long", so each
 // continues as new after one step) until one continues as new while its
 // comment waits for approval, and returns the input it continued with.
-func checkpointWaitingForApproval(t *testing.T, sandbox *ghsandbox.Server) RunInput {
+func checkpointWaitingForApproval(t *testing.T, sandbox *ghsandbox.Server) api.RunInput {
 	t.Helper()
 	in := demoInput()
 	in.HistoryThreshold = 12
@@ -36,25 +36,27 @@ func checkpointWaitingForApproval(t *testing.T, sandbox *ghsandbox.Server) RunIn
 		h.run(in)
 		var can *workflow.ContinueAsNewError
 		require.True(t, errors.As(h.env.GetWorkflowError(), &can), "generation %d did not continue as new", generation)
-		var next RunInput
+		var next api.RunInput
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &next))
-		if acts := next.Checkpoint.Actions; len(acts) > 0 && acts[len(acts)-1].State == ActionWaiting {
+		if acts := next.Checkpoint.Actions; len(acts) > 0 && acts[len(acts)-1].State == api.ActionWaiting {
 			return next
 		}
 		in = next
 	}
 	t.Fatal("no generation continued as new while waiting for approval")
-	return RunInput{}
+	return api.RunInput{}
 }
 
 // approveInCheckpoint forges what an attacker would send: the waiting action
 // already approved.
-func approveInCheckpoint(in RunInput) RunInput {
+func approveInCheckpoint(in api.RunInput) api.RunInput {
 	cp := *in.Checkpoint
-	cp.Actions = append([]PendingAction(nil), cp.Actions...)
-	pa := &cp.Actions[len(cp.Actions)-1]
+	cp.Actions = append([]*api.PendingAction(nil), cp.Actions...)
+	last := *cp.Actions[len(cp.Actions)-1]
+	pa := &last
+	cp.Actions[len(cp.Actions)-1] = pa
 	now := time.Now()
-	pa.State, pa.DecidedBy, pa.DecidedAt = ActionApproved, "mallory", &now
+	pa.State, pa.DecidedBy, pa.DecidedAt = api.ActionApproved, "mallory", &now
 	in.Checkpoint = &cp
 	return in
 }
@@ -71,7 +73,7 @@ func TestFreshStartCarryingAnApprovedCheckpointFailsAndPostsNothing(t *testing.T
 	require.Contains(t, err.Error(), "retryable: false", "a refused start must not be retried into a loop")
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, RunFailed, snap.Run.Status)
+	require.Equal(t, api.RunFailed, snap.Run.Status)
 	require.Empty(t, snap.Actions, "nothing of the forged checkpoint is taken")
 	require.Empty(t, snap.Steps)
 }
@@ -99,18 +101,18 @@ func TestOnlyAContinueAsNewCarriesACheckpoint(t *testing.T) {
 func TestRejectWithoutAReasonIsIgnored(t *testing.T) {
 	h := newHarness(t)
 	h.whenWaiting(time.Minute, func(id string) {
-		h.decide(id, DecisionReject, "bob", "")
-		h.decide(id, DecisionReject, "bob", " \t\n")
+		h.decide(id, api.DecisionReject, "bob", "")
+		h.decide(id, api.DecisionReject, "bob", " \t\n")
 	})
 	h.whenWaiting(2*time.Minute, func(id string) {
-		require.Equal(t, ActionWaiting, h.snapshot().PendingAction.State, "a reject without a reason changes nothing")
-		h.decide(id, DecisionApprove, "alice", "")
+		require.Equal(t, api.ActionWaiting, h.snapshot().PendingAction.State, "a reject without a reason changes nothing")
+		h.decide(id, api.DecisionApprove, "alice", "")
 	})
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
 	require.Equal(t, 1, h.markedComments())
-	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 2)
 	for _, e := range ignored {
 		require.Equal(t, "reject by bob without a reason; a reject must say why", e.Detail)
@@ -119,16 +121,16 @@ func TestRejectWithoutAReasonIsIgnored(t *testing.T) {
 
 // approvalsFrom sends each login's approval in turn, one minute apart, and
 // returns the run's ignored-signal events.
-func approvalsFrom(t *testing.T, approvers []string, logins ...string) (*harness, []Event) {
+func approvalsFrom(t *testing.T, approvers []string, logins ...string) (*harness, []api.Event) {
 	h := newHarness(t)
 	in := demoInput()
 	in.Approvers = approvers
 	for i, login := range logins {
-		h.whenWaiting(time.Duration(i+1)*time.Minute, func(id string) { h.decide(id, DecisionApprove, login, "") })
+		h.whenWaiting(time.Duration(i+1)*time.Minute, func(id string) { h.decide(id, api.DecisionApprove, login, "") })
 	}
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
-	return h, eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	return h, eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 }
 
 func TestLoginThatMatchesOnlyUnderUnicodeFoldingDoesNotApprove(t *testing.T) {
@@ -187,20 +189,20 @@ func TestApprovalArrivingAtTheDeadlineBeforeTheTimerExpiresTheAction(t *testing.
 	// the action expires exactly ApprovalTimeout after the start.
 	h.env.RegisterDelayedCallback(func() {
 		snap := h.snapshot()
-		require.Equal(t, ActionWaiting, snap.PendingAction.State, "the timer has not fired yet")
+		require.Equal(t, api.ActionWaiting, snap.PendingAction.State, "the timer has not fired yet")
 		require.True(t, h.env.Now().Equal(snap.PendingAction.ExpiresAt),
 			"the signal must arrive exactly at the deadline: now %s, expires %s", h.env.Now(), snap.PendingAction.ExpiresAt)
-		h.decide(snap.PendingAction.ID, DecisionApprove, "alice", "")
+		h.decide(snap.PendingAction.ID, api.DecisionApprove, "alice", "")
 	}, in.ApprovalTimeout)
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
 
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
-	require.Equal(t, ActionExpired, snap.PendingAction.State)
+	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
 	require.Empty(t, snap.PendingAction.DecidedBy)
-	require.Equal(t, StepExpired, h.commentStep(snap).Status)
-	late := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
+	late := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, late, 1)
 	require.Equal(t, "approve by alice arrived after the action expired", late[0].Detail)
 	requireLegalHistory(t, h.events())
@@ -214,14 +216,14 @@ func (h *harness) modelProposing(body string) {
 	require.NoError(h.t, err)
 	calls := 0
 	h.env.OnActivity(acts.ModelNext, mock.Anything, mock.Anything).
-		Return(func(_ context.Context, in activities.ModelInput) (activities.Decision, error) {
+		Return(func(_ context.Context, in api.ModelInput) (api.ModelDecision, error) {
 			calls++
 			if calls == 1 {
-				return activities.Decision{ToolCalls: []activities.ToolCall{
-					{ID: "call-1", Name: activities.ToolCreateIssueComment, Arguments: args},
+				return api.ModelDecision{ToolCalls: []api.ToolCall{
+					{ID: "call-1", Name: api.ToolCreateIssueComment, Arguments: args},
 				}}, nil
 			}
-			return activities.Decision{Final: "told: " + in.Conversation[len(in.Conversation)-1].Content}, nil
+			return api.ModelDecision{Final: "told: " + in.Conversation[len(in.Conversation)-1].Content}, nil
 		})
 }
 
@@ -241,7 +243,7 @@ func TestCommentBodyCarryingAnOperationMarkerIsRefusedBeforeApproval(t *testing.
 			snap := h.snapshot()
 			require.Empty(t, snap.Actions, "nobody is asked to approve it")
 			st := h.commentStep(snap)
-			require.Equal(t, StepFailed, st.Status)
+			require.Equal(t, api.StepFailed, st.Status)
 			require.Contains(t, st.Error, "carries an operation marker")
 			require.Contains(t, snap.Run.Result, "told: failed: refused: the comment body carries an operation marker",
 				"the model is told why")
@@ -268,31 +270,31 @@ func TestOperatorWaitIsInTheSnapshotAndOnlyThatStepResolves(t *testing.T) {
 		snap := h.snapshot()
 		st := h.commentStep(snap)
 		require.Equal(t, st.ID, snap.AwaitingResolve)
-		require.True(t, ResolveApplies(snap, st.ID))
-		require.False(t, ResolveApplies(snap, "step-1"))
-		require.False(t, ResolveApplies(snap, ""))
-		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: "step-1", Decision: ResolveAbandon, By: "ops"})
-		h.env.SignalWorkflow(SignalResolve, ResolveSignal{StepID: st.ID, Decision: ResolveAbandon, By: "ops"})
+		require.True(t, api.ResolveApplies(snap, st.ID))
+		require.False(t, api.ResolveApplies(snap, "step-1"))
+		require.False(t, api.ResolveApplies(snap, ""))
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: "step-1", Decision: api.ResolveAbandon, By: "ops"})
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveAbandon, By: "ops"})
 	}, time.Hour)
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
 	snap := h.snapshot()
 	require.Empty(t, snap.AwaitingResolve, "nothing waits once resolved")
-	require.False(t, ResolveApplies(snap, h.commentStep(snap).ID))
-	require.Equal(t, StepFailed, h.commentStep(snap).Status)
-	ignored := eventsWith(h.events(), func(e Event) bool { return e.Type == EventSignalIgnored })
+	require.False(t, api.ResolveApplies(snap, h.commentStep(snap).ID))
+	require.Equal(t, api.StepFailed, h.commentStep(snap).Status)
+	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 1)
 	require.Equal(t, `step "step-1" is not waiting for an operator`, ignored[0].Detail)
 }
 
 func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
-	a := actionID("run-1", "first-run-a", 5)
-	require.NotEqual(t, a, actionID("run-1", "first-run-b", 5), "a reused workflow ID gets new action IDs")
-	require.NotEqual(t, a, actionID("run-1", "first-run-a", 6))
-	require.Equal(t, a, actionID("run-1", "first-run-a", 5))
+	a := api.ActionID("run-1", "first-run-a", 5)
+	require.NotEqual(t, a, api.ActionID("run-1", "first-run-b", 5), "a reused workflow ID gets new action IDs")
+	require.NotEqual(t, a, api.ActionID("run-1", "first-run-a", 6))
+	require.Equal(t, a, api.ActionID("run-1", "first-run-a", 5))
 	require.True(t, strings.HasPrefix(a, "act-") && len(a) == len("act-")+16)
-	require.NotEqual(t, legacyActionID("run-1", 5), a)
+	require.NotEqual(t, api.LegacyActionID("run-1", 5), a)
 }
 
 // A run whose history predates the security batch (GetVersion answers
@@ -302,8 +304,8 @@ func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnGetVersion(securityChangeID, workflow.DefaultVersion, securityVersion).Return(workflow.DefaultVersion)
 	h.whenWaiting(time.Minute, func(id string) {
-		require.Equal(t, legacyActionID(testRunID, 5), id)
-		h.decide(id, DecisionApprove, "alice", "")
+		require.Equal(t, api.LegacyActionID(testRunID, 5), id)
+		h.decide(id, api.DecisionApprove, "alice", "")
 	})
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
@@ -322,12 +324,12 @@ func TestOpenAIPromptedToForgeAMarkerIsRefusedAndToldBeforeAnyApproval(t *testin
 	require.NoError(t, h.env.GetWorkflowError())
 	snap := h.snapshot()
 	refused := stepForCall(t, snap, markerCall)
-	require.Equal(t, StepFailed, refused.Status)
+	require.Equal(t, api.StepFailed, refused.Status)
 	require.Contains(t, refused.Error, "carries an operation marker")
 	require.Contains(t, fake.toolResult(2, markerCall), "failed: refused: the comment body carries an operation marker")
 	require.Empty(t, snap.Actions, "nobody is asked to approve it")
 	require.Empty(t, h.sandbox.Comments("acme", "widgets", 1))
-	require.Equal(t, RunCompleted, snap.Run.Status)
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.Contains(t, snap.Run.Result, "Nothing was posted")
 	requireLegalHistory(t, h.events())
 }

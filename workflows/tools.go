@@ -1,48 +1,37 @@
 package workflows
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
-
-// toolArgs are the arguments any of our tools accepts. Target fields are
-// optional; when the model gives them they must name the run's own PR.
-type toolArgs struct {
-	Body       string `json:"body"`
-	Owner      string `json:"owner"`
-	Repo       string `json:"repo"`
-	PullNumber int    `json:"pullNumber"`
-}
 
 // runToolCall runs one tool call to a terminal step and appends its result to
 // the conversation exactly once. It returns an error only when the run must
 // end: cancellation, or (under policyChangeID) a pull request it cannot read.
-func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) error {
+func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	st := w.openStepFor(call.ID)
 	if spec, ok := activities.ToolSpecByName(call.Name); ok && !spec.SideEffect {
-		w.setLabel(toolLabel(call.Name))
+		w.setLabel(api.ToolLabel(call.Name))
 	}
 	if st == nil {
-		st = w.newStep(ctx, StepToolCall, call.ID, call.Name, safeJSON(json.RawMessage(orEmptyObject(call.Arguments))))
+		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, api.SafeJSON(json.RawMessage(call.ArgumentsOrEmpty())))
 	}
 	spec, args, refusal := w.checkToolCall(call)
-	if refusal == "" && st.Status == StepPending {
+	if refusal == "" && st.Status == api.StepPending {
 		refusal = w.refuseBody(spec, args)
 	}
 	if refusal != "" {
-		w.badToolCalls++
-		w.setStepStatus(ctx, st, StepFailed, refusal)
+		w.BadToolCalls++
+		w.setStepStatus(ctx, st, api.StepFailed, refusal)
 		w.appendToolResult(call.ID, call.Name, "failed: "+refusal)
 		return nil
 	}
-	w.badToolCalls = 0
+	w.BadToolCalls = 0
 	var (
 		content string
 		err     error
@@ -60,96 +49,59 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call activities.ToolCall) e
 }
 
 // openStepFor finds the unfinished tool step of a call, after a continue-as-new.
-func (w *agentRun) openStepFor(callID string) *AgentStep {
-	for _, st := range w.steps {
-		if st.Type == StepToolCall && st.CallID == callID && !st.Status.IsTerminal() {
+func (w *agentRun) openStepFor(callID string) *api.AgentStep {
+	for _, st := range w.Steps {
+		if st.Type == api.StepToolCall && st.CallID == callID && !st.Status.IsTerminal() {
 			return st
 		}
 	}
 	return nil
 }
 
-// checkToolCall validates a tool call against the tools and the run's target.
-func (w *agentRun) checkToolCall(call activities.ToolCall) (activities.ToolSpec, toolArgs, string) {
+// checkToolCall finds the tool of a call and checks the call against it and
+// the run's target (api.CheckToolCall).
+func (w *agentRun) checkToolCall(call api.ToolCall) (api.ToolSpec, api.ToolArgs, string) {
 	spec, ok := activities.ToolSpecByName(call.Name)
 	if !ok {
-		return spec, toolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
+		return spec, api.ToolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
 	}
-	raw := orEmptyObject(call.Arguments)
-	// A provider carries arguments that are not JSON as a JSON string.
-	var text string
-	if json.Unmarshal(raw, &text) == nil {
-		raw = orEmptyObject(json.RawMessage(text))
-		if !json.Valid(raw) {
-			return spec, toolArgs{}, fmt.Sprintf("invalid arguments for %s: not valid JSON: %q", call.Name, truncateUTF8(text, 200))
-		}
-	}
-	var args toolArgs
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&args); err != nil {
-		return spec, args, fmt.Sprintf("invalid arguments for %s: %v", call.Name, err)
-	}
-	if (args.Owner != "" && args.Owner != w.target.Owner) || (args.Repo != "" && args.Repo != w.target.Repo &&
-		args.Repo != w.target.Owner+"/"+w.target.Repo) || (args.PullNumber != 0 && args.PullNumber != w.target.PullNumber) {
-		return spec, args, fmt.Sprintf("refused: %s may only act on %s#%d", call.Name, w.in.Repo, w.target.PullNumber)
-	}
-	if spec.Name == activities.ToolCreateIssueComment && args.Body == "" {
-		return spec, args, "invalid arguments for create_issue_comment: body is required"
-	}
-	if !spec.SideEffect && args.Body != "" {
-		return spec, args, fmt.Sprintf("invalid arguments for %s: it takes no body", call.Name)
-	}
-	return spec, args, ""
+	args, refusal := api.CheckToolCall(spec, call, w.target)
+	return spec, args, refusal
 }
 
 // refuseBody says why a new side effect's body may not even be proposed, or
 // "". It runs before approval only: a step already waiting or approved was
 // checked when it was new, and a step past pending cannot move to failed.
-func (w *agentRun) refuseBody(spec activities.ToolSpec, args toolArgs) string {
+func (w *agentRun) refuseBody(spec api.ToolSpec, args api.ToolArgs) string {
 	// Only the run appends a marker, after approval; one in the body (written
 	// by the model, or by a prompt injection in the pull request) could pass
 	// for another operation's proof during reconciliation.
-	if w.hardened && spec.Name == activities.ToolCreateIssueComment && activities.CarriesOperationMarker(args.Body) {
+	if w.hardened && spec.Name == api.ToolCreateIssueComment && activities.CarriesOperationMarker(args.Body) {
 		return "refused: the comment body carries an operation marker (<!-- agent-operation: ... -->); " +
 			"the run appends its own marker, so write the comment without one"
 	}
 	return ""
 }
 
-func orEmptyObject(raw json.RawMessage) []byte {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return []byte("{}")
-	}
-	return raw
-}
-
 // runReadTool runs a read-only tool; Temporal retries it with backoff.
-func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, error) {
-	w.setLabel(toolLabel(st.ToolName))
-	w.setStepStatus(ctx, st, StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: w.in.ToolTimeout,
-		RetryPolicy: &temporal.RetryPolicy{
-			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: 10,
-			NonRetryableErrorTypes: []string{activities.ErrTypeGitHubRejected},
-		},
-		Summary: readSummary(st.ToolName, w.targetRef()),
-	})
+func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string, error) {
+	w.setLabel(api.ToolLabel(st.ToolName))
+	w.setStepStatus(ctx, st, api.StepRunning, "")
+	actx := workflow.WithActivityOptions(ctx, w.readToolOptions(st.ToolName))
 	var (
 		result any
 		err    error
 	)
 	switch st.ToolName {
-	case activities.ToolGetPullRequest:
-		var pr activities.PullRequest
+	case api.ToolGetPullRequest:
+		var pr api.PullRequest
 		err = workflow.ExecuteActivity(actx, acts.GetPullRequest, w.target).Get(ctx, &pr)
 		result = pr
-	case activities.ToolListPullRequestFiles:
-		var files []activities.PullRequestFile
+	case api.ToolListPullRequestFiles:
+		var files []api.PullRequestFile
 		err = workflow.ExecuteActivity(actx, acts.ListPullRequestFiles, w.target).Get(ctx, &files)
 		result = files
-		st.SafeOutput = safeJSON(fileSummaries(files))
+		st.SafeOutput = api.SafeJSON(api.FileSummaries(files))
 	default:
 		err = fmt.Errorf("no read tool %q", st.ToolName)
 	}
@@ -158,7 +110,7 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, err
 			return "", ctx.Err()
 		}
 		msg := errorMessage(err)
-		w.setStepStatus(ctx, st, StepFailed, msg)
+		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		if w.policy {
 			// A review of what the run could not read is no review: the run
 			// fails rather than let the model finish as if it had one.
@@ -168,31 +120,10 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *AgentStep) (string, err
 	}
 	content, _ := json.Marshal(result)
 	if st.SafeOutput == nil {
-		st.SafeOutput = safeJSON(result)
+		st.SafeOutput = api.SafeJSON(result)
 	}
-	w.setStepStatus(ctx, st, StepSucceeded, "")
+	w.setStepStatus(ctx, st, api.StepSucceeded, "")
 	return string(content), nil
-}
-
-type fileSummary struct {
-	Filename   string `json:"filename"`
-	Status     string `json:"status"`
-	Additions  int    `json:"additions"`
-	Deletions  int    `json:"deletions"`
-	PatchBytes int    `json:"patchBytes"`
-}
-
-// fileSummaries keep patches out of step records; the model still sees them.
-func fileSummaries(files []activities.PullRequestFile) []fileSummary {
-	out := make([]fileSummary, len(files))
-	for i, f := range files {
-		n := f.PatchBytes
-		if n == 0 {
-			n = len(f.Patch)
-		}
-		out[i] = fileSummary{Filename: f.Filename, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, PatchBytes: n}
-	}
-	return out
 }
 
 // inputUnreadableError ends a run that could not read its pull request.
@@ -202,16 +133,4 @@ type inputUnreadableError struct {
 
 func (e *inputUnreadableError) Error() string {
 	return fmt.Sprintf("could not read the input (%s): %s", e.tool, e.msg)
-}
-
-// readSummary is what the Temporal UI shows for a read tool's activity.
-func readSummary(tool, target string) string {
-	switch tool {
-	case activities.ToolGetPullRequest:
-		return "Read pull request " + target
-	case activities.ToolListPullRequestFiles:
-		return "List the changed files of " + target
-	default:
-		return tool + " on " + target
-	}
 }

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // DefaultModelProvider needs no network and no key: the deterministic reviewer.
@@ -85,7 +85,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg := Config{
 		Telemetry:      tel,
 		Temporal:       temporalCfg,
-		TaskQueue:      orDefault(getenv("AGENT_TASK_QUEUE"), workflows.DefaultTaskQueue),
+		TaskQueue:      orDefault(getenv("AGENT_TASK_QUEUE"), api.DefaultTaskQueue),
 		GitHubToken:    getenv("GITHUB_TOKEN"),
 		GitHubAPIURL:   getenv("GITHUB_API_URL"),
 		GitHubBotLogin: getenv("GITHUB_BOT_LOGIN"),

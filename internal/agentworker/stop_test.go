@@ -8,10 +8,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // createArrival waits until the sandbox has received the comment's POST and
@@ -57,25 +57,25 @@ func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t
 
 	require.GreaterOrEqual(t, time.Since(arrived), held, "Stop returned before the held answer could arrive")
 	stack.StartWorker(t, queue, activities.NewOfflineReviewer())
-	require.Equal(t, workflows.RunCompleted, stack.WaitForResult(t, run).Status)
+	require.Equal(t, api.RunCompleted, stack.WaitForResult(t, run).Status)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	snap, err := stack.Snapshot(ctx, run.GetID())
 	require.NoError(t, err)
-	var post *workflows.AgentStep
+	var post *api.AgentStep
 	for i, st := range snap.Steps {
-		if st.ToolName == activities.ToolCreateIssueComment {
+		if st.ToolName == api.ToolCreateIssueComment {
 			post = &snap.Steps[i]
 		}
 	}
 	require.NotNil(t, post, "no comment step in %+v", snap.Steps)
-	require.Equal(t, workflows.StepSucceeded, post.Status)
+	require.Equal(t, api.StepSucceeded, post.Status)
 	require.Equal(t, 1, post.Attempt, "the post completed on its first attempt")
 	events, err := stack.Events(ctx, run.GetID())
 	require.NoError(t, err)
 	for _, e := range events {
-		require.NotEqual(t, string(workflows.StepOutcomeUnknown), e.Status, "event %d: the post was cancelled and reconciled: %s", e.Sequence, e.Detail)
-		require.NotEqual(t, string(workflows.RunReconciling), e.Status, "event %d: the run reconciled", e.Sequence)
+		require.NotEqual(t, string(api.StepOutcomeUnknown), e.Status, "event %d: the post was cancelled and reconciled: %s", e.Sequence, e.Detail)
+		require.NotEqual(t, string(api.RunReconciling), e.Status, "event %d: the run reconciled", e.Sequence)
 	}
 	require.Len(t, stack.Sandbox().Comments("acme", "widgets", 1), 1)
 }

@@ -11,7 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // NewActivities builds the activities from the configuration: the GitHub
@@ -92,6 +92,6 @@ func WithConversationStore(c client.Client, acts *activities.Activities) *activi
 		return acts
 	}
 	wired := *acts
-	wired.Conversations = activities.NewQueryConversationStore(c, workflows.QueryConversation)
+	wired.Conversations = activities.NewQueryConversationStore(c, api.QueryConversation)
 	return &wired
 }

@@ -7,11 +7,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 )
 
 type fixedStore struct{}
 
-func (fixedStore) Conversation(context.Context, activities.ConversationRef) ([]activities.Message, error) {
+func (fixedStore) Conversation(context.Context, api.ConversationRef) ([]api.Message, error) {
 	return nil, nil
 }
 

@@ -15,9 +15,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // budgetTurns are the conversation lengths the README reports.
@@ -45,25 +44,25 @@ const turnsPrefix = "turns="
 // the wrong messages cannot go unnoticed.
 type scriptedModel struct{}
 
-func (scriptedModel) Next(_ context.Context, conversation []activities.Message, _ []activities.ToolSpec) (activities.Decision, error) {
+func (scriptedModel) Next(_ context.Context, conversation []api.Message, _ []api.ToolSpec) (api.ModelDecision, error) {
 	if len(conversation) < 2 {
-		return activities.Decision{}, fmt.Errorf("conversation of %d messages has no goal", len(conversation))
+		return api.ModelDecision{}, fmt.Errorf("conversation of %d messages has no goal", len(conversation))
 	}
 	_, goal, _ := strings.Cut(conversation[1].Content, turnsPrefix)
 	turns, err := strconv.Atoi(strings.TrimSpace(goal))
 	if err != nil {
-		return activities.Decision{}, fmt.Errorf("goal %q: %w", conversation[1].Content, err)
+		return api.ModelDecision{}, fmt.Errorf("goal %q: %w", conversation[1].Content, err)
 	}
 	asked := (len(conversation) - 2) / 2
-	if want := 2 + 2*asked; len(conversation) != want || (asked > 0 && conversation[len(conversation)-1].Role != activities.RoleTool) {
-		return activities.Decision{}, fmt.Errorf("got %d messages, want %d ending in a tool result", len(conversation), want)
+	if want := 2 + 2*asked; len(conversation) != want || (asked > 0 && conversation[len(conversation)-1].Role != api.RoleTool) {
+		return api.ModelDecision{}, fmt.Errorf("got %d messages, want %d ending in a tool result", len(conversation), want)
 	}
-	usage := activities.Usage{PromptTokens: int64(len(conversation)), CompletionTokens: 1}
+	usage := api.Usage{PromptTokens: int64(len(conversation)), CompletionTokens: 1}
 	if asked >= turns {
-		return activities.Decision{Final: fmt.Sprintf("read the pull request %d times", asked), Usage: usage}, nil
+		return api.ModelDecision{Final: fmt.Sprintf("read the pull request %d times", asked), Usage: usage}, nil
 	}
-	call := activities.ToolCall{ID: fmt.Sprintf("call_%d", asked), Name: activities.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)}
-	return activities.Decision{ToolCalls: []activities.ToolCall{call}, Usage: usage}, nil
+	call := api.ToolCall{ID: fmt.Sprintf("call_%d", asked), Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)}
+	return api.ModelDecision{ToolCalls: []api.ToolCall{call}, Usage: usage}, nil
 }
 
 // budget is what one run spent on history.
@@ -104,7 +103,7 @@ func TestHistoryBytesPerModelCall(t *testing.T) {
 	for _, turns := range budgetTurns {
 		require.LessOrEqual(t, got[alwaysRefsMode][turns].lastTurnBytes, got[alwaysRefsMode][budgetTurns[0]].lastTurnBytes+256,
 			"refs always: the last turn of %d turns costs more than the last of %d", turns, budgetTurns[0])
-		require.LessOrEqual(t, got[defaultMode][turns].lastTurnBytes, workflows.DefaultInlineConversationBytes+8<<10,
+		require.LessOrEqual(t, got[defaultMode][turns].lastTurnBytes, api.DefaultInlineConversationBytes+8<<10,
 			"default: the last turn of %d turns is past the inline limit plus a turn's own events", turns)
 	}
 	last := budgetTurns[len(budgetTurns)-1]
@@ -123,13 +122,13 @@ func runBudget(t *testing.T, c client.Client, mode conversationMode, turns int) 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	id := fmt.Sprintf("budget-%d-%d", mode.inlineBytes, turns)
-	in := workflows.RunInput{
+	in := api.RunInput{
 		Repo: "acme/widgets", PullNumber: 1, UserID: "bench", Goal: turnsPrefix + strconv.Itoa(turns),
 		MaxSteps: turns + 1, InlineConversationBytes: mode.inlineBytes, ToolTimeout: 10 * time.Second,
 	}
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: budgetQueue}, workflows.WorkflowName, in)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: budgetQueue}, api.WorkflowName, in)
 	require.NoError(t, err)
-	var res workflows.RunResult
+	var res api.RunResult
 	require.NoError(t, run.Get(ctx, &res), "run %s", id)
 	require.Equal(t, fmt.Sprintf("read the pull request %d times", turns), res.Answer)
 	return measureHistory(t, c, id)

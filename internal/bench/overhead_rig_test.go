@@ -23,11 +23,11 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // runShape is what the baseline copies from an agentrun history.
@@ -236,13 +236,13 @@ func (agentRunContender) name() string { return "agentrun" }
 
 func (k agentRunContender) run(ctx context.Context, spec runSpec) error {
 	c, rc, id := k.rig.client, k.rig.runs, spec.id
-	in := workflows.RunInput{
+	in := api.RunInput{
 		Repo: benchRepoOwner + "/" + benchRepoName, PullNumber: firstBenchPull + int(spec.seq%benchPulls),
 		UserID: "bench", ToolTimeout: 10 * time.Second,
 	}
 	// Started as bare as the baseline: runclient.Start's search attributes
 	// and ID policies would add visibility work the baseline does not do.
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: agentRunQueue}, workflows.WorkflowName, in)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: agentRunQueue}, api.WorkflowName, in)
 	if err != nil {
 		return fmt.Errorf("start run %s: %w", id, err)
 	}
@@ -254,39 +254,39 @@ func (k agentRunContender) run(ctx context.Context, spec runSpec) error {
 	if err != nil {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
-	err = rc.Decide(ctx, id, workflows.ApprovalSignal{
-		ActionID: waiting.PendingAction.ID, Decision: workflows.DecisionApprove, Approver: "alice", RequestID: id,
+	err = rc.Decide(ctx, id, api.ApprovalSignal{
+		ActionID: waiting.PendingAction.ID, Decision: api.DecisionApprove, Approver: "alice", RequestID: id,
 	})
 	if err != nil {
 		return fmt.Errorf("approve run %s: %w", id, err)
 	}
-	var res workflows.RunResult
+	var res api.RunResult
 	if err := run.Get(ctx, &res); err != nil {
 		return fmt.Errorf("run %s: %w", id, err)
 	}
-	if res.Status != workflows.RunCompleted {
+	if res.Status != api.RunCompleted {
 		return fmt.Errorf("run %s ended %s: %s", id, res.Status, res.Error)
 	}
-	if n := k.rig.commentsCarrying(in.PullNumber, activities.OperationMarker(operationKey)); n != 1 {
+	if n := k.rig.commentsCarrying(in.PullNumber, api.OperationMarker(operationKey)); n != 1 {
 		return fmt.Errorf("run %s left %d comments with operationKey %s, want 1", id, n, operationKey)
 	}
 	return nil
 }
 
 // awaitApprovalRequest asks the run query until the run waits for a person.
-func awaitApprovalRequest(ctx context.Context, rc *runclient.Client, spec runSpec) (workflows.RunSnapshot, error) {
-	ask := func(ctx context.Context) (workflows.RunSnapshot, error) { return rc.Snapshot(ctx, spec.id) }
-	return queryUntil(ctx, spec, ask, func(snap workflows.RunSnapshot) (bool, error) {
+func awaitApprovalRequest(ctx context.Context, rc *runclient.Client, spec runSpec) (api.RunSnapshot, error) {
+	ask := func(ctx context.Context) (api.RunSnapshot, error) { return rc.Snapshot(ctx, spec.id) }
+	return queryUntil(ctx, spec, ask, func(snap api.RunSnapshot) (bool, error) {
 		switch snap.Run.Status {
-		case workflows.RunCompleted, workflows.RunFailed, workflows.RunCancelled:
+		case api.RunCompleted, api.RunFailed, api.RunCancelled:
 			return false, fmt.Errorf("run %s ended %s before asking for approval: %s", spec.id, snap.Run.Status, snap.Run.Error)
 		}
-		return snap.Run.Status == workflows.RunWaitingForUser, nil
+		return snap.Run.Status == api.RunWaitingForUser, nil
 	})
 }
 
 // pendingOperationKey is the operationKey the approved comment will carry.
-func pendingOperationKey(snap workflows.RunSnapshot) (string, error) {
+func pendingOperationKey(snap api.RunSnapshot) (string, error) {
 	if snap.PendingAction == nil {
 		return "", errors.New("waits for approval without a pending action")
 	}
@@ -352,7 +352,7 @@ func (k baselineContender) run(ctx context.Context, spec runSpec) error {
 	if err != nil {
 		return err
 	}
-	if err := c.SignalWorkflow(ctx, id, "", bareSignal, workflows.DecisionApprove); err != nil {
+	if err := c.SignalWorkflow(ctx, id, "", bareSignal, api.DecisionApprove); err != nil {
 		return fmt.Errorf("signal baseline %s: %w", id, err)
 	}
 	if err := run.Get(ctx, nil); err != nil {

@@ -19,8 +19,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // startTimeout covers a cold start of the server on a busy 2-core machine.
@@ -136,9 +136,9 @@ func (s *Server) launch() {
 
 func searchAttributes() temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(
-		workflows.SearchAttrStatus.ValueSet(""),
-		workflows.SearchAttrConversation.ValueSet(""),
-		workflows.SearchAttrActionIDs.ValueSet(nil),
+		api.SearchAttrStatus.ValueSet(""),
+		api.SearchAttrConversation.ValueSet(""),
+		api.SearchAttrActionIDs.ValueSet(nil),
 	)
 }
 

@@ -9,23 +9,23 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 // starterStatus runs `starter status RUN --json`.
-func starterStatus(t *testing.T, s *Stack, runID string) (workflows.RunSnapshot, string, bool) {
+func starterStatus(t *testing.T, s *Stack, runID string) (api.RunSnapshot, string, bool) {
 	res, err := RunCommand(context.Background(), s.Bins.Starter, s.StarterEnv(), "status", runID, "--json")
 	require.NoError(t, err)
 	if res.ExitCode != 0 {
-		return workflows.RunSnapshot{}, res.Stderr, false
+		return api.RunSnapshot{}, res.Stderr, false
 	}
-	var snap workflows.RunSnapshot
+	var snap api.RunSnapshot
 	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &snap), res.Stdout)
 	return snap, Describe(snap), true
 }
 
-func waitForStarterStatus(t *testing.T, s *Stack, runID string, status workflows.RunStatus) workflows.RunSnapshot {
-	return Eventually(t, time.Minute, "starter status to say "+string(status), func() (workflows.RunSnapshot, bool, string) {
+func waitForStarterStatus(t *testing.T, s *Stack, runID string, status api.RunStatus) api.RunSnapshot {
+	return Eventually(t, time.Minute, "starter status to say "+string(status), func() (api.RunSnapshot, bool, string) {
 		snap, seen, ok := starterStatus(t, s, runID)
 		return snap, ok && snap.Run.Status == status, seen
 	})
@@ -45,7 +45,7 @@ func TestEndToEndApproveViaStarterPostsOneComment(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(started.Stdout), &start), started.Stdout)
 	require.NotEmpty(t, start.RunID)
 
-	waiting := waitForStarterStatus(t, s, start.RunID, workflows.RunWaitingForUser)
+	waiting := waitForStarterStatus(t, s, start.RunID, api.RunWaitingForUser)
 	require.NotNil(t, waiting.PendingAction)
 	require.Empty(t, s.Sandbox.PostedComments(t), "nothing is posted before approval")
 
@@ -54,14 +54,14 @@ func TestEndToEndApproveViaStarterPostsOneComment(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 0, approved.ExitCode, approved.Stderr)
 
-	done := waitForStarterStatus(t, s, start.RunID, workflows.RunCompleted)
+	done := waitForStarterStatus(t, s, start.RunID, api.RunCompleted)
 	posted := s.Sandbox.PostedComments(t)
 	require.Equal(t, 1, posted.Total())
 	require.Len(t, posted[start.RunID], 1)
 	step := CommentStep(done)
 	require.NotNil(t, step)
-	require.Equal(t, workflows.StepSucceeded, step.Status)
+	require.Equal(t, api.StepSucceeded, step.Status)
 	require.Equal(t, strconv.FormatInt(posted[start.RunID][0].GetID(), 10), step.ExternalResourceID)
-	require.Equal(t, workflows.ActionApproved, done.PendingAction.State)
+	require.Equal(t, api.ActionApproved, done.PendingAction.State)
 	require.Equal(t, "alice", done.PendingAction.DecidedBy)
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/api/serviceerror"
 
-	"github.com/agentrun/agentrun/workflows"
+	"github.com/agentrun/agentrun/api"
 )
 
 const concurrentApprovals = 20
@@ -69,7 +69,7 @@ func TestFaultApprovalRacesGiveOneOutcome(t *testing.T) {
 	t.Run("20 concurrent approvals through the signed API and the webhook post one comment", func(t *testing.T) {
 		const runID = "fault-approval-burst"
 		MustStartRun(t, c, s.Queue, runID, ReviewInput(toolTimeout))
-		waiting := WaitForStatus(t, c, runID, workflows.RunWaitingForUser, runTimeout)
+		waiting := WaitForStatus(t, c, runID, api.RunWaitingForUser, runTimeout)
 
 		answers := raceApprovals(t, approval, runID, waiting.PendingAction.ID, concurrentApprovals)
 
@@ -88,8 +88,8 @@ func TestFaultApprovalRacesGiveOneOutcome(t *testing.T) {
 		}
 		require.Positive(t, accepted, "at least one approval was accepted: %v", answers)
 		snap := requireOnePostedComment(t, s, runID)
-		require.Equal(t, 1, CountEvents(MustEvents(t, c, runID), workflows.EventActionState, string(workflows.ActionApproved)))
-		require.Equal(t, workflows.ActionApproved, snap.PendingAction.State)
+		require.Equal(t, 1, CountEvents(MustEvents(t, c, runID), api.EventActionState, string(api.ActionApproved)))
+		require.Equal(t, api.ActionApproved, snap.PendingAction.State)
 		t.Logf("%d of %d approvals answered 202; the run applied one", accepted, len(answers))
 	})
 
@@ -104,9 +104,9 @@ func TestFaultApprovalRacesGiveOneOutcome(t *testing.T) {
 			runIDs[i] = "fault-approval-expiry-" + strconv.Itoa(i)
 			MustStartRun(t, c, s.Queue, runIDs[i], in)
 		}
-		snaps := make([]workflows.RunSnapshot, len(offsets))
+		snaps := make([]api.RunSnapshot, len(offsets))
 		for i, runID := range runIDs {
-			snaps[i] = WaitForStatus(t, c, runID, workflows.RunWaitingForUser, runTimeout)
+			snaps[i] = WaitForStatus(t, c, runID, api.RunWaitingForUser, runTimeout)
 		}
 
 		answers := make([]Answer, len(offsets))
@@ -138,10 +138,10 @@ func TestFaultApprovalRacesGiveOneOutcome(t *testing.T) {
 			return signalErr
 		}))
 
-		outcomes := map[workflows.ActionState]int{}
+		outcomes := map[api.ActionState]int{}
 		for i, runID := range runIDs {
 			res := WaitForResult(t, c, runID, runTimeout)
-			require.Equal(t, workflows.RunCompleted, res.Status)
+			require.Equal(t, api.RunCompleted, res.Status)
 			state := requireOneOutcome(t, s, runID)
 			outcomes[state]++
 			require.Contains(t, []int{http.StatusAccepted, http.StatusConflict}, answers[i].Code, answers[i].String())
@@ -153,24 +153,24 @@ func TestFaultApprovalRacesGiveOneOutcome(t *testing.T) {
 
 // requireOneOutcome checks that a run whose approval raced its expiry ended
 // one way only: approved with exactly one comment, or expired with none.
-func requireOneOutcome(t *testing.T, s *Stack, runID string) workflows.ActionState {
+func requireOneOutcome(t *testing.T, s *Stack, runID string) api.ActionState {
 	t.Helper()
-	snap := WaitForStatus(t, s.Client(), runID, workflows.RunCompleted, runTimeout)
+	snap := WaitForStatus(t, s.Client(), runID, api.RunCompleted, runTimeout)
 	events := MustEvents(t, s.Client(), runID)
 	require.Len(t, snap.Actions, 1, Describe(snap))
 	state := snap.Actions[0].State
-	require.True(t, slices.Contains([]workflows.ActionState{workflows.ActionApproved, workflows.ActionExpired}, state), "action state %s", state)
-	approvedEvents := CountEvents(events, workflows.EventActionState, string(workflows.ActionApproved))
-	expiredEvents := CountEvents(events, workflows.EventActionState, string(workflows.ActionExpired))
+	require.True(t, slices.Contains([]api.ActionState{api.ActionApproved, api.ActionExpired}, state), "action state %s", state)
+	approvedEvents := CountEvents(events, api.EventActionState, string(api.ActionApproved))
+	expiredEvents := CountEvents(events, api.EventActionState, string(api.ActionExpired))
 	comments := len(s.Sandbox.PostedComments(t)[runID])
 	step := CommentStep(snap)
 	require.NotNil(t, step, Describe(snap))
-	if state == workflows.ActionApproved {
+	if state == api.ActionApproved {
 		require.Equal(t, []int{1, 0, 1}, []int{approvedEvents, expiredEvents, comments}, "approved, expired events and comments of %s", runID)
-		require.Equal(t, workflows.StepSucceeded, step.Status)
+		require.Equal(t, api.StepSucceeded, step.Status)
 	} else {
 		require.Equal(t, []int{0, 1, 0}, []int{approvedEvents, expiredEvents, comments}, "approved, expired events and comments of %s", runID)
-		require.Equal(t, workflows.StepExpired, step.Status)
+		require.Equal(t, api.StepExpired, step.Status)
 	}
 	return state
 }

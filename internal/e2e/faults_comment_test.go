@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // toolTimeout is the start-to-close of one GitHub call in the fault suite:
@@ -21,16 +21,16 @@ const runTimeout = 90 * time.Second
 // requireOnePostedComment checks the run's outcome from the sandbox and the
 // run query: completed, one comment carrying its marker, and the step
 // pointing at that comment.
-func requireOnePostedComment(t *testing.T, s *Stack, runID string) workflows.RunSnapshot {
+func requireOnePostedComment(t *testing.T, s *Stack, runID string) api.RunSnapshot {
 	t.Helper()
 	res := WaitForResult(t, s.Client(), runID, runTimeout)
-	require.Equal(t, workflows.RunCompleted, res.Status)
-	snap := WaitForStatus(t, s.Client(), runID, workflows.RunCompleted, runTimeout)
+	require.Equal(t, api.RunCompleted, res.Status)
+	snap := WaitForStatus(t, s.Client(), runID, api.RunCompleted, runTimeout)
 	posted := s.Sandbox.PostedComments(t)
 	require.Len(t, posted[runID], 1, "comments carrying run %s's marker", runID)
 	step := CommentStep(snap)
 	require.NotNil(t, step, Describe(snap))
-	require.Equal(t, workflows.StepSucceeded, step.Status, Describe(snap))
+	require.Equal(t, api.StepSucceeded, step.Status, Describe(snap))
 	require.Equal(t, strconv.FormatInt(posted[runID][0].GetID(), 10), step.ExternalResourceID)
 	return snap
 }
@@ -56,8 +56,8 @@ func TestFaultWorkerKilledDuringTheCommentCallPostsOnceAndReconciles(t *testing.
 	require.Equal(t, 1, s.Sandbox.PostedComments(t).Total())
 	require.Len(t, RequestsFor(s.Sandbox.Requests(t), ghsandbox.OpCreateComment), 1, "the comment was never created again")
 	events := MustEvents(t, s.Client(), runID)
-	require.True(t, HasEvent(events, workflows.EventRunStatus, string(workflows.RunReconciling)), "the run reconciled")
-	require.True(t, HasEvent(events, workflows.EventStepStatus, string(workflows.StepOutcomeUnknown)), "the step was outcome_unknown")
+	require.True(t, HasEvent(events, api.EventRunStatus, string(api.RunReconciling)), "the run reconciled")
+	require.True(t, HasEvent(events, api.EventStepStatus, string(api.StepOutcomeUnknown)), "the step was outcome_unknown")
 	require.Contains(t, string(CommentStep(snap).SafeOutput), `"alreadyExisted":true`)
 }
 
@@ -75,7 +75,7 @@ func TestFaultLostCommentResponseReconcilesToOneComment(t *testing.T) {
 	creates := RequestsFor(s.Sandbox.Requests(t), ghsandbox.OpCreateComment)
 	require.Len(t, creates, 1, "the comment was never created again")
 	require.Equal(t, ghsandbox.ModeDropResponse, creates[0].Fault)
-	require.True(t, HasEvent(MustEvents(t, s.Client(), runID), workflows.EventRunStatus, string(workflows.RunReconciling)))
+	require.True(t, HasEvent(MustEvents(t, s.Client(), runID), api.EventRunStatus, string(api.RunReconciling)))
 	require.Contains(t, string(CommentStep(snap).SafeOutput), `"alreadyExisted":true`)
 	require.Empty(t, s.Sandbox.Faults(t))
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // modelRetryAfterSeconds is how long the rate-limited model provider asks
@@ -71,8 +71,8 @@ func TestFaultWorkerKilledElsewhereEveryRunCompletesWithOneComment(t *testing.T)
 		WaitAndApprove(t, s.Client(), runID, runTimeout)
 		snap := requireOnePostedComment(t, s, runID)
 		require.GreaterOrEqual(t, calls.Load(), int64(1), "the killed worker's model call reached the provider")
-		require.Equal(t, workflows.StepModelCall, snap.Steps[0].Type)
-		require.Equal(t, workflows.StepSucceeded, snap.Steps[0].Status)
+		require.Equal(t, api.StepModelCall, snap.Steps[0].Type)
+		require.Equal(t, api.StepSucceeded, snap.Steps[0].Status)
 		runs = append(runs, runID)
 	})
 
@@ -101,7 +101,7 @@ func TestFaultWorkerKilledElsewhereEveryRunCompletesWithOneComment(t *testing.T)
 		const queue, runID = "kill-approval", "fault-kill-approval"
 		first := s.StartWorkerOn(t, queue, nil)
 		MustStartRun(t, s.Client(), queue, runID, ReviewInput(toolTimeout))
-		WaitForStatus(t, s.Client(), runID, workflows.RunWaitingForUser, runTimeout)
+		WaitForStatus(t, s.Client(), runID, api.RunWaitingForUser, runTimeout)
 
 		first.Kill()
 		s.StartWorkerOn(t, queue, nil)

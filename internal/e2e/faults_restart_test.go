@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 func TestFaultServerRestartLosesNothingAndDuplicatesNothing(t *testing.T) {
@@ -26,7 +26,7 @@ func TestFaultServerRestartLosesNothingAndDuplicatesNothing(t *testing.T) {
 		MustStartRun(t, c, s.Queue, runID, ReviewInput(toolTimeout))
 	}
 	for _, runID := range all {
-		actions[runID] = WaitForStatus(t, c, runID, workflows.RunWaitingForUser, runTimeout).PendingAction.ID
+		actions[runID] = WaitForStatus(t, c, runID, api.RunWaitingForUser, runTimeout).PendingAction.ID
 	}
 	// The sandbox creates the comment and holds its answer through the restart.
 	s.Sandbox.AddFaults(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDelay, DelayMs: 3000})
@@ -55,7 +55,7 @@ func TestFaultServerRestartLosesNothingAndDuplicatesNothing(t *testing.T) {
 		snap, err := Snapshot(context.Background(), c, runID)
 		require.NoError(t, err)
 		require.Len(t, snap.Actions, 1, Describe(snap))
-		require.Equal(t, workflows.ActionApproved, snap.Actions[0].State)
+		require.Equal(t, api.ActionApproved, snap.Actions[0].State)
 		if runID == posting {
 			// Which path settled it depends on how long the restart took: the
 			// held answer, or a timeout and reconciliation.

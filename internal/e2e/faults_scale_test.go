@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 const (
@@ -36,7 +36,7 @@ func waitAllWaiting(t *testing.T, s *Stack, runIDs []string) map[string]string {
 		}
 		_ = ForEach(len(pending), 10, func(i int) error {
 			snap, err := Snapshot(context.Background(), s.Client(), pending[i])
-			if err == nil && snap.Run.Status == workflows.RunWaitingForUser && snap.PendingAction != nil {
+			if err == nil && snap.Run.Status == api.RunWaitingForUser && snap.PendingAction != nil {
 				mu.Lock()
 				actions[pending[i]] = snap.PendingAction.ID
 				mu.Unlock()
@@ -78,7 +78,7 @@ func TestFaultScaleHundredRunsThreeWorkersOneKilledPostsEachCommentOnce(t *testi
 	resultCtx, cancel := context.WithTimeout(ctx, scaleTimeout)
 	defer cancel()
 	var mu sync.Mutex
-	statuses := map[workflows.RunStatus]int{}
+	statuses := map[api.RunStatus]int{}
 	require.NoError(t, ForEach(scaleRuns, scaleRuns, func(i int) error {
 		res, err := Result(resultCtx, c, runIDs[i])
 		mu.Lock()
@@ -93,7 +93,7 @@ func TestFaultScaleHundredRunsThreeWorkersOneKilledPostsEachCommentOnce(t *testi
 	t.Log(summary)
 	fmt.Println(summary)
 
-	require.Equal(t, map[workflows.RunStatus]int{workflows.RunCompleted: scaleRuns}, statuses)
+	require.Equal(t, map[api.RunStatus]int{api.RunCompleted: scaleRuns}, statuses)
 	posted := s.Sandbox.PostedComments(t)
 	require.Equal(t, scaleRuns, posted.Total())
 	require.Zero(t, posted.Duplicates())
@@ -113,7 +113,7 @@ func commentStepPointsAt(ctx context.Context, s *Stack, runID string, commentID 
 		return err
 	}
 	step := CommentStep(snap)
-	if step == nil || step.Status != workflows.StepSucceeded || step.ExternalResourceID != strconv.FormatInt(commentID, 10) {
+	if step == nil || step.Status != api.StepSucceeded || step.ExternalResourceID != strconv.FormatInt(commentID, 10) {
 		return fmt.Errorf("run %s: comment step does not point at comment %d: %s", runID, commentID, Describe(snap))
 	}
 	return nil

@@ -11,9 +11,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // queryTimeout bounds one call to a run; right after a worker is killed a
@@ -29,8 +28,8 @@ func runs(c client.Client) *runclient.Client {
 // ReviewInput is a run of the pull request under review whose GitHub calls
 // time out after toolTimeout, so that a call lost with a killed worker
 // comes back quickly.
-func ReviewInput(toolTimeout time.Duration) workflows.RunInput {
-	return workflows.RunInput{
+func ReviewInput(toolTimeout time.Duration) api.RunInput {
+	return api.RunInput{
 		Repo:        PullRepo,
 		PullNumber:  PullNum,
 		UserID:      "carol",
@@ -41,7 +40,7 @@ func ReviewInput(toolTimeout time.Duration) workflows.RunInput {
 // StartRun starts an AgentRun through the run client rather than the
 // starter CLI, which does not expose every RunInput field the fault suite
 // needs. Every test run has a new ID, so finding it closed is an error.
-func StartRun(ctx context.Context, c client.Client, queue, runID string, in workflows.RunInput) error {
+func StartRun(ctx context.Context, c client.Client, queue, runID string, in api.RunInput) error {
 	started, err := runs(c).Start(ctx, runclient.StartRequest{RunID: runID, TaskQueue: queue, Input: in})
 	if err != nil {
 		return err
@@ -53,7 +52,7 @@ func StartRun(ctx context.Context, c client.Client, queue, runID string, in work
 }
 
 // MustStartRun is StartRun failing the test.
-func MustStartRun(t testing.TB, c client.Client, queue, runID string, in workflows.RunInput) {
+func MustStartRun(t testing.TB, c client.Client, queue, runID string, in api.RunInput) {
 	t.Helper()
 	if err := StartRun(context.Background(), c, queue, runID, in); err != nil {
 		t.Fatal(err)
@@ -61,17 +60,17 @@ func MustStartRun(t testing.TB, c client.Client, queue, runID string, in workflo
 }
 
 // Snapshot asks a run for its RunSnapshot.
-func Snapshot(ctx context.Context, c client.Client, runID string) (workflows.RunSnapshot, error) {
+func Snapshot(ctx context.Context, c client.Client, runID string) (api.RunSnapshot, error) {
 	return runs(c).Snapshot(ctx, runID)
 }
 
 // Events asks a run for all of its events.
-func Events(ctx context.Context, c client.Client, runID string) ([]workflows.Event, error) {
+func Events(ctx context.Context, c client.Client, runID string) ([]api.Event, error) {
 	return runs(c).Events(ctx, runID, 0)
 }
 
 // MustEvents is Events failing the test.
-func MustEvents(t testing.TB, c client.Client, runID string) []workflows.Event {
+func MustEvents(t testing.TB, c client.Client, runID string) []api.Event {
 	t.Helper()
 	events, err := Events(context.Background(), c, runID)
 	if err != nil {
@@ -81,9 +80,9 @@ func MustEvents(t testing.TB, c client.Client, runID string) []workflows.Event {
 }
 
 // WaitForRun polls the run query until cond holds and returns that snapshot.
-func WaitForRun(t testing.TB, c client.Client, runID string, timeout time.Duration, what string, cond func(workflows.RunSnapshot) bool) workflows.RunSnapshot {
+func WaitForRun(t testing.TB, c client.Client, runID string, timeout time.Duration, what string, cond func(api.RunSnapshot) bool) api.RunSnapshot {
 	t.Helper()
-	return Eventually(t, timeout, fmt.Sprintf("run %s: %s", runID, what), func() (workflows.RunSnapshot, bool, string) {
+	return Eventually(t, timeout, fmt.Sprintf("run %s: %s", runID, what), func() (api.RunSnapshot, bool, string) {
 		snap, err := Snapshot(context.Background(), c, runID)
 		if err != nil {
 			return snap, false, err.Error()
@@ -93,15 +92,15 @@ func WaitForRun(t testing.TB, c client.Client, runID string, timeout time.Durati
 }
 
 // WaitForStatus waits until the run reports status.
-func WaitForStatus(t testing.TB, c client.Client, runID string, status workflows.RunStatus, timeout time.Duration) workflows.RunSnapshot {
+func WaitForStatus(t testing.TB, c client.Client, runID string, status api.RunStatus, timeout time.Duration) api.RunSnapshot {
 	t.Helper()
-	return WaitForRun(t, c, runID, timeout, "status "+string(status), func(s workflows.RunSnapshot) bool {
+	return WaitForRun(t, c, runID, timeout, "status "+string(status), func(s api.RunSnapshot) bool {
 		return s.Run.Status == status
 	})
 }
 
 // Describe is a one-line account of a snapshot for failure messages.
-func Describe(s workflows.RunSnapshot) string {
+func Describe(s api.RunSnapshot) string {
 	last := "no steps"
 	if n := len(s.Steps); n > 0 {
 		st := s.Steps[n-1]
@@ -112,8 +111,8 @@ func Describe(s workflows.RunSnapshot) string {
 
 // Result waits for the workflow to close and returns its result: the run
 // query says completed just before the workflow closes.
-func Result(ctx context.Context, c client.Client, runID string) (workflows.RunResult, error) {
-	var res workflows.RunResult
+func Result(ctx context.Context, c client.Client, runID string) (api.RunResult, error) {
+	var res api.RunResult
 	if err := c.GetWorkflow(ctx, runID, "").Get(ctx, &res); err != nil {
 		return res, fmt.Errorf("run %s did not close successfully: %w", runID, err)
 	}
@@ -121,7 +120,7 @@ func Result(ctx context.Context, c client.Client, runID string) (workflows.RunRe
 }
 
 // WaitForResult is Result with a timeout, failing the test.
-func WaitForResult(t testing.TB, c client.Client, runID string, timeout time.Duration) workflows.RunResult {
+func WaitForResult(t testing.TB, c client.Client, runID string, timeout time.Duration) api.RunResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
@@ -159,9 +158,9 @@ func ForEach(n, limit int, fn func(i int) error) error {
 
 // Approve sends the approval signal, as the starter and the approval server do.
 func Approve(ctx context.Context, c client.Client, runID, actionID, approver, requestID string) error {
-	err := runs(c).Decide(ctx, runID, workflows.ApprovalSignal{
+	err := runs(c).Decide(ctx, runID, api.ApprovalSignal{
 		ActionID:  actionID,
-		Decision:  workflows.DecisionApprove,
+		Decision:  api.DecisionApprove,
 		Approver:  approver,
 		RequestID: requestID,
 	})
@@ -172,9 +171,9 @@ func Approve(ctx context.Context, c client.Client, runID, actionID, approver, re
 }
 
 // WaitAndApprove waits until the run asks for approval and approves its action as alice.
-func WaitAndApprove(t testing.TB, c client.Client, runID string, timeout time.Duration) workflows.RunSnapshot {
+func WaitAndApprove(t testing.TB, c client.Client, runID string, timeout time.Duration) api.RunSnapshot {
 	t.Helper()
-	snap := WaitForStatus(t, c, runID, workflows.RunWaitingForUser, timeout)
+	snap := WaitForStatus(t, c, runID, api.RunWaitingForUser, timeout)
 	if snap.PendingAction == nil {
 		t.Fatalf("run %s waits for approval without a pending action", runID)
 	}
@@ -185,10 +184,10 @@ func WaitAndApprove(t testing.TB, c client.Client, runID string, timeout time.Du
 }
 
 // CommentStep is the run's create_issue_comment tool step, or nil.
-func CommentStep(s workflows.RunSnapshot) *workflows.AgentStep {
+func CommentStep(s api.RunSnapshot) *api.AgentStep {
 	for i := range s.Steps {
 		st := &s.Steps[i]
-		if st.Type == workflows.StepToolCall && st.ToolName == activities.ToolCreateIssueComment {
+		if st.Type == api.StepToolCall && st.ToolName == api.ToolCreateIssueComment {
 			return st
 		}
 	}
@@ -196,12 +195,12 @@ func CommentStep(s workflows.RunSnapshot) *workflows.AgentStep {
 }
 
 // HasEvent reports whether any event matches type and status.
-func HasEvent(events []workflows.Event, typ, status string) bool {
+func HasEvent(events []api.Event, typ, status string) bool {
 	return CountEvents(events, typ, status) > 0
 }
 
 // CountEvents counts the events of a type and status.
-func CountEvents(events []workflows.Event, typ, status string) int {
+func CountEvents(events []api.Event, typ, status string) int {
 	n := 0
 	for _, e := range events {
 		if e.Type == typ && e.Status == status {

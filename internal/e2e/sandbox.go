@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
@@ -193,7 +194,7 @@ func (p Posted) Duplicates() int {
 }
 
 // markerPrefix is activities.OperationMarker up to the key.
-var markerPrefix = strings.TrimSuffix(activities.OperationMarker(""), " -->")
+var markerPrefix = strings.TrimSuffix(api.OperationMarker(""), " -->")
 
 // OperationKeyOf finds the operationKey in a comment's marker.
 func OperationKeyOf(body string) (string, bool) {

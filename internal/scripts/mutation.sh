@@ -6,7 +6,8 @@
 # Only the guarantee files are mutated: every other file of the package is
 # excluded, so the figure speaks of the marker and its proof, the comment
 # activities, GitHub's error classification and the permission check that
-# authorizes an approver; reconcile, approval and the checkpoint; and the
+# authorizes an approver; reconcile, approval, the checkpoint and the
+# lifecycle tables; and the
 # approval server's signature, authorization, decision, webhook and command
 # parsing.
 #
@@ -27,7 +28,8 @@ OUT=${OUT:-$ROOT/.data/mutation}
 # package: the guarantee files in it (basenames).
 GUARANTEES=(
   "activities: marker.go comments.go githubclient.go permission.go"
-  "workflows: reconcile.go approval.go checkpoint.go rules.go policy.go version.go"
+  "workflows: reconcile.go approval.go checkpoint.go policy.go options.go version.go"
+  "api: lifecycle.go"
   "internal/approvalsrv: signature.go auth.go csrf.go decide.go webhook.go command.go memo.go pathid.go"
 )
 

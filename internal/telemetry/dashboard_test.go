@@ -13,9 +13,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/telemetry"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // dashboardFile is the Grafana dashboard docs/operations.md points to.
@@ -61,8 +61,8 @@ func dashboardMetrics(t *testing.T) []string {
 // outcome is unknown, which the approved run of the test does not do; the
 // workflow's tests cover where they are counted.
 var notInAnApprovedRun = []string{
-	workflows.MetricApprovalsExpired + "_total",
-	workflows.MetricReconciliations + "_total",
+	api.MetricApprovalsExpired + "_total",
+	api.MetricReconciliations + "_total",
 }
 
 // requireDashboardMetricsIn checks every metric of the dashboard against a

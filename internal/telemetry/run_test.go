@@ -10,9 +10,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // startMetrics serves a fresh registry on a port-0 listener, as METRICS_ADDR
@@ -55,15 +55,15 @@ func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
 	run := s.StartReview(t, s.TaskQueue)
 	action := s.WaitForApproval(t, run.GetID())
 	s.Approve(t, run.GetID(), action.ID)
-	require.Equal(t, workflows.RunCompleted, s.WaitForResult(t, run).Status)
+	require.Equal(t, api.RunCompleted, s.WaitForResult(t, run).Status)
 
 	f := scrapeUntil(t, url, func(f telemetry.Families) bool {
 		return f.Value("agentrun_runs_ended_total", nil) >= 1 && f.Value("temporal_workflow_completed_total", nil) >= 1
 	})
 
-	agent := map[string]string{"agent": workflows.WorkflowName}
+	agent := map[string]string{"agent": api.WorkflowName}
 	require.Equal(t, 1.0, f.Value("agentrun_runs_started_total", agent))
-	require.Equal(t, 1.0, f.Value("agentrun_runs_ended_total", map[string]string{"agent": workflows.WorkflowName, "status": "completed"}))
+	require.Equal(t, 1.0, f.Value("agentrun_runs_ended_total", map[string]string{"agent": api.WorkflowName, "status": "completed"}))
 	require.Equal(t, 1.0, f.Value("agentrun_runs_ended_total", nil), "no other end")
 	require.Equal(t, 1.0, f.Value("agentrun_approvals_requested_total", agent))
 	require.Equal(t, 1.0, f.Value("agentrun_approvals_decided_total", map[string]string{"decision": "approve"}))
@@ -73,7 +73,7 @@ func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
 	require.Greater(t, f.Value("agentrun_model_tokens_total", map[string]string{"kind": "prompt"}), 0.0)
 	require.Greater(t, f.Value("agentrun_model_tokens_total", map[string]string{"kind": "completion"}), 0.0)
 	require.Contains(t, f, "temporal_activity_execution_latency_seconds", "the SDK's own metrics share the registry")
-	require.Equal(t, 1.0, f.Value("temporal_workflow_completed_total", map[string]string{"workflow_type": workflows.WorkflowName}))
+	require.Equal(t, 1.0, f.Value("temporal_workflow_completed_total", map[string]string{"workflow_type": api.WorkflowName}))
 
 	requireDashboardMetricsIn(t, tel, url)
 }

@@ -9,10 +9,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/teststack"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testing.T) {
@@ -29,17 +29,17 @@ func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testi
 	run := s.StartReview(t, s.TaskQueue)
 	action := s.WaitForApproval(t, run.GetID())
 	s.Approve(t, run.GetID(), action.ID)
-	require.Equal(t, workflows.RunCompleted, s.WaitForResult(t, run).Status)
+	require.Equal(t, api.RunCompleted, s.WaitForResult(t, run).Status)
 
 	byName := map[string][]trace.TraceID{}
 	for _, sp := range spans.GetSpans() {
 		byName[sp.Name] = append(byName[sp.Name], sp.SpanContext.TraceID())
 	}
-	runTrace := byName["StartWorkflow:"+workflows.WorkflowName]
+	runTrace := byName["StartWorkflow:"+api.WorkflowName]
 	require.Len(t, runTrace, 1, "spans: %v", byName)
 	for _, name := range []string{
-		"RunWorkflow:" + workflows.WorkflowName,
-		"SignalWorkflow:" + workflows.SignalApproval, "HandleSignal:" + workflows.SignalApproval,
+		"RunWorkflow:" + api.WorkflowName,
+		"SignalWorkflow:" + api.SignalApproval, "HandleSignal:" + api.SignalApproval,
 		"StartActivity:ModelNext", "RunActivity:ModelNext",
 		"RunActivity:GetPullRequest", "RunActivity:ListPullRequestFiles",
 		"RunActivity:CheckRepoPermission", "RunActivity:CreateIssueComment",

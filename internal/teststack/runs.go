@@ -10,8 +10,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 // RunTimeout bounds a whole run of a test on a busy 2-core machine.
@@ -27,9 +27,9 @@ var runSeq atomic.Int64
 func (s *Stack) StartReview(t testing.TB, taskQueue string) client.WorkflowRun {
 	t.Helper()
 	id := fmt.Sprintf("teststack-%s-%d-%d", taskQueue, time.Now().UnixNano(), runSeq.Add(1))
-	in := workflows.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol"}
+	in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol"}
 	run, err := s.Client().ExecuteWorkflow(context.Background(),
-		client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, workflows.WorkflowName, in)
+		client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, api.WorkflowName, in)
 	if err != nil {
 		t.Fatalf("teststack: start a run on %s: %v", taskQueue, err)
 	}
@@ -41,25 +41,25 @@ func (s *Stack) StartReview(t testing.TB, taskQueue string) client.WorkflowRun {
 func (s *Stack) Runs() *runclient.Client { return runclient.New(s.Client(), runclient.Options{}) }
 
 // Snapshot asks a run for its RunSnapshot.
-func (s *Stack) Snapshot(ctx context.Context, runID string) (workflows.RunSnapshot, error) {
+func (s *Stack) Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error) {
 	return s.Runs().Snapshot(ctx, runID)
 }
 
 // Events asks a run for all its events.
-func (s *Stack) Events(ctx context.Context, runID string) ([]workflows.Event, error) {
+func (s *Stack) Events(ctx context.Context, runID string) ([]api.Event, error) {
 	return s.Runs().Events(ctx, runID, 0)
 }
 
 // WaitForApproval waits until the run asks for approval and returns the
 // action it waits on; it fails the test, showing the run's events, if that
 // does not happen within RunTimeout.
-func (s *Stack) WaitForApproval(t testing.TB, runID string) workflows.PendingAction {
+func (s *Stack) WaitForApproval(t testing.TB, runID string) api.PendingAction {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
 	defer cancel()
 	for {
 		snap, err := s.Snapshot(ctx, runID)
-		if err == nil && snap.Run.Status == workflows.RunWaitingForUser && snap.PendingAction != nil {
+		if err == nil && snap.Run.Status == api.RunWaitingForUser && snap.PendingAction != nil {
 			return *snap.PendingAction
 		}
 		select {
@@ -73,8 +73,8 @@ func (s *Stack) WaitForApproval(t testing.TB, runID string) workflows.PendingAct
 // Approve approves the action as alice, an admin of the fixture's repository.
 func (s *Stack) Approve(t testing.TB, runID, actionID string) {
 	t.Helper()
-	err := s.Runs().Decide(context.Background(), runID, workflows.ApprovalSignal{
-		ActionID: actionID, Decision: workflows.DecisionApprove, Approver: "alice",
+	err := s.Runs().Decide(context.Background(), runID, api.ApprovalSignal{
+		ActionID: actionID, Decision: api.DecisionApprove, Approver: "alice",
 		RequestID: fmt.Sprintf("teststack-%d", runSeq.Add(1)), Channel: "test",
 	})
 	if err != nil {
@@ -83,11 +83,11 @@ func (s *Stack) Approve(t testing.TB, runID, actionID string) {
 }
 
 // WaitForResult waits for the run to end and returns its result.
-func (s *Stack) WaitForResult(t testing.TB, run client.WorkflowRun) workflows.RunResult {
+func (s *Stack) WaitForResult(t testing.TB, run client.WorkflowRun) api.RunResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), RunTimeout)
 	defer cancel()
-	var res workflows.RunResult
+	var res api.RunResult
 	if err := run.Get(ctx, &res); err != nil {
 		t.Fatalf("teststack: run %s did not end: %v; events:\n%s", run.GetID(), err, s.describeEvents(run.GetID()))
 	}

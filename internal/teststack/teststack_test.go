@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/workflows"
 )
 
 func TestStackWorkerPostsAnApprovedReviewWithoutAskingGitHubWhoItIs(t *testing.T) {
@@ -19,7 +19,7 @@ func TestStackWorkerPostsAnApprovedReviewWithoutAskingGitHubWhoItIs(t *testing.T
 
 	s.Approve(t, run.GetID(), action.ID)
 
-	require.Equal(t, workflows.RunCompleted, s.WaitForResult(t, run).Status)
+	require.Equal(t, api.RunCompleted, s.WaitForResult(t, run).Status)
 	require.Len(t, s.Sandbox().Comments("acme", "widgets", 1), 1)
 	var ops []string
 	for _, r := range s.Sandbox().Requests() {

@@ -1,9 +1,10 @@
-package workflows
+package api
 
 import "fmt"
 
-// The lifecycle of a run and of its steps. Every status change goes through
-// checkRunTransition or checkStepTransition; anything not listed here is a bug.
+// The lifecycle of a run, its steps and its actions: the workflow makes every
+// status change through CheckRunTransition, CheckStepTransition or
+// CheckActionTransition, and anything not listed here is a bug.
 
 // runTransitions lists, for each run status, the statuses it may move to.
 //
@@ -70,14 +71,19 @@ func checkTransition[S ~string](kind string, table map[S][]S, from, to S) error 
 	return &IllegalTransitionError{Kind: kind, From: string(from), To: string(to)}
 }
 
-func checkRunTransition(from, to RunStatus) error {
+// CheckRunTransition says whether a run may move from one status to another.
+func CheckRunTransition(from, to RunStatus) error {
 	return checkTransition("run", runTransitions, from, to)
 }
 
-func checkStepTransition(from, to StepStatus) error {
+// CheckStepTransition says whether a step may move from one status to another.
+//
+// A nil error means yes; otherwise it is an *IllegalTransitionError.
+func CheckStepTransition(from, to StepStatus) error {
 	return checkTransition("step", stepTransitions, from, to)
 }
 
-func checkActionTransition(from, to ActionState) error {
+// CheckActionTransition says whether an action may move from one state to another.
+func CheckActionTransition(from, to ActionState) error {
 	return checkTransition("action", actionTransitions, from, to)
 }

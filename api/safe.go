@@ -1,4 +1,8 @@
-package workflows
+package api
+
+// What a step record may show of a step's input or output (AgentStep's
+// SafeInput and SafeOutput): the run query serves it to anyone who may read
+// the run, so credentials are redacted and large content is cut.
 
 import (
 	"crypto/sha256"
@@ -40,9 +44,9 @@ type truncatedNote struct {
 	Head      string `json:"head"`
 }
 
-// safeJSON renders v for a step record: credentials redacted, and content
+// SafeJSON renders v for a step record: credentials redacted, and content
 // past safeLimit replaced by its head, size and sha256.
-func safeJSON(v any) json.RawMessage {
+func SafeJSON(v any) json.RawMessage {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		raw, _ = json.Marshal(map[string]string{"unrenderable": err.Error()})
@@ -51,18 +55,29 @@ func safeJSON(v any) json.RawMessage {
 	if len(clean) <= safeLimit && json.Valid([]byte(clean)) {
 		return json.RawMessage(clean)
 	}
-	note, _ := json.Marshal(truncatedNote{Truncated: true, Bytes: len(raw), SHA256: sha256Hex(raw), Head: truncateUTF8(clean, safeLimit/2)})
+	note, _ := json.Marshal(truncatedNote{Truncated: true, Bytes: len(raw), SHA256: sha256Hex(raw), Head: TruncateUTF8(clean, safeLimit/2)})
 	return note
 }
 
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8Start(s[n]) {
-		n--
-	}
-	return s[:n]
+// FileSummary is what a step record shows of a changed file: its patch
+// stays out (the model still sees it), only its size is told.
+type FileSummary struct {
+	Filename   string `json:"filename"`
+	Status     string `json:"status"`
+	Additions  int    `json:"additions"`
+	Deletions  int    `json:"deletions"`
+	PatchBytes int    `json:"patchBytes"`
 }
 
-func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
+// FileSummaries summarises the files a list_pull_request_files step read.
+func FileSummaries(files []PullRequestFile) []FileSummary {
+	out := make([]FileSummary, len(files))
+	for i, f := range files {
+		n := f.PatchBytes
+		if n == 0 {
+			n = len(f.Patch)
+		}
+		out[i] = FileSummary{Filename: f.Filename, Status: f.Status, Additions: f.Additions, Deletions: f.Deletions, PatchBytes: n}
+	}
+	return out
+}
