@@ -313,38 +313,6 @@ func TestUnknownPullRequestIsRejected(t *testing.T) {
 	require.Equal(t, "get pull request acme/widgets#404: 404 Not Found", appErr.Message())
 }
 
-func TestSecondaryRateLimitWaitsForRetryAfter(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeStatus, Status: 403, RetryAfter: 7})
-
-	_, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
-
-	details := requireRateLimited(t, err, "secondary")
-	require.Equal(t, int64(7), details.RetryAfterSeconds)
-	require.Empty(t, sb.Comments("acme", "widgets", 1))
-}
-
-func TestTooManyRequestsIsRateLimited(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListFiles, Mode: ghsandbox.ModeStatus, Status: 429, RetryAfter: 3})
-
-	_, err := acts.ListPullRequestFiles(context.Background(), demoPR)
-
-	details := requireRateLimited(t, err, "secondary")
-	require.Equal(t, int64(3), details.RetryAfterSeconds)
-}
-
-func TestPrimaryRateLimitWaitsUntilTheReset(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetPullRequest, Mode: ghsandbox.ModeStatus, Primary: true, RetryAfter: 30})
-
-	_, err := acts.GetPullRequest(context.Background(), demoPR)
-
-	details := requireRateLimited(t, err, "primary")
-	// The reset header has one-second resolution.
-	require.InDelta(t, 30, details.RetryAfterSeconds, 1)
-}
-
 // The details must survive the trip through Temporal's failure converter,
 // since that is how the workflow receives them.
 func TestRateLimitDetailsReachTheWorkflowSide(t *testing.T) {

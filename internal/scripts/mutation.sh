@@ -27,6 +27,7 @@ OUT=${OUT:-$ROOT/.data/mutation}
 # package: the guarantee files in it (basenames).
 GUARANTEES=(
   "activities: marker.go comments.go githubclient.go permission.go"
+  "github: client.go permission.go"
   "workflows: reconcile.go approval.go checkpoint.go rules.go policy.go version.go"
   "internal/approvalsrv: signature.go auth.go csrf.go decide.go webhook.go command.go memo.go pathid.go"
 )
