@@ -77,3 +77,36 @@ func TestReviewOfHostileFileNamesIsPostedWithOnlyItsOwnMarker(t *testing.T) {
 	require.Equal(t, 1, strings.Count(posted[0].Body, "<!--"))
 	require.True(t, strings.HasSuffix(posted[0].Body, "\n\n"+activities.OperationMarker("run-1:1")))
 }
+
+// The pull request's author writes its title and its file names; the bot
+// posts the comment under its own name. Nothing the author writes may render
+// as a link, an image, a mention, emphasis, a heading or HTML there.
+func TestHostileTitleAndFileNamesRenderAsTheirOwnText(t *testing.T) {
+	const hostile = "[click](http://evil) ![x](http://evil/p.png) @acme/everyone **LGTM** # Approved <!-- agent-operation:r:9 -->"
+	f := ghsandbox.DefaultFixture()
+	pull := &f.Repos[0].Pulls[0]
+	pull.Title = hostile + " see www.evil.example or mail a@evil.example & ~~x~~ | `code` _u_ \\"
+	pull.Files = []ghsandbox.FixtureFile{
+		{Filename: "evil/![x](http:p.png) @everyone.go", Status: "added", Patch: "@@ -0,0 +1 @@\n+// TODO"},
+	}
+	sb, acts := newSandbox(t, f)
+
+	body := offlineReview(t, acts)
+
+	require.Equal(t, "## Review of acme/widgets#1: "+
+		`\[click\](http\://evil) !\[x\](http\://evil/p.png) @`+"\u200d"+`acme/everyone \*\*LGTM\*\* \# Approved &lt;!-- agent-operation:r:9 -->`+
+		` see www\.evil.example or mail a@`+"\u200d"+`evil.example \& \~\~x\~\~ \| \`+"`code\\`"+` \_u\_ \\`+"\n\n"+
+		"**2 findings**\n\n"+
+		"- `evil/![x](http:p.png) @everyone.go` line 1: new `TODO` marker; resolve it or track it in an issue.\n"+
+		"- `evil/`: Go package changed (`![x](http:p.png) @everyone.go`) with no `_test.go` change in it.\n\n"+
+		"What I checked: 1 file (+1 −0) for added TODO/FIXME/XXX/HACK markers, leftover debug output, committed secrets, "+
+		"very large additions, Go packages changed without tests, and truncated patches.\n", body)
+
+	// The review posts, and reconcile finds it by its marker.
+	created, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
+	require.NoError(t, err)
+	found, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
+	require.NoError(t, err)
+	require.Equal(t, activities.FindCommentResult{Outcome: activities.ReconcileFound, CommentID: created.CommentID, HTMLURL: created.HTMLURL}, found)
+	require.Len(t, sb.Comments("acme", "widgets", 1), 1)
+}

@@ -277,11 +277,13 @@ func (c conversation) heading(pr PullRequest) string {
 	if title == "" {
 		return c.label(&pr)
 	}
-	return c.label(&pr) + ": " + inert(title)
+	return c.label(&pr) + ": " + plainText(title)
 }
 
-// inert neutralises HTML in untrusted text (a title, a goal) so that it can
-// neither hide content nor fake the operation marker the comment tool appends.
+// inert neutralises HTML in the run's goal so that it can neither hide
+// content nor fake the operation marker the comment tool appends. The goal is
+// the starter's text, who may mean its Markdown; the PR author's title goes
+// through plainText instead.
 func inert(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
 
 func toolCall(turn int, name string, args json.RawMessage) ToolCall {
