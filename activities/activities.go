@@ -10,6 +10,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // Activities is registered with the worker; its methods are the activities.
@@ -63,13 +65,13 @@ func heartbeatWhile(ctx context.Context, interval time.Duration) (stop func()) {
 }
 
 // ModelNext asks the model for the next move.
-func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, error) {
+func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.ModelDecision, error) {
 	if a.Model == nil {
-		return Decision{}, fmt.Errorf("no model configured")
+		return api.ModelDecision{}, fmt.Errorf("no model configured")
 	}
 	conversation, err := a.resolveConversation(ctx, in)
 	if err != nil {
-		return Decision{}, err
+		return api.ModelDecision{}, err
 	}
 	interval := a.HeartbeatInterval
 	if interval <= 0 {
@@ -82,10 +84,10 @@ func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, er
 	if errors.As(err, &appErr) {
 		// Temporal reads only the outermost error: wrapping would lose the
 		// type, the non-retryable flag and the Retry-After delay.
-		return Decision{}, appErr
+		return api.ModelDecision{}, appErr
 	}
 	if err != nil {
-		return Decision{}, fmt.Errorf("model next: %w", err)
+		return api.ModelDecision{}, fmt.Errorf("model next: %w", err)
 	}
 	countTokens(ctx, d.Usage)
 	return d, nil

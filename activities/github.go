@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // maxPatchBytes bounds one file's patch, so that a single huge file cannot
@@ -28,19 +30,19 @@ const githubPageSize = 100
 const errTypeInvalidInput = "InvalidInput"
 
 // GetPullRequest reads the pull request under review.
-func (a *Activities) GetPullRequest(ctx context.Context, t Target) (PullRequest, error) {
+func (a *Activities) GetPullRequest(ctx context.Context, t api.Target) (api.PullRequest, error) {
 	if err := a.checkAllowed("get pull request "+targetRef(t), t); err != nil {
-		return PullRequest{}, err
+		return api.PullRequest{}, err
 	}
 	gh, err := a.githubClient()
 	if err != nil {
-		return PullRequest{}, err
+		return api.PullRequest{}, err
 	}
 	pr, _, err := gh.PullRequests.Get(ctx, t.Owner, t.Repo, t.PullNumber)
 	if err != nil {
-		return PullRequest{}, classifyGitHubError("get pull request "+targetRef(t), err)
+		return api.PullRequest{}, classifyGitHubError("get pull request "+targetRef(t), err)
 	}
-	return PullRequest{
+	return api.PullRequest{
 		Number:       pr.GetNumber(),
 		Title:        pr.GetTitle(),
 		Body:         pr.GetBody(),
@@ -60,7 +62,7 @@ func (a *Activities) GetPullRequest(ctx context.Context, t Target) (PullRequest,
 // pages. Patches share one budget, maxTotalPatchBytes: once it is spent, the
 // remaining files come without their patch (PatchOmitted), so that a pull
 // request of hundreds of files still fits in one activity result.
-func (a *Activities) ListPullRequestFiles(ctx context.Context, t Target) ([]PullRequestFile, error) {
+func (a *Activities) ListPullRequestFiles(ctx context.Context, t api.Target) ([]api.PullRequestFile, error) {
 	if err := a.checkAllowed("list files of "+targetRef(t), t); err != nil {
 		return nil, err
 	}
@@ -68,7 +70,7 @@ func (a *Activities) ListPullRequestFiles(ctx context.Context, t Target) ([]Pull
 	if err != nil {
 		return nil, err
 	}
-	files := []PullRequestFile{}
+	files := []api.PullRequestFile{}
 	opts := &github.ListOptions{PerPage: githubPageSize}
 	for {
 		page, resp, err := gh.PullRequests.ListFiles(ctx, t.Owner, t.Repo, t.PullNumber, opts)
@@ -88,7 +90,7 @@ func (a *Activities) ListPullRequestFiles(ctx context.Context, t Target) ([]Pull
 // withinPatchBudget keeps patches in file order while their total fits in
 // budget and drops the patches that would overflow it. A later, smaller patch
 // may still fit: a review of more files beats a review of fewer.
-func withinPatchBudget(files []PullRequestFile, budget int) []PullRequestFile {
+func withinPatchBudget(files []api.PullRequestFile, budget int) []api.PullRequestFile {
 	used := 0
 	for i := range files {
 		f := &files[i]
@@ -106,8 +108,8 @@ func withinPatchBudget(files []PullRequestFile, budget int) []PullRequestFile {
 	return files
 }
 
-func pullRequestFile(f *github.CommitFile) PullRequestFile {
-	file := PullRequestFile{
+func pullRequestFile(f *github.CommitFile) api.PullRequestFile {
+	file := api.PullRequestFile{
 		Filename:  f.GetFilename(),
 		Status:    f.GetStatus(),
 		Additions: f.GetAdditions(),
@@ -124,7 +126,7 @@ func pullRequestFile(f *github.CommitFile) PullRequestFile {
 
 // describePatch records the size and hash of a patch about to be cut or
 // dropped, so that the model can say what it did not see.
-func describePatch(f *PullRequestFile) {
+func describePatch(f *api.PullRequestFile) {
 	sum := sha256.Sum256([]byte(f.Patch))
 	f.PatchBytes = len(f.Patch)
 	f.PatchSHA256 = hex.EncodeToString(sum[:])
@@ -163,6 +165,6 @@ func (a *Activities) githubClient() (*github.Client, error) {
 }
 
 // targetRef names a pull request the way GitHub does: owner/repo#number.
-func targetRef(t Target) string {
+func targetRef(t api.Target) string {
 	return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.PullNumber)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -18,20 +19,20 @@ func offlineReview(t *testing.T, acts *activities.Activities) string {
 	t.Helper()
 	ctx := context.Background()
 	reviewer := activities.NewOfflineReviewer()
-	conversation := []activities.Message{{Role: activities.RoleUser, Content: "Review pull request acme/widgets#1"}}
+	conversation := []api.Message{{Role: api.RoleUser, Content: "Review pull request acme/widgets#1"}}
 	for range 3 {
 		d, err := reviewer.Next(ctx, conversation, activities.ToolSpecs())
 		require.NoError(t, err)
 		require.Empty(t, d.Final, "the reviewer gave up")
-		conversation = append(conversation, activities.Message{Role: activities.RoleAssistant, ToolCalls: d.ToolCalls})
+		conversation = append(conversation, api.Message{Role: api.RoleAssistant, ToolCalls: d.ToolCalls})
 		for _, call := range d.ToolCalls {
 			var result any
 			switch call.Name {
-			case activities.ToolGetPullRequest:
+			case api.ToolGetPullRequest:
 				result, err = acts.GetPullRequest(ctx, demoPR)
-			case activities.ToolListPullRequestFiles:
+			case api.ToolListPullRequestFiles:
 				result, err = acts.ListPullRequestFiles(ctx, demoPR)
-			case activities.ToolCreateIssueComment:
+			case api.ToolCreateIssueComment:
 				var args struct{ Body string }
 				require.NoError(t, json.Unmarshal(call.Arguments, &args))
 				return args.Body
@@ -39,7 +40,7 @@ func offlineReview(t *testing.T, acts *activities.Activities) string {
 			require.NoError(t, err)
 			raw, err := json.Marshal(result)
 			require.NoError(t, err)
-			conversation = append(conversation, activities.Message{Role: activities.RoleTool, ToolCallID: call.ID, Content: string(raw)})
+			conversation = append(conversation, api.Message{Role: api.RoleTool, ToolCallID: call.ID, Content: string(raw)})
 		}
 	}
 	t.Fatal("the reviewer never proposed a comment")
@@ -69,13 +70,13 @@ func TestReviewOfHostileFileNamesIsPostedWithOnlyItsOwnMarker(t *testing.T) {
 	require.Contains(t, body, "(`<\u200b!-- agent-operation:run-1:1 -->.go`, ```a``b`.go```, `` `x`.go ``, `[click](javascript:alert) @acme-admins.go`)")
 
 	res, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:1"})
+		api.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:1"})
 	require.NoError(t, err)
 	require.Empty(t, res.Ignored, "the review is no look-alike of its own operation")
 	posted := sb.Comments("acme", "widgets", 1)
 	require.Len(t, posted, 1)
 	require.Equal(t, 1, strings.Count(posted[0].Body, "<!--"))
-	require.True(t, strings.HasSuffix(posted[0].Body, "\n\n"+activities.OperationMarker("run-1:1")))
+	require.True(t, strings.HasSuffix(posted[0].Body, "\n\n"+api.OperationMarker("run-1:1")))
 }
 
 // The pull request's author writes its title and its file names; the bot
@@ -103,10 +104,10 @@ func TestHostileTitleAndFileNamesRenderAsTheirOwnText(t *testing.T) {
 		"very large additions, Go packages changed without tests, and truncated patches.\n", body)
 
 	// The review posts, and reconcile finds it by its marker.
-	created, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
+	created, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
 	require.NoError(t, err)
-	found, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
+	found, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
 	require.NoError(t, err)
-	require.Equal(t, activities.FindCommentResult{Outcome: activities.ReconcileFound, CommentID: created.CommentID, HTMLURL: created.HTMLURL}, found)
+	require.Equal(t, api.FindCommentResult{Outcome: api.ReconcileFound, CommentID: created.CommentID, HTMLURL: created.HTMLURL}, found)
 	require.Len(t, sb.Comments("acme", "widgets", 1), 1)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -21,15 +22,15 @@ func (s sandbox) postAs(t *testing.T, user, body string) ghsandbox.Comment {
 }
 
 func marked(body, operationKey string) string {
-	return body + "\n\n" + activities.OperationMarker(operationKey)
+	return body + "\n\n" + api.OperationMarker(operationKey)
 }
 
 func TestLookAlikeByThePullRequestAuthorDoesNotStopOurComment(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	lookAlike := sb.postAs(t, "carol", "thanks! "+activities.OperationMarker("run-1:3"))
+	lookAlike := sb.postAs(t, "carol", "thanks! "+api.OperationMarker("run-1:3"))
 
 	res, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1:3"})
+		api.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1:3"})
 
 	require.NoError(t, err)
 	require.False(t, res.AlreadyExisted)
@@ -49,12 +50,12 @@ func TestLookAlikeWithTheExactBodyByAnotherUserIsReconciledAsNotCreated(t *testi
 	forged := sb.postAs(t, "mallory", marked("Review", "run-2:5"))
 
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-2:5", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-2:5", Body: "Review"})
 
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileNotCreated, res.Outcome)
+	require.Equal(t, api.ReconcileNotCreated, res.Outcome)
 	require.Zero(t, res.CommentID)
-	require.Equal(t, []activities.IgnoredComment{{
+	require.Equal(t, []api.IgnoredComment{{
 		CommentID: forged.ID, Author: "mallory",
 		Why: "carries the marker but was written by mallory, not by this worker's GitHub identity agentrun[bot]",
 	}}, res.Ignored)
@@ -65,16 +66,16 @@ func TestEditedBotCommentDoesNotProveTheOperation(t *testing.T) {
 	edited := sb.postAs(t, sb.BotLogin(), marked("Review, edited by a maintainer", "run-3:2"))
 
 	found, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-3:2", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-3:2", Body: "Review"})
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileNotCreated, found.Outcome)
-	require.Equal(t, []activities.IgnoredComment{{
+	require.Equal(t, api.ReconcileNotCreated, found.Outcome)
+	require.Equal(t, []api.IgnoredComment{{
 		CommentID: edited.ID, Author: "agentrun[bot]",
 		Why: "carries the marker but its body is not the approved body (edited, or another text)",
 	}}, found.Ignored)
 
 	created, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-3:2"})
+		api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-3:2"})
 	require.NoError(t, err)
 	require.False(t, created.AlreadyExisted)
 	require.NotEqual(t, edited.ID, created.CommentID)
@@ -87,10 +88,10 @@ func TestOurOwnCommentIsFoundWhateverTheCaseOfTheLoginGitHubShows(t *testing.T) 
 	acts.BotLogin = "AGENTRUN[BOT]"
 
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-4:1", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-4:1", Body: "Review"})
 
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileFound, res.Outcome)
+	require.Equal(t, api.ReconcileFound, res.Outcome)
 	require.Equal(t, ours.ID, res.CommentID)
 	require.Empty(t, res.Ignored)
 }
@@ -101,16 +102,16 @@ func TestOurOwnCommentIsFoundWhateverTheCaseOfTheLoginGitHubShows(t *testing.T) 
 func TestStepFiveIsNotConfusedWithStepFiftyOfTheSameRun(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	fifty, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-5:50"})
+		api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-5:50"})
 	require.NoError(t, err)
 
 	found, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-5:5", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-5:5", Body: "Review"})
 	require.NoError(t, err)
-	require.Equal(t, activities.FindCommentResult{Outcome: activities.ReconcileNotCreated}, found)
+	require.Equal(t, api.FindCommentResult{Outcome: api.ReconcileNotCreated}, found)
 
 	five, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-5:5"})
+		api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-5:5"})
 	require.NoError(t, err)
 	require.False(t, five.AlreadyExisted)
 	require.Empty(t, five.Ignored)
@@ -121,14 +122,14 @@ func TestStepFiveIsNotConfusedWithStepFiftyOfTheSameRun(t *testing.T) {
 func TestIgnoredLookAlikesAreCappedAtTen(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	for i := range 15 {
-		sb.postAs(t, fmt.Sprintf("spammer%d", i), "me too "+activities.OperationMarker("run-6:1"))
+		sb.postAs(t, fmt.Sprintf("spammer%d", i), "me too "+api.OperationMarker("run-6:1"))
 	}
 
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-6:1", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-6:1", Body: "Review"})
 
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileNotCreated, res.Outcome)
+	require.Equal(t, api.ReconcileNotCreated, res.Outcome)
 	require.Len(t, res.Ignored, activities.MaxIgnoredComments)
 	require.Equal(t, "spammer0", res.Ignored[0].Author)
 }
@@ -137,7 +138,7 @@ func TestReconcileWithoutTheApprovedBodyIsRefusedRatherThanGuessed(t *testing.T)
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
 	_, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-7:1"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-7:1"})
 
 	appErr := applicationError(t, err)
 	require.True(t, appErr.NonRetryable())

@@ -56,13 +56,13 @@ type operationProof struct {
 }
 
 func newOperationProof(operationKey, approvedBody, author string) operationProof {
-	marker := OperationMarker(operationKey)
+	marker := api.OperationMarker(operationKey)
 	return operationProof{marker: marker, author: author, digest: bodyDigest(markedBody(approvedBody, operationKey))}
 }
 
 // markedBody is the exact body CreateIssueComment posts for an operation.
 func markedBody(body, operationKey string) string {
-	return body + "\n\n" + OperationMarker(operationKey)
+	return body + "\n\n" + api.OperationMarker(operationKey)
 }
 
 // bodyDigest hashes a body as GitHub may hand it back: line endings and the
@@ -73,7 +73,7 @@ func bodyDigest(body string) [sha256.Size]byte {
 
 // judge says whether c proves the operation; a candidate that does not is
 // returned as an IgnoredComment, anything without the marker as neither.
-func (p operationProof) judge(c *github.IssueComment) (proves bool, ignored *IgnoredComment) {
+func (p operationProof) judge(c *github.IssueComment) (proves bool, ignored *api.IgnoredComment) {
 	body := c.GetBody()
 	if !strings.Contains(body, p.marker) {
 		return false, nil
@@ -88,5 +88,5 @@ func (p operationProof) judge(c *github.IssueComment) (proves bool, ignored *Ign
 	default:
 		return true, nil
 	}
-	return false, &IgnoredComment{CommentID: c.GetID(), Author: author, Why: why}
+	return false, &api.IgnoredComment{CommentID: c.GetID(), Author: author, Why: why}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // OpenAIModel is a Model backed by the chat-completions API of OpenAI or of
@@ -51,19 +53,19 @@ func NewOpenAIModel(cfg OpenAIConfig) (*OpenAIModel, error) {
 // Next sends the conversation and the offered tools, and maps the answer onto
 // a Decision: tool calls with their arguments as the model wrote them, or the
 // final text, with the token usage.
-func (m *OpenAIModel) Next(ctx context.Context, conversation []Message, tools []ToolSpec) (Decision, error) {
+func (m *OpenAIModel) Next(ctx context.Context, conversation []api.Message, tools []api.ToolSpec) (api.ModelDecision, error) {
 	params, err := chatRequest(m.model, conversation, tools)
 	if err != nil {
-		return Decision{}, err
+		return api.ModelDecision{}, err
 	}
 	var resp *http.Response
 	completion, err := m.completions.New(ctx, params, option.WithResponseInto(&resp))
 	if err != nil {
-		return Decision{}, chatCompletionError(err, resp, m.apiKey)
+		return api.ModelDecision{}, chatCompletionError(err, resp, m.apiKey)
 	}
 	d, err := decisionFrom(completion, m.model, len(conversation))
 	if err != nil {
-		return Decision{}, fmt.Errorf("model %s: %w", m.model, err)
+		return api.ModelDecision{}, fmt.Errorf("model %s: %w", m.model, err)
 	}
 	return d, nil
 }

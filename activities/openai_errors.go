@@ -15,6 +15,8 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // Application error types of the OpenAI-compatible provider, next to
@@ -53,13 +55,13 @@ func chatCompletionError(err error, resp *http.Response, apiKey string) error {
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests && problem.Code == "insufficient_quota":
 		// A spent quota is a 429 too, but waiting does not refill it.
-		return temporal.NewNonRetryableApplicationError(msg, ErrTypeModelRejected, nil)
+		return temporal.NewNonRetryableApplicationError(msg, api.ErrTypeModelRejected, nil)
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return retryableModelError(msg, ErrTypeModelRateLimited, resp.Header)
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusConflict:
 		return retryableModelError(msg, ErrTypeModelUnavailable, resp.Header)
 	default:
-		return temporal.NewNonRetryableApplicationError(msg, ErrTypeModelRejected, nil)
+		return temporal.NewNonRetryableApplicationError(msg, api.ErrTypeModelRejected, nil)
 	}
 }
 

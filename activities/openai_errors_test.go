@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // nextModelError makes one Next call against a provider giving r and returns
@@ -75,7 +77,7 @@ func TestOpenAIUnavailableBehindAProxyIsRetriedAfterItsRetryAfter(t *testing.T) 
 func TestOpenAIUnauthorizedIsRejectedWithTheProvidersMessageAndNoKey(t *testing.T) {
 	appErr, _ := nextModelError(t, reply{status: http.StatusUnauthorized, fixture: "error_401_invalid_api_key.json"})
 
-	require.Equal(t, ErrTypeModelRejected, appErr.Type())
+	require.Equal(t, api.ErrTypeModelRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Error(), "401 Unauthorized: Incorrect API key provided: sk-[redacted]. You can find your API key at")
 	require.Contains(t, appErr.Error(), "code invalid_api_key")
@@ -117,7 +119,7 @@ func TestOpenAIClientErrorsAreRejectedWithoutRetry(t *testing.T) {
 			appErr, _ := nextModelError(t, reply{status: tc.status, fixture: tc.fixture,
 				header: map[string]string{"Retry-After": "5"}})
 
-			require.Equal(t, ErrTypeModelRejected, appErr.Type())
+			require.Equal(t, api.ErrTypeModelRejected, appErr.Type())
 			require.True(t, appErr.NonRetryable())
 			require.Contains(t, appErr.Error(), tc.message)
 		})
@@ -151,7 +153,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 func TestOpenAIConversationWithAnUnknownRoleIsAnInvalidRequest(t *testing.T) {
 	fake := newFakeOpenAI(t)
 
-	_, err := fake.model().Next(context.Background(), []Message{{Role: "narrator", Content: "x"}}, ToolSpecs())
+	_, err := fake.model().Next(context.Background(), []api.Message{{Role: "narrator", Content: "x"}}, ToolSpecs())
 
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr))

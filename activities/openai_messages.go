@@ -8,12 +8,14 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // chatRequest maps our conversation and tools onto a chat-completions request,
 // one message for one message. Only the tools given are offered: a tool the
 // run does not allow never reaches the model.
-func chatRequest(model string, conversation []Message, tools []ToolSpec) (openai.ChatCompletionNewParams, error) {
+func chatRequest(model string, conversation []api.Message, tools []api.ToolSpec) (openai.ChatCompletionNewParams, error) {
 	messages := make([]openai.ChatCompletionMessageParamUnion, 0, len(conversation))
 	for i, msg := range conversation {
 		m, err := chatMessage(msg)
@@ -34,15 +36,15 @@ func invalidRequest(err error) error {
 	return temporal.NewNonRetryableApplicationError("openai chat request: "+err.Error(), errTypeInvalidInput, nil)
 }
 
-func chatMessage(msg Message) (openai.ChatCompletionMessageParamUnion, error) {
+func chatMessage(msg api.Message) (openai.ChatCompletionMessageParamUnion, error) {
 	switch msg.Role {
-	case RoleSystem:
+	case api.RoleSystem:
 		return openai.SystemMessage(msg.Content), nil
-	case RoleUser:
+	case api.RoleUser:
 		return openai.UserMessage(msg.Content), nil
-	case RoleAssistant:
+	case api.RoleAssistant:
 		return assistantMessage(msg), nil
-	case RoleTool:
+	case api.RoleTool:
 		// Chat completions know a tool result by its call ID alone; Name is ours.
 		return openai.ToolMessage(msg.Content, msg.ToolCallID), nil
 	default:
@@ -50,7 +52,7 @@ func chatMessage(msg Message) (openai.ChatCompletionMessageParamUnion, error) {
 	}
 }
 
-func assistantMessage(msg Message) openai.ChatCompletionMessageParamUnion {
+func assistantMessage(msg api.Message) openai.ChatCompletionMessageParamUnion {
 	var assistant openai.ChatCompletionAssistantMessageParam
 	// A turn with tool calls and no text must send no content at all, as the
 	// API's own responses do.
@@ -71,7 +73,7 @@ func assistantMessage(msg Message) openai.ChatCompletionMessageParamUnion {
 	return openai.ChatCompletionMessageParamUnion{OfAssistant: &assistant}
 }
 
-func functionTools(tools []ToolSpec) ([]openai.ChatCompletionToolUnionParam, error) {
+func functionTools(tools []api.ToolSpec) ([]openai.ChatCompletionToolUnionParam, error) {
 	var functions []openai.ChatCompletionToolUnionParam
 	for _, tool := range tools {
 		fn := shared.FunctionDefinitionParam{Name: tool.Name}
@@ -91,14 +93,14 @@ func functionTools(tools []ToolSpec) ([]openai.ChatCompletionToolUnionParam, err
 // decisionFrom maps the first choice of a completion onto a Decision. turn
 // (the conversation length) makes up IDs for calls a compatible server sent
 // without one, unique within the run.
-func decisionFrom(completion *openai.ChatCompletion, configuredModel string, turn int) (Decision, error) {
+func decisionFrom(completion *openai.ChatCompletion, configuredModel string, turn int) (api.ModelDecision, error) {
 	if completion == nil || len(completion.Choices) == 0 {
-		return Decision{}, fmt.Errorf("openai chat completion: the response has no choices")
+		return api.ModelDecision{}, fmt.Errorf("openai chat completion: the response has no choices")
 	}
 	msg := completion.Choices[0].Message
-	d := Decision{
+	d := api.ModelDecision{
 		Final: msg.Content,
-		Usage: Usage{PromptTokens: completion.Usage.PromptTokens, CompletionTokens: completion.Usage.CompletionTokens},
+		Usage: api.Usage{PromptTokens: completion.Usage.PromptTokens, CompletionTokens: completion.Usage.CompletionTokens},
 		Model: completion.Model,
 	}
 	if d.Model == "" {
@@ -113,16 +115,16 @@ func decisionFrom(completion *openai.ChatCompletion, configuredModel string, tur
 	return d, nil
 }
 
-func toolCallFrom(call openai.ChatCompletionMessageToolCallUnion, turn, index int) ToolCall {
+func toolCallFrom(call openai.ChatCompletionMessageToolCallUnion, turn, index int) api.ToolCall {
 	id := call.ID
 	if id == "" {
 		id = fmt.Sprintf("call_t%d_%d", turn, index)
 	}
 	if call.Type == "custom" {
 		// We offer function tools only; the workflow refuses this call by name.
-		return ToolCall{ID: id, Name: call.Custom.Name, Arguments: jsonString(call.Custom.Input)}
+		return api.ToolCall{ID: id, Name: call.Custom.Name, Arguments: jsonString(call.Custom.Input)}
 	}
-	return ToolCall{ID: id, Name: call.Function.Name, Arguments: rawArguments(call.Function.Arguments)}
+	return api.ToolCall{ID: id, Name: call.Function.Name, Arguments: rawArguments(call.Function.Arguments)}
 }
 
 // rawArguments keeps the model's arguments as it wrote them. Text that is not

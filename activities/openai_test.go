@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestOpenAIToolCallsBecomeADecisionWithTheirIDsAndArguments(t *testing.T) {
@@ -16,11 +18,11 @@ func TestOpenAIToolCallsBecomeADecisionWithTheirIDsAndArguments(t *testing.T) {
 
 	require.NoError(t, err)
 	require.Empty(t, d.Final)
-	require.Equal(t, []ToolCall{
-		{ID: "call_Qm3vT8pZ0aLk2NwX7rYc4HdE", Name: ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
-		{ID: "call_8JfR1sUeW6oBq9XtMz5KpVgA", Name: ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)},
+	require.Equal(t, []api.ToolCall{
+		{ID: "call_Qm3vT8pZ0aLk2NwX7rYc4HdE", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
+		{ID: "call_8JfR1sUeW6oBq9XtMz5KpVgA", Name: api.ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)},
 	}, d.ToolCalls)
-	require.Equal(t, Usage{PromptTokens: 412, CompletionTokens: 46}, d.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 412, CompletionTokens: 46}, d.Usage)
 	require.Equal(t, "gpt-4.1-mini-2025-04-14", d.Model)
 	req, _ := fake.onlyRequest()
 	require.Equal(t, http.MethodPost, req.Method)
@@ -36,10 +38,10 @@ func TestOpenAICommentCallKeepsTheAssistantTextAndTheBodyArgument(t *testing.T) 
 	require.Equal(t, "I have read the diff; here is the review I propose to post.", d.Final)
 	require.Len(t, d.ToolCalls, 1)
 	require.Equal(t, "call_Vn2LxQ7eP4sJ0tYb9WmRk3Cf", d.ToolCalls[0].ID)
-	require.Equal(t, ToolCreateIssueComment, d.ToolCalls[0].Name)
+	require.Equal(t, api.ToolCreateIssueComment, d.ToolCalls[0].Name)
 	require.JSONEq(t, `{"body":"## Review\n\n- `+"`retry.go`"+`: the loop never sleeps between attempts."}`,
 		string(d.ToolCalls[0].Arguments))
-	require.Equal(t, Usage{PromptTokens: 1873, CompletionTokens: 64}, d.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 1873, CompletionTokens: 64}, d.Usage)
 }
 
 func TestOpenAIFinalAnswerBecomesTheDecisionsFinalText(t *testing.T) {
@@ -50,7 +52,7 @@ func TestOpenAIFinalAnswerBecomesTheDecisionsFinalText(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Posted one review comment on acme/widgets#42 about the retry loop.", d.Final)
 	require.Empty(t, d.ToolCalls)
-	require.Equal(t, Usage{PromptTokens: 2011, CompletionTokens: 19}, d.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 2011, CompletionTokens: 19}, d.Usage)
 	require.Equal(t, "gpt-4.1-mini-2025-04-14", d.Model)
 }
 
@@ -64,7 +66,7 @@ func TestOpenAIMalformedArgumentsReachTheWorkflowAsTheModelWroteThem(t *testing.
 	require.Len(t, d.ToolCalls, 1)
 	call := d.ToolCalls[0]
 	require.Equal(t, "call_Hs6WbN1qZ8cTe3KxJ0uVm5Ra", call.ID)
-	require.Equal(t, ToolCreateIssueComment, call.Name)
+	require.Equal(t, api.ToolCreateIssueComment, call.Name)
 	var carried string
 	require.NoError(t, json.Unmarshal(call.Arguments, &carried), "invalid JSON travels as a JSON string")
 	require.Equal(t, written, carried)
@@ -75,8 +77,8 @@ func TestOpenAIMalformedArgumentsReachTheWorkflowAsTheModelWroteThem(t *testing.
 
 	// Repair turn: the model sees its own malformed arguments, byte for byte.
 	conversation := append(reviewConversation(),
-		Message{Role: RoleAssistant, ToolCalls: d.ToolCalls},
-		Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: "failed: invalid arguments"})
+		api.Message{Role: api.RoleAssistant, ToolCalls: d.ToolCalls},
+		api.Message{Role: api.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: "failed: invalid arguments"})
 	_, err = model.Next(context.Background(), conversation, ToolSpecs())
 	require.NoError(t, err)
 	var body struct {
@@ -95,14 +97,14 @@ func TestOpenAIMalformedArgumentsReachTheWorkflowAsTheModelWroteThem(t *testing.
 func TestOpenAIRequestCarriesTheToolSchemasAndTheToolCallIDs(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("final_answer.json"))
 	conversation := append(reviewConversation(),
-		Message{Role: RoleAssistant, ToolCalls: []ToolCall{
-			{ID: "call_a", Name: ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
+		api.Message{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{
+			{ID: "call_a", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
 		}},
-		Message{Role: RoleTool, ToolCallID: "call_a", Name: ToolGetPullRequest, Content: `{"number":42}`},
-		Message{Role: RoleAssistant, Content: "Now the comment.", ToolCalls: []ToolCall{
-			{ID: "call_b", Name: ToolCreateIssueComment, Arguments: json.RawMessage(`{"body":"LGTM"}`)},
+		api.Message{Role: api.RoleTool, ToolCallID: "call_a", Name: api.ToolGetPullRequest, Content: `{"number":42}`},
+		api.Message{Role: api.RoleAssistant, Content: "Now the comment.", ToolCalls: []api.ToolCall{
+			{ID: "call_b", Name: api.ToolCreateIssueComment, Arguments: json.RawMessage(`{"body":"LGTM"}`)},
 		}},
-		Message{Role: RoleTool, ToolCallID: "call_b", Name: ToolCreateIssueComment, Content: "posted"},
+		api.Message{Role: api.RoleTool, ToolCallID: "call_b", Name: api.ToolCreateIssueComment, Content: "posted"},
 	)
 
 	_, err := fake.model().Next(context.Background(), conversation, ToolSpecs())
@@ -124,7 +126,7 @@ func TestOpenAIRequestCarriesTheToolSchemasAndTheToolCallIDs(t *testing.T) {
 }
 
 func TestOpenAIOffersOnlyTheToolsItIsGiven(t *testing.T) {
-	readOnly := []ToolSpec{ToolSpecs()[0], ToolSpecs()[1]}
+	readOnly := []api.ToolSpec{ToolSpecs()[0], ToolSpecs()[1]}
 	fake := newFakeOpenAI(t, okReply("final_answer.json"), okReply("final_answer.json"))
 	model := fake.model()
 
@@ -162,7 +164,7 @@ func TestOpenAICallWithoutIDGetsOneUniqueToTheTurn(t *testing.T) {
 	d, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
 
 	require.NoError(t, err)
-	require.Equal(t, []ToolCall{{ID: "call_t2_0", Name: ToolGetPullRequest, Arguments: json.RawMessage(`{}`)}}, d.ToolCalls)
+	require.Equal(t, []api.ToolCall{{ID: "call_t2_0", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)}}, d.ToolCalls)
 	require.Equal(t, "qwen2.5-coder:7b", d.Model)
 }
 
@@ -177,7 +179,7 @@ func TestOpenAIResponseWithoutChoicesFails(t *testing.T) {
 
 // expectedToolsJSON is how each ToolSpec must appear in the request: a
 // function tool carrying the spec's JSON schema as its parameters.
-func expectedToolsJSON(t *testing.T, specs []ToolSpec) string {
+func expectedToolsJSON(t *testing.T, specs []api.ToolSpec) string {
 	t.Helper()
 	type function struct {
 		Name        string          `json:"name"`
@@ -212,5 +214,5 @@ func TestOpenAIRefusalBecomesAFinalAnswerThatSaysSo(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "The model refused: I can't help with that request.", d.Final)
 	require.Empty(t, d.ToolCalls)
-	require.Equal(t, Usage{PromptTokens: 120, CompletionTokens: 8}, d.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 120, CompletionTokens: 8}, d.Usage)
 }

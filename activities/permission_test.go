@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -15,13 +15,13 @@ import (
 func TestCheckRepoPermissionAnswersWhatGitHubSays(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	got, err := acts.CheckRepoPermission(context.Background(), activities.RepoPermissionInput{Owner: "acme", Repo: "widgets", Login: "Mallory"})
+	got, err := acts.CheckRepoPermission(context.Background(), api.RepoPermissionInput{Owner: "acme", Repo: "widgets", Login: "Mallory"})
 	require.NoError(t, err)
-	require.Equal(t, activities.RepoPermission{Permission: "read"}, got)
+	require.Equal(t, api.RepoPermission{Permission: "read"}, got)
 
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetPermission, Mode: ghsandbox.ModeStatus, Status: 401})
-	_, err = acts.CheckRepoPermission(context.Background(), activities.RepoPermissionInput{Owner: "acme", Repo: "widgets", Login: "bob"})
+	_, err = acts.CheckRepoPermission(context.Background(), api.RepoPermissionInput{Owner: "acme", Repo: "widgets", Login: "bob"})
 	appErr := applicationError(t, err)
-	require.Equal(t, activities.ErrTypeGitHubRejected, appErr.Type())
+	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 }

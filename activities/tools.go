@@ -1,24 +1,28 @@
 package activities
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/agentrun/agentrun/api"
+)
 
 // ToolSpecs lists every tool the agent may be offered, in a fixed order.
 // The target repository and pull request are pinned by the run, so no tool
 // takes them as arguments.
-func ToolSpecs() []ToolSpec {
-	return []ToolSpec{
+func ToolSpecs() []api.ToolSpec {
+	return []api.ToolSpec{
 		{
-			Name:        ToolGetPullRequest,
+			Name:        api.ToolGetPullRequest,
 			Description: "Read the pull request under review: title, body, author, branches and size.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		},
 		{
-			Name:        ToolListPullRequestFiles,
+			Name:        api.ToolListPullRequestFiles,
 			Description: "List the files the pull request changes, with their patches (a large patch is truncated; past a total budget, patches are omitted).",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		},
 		{
-			Name:        ToolCreateIssueComment,
+			Name:        api.ToolCreateIssueComment,
 			Description: "Post a review comment on the pull request. A person must approve the exact body first.",
 			Parameters:  json.RawMessage(`{"type":"object","properties":{"body":{"type":"string","minLength":1,"maxLength":65000}},"required":["body"],"additionalProperties":false}`),
 			SideEffect:  true,
@@ -27,11 +31,11 @@ func ToolSpecs() []ToolSpec {
 }
 
 // ToolSpecByName finds a tool by name.
-func ToolSpecByName(name string) (ToolSpec, bool) {
+func ToolSpecByName(name string) (api.ToolSpec, bool) {
 	for _, t := range ToolSpecs() {
 		if t.Name == name {
 			return t, true
 		}
 	}
-	return ToolSpec{}, false
+	return api.ToolSpec{}, false
 }
