@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/model"
 )
 
 // Activities is registered with the worker; its methods are the activities.
@@ -27,7 +28,7 @@ type Activities struct {
 	// AllowedRepos, when not empty, are the only repositories the GitHub
 	// tools read or write (AGENT_ALLOWED_REPOS).
 	AllowedRepos RepoAllowlist
-	Model        Model
+	Model        model.Model
 	// Conversations resolves the conversation references of ModelNext
 	// inputs; nil on a worker whose runs always send the conversation inline.
 	Conversations ConversationStore

@@ -1,58 +1,35 @@
-// Package activities holds everything an agent run does outside the workflow:
-// model calls and the GitHub tools. The workflow package imports this one for
-// the activity methods; this package never imports the workflow package.
-//
-// The activities' inputs, outputs and error types are recorded in run
-// histories, so they live in package api; the aliases below are the same
-// types, kept so that this package's code and tests read unqualified.
 package activities
 
-import (
-	"context"
+import "github.com/agentrun/agentrun/api"
 
-	"github.com/agentrun/agentrun/api"
-)
+// Aliases of package api's names, kept only because code outside this
+// package (workflows, the worker's wiring, tests and benchmarks) still
+// refers to them as activities.X. They go when their callers use package api.
+// Code in this package uses api.X.
 
-// Tool names; see package api.
 const (
 	ToolGetPullRequest       = api.ToolGetPullRequest
 	ToolListPullRequestFiles = api.ToolListPullRequestFiles
 	ToolCreateIssueComment   = api.ToolCreateIssueComment
 	ToolCheckRepoPermission  = api.ToolCheckRepoPermission
-)
 
-// Application error types the workflow branches on; see package api.
-const (
-	ErrTypeGitHubRejected       = api.ErrTypeGitHubRejected
-	ErrTypeRateLimited          = api.ErrTypeRateLimited
-	ErrTypeModelRejected        = api.ErrTypeModelRejected
-	ErrTypeBadToolCall          = api.ErrTypeBadToolCall
-	ErrTypeTargetNotAllowed     = api.ErrTypeTargetNotAllowed
-	ErrTypeConversationMismatch = api.ErrTypeConversationMismatch
-)
+	ErrTypeGitHubRejected = api.ErrTypeGitHubRejected
+	ErrTypeRateLimited    = api.ErrTypeRateLimited
+	ErrTypeModelRejected  = api.ErrTypeModelRejected
+	ErrTypeBadToolCall    = api.ErrTypeBadToolCall
 
-// Conversation roles; see package api.
-const (
 	RoleSystem    = api.RoleSystem
 	RoleUser      = api.RoleUser
 	RoleAssistant = api.RoleAssistant
 	RoleTool      = api.RoleTool
-)
 
-// Reconciliation outcomes; see package api.
-const (
 	ReconcileFound      = api.ReconcileFound
 	ReconcileNotCreated = api.ReconcileNotCreated
 	ReconcileCannotTell = api.ReconcileCannotTell
 )
 
-// MaxIgnoredComments is api.MaxIgnoredComments.
-const MaxIgnoredComments = api.MaxIgnoredComments
-
-// The activities' wire types; see package api.
 type (
 	RateLimitDetails    = api.RateLimitDetails
-	Role                = api.Role
 	Message             = api.Message
 	ToolCall            = api.ToolCall
 	ToolSpec            = api.ToolSpec
@@ -72,11 +49,6 @@ type (
 	RepoPermission      = api.RepoPermission
 )
 
-// Model chooses the agent's next move from the conversation so far.
-type Model interface {
-	Next(ctx context.Context, conversation []Message, tools []ToolSpec) (Decision, error)
-}
-
 // OperationMarker is api.OperationMarker.
 func OperationMarker(operationKey string) string { return api.OperationMarker(operationKey) }
 
@@ -84,9 +56,15 @@ func OperationMarker(operationKey string) string { return api.OperationMarker(op
 func CanApprove(permission string) bool { return api.CanApprove(permission) }
 
 // CanonicalConversation is api.CanonicalConversation.
-func CanonicalConversation(messages []Message) ([]byte, error) {
+func CanonicalConversation(messages []api.Message) ([]byte, error) {
 	return api.CanonicalConversation(messages)
 }
 
 // ConversationDigest is api.ConversationDigest.
 func ConversationDigest(canonical []byte) string { return api.ConversationDigest(canonical) }
+
+// ToolSpecs is api.ToolSpecs.
+func ToolSpecs() []api.ToolSpec { return api.ToolSpecs() }
+
+// ToolSpecByName is api.ToolSpecByName.
+func ToolSpecByName(name string) (api.ToolSpec, bool) { return api.ToolSpecByName(name) }

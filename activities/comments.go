@@ -21,7 +21,7 @@ import (
 func (a *Activities) CreateIssueComment(ctx context.Context, in api.CreateCommentInput) (api.CommentResult, error) {
 	op := "create comment on " + targetRef(in.Target)
 	if in.OperationKey == "" {
-		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", errTypeInvalidInput, nil)
+		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
 	}
 	// The marker alone would make a blank body look like content to GitHub.
 	if strings.TrimSpace(in.Body) == "" {
@@ -79,12 +79,12 @@ func warnIfNotOurs(ctx context.Context, created *github.IssueComment, login stri
 func (a *Activities) FindCommentByOperationKey(ctx context.Context, in api.FindCommentInput) (api.FindCommentResult, error) {
 	op := "find comment for operation " + in.OperationKey + " on " + targetRef(in.Target)
 	if in.OperationKey == "" {
-		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", errTypeInvalidInput, nil)
+		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
 	}
 	// Without the approved body no comment can prove the operation, and
 	// answering not_created would invite a second post.
 	if strings.TrimSpace(in.Body) == "" {
-		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": body (the approved body) is required", errTypeInvalidInput, nil)
+		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": body (the approved body) is required", api.ErrTypeInvalidInput, nil)
 	}
 	if err := a.checkAllowed(op, in.Target); err != nil {
 		return api.FindCommentResult{}, err

@@ -38,11 +38,21 @@ func (s *mapStore) Conversation(_ context.Context, ref api.ConversationRef) ([]a
 	return messages, nil
 }
 
+// runStart is the start of a run, as the workflow builds it.
+func runStart() []api.Message {
+	return []api.Message{
+		{Role: api.RoleSystem, Content: "You review pull requests."},
+		{Role: api.RoleUser, Content: "Review acme/widgets#42."},
+	}
+}
+
+// longConversation holds what a canonical form must keep exactly: calls with
+// odd spacing, arguments cut off mid-string, HTML and non-ASCII text.
 func longConversation() []api.Message {
-	return append(reviewConversation(),
+	return append(runStart(),
 		api.Message{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{
 			{ID: "call_a", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{ }`)},
-			{ID: "call_b", Name: api.ToolCreateIssueComment, Arguments: jsonString(`{"body": "cut off`)},
+			{ID: "call_b", Name: api.ToolCreateIssueComment, Arguments: json.RawMessage(`"{\"body\": \"cut off"`)},
 		}},
 		api.Message{Role: api.RoleTool, ToolCallID: "call_a", Name: api.ToolGetPullRequest, Content: `{"title":"Ünïcode <b>&</b>"}`},
 		api.Message{Role: api.RoleTool, ToolCallID: "call_b", Name: api.ToolCreateIssueComment, Content: "failed: invalid arguments"},
@@ -60,11 +70,11 @@ func TestModelNextWithAnInlineConversationNeverAsksTheStore(t *testing.T) {
 	model, store := &seenModel{}, &mapStore{}
 	acts := &Activities{Model: model, Conversations: store}
 
-	d, err := acts.ModelNext(context.Background(), api.ModelInput{Conversation: reviewConversation(), Tools: ToolSpecs()})
+	d, err := acts.ModelNext(context.Background(), api.ModelInput{Conversation: runStart(), Tools: ToolSpecs()})
 
 	require.NoError(t, err)
 	require.Equal(t, "done", d.Final)
-	require.Equal(t, reviewConversation(), model.seen)
+	require.Equal(t, runStart(), model.seen)
 	require.Zero(t, store.calls)
 }
 
@@ -120,7 +130,7 @@ func TestModelNextFailsRetryablyWhenTheResolvedConversationDiffers(t *testing.T)
 func TestModelNextWithAReferenceButNoStoreFailsForGood(t *testing.T) {
 	acts := &Activities{Model: &seenModel{}}
 
-	_, err := acts.ModelNext(context.Background(), api.ModelInput{Ref: refTo(t, "run-1", reviewConversation())})
+	_, err := acts.ModelNext(context.Background(), api.ModelInput{Ref: refTo(t, "run-1", runStart())})
 
 	var appErr *temporal.ApplicationError
 	require.ErrorAs(t, err, &appErr)
@@ -131,7 +141,7 @@ func TestModelNextWithAReferenceButNoStoreFailsForGood(t *testing.T) {
 func TestModelNextKeepsTheStoresErrorWhenTheRunCannotBeAsked(t *testing.T) {
 	acts := &Activities{Model: &seenModel{}, Conversations: &mapStore{}}
 
-	_, err := acts.ModelNext(context.Background(), api.ModelInput{Ref: refTo(t, "gone", reviewConversation())})
+	_, err := acts.ModelNext(context.Background(), api.ModelInput{Ref: refTo(t, "gone", runStart())})
 
 	require.ErrorContains(t, err, "resolve the conversation of run gone: no such run")
 	var appErr *temporal.ApplicationError

@@ -26,9 +26,6 @@ const maxTotalPatchBytes = 256 << 10
 // takes, the fewer chances it has to hit a rate limit half way.
 const githubPageSize = 100
 
-// errTypeInvalidInput marks input no attempt can succeed with.
-const errTypeInvalidInput = "InvalidInput"
-
 // GetPullRequest reads the pull request under review.
 func (a *Activities) GetPullRequest(ctx context.Context, t api.Target) (api.PullRequest, error) {
 	if err := a.checkAllowed("get pull request "+targetRef(t), t); err != nil {

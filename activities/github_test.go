@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -37,7 +38,7 @@ func newSandbox(t *testing.T, fixture ghsandbox.Fixture) (sandbox, *activities.A
 	sb := ghsandbox.New(fixture)
 	srv := httptest.NewServer(sb)
 	t.Cleanup(srv.Close)
-	gh, err := activities.NewGitHubClient(srv.URL, "test-token")
+	gh, err := github.NewClient(srv.URL, "test-token")
 	require.NoError(t, err)
 	return sandbox{Server: sb, url: srv.URL}, &activities.Activities{GitHub: gh}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 // offlineReview plays the offline reviewer against the sandbox with the real
@@ -18,7 +19,7 @@ import (
 func offlineReview(t *testing.T, acts *activities.Activities) string {
 	t.Helper()
 	ctx := context.Background()
-	reviewer := activities.NewOfflineReviewer()
+	reviewer := offline.NewReviewer()
 	conversation := []api.Message{{Role: api.RoleUser, Content: "Review pull request acme/widgets#1"}}
 	for range 3 {
 		d, err := reviewer.Next(ctx, conversation, activities.ToolSpecs())

@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
@@ -130,7 +129,7 @@ func TestIgnoredLookAlikesAreCappedAtTen(t *testing.T) {
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileNotCreated, res.Outcome)
-	require.Len(t, res.Ignored, activities.MaxIgnoredComments)
+	require.Len(t, res.Ignored, api.MaxIgnoredComments)
 	require.Equal(t, "spammer0", res.Ignored[0].Author)
 }
 

@@ -23,6 +23,10 @@ const (
 	// Retried: the run's worker may answer the query correctly on the next
 	// attempt.
 	ErrTypeConversationMismatch = "ConversationMismatch"
+	// ErrTypeInvalidInput: input no attempt can succeed with (a comment
+	// without its operationKey, a request the model provider cannot be sent).
+	// Never retried.
+	ErrTypeInvalidInput = "InvalidInput"
 )
 
 // RateLimitDetails travels as the details of an ErrTypeRateLimited error.

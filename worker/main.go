@@ -58,7 +58,7 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	if err != nil {
 		return &configError{err}
 	}
-	acts, err := agentworker.NewActivities(cfg, getenv)
+	acts, err := agentworker.NewActivities(cfg)
 	if err != nil {
 		return &configError{err}
 	}

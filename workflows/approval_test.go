@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 func TestApprovedReviewPostsExactlyOneComment(t *testing.T) {
@@ -143,7 +144,7 @@ func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
 	h := newHarness(t)
 	// Each model call takes an hour of workflow time, so the run is still
 	// open (in its last model call) when the late approval arrives.
-	reviewer := activities.NewOfflineReviewer()
+	reviewer := offline.NewReviewer()
 	h.env.OnActivity(acts.ModelNext, mock.Anything, mock.Anything).
 		Return(func(ctx context.Context, in activities.ModelInput) (activities.Decision, error) {
 			return reviewer.Next(ctx, in.Conversation, in.Tools)

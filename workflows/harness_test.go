@@ -12,7 +12,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 const testRunID = "run-test-1"
@@ -35,10 +37,10 @@ func newHarnessWith(t *testing.T, sandbox *ghsandbox.Server) *harness {
 	env := suite.NewTestWorkflowEnvironment()
 	srv := httptest.NewServer(sandbox)
 	t.Cleanup(srv.Close)
-	gh, err := activities.NewGitHubClient(srv.URL, "")
+	gh, err := github.NewClient(srv.URL, "")
 	require.NoError(t, err)
 	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
-	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()})
+	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: offline.NewReviewer()})
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
 	return &harness{t: t, env: env, sandbox: sandbox}
 }

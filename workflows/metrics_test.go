@@ -13,7 +13,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 // newMeteredHarness is newHarness with the testsuite counting into a tally
@@ -27,10 +29,10 @@ func newMeteredHarness(t *testing.T) (*harness, tally.TestScope) {
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	srv := httptest.NewServer(sandbox)
 	t.Cleanup(srv.Close)
-	gh, err := activities.NewGitHubClient(srv.URL, "")
+	gh, err := github.NewClient(srv.URL, "")
 	require.NoError(t, err)
 	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: WorkflowName})
-	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()})
+	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: offline.NewReviewer()})
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
 	return &harness{t: t, env: env, sandbox: sandbox}, scope
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -56,7 +57,7 @@ func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t
 	stopping.Stop()
 
 	require.GreaterOrEqual(t, time.Since(arrived), held, "Stop returned before the held answer could arrive")
-	stack.StartWorker(t, queue, activities.NewOfflineReviewer())
+	stack.StartWorker(t, queue, offline.NewReviewer())
 	require.Equal(t, workflows.RunCompleted, stack.WaitForResult(t, run).Status)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

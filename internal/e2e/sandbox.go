@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/activities"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
@@ -47,7 +48,7 @@ func StartSandbox(t testing.TB, binary string) *Sandbox {
 		Env:    map[string]string{"SANDBOX_ADDR": addr},
 	})
 	s := &Sandbox{proc: proc, base: "http://" + addr, http: &http.Client{Timeout: sandboxCallTimeout}}
-	gh, err := activities.NewGitHubClient(s.APIURL(), "e2e-reader")
+	gh, err := ghapi.NewClient(s.APIURL(), "e2e-reader")
 	if err != nil {
 		t.Fatalf("go-github client for the sandbox: %v", err)
 	}

@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
+	oai "github.com/openai/openai-go/v3"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
@@ -108,7 +108,7 @@ type providerProblem struct {
 // providerProblemFrom reads OpenAI's error object, or failing that (a proxy's
 // HTML page, a compatible server's own format) the start of the body.
 func providerProblemFrom(err error, resp *http.Response) providerProblem {
-	var apiErr *openai.Error
+	var apiErr *oai.Error
 	if errors.As(err, &apiErr) && apiErr.Message != "" {
 		return providerProblem{Message: apiErr.Message, Type: apiErr.Type, Code: apiErr.Code}
 	}

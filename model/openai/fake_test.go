@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"encoding/json"
@@ -56,8 +56,8 @@ func (f *fakeOpenAI) onlyRequest() (openaifake.Request, map[string]any) {
 	return got[0], body
 }
 
-func (f *fakeOpenAI) config() OpenAIConfig {
-	return OpenAIConfig{
+func (f *fakeOpenAI) config() Config {
+	return Config{
 		BaseURL:      f.server.BaseURL(),
 		APIKey:       testOpenAIKey,
 		Model:        "gpt-4.1-mini",
@@ -65,9 +65,9 @@ func (f *fakeOpenAI) config() OpenAIConfig {
 	}
 }
 
-func (f *fakeOpenAI) model() *OpenAIModel {
+func (f *fakeOpenAI) model() *Model {
 	f.t.Helper()
-	m, err := NewOpenAIModel(f.config())
+	m, err := New(f.config())
 	require.NoError(f.t, err)
 	return m
 }

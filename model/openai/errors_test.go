@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 func nextModelError(t *testing.T, r reply) (*temporal.ApplicationError, *fakeOpenAI) {
 	t.Helper()
 	fake := newFakeOpenAI(t, r)
-	_, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	_, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 	require.Error(t, err)
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "want an application error, got %T: %v", err, err)
@@ -92,10 +92,10 @@ func TestOpenAIProviderEchoingTheKeyNeverPutsItInTheError(t *testing.T) {
 				body: `{"error":{"message":"key ` + key + ` is revoked","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`})
 			cfg := fake.config()
 			cfg.APIKey = key
-			model, err := NewOpenAIModel(cfg)
+			model, err := New(cfg)
 			require.NoError(t, err)
 
-			_, err = model.Next(context.Background(), reviewConversation(), ToolSpecs())
+			_, err = model.Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 			require.ErrorContains(t, err, "is revoked")
 			require.NotContains(t, err.Error(), key)
@@ -131,7 +131,7 @@ func TestOpenAIUnreachableProviderIsARetryableFailure(t *testing.T) {
 	model := fake.model()
 	fake.server.Close()
 
-	_, err := model.Next(context.Background(), reviewConversation(), ToolSpecs())
+	_, err := model.Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.ErrorContains(t, err, "openai chat completion")
 	var appErr *temporal.ApplicationError
@@ -144,7 +144,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 
-	_, err := fake.model().Next(ctx, reviewConversation(), ToolSpecs())
+	_, err := fake.model().Next(ctx, reviewConversation(), api.ToolSpecs())
 
 	require.ErrorIs(t, err, context.Canceled)
 	require.Empty(t, fake.requests())
@@ -153,7 +153,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 func TestOpenAIConversationWithAnUnknownRoleIsAnInvalidRequest(t *testing.T) {
 	fake := newFakeOpenAI(t)
 
-	_, err := fake.model().Next(context.Background(), []api.Message{{Role: "narrator", Content: "x"}}, ToolSpecs())
+	_, err := fake.model().Next(context.Background(), []api.Message{{Role: "narrator", Content: "x"}}, api.ToolSpecs())
 
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr))

@@ -1,4 +1,4 @@
-package activities
+package offline
 
 import (
 	"context"
@@ -14,13 +14,13 @@ import (
 // model's decisions and the tools' results to one conversation.
 type dialogue struct {
 	t            *testing.T
-	reviewer     Model
+	reviewer     *Reviewer
 	tools        []api.ToolSpec
 	conversation []api.Message
 }
 
 func newDialogue(t *testing.T, userMessage string) *dialogue {
-	return &dialogue{t: t, reviewer: NewOfflineReviewer(), tools: ToolSpecs(), conversation: []api.Message{
+	return &dialogue{t: t, reviewer: NewReviewer(), tools: api.ToolSpecs(), conversation: []api.Message{
 		{Role: api.RoleSystem, Content: "You review pull requests."},
 		{Role: api.RoleUser, Content: userMessage},
 	}}
@@ -31,7 +31,7 @@ func (d *dialogue) next() api.ModelDecision {
 	d.t.Helper()
 	decision, err := d.reviewer.Next(context.Background(), d.conversation, d.tools)
 	require.NoError(d.t, err)
-	require.Equal(d.t, OfflineModelName, decision.Model)
+	require.Equal(d.t, ModelName, decision.Model)
 	d.conversation = append(d.conversation, api.Message{Role: api.RoleAssistant, Content: decision.Final, ToolCalls: decision.ToolCalls})
 	return decision
 }
@@ -148,9 +148,9 @@ func TestSameConversationGivesTheSameDecision(t *testing.T) {
 	d := newDialogue(t, "Review pull request acme/widgets#7.\nGoal: find leftovers")
 	fx := loadFixture(t, "findings")
 	for turn := range 3 {
-		first, err := NewOfflineReviewer().Next(context.Background(), d.conversation, d.tools)
+		first, err := NewReviewer().Next(context.Background(), d.conversation, d.tools)
 		require.NoError(t, err)
-		again, err := NewOfflineReviewer().Next(context.Background(), append([]api.Message(nil), d.conversation...), ToolSpecs())
+		again, err := NewReviewer().Next(context.Background(), append([]api.Message(nil), d.conversation...), api.ToolSpecs())
 		require.NoError(t, err)
 		require.Equal(t, first, again, "turn %d", turn)
 		require.Positive(t, first.Usage.PromptTokens)
@@ -223,7 +223,7 @@ func TestReviewerOnlyCallsToolsItIsOffered(t *testing.T) {
 }
 
 func mustToolSpec(t *testing.T, name string) api.ToolSpec {
-	spec, ok := ToolSpecByName(name)
+	spec, ok := api.ToolSpecByName(name)
 	require.True(t, ok, name)
 	return spec
 }
@@ -237,7 +237,7 @@ func TestReviewerAsksOnlyForTheResultStillMissing(t *testing.T) {
 		// A result nobody asked for is not taken as the file list.
 		{Role: api.RoleTool, ToolCallID: "stray", Content: jsonText(t, fx.Files)},
 	}
-	decision, err := NewOfflineReviewer().Next(context.Background(), conversation, ToolSpecs())
+	decision, err := NewReviewer().Next(context.Background(), conversation, api.ToolSpecs())
 	require.NoError(t, err)
 	require.Equal(t, []api.ToolCall{{ID: "call_4_list_pull_request_files", Name: api.ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)}},
 		decision.ToolCalls)
@@ -245,7 +245,7 @@ func TestReviewerAsksOnlyForTheResultStillMissing(t *testing.T) {
 
 func TestReviewerCopesWithoutAUserMessage(t *testing.T) {
 	fx := loadFixture(t, "findings")
-	decision, err := NewOfflineReviewer().Next(context.Background(), nil, ToolSpecs())
+	decision, err := NewReviewer().Next(context.Background(), nil, api.ToolSpecs())
 	require.NoError(t, err)
 	require.Len(t, decision.ToolCalls, 2)
 	require.Equal(t, "call_0_get_pull_request", decision.ToolCalls[0].ID)
@@ -255,7 +255,7 @@ func TestReviewerCopesWithoutAUserMessage(t *testing.T) {
 		{Role: api.RoleTool, ToolCallID: decision.ToolCalls[0].ID, Content: jsonText(t, fx.PullRequest)},
 		{Role: api.RoleTool, ToolCallID: decision.ToolCalls[1].ID, Content: jsonText(t, fx.Files)},
 	}
-	decision, err = NewOfflineReviewer().Next(context.Background(), conversation, ToolSpecs())
+	decision, err = NewReviewer().Next(context.Background(), conversation, api.ToolSpecs())
 	require.NoError(t, err)
 	require.Len(t, decision.ToolCalls, 1)
 	require.Contains(t, string(decision.ToolCalls[0].Arguments), "## Review of pull request #7: Add widget cache")
@@ -274,13 +274,13 @@ func TestTitleAndGoalCannotFakeTheOperationMarker(t *testing.T) {
 func TestCancelledContextStopsTheReviewer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := NewOfflineReviewer().Next(ctx, nil, ToolSpecs())
+	_, err := NewReviewer().Next(ctx, nil, api.ToolSpecs())
 	require.ErrorIs(t, err, context.Canceled)
 }
 
 func TestUsageIsAQuarterOfTheBytes(t *testing.T) {
 	conversation := []api.Message{{Role: api.RoleUser, Content: "Review pull request acme/widgets#7."}} // 4+35 bytes
-	decision, err := NewOfflineReviewer().Next(context.Background(), conversation, nil)
+	decision, err := NewReviewer().Next(context.Background(), conversation, nil)
 	require.NoError(t, err)
 	require.Equal(t, int64((len(decision.Final)+3)/4), decision.Usage.CompletionTokens)
 	require.Equal(t, int64(10), decision.Usage.PromptTokens)

@@ -1,4 +1,4 @@
-package activities
+package offline
 
 import (
 	"context"
@@ -12,24 +12,24 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// OfflineModelName is Decision.Model for the offline reviewer.
-const OfflineModelName = "offline"
+// ModelName is Decision.Model for the offline reviewer.
+const ModelName = "offline"
 
-// OfflineReviewer is a deterministic Model: it reads the pull request with the
+// Reviewer is a deterministic Model: it reads the pull request with the
 // read tools, reviews the real patches with fixed rules, proposes one comment
 // and then reports what became of it. The same conversation always yields the
 // same Decision, so a run is reproducible without any model provider.
-type OfflineReviewer struct{}
+type Reviewer struct{}
 
-// NewOfflineReviewer returns the offline reviewer.
-func NewOfflineReviewer() *OfflineReviewer { return &OfflineReviewer{} }
+// NewReviewer returns the offline reviewer.
+func NewReviewer() *Reviewer { return &Reviewer{} }
 
 // fetchTools are the read tools the review needs, in the order they are called.
 var fetchTools = [...]string{api.ToolGetPullRequest, api.ToolListPullRequestFiles}
 
 // Next decides the next move from the conversation: fetch the pull request,
 // then propose the review comment, then give the final answer.
-func (r *OfflineReviewer) Next(ctx context.Context, conversation []api.Message, tools []api.ToolSpec) (api.ModelDecision, error) {
+func (r *Reviewer) Next(ctx context.Context, conversation []api.Message, tools []api.ToolSpec) (api.ModelDecision, error) {
 	if err := ctx.Err(); err != nil {
 		return api.ModelDecision{}, fmt.Errorf("offline reviewer: %w", err)
 	}
@@ -37,7 +37,7 @@ func (r *OfflineReviewer) Next(ctx context.Context, conversation []api.Message, 
 	if err != nil {
 		return api.ModelDecision{}, fmt.Errorf("offline reviewer: %w", err)
 	}
-	d.Model = OfflineModelName
+	d.Model = ModelName
 	d.Usage = estimateUsage(conversation, tools, d)
 	return d, nil
 }
