@@ -1,6 +1,9 @@
 package activities
 
-import "github.com/agentrun/agentrun/api"
+import (
+	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
+)
 
 // Aliases of package api's names, kept only because code outside this
 // package (workflows, the worker's wiring, tests and benchmarks) still
@@ -68,3 +71,6 @@ func ToolSpecs() []api.ToolSpec { return api.ToolSpecs() }
 
 // ToolSpecByName is api.ToolSpecByName.
 func ToolSpecByName(name string) (api.ToolSpec, bool) { return api.ToolSpecByName(name) }
+
+// CarriesOperationMarker is github.CarriesOperationMarker.
+func CarriesOperationMarker(body string) bool { return ghapi.CarriesOperationMarker(body) }

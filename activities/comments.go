@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -11,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 )
 
 // CreateIssueComment posts the comment once per operationKey. Every attempt
@@ -27,7 +27,7 @@ func (a *Activities) CreateIssueComment(ctx context.Context, in api.CreateCommen
 	if strings.TrimSpace(in.Body) == "" {
 		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(op+": body is empty", api.ErrTypeBadToolCall, nil)
 	}
-	if CarriesOperationMarker(in.Body) {
+	if ghapi.CarriesOperationMarker(in.Body) {
 		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(
 			op+": the body holds an agent-operation marker; only the one this activity appends may appear", api.ErrTypeBadToolCall, nil)
 	}
@@ -42,17 +42,17 @@ func (a *Activities) CreateIssueComment(ctx context.Context, in api.CreateCommen
 	if err != nil {
 		return api.CommentResult{}, err
 	}
-	existing, ignored, err := findOperationComment(ctx, gh, in.Target, newOperationProof(in.OperationKey, in.Body, login))
+	existing, ignored, err := ghapi.FindOperationComment(ctx, gh, in.Target, in.OperationKey, in.Body, login)
 	if err != nil {
-		return api.CommentResult{}, classifyGitHubError(op+": look for its marker", err)
+		return api.CommentResult{}, ghapi.ClassifyError(op+": look for its marker", err)
 	}
 	if existing != nil {
 		return api.CommentResult{CommentID: existing.GetID(), HTMLURL: existing.GetHTMLURL(), AlreadyExisted: true, Ignored: ignored}, nil
 	}
 	created, _, err := gh.Issues.CreateComment(ctx, in.Target.Owner, in.Target.Repo, in.Target.PullNumber,
-		&github.IssueComment{Body: github.String(markedBody(in.Body, in.OperationKey))})
+		&github.IssueComment{Body: github.String(ghapi.MarkedBody(in.Body, in.OperationKey))})
 	if err != nil {
-		return api.CommentResult{}, classifyGitHubError(op, err)
+		return api.CommentResult{}, ghapi.ClassifyError(op, err)
 	}
 	warnIfNotOurs(ctx, created, login)
 	return api.CommentResult{CommentID: created.GetID(), HTMLURL: created.GetHTMLURL(), Ignored: ignored}, nil
@@ -97,9 +97,9 @@ func (a *Activities) FindCommentByOperationKey(ctx context.Context, in api.FindC
 	if err != nil {
 		return cannotTellOr(err, nil)
 	}
-	found, ignored, err := findOperationComment(ctx, gh, in.Target, newOperationProof(in.OperationKey, in.Body, login))
+	found, ignored, err := ghapi.FindOperationComment(ctx, gh, in.Target, in.OperationKey, in.Body, login)
 	if err != nil {
-		return cannotTellOr(classifyGitHubError(op, err), ignored)
+		return cannotTellOr(ghapi.ClassifyError(op, err), ignored)
 	}
 	if found == nil {
 		return api.FindCommentResult{Outcome: api.ReconcileNotCreated, Ignored: ignored}, nil
@@ -115,31 +115,4 @@ func cannotTellOr(classified error, ignored []api.IgnoredComment) (api.FindComme
 		return api.FindCommentResult{Outcome: api.ReconcileCannotTell, Reason: appErr.Message(), Ignored: ignored}, nil
 	}
 	return api.FindCommentResult{}, classified
-}
-
-// findOperationComment reads the issue's comments page by page and returns
-// the first that proves the operation, or nil once every page is read, with
-// the look-alikes seen on the way (at most MaxIgnoredComments of them).
-func findOperationComment(ctx context.Context, gh *github.Client, t api.Target, proof operationProof) (*github.IssueComment, []api.IgnoredComment, error) {
-	var ignored []api.IgnoredComment
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: githubPageSize}}
-	for {
-		page, resp, err := gh.Issues.ListComments(ctx, t.Owner, t.Repo, t.PullNumber, opts)
-		if err != nil {
-			return nil, ignored, fmt.Errorf("list comments (page %d): %w", max(opts.Page, 1), err)
-		}
-		for _, c := range page {
-			proves, lookAlike := proof.judge(c)
-			if proves {
-				return c, ignored, nil
-			}
-			if lookAlike != nil && len(ignored) < api.MaxIgnoredComments {
-				ignored = append(ignored, *lookAlike)
-			}
-		}
-		if resp.NextPage == 0 {
-			return nil, ignored, nil
-		}
-		opts.Page = resp.NextPage
-	}
 }

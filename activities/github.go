@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 )
 
 // maxPatchBytes bounds one file's patch, so that a single huge file cannot
@@ -21,10 +22,6 @@ const maxPatchBytes = 16 << 10
 // refuses payloads over 2 MiB, and the conversation the listing joins must
 // stay far below that.
 const maxTotalPatchBytes = 256 << 10
-
-// githubPageSize is GitHub's largest page: the fewer requests a full listing
-// takes, the fewer chances it has to hit a rate limit half way.
-const githubPageSize = 100
 
 // GetPullRequest reads the pull request under review.
 func (a *Activities) GetPullRequest(ctx context.Context, t api.Target) (api.PullRequest, error) {
@@ -37,7 +34,7 @@ func (a *Activities) GetPullRequest(ctx context.Context, t api.Target) (api.Pull
 	}
 	pr, _, err := gh.PullRequests.Get(ctx, t.Owner, t.Repo, t.PullNumber)
 	if err != nil {
-		return api.PullRequest{}, classifyGitHubError("get pull request "+targetRef(t), err)
+		return api.PullRequest{}, ghapi.ClassifyError("get pull request "+targetRef(t), err)
 	}
 	return api.PullRequest{
 		Number:       pr.GetNumber(),
@@ -68,11 +65,11 @@ func (a *Activities) ListPullRequestFiles(ctx context.Context, t api.Target) ([]
 		return nil, err
 	}
 	files := []api.PullRequestFile{}
-	opts := &github.ListOptions{PerPage: githubPageSize}
+	opts := &github.ListOptions{PerPage: ghapi.PageSize}
 	for {
 		page, resp, err := gh.PullRequests.ListFiles(ctx, t.Owner, t.Repo, t.PullNumber, opts)
 		if err != nil {
-			return nil, classifyGitHubError(fmt.Sprintf("list files of %s (page %d)", targetRef(t), max(opts.Page, 1)), err)
+			return nil, ghapi.ClassifyError(fmt.Sprintf("list files of %s (page %d)", targetRef(t), max(opts.Page, 1)), err)
 		}
 		for _, f := range page {
 			files = append(files, pullRequestFile(f))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -77,23 +78,6 @@ func TestBodyCarryingAMarkerIsABadToolCallAndPostsNothing(t *testing.T) {
 	require.Empty(t, sb.Requests())
 }
 
-func TestCarriesOperationMarkerSeesMarkersInAnyCaseAndSpacing(t *testing.T) {
-	for body, want := range map[string]bool{
-		api.OperationMarker("run-1:1"):                true,
-		"<!--agent-operation:x-->":                    true,
-		"text <!--\n  AGENT-OPERATION : x \n--> more": true,
-		"<!-- unrelated --> <!-- agent-operation:x":   true,
-		"<!-- agent - operation: x -->":               true,
-		"an agent-operation: in plain text":           false,
-		"`agent-operation:x` in code":                 false,
-		"<!-- a note --> agent-operation:x":           false,
-		"&lt;!-- agent-operation:x --&gt;":            false,
-		"plain review":                                false,
-	} {
-		require.Equal(t, want, activities.CarriesOperationMarker(body), "%q", body)
-	}
-}
-
 func TestActivitiesWithoutABotLoginAskGitHubWhoTheyAre(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
@@ -111,7 +95,7 @@ func TestBotLoginOverridesGetUser(t *testing.T) {
 	acts.BotLogin = "reviewer-app[bot]"
 	// The sandbox's token posts as agentrun[bot]: to a worker that says it is
 	// someone else, that comment proves nothing.
-	theirs := sb.postAs(t, sb.BotLogin(), marked("Review", "run-1:1"))
+	theirs := sb.postAs(t, sb.BotLogin(), ghapi.MarkedBody("Review", "run-1:1"))
 
 	login, err := acts.GitHubIdentity(context.Background())
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/model/offline"
 )
@@ -61,7 +62,7 @@ func TestReviewOfHostileFileNamesIsPostedWithOnlyItsOwnMarker(t *testing.T) {
 
 	body := offlineReview(t, acts)
 
-	require.False(t, activities.CarriesOperationMarker(body), body)
+	require.False(t, ghapi.CarriesOperationMarker(body), body)
 	require.NotContains(t, body, "<!--")
 	// Each name sits in a code span whose fence is longer than any backtick
 	// run inside it, so the span ends where the name does.

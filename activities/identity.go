@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 )
 
 // GitHubIdentity is the login the worker's token posts as: BotLogin when it
@@ -42,7 +43,7 @@ func authenticatedLogin(ctx context.Context, gh *github.Client, op string) (stri
 	op += ": read the token's own user (GET /user)"
 	user, _, err := gh.Users.Get(ctx, "")
 	if err != nil {
-		return "", classifyGitHubError(op, err)
+		return "", ghapi.ClassifyError(op, err)
 	}
 	if user.GetLogin() == "" {
 		return "", fmt.Errorf("%s: the answer names no login", op)

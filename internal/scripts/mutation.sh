@@ -4,9 +4,9 @@
 # test efficacy (killed / (killed + lived)) is under THRESHOLD.
 #
 # Only the guarantee files are mutated: every other file of the package is
-# excluded, so the figure speaks of the marker and its proof, the comment
-# activities, GitHub's error classification and the permission check that
-# authorizes an approver; reconcile, approval and the checkpoint; and the
+# excluded, so the figure speaks of the marker and its proof, GitHub's error
+# classification and the permission check that authorizes an approver; the
+# comment activities; reconcile, approval and the checkpoint; and the
 # approval server's signature, authorization, decision, webhook and command
 # parsing.
 #
@@ -26,8 +26,8 @@ OUT=${OUT:-$ROOT/.data/mutation}
 
 # package: the guarantee files in it (basenames).
 GUARANTEES=(
-  "activities: marker.go comments.go githubclient.go permission.go"
-  "github: client.go permission.go"
+  "activities: comments.go permission.go"
+  "github: marker.go client.go permission.go"
   "workflows: reconcile.go approval.go checkpoint.go rules.go policy.go version.go"
   "internal/approvalsrv: signature.go auth.go csrf.go decide.go webhook.go command.go memo.go pathid.go"
 )

@@ -6,22 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
-
-// An empty HTML comment closes at once: what follows it is plain text, and a
-// review that quotes the marker word after one is no forged proof.
-func TestMarkerWordAfterAnEmptyHTMLCommentIsPlainText(t *testing.T) {
-	for body, want := range map[string]bool{
-		"<!----> agent-operation:x":             false,
-		"<!----> <!-- agent-operation:x -->":    true,
-		"<!-- --> then agent-operation:x later": false,
-	} {
-		require.Equal(t, want, activities.CarriesOperationMarker(body), "%q", body)
-	}
-}
 
 func TestCommentWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
