@@ -10,6 +10,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/model"
 )
 
 // Activities is registered with the worker; its methods are the activities.
@@ -25,7 +28,7 @@ type Activities struct {
 	// AllowedRepos, when not empty, are the only repositories the GitHub
 	// tools read or write (AGENT_ALLOWED_REPOS).
 	AllowedRepos RepoAllowlist
-	Model        Model
+	Model        model.Model
 	// Conversations resolves the conversation references of ModelNext
 	// inputs; nil on a worker whose runs always send the conversation inline.
 	Conversations ConversationStore
@@ -63,13 +66,13 @@ func heartbeatWhile(ctx context.Context, interval time.Duration) (stop func()) {
 }
 
 // ModelNext asks the model for the next move.
-func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, error) {
+func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.ModelDecision, error) {
 	if a.Model == nil {
-		return Decision{}, fmt.Errorf("no model configured")
+		return api.ModelDecision{}, fmt.Errorf("no model configured")
 	}
 	conversation, err := a.resolveConversation(ctx, in)
 	if err != nil {
-		return Decision{}, err
+		return api.ModelDecision{}, err
 	}
 	interval := a.HeartbeatInterval
 	if interval <= 0 {
@@ -82,10 +85,10 @@ func (a *Activities) ModelNext(ctx context.Context, in ModelInput) (Decision, er
 	if errors.As(err, &appErr) {
 		// Temporal reads only the outermost error: wrapping would lose the
 		// type, the non-retryable flag and the Retry-After delay.
-		return Decision{}, appErr
+		return api.ModelDecision{}, appErr
 	}
 	if err != nil {
-		return Decision{}, fmt.Errorf("model next: %w", err)
+		return api.ModelDecision{}, fmt.Errorf("model next: %w", err)
 	}
 	countTokens(ctx, d.Usage)
 	return d, nil

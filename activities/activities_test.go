@@ -10,20 +10,22 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // slowModel answers only once a heartbeat went out while it was thinking.
 type slowModel struct{ beats *atomic.Int32 }
 
-func (m slowModel) Next(ctx context.Context, _ []Message, _ []ToolSpec) (Decision, error) {
+func (m slowModel) Next(ctx context.Context, _ []api.Message, _ []api.ToolSpec) (api.ModelDecision, error) {
 	for m.beats.Load() < 1 {
 		select {
 		case <-ctx.Done():
-			return Decision{}, ctx.Err()
+			return api.ModelDecision{}, ctx.Err()
 		case <-time.After(time.Millisecond):
 		}
 	}
-	return Decision{Final: "done"}, nil
+	return api.ModelDecision{Final: "done"}, nil
 }
 
 func TestModelNextHeartbeatsWhileTheModelThinks(t *testing.T) {
@@ -33,9 +35,9 @@ func TestModelNextHeartbeatsWhileTheModelThinks(t *testing.T) {
 	env.SetOnActivityHeartbeatListener(func(*activity.Info, converter.EncodedValues) { beats.Add(1) })
 	env.RegisterActivity(&Activities{Model: slowModel{&beats}, HeartbeatInterval: 5 * time.Millisecond})
 
-	v, err := env.ExecuteActivity((&Activities{}).ModelNext, ModelInput{Conversation: []Message{{Role: RoleUser, Content: "hi"}}})
+	v, err := env.ExecuteActivity((&Activities{}).ModelNext, api.ModelInput{Conversation: []api.Message{{Role: api.RoleUser, Content: "hi"}}})
 	require.NoError(t, err)
-	var d Decision
+	var d api.ModelDecision
 	require.NoError(t, v.Get(&d))
 	require.Equal(t, "done", d.Final)
 	require.GreaterOrEqual(t, beats.Load(), int32(1))

@@ -3,7 +3,6 @@ package activities
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -11,6 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 )
 
 // CreateIssueComment posts the comment once per operationKey. Every attempt
@@ -18,44 +18,44 @@ import (
 // body and marker), so an attempt whose response was lost (the comment
 // exists, the activity failed) is not repeated by the retry. Look-alikes
 // found on the way are reported in Ignored and otherwise disregarded.
-func (a *Activities) CreateIssueComment(ctx context.Context, in CreateCommentInput) (CommentResult, error) {
+func (a *Activities) CreateIssueComment(ctx context.Context, in api.CreateCommentInput) (api.CommentResult, error) {
 	op := "create comment on " + targetRef(in.Target)
 	if in.OperationKey == "" {
-		return CommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", errTypeInvalidInput, nil)
+		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
 	}
 	// The marker alone would make a blank body look like content to GitHub.
 	if strings.TrimSpace(in.Body) == "" {
-		return CommentResult{}, temporal.NewNonRetryableApplicationError(op+": body is empty", ErrTypeBadToolCall, nil)
+		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(op+": body is empty", api.ErrTypeBadToolCall, nil)
 	}
-	if CarriesOperationMarker(in.Body) {
-		return CommentResult{}, temporal.NewNonRetryableApplicationError(
-			op+": the body holds an agent-operation marker; only the one this activity appends may appear", ErrTypeBadToolCall, nil)
+	if ghapi.CarriesOperationMarker(in.Body) {
+		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(
+			op+": the body holds an agent-operation marker; only the one this activity appends may appear", api.ErrTypeBadToolCall, nil)
 	}
 	if err := a.checkAllowed(op, in.Target); err != nil {
-		return CommentResult{}, err
+		return api.CommentResult{}, err
 	}
 	gh, err := a.githubClient()
 	if err != nil {
-		return CommentResult{}, err
+		return api.CommentResult{}, err
 	}
 	login, err := a.botLogin(ctx, gh, op)
 	if err != nil {
-		return CommentResult{}, err
+		return api.CommentResult{}, err
 	}
-	existing, ignored, err := findOperationComment(ctx, gh, in.Target, newOperationProof(in.OperationKey, in.Body, login))
+	existing, ignored, err := ghapi.FindOperationComment(ctx, gh, in.Target, in.OperationKey, in.Body, login)
 	if err != nil {
-		return CommentResult{}, classifyGitHubError(op+": look for its marker", err)
+		return api.CommentResult{}, ghapi.ClassifyError(op+": look for its marker", err)
 	}
 	if existing != nil {
-		return CommentResult{CommentID: existing.GetID(), HTMLURL: existing.GetHTMLURL(), AlreadyExisted: true, Ignored: ignored}, nil
+		return api.CommentResult{CommentID: existing.GetID(), HTMLURL: existing.GetHTMLURL(), AlreadyExisted: true, Ignored: ignored}, nil
 	}
 	created, _, err := gh.Issues.CreateComment(ctx, in.Target.Owner, in.Target.Repo, in.Target.PullNumber,
-		&github.IssueComment{Body: github.String(markedBody(in.Body, in.OperationKey))})
+		&github.IssueComment{Body: github.String(ghapi.MarkedBody(in.Body, in.OperationKey))})
 	if err != nil {
-		return CommentResult{}, classifyGitHubError(op, err)
+		return api.CommentResult{}, ghapi.ClassifyError(op, err)
 	}
 	warnIfNotOurs(ctx, created, login)
-	return CommentResult{CommentID: created.GetID(), HTMLURL: created.GetHTMLURL(), Ignored: ignored}, nil
+	return api.CommentResult{CommentID: created.GetID(), HTMLURL: created.GetHTMLURL(), Ignored: ignored}, nil
 }
 
 // warnIfNotOurs catches a wrong GITHUB_BOT_LOGIN the first time it matters:
@@ -76,70 +76,43 @@ func warnIfNotOurs(ctx context.Context, created *github.IssueComment, login stri
 // says whether the comment proving the key exists (ours, with exactly the
 // approved body and the marker). A 401, 403 or 404 means we cannot look,
 // which is an answer (cannot_tell), not a failure.
-func (a *Activities) FindCommentByOperationKey(ctx context.Context, in FindCommentInput) (FindCommentResult, error) {
+func (a *Activities) FindCommentByOperationKey(ctx context.Context, in api.FindCommentInput) (api.FindCommentResult, error) {
 	op := "find comment for operation " + in.OperationKey + " on " + targetRef(in.Target)
 	if in.OperationKey == "" {
-		return FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", errTypeInvalidInput, nil)
+		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
 	}
 	// Without the approved body no comment can prove the operation, and
 	// answering not_created would invite a second post.
 	if strings.TrimSpace(in.Body) == "" {
-		return FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": body (the approved body) is required", errTypeInvalidInput, nil)
+		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": body (the approved body) is required", api.ErrTypeInvalidInput, nil)
 	}
 	if err := a.checkAllowed(op, in.Target); err != nil {
-		return FindCommentResult{}, err
+		return api.FindCommentResult{}, err
 	}
 	gh, err := a.githubClient()
 	if err != nil {
-		return FindCommentResult{}, err
+		return api.FindCommentResult{}, err
 	}
 	login, err := a.botLogin(ctx, gh, op)
 	if err != nil {
 		return cannotTellOr(err, nil)
 	}
-	found, ignored, err := findOperationComment(ctx, gh, in.Target, newOperationProof(in.OperationKey, in.Body, login))
+	found, ignored, err := ghapi.FindOperationComment(ctx, gh, in.Target, in.OperationKey, in.Body, login)
 	if err != nil {
-		return cannotTellOr(classifyGitHubError(op, err), ignored)
+		return cannotTellOr(ghapi.ClassifyError(op, err), ignored)
 	}
 	if found == nil {
-		return FindCommentResult{Outcome: ReconcileNotCreated, Ignored: ignored}, nil
+		return api.FindCommentResult{Outcome: api.ReconcileNotCreated, Ignored: ignored}, nil
 	}
-	return FindCommentResult{Outcome: ReconcileFound, CommentID: found.GetID(), HTMLURL: found.GetHTMLURL(), Ignored: ignored}, nil
+	return api.FindCommentResult{Outcome: api.ReconcileFound, CommentID: found.GetID(), HTMLURL: found.GetHTMLURL(), Ignored: ignored}, nil
 }
 
 // cannotTellOr turns a rejection (we may not look) into the cannot_tell
 // answer and returns any other classified error as it is, to be retried.
-func cannotTellOr(classified error, ignored []IgnoredComment) (FindCommentResult, error) {
+func cannotTellOr(classified error, ignored []api.IgnoredComment) (api.FindCommentResult, error) {
 	var appErr *temporal.ApplicationError
-	if errors.As(classified, &appErr) && appErr.Type() == ErrTypeGitHubRejected {
-		return FindCommentResult{Outcome: ReconcileCannotTell, Reason: appErr.Message(), Ignored: ignored}, nil
+	if errors.As(classified, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected {
+		return api.FindCommentResult{Outcome: api.ReconcileCannotTell, Reason: appErr.Message(), Ignored: ignored}, nil
 	}
-	return FindCommentResult{}, classified
-}
-
-// findOperationComment reads the issue's comments page by page and returns
-// the first that proves the operation, or nil once every page is read, with
-// the look-alikes seen on the way (at most MaxIgnoredComments of them).
-func findOperationComment(ctx context.Context, gh *github.Client, t Target, proof operationProof) (*github.IssueComment, []IgnoredComment, error) {
-	var ignored []IgnoredComment
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: githubPageSize}}
-	for {
-		page, resp, err := gh.Issues.ListComments(ctx, t.Owner, t.Repo, t.PullNumber, opts)
-		if err != nil {
-			return nil, ignored, fmt.Errorf("list comments (page %d): %w", max(opts.Page, 1), err)
-		}
-		for _, c := range page {
-			proves, lookAlike := proof.judge(c)
-			if proves {
-				return c, ignored, nil
-			}
-			if lookAlike != nil && len(ignored) < MaxIgnoredComments {
-				ignored = append(ignored, *lookAlike)
-			}
-		}
-		if resp.NextPage == 0 {
-			return nil, ignored, nil
-		}
-		opts.Page = resp.NextPage
-	}
+	return api.FindCommentResult{}, classified
 }

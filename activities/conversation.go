@@ -6,6 +6,8 @@ import (
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // errTypeNoConversationStore: ModelNext got a reference on a worker that
@@ -15,12 +17,12 @@ const errTypeNoConversationStore = "NoConversationStore"
 // ConversationStore resolves a ConversationRef to its messages. The worker's
 // store asks the run itself, through a workflow query.
 type ConversationStore interface {
-	Conversation(ctx context.Context, ref ConversationRef) ([]Message, error)
+	Conversation(ctx context.Context, ref api.ConversationRef) ([]api.Message, error)
 }
 
 // resolveConversation returns the messages a ModelInput stands for: the
 // inline ones, or those its Ref names once they are proven to be the right ones.
-func (a *Activities) resolveConversation(ctx context.Context, in ModelInput) ([]Message, error) {
+func (a *Activities) resolveConversation(ctx context.Context, in api.ModelInput) ([]api.Message, error) {
 	if in.Ref == nil {
 		return in.Conversation, nil
 	}
@@ -39,24 +41,24 @@ func (a *Activities) resolveConversation(ctx context.Context, in ModelInput) ([]
 	return messages, nil
 }
 
-func verifyConversation(ref ConversationRef, messages []Message) error {
+func verifyConversation(ref api.ConversationRef, messages []api.Message) error {
 	if len(messages) != ref.Length {
 		return conversationMismatch(ref, fmt.Sprintf("%d messages instead of %d", len(messages), ref.Length))
 	}
-	canonical, err := CanonicalConversation(messages)
+	canonical, err := api.CanonicalConversation(messages)
 	if err != nil {
 		return conversationMismatch(ref, err.Error())
 	}
-	if digest := ConversationDigest(canonical); digest != ref.Digest {
+	if digest := api.ConversationDigest(canonical); digest != ref.Digest {
 		return conversationMismatch(ref, fmt.Sprintf("digest %s instead of %s", digest, ref.Digest))
 	}
 	return nil
 }
 
-func conversationMismatch(ref ConversationRef, why string) error {
+func conversationMismatch(ref api.ConversationRef, why string) error {
 	return temporal.NewApplicationError(
 		fmt.Sprintf("the conversation of run %s does not match its reference: %s", ref.RunID, why),
-		ErrTypeConversationMismatch)
+		api.ErrTypeConversationMismatch)
 }
 
 // QueryConversationStore resolves references by querying the run's workflow.
@@ -75,14 +77,14 @@ func NewQueryConversationStore(c client.Client, queryName string) *QueryConversa
 }
 
 // Conversation asks the run for its first ref.Length messages.
-func (s *QueryConversationStore) Conversation(ctx context.Context, ref ConversationRef) ([]Message, error) {
+func (s *QueryConversationStore) Conversation(ctx context.Context, ref api.ConversationRef) ([]api.Message, error) {
 	// The empty run ID means the run's current execution, which holds the
 	// whole conversation even after a continue-as-new.
 	value, err := s.client.QueryWorkflow(ctx, ref.RunID, "", s.queryName, ref.Length)
 	if err != nil {
 		return nil, fmt.Errorf("query %s of run %s: %w", s.queryName, ref.RunID, err)
 	}
-	var messages []Message
+	var messages []api.Message
 	if err := value.Get(&messages); err != nil {
 		return nil, fmt.Errorf("decode the %s query result of run %s: %w", s.queryName, ref.RunID, err)
 	}

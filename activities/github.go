@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 )
 
 // maxPatchBytes bounds one file's patch, so that a single huge file cannot
@@ -20,27 +23,20 @@ const maxPatchBytes = 16 << 10
 // stay far below that.
 const maxTotalPatchBytes = 256 << 10
 
-// githubPageSize is GitHub's largest page: the fewer requests a full listing
-// takes, the fewer chances it has to hit a rate limit half way.
-const githubPageSize = 100
-
-// errTypeInvalidInput marks input no attempt can succeed with.
-const errTypeInvalidInput = "InvalidInput"
-
 // GetPullRequest reads the pull request under review.
-func (a *Activities) GetPullRequest(ctx context.Context, t Target) (PullRequest, error) {
+func (a *Activities) GetPullRequest(ctx context.Context, t api.Target) (api.PullRequest, error) {
 	if err := a.checkAllowed("get pull request "+targetRef(t), t); err != nil {
-		return PullRequest{}, err
+		return api.PullRequest{}, err
 	}
 	gh, err := a.githubClient()
 	if err != nil {
-		return PullRequest{}, err
+		return api.PullRequest{}, err
 	}
 	pr, _, err := gh.PullRequests.Get(ctx, t.Owner, t.Repo, t.PullNumber)
 	if err != nil {
-		return PullRequest{}, classifyGitHubError("get pull request "+targetRef(t), err)
+		return api.PullRequest{}, ghapi.ClassifyError("get pull request "+targetRef(t), err)
 	}
-	return PullRequest{
+	return api.PullRequest{
 		Number:       pr.GetNumber(),
 		Title:        pr.GetTitle(),
 		Body:         pr.GetBody(),
@@ -60,7 +56,7 @@ func (a *Activities) GetPullRequest(ctx context.Context, t Target) (PullRequest,
 // pages. Patches share one budget, maxTotalPatchBytes: once it is spent, the
 // remaining files come without their patch (PatchOmitted), so that a pull
 // request of hundreds of files still fits in one activity result.
-func (a *Activities) ListPullRequestFiles(ctx context.Context, t Target) ([]PullRequestFile, error) {
+func (a *Activities) ListPullRequestFiles(ctx context.Context, t api.Target) ([]api.PullRequestFile, error) {
 	if err := a.checkAllowed("list files of "+targetRef(t), t); err != nil {
 		return nil, err
 	}
@@ -68,12 +64,12 @@ func (a *Activities) ListPullRequestFiles(ctx context.Context, t Target) ([]Pull
 	if err != nil {
 		return nil, err
 	}
-	files := []PullRequestFile{}
-	opts := &github.ListOptions{PerPage: githubPageSize}
+	files := []api.PullRequestFile{}
+	opts := &github.ListOptions{PerPage: ghapi.PageSize}
 	for {
 		page, resp, err := gh.PullRequests.ListFiles(ctx, t.Owner, t.Repo, t.PullNumber, opts)
 		if err != nil {
-			return nil, classifyGitHubError(fmt.Sprintf("list files of %s (page %d)", targetRef(t), max(opts.Page, 1)), err)
+			return nil, ghapi.ClassifyError(fmt.Sprintf("list files of %s (page %d)", targetRef(t), max(opts.Page, 1)), err)
 		}
 		for _, f := range page {
 			files = append(files, pullRequestFile(f))
@@ -88,7 +84,7 @@ func (a *Activities) ListPullRequestFiles(ctx context.Context, t Target) ([]Pull
 // withinPatchBudget keeps patches in file order while their total fits in
 // budget and drops the patches that would overflow it. A later, smaller patch
 // may still fit: a review of more files beats a review of fewer.
-func withinPatchBudget(files []PullRequestFile, budget int) []PullRequestFile {
+func withinPatchBudget(files []api.PullRequestFile, budget int) []api.PullRequestFile {
 	used := 0
 	for i := range files {
 		f := &files[i]
@@ -106,8 +102,8 @@ func withinPatchBudget(files []PullRequestFile, budget int) []PullRequestFile {
 	return files
 }
 
-func pullRequestFile(f *github.CommitFile) PullRequestFile {
-	file := PullRequestFile{
+func pullRequestFile(f *github.CommitFile) api.PullRequestFile {
+	file := api.PullRequestFile{
 		Filename:  f.GetFilename(),
 		Status:    f.GetStatus(),
 		Additions: f.GetAdditions(),
@@ -124,7 +120,7 @@ func pullRequestFile(f *github.CommitFile) PullRequestFile {
 
 // describePatch records the size and hash of a patch about to be cut or
 // dropped, so that the model can say what it did not see.
-func describePatch(f *PullRequestFile) {
+func describePatch(f *api.PullRequestFile) {
 	sum := sha256.Sum256([]byte(f.Patch))
 	f.PatchBytes = len(f.Patch)
 	f.PatchSHA256 = hex.EncodeToString(sum[:])
@@ -163,6 +159,6 @@ func (a *Activities) githubClient() (*github.Client, error) {
 }
 
 // targetRef names a pull request the way GitHub does: owner/repo#number.
-func targetRef(t Target) string {
+func targetRef(t api.Target) string {
 	return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.PullNumber)
 }

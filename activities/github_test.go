@@ -19,10 +19,12 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
-var demoPR = activities.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}
+var demoPR = api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}
 
 type sandbox struct {
 	*ghsandbox.Server
@@ -36,14 +38,14 @@ func newSandbox(t *testing.T, fixture ghsandbox.Fixture) (sandbox, *activities.A
 	sb := ghsandbox.New(fixture)
 	srv := httptest.NewServer(sb)
 	t.Cleanup(srv.Close)
-	gh, err := activities.NewGitHubClient(srv.URL, "test-token")
+	gh, err := github.NewClient(srv.URL, "test-token")
 	require.NoError(t, err)
 	return sandbox{Server: sb, url: srv.URL}, &activities.Activities{GitHub: gh}
 }
 
 // commentsViaAPI reads every comment through the sandbox's public endpoint,
 // as GitHub's own UI would show them.
-func (s sandbox) commentsViaAPI(t *testing.T, target activities.Target) []map[string]any {
+func (s sandbox) commentsViaAPI(t *testing.T, target api.Target) []map[string]any {
 	t.Helper()
 	var all []map[string]any
 	for page := 1; ; page++ {
@@ -88,7 +90,7 @@ func fixtureWithComments(n, markedAt int, operationKey string) ghsandbox.Fixture
 	for i := range n {
 		user, body := "bob", fmt.Sprintf("comment %d", i)
 		if i == markedAt {
-			user, body = f.BotLogin, earlierReview+"\n\n"+activities.OperationMarker(operationKey)
+			user, body = f.BotLogin, earlierReview+"\n\n"+api.OperationMarker(operationKey)
 		}
 		pull.Comments = append(pull.Comments, ghsandbox.FixtureComment{User: user, Body: body, CreatedAt: time.Now()})
 	}
@@ -109,12 +111,12 @@ func requirePlainRetryableError(t *testing.T, err error) {
 	require.False(t, errors.As(err, &appErr), "want a plain error Temporal retries, got %v", err)
 }
 
-func requireRateLimited(t *testing.T, err error, kind string) activities.RateLimitDetails {
+func requireRateLimited(t *testing.T, err error, kind string) api.RateLimitDetails {
 	t.Helper()
 	appErr := applicationError(t, err)
-	require.Equal(t, activities.ErrTypeRateLimited, appErr.Type())
+	require.Equal(t, api.ErrTypeRateLimited, appErr.Type())
 	require.False(t, appErr.NonRetryable())
-	var details activities.RateLimitDetails
+	var details api.RateLimitDetails
 	require.NoError(t, appErr.Details(&details))
 	require.Equal(t, kind, details.Kind)
 	require.Equal(t, time.Duration(details.RetryAfterSeconds)*time.Second, appErr.NextRetryDelay())
@@ -127,7 +129,7 @@ func TestGetPullRequestReadsTheDemoPullRequest(t *testing.T) {
 	pr, err := acts.GetPullRequest(context.Background(), demoPR)
 
 	require.NoError(t, err)
-	require.Equal(t, activities.PullRequest{
+	require.Equal(t, api.PullRequest{
 		Number: 1, Title: "Cache widgets in memory", Body: pr.Body, Author: "carol", State: "open",
 		HeadRef: "feature/widget-cache", BaseRef: "main", HeadSHA: "9f3c2a71d4e85b06c1f7a2d39e4b58c60a1d7e42",
 		Additions: 32, Deletions: 6, ChangedFiles: 3, HTMLURL: sb.url + "/acme/widgets/pull/1",
@@ -153,7 +155,7 @@ func TestListPullRequestFilesReadsEveryPageAndTruncatesHugePatches(t *testing.T)
 	require.Len(t, files, 250)
 	require.Equal(t, 3, sb.countRequests(ghsandbox.OpListFiles), "100 + 100 + 50")
 	require.Equal(t, "pkg/f248.go", files[249].Filename)
-	require.Equal(t, activities.PullRequestFile{Filename: "pkg/f000.go", Status: "modified", Additions: 1, Deletions: 1, Patch: "@@ -1 +1 @@\n-old\n+new"}, files[1])
+	require.Equal(t, api.PullRequestFile{Filename: "pkg/f000.go", Status: "modified", Additions: 1, Deletions: 1, Patch: "@@ -1 +1 @@\n-old\n+new"}, files[1])
 
 	big := files[0]
 	sum := sha256.Sum256([]byte(huge))
@@ -183,7 +185,7 @@ func TestTruncatedPatchWithoutLineBreaksStaysValidUTF8(t *testing.T) {
 
 func TestCreateIssueCommentPostsOnceWithTheMarker(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	in := activities.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1/step-3"}
+	in := api.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1/step-3"}
 
 	first, err := acts.CreateIssueComment(context.Background(), in)
 	require.NoError(t, err)
@@ -193,7 +195,7 @@ func TestCreateIssueCommentPostsOnceWithTheMarker(t *testing.T) {
 	require.False(t, first.AlreadyExisted)
 	require.NotZero(t, first.CommentID)
 	require.Equal(t, fmt.Sprintf("%s/acme/widgets/pull/1#issuecomment-%d", sb.url, first.CommentID), first.HTMLURL)
-	require.Equal(t, activities.CommentResult{CommentID: first.CommentID, HTMLURL: first.HTMLURL, AlreadyExisted: true}, second)
+	require.Equal(t, api.CommentResult{CommentID: first.CommentID, HTMLURL: first.HTMLURL, AlreadyExisted: true}, second)
 
 	comments := sb.commentsViaAPI(t, demoPR)
 	require.Len(t, comments, 1)
@@ -204,9 +206,9 @@ func TestCreateIssueCommentPostsOnceWithTheMarker(t *testing.T) {
 func TestCreateIssueCommentWithAnotherKeyPostsAnotherComment(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	a, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k1"})
+	a, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k1"})
 	require.NoError(t, err)
-	b, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k2"})
+	b, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k2"})
 	require.NoError(t, err)
 
 	require.NotEqual(t, a.CommentID, b.CommentID)
@@ -218,7 +220,7 @@ func TestCreateIssueCommentFindsTheMarkerBeyondTheFirstPage(t *testing.T) {
 	marked := sb.Comments("acme", "widgets", 1)[130]
 
 	res, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: demoPR, Body: earlierReview, OperationKey: "run-7/step-2"})
+		api.CreateCommentInput{Target: demoPR, Body: earlierReview, OperationKey: "run-7/step-2"})
 
 	require.NoError(t, err)
 	require.True(t, res.AlreadyExisted)
@@ -231,7 +233,7 @@ func TestCreateIssueCommentFindsTheMarkerBeyondTheFirstPage(t *testing.T) {
 func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDropResponse})
-	in := activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-2/step-5"}
+	in := api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-2/step-5"}
 
 	_, err := acts.CreateIssueComment(context.Background(), in)
 	requirePlainRetryableError(t, err)
@@ -239,9 +241,9 @@ func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 	require.Len(t, posted, 1)
 
 	found, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-2/step-5", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-2/step-5", Body: "Review"})
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileFound, found.Outcome)
+	require.Equal(t, api.ReconcileFound, found.Outcome)
 	require.Equal(t, posted[0].ID, found.CommentID)
 	require.NotEmpty(t, found.HTMLURL)
 
@@ -256,22 +258,22 @@ func TestFindCommentIsNotCreatedOnlyAfterReadingEveryPage(t *testing.T) {
 	sb, acts := newSandbox(t, fixtureWithComments(230, -1, ""))
 
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-9/step-1", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-9/step-1", Body: "Review"})
 
 	require.NoError(t, err)
-	require.Equal(t, activities.FindCommentResult{Outcome: activities.ReconcileNotCreated}, res)
+	require.Equal(t, api.FindCommentResult{Outcome: api.ReconcileNotCreated}, res)
 	require.Equal(t, 3, sb.countRequests(ghsandbox.OpListComments))
 }
 
 func TestTooLongCommentIsRejectedWithGitHubsMessage(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{
+	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{
 		Target: demoPR, Body: strings.Repeat("a", 70000), OperationKey: "k",
 	})
 
 	appErr := applicationError(t, err)
-	require.Equal(t, activities.ErrTypeGitHubRejected, appErr.Type())
+	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t,
 		"create comment on acme/widgets#1: 422 Validation Failed [IssueComment.body: body is too long (maximum is 65536 characters)]",
@@ -283,10 +285,10 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeStatus, Status: 422})
 
-	_, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
+	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
 
 	appErr := applicationError(t, err)
-	require.Equal(t, activities.ErrTypeGitHubRejected, appErr.Type())
+	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "create comment on acme/widgets#1: 422 Validation Failed")
 }
@@ -294,10 +296,10 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 func TestBlankCommentIsABadToolCallAndPostsNothing(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: " \n", OperationKey: "k"})
+	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: " \n", OperationKey: "k"})
 
 	appErr := applicationError(t, err)
-	require.Equal(t, activities.ErrTypeBadToolCall, appErr.Type())
+	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Empty(t, sb.Requests())
 }
@@ -305,44 +307,12 @@ func TestBlankCommentIsABadToolCallAndPostsNothing(t *testing.T) {
 func TestUnknownPullRequestIsRejected(t *testing.T) {
 	_, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.GetPullRequest(context.Background(), activities.Target{Owner: "acme", Repo: "widgets", PullNumber: 404})
+	_, err := acts.GetPullRequest(context.Background(), api.Target{Owner: "acme", Repo: "widgets", PullNumber: 404})
 
 	appErr := applicationError(t, err)
-	require.Equal(t, activities.ErrTypeGitHubRejected, appErr.Type())
+	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t, "get pull request acme/widgets#404: 404 Not Found", appErr.Message())
-}
-
-func TestSecondaryRateLimitWaitsForRetryAfter(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeStatus, Status: 403, RetryAfter: 7})
-
-	_, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
-
-	details := requireRateLimited(t, err, "secondary")
-	require.Equal(t, int64(7), details.RetryAfterSeconds)
-	require.Empty(t, sb.Comments("acme", "widgets", 1))
-}
-
-func TestTooManyRequestsIsRateLimited(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListFiles, Mode: ghsandbox.ModeStatus, Status: 429, RetryAfter: 3})
-
-	_, err := acts.ListPullRequestFiles(context.Background(), demoPR)
-
-	details := requireRateLimited(t, err, "secondary")
-	require.Equal(t, int64(3), details.RetryAfterSeconds)
-}
-
-func TestPrimaryRateLimitWaitsUntilTheReset(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetPullRequest, Mode: ghsandbox.ModeStatus, Primary: true, RetryAfter: 30})
-
-	_, err := acts.GetPullRequest(context.Background(), demoPR)
-
-	details := requireRateLimited(t, err, "primary")
-	// The reset header has one-second resolution.
-	require.InDelta(t, 30, details.RetryAfterSeconds, 1)
 }
 
 // The details must survive the trip through Temporal's failure converter,
@@ -354,7 +324,7 @@ func TestRateLimitDetailsReachTheWorkflowSide(t *testing.T) {
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
 
-	_, err := env.ExecuteActivity(acts.CreateIssueComment, activities.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
+	_, err := env.ExecuteActivity(acts.CreateIssueComment, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
 
 	details := requireRateLimited(t, err, "secondary")
 	require.Equal(t, int64(5), details.RetryAfterSeconds)
@@ -364,10 +334,10 @@ func TestFindCommentCannotTellWhenListingIsForbidden(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 403})
 
-	res, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	res, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileCannotTell, res.Outcome)
+	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
 	require.Contains(t, res.Reason, "403 Resource not accessible by integration")
 }
 
@@ -375,10 +345,10 @@ func TestFindCommentCannotTellWhenThePullRequestIsGone(t *testing.T) {
 	_, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: activities.Target{Owner: "acme", Repo: "gone", PullNumber: 1}, OperationKey: "k", Body: "x"})
+		api.FindCommentInput{Target: api.Target{Owner: "acme", Repo: "gone", PullNumber: 1}, OperationKey: "k", Body: "x"})
 
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileCannotTell, res.Outcome)
+	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
 	require.Contains(t, res.Reason, "404 Not Found")
 }
 
@@ -386,7 +356,7 @@ func TestFindCommentRateLimitIsAnErrorNotAnAnswer(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 403, RetryAfter: 2})
 
-	_, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	_, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	requireRateLimited(t, err, "secondary")
 }
@@ -409,7 +379,7 @@ func TestFindCommentServerErrorIsAPlainRetryableError(t *testing.T) {
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeDelay, DelayMs: 1})
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 502})
 
-	_, err := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	_, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	requirePlainRetryableError(t, err)
 	require.Contains(t, err.Error(), "page 2")

@@ -11,24 +11,26 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
 func TestAllowlistRefusesEveryToolOnAnotherRepositoryBeforeAnyRequest(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	acts.AllowedRepos = activities.RepoAllowlist{"acme/widgets"}
-	elsewhere := activities.Target{Owner: "acme", Repo: "gadgets", PullNumber: 1}
+	elsewhere := api.Target{Owner: "acme", Repo: "gadgets", PullNumber: 1}
 
 	_, errGet := acts.GetPullRequest(context.Background(), elsewhere)
 	_, errList := acts.ListPullRequestFiles(context.Background(), elsewhere)
 	_, errCreate := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: elsewhere, Body: "Review", OperationKey: "run-1:1"})
+		api.CreateCommentInput{Target: elsewhere, Body: "Review", OperationKey: "run-1:1"})
 	_, errFind := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: elsewhere, OperationKey: "run-1:1", Body: "Review"})
+		api.FindCommentInput{Target: elsewhere, OperationKey: "run-1:1", Body: "Review"})
 
 	for _, err := range []error{errGet, errList, errCreate, errFind} {
 		appErr := applicationError(t, err)
-		require.Equal(t, activities.ErrTypeTargetNotAllowed, appErr.Type())
+		require.Equal(t, api.ErrTypeTargetNotAllowed, appErr.Type())
 		require.True(t, appErr.NonRetryable())
 		require.Contains(t, appErr.Message(), "acme/gadgets is not among this worker's allowed repositories (AGENT_ALLOWED_REPOS)")
 	}
@@ -42,7 +44,7 @@ func TestAllowlistComparesOwnerAndRepoIgnoringASCIICase(t *testing.T) {
 	acts.AllowedRepos = list
 
 	res, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: activities.Target{Owner: "Acme", Repo: "WIDGETS", PullNumber: 1}, Body: "Review", OperationKey: "run-1:2"})
+		api.CreateCommentInput{Target: api.Target{Owner: "Acme", Repo: "WIDGETS", PullNumber: 1}, Body: "Review", OperationKey: "run-1:2"})
 
 	require.NoError(t, err)
 	require.NotZero(t, res.CommentID)
@@ -65,32 +67,15 @@ func TestParseRepoAllowlistRefusesWhatIsNotOwnerSlashRepo(t *testing.T) {
 func TestBodyCarryingAMarkerIsABadToolCallAndPostsNothing(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{
+	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{
 		Target: demoPR, Body: "LGTM\n<!--Agent-Operation: run-9:1 -->", OperationKey: "run-1:1",
 	})
 
 	appErr := applicationError(t, err)
-	require.Equal(t, activities.ErrTypeBadToolCall, appErr.Type())
+	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "agent-operation marker")
 	require.Empty(t, sb.Requests())
-}
-
-func TestCarriesOperationMarkerSeesMarkersInAnyCaseAndSpacing(t *testing.T) {
-	for body, want := range map[string]bool{
-		activities.OperationMarker("run-1:1"):         true,
-		"<!--agent-operation:x-->":                    true,
-		"text <!--\n  AGENT-OPERATION : x \n--> more": true,
-		"<!-- unrelated --> <!-- agent-operation:x":   true,
-		"<!-- agent - operation: x -->":               true,
-		"an agent-operation: in plain text":           false,
-		"`agent-operation:x` in code":                 false,
-		"<!-- a note --> agent-operation:x":           false,
-		"&lt;!-- agent-operation:x --&gt;":            false,
-		"plain review":                                false,
-	} {
-		require.Equal(t, want, activities.CarriesOperationMarker(body), "%q", body)
-	}
 }
 
 func TestActivitiesWithoutABotLoginAskGitHubWhoTheyAre(t *testing.T) {
@@ -100,7 +85,7 @@ func TestActivitiesWithoutABotLoginAskGitHubWhoTheyAre(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "agentrun[bot]", login)
 
-	_, err = acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+	_, err = acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 	require.NoError(t, err)
 	require.Equal(t, 2, sb.countRequests(ghsandbox.OpGetUser))
 }
@@ -110,16 +95,16 @@ func TestBotLoginOverridesGetUser(t *testing.T) {
 	acts.BotLogin = "reviewer-app[bot]"
 	// The sandbox's token posts as agentrun[bot]: to a worker that says it is
 	// someone else, that comment proves nothing.
-	theirs := sb.postAs(t, sb.BotLogin(), marked("Review", "run-1:1"))
+	theirs := sb.postAs(t, sb.BotLogin(), ghapi.MarkedBody("Review", "run-1:1"))
 
 	login, err := acts.GitHubIdentity(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, "reviewer-app[bot]", login)
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
 
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileNotCreated, res.Outcome)
+	require.Equal(t, api.ReconcileNotCreated, res.Outcome)
 	require.Equal(t, theirs.ID, res.Ignored[0].CommentID)
 	require.Zero(t, sb.countRequests(ghsandbox.OpGetUser))
 }
@@ -129,10 +114,10 @@ func TestReconcileCannotTellWhenGitHubRefusesToSayWhoWeAre(t *testing.T) {
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetUser, Mode: ghsandbox.ModeStatus, Status: 401})
 
 	res, err := acts.FindCommentByOperationKey(context.Background(),
-		activities.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
+		api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
 
 	require.NoError(t, err)
-	require.Equal(t, activities.ReconcileCannotTell, res.Outcome)
+	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
 	require.Contains(t, res.Reason, "GET /user")
 	require.Zero(t, sb.countRequests(ghsandbox.OpListComments))
 }
@@ -146,7 +131,7 @@ func TestCommentPostedUnderAnotherLoginThanTheIdentityIsLoggedAsAnError(t *testi
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
 
-	_, err := env.ExecuteActivity(acts.CreateIssueComment, activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+	_, err := env.ExecuteActivity(acts.CreateIssueComment, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 
 	require.NoError(t, err)
 	require.Len(t, sb.Comments("acme", "widgets", 1), 1)

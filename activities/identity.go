@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 )
 
 // GitHubIdentity is the login the worker's token posts as: BotLogin when it
@@ -42,7 +43,7 @@ func authenticatedLogin(ctx context.Context, gh *github.Client, op string) (stri
 	op += ": read the token's own user (GET /user)"
 	user, _, err := gh.Users.Get(ctx, "")
 	if err != nil {
-		return "", classifyGitHubError(op, err)
+		return "", ghapi.ClassifyError(op, err)
 	}
 	if user.GetLogin() == "" {
 		return "", fmt.Errorf("%s: the answer names no login", op)
@@ -105,7 +106,7 @@ func asciiLowerString(s string) string {
 }
 
 // Allows reports whether t's repository is on the list (or the list is empty).
-func (l RepoAllowlist) Allows(t Target) bool {
+func (l RepoAllowlist) Allows(t api.Target) bool {
 	if len(l) == 0 {
 		return true
 	}
@@ -120,11 +121,11 @@ func (l RepoAllowlist) Allows(t Target) bool {
 
 // checkAllowed refuses a target outside the allowlist before any request,
 // so that a run started against another repository touches nothing there.
-func (a *Activities) checkAllowed(op string, t Target) error {
+func (a *Activities) checkAllowed(op string, t api.Target) error {
 	if a.AllowedRepos.Allows(t) {
 		return nil
 	}
 	return temporal.NewNonRetryableApplicationError(
 		fmt.Sprintf("%s: %s/%s is not among this worker's allowed repositories (AGENT_ALLOWED_REPOS)", op, t.Owner, t.Repo),
-		ErrTypeTargetNotAllowed, nil)
+		api.ErrTypeTargetNotAllowed, nil)
 }

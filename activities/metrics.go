@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"go.temporal.io/sdk/activity"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // MetricModelTokens counts the tokens of every model call, by kind (prompt or
@@ -15,7 +17,7 @@ const MetricModelTokens = "agentrun_model_tokens"
 // nothing: the provider's usage is only known from its answer. Outside an
 // activity (ModelNext called directly, as tests and library users may) there
 // is no metrics handler, so nothing is counted.
-func countTokens(ctx context.Context, u Usage) {
+func countTokens(ctx context.Context, u api.Usage) {
 	if !activity.IsActivity(ctx) {
 		return
 	}

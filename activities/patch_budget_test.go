@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -44,7 +44,7 @@ func TestListingOfManyLargePatchesStaysWithinTheTotalBudgetAndSaysWhatItLeftOut(
 
 	omitted := files[kept-1]
 	sum := sha256.Sum256([]byte(patch))
-	require.Equal(t, activities.PullRequestFile{
+	require.Equal(t, api.PullRequestFile{
 		Filename: omitted.Filename, Status: "added", Additions: 256,
 		PatchOmitted: true, PatchBytes: len(patch), PatchSHA256: hex.EncodeToString(sum[:]),
 	}, omitted)

@@ -25,6 +25,10 @@ const (
 	ErrTypeConversationMismatch = "ConversationMismatch"
 	// ErrTypeRunFailed is the type of the error a failed run ends with.
 	ErrTypeRunFailed = "AgentRunFailed"
+	// ErrTypeInvalidInput: input no attempt can succeed with (a comment
+	// without its operationKey, a request the model provider cannot be sent).
+	// Never retried.
+	ErrTypeInvalidInput = "InvalidInput"
 )
 
 // RateLimitDetails travels as the details of an ErrTypeRateLimited error.

@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
@@ -58,7 +59,7 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	if err != nil {
 		return &configError{err}
 	}
-	acts, err := agentworker.NewActivities(cfg, getenv)
+	acts, err := agentworker.NewActivities(cfg)
 	if err != nil {
 		return &configError{err}
 	}
@@ -122,7 +123,7 @@ func identify(ctx context.Context, acts *activities.Activities) error {
 	defer cancel()
 	err := agentworker.Identify(ctx, acts)
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == activities.ErrTypeGitHubRejected {
+	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected {
 		return &configError{err}
 	}
 	return err

@@ -160,7 +160,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	if w.Run.Status != api.RunRunning {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	}
-	tools := activities.ToolSpecs()
+	tools := api.ToolSpecs()
 	in, size, err := api.NewModelInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
 	if err != nil {
 		return api.ModelDecision{}, err

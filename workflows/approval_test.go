@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 func TestApprovedReviewPostsExactlyOneComment(t *testing.T) {
@@ -144,7 +144,7 @@ func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
 	h := newHarness(t)
 	// Each model call takes an hour of workflow time, so the run is still
 	// open (in its last model call) when the late approval arrives.
-	reviewer := activities.NewOfflineReviewer()
+	reviewer := offline.NewReviewer()
 	h.env.OnActivity(acts.ModelNext, mock.Anything, mock.Anything).
 		Return(func(ctx context.Context, in api.ModelInput) (api.ModelDecision, error) {
 			return reviewer.Next(ctx, in.Conversation, in.Tools)

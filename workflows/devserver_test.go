@@ -18,8 +18,10 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -58,14 +60,14 @@ func (o *tamperOutbound) NewContinueAsNewError(ctx workflow.Context, wfn interfa
 // startTamperingWorker starts a worker on its own queue whose runs have
 // their checkpoints tampered with.
 func startTamperingWorker(t *testing.T, stack *teststack.Stack, queue string, tamper *tamperCheckpoint) {
-	gh, err := activities.NewGitHubClient(stack.GitHubURL, "sandbox-token")
+	gh, err := github.NewClient(stack.GitHubURL, "sandbox-token")
 	require.NoError(t, err)
 	c := stack.Client()
 	w := worker.New(c, queue, worker.Options{Interceptors: []interceptor.WorkerInterceptor{workflows.WrapOutbound(
 		func(next interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor {
 			return &tamperOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: next}, root: tamper}
 		})}})
-	agentworker.Register(w, agentworker.WithConversationStore(c, &activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()}))
+	agentworker.Register(w, agentworker.WithConversationStore(c, &activities.Activities{GitHub: gh, Model: offline.NewReviewer()}))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 }

@@ -13,7 +13,9 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 const testRunID = "run-test-1"
@@ -36,10 +38,10 @@ func newHarnessWith(t *testing.T, sandbox *ghsandbox.Server) *harness {
 	env := suite.NewTestWorkflowEnvironment()
 	srv := httptest.NewServer(sandbox)
 	t.Cleanup(srv.Close)
-	gh, err := activities.NewGitHubClient(srv.URL, "")
+	gh, err := github.NewClient(srv.URL, "")
 	require.NoError(t, err)
 	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()})
+	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: offline.NewReviewer()})
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
 	return &harness{t: t, env: env, sandbox: sandbox}
 }

@@ -14,7 +14,9 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 // newMeteredHarness is newHarness with the testsuite counting into a tally
@@ -28,10 +30,10 @@ func newMeteredHarness(t *testing.T) (*harness, tally.TestScope) {
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	srv := httptest.NewServer(sandbox)
 	t.Cleanup(srv.Close)
-	gh, err := activities.NewGitHubClient(srv.URL, "")
+	gh, err := github.NewClient(srv.URL, "")
 	require.NoError(t, err)
 	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: activities.NewOfflineReviewer()})
+	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: offline.NewReviewer()})
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
 	return &harness{t: t, env: env, sandbox: sandbox}, scope
 }

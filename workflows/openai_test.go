@@ -19,8 +19,11 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
+	"github.com/agentrun/agentrun/model"
+	"github.com/agentrun/agentrun/model/openai"
 )
 
 // The final answers of the fixtures, as the run's result must carry them.
@@ -43,9 +46,9 @@ func newFakeOpenAI(t testing.TB, replies ...openaifake.Reply) *fakeOpenAI {
 }
 
 // model is the real OpenAI-compatible provider pointed at the fake.
-func (f *fakeOpenAI) model() activities.Model {
+func (f *fakeOpenAI) model() model.Model {
 	f.t.Helper()
-	m, err := activities.NewOpenAIModel(activities.OpenAIConfig{
+	m, err := openai.New(openai.Config{
 		BaseURL: f.server.BaseURL(), APIKey: openaifake.APIKey, Model: "gpt-4.1-mini",
 	})
 	require.NoError(f.t, err)
@@ -100,7 +103,7 @@ func newOpenAIHarness(t *testing.T, fixture ghsandbox.Fixture, replies ...openai
 	sandbox := ghsandbox.New(fixture)
 	gh := httptest.NewServer(sandbox)
 	t.Cleanup(gh.Close)
-	ghClient, err := activities.NewGitHubClient(gh.URL, "")
+	ghClient, err := github.NewClient(gh.URL, "")
 	require.NoError(t, err)
 
 	var suite testsuite.WorkflowTestSuite

@@ -16,11 +16,11 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/model/openai"
 )
 
 var record = flag.Bool("record", false, "record the replay fixtures testdata/"+corpusVersion+" lacks, from a real dev server")
@@ -203,7 +203,7 @@ func TestRecordHistories(t *testing.T) {
 			taskQueue := queue
 			if sc.openai != nil {
 				taskQueue = queue + "-" + sc.name
-				model, err := activities.NewOpenAIModel(activities.OpenAIConfig{
+				model, err := openai.New(openai.Config{
 					BaseURL: openaifake.Start(t, sc.openai...).BaseURL(), APIKey: openaifake.APIKey, Model: "gpt-4.1-mini",
 				})
 				require.NoError(t, err)

@@ -6,8 +6,8 @@ import (
 
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 )
 
 // runToolCall runs one tool call to a terminal step and appends its result to
@@ -15,7 +15,7 @@ import (
 // end: cancellation, or (under policyChangeID) a pull request it cannot read.
 func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	st := w.openStepFor(call.ID)
-	if spec, ok := activities.ToolSpecByName(call.Name); ok && !spec.SideEffect {
+	if spec, ok := api.ToolSpecByName(call.Name); ok && !spec.SideEffect {
 		w.setLabel(api.ToolLabel(call.Name))
 	}
 	if st == nil {
@@ -61,7 +61,7 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 // checkToolCall finds the tool of a call and checks the call against it and
 // the run's target (api.CheckToolCall).
 func (w *agentRun) checkToolCall(call api.ToolCall) (api.ToolSpec, api.ToolArgs, string) {
-	spec, ok := activities.ToolSpecByName(call.Name)
+	spec, ok := api.ToolSpecByName(call.Name)
 	if !ok {
 		return spec, api.ToolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
 	}
@@ -76,7 +76,7 @@ func (w *agentRun) refuseBody(spec api.ToolSpec, args api.ToolArgs) string {
 	// Only the run appends a marker, after approval; one in the body (written
 	// by the model, or by a prompt injection in the pull request) could pass
 	// for another operation's proof during reconciliation.
-	if w.hardened && spec.Name == api.ToolCreateIssueComment && activities.CarriesOperationMarker(args.Body) {
+	if w.hardened && spec.Name == api.ToolCreateIssueComment && github.CarriesOperationMarker(args.Body) {
 		return "refused: the comment body carries an operation marker (<!-- agent-operation: ... -->); " +
 			"the run appends its own marker, so write the comment without one"
 	}

@@ -15,10 +15,12 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/model"
+	"github.com/agentrun/agentrun/model/openai"
 )
 
 // DefaultModelProvider needs no network and no key: the deterministic reviewer.
-const DefaultModelProvider = activities.ProviderOffline
+const DefaultModelProvider = model.ProviderOffline
 
 // DefaultStopTimeout is how long a stopping worker lets in-flight activities
 // finish: one GitHub call attempt (the default toolTimeout) fits in it, so
@@ -50,6 +52,9 @@ type Config struct {
 	// (AGENT_ALLOWED_REPOS); empty allows every repository the token reaches.
 	AllowedRepos  activities.RepoAllowlist
 	ModelProvider string
+	// OpenAI is the OPENAI_* settings, read when MODEL_PROVIDER is openai
+	// (and left zero otherwise).
+	OpenAI openai.Config
 	// LogFormat is text (the default, for a terminal) or json (for a log pipeline).
 	LogFormat string
 	// StopTimeout is how long SIGTERM lets in-flight activities finish before
@@ -94,6 +99,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		LogFormat:      orDefault(getenv("LOG_FORMAT"), LogText),
 		StopTimeout:    stopTimeout,
 	}
+	if cfg.ModelProvider == model.ProviderOpenAI {
+		cfg.OpenAI = openai.Config{
+			BaseURL:      orDefault(getenv(openai.EnvBaseURL), openai.DefaultBaseURL),
+			APIKey:       getenv(openai.EnvAPIKey),
+			Model:        getenv(openai.EnvModel),
+			Organization: getenv(openai.EnvOrg),
+		}
+	}
 	if err := cfg.validate(); err != nil {
 		return Config{}, err
 	}
@@ -116,13 +129,18 @@ func (c Config) validate() error {
 			"\"[bot]\" after a GitHub App's name; no \"@\")", c.GitHubBotLogin)
 	}
 	if c.GitHubAPIURL != "" {
-		if err := activities.ValidateBaseURL("GITHUB_API_URL", c.GitHubAPIURL); err != nil {
+		if err := openai.ValidateBaseURL("GITHUB_API_URL", c.GitHubAPIURL); err != nil {
 			return err
 		}
 	}
-	if !slices.Contains(activities.KnownModelProviders(), c.ModelProvider) {
+	if !slices.Contains(model.KnownProviders(), c.ModelProvider) {
 		return fmt.Errorf("MODEL_PROVIDER: %q is not a known provider; known: %s",
-			c.ModelProvider, strings.Join(activities.KnownModelProviders(), ", "))
+			c.ModelProvider, strings.Join(model.KnownProviders(), ", "))
+	}
+	if c.ModelProvider == model.ProviderOpenAI {
+		if err := c.OpenAI.Validate(); err != nil {
+			return err
+		}
 	}
 	if c.LogFormat != LogText && c.LogFormat != LogJSON {
 		return fmt.Errorf("LOG_FORMAT: %q is neither text nor json", c.LogFormat)

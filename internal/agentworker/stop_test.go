@@ -7,11 +7,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 // createArrival waits until the sandbox has received the comment's POST and
@@ -56,7 +56,7 @@ func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t
 	stopping.Stop()
 
 	require.GreaterOrEqual(t, time.Since(arrived), held, "Stop returned before the held answer could arrive")
-	stack.StartWorker(t, queue, activities.NewOfflineReviewer())
+	stack.StartWorker(t, queue, offline.NewReviewer())
 	require.Equal(t, api.RunCompleted, stack.WaitForResult(t, run).Status)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -12,19 +11,20 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/model"
 )
 
 // NewActivities builds the activities from the configuration: the GitHub
 // client for GITHUB_API_URL/GITHUB_TOKEN, the bot login and allowed
-// repositories, and the MODEL_PROVIDER model, whose own settings (OPENAI_*
-// for openai) are read through getenv. It makes no request; Identify then
-// fills in the bot login if GITHUB_BOT_LOGIN did not.
-func NewActivities(cfg Config, getenv func(string) string) (*activities.Activities, error) {
-	gh, err := activities.NewGitHubClient(cfg.GitHubAPIURL, cfg.GitHubToken)
+// repositories, and the MODEL_PROVIDER model with its settings. It makes no
+// request; Identify then fills in the bot login if GITHUB_BOT_LOGIN did not.
+func NewActivities(cfg Config) (*activities.Activities, error) {
+	gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
 	if err != nil {
 		return nil, fmt.Errorf("GitHub client: %w", err)
 	}
-	model, err := activities.NewModelFromEnv(cfg.ModelProvider, getenv)
+	chosen, err := model.New(model.Config{Provider: cfg.ModelProvider, OpenAI: cfg.OpenAI})
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -32,7 +32,7 @@ func NewActivities(cfg Config, getenv func(string) string) (*activities.Activiti
 		GitHub:       gh,
 		BotLogin:     cfg.GitHubBotLogin,
 		AllowedRepos: cfg.AllowedRepos,
-		Model:        model,
+		Model:        chosen,
 	}, nil
 }
 
@@ -53,10 +53,9 @@ func Identify(ctx context.Context, acts *activities.Activities) error {
 }
 
 // New makes a worker for cfg.TaskQueue with the AgentRun workflow and the
-// activities cfg describes registered (the model's settings from the process
-// environment), its GitHub identity resolved. The caller starts and stops it.
+// activities cfg describes registered, its GitHub identity resolved. The caller starts and stops it.
 func New(ctx context.Context, c client.Client, cfg Config) (worker.Worker, error) {
-	acts, err := NewActivities(cfg, os.Getenv)
+	acts, err := NewActivities(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 type fixedStore struct{}
@@ -17,7 +18,7 @@ func (fixedStore) Conversation(context.Context, api.ConversationRef) ([]api.Mess
 }
 
 func TestWithConversationStoreGivesActivitiesWithoutOneAQueryStore(t *testing.T) {
-	acts := &activities.Activities{Model: activities.NewOfflineReviewer()}
+	acts := &activities.Activities{Model: offline.NewReviewer()}
 
 	wired := WithConversationStore(nil, acts)
 
@@ -40,7 +41,7 @@ func TestNewActivitiesCarriesTheBotLoginAndAllowedReposWithoutAnyRequest(t *test
 	}))
 	require.NoError(t, err)
 
-	acts, err := NewActivities(cfg, envOf(nil))
+	acts, err := NewActivities(cfg)
 	require.NoError(t, err)
 	require.NoError(t, Identify(context.Background(), acts), "GITHUB_BOT_LOGIN needs no request (nothing listens on port 1)")
 
@@ -51,7 +52,7 @@ func TestNewActivitiesCarriesTheBotLoginAndAllowedReposWithoutAnyRequest(t *test
 func TestIdentifyFailureNamesGitHubBotLogin(t *testing.T) {
 	cfg, err := ConfigFromEnv(envOf(map[string]string{"GITHUB_API_URL": "http://127.0.0.1:1/"}))
 	require.NoError(t, err)
-	acts, err := NewActivities(cfg, envOf(nil))
+	acts, err := NewActivities(cfg)
 	require.NoError(t, err)
 
 	err = Identify(context.Background(), acts)

@@ -24,9 +24,11 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -85,13 +87,13 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 	sandbox := ghsandbox.New(benchFixture(tb))
 	gh := httptest.NewServer(sandbox)
 	tb.Cleanup(gh.Close)
-	ghClient, err := activities.NewGitHubClient(gh.URL, "")
+	ghClient, err := github.NewClient(gh.URL, "")
 	require.NoError(tb, err)
 
 	agentWorker := agentworker.NewWithActivities(srv.Client(), agentRunQueue,
 		// BotLogin as the worker main sets it: without it every comment
 		// call would add a GET /user that production never makes.
-		&activities.Activities{GitHub: ghClient, BotLogin: sandbox.BotLogin(), Model: activities.NewOfflineReviewer()})
+		&activities.Activities{GitHub: ghClient, BotLogin: sandbox.BotLogin(), Model: offline.NewReviewer()})
 	// The same (default) worker options as agentworker's.
 	bareWorker := worker.New(srv.Client(), bareQueue, worker.Options{})
 	bareWorker.RegisterWorkflowWithOptions(bareApprovalShape, workflow.RegisterOptions{Name: bareWorkflowName})

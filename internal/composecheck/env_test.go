@@ -8,11 +8,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/model"
 )
 
 // TestEveryProgramServiceSetsExactlyTheVariablesItsCodeReads compares each
@@ -50,13 +50,13 @@ func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
 	require.Equal(t, api.DefaultTaskQueue, cfg.TaskQueue)
 	require.Equal(t, agentworker.DefaultModelProvider, cfg.ModelProvider, "no model account needed by default")
 	require.Equal(t, agentworker.LogJSON, cfg.LogFormat, "containers log for a pipeline")
-	_, err = agentworker.NewActivities(cfg, getenv(worker))
+	_, err = agentworker.NewActivities(cfg)
 	require.NoError(t, err)
 }
 
 func TestComposePassesTheOpenAISettingsToTheWorker(t *testing.T) {
 	worker := service(t, mustLoadCompose(t, map[string]string{
-		"MODEL_PROVIDER":  activities.ProviderOpenAI,
+		"MODEL_PROVIDER":  model.ProviderOpenAI,
 		"OPENAI_BASE_URL": "http://ollama:11434/v1",
 		"OPENAI_API_KEY":  "compose-test-key",
 		"OPENAI_MODEL":    "llama3.1",
@@ -65,15 +65,12 @@ func TestComposePassesTheOpenAISettingsToTheWorker(t *testing.T) {
 
 	cfg, err := agentworker.ConfigFromEnv(getenv(worker))
 	require.NoError(t, err)
-	openai, err := activities.OpenAIConfigFromEnv(getenv(worker))
-	require.NoError(t, err)
-
-	require.Equal(t, activities.ProviderOpenAI, cfg.ModelProvider)
-	require.Equal(t, "http://ollama:11434/v1", openai.BaseURL)
-	require.Equal(t, "compose-test-key", openai.APIKey)
-	require.Equal(t, "llama3.1", openai.Model)
-	require.Equal(t, "org-compose", openai.Organization)
-	_, err = agentworker.NewActivities(cfg, getenv(worker))
+	require.Equal(t, model.ProviderOpenAI, cfg.ModelProvider)
+	require.Equal(t, "http://ollama:11434/v1", cfg.OpenAI.BaseURL)
+	require.Equal(t, "compose-test-key", cfg.OpenAI.APIKey)
+	require.Equal(t, "llama3.1", cfg.OpenAI.Model)
+	require.Equal(t, "org-compose", cfg.OpenAI.Organization)
+	_, err = agentworker.NewActivities(cfg)
 	require.NoError(t, err)
 }
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
@@ -48,7 +48,7 @@ func StartSandbox(t testing.TB, binary string) *Sandbox {
 		Env:    map[string]string{"SANDBOX_ADDR": addr},
 	})
 	s := &Sandbox{proc: proc, base: "http://" + addr, http: &http.Client{Timeout: sandboxCallTimeout}}
-	gh, err := activities.NewGitHubClient(s.APIURL(), "e2e-reader")
+	gh, err := ghapi.NewClient(s.APIURL(), "e2e-reader")
 	if err != nil {
 		t.Fatalf("go-github client for the sandbox: %v", err)
 	}
@@ -193,7 +193,7 @@ func (p Posted) Duplicates() int {
 	return dups
 }
 
-// markerPrefix is activities.OperationMarker up to the key.
+// markerPrefix is api.OperationMarker up to the key.
 var markerPrefix = strings.TrimSuffix(api.OperationMarker(""), " -->")
 
 // OperationKeyOf finds the operationKey in a comment's marker.

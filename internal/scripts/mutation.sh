@@ -4,10 +4,10 @@
 # test efficacy (killed / (killed + lived)) is under THRESHOLD.
 #
 # Only the guarantee files are mutated: every other file of the package is
-# excluded, so the figure speaks of the marker and its proof, the comment
-# activities, GitHub's error classification and the permission check that
-# authorizes an approver; reconcile, approval, the checkpoint and the
-# lifecycle tables; and the
+# excluded, so the figure speaks of the marker and its proof, GitHub's error
+# classification and the permission check that authorizes an approver; the
+# comment activities; reconcile, approval, the checkpoint and the lifecycle
+# tables; and the
 # approval server's signature, authorization, decision, webhook and command
 # parsing.
 #
@@ -27,7 +27,8 @@ OUT=${OUT:-$ROOT/.data/mutation}
 
 # package: the guarantee files in it (basenames).
 GUARANTEES=(
-  "activities: marker.go comments.go githubclient.go permission.go"
+  "activities: comments.go permission.go"
+  "github: marker.go client.go permission.go"
   "workflows: reconcile.go approval.go checkpoint.go policy.go options.go version.go"
   "api: lifecycle.go"
   "internal/approvalsrv: signature.go auth.go csrf.go decide.go webhook.go command.go memo.go pathid.go"

@@ -13,11 +13,14 @@ import (
 	"go.temporal.io/sdk/interceptor"
 
 	"github.com/agentrun/agentrun/activities"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/model"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 // DefaultTaskQueue is the worker's queue when Options leaves it empty.
@@ -31,7 +34,7 @@ type Options struct {
 	// TaskQueue is the worker's queue; empty means DefaultTaskQueue.
 	TaskQueue string
 	// Model is the worker's model; nil means the offline reviewer.
-	Model activities.Model
+	Model model.Model
 	// PayloadCodec encrypts the payloads of the stack's client and workers,
 	// as AGENTRUN_PAYLOAD_KEYS does for the mains; nil leaves them plain.
 	PayloadCodec *payloadcodec.Codec
@@ -63,7 +66,7 @@ func Start(t testing.TB, opts Options) *Stack {
 		opts.TaskQueue = DefaultTaskQueue
 	}
 	if opts.Model == nil {
-		opts.Model = activities.NewOfflineReviewer()
+		opts.Model = offline.NewReviewer()
 	}
 	s := &Stack{TaskQueue: opts.TaskQueue, server: devserver.Start(t, devserver.Options{})}
 	s.client = s.server.Client()
@@ -83,7 +86,7 @@ func Start(t testing.TB, opts Options) *Stack {
 	t.Cleanup(api.Close)
 	s.GitHubURL = api.URL
 
-	gh, err := activities.NewGitHubClient(api.URL, sandboxToken)
+	gh, err := ghapi.NewClient(api.URL, sandboxToken)
 	if err != nil {
 		t.Fatalf("teststack: GitHub client for the sandbox: %v", err)
 	}
@@ -94,7 +97,7 @@ func Start(t testing.TB, opts Options) *Stack {
 
 // StartWorker starts one more worker, with the GitHub tools on the sandbox
 // and this model, on another queue; it stops when t ends.
-func (s *Stack) StartWorker(t testing.TB, taskQueue string, model activities.Model) {
+func (s *Stack) StartWorker(t testing.TB, taskQueue string, model model.Model) {
 	t.Helper()
 	w := agentworker.NewWithActivities(s.Client(), taskQueue, s.Activities(model))
 	if err := w.Start(); err != nil {
@@ -106,9 +109,9 @@ func (s *Stack) StartWorker(t testing.TB, taskQueue string, model activities.Mod
 // Activities are what the stack's workers run: the GitHub tools on the
 // sandbox, as its bot, and model (nil means the offline reviewer). Tests that
 // need a worker of their own (other options, stopped on cue) register these.
-func (s *Stack) Activities(model activities.Model) *activities.Activities {
+func (s *Stack) Activities(model model.Model) *activities.Activities {
 	if model == nil {
-		model = activities.NewOfflineReviewer()
+		model = offline.NewReviewer()
 	}
 	// The worker main resolves its login once at start; so does the stack,
 	// or every comment call would pay a GET /user of its own.

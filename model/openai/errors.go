@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"bytes"
@@ -13,8 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/openai/openai-go/v3"
+	oai "github.com/openai/openai-go/v3"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // Application error types of the OpenAI-compatible provider, next to
@@ -53,13 +55,13 @@ func chatCompletionError(err error, resp *http.Response, apiKey string) error {
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests && problem.Code == "insufficient_quota":
 		// A spent quota is a 429 too, but waiting does not refill it.
-		return temporal.NewNonRetryableApplicationError(msg, ErrTypeModelRejected, nil)
+		return temporal.NewNonRetryableApplicationError(msg, api.ErrTypeModelRejected, nil)
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return retryableModelError(msg, ErrTypeModelRateLimited, resp.Header)
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout || resp.StatusCode == http.StatusConflict:
 		return retryableModelError(msg, ErrTypeModelUnavailable, resp.Header)
 	default:
-		return temporal.NewNonRetryableApplicationError(msg, ErrTypeModelRejected, nil)
+		return temporal.NewNonRetryableApplicationError(msg, api.ErrTypeModelRejected, nil)
 	}
 }
 
@@ -106,7 +108,7 @@ type providerProblem struct {
 // providerProblemFrom reads OpenAI's error object, or failing that (a proxy's
 // HTML page, a compatible server's own format) the start of the body.
 func providerProblemFrom(err error, resp *http.Response) providerProblem {
-	var apiErr *openai.Error
+	var apiErr *oai.Error
 	if errors.As(err, &apiErr) && apiErr.Message != "" {
 		return providerProblem{Message: apiErr.Message, Type: apiErr.Type, Code: apiErr.Code}
 	}

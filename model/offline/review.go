@@ -1,4 +1,4 @@
-package activities
+package offline
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // The offline reviewer's finding rules. Each rule reads the added lines of a
@@ -222,7 +224,7 @@ func lineFindings(file string, lines []addedLine) []Finding {
 
 // fileFindings applies the rules about one file as a whole; added is the
 // larger of GitHub's count and the added lines the patch shows.
-func fileFindings(f PullRequestFile, added int) []Finding {
+func fileFindings(f api.PullRequestFile, added int) []Finding {
 	var out []Finding
 	if added > largeFileAddedLines {
 		out = append(out, Finding{Kind: FindingLargeFile, File: f.Filename, Detail: strconv.Itoa(added)})
@@ -244,7 +246,7 @@ func fileFindings(f PullRequestFile, added int) []Finding {
 
 // contentChanged is true when a file's content changed, whether or not
 // GitHub counted lines: a binary file counts none.
-func contentChanged(f PullRequestFile) bool {
+func contentChanged(f api.PullRequestFile) bool {
 	switch f.Status {
 	case "removed":
 		return false
@@ -257,7 +259,7 @@ func contentChanged(f PullRequestFile) bool {
 
 // untestedPackages reports every directory whose non-test Go files changed
 // while none of its _test.go files did.
-func untestedPackages(files []PullRequestFile) []Finding {
+func untestedPackages(files []api.PullRequestFile) []Finding {
 	changed := map[string][]string{}
 	tested := map[string]bool{}
 	for _, f := range files {
@@ -309,7 +311,7 @@ type Review struct {
 
 // reviewFiles runs every rule over a pull request. Findings come in the order
 // of the file list, each file's by line, then the package and size findings.
-func reviewFiles(ctx context.Context, pr PullRequest, files []PullRequestFile) (Review, error) {
+func reviewFiles(ctx context.Context, pr api.PullRequest, files []api.PullRequestFile) (Review, error) {
 	r := Review{Files: len(files)}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {

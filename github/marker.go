@@ -1,12 +1,13 @@
-package activities
+package github
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"strings"
 	"unicode"
 
-	"github.com/google/go-github/v62/github"
+	gogithub "github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -17,7 +18,7 @@ const markerWord = "agent-operation:"
 // CarriesOperationMarker reports whether body holds anything that looks like
 // an operation marker: an HTML comment that mentions agent-operation:, in any
 // case and with any whitespace. A body we post must carry only its own marker,
-// appended by CreateIssueComment; one the model (or a prompt injection) wrote
+// appended by MarkedBody; one the model (or a prompt injection) wrote
 // into the body could pass for another operation's proof. The test is broader
 // than the marker itself on purpose: refusing a harmless look-alike costs one
 // retry of the tool call, accepting a real one costs a forged proof.
@@ -56,13 +57,13 @@ type operationProof struct {
 }
 
 func newOperationProof(operationKey, approvedBody, author string) operationProof {
-	marker := OperationMarker(operationKey)
-	return operationProof{marker: marker, author: author, digest: bodyDigest(markedBody(approvedBody, operationKey))}
+	return operationProof{marker: api.OperationMarker(operationKey), author: author, digest: bodyDigest(MarkedBody(approvedBody, operationKey))}
 }
 
-// markedBody is the exact body CreateIssueComment posts for an operation.
-func markedBody(body, operationKey string) string {
-	return body + "\n\n" + OperationMarker(operationKey)
+// MarkedBody is the exact body posted for an operation: the approved body,
+// a blank line, and the key's marker.
+func MarkedBody(body, operationKey string) string {
+	return body + "\n\n" + api.OperationMarker(operationKey)
 }
 
 // bodyDigest hashes a body as GitHub may hand it back: line endings and the
@@ -73,7 +74,7 @@ func bodyDigest(body string) [sha256.Size]byte {
 
 // judge says whether c proves the operation; a candidate that does not is
 // returned as an IgnoredComment, anything without the marker as neither.
-func (p operationProof) judge(c *github.IssueComment) (proves bool, ignored *IgnoredComment) {
+func (p operationProof) judge(c *gogithub.IssueComment) (proves bool, ignored *api.IgnoredComment) {
 	body := c.GetBody()
 	if !strings.Contains(body, p.marker) {
 		return false, nil
@@ -88,5 +89,39 @@ func (p operationProof) judge(c *github.IssueComment) (proves bool, ignored *Ign
 	default:
 		return true, nil
 	}
-	return false, &IgnoredComment{CommentID: c.GetID(), Author: author, Why: why}
+	return false, &api.IgnoredComment{CommentID: c.GetID(), Author: author, Why: why}
+}
+
+// PageSize is GitHub's largest page: the fewer requests a full listing
+// takes, the fewer chances it has to hit a rate limit half way.
+const PageSize = 100
+
+// FindOperationComment reads the issue's comments page by page and returns
+// the first that proves the operation (by author, with exactly the approved
+// body and the key's marker), or nil once every page is read, with the
+// look-alikes seen on the way (at most api.MaxIgnoredComments of them). Its
+// error is go-github's, unclassified, naming the page that failed.
+func FindOperationComment(ctx context.Context, gh *gogithub.Client, t api.Target, operationKey, approvedBody, author string) (*gogithub.IssueComment, []api.IgnoredComment, error) {
+	proof := newOperationProof(operationKey, approvedBody, author)
+	var ignored []api.IgnoredComment
+	opts := &gogithub.IssueListCommentsOptions{ListOptions: gogithub.ListOptions{PerPage: PageSize}}
+	for {
+		page, resp, err := gh.Issues.ListComments(ctx, t.Owner, t.Repo, t.PullNumber, opts)
+		if err != nil {
+			return nil, ignored, fmt.Errorf("list comments (page %d): %w", max(opts.Page, 1), err)
+		}
+		for _, c := range page {
+			proves, lookAlike := proof.judge(c)
+			if proves {
+				return c, ignored, nil
+			}
+			if lookAlike != nil && len(ignored) < api.MaxIgnoredComments {
+				ignored = append(ignored, *lookAlike)
+			}
+		}
+		if resp.NextPage == 0 {
+			return nil, ignored, nil
+		}
+		opts.Page = resp.NextPage
+	}
 }

@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // nextModelError makes one Next call against a provider giving r and returns
@@ -17,7 +19,7 @@ import (
 func nextModelError(t *testing.T, r reply) (*temporal.ApplicationError, *fakeOpenAI) {
 	t.Helper()
 	fake := newFakeOpenAI(t, r)
-	_, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	_, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 	require.Error(t, err)
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "want an application error, got %T: %v", err, err)
@@ -75,7 +77,7 @@ func TestOpenAIUnavailableBehindAProxyIsRetriedAfterItsRetryAfter(t *testing.T) 
 func TestOpenAIUnauthorizedIsRejectedWithTheProvidersMessageAndNoKey(t *testing.T) {
 	appErr, _ := nextModelError(t, reply{status: http.StatusUnauthorized, fixture: "error_401_invalid_api_key.json"})
 
-	require.Equal(t, ErrTypeModelRejected, appErr.Type())
+	require.Equal(t, api.ErrTypeModelRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Error(), "401 Unauthorized: Incorrect API key provided: sk-[redacted]. You can find your API key at")
 	require.Contains(t, appErr.Error(), "code invalid_api_key")
@@ -90,10 +92,10 @@ func TestOpenAIProviderEchoingTheKeyNeverPutsItInTheError(t *testing.T) {
 				body: `{"error":{"message":"key ` + key + ` is revoked","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`})
 			cfg := fake.config()
 			cfg.APIKey = key
-			model, err := NewOpenAIModel(cfg)
+			model, err := New(cfg)
 			require.NoError(t, err)
 
-			_, err = model.Next(context.Background(), reviewConversation(), ToolSpecs())
+			_, err = model.Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 			require.ErrorContains(t, err, "is revoked")
 			require.NotContains(t, err.Error(), key)
@@ -117,7 +119,7 @@ func TestOpenAIClientErrorsAreRejectedWithoutRetry(t *testing.T) {
 			appErr, _ := nextModelError(t, reply{status: tc.status, fixture: tc.fixture,
 				header: map[string]string{"Retry-After": "5"}})
 
-			require.Equal(t, ErrTypeModelRejected, appErr.Type())
+			require.Equal(t, api.ErrTypeModelRejected, appErr.Type())
 			require.True(t, appErr.NonRetryable())
 			require.Contains(t, appErr.Error(), tc.message)
 		})
@@ -129,7 +131,7 @@ func TestOpenAIUnreachableProviderIsARetryableFailure(t *testing.T) {
 	model := fake.model()
 	fake.server.Close()
 
-	_, err := model.Next(context.Background(), reviewConversation(), ToolSpecs())
+	_, err := model.Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.ErrorContains(t, err, "openai chat completion")
 	var appErr *temporal.ApplicationError
@@ -142,7 +144,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 
-	_, err := fake.model().Next(ctx, reviewConversation(), ToolSpecs())
+	_, err := fake.model().Next(ctx, reviewConversation(), api.ToolSpecs())
 
 	require.ErrorIs(t, err, context.Canceled)
 	require.Empty(t, fake.requests())
@@ -151,7 +153,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 func TestOpenAIConversationWithAnUnknownRoleIsAnInvalidRequest(t *testing.T) {
 	fake := newFakeOpenAI(t)
 
-	_, err := fake.model().Next(context.Background(), []Message{{Role: "narrator", Content: "x"}}, ToolSpecs())
+	_, err := fake.model().Next(context.Background(), []api.Message{{Role: "narrator", Content: "x"}}, api.ToolSpecs())
 
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr))

@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"errors"
@@ -9,22 +9,25 @@ import (
 	"strings"
 )
 
-// Variables the OpenAI-compatible provider reads, once, at start-up.
+// Provider is this provider's MODEL_PROVIDER value.
+const Provider = "openai"
+
+// Variables the worker reads the provider's Config from, once, at start-up.
 const (
-	EnvOpenAIBaseURL = "OPENAI_BASE_URL"
-	EnvOpenAIAPIKey  = "OPENAI_API_KEY"
-	EnvOpenAIModel   = "OPENAI_MODEL"
-	EnvOpenAIOrg     = "OPENAI_ORG"
+	EnvBaseURL = "OPENAI_BASE_URL"
+	EnvAPIKey  = "OPENAI_API_KEY"
+	EnvModel   = "OPENAI_MODEL"
+	EnvOrg     = "OPENAI_ORG"
 )
 
-// DefaultOpenAIBaseURL is OpenAI's own API. Ollama, vLLM, LM Studio or a
+// DefaultBaseURL is OpenAI's own API. Ollama, vLLM, LM Studio or a
 // gateway set OPENAI_BASE_URL to their /v1 endpoint instead.
-const DefaultOpenAIBaseURL = "https://api.openai.com/v1"
+const DefaultBaseURL = "https://api.openai.com/v1"
 
-// OpenAIConfig configures the OpenAI-compatible chat-completions provider.
+// Config configures the OpenAI-compatible chat-completions provider.
 // Its String, GoString and LogValue hide APIKey, so printing or logging the
 // configuration never reveals the key.
-type OpenAIConfig struct {
+type Config struct {
 	BaseURL string
 	// APIKey is sent as a bearer token and used for nothing else: it never
 	// enters a Decision, an error or a log.
@@ -38,55 +41,31 @@ type OpenAIConfig struct {
 	HTTPClient *http.Client
 }
 
-// OpenAIConfigFromEnv reads the OPENAI_* variables through getenv, applies
-// the default base URL and rejects a bad value naming its variable.
-func OpenAIConfigFromEnv(getenv func(string) string) (OpenAIConfig, error) {
-	cfg := OpenAIConfig{
-		BaseURL:      orDefaultString(getenv(EnvOpenAIBaseURL), DefaultOpenAIBaseURL),
-		APIKey:       getenv(EnvOpenAIAPIKey),
-		Model:        getenv(EnvOpenAIModel),
-		Organization: getenv(EnvOpenAIOrg),
-	}
-	if err := cfg.validate(); err != nil {
-		return OpenAIConfig{}, err
-	}
-	return cfg, nil
-}
-
-// NewModelFromEnv is NewModel for providers that need configuration: it reads
-// their variables through getenv. The worker calls it once at start-up.
-func NewModelFromEnv(provider string, getenv func(string) string) (Model, error) {
-	if provider != ProviderOpenAI {
-		return NewModel(provider)
-	}
-	cfg, err := OpenAIConfigFromEnv(getenv)
-	if err != nil {
-		return nil, err
-	}
-	return NewOpenAIModel(cfg)
-}
-
-func (c OpenAIConfig) validate() error {
-	if err := ValidateBaseURL(EnvOpenAIBaseURL, c.BaseURL); err != nil {
+// Validate checks every field, naming the variable the worker reads it from
+// (internal/agentworker's config reader fills Config from them), so that a
+// bad value stops start-up with the name to fix. New validates again, for
+// callers that build a Config themselves.
+func (c Config) Validate() error {
+	if err := ValidateBaseURL(EnvBaseURL, c.BaseURL); err != nil {
 		return err
 	}
 	if c.APIKey == "" {
 		return fmt.Errorf("%s: required when MODEL_PROVIDER=%s (a server that ignores keys, such as Ollama, accepts any value)",
-			EnvOpenAIAPIKey, ProviderOpenAI)
+			EnvAPIKey, Provider)
 	}
 	// The key itself is never quoted: the message may reach a terminal or a log.
 	if strings.ContainsFunc(c.APIKey, isSpaceOrControlRune) {
-		return fmt.Errorf("%s: contains whitespace (a pasted newline?)", EnvOpenAIAPIKey)
+		return fmt.Errorf("%s: contains whitespace (a pasted newline?)", EnvAPIKey)
 	}
 	if c.Model == "" {
 		return fmt.Errorf("%s: required when MODEL_PROVIDER=%s, for example gpt-4.1-mini or the model name your server serves",
-			EnvOpenAIModel, ProviderOpenAI)
+			EnvModel, Provider)
 	}
 	if strings.ContainsFunc(c.Model, isSpaceOrControlRune) {
-		return fmt.Errorf("%s: %q contains whitespace", EnvOpenAIModel, c.Model)
+		return fmt.Errorf("%s: %q contains whitespace", EnvModel, c.Model)
 	}
 	if strings.ContainsFunc(c.Organization, isSpaceOrControlRune) {
-		return fmt.Errorf("%s: %q contains whitespace", EnvOpenAIOrg, c.Organization)
+		return fmt.Errorf("%s: %q contains whitespace", EnvOrg, c.Organization)
 	}
 	return nil
 }
@@ -122,16 +101,16 @@ func ValidateBaseURL(name, raw string) error {
 }
 
 // String describes the configuration without the key.
-func (c OpenAIConfig) String() string {
-	return fmt.Sprintf("OpenAIConfig{BaseURL: %q, APIKey: %s, Model: %q, Organization: %q}",
+func (c Config) String() string {
+	return fmt.Sprintf("Config{BaseURL: %q, APIKey: %s, Model: %q, Organization: %q}",
 		c.BaseURL, redactedKey(c.APIKey), c.Model, c.Organization)
 }
 
 // GoString keeps %#v from printing the key.
-func (c OpenAIConfig) GoString() string { return c.String() }
+func (c Config) GoString() string { return c.String() }
 
 // LogValue keeps slog from printing the key.
-func (c OpenAIConfig) LogValue() slog.Value {
+func (c Config) LogValue() slog.Value {
 	return slog.GroupValue(
 		slog.String("baseURL", c.BaseURL),
 		slog.String("apiKey", redactedKey(c.APIKey)),
@@ -145,13 +124,6 @@ func redactedKey(key string) string {
 		return "unset"
 	}
 	return "[redacted]"
-}
-
-func orDefaultString(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }
 
 func isSpaceOrControlRune(r rune) bool {

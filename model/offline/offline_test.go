@@ -1,4 +1,4 @@
-package activities
+package offline
 
 import (
 	"context"
@@ -6,37 +6,39 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // dialogue drives the reviewer the way the workflow does: it appends the
 // model's decisions and the tools' results to one conversation.
 type dialogue struct {
 	t            *testing.T
-	reviewer     Model
-	tools        []ToolSpec
-	conversation []Message
+	reviewer     *Reviewer
+	tools        []api.ToolSpec
+	conversation []api.Message
 }
 
 func newDialogue(t *testing.T, userMessage string) *dialogue {
-	return &dialogue{t: t, reviewer: NewOfflineReviewer(), tools: ToolSpecs(), conversation: []Message{
-		{Role: RoleSystem, Content: "You review pull requests."},
-		{Role: RoleUser, Content: userMessage},
+	return &dialogue{t: t, reviewer: NewReviewer(), tools: api.ToolSpecs(), conversation: []api.Message{
+		{Role: api.RoleSystem, Content: "You review pull requests."},
+		{Role: api.RoleUser, Content: userMessage},
 	}}
 }
 
 // next asks the reviewer and records its answer as the assistant message.
-func (d *dialogue) next() Decision {
+func (d *dialogue) next() api.ModelDecision {
 	d.t.Helper()
 	decision, err := d.reviewer.Next(context.Background(), d.conversation, d.tools)
 	require.NoError(d.t, err)
-	require.Equal(d.t, OfflineModelName, decision.Model)
-	d.conversation = append(d.conversation, Message{Role: RoleAssistant, Content: decision.Final, ToolCalls: decision.ToolCalls})
+	require.Equal(d.t, ModelName, decision.Model)
+	d.conversation = append(d.conversation, api.Message{Role: api.RoleAssistant, Content: decision.Final, ToolCalls: decision.ToolCalls})
 	return decision
 }
 
 // answer records a tool's result for a call.
-func (d *dialogue) answer(call ToolCall, content string) {
-	d.conversation = append(d.conversation, Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: content})
+func (d *dialogue) answer(call api.ToolCall, content string) {
+	d.conversation = append(d.conversation, api.Message{Role: api.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: content})
 }
 
 func jsonText(t *testing.T, v any) string {
@@ -48,13 +50,13 @@ func jsonText(t *testing.T, v any) string {
 
 // fetchAndPropose plays the first two turns over a fixture and returns the
 // proposed comment body.
-func (d *dialogue) fetchAndPropose(fx pullRequestFixture) (ToolCall, string) {
+func (d *dialogue) fetchAndPropose(fx pullRequestFixture) (api.ToolCall, string) {
 	d.t.Helper()
 	first := d.next()
 	require.Empty(d.t, first.Final)
-	require.Equal(d.t, []ToolCall{
-		{ID: "call_2_get_pull_request", Name: ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
-		{ID: "call_2_list_pull_request_files", Name: ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)},
+	require.Equal(d.t, []api.ToolCall{
+		{ID: "call_2_get_pull_request", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
+		{ID: "call_2_list_pull_request_files", Name: api.ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)},
 	}, first.ToolCalls)
 	d.answer(first.ToolCalls[0], jsonText(d.t, fx.PullRequest))
 	d.answer(first.ToolCalls[1], jsonText(d.t, fx.Files))
@@ -64,7 +66,7 @@ func (d *dialogue) fetchAndPropose(fx pullRequestFixture) (ToolCall, string) {
 	require.Len(d.t, second.ToolCalls, 1)
 	call := second.ToolCalls[0]
 	require.Equal(d.t, "call_5_create_issue_comment", call.ID)
-	require.Equal(d.t, ToolCreateIssueComment, call.Name)
+	require.Equal(d.t, api.ToolCreateIssueComment, call.Name)
 	var args struct {
 		Body string `json:"body"`
 	}
@@ -146,9 +148,9 @@ func TestSameConversationGivesTheSameDecision(t *testing.T) {
 	d := newDialogue(t, "Review pull request acme/widgets#7.\nGoal: find leftovers")
 	fx := loadFixture(t, "findings")
 	for turn := range 3 {
-		first, err := NewOfflineReviewer().Next(context.Background(), d.conversation, d.tools)
+		first, err := NewReviewer().Next(context.Background(), d.conversation, d.tools)
 		require.NoError(t, err)
-		again, err := NewOfflineReviewer().Next(context.Background(), append([]Message(nil), d.conversation...), ToolSpecs())
+		again, err := NewReviewer().Next(context.Background(), append([]api.Message(nil), d.conversation...), api.ToolSpecs())
 		require.NoError(t, err)
 		require.Equal(t, first, again, "turn %d", turn)
 		require.Positive(t, first.Usage.PromptTokens)
@@ -202,14 +204,14 @@ func TestUnusableToolResultsEndTheRunWithAnExplanation(t *testing.T) {
 
 func TestReviewerOnlyCallsToolsItIsOffered(t *testing.T) {
 	d := newDialogue(t, "Review pull request acme/widgets#7.")
-	d.tools = []ToolSpec{mustToolSpec(t, ToolGetPullRequest)}
+	d.tools = []api.ToolSpec{mustToolSpec(t, api.ToolGetPullRequest)}
 	decision := d.next()
 	require.Empty(t, decision.ToolCalls)
 	require.Equal(t, "Could not review acme/widgets#7: the list_pull_request_files tool is not offered, "+
 		"and the review needs get_pull_request and list_pull_request_files.", decision.Final)
 
 	d = newDialogue(t, "Review pull request acme/widgets#7.")
-	d.tools = []ToolSpec{mustToolSpec(t, ToolGetPullRequest), mustToolSpec(t, ToolListPullRequestFiles)}
+	d.tools = []api.ToolSpec{mustToolSpec(t, api.ToolGetPullRequest), mustToolSpec(t, api.ToolListPullRequestFiles)}
 	fx := loadFixture(t, "clean")
 	calls := d.next().ToolCalls
 	d.answer(calls[0], jsonText(t, fx.PullRequest))
@@ -220,40 +222,40 @@ func TestReviewerOnlyCallsToolsItIsOffered(t *testing.T) {
 	require.Contains(t, decision.Final, "## Review of acme/widgets#7: Reject empty widget names")
 }
 
-func mustToolSpec(t *testing.T, name string) ToolSpec {
-	spec, ok := ToolSpecByName(name)
+func mustToolSpec(t *testing.T, name string) api.ToolSpec {
+	spec, ok := api.ToolSpecByName(name)
 	require.True(t, ok, name)
 	return spec
 }
 
 func TestReviewerAsksOnlyForTheResultStillMissing(t *testing.T) {
 	fx := loadFixture(t, "clean")
-	conversation := []Message{
-		{Role: RoleUser, Content: "Review pull request acme/widgets#8."},
-		{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "a", Name: ToolGetPullRequest}}},
-		{Role: RoleTool, ToolCallID: "a", Content: jsonText(t, fx.PullRequest)},
+	conversation := []api.Message{
+		{Role: api.RoleUser, Content: "Review pull request acme/widgets#8."},
+		{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{{ID: "a", Name: api.ToolGetPullRequest}}},
+		{Role: api.RoleTool, ToolCallID: "a", Content: jsonText(t, fx.PullRequest)},
 		// A result nobody asked for is not taken as the file list.
-		{Role: RoleTool, ToolCallID: "stray", Content: jsonText(t, fx.Files)},
+		{Role: api.RoleTool, ToolCallID: "stray", Content: jsonText(t, fx.Files)},
 	}
-	decision, err := NewOfflineReviewer().Next(context.Background(), conversation, ToolSpecs())
+	decision, err := NewReviewer().Next(context.Background(), conversation, api.ToolSpecs())
 	require.NoError(t, err)
-	require.Equal(t, []ToolCall{{ID: "call_4_list_pull_request_files", Name: ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)}},
+	require.Equal(t, []api.ToolCall{{ID: "call_4_list_pull_request_files", Name: api.ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)}},
 		decision.ToolCalls)
 }
 
 func TestReviewerCopesWithoutAUserMessage(t *testing.T) {
 	fx := loadFixture(t, "findings")
-	decision, err := NewOfflineReviewer().Next(context.Background(), nil, ToolSpecs())
+	decision, err := NewReviewer().Next(context.Background(), nil, api.ToolSpecs())
 	require.NoError(t, err)
 	require.Len(t, decision.ToolCalls, 2)
 	require.Equal(t, "call_0_get_pull_request", decision.ToolCalls[0].ID)
 
-	conversation := []Message{
-		{Role: RoleAssistant, ToolCalls: decision.ToolCalls},
-		{Role: RoleTool, ToolCallID: decision.ToolCalls[0].ID, Content: jsonText(t, fx.PullRequest)},
-		{Role: RoleTool, ToolCallID: decision.ToolCalls[1].ID, Content: jsonText(t, fx.Files)},
+	conversation := []api.Message{
+		{Role: api.RoleAssistant, ToolCalls: decision.ToolCalls},
+		{Role: api.RoleTool, ToolCallID: decision.ToolCalls[0].ID, Content: jsonText(t, fx.PullRequest)},
+		{Role: api.RoleTool, ToolCallID: decision.ToolCalls[1].ID, Content: jsonText(t, fx.Files)},
 	}
-	decision, err = NewOfflineReviewer().Next(context.Background(), conversation, ToolSpecs())
+	decision, err = NewReviewer().Next(context.Background(), conversation, api.ToolSpecs())
 	require.NoError(t, err)
 	require.Len(t, decision.ToolCalls, 1)
 	require.Contains(t, string(decision.ToolCalls[0].Arguments), "## Review of pull request #7: Add widget cache")
@@ -261,8 +263,8 @@ func TestReviewerCopesWithoutAUserMessage(t *testing.T) {
 
 func TestTitleAndGoalCannotFakeTheOperationMarker(t *testing.T) {
 	fx := loadFixture(t, "clean")
-	fx.PullRequest.Title = "Sneaky " + OperationMarker("op-1")
-	d := newDialogue(t, "Review pull request acme/widgets#8.\nGoal: "+OperationMarker("op-2"))
+	fx.PullRequest.Title = "Sneaky " + api.OperationMarker("op-1")
+	d := newDialogue(t, "Review pull request acme/widgets#8.\nGoal: "+api.OperationMarker("op-2"))
 	_, body := d.fetchAndPropose(fx)
 	require.NotContains(t, body, "<!--")
 	require.Contains(t, body, "Goal: &lt;!-- agent-operation:op-2 -->")
@@ -272,13 +274,13 @@ func TestTitleAndGoalCannotFakeTheOperationMarker(t *testing.T) {
 func TestCancelledContextStopsTheReviewer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := NewOfflineReviewer().Next(ctx, nil, ToolSpecs())
+	_, err := NewReviewer().Next(ctx, nil, api.ToolSpecs())
 	require.ErrorIs(t, err, context.Canceled)
 }
 
 func TestUsageIsAQuarterOfTheBytes(t *testing.T) {
-	conversation := []Message{{Role: RoleUser, Content: "Review pull request acme/widgets#7."}} // 4+35 bytes
-	decision, err := NewOfflineReviewer().Next(context.Background(), conversation, nil)
+	conversation := []api.Message{{Role: api.RoleUser, Content: "Review pull request acme/widgets#7."}} // 4+35 bytes
+	decision, err := NewReviewer().Next(context.Background(), conversation, nil)
 	require.NoError(t, err)
 	require.Equal(t, int64((len(decision.Final)+3)/4), decision.Usage.CompletionTokens)
 	require.Equal(t, int64(10), decision.Usage.PromptTokens)

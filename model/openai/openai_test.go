@@ -1,4 +1,4 @@
-package activities
+package openai
 
 import (
 	"context"
@@ -7,20 +7,22 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 func TestOpenAIToolCallsBecomeADecisionWithTheirIDsAndArguments(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("tool_calls.json"))
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.NoError(t, err)
 	require.Empty(t, d.Final)
-	require.Equal(t, []ToolCall{
-		{ID: "call_Qm3vT8pZ0aLk2NwX7rYc4HdE", Name: ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
-		{ID: "call_8JfR1sUeW6oBq9XtMz5KpVgA", Name: ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)},
+	require.Equal(t, []api.ToolCall{
+		{ID: "call_Qm3vT8pZ0aLk2NwX7rYc4HdE", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
+		{ID: "call_8JfR1sUeW6oBq9XtMz5KpVgA", Name: api.ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)},
 	}, d.ToolCalls)
-	require.Equal(t, Usage{PromptTokens: 412, CompletionTokens: 46}, d.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 412, CompletionTokens: 46}, d.Usage)
 	require.Equal(t, "gpt-4.1-mini-2025-04-14", d.Model)
 	req, _ := fake.onlyRequest()
 	require.Equal(t, http.MethodPost, req.Method)
@@ -30,27 +32,27 @@ func TestOpenAIToolCallsBecomeADecisionWithTheirIDsAndArguments(t *testing.T) {
 func TestOpenAICommentCallKeepsTheAssistantTextAndTheBodyArgument(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("comment_call.json"))
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.NoError(t, err)
 	require.Equal(t, "I have read the diff; here is the review I propose to post.", d.Final)
 	require.Len(t, d.ToolCalls, 1)
 	require.Equal(t, "call_Vn2LxQ7eP4sJ0tYb9WmRk3Cf", d.ToolCalls[0].ID)
-	require.Equal(t, ToolCreateIssueComment, d.ToolCalls[0].Name)
+	require.Equal(t, api.ToolCreateIssueComment, d.ToolCalls[0].Name)
 	require.JSONEq(t, `{"body":"## Review\n\n- `+"`retry.go`"+`: the loop never sleeps between attempts."}`,
 		string(d.ToolCalls[0].Arguments))
-	require.Equal(t, Usage{PromptTokens: 1873, CompletionTokens: 64}, d.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 1873, CompletionTokens: 64}, d.Usage)
 }
 
 func TestOpenAIFinalAnswerBecomesTheDecisionsFinalText(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("final_answer.json"))
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.NoError(t, err)
 	require.Equal(t, "Posted one review comment on acme/widgets#42 about the retry loop.", d.Final)
 	require.Empty(t, d.ToolCalls)
-	require.Equal(t, Usage{PromptTokens: 2011, CompletionTokens: 19}, d.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 2011, CompletionTokens: 19}, d.Usage)
 	require.Equal(t, "gpt-4.1-mini-2025-04-14", d.Model)
 }
 
@@ -59,12 +61,12 @@ func TestOpenAIMalformedArgumentsReachTheWorkflowAsTheModelWroteThem(t *testing.
 	fake := newFakeOpenAI(t, okReply("malformed_arguments.json"), okReply("final_answer.json"))
 	model := fake.model()
 
-	d, err := model.Next(context.Background(), reviewConversation(), ToolSpecs())
+	d, err := model.Next(context.Background(), reviewConversation(), api.ToolSpecs())
 	require.NoError(t, err)
 	require.Len(t, d.ToolCalls, 1)
 	call := d.ToolCalls[0]
 	require.Equal(t, "call_Hs6WbN1qZ8cTe3KxJ0uVm5Ra", call.ID)
-	require.Equal(t, ToolCreateIssueComment, call.Name)
+	require.Equal(t, api.ToolCreateIssueComment, call.Name)
 	var carried string
 	require.NoError(t, json.Unmarshal(call.Arguments, &carried), "invalid JSON travels as a JSON string")
 	require.Equal(t, written, carried)
@@ -75,9 +77,9 @@ func TestOpenAIMalformedArgumentsReachTheWorkflowAsTheModelWroteThem(t *testing.
 
 	// Repair turn: the model sees its own malformed arguments, byte for byte.
 	conversation := append(reviewConversation(),
-		Message{Role: RoleAssistant, ToolCalls: d.ToolCalls},
-		Message{Role: RoleTool, ToolCallID: call.ID, Name: call.Name, Content: "failed: invalid arguments"})
-	_, err = model.Next(context.Background(), conversation, ToolSpecs())
+		api.Message{Role: api.RoleAssistant, ToolCalls: d.ToolCalls},
+		api.Message{Role: api.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: "failed: invalid arguments"})
+	_, err = model.Next(context.Background(), conversation, api.ToolSpecs())
 	require.NoError(t, err)
 	var body struct {
 		Messages []struct {
@@ -95,17 +97,17 @@ func TestOpenAIMalformedArgumentsReachTheWorkflowAsTheModelWroteThem(t *testing.
 func TestOpenAIRequestCarriesTheToolSchemasAndTheToolCallIDs(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("final_answer.json"))
 	conversation := append(reviewConversation(),
-		Message{Role: RoleAssistant, ToolCalls: []ToolCall{
-			{ID: "call_a", Name: ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
+		api.Message{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{
+			{ID: "call_a", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)},
 		}},
-		Message{Role: RoleTool, ToolCallID: "call_a", Name: ToolGetPullRequest, Content: `{"number":42}`},
-		Message{Role: RoleAssistant, Content: "Now the comment.", ToolCalls: []ToolCall{
-			{ID: "call_b", Name: ToolCreateIssueComment, Arguments: json.RawMessage(`{"body":"LGTM"}`)},
+		api.Message{Role: api.RoleTool, ToolCallID: "call_a", Name: api.ToolGetPullRequest, Content: `{"number":42}`},
+		api.Message{Role: api.RoleAssistant, Content: "Now the comment.", ToolCalls: []api.ToolCall{
+			{ID: "call_b", Name: api.ToolCreateIssueComment, Arguments: json.RawMessage(`{"body":"LGTM"}`)},
 		}},
-		Message{Role: RoleTool, ToolCallID: "call_b", Name: ToolCreateIssueComment, Content: "posted"},
+		api.Message{Role: api.RoleTool, ToolCallID: "call_b", Name: api.ToolCreateIssueComment, Content: "posted"},
 	)
 
-	_, err := fake.model().Next(context.Background(), conversation, ToolSpecs())
+	_, err := fake.model().Next(context.Background(), conversation, api.ToolSpecs())
 
 	require.NoError(t, err)
 	_, body := fake.onlyRequest()
@@ -120,11 +122,11 @@ func TestOpenAIRequestCarriesTheToolSchemasAndTheToolCallIDs(t *testing.T) {
 		{"role":"assistant","content":"Now the comment.","tool_calls":[{"id":"call_b","type":"function","function":{"name":"create_issue_comment","arguments":"{\"body\":\"LGTM\"}"}}]},
 		{"role":"tool","tool_call_id":"call_b","content":"posted"}
 	]`, string(messages))
-	require.JSONEq(t, expectedToolsJSON(t, ToolSpecs()), mustJSON(t, body["tools"]))
+	require.JSONEq(t, expectedToolsJSON(t, api.ToolSpecs()), mustJSON(t, body["tools"]))
 }
 
 func TestOpenAIOffersOnlyTheToolsItIsGiven(t *testing.T) {
-	readOnly := []ToolSpec{ToolSpecs()[0], ToolSpecs()[1]}
+	readOnly := []api.ToolSpec{api.ToolSpecs()[0], api.ToolSpecs()[1]}
 	fake := newFakeOpenAI(t, okReply("final_answer.json"), okReply("final_answer.json"))
 	model := fake.model()
 
@@ -143,7 +145,7 @@ func TestOpenAIOffersOnlyTheToolsItIsGiven(t *testing.T) {
 func TestOpenAIRequestAuthenticatesWithTheKeyAndOrganization(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("final_answer.json"))
 
-	_, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	_, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.NoError(t, err)
 	req, _ := fake.onlyRequest()
@@ -159,10 +161,10 @@ func TestOpenAICallWithoutIDGetsOneUniqueToTheTurn(t *testing.T) {
 		"tool_calls":[{"type":"function","function":{"name":"get_pull_request","arguments":""}}]}}],
 		"usage":{"prompt_tokens":300,"completion_tokens":12,"total_tokens":312}}`})
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.NoError(t, err)
-	require.Equal(t, []ToolCall{{ID: "call_t2_0", Name: ToolGetPullRequest, Arguments: json.RawMessage(`{}`)}}, d.ToolCalls)
+	require.Equal(t, []api.ToolCall{{ID: "call_t2_0", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)}}, d.ToolCalls)
 	require.Equal(t, "qwen2.5-coder:7b", d.Model)
 }
 
@@ -170,14 +172,14 @@ func TestOpenAIResponseWithoutChoicesFails(t *testing.T) {
 	fake := newFakeOpenAI(t, reply{status: http.StatusOK,
 		body: `{"id":"chatcmpl-x","object":"chat.completion","created":1752139201,"model":"gpt-4.1-mini","choices":[]}`})
 
-	_, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	_, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.ErrorContains(t, err, "no choices")
 }
 
 // expectedToolsJSON is how each ToolSpec must appear in the request: a
 // function tool carrying the spec's JSON schema as its parameters.
-func expectedToolsJSON(t *testing.T, specs []ToolSpec) string {
+func expectedToolsJSON(t *testing.T, specs []api.ToolSpec) string {
 	t.Helper()
 	type function struct {
 		Name        string          `json:"name"`
@@ -207,10 +209,10 @@ func TestOpenAIRefusalBecomesAFinalAnswerThatSaysSo(t *testing.T) {
 		"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":null,"refusal":"I can't help with that request."}}],
 		"usage":{"prompt_tokens":120,"completion_tokens":8,"total_tokens":128}}`})
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), ToolSpecs())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
 
 	require.NoError(t, err)
 	require.Equal(t, "The model refused: I can't help with that request.", d.Final)
 	require.Empty(t, d.ToolCalls)
-	require.Equal(t, Usage{PromptTokens: 120, CompletionTokens: 8}, d.Usage)
+	require.Equal(t, api.Usage{PromptTokens: 120, CompletionTokens: 8}, d.Usage)
 }

@@ -6,27 +6,15 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
-
-// An empty HTML comment closes at once: what follows it is plain text, and a
-// review that quotes the marker word after one is no forged proof.
-func TestMarkerWordAfterAnEmptyHTMLCommentIsPlainText(t *testing.T) {
-	for body, want := range map[string]bool{
-		"<!----> agent-operation:x":             false,
-		"<!----> <!-- agent-operation:x -->":    true,
-		"<!-- --> then agent-operation:x later": false,
-	} {
-		require.Equal(t, want, activities.CarriesOperationMarker(body), "%q", body)
-	}
-}
 
 func TestCommentWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, errCreate := acts.CreateIssueComment(context.Background(), activities.CreateCommentInput{Target: demoPR, Body: "Review"})
-	_, errFind := acts.FindCommentByOperationKey(context.Background(), activities.FindCommentInput{Target: demoPR, Body: "Review"})
+	_, errCreate := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "Review"})
+	_, errFind := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, Body: "Review"})
 
 	for _, err := range []error{errCreate, errFind} {
 		appErr := applicationError(t, err)
@@ -43,7 +31,7 @@ func TestCreateThatCannotListTheCommentsPostsNothing(t *testing.T) {
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 500})
 
 	_, err := acts.CreateIssueComment(context.Background(),
-		activities.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+		api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 
 	requirePlainRetryableError(t, err)
 	require.Contains(t, err.Error(), "create comment on acme/widgets#1: look for its marker")

@@ -1,4 +1,4 @@
-package activities
+package offline
 
 import (
 	"context"
@@ -8,41 +8,43 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentrun/agentrun/api"
 )
 
-// OfflineModelName is Decision.Model for the offline reviewer.
-const OfflineModelName = "offline"
+// ModelName is Decision.Model for the offline reviewer.
+const ModelName = "offline"
 
-// OfflineReviewer is a deterministic Model: it reads the pull request with the
+// Reviewer is a deterministic Model: it reads the pull request with the
 // read tools, reviews the real patches with fixed rules, proposes one comment
 // and then reports what became of it. The same conversation always yields the
 // same Decision, so a run is reproducible without any model provider.
-type OfflineReviewer struct{}
+type Reviewer struct{}
 
-// NewOfflineReviewer returns the offline reviewer.
-func NewOfflineReviewer() *OfflineReviewer { return &OfflineReviewer{} }
+// NewReviewer returns the offline reviewer.
+func NewReviewer() *Reviewer { return &Reviewer{} }
 
 // fetchTools are the read tools the review needs, in the order they are called.
-var fetchTools = [...]string{ToolGetPullRequest, ToolListPullRequestFiles}
+var fetchTools = [...]string{api.ToolGetPullRequest, api.ToolListPullRequestFiles}
 
 // Next decides the next move from the conversation: fetch the pull request,
 // then propose the review comment, then give the final answer.
-func (r *OfflineReviewer) Next(ctx context.Context, conversation []Message, tools []ToolSpec) (Decision, error) {
+func (r *Reviewer) Next(ctx context.Context, conversation []api.Message, tools []api.ToolSpec) (api.ModelDecision, error) {
 	if err := ctx.Err(); err != nil {
-		return Decision{}, fmt.Errorf("offline reviewer: %w", err)
+		return api.ModelDecision{}, fmt.Errorf("offline reviewer: %w", err)
 	}
 	d, err := decide(ctx, readConversation(conversation), tools, len(conversation))
 	if err != nil {
-		return Decision{}, fmt.Errorf("offline reviewer: %w", err)
+		return api.ModelDecision{}, fmt.Errorf("offline reviewer: %w", err)
 	}
-	d.Model = OfflineModelName
+	d.Model = ModelName
 	d.Usage = estimateUsage(conversation, tools, d)
 	return d, nil
 }
 
 // decide is the reviewer's whole dialogue, one turn at a time.
-func decide(ctx context.Context, c conversation, tools []ToolSpec, turn int) (Decision, error) {
-	if result, ok := c.results[ToolCreateIssueComment]; ok {
+func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int) (api.ModelDecision, error) {
+	if result, ok := c.results[api.ToolCreateIssueComment]; ok {
 		return c.commentOutcome(ctx, result)
 	}
 	var missing []string
@@ -65,25 +67,25 @@ func decide(ctx context.Context, c conversation, tools []ToolSpec, turn int) (De
 	}
 	review, err := reviewFiles(ctx, pr, files)
 	if err != nil {
-		return Decision{}, err
+		return api.ModelDecision{}, err
 	}
 	body := review.commentBody(c.heading(pr), inert(c.target.goal))
-	if !offered(tools, ToolCreateIssueComment) {
+	if !offered(tools, api.ToolCreateIssueComment) {
 		return final(fmt.Sprintf("Reviewed %s (%s) but the %s tool is not offered, so nothing was posted.\n\n%s",
-			c.label(&pr), countFindings(len(review.Findings)), ToolCreateIssueComment, body)), nil
+			c.label(&pr), countFindings(len(review.Findings)), api.ToolCreateIssueComment, body)), nil
 	}
 	args, err := json.Marshal(struct {
 		Body string `json:"body"`
 	}{body})
 	if err != nil {
-		return Decision{}, fmt.Errorf("encode comment arguments: %w", err)
+		return api.ModelDecision{}, fmt.Errorf("encode comment arguments: %w", err)
 	}
-	return Decision{ToolCalls: []ToolCall{toolCall(turn, ToolCreateIssueComment, args)}}, nil
+	return api.ModelDecision{ToolCalls: []api.ToolCall{toolCall(turn, api.ToolCreateIssueComment, args)}}, nil
 }
 
 // fetchCalls asks for the read tools the conversation has no result of yet.
-func fetchCalls(c conversation, missing []string, tools []ToolSpec, turn int) Decision {
-	var calls []ToolCall
+func fetchCalls(c conversation, missing []string, tools []api.ToolSpec, turn int) api.ModelDecision {
+	var calls []api.ToolCall
 	var absent []string
 	for _, name := range missing {
 		if !offered(tools, name) {
@@ -97,19 +99,19 @@ func fetchCalls(c conversation, missing []string, tools []ToolSpec, turn int) De
 			c.label(nil), strings.Join(absent, " and "), plural(len(absent), "tool is", "tools are"),
 			strings.Join(fetchTools[:], " and ")))
 	}
-	return Decision{ToolCalls: calls}
+	return api.ModelDecision{ToolCalls: calls}
 }
 
 // commentOutcome is the final answer once the comment tool has answered.
-func (c conversation) commentOutcome(ctx context.Context, result string) (Decision, error) {
-	var pr *PullRequest
+func (c conversation) commentOutcome(ctx context.Context, result string) (api.ModelDecision, error) {
+	var pr *api.PullRequest
 	findings := ""
 	if c.fetched() {
 		p, files := c.pullRequest(), c.files()
 		pr = &p
 		review, err := reviewFiles(ctx, p, files)
 		if err != nil {
-			return Decision{}, err
+			return api.ModelDecision{}, err
 		}
 		findings = " (" + countFindings(len(review.Findings)) + ")"
 	}
@@ -155,22 +157,22 @@ var userRequest = regexp.MustCompile(`^\s*Review pull request ([^/\s]+)/([^#\s]+
 
 // readConversation pairs every tool result with the tool that produced it,
 // through the ToolCallID of the assistant's call.
-func readConversation(messages []Message) conversation {
+func readConversation(messages []api.Message) conversation {
 	c := conversation{results: map[string]string{}}
 	callNames := map[string]string{}
 	userSeen := false
 	for _, m := range messages {
 		switch m.Role {
-		case RoleUser:
+		case api.RoleUser:
 			if !userSeen {
 				c.target = parseUserRequest(m.Content)
 				userSeen = true
 			}
-		case RoleAssistant:
+		case api.RoleAssistant:
 			for _, call := range m.ToolCalls {
 				callNames[call.ID] = call.Name
 			}
-		case RoleTool:
+		case api.RoleTool:
 			name, ok := callNames[m.ToolCallID]
 			if !ok {
 				name = m.Name
@@ -207,15 +209,15 @@ func (c conversation) fetched() bool {
 }
 
 // pullRequest and files decode results that failedResult accepted.
-func (c conversation) pullRequest() PullRequest {
-	var pr PullRequest
-	_ = json.Unmarshal([]byte(c.results[ToolGetPullRequest]), &pr)
+func (c conversation) pullRequest() api.PullRequest {
+	var pr api.PullRequest
+	_ = json.Unmarshal([]byte(c.results[api.ToolGetPullRequest]), &pr)
 	return pr
 }
 
-func (c conversation) files() []PullRequestFile {
-	var files []PullRequestFile
-	_ = json.Unmarshal([]byte(c.results[ToolListPullRequestFiles]), &files)
+func (c conversation) files() []api.PullRequestFile {
+	var files []api.PullRequestFile
+	_ = json.Unmarshal([]byte(c.results[api.ToolListPullRequestFiles]), &files)
 	return files
 }
 
@@ -225,14 +227,14 @@ func failedResult(tool, content string) string {
 	trimmed := strings.TrimSpace(content)
 	var err error
 	switch tool {
-	case ToolGetPullRequest:
-		var pr PullRequest
+	case api.ToolGetPullRequest:
+		var pr api.PullRequest
 		if !strings.HasPrefix(trimmed, "{") {
 			return fmt.Sprintf("%s failed: %s", tool, quote(content))
 		}
 		err = json.Unmarshal([]byte(trimmed), &pr)
-	case ToolListPullRequestFiles:
-		var files []PullRequestFile
+	case api.ToolListPullRequestFiles:
+		var files []api.PullRequestFile
 		if !strings.HasPrefix(trimmed, "[") && trimmed != "null" {
 			return fmt.Sprintf("%s failed: %s", tool, quote(content))
 		}
@@ -246,17 +248,17 @@ func failedResult(tool, content string) string {
 
 // decodeComment reads a create_issue_comment result; ok is false when the
 // tool answered with failure text instead of a CommentResult.
-func decodeComment(content string) (CommentResult, bool) {
+func decodeComment(content string) (api.CommentResult, bool) {
 	trimmed := strings.TrimSpace(content)
-	var res CommentResult
+	var res api.CommentResult
 	if !strings.HasPrefix(trimmed, "{") || json.Unmarshal([]byte(trimmed), &res) != nil {
-		return CommentResult{}, false
+		return api.CommentResult{}, false
 	}
 	return res, true
 }
 
 // label names the pull request as precisely as the conversation allows.
-func (c conversation) label(pr *PullRequest) string {
+func (c conversation) label(pr *api.PullRequest) string {
 	number := c.target.number
 	if number == 0 && pr != nil {
 		number = pr.Number
@@ -272,25 +274,27 @@ func (c conversation) label(pr *PullRequest) string {
 }
 
 // heading is the comment's title: the pull request and its title.
-func (c conversation) heading(pr PullRequest) string {
+func (c conversation) heading(pr api.PullRequest) string {
 	title := clip(oneLine(pr.Title), 200)
 	if title == "" {
 		return c.label(&pr)
 	}
-	return c.label(&pr) + ": " + inert(title)
+	return c.label(&pr) + ": " + plainText(title)
 }
 
-// inert neutralises HTML in untrusted text (a title, a goal) so that it can
-// neither hide content nor fake the operation marker the comment tool appends.
+// inert neutralises HTML in the run's goal so that it can neither hide
+// content nor fake the operation marker the comment tool appends. The goal is
+// the starter's text, who may mean its Markdown; the PR author's title goes
+// through plainText instead.
 func inert(s string) string { return strings.ReplaceAll(s, "<", "&lt;") }
 
-func toolCall(turn int, name string, args json.RawMessage) ToolCall {
-	return ToolCall{ID: fmt.Sprintf("call_%d_%s", turn, name), Name: name, Arguments: args}
+func toolCall(turn int, name string, args json.RawMessage) api.ToolCall {
+	return api.ToolCall{ID: fmt.Sprintf("call_%d_%s", turn, name), Name: name, Arguments: args}
 }
 
-func final(text string) Decision { return Decision{Final: text} }
+func final(text string) api.ModelDecision { return api.ModelDecision{Final: text} }
 
-func offered(tools []ToolSpec, name string) bool {
+func offered(tools []api.ToolSpec, name string) bool {
 	for _, t := range tools {
 		if t.Name == name {
 			return true
@@ -318,7 +322,7 @@ func clip(s string, n int) string {
 // estimateUsage estimates tokens as a quarter of the bytes read and written,
 // the usual rule of thumb for English and code. The offline reviewer has no
 // tokenizer, so these are estimates, but deterministic ones.
-func estimateUsage(conversation []Message, tools []ToolSpec, d Decision) Usage {
+func estimateUsage(conversation []api.Message, tools []api.ToolSpec, d api.ModelDecision) api.Usage {
 	var prompt int
 	for _, m := range conversation {
 		prompt += len(m.Role) + len(m.Content) + len(m.ToolCallID) + len(m.Name) + callBytes(m.ToolCalls)
@@ -327,10 +331,10 @@ func estimateUsage(conversation []Message, tools []ToolSpec, d Decision) Usage {
 		prompt += len(t.Name) + len(t.Description) + len(t.Parameters)
 	}
 	completion := len(d.Final) + callBytes(d.ToolCalls)
-	return Usage{PromptTokens: tokens(prompt), CompletionTokens: tokens(completion)}
+	return api.Usage{PromptTokens: tokens(prompt), CompletionTokens: tokens(completion)}
 }
 
-func callBytes(calls []ToolCall) int {
+func callBytes(calls []api.ToolCall) int {
 	n := 0
 	for _, c := range calls {
 		n += len(c.ID) + len(c.Name) + len(c.Arguments)

@@ -1,4 +1,4 @@
-package activities
+package offline
 
 import (
 	"context"
@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // pullRequestFixture is one testdata file: what the two read tools return.
 type pullRequestFixture struct {
-	PullRequest PullRequest       `json:"pullRequest"`
-	Files       []PullRequestFile `json:"files"`
+	PullRequest api.PullRequest       `json:"pullRequest"`
+	Files       []api.PullRequestFile `json:"files"`
 }
 
 func loadFixture(t *testing.T, name string) pullRequestFixture {
@@ -87,7 +89,7 @@ func TestReviewFindsEachKindAtItsNewFileLine(t *testing.T) {
 }
 
 func TestFindingDetailsNameWhatWasFound(t *testing.T) {
-	review, err := reviewFiles(context.Background(), PullRequest{}, loadFixture(t, "findings").Files)
+	review, err := reviewFiles(context.Background(), api.PullRequest{}, loadFixture(t, "findings").Files)
 	require.NoError(t, err)
 	var details []string
 	for _, f := range review.Findings {
@@ -193,7 +195,7 @@ func TestAddedLinesSkipFileHeadersAndGarbage(t *testing.T) {
 
 func TestLargeAdditionsAreFlaggedPerFileAndForThePullRequest(t *testing.T) {
 	bigFile := generatedFile("store/big.go", 450)
-	review, err := reviewFiles(context.Background(), PullRequest{}, []PullRequestFile{
+	review, err := reviewFiles(context.Background(), api.PullRequest{}, []api.PullRequestFile{
 		bigFile, generatedFile("store/big_test.go", 300), generatedFile("store/more_test.go", 300),
 	})
 	require.NoError(t, err)
@@ -202,29 +204,29 @@ func TestLargeAdditionsAreFlaggedPerFileAndForThePullRequest(t *testing.T) {
 	require.Equal(t, "1050", review.Findings[1].Detail)
 
 	// Under both thresholds nothing is said about size.
-	review, err = reviewFiles(context.Background(), PullRequest{}, []PullRequestFile{generatedFile("store/small_test.go", 400)})
+	review, err = reviewFiles(context.Background(), api.PullRequest{}, []api.PullRequestFile{generatedFile("store/small_test.go", 400)})
 	require.NoError(t, err)
 	require.Empty(t, review.Findings)
 }
 
 func TestPullRequestSizeFromGitHubCountsBeyondListedFiles(t *testing.T) {
-	review, err := reviewFiles(context.Background(), PullRequest{Additions: 5000}, []PullRequestFile{generatedFile("a_test.go", 10)})
+	review, err := reviewFiles(context.Background(), api.PullRequest{Additions: 5000}, []api.PullRequestFile{generatedFile("a_test.go", 10)})
 	require.NoError(t, err)
 	require.Equal(t, []at{{FindingLargePR, "", 0}}, places(review.Findings))
 }
 
 // generatedFile is an added file of n plain Go lines.
-func generatedFile(name string, n int) PullRequestFile {
+func generatedFile(name string, n int) api.PullRequestFile {
 	lines := make([]string, 0, n+1)
 	lines = append(lines, fmt.Sprintf("@@ -0,0 +1,%d @@", n))
 	for i := range n {
 		lines = append(lines, fmt.Sprintf("+var v%d = %d", i, i))
 	}
-	return PullRequestFile{Filename: name, Status: "added", Additions: n, Patch: strings.Join(lines, "\n")}
+	return api.PullRequestFile{Filename: name, Status: "added", Additions: n, Patch: strings.Join(lines, "\n")}
 }
 
 func TestRemovedAndRenamedFilesNeedNoPatch(t *testing.T) {
-	review, err := reviewFiles(context.Background(), PullRequest{}, []PullRequestFile{
+	review, err := reviewFiles(context.Background(), api.PullRequest{}, []api.PullRequestFile{
 		{Filename: "old/gone.go", Status: "removed", Deletions: 40},
 		{Filename: "docs/moved.md", Status: "renamed"},
 	})
@@ -278,12 +280,12 @@ func TestCommentBodyMarksTruncatedAndBinaryFilesAsNotFullyReviewed(t *testing.T)
 }
 
 func TestCommentBodyCapsTheListOfAHugePullRequest(t *testing.T) {
-	var files []PullRequestFile
+	var files []api.PullRequestFile
 	for i := range 60 {
-		files = append(files, PullRequestFile{Filename: fmt.Sprintf("n%02d.txt", i), Status: "modified", Additions: 1,
+		files = append(files, api.PullRequestFile{Filename: fmt.Sprintf("n%02d.txt", i), Status: "modified", Additions: 1,
 			Patch: "@@ -1 +1 @@\n-x\n+TODO x"})
 	}
-	review, err := reviewFiles(context.Background(), PullRequest{}, files)
+	review, err := reviewFiles(context.Background(), api.PullRequest{}, files)
 	require.NoError(t, err)
 	body := review.commentBody("x", "")
 	require.Contains(t, body, "**60 findings**")
@@ -294,7 +296,7 @@ func TestCommentBodyCapsTheListOfAHugePullRequest(t *testing.T) {
 func TestReviewStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := reviewFiles(ctx, PullRequest{}, loadFixture(t, "findings").Files)
+	_, err := reviewFiles(ctx, api.PullRequest{}, loadFixture(t, "findings").Files)
 	require.ErrorIs(t, err, context.Canceled)
 }
 
@@ -316,9 +318,9 @@ func TestCodeSpanFenceOutgrowsEveryBacktickRunInTheName(t *testing.T) {
 }
 
 func TestOmittedPatchIsReportedAsNotReviewed(t *testing.T) {
-	files := []PullRequestFile{{Filename: "gen/big.sql", Status: "added", Additions: 300, PatchOmitted: true, PatchBytes: 12000}}
+	files := []api.PullRequestFile{{Filename: "gen/big.sql", Status: "added", Additions: 300, PatchOmitted: true, PatchBytes: 12000}}
 
-	review, err := reviewFiles(context.Background(), PullRequest{}, files)
+	review, err := reviewFiles(context.Background(), api.PullRequest{}, files)
 
 	require.NoError(t, err)
 	require.Equal(t, []at{{FindingOmittedPatch, "gen/big.sql", 0}}, places(review.Findings))
