@@ -13,8 +13,12 @@ import (
 	"github.com/agentrun/agentrun/internal/testcerts"
 )
 
-// numHistoryShards is auto-setup's default: small, so the server starts fast.
-const numHistoryShards = 4
+// NumHistoryShards is auto-setup's default: small, so the server starts fast.
+// A cluster keeps the count it was created with.
+const NumHistoryShards = 4
+
+// SQLPlugin is the persistence plugin of both stores, compose's DB.
+const SQLPlugin = "postgres12"
 
 // serverConfig is what the server's YAML is made of.
 type serverConfig struct {
@@ -22,6 +26,7 @@ type serverConfig struct {
 	User     string
 	Password string
 	Shards   int
+	Plugin   string
 	Stores   []sqlStore
 	// Frontend and the other services' gRPC and membership listeners, all on
 	// 127.0.0.1.
@@ -65,7 +70,7 @@ persistence:
 {{- range .Stores}}
     {{.Name}}:
       sql:
-        pluginName: postgres12
+        pluginName: {{$.Plugin}}
         databaseName: {{.Database}}
         connectAddr: "{{$.Postgres.Host}}:{{$.Postgres.Port}}"
         connectProtocol: tcp
@@ -137,7 +142,7 @@ dynamicConfigClient:
 func newServerConfig(t testing.TB, pg *Postgres, tl tools, certs testcerts.Certs) serverConfig {
 	free := func() string { return freeLowAddress(t) }
 	return serverConfig{
-		Postgres: pg, User: postgresRole, Password: postgresPassword, Shards: numHistoryShards, Stores: stores,
+		Postgres: pg, User: postgresRole, Password: postgresPassword, Shards: NumHistoryShards, Plugin: SQLPlugin, Stores: stores,
 		Frontend: free(), FrontendHTTP: free(), FrontendMembership: free(),
 		History: free(), HistoryMembership: free(),
 		Matching: free(), MatchingMembership: free(),

@@ -24,7 +24,7 @@ func setupSchema(t testing.TB, tl tools, pg *Postgres) {
 	ctx, cancel := context.WithTimeout(context.Background(), schemaTimeout)
 	defer cancel()
 	for _, store := range stores {
-		base := []string{"--plugin", "postgres12", "--ep", pg.Host, "-p", strconv.Itoa(pg.Port),
+		base := []string{"--plugin", SQLPlugin, "--ep", pg.Host, "-p", strconv.Itoa(pg.Port),
 			"-u", postgresRole, "--pw", postgresPassword, "--db", store.Database}
 		steps := [][]string{
 			{"create-database"},
