@@ -22,18 +22,17 @@ const payloadKeyID = "prodstack-1"
 // with mTLS on its frontend, and the default namespace with agentrun's
 // search attributes.
 type Cluster struct {
-	Postgres *Postgres
-	server   *temporalServer
-	env      map[string]string
-	cfg      temporalclient.Config
-	client   client.Client
+	server *temporalServer
+	env    map[string]string
+	cfg    temporalclient.Config
+	client client.Client
 }
 
 // Start starts a cluster, or skips or fails t as Require says when this
 // machine lacks what it needs. Everything is stopped when t ends.
 func Start(t testing.TB) *Cluster {
 	t.Helper()
-	tl := Require(t)
+	tl := requireTools(t)
 	certs := testcerts.Write(t)
 	pg := startPostgres(t, tl)
 	setupSchema(t, tl, pg)
@@ -42,7 +41,7 @@ func Start(t testing.TB) *Cluster {
 	if err := sc.write(root); err != nil {
 		t.Fatalf("prodstack: %v", err)
 	}
-	c := &Cluster{Postgres: pg, server: &temporalServer{binary: tl.server, root: root}}
+	c := &Cluster{server: &temporalServer{binary: tl.server, root: root}}
 	// The variables a deployment sets for the worker, the starter and the
 	// approval server: the production connection path, end to end.
 	c.env = map[string]string{

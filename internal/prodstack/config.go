@@ -22,7 +22,7 @@ const SQLPlugin = "postgres12"
 
 // serverConfig is what the server's YAML is made of.
 type serverConfig struct {
-	Postgres *Postgres
+	Postgres *postgresServer
 	User     string
 	Password string
 	Shards   int
@@ -139,7 +139,7 @@ dynamicConfigClient:
 `))
 
 // newServerConfig picks the listeners' ports and names the files.
-func newServerConfig(t testing.TB, pg *Postgres, tl tools, certs testcerts.Certs) serverConfig {
+func newServerConfig(t testing.TB, pg *postgresServer, tl tools, certs testcerts.Certs) serverConfig {
 	free := func() string { return freeLowAddress(t) }
 	return serverConfig{
 		Postgres: pg, User: postgresRole, Password: postgresPassword, Shards: NumHistoryShards, Plugin: SQLPlugin, Stores: stores,

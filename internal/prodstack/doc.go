@@ -10,6 +10,6 @@
 // Everything it starts listens on 127.0.0.1 and is stopped when the test
 // ends, whether it passed or not. `make test-prod` builds the server into
 // bin/ and runs the scenarios of internal/prodtest; without the server or
-// PostgreSQL a plain `go test` skips them (Require says what is missing),
+// PostgreSQL a plain `go test` skips them (saying what is missing),
 // and under `make test-prod` (RequiredEnv) the same check fails instead.
 package prodstack

@@ -29,9 +29,9 @@ const postgresStartTimeout = time.Minute
 // postgresStopGrace is how long a fast shutdown may take before SIGKILL.
 const postgresStopGrace = 30 * time.Second
 
-// Postgres is a PostgreSQL server on a fresh data directory, listening on
+// postgresServer is a PostgreSQL server on a fresh data directory, listening on
 // 127.0.0.1 only.
-type Postgres struct {
+type postgresServer struct {
 	Host string
 	Port int
 }
@@ -40,7 +40,7 @@ type Postgres struct {
 // own, starts the server on a free port and waits until it accepts
 // connections. The server is shut down, and the directory removed, when t
 // ends.
-func startPostgres(t testing.TB, tl tools) *Postgres {
+func startPostgres(t testing.TB, tl tools) *postgresServer {
 	t.Helper()
 	// Not t.TempDir(): its parents are private to the test's user, and
 	// PostgreSQL runs as its own user when the test is root.
@@ -88,7 +88,7 @@ func startPostgres(t testing.TB, tl tools) *Postgres {
 	// A fast shutdown, not the SIGKILL StartProcess ends with: a killed
 	// postmaster leaves its shared memory behind.
 	t.Cleanup(func() { proc.Stop(syscall.SIGINT, postgresStopGrace) })
-	pg := &Postgres{Host: host, Port: port}
+	pg := &postgresServer{Host: host, Port: port}
 	e2e.Eventually(t, postgresStartTimeout, "postgres to accept connections on "+addr, func() (struct{}, bool, string) {
 		if done, err := proc.Exited(); done {
 			t.Fatalf("postgres exited (%v); its log:\n%s", err, proc.LogTail())

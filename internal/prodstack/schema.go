@@ -19,7 +19,7 @@ const schemaTimeout = 3 * time.Minute
 // the server's own temporal-sql-tool: for the default store and for
 // visibility, create the database, set up the base schema, then apply every
 // versioned step of the module's schema directory.
-func setupSchema(t testing.TB, tl tools, pg *Postgres) {
+func setupSchema(t testing.TB, tl tools, pg *postgresServer) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), schemaTimeout)
 	defer cancel()

@@ -53,10 +53,10 @@ type tools struct {
 	pgUser *user.User
 }
 
-// Require finds what a cluster needs. When something is missing it skips t
+// requireTools finds what a cluster needs. When something is missing it skips t
 // with a message naming it and saying that `make test-prod` runs the test,
 // or fails t when RequiredEnv is set.
-func Require(t testing.TB) tools {
+func requireTools(t testing.TB) tools {
 	t.Helper()
 	found, missing := findTools()
 	if len(missing) == 0 {
