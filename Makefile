@@ -32,7 +32,7 @@ bin/temporal:
 
 # cmd/server and cmd/tools/sql (temporal-sql-tool), built once: the module has
 # no replace directives, so go install builds it as released. The first
-# build takes 4 to 12 minutes on 2 cores.
+# build takes about 4 minutes of CPU (12 to 15 minutes on 2 busy cores).
 $(TEMPORAL_SERVER_PROGRAMS):
 	GOBIN=$(CURDIR)/$(TEMPORAL_SERVER_BIN) $(GO) install \
 		go.temporal.io/server/cmd/server@$(TEMPORAL_SERVER_VERSION) \
