@@ -119,11 +119,15 @@ func serverRestartWhileWaiting(t *testing.T, s *stack) {
 	require.Equal(t, before.Steps, after.Steps, "every step as it was")
 	require.Equal(t, before.PendingAction, after.PendingAction, "the same action, still waiting")
 	requirePrefix(t, eventsBefore, e2e.MustEvents(t, s.client(), runID))
-	// The client and the worker reconnect on their own; a signal sent while
-	// the frontend is still settling is sent again.
-	e2e.Eventually(t, runTimeout, "the approval to be accepted", func() (struct{}, bool, string) {
-		err := e2e.Approve(context.Background(), s.client(), runID, after.PendingAction.ID, "alice", "prod-"+runID)
-		return struct{}{}, err == nil, fmt.Sprint(err)
+	// Approved with the starter CLI, over the same variables as the worker;
+	// a try while the frontend is still settling is made again.
+	e2e.Eventually(t, runTimeout, "starter approve to be accepted", func() (struct{}, bool, string) {
+		res, err := e2e.RunCommand(context.Background(), s.bins.Starter, s.cluster.ClientEnv(),
+			"approve", runID, "--action", after.PendingAction.ID, "--as", "alice")
+		if err != nil {
+			return struct{}{}, false, err.Error()
+		}
+		return struct{}{}, res.ExitCode == 0, res.Stdout + res.Stderr
 	})
 
 	done := e2e.RequireOnePostedComment(t, s.client(), s.sandbox, runID, runTimeout)
