@@ -56,7 +56,7 @@ func Start(t testing.TB, opts Options) *Server {
 	s.address = FreeAddress(t)
 	s.launch()
 
-	c, err := temporalclient.Dial(context.Background(), s.Config(), quietLogger())
+	c, err := temporalclient.Dial(context.Background(), s.Config(), QuietLogger())
 	if err != nil {
 		s.Stop()
 		t.Fatalf("dial the dev server: %v", err)
@@ -121,7 +121,7 @@ func (s *Server) launch() {
 		},
 		DBFilename:       s.opts.DBFile,
 		LogLevel:         "error",
-		SearchAttributes: searchAttributes(),
+		SearchAttributes: SearchAttributes(),
 		ExtraArgs:        tunedArgs(s.opts),
 		Stdout:           s.output,
 		Stderr:           s.output,
@@ -134,7 +134,9 @@ func (s *Server) launch() {
 	s.process = process
 }
 
-func searchAttributes() temporal.SearchAttributes {
+// SearchAttributes are those the workflow upserts, as api declares them (the
+// values only carry the types): what every server of the tests registers.
+func SearchAttributes() temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(
 		api.SearchAttrStatus.ValueSet(""),
 		api.SearchAttrConversation.ValueSet(""),
@@ -215,8 +217,8 @@ func FreeAddress(t testing.TB) string {
 	return l.Addr().String()
 }
 
-// quietLogger keeps the client's reconnect warnings (expected around Restart)
+// QuietLogger keeps the client's reconnect warnings (expected around Restart)
 // out of test output; errors still show.
-func quietLogger() *slog.Logger {
+func QuietLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 }

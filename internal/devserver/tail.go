@@ -32,4 +32,4 @@ func (b *tailBuffer) String() string {
 	return string(b.data)
 }
 
-func quietSDKLogger() log.Logger { return log.NewStructuredLogger(quietLogger()) }
+func quietSDKLogger() log.Logger { return log.NewStructuredLogger(QuietLogger()) }

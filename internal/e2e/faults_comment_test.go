@@ -18,21 +18,10 @@ const toolTimeout = 3 * time.Second
 // runTimeout bounds how long one run may take to settle under faults.
 const runTimeout = 90 * time.Second
 
-// requireOnePostedComment checks the run's outcome from the sandbox and the
-// run query: completed, one comment carrying its marker, and the step
-// pointing at that comment.
+// requireOnePostedComment is RequireOnePostedComment on the stack, within runTimeout.
 func requireOnePostedComment(t *testing.T, s *Stack, runID string) api.RunSnapshot {
 	t.Helper()
-	res := WaitForResult(t, s.Client(), runID, runTimeout)
-	require.Equal(t, api.RunCompleted, res.Status)
-	snap := WaitForStatus(t, s.Client(), runID, api.RunCompleted, runTimeout)
-	posted := s.Sandbox.PostedComments(t)
-	require.Len(t, posted[runID], 1, "comments carrying run %s's marker", runID)
-	step := CommentStep(snap)
-	require.NotNil(t, step, Describe(snap))
-	require.Equal(t, api.StepSucceeded, step.Status, Describe(snap))
-	require.Equal(t, strconv.FormatInt(posted[runID][0].GetID(), 10), step.ExternalResourceID)
-	return snap
+	return RequireOnePostedComment(t, s.Client(), s.Sandbox, runID, runTimeout)
 }
 
 func TestFaultWorkerKilledDuringTheCommentCallPostsOnceAndReconciles(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,6 +26,9 @@ type ProcessSpec struct {
 	// Env is the whole environment of the process, on top of PATH, HOME and
 	// TMPDIR: nothing else leaks in from the test's own environment.
 	Env map[string]string
+	// User runs the process as that user, which needs a root test; nil
+	// runs it as the test. PostgreSQL refuses to run as root.
+	User *user.User
 }
 
 // Process is a main started by a test. Its stdout and stderr go to a log
@@ -48,6 +52,10 @@ func StartProcess(t testing.TB, spec ProcessSpec) *Process {
 	cmd := exec.Command(spec.Binary, spec.Args...)
 	cmd.Env = processEnv(spec.Env)
 	dieWithParent(cmd)
+	if err := runAs(cmd, spec.User); err != nil {
+		logFile.Close()
+		t.Fatalf("start %s: %v", spec.Name, err)
+	}
 	cmd.Stdout = logFile
 	cmd.Stderr = logFile
 	if err := cmd.Start(); err != nil {
@@ -101,6 +109,28 @@ func (p *Process) Kill() {
 	<-p.exited
 }
 
+// Stop sends sig (a server's signal to shut down cleanly) and waits up to
+// grace for the process to exit, then SIGKILLs it. It reports whether the
+// process exited on its own; stopping an exited process reports true.
+func (p *Process) Stop(sig os.Signal, grace time.Duration) bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+	}
+	// An error here means the process already exited; the wait below settles it.
+	_ = p.cmd.Process.Signal(sig)
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-timer.C:
+		p.Kill()
+		return false
+	}
+}
+
 // Exited reports whether the process has ended, and how.
 func (p *Process) Exited() (bool, error) {
 	select {
@@ -140,9 +170,18 @@ type CommandResult struct {
 
 // RunCommand runs a main to completion with the given environment.
 func RunCommand(ctx context.Context, binary string, env map[string]string, args ...string) (CommandResult, error) {
+	return RunProcess(ctx, ProcessSpec{Binary: binary, Args: args, Env: env})
+}
+
+// RunProcess runs spec to completion; its output is returned, not logged.
+func RunProcess(ctx context.Context, spec ProcessSpec) (CommandResult, error) {
+	binary, args := spec.Binary, spec.Args
 	cmd := exec.CommandContext(ctx, binary, args...)
-	cmd.Env = processEnv(env)
+	cmd.Env = processEnv(spec.Env)
 	dieWithParent(cmd)
+	if err := runAs(cmd, spec.User); err != nil {
+		return CommandResult{}, fmt.Errorf("run %s: %w", filepath.Base(binary), err)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

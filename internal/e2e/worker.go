@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,9 @@ type WorkerSpec struct {
 	// ModelEnv replaces the default MODEL_PROVIDER=offline, e.g. with the
 	// OPENAI_* variables of an OpenAI-compatible provider.
 	ModelEnv map[string]string
+	// ClientEnv adds the rest of the Temporal connection to TemporalAddress:
+	// TEMPORAL_TLS_* and AGENTRUN_PAYLOAD_KEYS, as a production cluster needs.
+	ClientEnv map[string]string
 }
 
 // StartWorker starts a worker process and returns once Temporal sees it
@@ -36,9 +40,8 @@ func StartWorker(t testing.TB, binary string, c client.Client, spec WorkerSpec) 
 		"GITHUB_TOKEN":     "e2e-token",
 		"MODEL_PROVIDER":   "offline",
 	}
-	for k, v := range spec.ModelEnv {
-		env[k] = v
-	}
+	maps.Copy(env, spec.ClientEnv)
+	maps.Copy(env, spec.ModelEnv)
 	p := StartProcess(t, ProcessSpec{Name: spec.Name, Binary: binary, Env: env})
 	WaitUntilPolling(t, c, spec.TaskQueue, p)
 	return p

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
+
+	"github.com/agentrun/agentrun/internal/testcerts"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -59,7 +61,7 @@ func TestConfigFromEnvWithAnAPIKeyTurnsOnTLSAndSendsTheKey(t *testing.T) {
 }
 
 func TestConfigFromEnvBuildsMutualTLSFromTheCertificateVariables(t *testing.T) {
-	certs := WriteTestCerts(t)
+	certs := testcerts.Write(t)
 	cfg, err := ConfigFromEnv(envOf(map[string]string{
 		"TEMPORAL_ADDRESS":                 "temporal.internal:7233",
 		"TEMPORAL_TLS_CLIENT_CERT_PATH":    certs.ClientCertFile,
@@ -145,7 +147,7 @@ func TestConfigFromEnvTakesPayloadKeys(t *testing.T) {
 }
 
 func TestConfigFromEnvRejectsBadConnectionValuesNamingTheVariable(t *testing.T) {
-	certs := WriteTestCerts(t)
+	certs := testcerts.Write(t)
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "not.pem")
 	require.NoError(t, os.WriteFile(notPEM, []byte("not a certificate"), 0o600))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/internal/testcerts"
 )
 
 // tlsFront is what stands in front of a self-hosted or cloud frontend: it
@@ -26,7 +27,7 @@ type tlsFront struct {
 	peer []string // client certificates' common names
 }
 
-func startTLSFront(t *testing.T, certs temporalclient.TestCerts, backend string) *tlsFront {
+func startTLSFront(t *testing.T, certs testcerts.Certs, backend string) *tlsFront {
 	t.Helper()
 	f := &tlsFront{}
 	protocols := new(http.Protocols)
@@ -70,7 +71,7 @@ func (f *tlsFront) seen() (auth, peers []string) {
 
 func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
 	s := devserver.Start(t, devserver.Options{})
-	certs := temporalclient.WriteTestCerts(t)
+	certs := testcerts.Write(t)
 	front := startTLSFront(t, certs, s.Address())
 	cfg, err := temporalclient.ConfigFromEnv(func(k string) string {
 		return map[string]string{
@@ -97,7 +98,7 @@ func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
 
 func TestDialWithoutTheClientCertificateIsRefusedByAnMTLSFrontend(t *testing.T) {
 	s := devserver.Start(t, devserver.Options{})
-	certs := temporalclient.WriteTestCerts(t)
+	certs := testcerts.Write(t)
 	front := startTLSFront(t, certs, s.Address())
 	cfg, err := temporalclient.ConfigFromEnv(func(k string) string {
 		return map[string]string{

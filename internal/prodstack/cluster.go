@@ -1,0 +1,127 @@
+package prodstack
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"maps"
+	"testing"
+
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/payloadcodec"
+	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/internal/testcerts"
+)
+
+// payloadKeyID names the cluster's payload key in every payload it encrypts.
+const payloadKeyID = "prodstack-1"
+
+// Cluster is a running production engine: PostgreSQL, the Temporal server
+// with mTLS on its frontend, and the default namespace with agentrun's
+// search attributes.
+type Cluster struct {
+	server *temporalServer
+	env    map[string]string
+	cfg    temporalclient.Config
+	client client.Client
+}
+
+// Start starts a cluster, or skips or fails t as Require says when this
+// machine lacks what it needs. Everything is stopped when t ends.
+func Start(t testing.TB) *Cluster {
+	t.Helper()
+	tl := requireTools(t)
+	certs := testcerts.Write(t)
+	pg := startPostgres(t, tl)
+	setupSchema(t, tl, pg)
+	sc := newServerConfig(t, pg, tl, certs)
+	root := t.TempDir()
+	if err := sc.write(root); err != nil {
+		t.Fatalf("prodstack: %v", err)
+	}
+	c := &Cluster{server: &temporalServer{binary: tl.server, root: root}}
+	// The variables a deployment sets for the worker, the starter and the
+	// approval server: the production connection path, end to end.
+	c.env = map[string]string{
+		"TEMPORAL_ADDRESS":                 sc.Frontend,
+		"TEMPORAL_NAMESPACE":               temporalclient.DefaultNamespace,
+		"TEMPORAL_TLS_CLIENT_CERT_PATH":    certs.ClientCertFile,
+		"TEMPORAL_TLS_CLIENT_KEY_PATH":     certs.ClientKeyFile,
+		"TEMPORAL_TLS_SERVER_CA_CERT_PATH": certs.CAFile,
+		"AGENTRUN_PAYLOAD_KEYS":            payloadKeyID + ":" + newPayloadKey(),
+	}
+	var err error
+	if c.cfg, err = temporalclient.ConfigFromEnv(lookup(c.env)); err != nil {
+		t.Fatalf("prodstack: the cluster's client variables: %v", err)
+	}
+
+	c.server.start(t)
+	admin := c.server.waitServing(t, c.cfg)
+	registerNamespace(t, admin, c.cfg.Namespace)
+	admin.Close()
+	if c.client, err = temporalclient.Dial(context.Background(), c.cfg, devserver.QuietLogger()); err != nil {
+		t.Fatalf("prodstack: dial the cluster: %v", err)
+	}
+	t.Cleanup(c.client.Close)
+	return c
+}
+
+// ClientEnv is the environment that takes a program to this cluster:
+// TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, the TEMPORAL_TLS_* paths of the
+// client certificate and the CA, and AGENTRUN_PAYLOAD_KEYS.
+func (c *Cluster) ClientEnv() map[string]string { return maps.Clone(c.env) }
+
+// Address is the frontend's host:port.
+func (c *Cluster) Address() string { return c.cfg.Address }
+
+// Client is a client made from ClientEnv by temporalclient, as the
+// programs make theirs: mTLS and the payload codec. It outlives
+// RestartServer; the SDK reconnects.
+func (c *Cluster) Client() client.Client { return c.client }
+
+// PlainClient is a client over the same mTLS connection without the
+// payload keys: what someone who can read the namespace, but holds no key,
+// sees. It is closed when t ends.
+func (c *Cluster) PlainClient(t testing.TB) client.Client {
+	t.Helper()
+	env := c.ClientEnv()
+	delete(env, "AGENTRUN_PAYLOAD_KEYS")
+	cfg, err := temporalclient.ConfigFromEnv(lookup(env))
+	if err != nil {
+		t.Fatalf("prodstack: the client variables without keys: %v", err)
+	}
+	plain, err := temporalclient.Dial(context.Background(), cfg, devserver.QuietLogger())
+	if err != nil {
+		t.Fatalf("prodstack: dial the cluster without keys: %v", err)
+	}
+	t.Cleanup(plain.Close)
+	return plain
+}
+
+// RestartServer stops the Temporal server process (SIGTERM, as an
+// orchestrator would) and starts it again on the same config and database,
+// then waits until its frontend serves the namespace again. It reports
+// whether the server stopped within its grace period rather than being
+// killed.
+func (c *Cluster) RestartServer(t testing.TB) bool {
+	t.Helper()
+	clean := c.server.stop()
+	c.server.start(t)
+	admin := c.server.waitServing(t, c.cfg)
+	defer admin.Close()
+	registerNamespace(t, admin, c.cfg.Namespace)
+	return clean
+}
+
+func newPayloadKey() string {
+	key := make([]byte, payloadcodec.KeySize)
+	// crypto/rand.Read never fails (Go 1.24+).
+	_, _ = rand.Read(key)
+	return base64.StdEncoding.EncodeToString(key)
+}
+
+func lookup(env map[string]string) func(string) string {
+	return func(name string) string { return env[name] }
+}
