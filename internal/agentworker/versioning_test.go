@@ -15,18 +15,19 @@ import (
 
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/runclient"
 	"github.com/agentrun/agentrun/workflows"
 )
 
-// startVersionedWorker starts a worker of build buildID of the deployment
-// on queue, stopped when the test ends, and returns its options.
-func startVersionedWorker(t *testing.T, stack *teststack.Stack, queue string, d agentworker.Deployment) agentworker.WorkerOptions {
+// startVersionedWorker starts a worker of version d on queue, stopped when
+// the test ends, and returns it with its options.
+func startVersionedWorker(t *testing.T, stack *teststack.Stack, queue string, d agentworker.Deployment) (worker.Worker, agentworker.WorkerOptions) {
 	t.Helper()
 	opts := agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout, Deployment: d}
 	w := agentworker.NewWorkerWithOptions(stack.Client(), opts, stack.Activities(nil))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
-	return opts
+	return w, opts
 }
 
 // waitForVersion waits until the server has seen the worker of opts poll
@@ -115,19 +116,19 @@ func TestRunWaitingForApprovalFinishesOnTheBuildThatStartedItAfterANewBuildBecom
 	ctx, cancel := context.WithTimeout(context.Background(), teststack.RunTimeout)
 	defer cancel()
 
-	workerA := startVersionedWorker(t, stack, queue, buildA)
-	routing, err := agentworker.PromoteFirstVersion(ctx, stack.Client(), workerA)
+	workerA, optsA := startVersionedWorker(t, stack, queue, buildA)
+	routing, err := agentworker.PromoteFirstVersion(ctx, stack.Client(), optsA)
 	require.NoError(t, err)
 	require.True(t, routing.Promoted, "the deployment's first version makes itself current")
 	first := stack.StartReview(t, queue)
 	firstAction := stack.WaitForApproval(t, first.GetID())
 
-	workerB := startVersionedWorker(t, stack, queue, buildB)
-	routing, err = agentworker.PromoteFirstVersion(ctx, stack.Client(), workerB)
+	_, optsB := startVersionedWorker(t, stack, queue, buildB)
+	routing, err = agentworker.PromoteFirstVersion(ctx, stack.Client(), optsB)
 	require.NoError(t, err)
 	require.False(t, routing.Promoted, "a later build waits for the operator")
 	require.True(t, routing.Serves(buildA), "new runs still go to build a: %+v", routing)
-	waitForVersion(t, stack.Client(), workerB)
+	waitForVersion(t, stack.Client(), optsB)
 	_, err = stack.Client().WorkerDeploymentClient().GetHandle(buildB.Name).SetCurrentVersion(ctx,
 		client.WorkerDeploymentSetCurrentVersionOptions{BuildID: buildB.BuildID})
 	require.NoError(t, err)
@@ -148,6 +149,20 @@ func TestRunWaitingForApprovalFinishesOnTheBuildThatStartedItAfterANewBuildBecom
 	require.Equal(t, 1, commentsOf(stack, second.GetID()), "the second run posts exactly one comment")
 	require.Len(t, stack.Sandbox().Comments("acme", "widgets", 1), 2)
 	require.Equal(t, worker.WorkerDeploymentVersion{DeploymentName: buildB.Name, BuildID: buildB.BuildID}, *describeCurrent(t, stack.Client(), buildB.Name))
+
+	// A closed run still answers its queries on its own build only, which is
+	// why docs/operations.md keeps a drained build's worker while its runs
+	// are still read.
+	_, err = stack.Snapshot(ctx, first.GetID())
+	require.NoError(t, err, "the closed first run answers while build a polls")
+	workerA.Stop()
+	unreadable, cancelRead := context.WithTimeout(ctx, 3*time.Second)
+	defer cancelRead()
+	_, err = stack.Snapshot(unreadable, first.GetID())
+	require.ErrorIs(t, err, runclient.ErrUnavailable, "no worker of build a is left to answer")
+	snap, err := stack.Snapshot(ctx, second.GetID())
+	require.NoError(t, err)
+	require.Equal(t, workflows.RunCompleted, snap.Run.Status)
 }
 
 func describeCurrent(t *testing.T, c client.Client, name string) *worker.WorkerDeploymentVersion {
