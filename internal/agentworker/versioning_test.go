@@ -172,3 +172,35 @@ func describeCurrent(t *testing.T, c client.Client, name string) *worker.WorkerD
 	require.NotNil(t, desc.Info.RoutingConfig.CurrentVersion, "the deployment has no current version")
 	return desc.Info.RoutingConfig.CurrentVersion
 }
+
+func TestFirstVersionLeavesADeploymentAnOperatorRoutedBackToUnversionedWorkersAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a dev server")
+	}
+	const queue = "versioned-rollback"
+	stack := teststack.Start(t, teststack.Options{TaskQueue: "versioned-rollback-idle"})
+	ctx, cancel := context.WithTimeout(context.Background(), teststack.RunTimeout)
+	defer cancel()
+	_, optsA := startVersionedWorker(t, stack, queue, agentworker.Deployment{Pinned: true, Name: "agentrun-rollback", BuildID: "a"})
+	routing, err := agentworker.PromoteFirstVersion(ctx, stack.Client(), optsA)
+	require.NoError(t, err)
+	require.True(t, routing.Promoted)
+	_, err = stack.Client().WorkerDeploymentClient().GetHandle("agentrun-rollback").SetCurrentVersion(ctx,
+		client.WorkerDeploymentSetCurrentVersionOptions{BuildID: ""})
+	require.NoError(t, err, "route the deployment back to unversioned workers")
+
+	_, optsC := startVersionedWorker(t, stack, queue, agentworker.Deployment{Pinned: true, Name: "agentrun-rollback", BuildID: "c"})
+	routing, err = agentworker.PromoteFirstVersion(ctx, stack.Client(), optsC)
+
+	require.NoError(t, err)
+	require.Equal(t, agentworker.Routing{}, routing, "neither promoted nor current: new runs go to unversioned workers")
+	desc, err := stack.Client().WorkerDeploymentClient().GetHandle("agentrun-rollback").Describe(ctx, client.WorkerDeploymentDescribeOptions{})
+	require.NoError(t, err)
+	require.Nil(t, desc.Info.RoutingConfig.CurrentVersion, "the operator's routing stands")
+}
+
+func TestPromoteFirstVersionRefusesAnUnversionedWorker(t *testing.T) {
+	_, err := agentworker.PromoteFirstVersion(context.Background(), nil, agentworker.WorkerOptions{TaskQueue: "q"})
+
+	require.ErrorContains(t, err, "AGENT_VERSIONING=off")
+}
