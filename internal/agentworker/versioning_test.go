@@ -106,11 +106,8 @@ func commentsOf(stack *teststack.Stack, runID string) int {
 }
 
 func TestRunWaitingForApprovalFinishesOnTheBuildThatStartedItAfterANewBuildBecomesCurrent(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
 	const queue = "versioned-rollout"
-	stack := teststack.Start(t, teststack.Options{TaskQueue: "versioned-rollout-idle"})
+	stack := stackAside(t, queue)
 	buildA := agentworker.Deployment{Pinned: true, Name: "agentrun-rollout", BuildID: "a"}
 	buildB := agentworker.Deployment{Pinned: true, Name: "agentrun-rollout", BuildID: "b"}
 	ctx, cancel := context.WithTimeout(context.Background(), teststack.RunTimeout)
@@ -174,11 +171,8 @@ func describeCurrent(t *testing.T, c client.Client, name string) *worker.WorkerD
 }
 
 func TestFirstVersionLeavesADeploymentAnOperatorRoutedBackToUnversionedWorkersAlone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
 	const queue = "versioned-rollback"
-	stack := teststack.Start(t, teststack.Options{TaskQueue: "versioned-rollback-idle"})
+	stack := stackAside(t, queue)
 	ctx, cancel := context.WithTimeout(context.Background(), teststack.RunTimeout)
 	defer cancel()
 	_, optsA := startVersionedWorker(t, stack, queue, agentworker.Deployment{Pinned: true, Name: "agentrun-rollback", BuildID: "a"})
