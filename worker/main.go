@@ -95,9 +95,10 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker on task queue %s: %w", cfg.TaskQueue, err)
 	}
-	logger.Info("worker started", append(append(cfg.Temporal.LogAttrs(),
+	started := append(cfg.Temporal.LogAttrs(),
 		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider,
-		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin), deploymentAttrs(cfg.Deployment)...)...)
+		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)
+	logger.Info("worker started", append(started, deploymentAttrs(cfg.Deployment)...)...)
 	if cfg.Deployment.Pinned {
 		promote(ctx, c, cfg.WorkerOptions(), logger)
 	}
@@ -129,7 +130,7 @@ func promote(ctx context.Context, c client.Client, opts agentworker.WorkerOption
 	setCurrent := fmt.Sprintf("temporal worker deployment set-current-version --deployment-name %s --build-id %s", d.Name, d.BuildID)
 	routing, err := agentworker.PromoteFirstVersion(ctx, c, opts)
 	switch {
-	case err != nil && errors.Is(err, context.Canceled):
+	case errors.Is(err, context.Canceled):
 		// Stopping before the server registered the version.
 	case err != nil:
 		logger.Warn("could not check this build's place in its deployment; it gets new runs only once it is the current version",
