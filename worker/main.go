@@ -2,9 +2,9 @@
 // workflow and its activities until SIGINT or SIGTERM, then lets the
 // activities in flight finish for up to AGENT_STOP_TIMEOUT (30s) before
 // cancelling them, so that a deploy does not leave a comment half posted
-// for the run to reconcile. It polls as one version of its Worker Deployment
-// (AGENT_VERSIONING, AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID), so each run
-// stays on the build that started it. Configuration comes
+// for the run to reconcile. With AGENT_VERSIONING=pinned it polls as one
+// version of its Worker Deployment (AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID),
+// so each run stays on the build that started it. Configuration comes
 // from the environment (see internal/agentworker.Config); a bad value stops
 // it at start-up with exit code 2.
 package main

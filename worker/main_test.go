@@ -137,6 +137,7 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 			"AGENT_TASK_QUEUE":   "worker-main-test",
 			"GITHUB_API_URL":     api,
 			"AGENT_STOP_TIMEOUT": "45s",
+			"AGENT_VERSIONING":   "pinned",
 			"AGENT_BUILD_ID":     "main-test",
 		}), &logs)
 	}()

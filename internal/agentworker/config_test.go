@@ -20,11 +20,7 @@ func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
 	cfg, err := ConfigFromEnv(envOf(nil))
 
 	require.NoError(t, err)
-	buildID, err := BuildID()
-	require.NoError(t, err)
-	require.NotEmpty(t, buildID)
 	require.Equal(t, Config{
-		Deployment:    Deployment{Pinned: true, Name: "agentrun", BuildID: buildID},
 		Temporal:      temporalclient.Config{Address: "localhost:7233", Namespace: "default"},
 		TaskQueue:     "agent-runs",
 		ModelProvider: "offline",
@@ -68,6 +64,17 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		Telemetry:      telemetry.Config{MetricsAddr: ":9464", OTLPEndpoint: "http://otel-collector:4317", ServiceName: "reviewer"},
 		Deployment:     Deployment{Pinned: true, Name: "reviews", BuildID: "v1.4.2"},
 	}, cfg)
+}
+
+func TestConfigFromEnvPinnedWithoutABuildIDTakesTheBinarysOwn(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{"AGENT_VERSIONING": "pinned"}))
+
+	require.NoError(t, err)
+	buildID, err := BuildID()
+	require.NoError(t, err)
+	require.NotEmpty(t, buildID)
+	require.Equal(t, Deployment{Pinned: true, Name: "agentrun", BuildID: buildID}, cfg.Deployment)
+	require.Equal(t, WorkerOptions{TaskQueue: "agent-runs", StopTimeout: DefaultStopTimeout, Deployment: cfg.Deployment}, cfg.WorkerOptions())
 }
 
 func TestConfigFromEnvWithVersioningOffIsUnversioned(t *testing.T) {

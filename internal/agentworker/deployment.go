@@ -22,6 +22,14 @@ const (
 	VersioningOff = "off"
 )
 
+// DefaultVersioning is off: pinning is safe only where a deploy runs the
+// new build beside the old one until the old one's runs have ended. A
+// deploy that replaces the workers (`docker compose up --build`, a rolling
+// update) would strand every run waiting for approval on a build that no
+// longer runs, where unversioned they replay on the new code, which the
+// replay corpus checks.
+const DefaultVersioning = VersioningOff
+
 // DefaultDeploymentName is the Worker Deployment when AGENT_DEPLOYMENT_NAME is unset.
 const DefaultDeploymentName = "agentrun"
 
@@ -43,36 +51,37 @@ type Deployment struct {
 	BuildID string
 }
 
-// deploymentFromEnv reads the versioning variables; the build ID is worked
-// out only when versioning is on, so that an unversioned worker never reads
-// its own executable.
+// deploymentFromEnv reads the versioning variables. Each one set is checked
+// even when versioning is off, so that a bad value fails the deploy that sets
+// it rather than the later one that turns versioning on; the binary's own
+// build ID is worked out only when it is needed.
 func deploymentFromEnv(getenv func(string) string) (Deployment, error) {
-	switch mode := orDefault(getenv("AGENT_VERSIONING"), VersioningPinned); mode {
-	case VersioningOff:
-		return Deployment{}, nil
-	case VersioningPinned:
-	default:
+	mode := orDefault(getenv("AGENT_VERSIONING"), DefaultVersioning)
+	if mode != VersioningPinned && mode != VersioningOff {
 		return Deployment{}, fmt.Errorf("AGENT_VERSIONING: %q is neither %s nor %s", mode, VersioningPinned, VersioningOff)
 	}
-	d := Deployment{Pinned: true, Name: orDefault(getenv("AGENT_DEPLOYMENT_NAME"), DefaultDeploymentName)}
+	d := Deployment{Pinned: mode == VersioningPinned, Name: orDefault(getenv("AGENT_DEPLOYMENT_NAME"), DefaultDeploymentName)}
 	if err := checkDeploymentField(d.Name); err != nil {
 		return Deployment{}, fmt.Errorf("AGENT_DEPLOYMENT_NAME: %w", err)
 	}
-	// The server joins the two as name.buildID in older APIs and search
-	// attributes; a dot in the name would make that ambiguous, so it refuses one.
+	// The server joins the two as name.buildID in older APIs; a dot in the
+	// name would make that ambiguous, so it refuses one.
 	if strings.Contains(d.Name, ".") {
 		return Deployment{}, fmt.Errorf("AGENT_DEPLOYMENT_NAME: %q contains a dot, which Temporal reserves", d.Name)
 	}
 	d.BuildID = getenv("AGENT_BUILD_ID")
+	if err := checkDeploymentField(d.BuildID); err != nil {
+		return Deployment{}, fmt.Errorf("AGENT_BUILD_ID: %w", err)
+	}
+	if !d.Pinned {
+		return Deployment{}, nil
+	}
 	if d.BuildID == "" {
 		id, err := BuildID()
 		if err != nil {
 			return Deployment{}, fmt.Errorf("AGENT_BUILD_ID: unset, and this binary's own could not be worked out: %w", err)
 		}
 		d.BuildID = id
-	}
-	if err := checkDeploymentField(d.BuildID); err != nil {
-		return Deployment{}, fmt.Errorf("AGENT_BUILD_ID: %w", err)
 	}
 	return d, nil
 }

@@ -106,10 +106,7 @@ start_sandbox() {
 
 start_worker() {
   running worker && { echo "worker already running (pid $(<"$(pidfile worker)"))"; return; }
-  # Unversioned in dev: each `make up` replaces the last worker, and a run
-  # pinned to yesterday's build would wait for a worker of that build that
-  # never comes back. AGENT_VERSIONING=pinned tries versioning here too.
-  launch worker env AGENT_VERSIONING="${AGENT_VERSIONING:-off}" "$BIN/worker"
+  launch worker "$BIN/worker"
   wait_ready worker grep -q '"worker started"\|msg="worker started"' "$(logfile worker)"
 }
 
