@@ -130,8 +130,8 @@ func promote(ctx context.Context, c client.Client, opts agentworker.WorkerOption
 	setCurrent := fmt.Sprintf("temporal worker deployment set-current-version --deployment-name %s --build-id %s", d.Name, d.BuildID)
 	routing, err := agentworker.PromoteFirstVersion(ctx, c, opts)
 	switch {
-	case errors.Is(err, context.Canceled):
-		// Stopping before the server registered the version.
+	case err != nil && errors.Is(ctx.Err(), context.Canceled):
+		// Stopping before the server registered the version: not a failure.
 	case err != nil:
 		logger.Warn("could not check this build's place in its deployment; it gets new runs only once it is the current version",
 			"err", err, "setCurrent", setCurrent)
