@@ -2,7 +2,9 @@
 // workflow and its activities until SIGINT or SIGTERM, then lets the
 // activities in flight finish for up to AGENT_STOP_TIMEOUT (30s) before
 // cancelling them, so that a deploy does not leave a comment half posted
-// for the run to reconcile. Configuration comes
+// for the run to reconcile. With AGENT_VERSIONING=pinned it polls as one
+// version of its Worker Deployment (AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID),
+// so each run stays on the build that started it. Configuration comes
 // from the environment (see internal/agentworker.Config); a bad value stops
 // it at start-up with exit code 2.
 package main
@@ -19,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/activities"
@@ -89,18 +92,65 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	}
 	defer c.Close()
 
-	w := agentworker.NewWorker(c, cfg.TaskQueue, cfg.StopTimeout, acts)
+	w := agentworker.NewWorkerWithOptions(c, cfg.WorkerOptions(), acts)
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker on task queue %s: %w", cfg.TaskQueue, err)
 	}
-	logger.Info("worker started", append(cfg.Temporal.LogAttrs(),
+	started := append(cfg.Temporal.LogAttrs(),
 		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider,
-		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)...)
+		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)
+	logger.Info("worker started", append(started, deploymentAttrs(cfg.Deployment)...)...)
+	if cfg.Deployment.Pinned {
+		promote(ctx, c, cfg.WorkerOptions(), logger)
+	}
 	<-ctx.Done()
 	logger.Info("stopping: finishing the tasks in hand", "stopTimeout", cfg.StopTimeout)
 	w.Stop()
 	logger.Info("worker stopped")
 	return nil
+}
+
+func deploymentAttrs(d agentworker.Deployment) []any {
+	if !d.Pinned {
+		return []any{"versioning", agentworker.VersioningOff}
+	}
+	return []any{"versioning", agentworker.VersioningPinned, "deploymentName", d.Name, "buildId", d.BuildID}
+}
+
+// promoteTimeout bounds the wait for the server to register a new version.
+const promoteTimeout = time.Minute
+
+// promote makes the worker's version current if its deployment has never had
+// one, and says where new runs go. Nothing here stops the worker: one that
+// is not current still serves the runs pinned to its build, and an operator
+// may promote it at any time.
+func promote(ctx context.Context, c client.Client, opts agentworker.WorkerOptions, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, promoteTimeout)
+	defer cancel()
+	d := opts.Deployment
+	setCurrent := fmt.Sprintf("temporal worker deployment set-current-version --deployment-name %s --build-id %s", d.Name, d.BuildID)
+	routing, err := agentworker.PromoteFirstVersion(ctx, c, opts)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.Canceled):
+		// Stopping before the server registered the version: not a failure.
+	case err != nil:
+		logger.Warn("could not check this build's place in its deployment; it gets new runs only once it is the current version",
+			"err", err, "setCurrent", setCurrent)
+	case routing.Promoted:
+		logger.Info("this build is the current version: the deployment had none", "deploymentName", d.Name, "buildId", d.BuildID)
+	case routing.Serves(d):
+		logger.Info("this build is the current version", "deploymentName", d.Name, "buildId", d.BuildID)
+	default:
+		logger.Info("this build serves the runs pinned to it; new runs go to the current version until an operator promotes it",
+			"current", currentBuild(routing), "setCurrent", setCurrent)
+	}
+}
+
+func currentBuild(r agentworker.Routing) string {
+	if r.Current == nil {
+		return "unversioned workers"
+	}
+	return r.Current.BuildID
 }
 
 // closeTelemetry flushes the last spans and counts once the worker has stopped.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -32,6 +33,9 @@ func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		{map[string]string{"AGENT_ALLOWED_REPOS": "acme/widgets,acme"}, "AGENT_ALLOWED_REPOS"},
 		{map[string]string{"GITHUB_BOT_LOGIN": "agent bot"}, "GITHUB_BOT_LOGIN"},
 		{map[string]string{"AGENT_STOP_TIMEOUT": "soon"}, "AGENT_STOP_TIMEOUT"},
+		{map[string]string{"AGENT_VERSIONING": "on"}, "AGENT_VERSIONING"},
+		{map[string]string{"AGENT_DEPLOYMENT_NAME": "agentrun.prod"}, "AGENT_DEPLOYMENT_NAME"},
+		{map[string]string{"AGENT_BUILD_ID": "build 7"}, "AGENT_BUILD_ID"},
 		{map[string]string{"TEMPORAL_TLS_CLIENT_CERT_PATH": "/no/such/cert.pem"}, "TEMPORAL_TLS_CLIENT_CERT_PATH"},
 		{map[string]string{"TEMPORAL_PROFILE": "prod", "TEMPORAL_CONFIG_FILE": "/dev/null"}, "TEMPORAL_PROFILE"},
 		{map[string]string{"AGENTRUN_PAYLOAD_KEYS": "k1"}, "AGENTRUN_PAYLOAD_KEYS"},
@@ -133,6 +137,8 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 			"AGENT_TASK_QUEUE":   "worker-main-test",
 			"GITHUB_API_URL":     api,
 			"AGENT_STOP_TIMEOUT": "45s",
+			"AGENT_VERSIONING":   "pinned",
+			"AGENT_BUILD_ID":     "main-test",
 		}), &logs)
 	}()
 
@@ -140,6 +146,11 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 		resp, err := server.Client().DescribeTaskQueue(context.Background(), "worker-main-test", enumspb.TASK_QUEUE_TYPE_WORKFLOW)
 		return err == nil && len(resp.GetPollers()) > 0
 	}, 30*time.Second, 50*time.Millisecond, "the worker never polled its task queue")
+	require.Eventually(t, func() bool {
+		desc, err := server.Client().WorkerDeploymentClient().GetHandle("agentrun").Describe(context.Background(), client.WorkerDeploymentDescribeOptions{})
+		current := desc.Info.RoutingConfig.CurrentVersion
+		return err == nil && current != nil && current.BuildID == "main-test"
+	}, 30*time.Second, 50*time.Millisecond, "the first version of a new deployment never made itself current")
 	cancel()
 
 	select {
@@ -150,4 +161,6 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	}
 	require.Contains(t, logs.String(), `msg="stopping: finishing the tasks in hand" stopTimeout=45s`,
 		"an idle worker stops at once; the timeout only bounds activities in flight")
+	require.Contains(t, logs.String(), `versioning=pinned deploymentName=agentrun buildId=main-test`)
+	require.Contains(t, logs.String(), `msg="this build is the current version: the deployment had none" deploymentName=agentrun buildId=main-test`)
 }

@@ -63,6 +63,9 @@ type Config struct {
 	StopTimeout time.Duration
 	// Telemetry is METRICS_ADDR and the OTEL_* variables.
 	Telemetry telemetry.Config
+	// Deployment is the Worker Deployment Version the worker polls as; the
+	// zero value (AGENT_VERSIONING=off) is unversioned.
+	Deployment Deployment
 }
 
 // ServiceName names the worker in its spans unless OTEL_SERVICE_NAME does.
@@ -87,7 +90,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if err != nil {
 		return Config{}, err
 	}
+	deployment, err := deploymentFromEnv(getenv)
+	if err != nil {
+		return Config{}, err
+	}
 	cfg := Config{
+		Deployment:     deployment,
 		Telemetry:      tel,
 		Temporal:       temporalCfg,
 		TaskQueue:      orDefault(getenv("AGENT_TASK_QUEUE"), api.DefaultTaskQueue),

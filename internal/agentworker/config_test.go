@@ -45,6 +45,9 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		"METRICS_ADDR":                ":9464",
 		"OTEL_EXPORTER_OTLP_ENDPOINT": "http://otel-collector:4317",
 		"OTEL_SERVICE_NAME":           "reviewer",
+		"AGENT_VERSIONING":            "pinned",
+		"AGENT_DEPLOYMENT_NAME":       "reviews",
+		"AGENT_BUILD_ID":              "v1.4.2",
 	}))
 
 	require.NoError(t, err)
@@ -59,7 +62,27 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		LogFormat:      "json",
 		StopTimeout:    2 * time.Minute,
 		Telemetry:      telemetry.Config{MetricsAddr: ":9464", OTLPEndpoint: "http://otel-collector:4317", ServiceName: "reviewer"},
+		Deployment:     Deployment{Pinned: true, Name: "reviews", BuildID: "v1.4.2"},
 	}, cfg)
+}
+
+func TestConfigFromEnvPinnedWithoutABuildIDTakesTheBinarysOwn(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{"AGENT_VERSIONING": "pinned"}))
+
+	require.NoError(t, err)
+	buildID, err := BuildID()
+	require.NoError(t, err)
+	require.NotEmpty(t, buildID)
+	require.Equal(t, Deployment{Pinned: true, Name: "agentrun", BuildID: buildID}, cfg.Deployment)
+	require.Equal(t, WorkerOptions{TaskQueue: "agent-runs", StopTimeout: DefaultStopTimeout, Deployment: cfg.Deployment}, cfg.WorkerOptions())
+}
+
+func TestConfigFromEnvWithVersioningOffIsUnversioned(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{"AGENT_VERSIONING": "off", "AGENT_BUILD_ID": "v1.4.2"}))
+
+	require.NoError(t, err)
+	require.Equal(t, Deployment{}, cfg.Deployment)
+	require.Equal(t, WorkerOptions{TaskQueue: "agent-runs", StopTimeout: DefaultStopTimeout}, cfg.WorkerOptions())
 }
 
 func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
@@ -90,6 +113,14 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"AGENT_STOP_TIMEOUT", "30"},
 		{"AGENT_STOP_TIMEOUT", "soon"},
 		{"AGENT_STOP_TIMEOUT", "-1s"},
+		{"AGENT_VERSIONING", "on"},
+		{"AGENT_VERSIONING", "Pinned"},
+		{"AGENT_DEPLOYMENT_NAME", "agent run"},
+		{"AGENT_DEPLOYMENT_NAME", "agentrun.prod"},
+		{"AGENT_DEPLOYMENT_NAME", strings.Repeat("d", 256)},
+		{"AGENT_BUILD_ID", "v1.4.2\n"},
+		{"AGENT_BUILD_ID", "build 7"},
+		{"AGENT_BUILD_ID", strings.Repeat("b", 256)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {

@@ -11,7 +11,14 @@ import (
 
 // Register puts the AgentRun workflow (under its wire name) and every method
 // of acts on a worker or a test environment.
+//
+// AgentRun is pinned: on a versioned worker, a run stays on the build that
+// started it, so a run that waits a day for approval is never replayed on
+// code deployed in the meantime. An unversioned worker ignores the behaviour.
 func Register(w worker.Registry, acts *activities.Activities) {
-	w.RegisterWorkflowWithOptions(workflows.AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
+	w.RegisterWorkflowWithOptions(workflows.AgentRun, workflow.RegisterOptions{
+		Name:               api.WorkflowName,
+		VersioningBehavior: workflow.VersioningBehaviorPinned,
+	})
 	w.RegisterActivity(acts)
 }

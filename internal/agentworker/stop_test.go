@@ -31,14 +31,21 @@ func createArrival(t *testing.T, sandbox *ghsandbox.Server) time.Time {
 	return at
 }
 
-func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t *testing.T) {
+// stackAside starts a stack whose own worker polls another queue than
+// queue, so that the runs a test starts on queue meet only the workers the
+// test starts and stops; it skips the test in -short mode.
+func stackAside(t *testing.T, queue string) *teststack.Stack {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a dev server")
 	}
+	return teststack.Start(t, teststack.Options{TaskQueue: queue + "-idle"})
+}
+
+func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t *testing.T) {
 	const queue = "graceful-stop"
-	// The stack's own worker polls another queue: the run must meet only
-	// the worker this test stops, then the one it starts after.
-	stack := teststack.Start(t, teststack.Options{TaskQueue: "graceful-stop-idle"})
+	// The run meets only the worker this test stops, then the one it starts after.
+	stack := stackAside(t, queue)
 	stopping := agentworker.NewWorker(stack.Client(), queue, agentworker.DefaultStopTimeout, stack.Activities(nil))
 	require.NoError(t, stopping.Start())
 	t.Cleanup(stopping.Stop)

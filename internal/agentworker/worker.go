@@ -62,7 +62,7 @@ func New(ctx context.Context, c client.Client, cfg Config) (worker.Worker, error
 	if err := Identify(ctx, acts); err != nil {
 		return nil, err
 	}
-	return NewWorker(c, cfg.TaskQueue, cfg.StopTimeout, acts), nil
+	return NewWorkerWithOptions(c, cfg.WorkerOptions(), acts), nil
 }
 
 // NewWithActivities is New with activities the caller built, for tests that
@@ -77,7 +77,36 @@ func NewWithActivities(c client.Client, taskQueue string, acts *activities.Activ
 // a cancelled GitHub call may or may not have happened, and the run would
 // have to reconcile it. Activities without a conversation store get one over c.
 func NewWorker(c client.Client, taskQueue string, stopTimeout time.Duration, acts *activities.Activities) worker.Worker {
-	w := worker.New(c, taskQueue, worker.Options{WorkerStopTimeout: stopTimeout})
+	return NewWorkerWithOptions(c, WorkerOptions{TaskQueue: taskQueue, StopTimeout: stopTimeout}, acts)
+}
+
+// WorkerOptions are a worker's settings besides its activities.
+type WorkerOptions struct {
+	TaskQueue string
+	// StopTimeout is how long Stop lets activities in flight finish.
+	StopTimeout time.Duration
+	// Deployment is the version the worker polls as; the zero value is an
+	// unversioned worker.
+	Deployment Deployment
+}
+
+// WorkerOptions are the worker settings of cfg.
+func (c Config) WorkerOptions() WorkerOptions {
+	return WorkerOptions{TaskQueue: c.TaskQueue, StopTimeout: c.StopTimeout, Deployment: c.Deployment}
+}
+
+// NewWorkerWithOptions is NewWorker with a Worker Deployment Version: a
+// versioned worker takes only the tasks of runs pinned to its version, and
+// of new runs once its version is the deployment's current one (see
+// PromoteFirstVersion).
+func NewWorkerWithOptions(c client.Client, opts WorkerOptions, acts *activities.Activities) worker.Worker {
+	w := worker.New(c, opts.TaskQueue, worker.Options{
+		WorkerStopTimeout: opts.StopTimeout,
+		DeploymentOptions: worker.DeploymentOptions{
+			UseVersioning: opts.Deployment.Pinned,
+			Version:       opts.Deployment.version(),
+		},
+	})
 	Register(w, WithConversationStore(c, acts))
 	return w
 }

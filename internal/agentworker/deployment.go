@@ -1,0 +1,165 @@
+package agentworker
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"go.temporal.io/sdk/worker"
+)
+
+// Versioning modes AGENT_VERSIONING accepts.
+const (
+	// VersioningPinned makes the worker one version of a Worker Deployment,
+	// and every AgentRun it starts stays on that version until it ends.
+	VersioningPinned = "pinned"
+	// VersioningOff is the unversioned worker: every run's next task goes to
+	// whichever worker polls, so it replays on the newest code.
+	VersioningOff = "off"
+)
+
+// DefaultVersioning is off: pinning is safe only where a deploy runs the
+// new build beside the old one until the old one's runs have ended. A
+// deploy that replaces the workers (`docker compose up --build`, a rolling
+// update) would strand every run waiting for approval on a build that no
+// longer runs, where unversioned they replay on the new code, which the
+// replay corpus checks.
+const DefaultVersioning = VersioningOff
+
+// DefaultDeploymentName is the Worker Deployment when AGENT_DEPLOYMENT_NAME is unset.
+const DefaultDeploymentName = "agentrun"
+
+// maxDeploymentField is the server's limit on a deployment name and on a
+// build ID.
+const maxDeploymentField = 255
+
+// Deployment is the Worker Deployment Version a worker polls as
+// (AGENT_VERSIONING, AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID). The zero value
+// is an unversioned worker.
+type Deployment struct {
+	// Pinned turns versioning on: AgentRun is registered pinned, so a run
+	// that waits a day for approval finishes on the code that started it.
+	Pinned bool
+	// Name is the Worker Deployment: every build of agentrun that serves the
+	// same task queue shares it.
+	Name string
+	// BuildID tells this build from the others; see BuildID.
+	BuildID string
+}
+
+// deploymentFromEnv reads the versioning variables. Each one set is checked
+// even when versioning is off, so that a bad value fails the deploy that sets
+// it rather than the later one that turns versioning on; the binary's own
+// build ID is worked out only when it is needed.
+func deploymentFromEnv(getenv func(string) string) (Deployment, error) {
+	mode := orDefault(getenv("AGENT_VERSIONING"), DefaultVersioning)
+	if mode != VersioningPinned && mode != VersioningOff {
+		return Deployment{}, fmt.Errorf("AGENT_VERSIONING: %q is neither %s nor %s", mode, VersioningPinned, VersioningOff)
+	}
+	d := Deployment{Pinned: mode == VersioningPinned, Name: orDefault(getenv("AGENT_DEPLOYMENT_NAME"), DefaultDeploymentName)}
+	if err := checkDeploymentField(d.Name); err != nil {
+		return Deployment{}, fmt.Errorf("AGENT_DEPLOYMENT_NAME: %w", err)
+	}
+	// The server joins the two as name.buildID in older APIs; a dot in the
+	// name would make that ambiguous, so it refuses one.
+	if strings.Contains(d.Name, ".") {
+		return Deployment{}, fmt.Errorf("AGENT_DEPLOYMENT_NAME: %q contains a dot, which Temporal reserves", d.Name)
+	}
+	d.BuildID = getenv("AGENT_BUILD_ID")
+	if err := checkDeploymentField(d.BuildID); err != nil {
+		return Deployment{}, fmt.Errorf("AGENT_BUILD_ID: %w", err)
+	}
+	if !d.Pinned {
+		return Deployment{}, nil
+	}
+	if d.BuildID == "" {
+		id, err := BuildID()
+		if err != nil {
+			return Deployment{}, fmt.Errorf("AGENT_BUILD_ID: unset, and this binary's own could not be worked out: %w", err)
+		}
+		d.BuildID = id
+	}
+	return d, nil
+}
+
+func checkDeploymentField(v string) error {
+	if strings.ContainsFunc(v, isSpaceOrControl) {
+		return fmt.Errorf("%q contains whitespace", v)
+	}
+	if len(v) > maxDeploymentField {
+		return fmt.Errorf("%d bytes, more than Temporal's %d", len(v), maxDeploymentField)
+	}
+	return nil
+}
+
+// BuildID is this binary's build ID when AGENT_BUILD_ID does not set one:
+// what BuildIDFromInfo finds in its build info, or else a digest of the
+// executable, which differs whenever the code does.
+func BuildID() (string, error) {
+	info, _ := debug.ReadBuildInfo()
+	if id := BuildIDFromInfo(info); id != "" {
+		return id, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the executable to digest: %w", err)
+	}
+	return executableDigest(exe)
+}
+
+// BuildIDFromInfo is the VCS revision the go command stamped into the binary,
+// with "+dirty" when the tree had uncommitted changes, or else the module
+// version of a `go install …@version`. It is empty when the build info has
+// neither: a build outside a git checkout (a Docker build without .git) or
+// with -buildvcs=false.
+func BuildIDFromInfo(info *debug.BuildInfo) string {
+	if info == nil {
+		return ""
+	}
+	var revision string
+	var modified bool
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	switch {
+	case revision != "" && modified:
+		return revision + "+dirty"
+	case revision != "":
+		return revision
+	case info.Main.Version != "" && info.Main.Version != "(devel)":
+		return info.Main.Version
+	}
+	return ""
+}
+
+// executableDigest names a build by its bytes: a reproducible build of the
+// same code gets the same ID, and any change to the code another.
+func executableDigest(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("open the executable to digest: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("digest the executable %s: %w", path, err)
+	}
+	return "sha256-" + hex.EncodeToString(h.Sum(nil))[:16], nil
+}
+
+// version is d as the SDK takes it; the zero version for an unversioned worker.
+func (d Deployment) version() worker.WorkerDeploymentVersion {
+	if !d.Pinned {
+		return worker.WorkerDeploymentVersion{}
+	}
+	return worker.WorkerDeploymentVersion{DeploymentName: d.Name, BuildID: d.BuildID}
+}
