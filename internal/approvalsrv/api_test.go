@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
@@ -79,7 +80,7 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	now := strconv.FormatInt(testNow.Unix(), 10)
 	sign := func(secret, timestamp string, body []byte) string {
-		return Sign([]byte(secret), timestamp, http.MethodPost, decisionPath, body)
+		return auth.Sign([]byte(secret), timestamp, http.MethodPost, decisionPath, body)
 	}
 	good := sign(testSecret, now, body)
 	cases := map[string]struct{ timestamp, signature string }{
@@ -104,9 +105,9 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 			if signature == "" && name != "no signature header" && name != "empty signature" {
 				signature = sign(testSecret, c.timestamp, body)
 			}
-			headers := map[string]string{"Content-Type": "application/json", HeaderTimestamp: c.timestamp}
+			headers := map[string]string{"Content-Type": "application/json", auth.HeaderTimestamp: c.timestamp}
 			if name != "no signature header" {
-				headers[HeaderSignature] = signature
+				headers[auth.HeaderSignature] = signature
 			}
 
 			resp := h.post(decisionPath, body, headers)

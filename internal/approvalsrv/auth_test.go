@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // A signature binds the method and the path: a request captured on its way to
@@ -64,13 +65,13 @@ func TestSignatureDifferingOnlyInItsLastByteAnswers401(t *testing.T) {
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	headers := signedHeaders(http.MethodPost, decisionPath, body, testNow)
 	headers["Content-Type"] = "application/json"
-	good := headers[HeaderSignature]
+	good := headers[auth.HeaderSignature]
 	last := good[len(good)-1]
 	flipped := byte('0')
 	if last == '0' {
 		flipped = '1'
 	}
-	headers[HeaderSignature] = good[:len(good)-1] + string(flipped)
+	headers[auth.HeaderSignature] = good[:len(good)-1] + string(flipped)
 
 	resp := h.post(decisionPath, body, headers)
 
@@ -304,4 +305,16 @@ func TestRunPageEventStreamIsTheRunsEvents(t *testing.T) {
 	var ev api.Event
 	require.NoError(t, json.Unmarshal([]byte(messages[0].data), &ev))
 	require.EqualValues(t, 1, ev.Sequence)
+}
+
+// The window is symmetric: a caller whose clock runs exactly five minutes
+// ahead is inside it, as one exactly five minutes behind is.
+func TestSignedDecisionFromAClockExactlyFiveMinutesAheadIsAccepted(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", waitingRun())
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow.Add(auth.MaxSkew))
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Len(t, h.runs.approvalSignals(), 1)
 }

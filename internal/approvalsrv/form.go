@@ -57,7 +57,7 @@ func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, act
 	if err := r.ParseForm(); err != nil {
 		return refused(http.StatusBadRequest, "could not read the form"), false
 	}
-	if !s.csrf.valid(r, r.PostForm.Get("csrf")) {
+	if !s.csrf.Valid(r, r.PostForm.Get("csrf")) {
 		return refused(http.StatusForbidden, staleFormMessage), true
 	}
 	approver := s.viewer(r).Identity

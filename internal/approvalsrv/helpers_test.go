@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 const testSecret = "test-approval-secret-0123456789abcdef"
@@ -108,13 +108,14 @@ func (h *harness) signedPostAs(path, contentType string, body []byte, ts time.Ti
 	return h.post(path, body, headers)
 }
 
-// signedHeaders are the signature headers of a request to path (which must
-// be escaped as it goes on the wire) made at ts.
-func signedHeaders(method, path string, body []byte, ts time.Time) map[string]string {
-	stamp := strconv.FormatInt(ts.Unix(), 10)
+// signedHeaders are the signature headers of a request to target (its
+// path, escaped as it goes on the wire, and its query) made at ts.
+func signedHeaders(method, target string, body []byte, ts time.Time) map[string]string {
+	req := httptest.NewRequest(method, target, nil)
+	auth.SignRequest(req, []byte(testSecret), body, ts)
 	return map[string]string{
-		HeaderTimestamp: stamp,
-		HeaderSignature: Sign([]byte(testSecret), stamp, method, path, body),
+		auth.HeaderTimestamp: req.Header.Get(auth.HeaderTimestamp),
+		auth.HeaderSignature: req.Header.Get(auth.HeaderSignature),
 	}
 }
 
@@ -131,8 +132,7 @@ func (h *harness) get(path string, headers map[string]string) *http.Response {
 	h.t.Helper()
 	all := map[string]string{}
 	if strings.HasPrefix(path, "/v1/") {
-		urlPath, _, _ := strings.Cut(path, "?")
-		maps.Copy(all, signedHeaders(http.MethodGet, urlPath, nil, testNow))
+		maps.Copy(all, signedHeaders(http.MethodGet, path, nil, testNow))
 	} else if name := h.server.cfg.IdentityHeader; name != "" {
 		all[name] = viewerLogin
 	}

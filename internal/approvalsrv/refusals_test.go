@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
@@ -50,15 +51,15 @@ func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.
 		want    int
 	}{
 		"bad signature": {string(body), map[string]string{
-			"Content-Type": "application/json", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte("not-the-secret-0123456789"), stamp, http.MethodPost, decisionPath, body),
+			"Content-Type": "application/json", auth.HeaderTimestamp: stamp, auth.HeaderSignature: auth.Sign([]byte("not-the-secret-0123456789"), stamp, http.MethodPost, decisionPath, body),
 		}, http.StatusUnauthorized},
-		"no signature":   {string(body), map[string]string{"Content-Type": "application/json", HeaderTimestamp: stamp}, http.StatusUnauthorized},
+		"no signature":   {string(body), map[string]string{"Content-Type": "application/json", auth.HeaderTimestamp: stamp}, http.StatusUnauthorized},
 		"malformed body": {`{"decision":"approve","approver":"mallory"}`, nil, http.StatusBadRequest},
 		"unknown field":  {`{"decision":"approve","approver":"mallory","requestId":"r","x":1}`, nil, http.StatusBadRequest},
 		"too large": {string(decisionBody(t, "reject", "mallory", strings.Repeat("x", 64<<10), "req-1")), nil,
 			http.StatusRequestEntityTooLarge},
 		"not JSON": {string(body), map[string]string{
-			"Content-Type": "text/plain", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, http.MethodPost, decisionPath, body),
+			"Content-Type": "text/plain", auth.HeaderTimestamp: stamp, auth.HeaderSignature: auth.Sign([]byte(testSecret), stamp, http.MethodPost, decisionPath, body),
 		}, http.StatusUnsupportedMediaType},
 	}
 	for name, c := range cases {

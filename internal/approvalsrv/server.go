@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // Limits of the server.
@@ -31,6 +33,9 @@ type Options struct {
 	Now func() time.Time
 	// EventPollInterval is how often an SSE stream asks the run for new events.
 	EventPollInterval time.Duration
+	// Codec, when set, is served at /codec/ (the payload codec endpoint,
+	// which checks its own bearer token; see routes.go).
+	Codec http.Handler
 }
 
 // Server serves the approval API, webhook and pages.
@@ -46,8 +51,9 @@ type Server struct {
 	deliveries     *answerMemo
 	refusals       *refusalLog
 	refusalSignals *refusalSignalBudget
-	csrf           *csrfGuard
+	csrf           *auth.CSRFGuard
 	pages          *pageTemplates
+	codec          http.Handler
 }
 
 // New builds a Server. Permissions may be nil only when every run names its
@@ -65,7 +71,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	if opts.EventPollInterval <= 0 {
 		opts.EventPollInterval = defaultEventPoll
 	}
-	csrf, err := newCSRFGuard(cfg.Secret)
+	csrf, err := auth.NewCSRFGuard(cfg.Secret)
 	if err != nil {
 		return nil, fmt.Errorf("approval server: %w", err)
 	}
@@ -87,44 +93,8 @@ func New(cfg Config, opts Options) (*Server, error) {
 		refusalSignals: newRefusalSignalBudget(refusalSignalsPerRun, runsWithRefusalSignals),
 		csrf:           csrf,
 		pages:          pages,
+		codec:          opts.Codec,
 	}, nil
-}
-
-// Handler routes every endpoint of the server; the webhook too unless
-// APPROVAL_WEBHOOK_ADDR gives it a listener of its own (WebhookHandler).
-// Each route names its class (auth.go): public, signed or page.
-func (s *Server) Handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("POST /v1/runs/{runId}/actions/{actionId}/decision", s.signed(s.handleSignedDecision))
-	mux.Handle("POST /v1/runs/{runId}/steps/{stepId}/resolve", s.signed(s.handleSignedResolve))
-	mux.Handle("GET /v1/runs/{runId}", s.signed(s.handleSnapshot))
-	mux.Handle("GET /v1/runs/{runId}/events", s.signed(s.handleEvents))
-	mux.Handle("GET /v1/approvals", s.signed(s.handleApprovals))
-	if s.cfg.WebhookAddr == "" {
-		mux.HandleFunc("POST /github/webhook", s.handleWebhook)
-	}
-	mux.HandleFunc("GET /healthz", handleHealth)
-	mux.Handle("GET /static/", staticHandler())
-
-	// The page's own form is also guarded against cross-origin posts by the
-	// browser's Sec-Fetch-Site header, on top of its CSRF token.
-	formGuard := http.NewCrossOriginProtection()
-	mux.Handle("GET /{$}", s.page(s.handleInboxPage))
-	mux.Handle("GET /runs", s.page(s.handleHistoryPage))
-	mux.Handle("GET /runs/{runId}", s.page(s.handleRunPage))
-	mux.Handle("GET /runs/{runId}/panel", s.page(s.handleRunPanel))
-	mux.Handle("GET /runs/{runId}/events", s.page(s.handleEvents))
-	mux.Handle("POST /runs/{runId}/actions/{actionId}/decision", formGuard.Handler(s.page(s.handleFormDecision)))
-	return securityHeaders(checkPathIDs(mux))
-}
-
-// WebhookHandler serves only the GitHub webhook (and /healthz), for the
-// listener of APPROVAL_WEBHOOK_ADDR.
-func (s *Server) WebhookHandler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /github/webhook", s.handleWebhook)
-	mux.HandleFunc("GET /healthz", handleHealth)
-	return securityHeaders(mux)
 }
 
 func handleHealth(w http.ResponseWriter, _ *http.Request) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // Caps on event streams. Each open stream holds a connection and a goroutine;
@@ -54,7 +55,7 @@ func newStreamHub(runs Runs, interval time.Duration, logger *slog.Logger) *strea
 // streamIdentity is whom a stream counts against: the signed-in user, or
 // the peer's address when the route has no user (the signed API, dev mode).
 func streamIdentity(r *http.Request) string {
-	if user := identityFrom(r.Context()); user != "" {
+	if user := auth.IdentityFrom(r.Context()); user != "" {
 		return "user:" + user
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)

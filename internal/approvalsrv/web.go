@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 //go:embed web/templates/*.html web/static/*
@@ -162,8 +163,8 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 		Action:      s.actionView(snap),
 		Refusals:    s.pageRefusals(runID, snap, events),
 		Viewer:      s.viewer(r),
-		CSRF:        s.csrf.token(w, r),
-		RequestID:   "web-" + randomToken(),
+		CSRF:        s.csrf.Token(w, r),
+		RequestID:   "web-" + auth.RandomToken(),
 		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
 	}
 }
@@ -201,7 +202,7 @@ func (s *Server) actionView(snap api.RunSnapshot) *actionView {
 func (s *Server) viewer(r *http.Request) viewer {
 	// Only the page middleware's authenticated identity: the header itself
 	// may come from anyone.
-	v := viewer{HeaderName: s.cfg.IdentityHeader, Identity: identityFrom(r.Context())}
+	v := viewer{HeaderName: s.cfg.IdentityHeader, Identity: auth.IdentityFrom(r.Context())}
 	// With a login proxy configured, its user is the only approver, dev mode
 	// or not.
 	v.TypeName = v.Identity == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == ""

@@ -13,7 +13,7 @@
 # Usage: mutation.sh [package[=file,file...]]...
 #   With no argument every package below is run. A package argument runs only
 #   that package; "=file,file" narrows it further to those guarantee files
-#   (e.g. internal/approvalsrv=signature.go,auth.go).
+#   (e.g. internal/approvalsrv/auth=signature.go,identity.go).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -28,7 +28,8 @@ OUT=${OUT:-$ROOT/.data/mutation}
 GUARANTEES=(
   "activities: marker.go comments.go githubclient.go permission.go"
   "workflows: reconcile.go approval.go checkpoint.go rules.go policy.go version.go"
-  "internal/approvalsrv: signature.go auth.go csrf.go decide.go webhook.go command.go memo.go pathid.go"
+  "internal/approvalsrv: routes.go decide.go webhook.go command.go memo.go pathid.go"
+  "internal/approvalsrv/auth: signature.go csrf.go identity.go"
 )
 
 guarantee_files() { # package -> its guarantee files, or nothing
@@ -67,6 +68,11 @@ for arg in "${selected[@]}"; do
     [[ $base == *_test.go ]] && continue
     [[ $keep == *" $base "* ]] && continue
     excludes+=(-E "(^|/)${base//./\\.}\$")
+  done
+  # A subpackage is a package of its own, with its own entry (and tests):
+  # none of its files is mutated here.
+  for d in "$pkg"/*/; do
+    if [[ -d $d ]]; then excludes+=(-E "(^|/)$(basename "$d")/"); fi
   done
   # workflows' -short leaves out its three tests that start a Temporal dev
   # server (about 20 s of every run of the package's tests on 2 cores, 40 min
