@@ -18,8 +18,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/teststack"
 )
@@ -124,7 +124,7 @@ func (s *stack) postedReviews() []ghsandbox.Comment {
 	return posted
 }
 
-func (s *stack) signedDecision(runID, actionID string, req approvalsrv.DecisionRequest) (int, map[string]string) {
+func (s *stack) signedDecision(runID, actionID string, req request.Decision) (int, map[string]string) {
 	s.t.Helper()
 	body, err := json.Marshal(req)
 	require.NoError(s.t, err)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // handleSignedDecision serves POST /v1/runs/{runId}/actions/{actionId}/decision.
@@ -18,7 +19,7 @@ func (s *Server) handleSignedDecision(w http.ResponseWriter, r *http.Request) {
 		writeOutcome(w, o)
 		return
 	}
-	req, err := ParseDecision(body)
+	req, err := request.ParseDecision(body)
 	if err != nil {
 		s.writeBadRequest(w, err)
 		return
@@ -34,7 +35,7 @@ func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
 		writeOutcome(w, o)
 		return
 	}
-	req, err := ParseResolve(body)
+	req, err := request.ParseResolve(body)
 	if err != nil {
 		s.writeBadRequest(w, err)
 		return
@@ -58,7 +59,7 @@ func (s *Server) readSignedBody(w http.ResponseWriter, r *http.Request) ([]byte,
 // writeBadRequest answers 400 with the parser's reason, which is written for
 // the caller; any other error's text stays in the log.
 func (s *Server) writeBadRequest(w http.ResponseWriter, err error) {
-	var bad *BadRequestError
+	var bad *request.Invalid
 	if errors.As(err, &bad) {
 		writeError(w, http.StatusBadRequest, bad.Problem)
 		return
@@ -84,7 +85,7 @@ func readLimitedBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byt
 }
 
 // resolve checks that the step is waiting for a resolution, then signals.
-func (s *Server) resolve(ctx context.Context, runID, stepID string, req ResolveRequest) outcome {
+func (s *Server) resolve(ctx context.Context, runID, stepID string, req request.Resolve) outcome {
 	logger := s.logger.With("run", runID, "step", stepID, "by", req.By, "decision", req.Decision, "requestId", req.RequestID)
 	snap, err := s.runs.Snapshot(ctx, runID)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // Channels a decision arrives through, as shown on the run's page.
@@ -27,7 +28,7 @@ const statusSignalSent = "signal sent"
 type decisionInput struct {
 	RunID    string
 	ActionID string
-	Request  DecisionRequest
+	Request  request.Decision
 	Channel  string
 	// openRunPolicy decides who may approve when the run names no approvers;
 	// nil lets through anyone the channel has authenticated.

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // formNotices are what a browser without script sees after its form post,
@@ -67,14 +69,14 @@ func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, act
 	if approver == "" {
 		return refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
 	}
-	req := DecisionRequest{
+	req := request.Decision{
 		Decision:  r.PostForm.Get("decision"),
 		Approver:  approver,
 		Reason:    strings.TrimSpace(r.PostForm.Get("reason")),
 		RequestID: r.PostForm.Get("requestId"),
 	}
-	if err := req.validate(); err != nil {
-		var bad *BadRequestError
+	if err := req.Validate(); err != nil {
+		var bad *request.Invalid
 		if !errors.As(err, &bad) {
 			return refused(http.StatusBadRequest, "bad request"), false
 		}

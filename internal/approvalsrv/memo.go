@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // answerMemo remembers the answer to each request key so that a repeated
@@ -43,17 +44,17 @@ func newAnswerMemo(max int) *answerMemo {
 // authenticated approver, requestId), so that nobody can replay or burn
 // another person's requestId. runID is empty for a GitHub comment, whose
 // action ID alone names the run.
-func decisionMemoKey(runID, actionID string, in DecisionRequest, channel string) string {
+func decisionMemoKey(runID, actionID string, in request.Decision, channel string) string {
 	return runID + "\x00" + actionID + "\x00" + api.RequestKey(channel, in.Approver, in.RequestID)
 }
 
 // decisionMemoBody is what a repeat must ask for again to be a repeat.
-func decisionMemoBody(in DecisionRequest) string {
+func decisionMemoBody(in request.Decision) string {
 	return in.Decision + "\x00" + in.Reason
 }
 
 // resolveMemoBody is what a repeated resolve must ask for again.
-func resolveMemoBody(req ResolveRequest) string {
+func resolveMemoBody(req request.Resolve) string {
 	return req.Decision + "\x00" + req.ExternalResourceID + "\x00" + req.By
 }
 

@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/ghcomment"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // handleWebhook serves POST /github/webhook; gitHubSigned (routes.go) has
@@ -51,8 +53,8 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 		return outcome{Code: http.StatusNoContent}
 	}
 	comment := event.GetComment()
-	cmd, err := ParseCommentCommand(comment.GetBody())
-	if errors.Is(err, ErrNoCommand) {
+	cmd, err := ghcomment.ParseCommentCommand(comment.GetBody())
+	if errors.Is(err, ghcomment.ErrNoCommand) {
 		return outcome{Code: http.StatusNoContent}
 	}
 	logger := s.logger.With("delivery", delivery, "commenter", comment.GetUser().GetLogin(),
@@ -64,7 +66,7 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 	in := decisionInput{
 		ActionID: cmd.ActionID,
 		Channel:  channelWebhook,
-		Request: DecisionRequest{
+		Request: request.Decision{
 			Decision:  cmd.Decision,
 			Approver:  comment.GetUser().GetLogin(),
 			Reason:    cmd.Reason,

@@ -28,8 +28,10 @@ OUT=${OUT:-$ROOT/.data/mutation}
 GUARANTEES=(
   "activities: marker.go comments.go githubclient.go permission.go"
   "workflows: reconcile.go approval.go checkpoint.go rules.go policy.go version.go"
-  "internal/approvalsrv: routes.go decide.go webhook.go command.go memo.go pathid.go"
+  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go"
   "internal/approvalsrv/auth: signature.go csrf.go identity.go"
+  "internal/approvalsrv/ghcomment: command.go"
+  "internal/approvalsrv/request: pathid.go"
 )
 
 guarantee_files() { # package -> its guarantee files, or nothing

@@ -1,4 +1,4 @@
-package approvalsrv
+package request
 
 import (
 	"bytes"
@@ -11,64 +11,68 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // Field limits keep what reaches the workflow history and the page small.
 const (
-	maxNameLength      = 100
+	// maxNameLength is the login proxy's: the user it names is the approver.
+	maxNameLength      = auth.MaxNameLength
 	maxRequestIDLength = 200
-	maxReasonLength    = 2000
+	// MaxReasonLength bounds a reason, from any channel.
+	MaxReasonLength = 2000
 )
 
-// DecisionRequest is the body of POST /v1/runs/{runId}/actions/{actionId}/decision.
-type DecisionRequest struct {
+// Decision is the body of POST /v1/runs/{runId}/actions/{actionId}/decision.
+type Decision struct {
 	Decision  string `json:"decision"`
 	Approver  string `json:"approver"`
 	Reason    string `json:"reason,omitempty"`
 	RequestID string `json:"requestId"`
 }
 
-// ResolveRequest is the body of POST /v1/runs/{runId}/steps/{stepId}/resolve.
-type ResolveRequest struct {
+// Resolve is the body of POST /v1/runs/{runId}/steps/{stepId}/resolve.
+type Resolve struct {
 	Decision           string `json:"decision"`
 	By                 string `json:"by"`
 	ExternalResourceID string `json:"externalResourceId,omitempty"`
 	RequestID          string `json:"requestId"`
 }
 
-// BadRequestError says what is wrong with a request body; its text is meant
-// for the caller.
-type BadRequestError struct {
+// Invalid says what is wrong with a request; its text is meant for the
+// caller, whichever channel the request came through.
+type Invalid struct {
 	Problem string
 }
 
-func (e *BadRequestError) Error() string { return e.Problem }
+func (e *Invalid) Error() string { return e.Problem }
 
-func badRequest(format string, args ...any) error {
-	return &BadRequestError{Problem: fmt.Sprintf(format, args...)}
+// Invalidf is an *Invalid with a formatted problem.
+func Invalidf(format string, args ...any) error {
+	return &Invalid{Problem: fmt.Sprintf(format, args...)}
 }
 
 // ParseDecision parses and validates a decision body. Every error it returns
-// is a *BadRequestError.
-func ParseDecision(body []byte) (DecisionRequest, error) {
-	var req DecisionRequest
+// is a *Invalid.
+func ParseDecision(body []byte) (Decision, error) {
+	var req Decision
 	if err := decodeStrictJSON(body, &req); err != nil {
-		return DecisionRequest{}, err
+		return Decision{}, err
 	}
-	if err := req.validate(); err != nil {
-		return DecisionRequest{}, err
+	if err := req.Validate(); err != nil {
+		return Decision{}, err
 	}
 	return req, nil
 }
 
-// validate checks a decision from any channel.
-func (req DecisionRequest) validate() error {
+// Validate checks a decision from any channel.
+func (req Decision) Validate() error {
 	switch req.Decision {
 	case api.DecisionApprove, api.DecisionReject:
 	case "":
-		return badRequest("missing field: decision")
+		return Invalidf("missing field: decision")
 	default:
-		return badRequest("unknown decision %q: want approve or reject", clip(req.Decision))
+		return Invalidf("unknown decision %q: want approve or reject", Clip(req.Decision))
 	}
 	if err := checkName("approver", req.Approver); err != nil {
 		return err
@@ -80,26 +84,26 @@ func (req DecisionRequest) validate() error {
 }
 
 // ParseResolve parses and validates a resolve body.
-func ParseResolve(body []byte) (ResolveRequest, error) {
-	var req ResolveRequest
+func ParseResolve(body []byte) (Resolve, error) {
+	var req Resolve
 	if err := decodeStrictJSON(body, &req); err != nil {
-		return ResolveRequest{}, err
+		return Resolve{}, err
 	}
 	switch req.Decision {
 	case api.ResolveRetry, api.ResolveMarkSucceeded, api.ResolveAbandon:
 	case "":
-		return ResolveRequest{}, badRequest("missing field: decision")
+		return Resolve{}, Invalidf("missing field: decision")
 	default:
-		return ResolveRequest{}, badRequest("unknown decision %q: want retry, mark_succeeded or abandon", clip(req.Decision))
+		return Resolve{}, Invalidf("unknown decision %q: want retry, mark_succeeded or abandon", Clip(req.Decision))
 	}
 	if err := checkName("by", req.By); err != nil {
-		return ResolveRequest{}, err
+		return Resolve{}, err
 	}
 	if err := checkRequestID(req.RequestID); err != nil {
-		return ResolveRequest{}, err
+		return Resolve{}, err
 	}
-	if len(req.ExternalResourceID) > maxRequestIDLength || hasControl(req.ExternalResourceID) {
-		return ResolveRequest{}, badRequest("externalResourceId is too long or has control characters")
+	if len(req.ExternalResourceID) > maxRequestIDLength || HasControl(req.ExternalResourceID) {
+		return Resolve{}, Invalidf("externalResourceId is too long or has control characters")
 	}
 	return req, nil
 }
@@ -110,10 +114,10 @@ func decodeStrictJSON(body []byte, into any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
-		return badRequest("malformed JSON: %s", describeJSONError(err))
+		return Invalidf("malformed JSON: %s", describeJSONError(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return badRequest("malformed JSON: data after the object")
+		return Invalidf("malformed JSON: data after the object")
 	}
 	return nil
 }
@@ -131,50 +135,52 @@ func describeJSONError(err error) string {
 	case errors.As(err, &typeErr):
 		return fmt.Sprintf("field %q must be a %s", typeErr.Field, typeErr.Type)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return clip(strings.TrimPrefix(err.Error(), "json: "))
+		return Clip(strings.TrimPrefix(err.Error(), "json: "))
 	}
 	return "not a JSON object"
 }
 
 func checkName(field, value string) error {
 	if strings.TrimSpace(value) == "" {
-		return badRequest("missing field: %s", field)
+		return Invalidf("missing field: %s", field)
 	}
-	if len(value) > maxNameLength || hasControl(value) || value != strings.TrimSpace(value) {
-		return badRequest("%s must be at most %d characters, without control characters or surrounding spaces", field, maxNameLength)
+	if len(value) > maxNameLength || HasControl(value) || value != strings.TrimSpace(value) {
+		return Invalidf("%s must be at most %d characters, without control characters or surrounding spaces", field, maxNameLength)
 	}
 	return nil
 }
 
 func checkRequestID(id string) error {
 	if strings.TrimSpace(id) == "" {
-		return badRequest("missing field: requestId")
+		return Invalidf("missing field: requestId")
 	}
-	if len(id) > maxRequestIDLength || hasControl(id) {
-		return badRequest("requestId must be at most %d characters, without control characters", maxRequestIDLength)
+	if len(id) > maxRequestIDLength || HasControl(id) {
+		return Invalidf("requestId must be at most %d characters, without control characters", maxRequestIDLength)
 	}
 	return nil
 }
 
 func checkReason(decision, reason string) error {
 	if decision == api.DecisionReject && strings.TrimSpace(reason) == "" {
-		return badRequest("missing field: reason (a rejection needs one)")
+		return Invalidf("missing field: reason (a rejection needs one)")
 	}
-	if len(reason) > maxReasonLength || !utf8.ValidString(reason) {
-		return badRequest("reason must be valid UTF-8 of at most %d bytes", maxReasonLength)
+	if len(reason) > MaxReasonLength || !utf8.ValidString(reason) {
+		return Invalidf("reason must be valid UTF-8 of at most %d bytes", MaxReasonLength)
 	}
 	return nil
 }
 
-func hasControl(s string) bool {
+// HasControl reports control characters or invalid UTF-8: neither belongs
+// in a name, an ID or a reason.
+func HasControl(s string) bool {
 	if !utf8.ValidString(s) {
 		return true
 	}
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
 
-// clip shortens caller-supplied text that is echoed back in an error.
-func clip(s string) string {
+// Clip shortens caller-supplied text that is echoed back in an error.
+func Clip(s string) string {
 	const max = 40
 	if len(s) <= max {
 		return s

@@ -1,4 +1,4 @@
-package approvalsrv
+package ghcomment
 
 import (
 	"testing"
