@@ -255,7 +255,7 @@ func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
 	}
 	var ids []string
 	for id, snap := range f.snaps {
-		if runEnded(snap.Run.Status) {
+		if snap.Run.Status.IsTerminal() {
 			continue
 		}
 		if snap.Run.Status != api.RunWaitingForUser {

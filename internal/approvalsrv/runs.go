@@ -64,12 +64,3 @@ func findStep(snap api.RunSnapshot, stepID string) *api.AgentStep {
 	}
 	return nil
 }
-
-// runEnded tells whether a run status is final.
-func runEnded(status api.RunStatus) bool {
-	switch status {
-	case api.RunCompleted, api.RunFailed, api.RunCancelled:
-		return true
-	}
-	return false
-}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/sse"
 )
 
 // Limits of the server.
@@ -45,7 +46,7 @@ type Server struct {
 	permissions    PermissionChecker
 	logger         *slog.Logger
 	now            func() time.Time
-	streams        *streamHub
+	streams        *sse.Hub
 	inbox          *inboxCache
 	answers        *answerMemo
 	deliveries     *answerMemo
@@ -85,7 +86,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		permissions:    opts.Permissions,
 		logger:         opts.Logger,
 		now:            opts.Now,
-		streams:        newStreamHub(opts.Runs, opts.EventPollInterval, opts.Logger),
+		streams:        sse.NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
 		inbox:          newInboxCache(opts.Runs, opts.Now),
 		answers:        newAnswerMemo(rememberedAnswers),
 		deliveries:     newAnswerMemo(rememberedAnswers),

@@ -155,7 +155,7 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 		Title:       "Run " + runID,
 		Snap:        snap,
 		Status:      statusText(snap.Run.Status),
-		Ended:       runEnded(snap.Run.Status),
+		Ended:       snap.Run.Status.IsTerminal(),
 		RunFailed:   snap.Run.Status == api.RunFailed,
 		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, statusText(snap.Run.Status)),
 		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
@@ -190,7 +190,7 @@ func (s *Server) actionView(snap api.RunSnapshot) *actionView {
 	if len(approvers) == 0 {
 		approvers = snap.Run.Approvers
 	}
-	open := a.State == api.ActionWaiting && s.now().Before(a.ExpiresAt) && !runEnded(snap.Run.Status)
+	open := a.State == api.ActionWaiting && s.now().Before(a.ExpiresAt) && !snap.Run.Status.IsTerminal()
 	return &actionView{
 		PendingAction: *a,
 		Key:           fmt.Sprintf("%s/%s/%t", a.ID, a.State, open),
