@@ -21,7 +21,7 @@ func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, map[string]string{"status": "signal sent"}, answer(t, resp))
+	require.Equal(t, map[string]string{"status": "signal sent"}, replyOf(t, resp))
 	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "req-1", Channel: "signed API"}},
 		h.runs.approvalSignals())
 }
@@ -70,7 +70,7 @@ func TestSignedDecisionWithBadBodyAnswers400AndSendsNothing(t *testing.T) {
 			resp := h.signedPost(decisionPath, []byte(body), testNow)
 
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-			require.NotEmpty(t, answer(t, resp)["error"])
+			require.NotEmpty(t, replyOf(t, resp)["error"])
 			require.Empty(t, h.runs.approvalSignals())
 		})
 	}
@@ -113,7 +113,7 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 			resp := h.post(decisionPath, body, headers)
 
 			require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-			require.NotEmpty(t, answer(t, resp)["error"])
+			require.NotEmpty(t, replyOf(t, resp)["error"])
 			require.Empty(t, h.runs.approvalSignals())
 		})
 	}
@@ -135,7 +135,7 @@ func TestSignedDecisionByNonApproverAnswers403(t *testing.T) {
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
-	require.Contains(t, answer(t, resp)["error"], "mallory is not an approver")
+	require.Contains(t, replyOf(t, resp)["error"], "mallory is not an approver")
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -148,9 +148,9 @@ func TestSignedDecisionOnUnknownRunOrActionAnswers404(t *testing.T) {
 	unknownAction := h.signedPost("/v1/runs/run-1/actions/act-9/decision", body, testNow)
 
 	require.Equal(t, http.StatusNotFound, unknownRun.StatusCode)
-	require.Equal(t, "unknown run", answer(t, unknownRun)["error"])
+	require.Equal(t, "unknown run", replyOf(t, unknownRun)["error"])
 	require.Equal(t, http.StatusNotFound, unknownAction.StatusCode)
-	require.Equal(t, "unknown action for this run", answer(t, unknownAction)["error"])
+	require.Equal(t, "unknown action for this run", replyOf(t, unknownAction)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -187,7 +187,7 @@ func TestSignedDecisionOnDecidedOrExpiredActionAnswers409SayingWhich(t *testing.
 			resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 			require.Equal(t, http.StatusConflict, resp.StatusCode)
-			require.Equal(t, c.want, answer(t, resp))
+			require.Equal(t, c.want, replyOf(t, resp))
 			require.Empty(t, h.runs.approvalSignals())
 		})
 	}
@@ -204,7 +204,7 @@ func TestDecisionOnAnOlderActionOfTheRunAnswers409(t *testing.T) {
 	resp := h.signedPost("/v1/runs/run-1/actions/act-0/decision", decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
-	require.Equal(t, "the action was already rejected by bob", answer(t, resp)["error"])
+	require.Equal(t, "the action was already rejected by bob", replyOf(t, resp)["error"])
 }
 
 func TestSignedDecisionOverSixtyFourKiBAnswers413(t *testing.T) {
@@ -247,7 +247,7 @@ func TestSignedDecisionWhileTemporalIsUnreachableAnswers503AndARetryWorks(t *tes
 
 	down := h.signedPost(decisionPath, body, testNow)
 	require.Equal(t, http.StatusServiceUnavailable, down.StatusCode)
-	require.NotContains(t, answer(t, down)["error"], "fake")
+	require.NotContains(t, replyOf(t, down)["error"], "fake")
 
 	h.runs.setUnavailable(false)
 	retry := h.signedPost(decisionPath, body, testNow)
@@ -265,7 +265,7 @@ func TestRepeatedRequestIDAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, first.StatusCode)
 	require.Equal(t, http.StatusAccepted, second.StatusCode)
-	require.Equal(t, answer(t, first), answer(t, second))
+	require.Equal(t, replyOf(t, first), replyOf(t, second))
 	require.Len(t, h.runs.approvalSignals(), 1)
 }
 
@@ -293,7 +293,7 @@ func TestRequestIDTheWorkflowAlreadyHasIsRecognisedAfterARestart(t *testing.T) {
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, "signal sent", answer(t, resp)["status"])
+	require.Equal(t, "signal sent", replyOf(t, resp)["status"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -328,7 +328,7 @@ func TestSecondDecisionWithANewRequestIDAnswers409(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, first.StatusCode)
 	require.Equal(t, http.StatusConflict, second.StatusCode)
-	require.Equal(t, "the action was already approved by alice", answer(t, second)["error"])
+	require.Equal(t, "the action was already approved by alice", replyOf(t, second)["error"])
 	require.Len(t, h.runs.approvalSignals(), 1)
 }
 

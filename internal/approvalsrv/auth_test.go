@@ -36,7 +36,7 @@ func TestSignedDecisionReplayedToAnotherRunOrActionAnswers401AndSendsNothing(t *
 		resp := h.post(path, body, captured)
 
 		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, path)
-		require.Equal(t, "signature does not match", answer(t, resp)["error"], path)
+		require.Equal(t, "signature does not match", replyOf(t, resp)["error"], path)
 	}
 	require.Empty(t, h.runs.approvalSignals())
 	require.Empty(t, h.runs.resolveSignals())
@@ -213,7 +213,7 @@ func TestFormApproverIsTheAuthenticatedIdentityEvenInDevMode(t *testing.T) {
 	form.Set("approver", "mallory")
 	refused := anonymous.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
 	require.Equal(t, http.StatusForbidden, refused.StatusCode)
-	require.Contains(t, answer(t, refused)["error"], "no signed-in user")
+	require.Contains(t, replyOf(t, refused)["error"], "no signed-in user")
 
 	alice := h.browser(map[string]string{"X-Forwarded-User": "alice"})
 	_, form = alice.openRun("run-1")

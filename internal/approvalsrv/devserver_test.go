@@ -94,7 +94,7 @@ func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) 
 	t.Cleanup(h.http.Close)
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve "+openAction).payload(t))
 
-	require.Equal(t, http.StatusAccepted, resp.StatusCode, answer(t, resp)["error"])
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, replyOf(t, resp)["error"])
 	var approver string
 	require.NoError(t, open.Get(ctx, &approver))
 	require.Equal(t, "alice", approver)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/sse"
 )
@@ -17,7 +18,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	since, err := sse.LastEventID(r)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
+		answer.Error(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	logger := s.logger.With("run", runID)
@@ -27,10 +28,10 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	case errors.As(err, &tooMany):
 		logger.Info("event stream refused", "reason", tooMany.Message, "peer", r.RemoteAddr)
 		w.Header().Set("Retry-After", sse.RetryAfter)
-		writeError(w, http.StatusTooManyRequests, tooMany.Message)
+		answer.Error(w, http.StatusTooManyRequests, tooMany.Message)
 		return
 	case err != nil:
-		writeOutcome(w, s.temporalFailure(logger, err, "events query"))
+		answer.Write(w, answer.TemporalFailure(logger, err, "events query"))
 		return
 	}
 	defer stream.Close()

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
@@ -37,8 +38,8 @@ const (
 func (s *Server) handleFormDecision(w http.ResponseWriter, r *http.Request) {
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
 	o, stale := s.formDecision(w, r, runID, actionID)
-	if wantsJSON(r) {
-		writeOutcome(w, o)
+	if answer.WantsJSON(r) {
+		answer.Write(w, o)
 		return
 	}
 	result := strconv.Itoa(o.Code)
@@ -51,23 +52,23 @@ func (s *Server) handleFormDecision(w http.ResponseWriter, r *http.Request) {
 
 // formDecision also reports whether the form was stale (its CSRF token no
 // longer checks out), which the page words differently from a refusal.
-func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) (outcome, bool) {
-	if !hasMediaType(r, "application/x-www-form-urlencoded") {
-		return refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
+func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) (answer.Outcome, bool) {
+	if !answer.HasMediaType(r, "application/x-www-form-urlencoded") {
+		return answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBodyBytes)
 	if err := r.ParseForm(); err != nil {
-		return refused(http.StatusBadRequest, "could not read the form"), false
+		return answer.Refused(http.StatusBadRequest, "could not read the form"), false
 	}
 	if !s.csrf.Valid(r, r.PostForm.Get("csrf")) {
-		return refused(http.StatusForbidden, staleFormMessage), true
+		return answer.Refused(http.StatusForbidden, staleFormMessage), true
 	}
 	approver := s.viewer(r).Identity
 	if approver == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == "" {
 		approver = strings.TrimSpace(r.PostForm.Get("approver"))
 	}
 	if approver == "" {
-		return refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
+		return answer.Refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
 	}
 	req := request.Decision{
 		Decision:  r.PostForm.Get("decision"),
@@ -78,13 +79,9 @@ func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, act
 	if err := req.Validate(); err != nil {
 		var bad *request.Invalid
 		if !errors.As(err, &bad) {
-			return refused(http.StatusBadRequest, "bad request"), false
+			return answer.Refused(http.StatusBadRequest, "bad request"), false
 		}
-		return refused(http.StatusBadRequest, bad.Problem), false
+		return answer.Refused(http.StatusBadRequest, bad.Problem), false
 	}
 	return s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb}), false
-}
-
-func wantsJSON(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept"), "application/json")
 }

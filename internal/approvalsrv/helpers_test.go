@@ -166,8 +166,8 @@ func decisionBody(t *testing.T, decision, approver, reason, requestID string) []
 	return body
 }
 
-// answer decodes a {status} or {error} body.
-func answer(t *testing.T, resp *http.Response) map[string]string {
+// replyOf decodes a {status} or {error} body.
+func replyOf(t *testing.T, resp *http.Response) map[string]string {
 	t.Helper()
 	var body map[string]string
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 )
 
 // historyLimit bounds the history page: listing every run ever started
@@ -48,12 +49,12 @@ func (s *Server) handleHistoryPage(w http.ResponseWriter, r *http.Request) {
 	status, ok := historyStatus(r.URL.Query().Get("status"))
 	if !ok {
 		// The filter is not echoed: the page never repeats caller text.
-		s.errorPage(w, refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
+		s.errorPage(w, answer.Refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
 		return
 	}
 	listed, err := s.runs.List(r.Context(), status)
 	if err != nil {
-		s.errorPage(w, s.temporalFailure(s.logger, err, "history page"))
+		s.errorPage(w, answer.TemporalFailure(s.logger, err, "history page"))
 		return
 	}
 	more := len(listed) > historyLimit

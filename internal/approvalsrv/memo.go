@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
@@ -32,7 +33,7 @@ type memoEntry struct {
 	// body is what the first request asked for; a repeat that asks for
 	// something else is a client bug, not a repeat.
 	body   string
-	answer outcome
+	answer answer.Outcome
 }
 
 func newAnswerMemo(max int) *answerMemo {
@@ -61,13 +62,13 @@ func resolveMemoBody(req request.Resolve) string {
 // do returns the remembered answer for key, or computes it with handle. A
 // request whose body differs from the first one's under the same key is
 // refused with 409 and changes nothing.
-func (m *answerMemo) do(key, body string, handle func() outcome) outcome {
+func (m *answerMemo) do(key, body string, handle func() answer.Outcome) answer.Outcome {
 	m.mu.Lock()
 	if e, ok := m.answers[key]; ok {
 		m.mu.Unlock()
 		m.repeats.Add(1)
 		if e.body != body {
-			return refused(http.StatusConflict, "this requestId was already used for a different decision or reason; use a new requestId")
+			return answer.Refused(http.StatusConflict, "this requestId was already used for a different decision or reason; use a new requestId")
 		}
 		<-e.done
 		return e.answer

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
@@ -54,7 +55,7 @@ func TestOverlappingRepeatsOfOneRequestSendOneSignal(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			resp := h.signedPost(decisionPath, body, testNow)
-			codes[i], answers[i] = resp.StatusCode, answer(t, resp)
+			codes[i], answers[i] = resp.StatusCode, replyOf(t, resp)
 		}()
 	}
 	wg.Wait()
@@ -82,7 +83,7 @@ func TestSameRequestIDWithAnotherDecisionOrReasonAnswers409(t *testing.T) {
 			resp := h.signedPost(decisionPath, second, testNow)
 
 			require.Equal(t, http.StatusConflict, resp.StatusCode)
-			require.Contains(t, answer(t, resp)["error"], "requestId was already used for a different decision or reason")
+			require.Contains(t, replyOf(t, resp)["error"], "requestId was already used for a different decision or reason")
 			require.Len(t, h.runs.approvalSignals(), 1)
 			after, _, _, _ := h.runs.counts()
 			require.Equal(t, queries, after, "a conflicting repeat queries nothing")
@@ -102,7 +103,7 @@ func TestIdenticalRepeatOfARefusalAnswersTheSameAndDoesNoNewWork(t *testing.T) {
 
 	require.Equal(t, http.StatusForbidden, first.StatusCode)
 	require.Equal(t, http.StatusForbidden, again.StatusCode)
-	require.Equal(t, answer(t, first), answer(t, again))
+	require.Equal(t, replyOf(t, first), replyOf(t, again))
 	after, _, _, _ := h.runs.counts()
 	require.Equal(t, queries, after)
 	require.Len(t, h.runs.refusalSignals(), 1)
@@ -119,7 +120,7 @@ func TestSameRequestIDFromAnotherApproverOrChannelIsAnotherRequest(t *testing.T)
 	// Bob's requestId is his own: he hears about the action, not about
 	// alice's requestId.
 	require.Equal(t, http.StatusConflict, bob.StatusCode)
-	require.Equal(t, "the action was already approved by alice", answer(t, bob)["error"])
+	require.Equal(t, "the action was already approved by alice", replyOf(t, bob)["error"])
 	require.Len(t, h.runs.approvalSignals(), 1)
 }
 
@@ -137,13 +138,13 @@ func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.
 func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 	m := newAnswerMemo(2)
 	calls := map[string]int{}
-	answerFor := func(key string) outcome {
-		return m.do(key, "", func() outcome { calls[key]++; return accepted(key) })
+	answerFor := func(key string) answer.Outcome {
+		return m.do(key, "", func() answer.Outcome { calls[key]++; return answer.Accepted(key) })
 	}
 	release := make(chan struct{})
-	inFlight := make(chan outcome)
+	inFlight := make(chan answer.Outcome)
 	go func() {
-		inFlight <- m.do("slow", "", func() outcome { <-release; return accepted("slow") })
+		inFlight <- m.do("slow", "", func() answer.Outcome { <-release; return answer.Accepted("slow") })
 	}()
 	require.True(t, waitUntil(func() bool { m.mu.Lock(); defer m.mu.Unlock(); return len(m.answers) == 1 }, 10*time.Second))
 
@@ -151,8 +152,8 @@ func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 	answerFor("b")
 	answerFor("c")
 	close(release)
-	require.Equal(t, accepted("slow"), <-inFlight)
-	require.Equal(t, accepted("slow"), m.do("slow", "", func() outcome { return accepted("again") }),
+	require.Equal(t, answer.Accepted("slow"), <-inFlight)
+	require.Equal(t, answer.Accepted("slow"), m.do("slow", "", func() answer.Outcome { return answer.Accepted("again") }),
 		"an answer still being computed when it was the oldest is kept")
 	answerFor("d")
 	answerFor("a")
@@ -163,11 +164,11 @@ func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 
 func TestMemoForgetsServerFailuresSoThatARetryIsReal(t *testing.T) {
 	m := newAnswerMemo(10)
-	first := m.do("k", "", func() outcome { return refused(http.StatusInternalServerError, "internal error") })
-	second := m.do("k", "", func() outcome { return accepted("sent") })
-	third := m.do("k", "", func() outcome { return accepted("twice") })
+	first := m.do("k", "", func() answer.Outcome { return answer.Refused(http.StatusInternalServerError, "internal error") })
+	second := m.do("k", "", func() answer.Outcome { return answer.Accepted("sent") })
+	third := m.do("k", "", func() answer.Outcome { return answer.Accepted("twice") })
 
 	require.Equal(t, http.StatusInternalServerError, first.Code)
-	require.Equal(t, accepted("sent"), second)
-	require.Equal(t, accepted("sent"), third)
+	require.Equal(t, answer.Accepted("sent"), second)
+	require.Equal(t, answer.Accepted("sent"), third)
 }

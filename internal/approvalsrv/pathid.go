@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
@@ -18,7 +19,7 @@ var pathIDNames = map[string]string{"runs": "runId", "actions": "actionId", "ste
 func checkPathIDs(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := pathIDsError(r.URL.EscapedPath()); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+			answer.Error(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -34,7 +34,7 @@ func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
 			resp := h.do(c.method, c.path, strings.NewReader("{}"), map[string]string{"Content-Type": "application/json"})
 
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-			require.Contains(t, answer(t, resp)["error"], c.want)
+			require.Contains(t, replyOf(t, resp)["error"], c.want)
 			snapshots, events, lookups, listings := h.runs.counts()
 			require.Zero(t, snapshots+events+lookups+listings)
 		})

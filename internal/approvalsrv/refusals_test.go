@@ -150,7 +150,7 @@ func TestRefusalSignalThatFailsLeavesTheAnswerAndShowsTheRefusalFromMemory(t *te
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
-	require.Equal(t, "mallory is not an approver of this run", answer(t, resp)["error"])
+	require.Equal(t, "mallory is not an approver of this run", replyOf(t, resp)["error"])
 	page := readAll(t, h.get("/runs/run-1", nil))
 	require.Equal(t, 1, strings.Count(page, "mallory is not an approver of this run"))
 	require.Contains(t, page, "signed API · mallory")

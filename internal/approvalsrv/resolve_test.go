@@ -80,7 +80,7 @@ func TestResolveRefusals(t *testing.T) {
 			}
 
 			require.Equal(t, c.want, resp.StatusCode)
-			require.NotEmpty(t, answer(t, resp)["error"])
+			require.NotEmpty(t, replyOf(t, resp)["error"])
 			require.Empty(t, h.runs.resolveSignals())
 		})
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
@@ -151,9 +152,9 @@ func (s *Server) signed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			var o outcome
-			if body, o = readLimitedBody(w, r, maxAPIBodyBytes); !o.ok() {
-				writeOutcome(w, o)
+			var o answer.Outcome
+			if body, o = answer.ReadBody(w, r, maxAPIBodyBytes); !o.OK() {
+				answer.Write(w, o)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -161,7 +162,7 @@ func (s *Server) signed(next http.Handler) http.Handler {
 		if !s.signatureExempt(r) {
 			if err := auth.VerifySignature([]byte(s.cfg.Secret), r, body, s.now()); err != nil {
 				s.logger.Info("signed request refused", "method", r.Method, "path", r.URL.Path, "reason", err)
-				writeError(w, http.StatusUnauthorized, err.Error())
+				answer.Error(w, http.StatusUnauthorized, err.Error())
 				return
 			}
 		}
@@ -183,19 +184,19 @@ func (s *Server) signatureExempt(r *http.Request) bool {
 func (s *Server) page(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		identity, err := s.cfg.proxy().Identify(r, s.logger)
-		o := accepted("")
+		o := answer.Accepted("")
 		var refusal *auth.Refusal
 		switch {
 		case errors.As(err, &refusal):
-			o = refused(refusal.Code, refusal.Message)
+			o = answer.Refused(refusal.Code, refusal.Message)
 		case err != nil:
-			o = refused(http.StatusBadRequest, "bad request")
+			o = answer.Refused(http.StatusBadRequest, "bad request")
 		case identity == "" && !s.cfg.InsecureDev:
-			o = refused(http.StatusUnauthorized, auth.SignInFirst)
+			o = answer.Refused(http.StatusUnauthorized, auth.SignInFirst)
 		}
-		if !o.ok() {
-			if wantsJSON(r) {
-				writeOutcome(w, o)
+		if !o.OK() {
+			if answer.WantsJSON(r) {
+				answer.Write(w, o)
 			} else {
 				s.errorPage(w, o)
 			}
@@ -210,23 +211,23 @@ func (s *Server) page(next http.Handler) http.Handler {
 // reads the validated payload, JSON whichever content type carried it.
 func (s *Server) gitHubSigned(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !hasMediaType(r, "application/json") && !hasMediaType(r, "application/x-www-form-urlencoded") {
-			writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/x-www-form-urlencoded")
+		if !answer.HasMediaType(r, "application/json") && !answer.HasMediaType(r, "application/x-www-form-urlencoded") {
+			answer.Error(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/x-www-form-urlencoded")
 			return
 		}
 		if s.cfg.WebhookSecret != "" && r.Header.Get(github.SHA256SignatureHeader) == "" {
-			writeError(w, http.StatusUnauthorized, "missing "+github.SHA256SignatureHeader)
+			answer.Error(w, http.StatusUnauthorized, "missing "+github.SHA256SignatureHeader)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxWebhookBodyBytes)
 		payload, err := github.ValidatePayload(r, []byte(s.cfg.WebhookSecret))
 		if err != nil {
 			if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-				writeError(w, http.StatusRequestEntityTooLarge, "the delivery is too large")
+				answer.Error(w, http.StatusRequestEntityTooLarge, "the delivery is too large")
 				return
 			}
 			s.logger.Info("webhook delivery refused", "reason", err, "delivery", github.DeliveryID(r))
-			writeError(w, http.StatusUnauthorized, "bad webhook signature")
+			answer.Error(w, http.StatusUnauthorized, "bad webhook signature")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(payload))

@@ -236,7 +236,7 @@ func TestSignedReadReplayedWithAnotherQueryAnswers401AndReadsNothing(t *testing.
 	} {
 		resp := h.getAnonymous(path, captured)
 		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, path)
-		require.Equal(t, "signature does not match", answer(t, resp)["error"], path)
+		require.Equal(t, "signature does not match", replyOf(t, resp)["error"], path)
 	}
 	snapshots, eventQueries, _, _ := h.runs.counts()
 	require.Zero(t, snapshots+eventQueries, "a refused replay reads nothing")

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/sse"
 )
@@ -99,7 +100,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 }
 
 func handleHealth(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	answer.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func securityHeaders(next http.Handler) http.Handler {

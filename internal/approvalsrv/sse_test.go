@@ -108,10 +108,10 @@ func TestEventStreamsOverTheCapsAnswer429(t *testing.T) {
 	total := h.get("/runs/run-1/events", as("carol"))
 
 	require.Equal(t, http.StatusTooManyRequests, perUser.StatusCode)
-	require.Equal(t, "you have 2 event streams open, the most allowed; close a run page and try again", answer(t, perUser)["error"])
+	require.Equal(t, "you have 2 event streams open, the most allowed; close a run page and try again", replyOf(t, perUser)["error"])
 	require.NotEmpty(t, perUser.Header.Get("Retry-After"))
 	require.Equal(t, http.StatusTooManyRequests, total.StatusCode)
-	require.Equal(t, "the server has too many event streams open; try again later", answer(t, total)["error"])
+	require.Equal(t, "the server has too many event streams open; try again later", replyOf(t, total)["error"])
 	registered, _ := h.server.streams.Pollers()
 	require.Equal(t, 1, registered, "a refused stream starts nothing")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
@@ -63,7 +64,7 @@ func staticHandler() http.Handler {
 func (s *Server) handleInboxPage(w http.ResponseWriter, r *http.Request) {
 	inbox, err := s.inbox.list(r.Context())
 	if err != nil {
-		s.errorPage(w, s.temporalFailure(s.logger, err, "inbox page"))
+		s.errorPage(w, answer.TemporalFailure(s.logger, err, "inbox page"))
 		return
 	}
 	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
@@ -85,7 +86,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, template strin
 	runID := r.PathValue("runId")
 	snap, err := s.runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		s.errorPage(w, s.temporalFailure(s.logger.With("run", runID), err, "run page"))
+		s.errorPage(w, answer.TemporalFailure(s.logger.With("run", runID), err, "run page"))
 		return
 	}
 	events, err := s.runs.Events(r.Context(), runID, 0)
@@ -97,7 +98,7 @@ func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, template strin
 	s.render(w, http.StatusOK, template, view)
 }
 
-func (s *Server) errorPage(w http.ResponseWriter, o outcome) {
+func (s *Server) errorPage(w http.ResponseWriter, o answer.Outcome) {
 	data := map[string]any{"Title": http.StatusText(o.Code), "Message": o.Error, "Code": o.Code}
 	s.render(w, o.Code, "error.html", data)
 }
@@ -174,7 +175,7 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 // request: the page never echoes caller-supplied text.
 func (s *Server) formNotice(result string, snap api.RunSnapshot) string {
 	if result == "409" && snap.PendingAction != nil {
-		if o := s.checkActionOpen(snap.PendingAction); !o.ok() {
+		if o := s.checkActionOpen(snap.PendingAction); !o.OK() {
 			return "Not sent: " + o.Error + "."
 		}
 	}

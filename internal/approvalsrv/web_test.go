@@ -205,7 +205,7 @@ func TestFormRefusals(t *testing.T) {
 
 			require.Equal(t, c.want, resp.StatusCode)
 			if c.wantErr != "" {
-				require.Contains(t, answer(t, resp)["error"], c.wantErr)
+				require.Contains(t, replyOf(t, resp)["error"], c.wantErr)
 			}
 			require.Empty(t, h.runs.approvalSignals())
 		})

@@ -26,6 +26,6 @@ func TestWebhookSignedOnlyWithACorrectSHA1IsRefused(t *testing.T) {
 	})
 
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-	require.Equal(t, "missing X-Hub-Signature-256", answer(t, resp)["error"])
+	require.Equal(t, "missing X-Hub-Signature-256", replyOf(t, resp)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }

@@ -134,7 +134,7 @@ func TestCommentApproveOnRunWithoutApproversNeedsWritePermission(t *testing.T) {
 			if c.want == http.StatusAccepted {
 				require.Len(t, h.runs.approvalSignals(), 1)
 			} else {
-				require.Contains(t, answer(t, resp)["error"], "approving needs write")
+				require.Contains(t, replyOf(t, resp)["error"], "approving needs write")
 				require.Empty(t, h.runs.approvalSignals())
 			}
 		})
@@ -160,7 +160,7 @@ func TestCommentByNonApproverOfARunWithApproversAnswers403(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("bob", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
-	require.Equal(t, "bob is not an approver of this run", answer(t, resp)["error"])
+	require.Equal(t, "bob is not an approver of this run", replyOf(t, resp)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -247,7 +247,7 @@ func TestMalformedCommandAnswers400(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun reject act-1").payload(t))
 
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	require.Contains(t, answer(t, resp)["error"], "usage: /agentrun reject <actionId> <reason>")
+	require.Contains(t, replyOf(t, resp)["error"], "usage: /agentrun reject <actionId> <reason>")
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -313,7 +313,7 @@ func TestWebhookWhileTemporalIsUnreachableAnswers503(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
-	require.Equal(t, "temporal is unreachable; try again later", answer(t, resp)["error"])
+	require.Equal(t, "temporal is unreachable; try again later", replyOf(t, resp)["error"])
 }
 
 func TestWebhookWithAnUnsupportedContentTypeAnswers415(t *testing.T) {
@@ -378,14 +378,14 @@ func TestRedeliveryOfARefusedCommandAnswersAsTheFirstAndDoesNoNewWork(t *testing
 	payload := newComment("mallory", "/agentrun approve act-1").payload(t)
 
 	first := h.deliver("issue_comment", "d-1", payload)
-	firstAnswer := answer(t, first)
+	firstAnswer := replyOf(t, first)
 	before := h.work(perms)
 	again := h.deliver("issue_comment", "d-1", payload)
 
 	require.Equal(t, http.StatusForbidden, first.StatusCode)
 	require.Equal(t, work{snapshots: 1, lookups: 1, refusals: 1, permissions: 1}, before)
 	require.Equal(t, http.StatusForbidden, again.StatusCode)
-	require.Equal(t, firstAnswer, answer(t, again))
+	require.Equal(t, firstAnswer, replyOf(t, again))
 	require.Equal(t, before, h.work(perms), "the redelivery did new work")
 }
 
@@ -429,7 +429,7 @@ func TestCommandWithAMalformedActionIDAnswers400BeforeAnyQuery(t *testing.T) {
 			resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve "+id).payload(t))
 
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-			require.Contains(t, answer(t, resp)["error"], "the action ID must look like act-0123456789abcdef")
+			require.Contains(t, replyOf(t, resp)["error"], "the action ID must look like act-0123456789abcdef")
 			require.Equal(t, work{}, h.work(&permissionCounter{}))
 		})
 	}
@@ -445,7 +445,7 @@ func TestCommandOnARunThatClosedIsAnsweredFromTheRun(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
-	require.Equal(t, "the action expired at 2025-03-05T11:00:00Z without a decision", answer(t, resp)["error"])
+	require.Equal(t, "the action expired at 2025-03-05T11:00:00Z without a decision", replyOf(t, resp)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -467,7 +467,7 @@ func TestCommandWhoseIndexedRunIsGoneAnswers404(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
-	require.Equal(t, "no run of acme/widgets#1 has action act-1", answer(t, resp)["error"])
+	require.Equal(t, "no run of acme/widgets#1 has action act-1", replyOf(t, resp)["error"])
 	require.Empty(t, h.runs.refusalSignals())
 }
 
@@ -479,7 +479,7 @@ func TestCommandWhenTheRunQueryFailsAnswers503AndARedeliveryWorks(t *testing.T) 
 
 	first := h.deliver("issue_comment", "d-1", payload)
 	require.Equal(t, http.StatusServiceUnavailable, first.StatusCode)
-	require.Equal(t, "temporal is unreachable; try again later", answer(t, first)["error"])
+	require.Equal(t, "temporal is unreachable; try again later", replyOf(t, first)["error"])
 
 	h.runs.mu.Lock()
 	h.runs.snapshotsUnavailable = false
