@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
@@ -177,7 +178,7 @@ func (s *Server) refuse(ctx context.Context, logger *slog.Logger, in decisionInp
 
 func (s *Server) keepRefusal(ctx context.Context, logger *slog.Logger, in decisionInput, o answer.Outcome, inRun bool) answer.Outcome {
 	logger.Info("decision refused", "code", o.Code, "reason", o.Error)
-	s.recordRefusal(ctx, logger, in.RunID, Refusal{
+	s.refusals.Record(ctx, logger, in.RunID, refusal.Refusal{
 		Channel:  in.Channel,
 		Who:      in.Request.Approver,
 		ActionID: in.ActionID,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
 	"github.com/agentrun/agentrun/internal/approvalsrv/sse"
 )
 
@@ -52,12 +53,12 @@ func streamIdentity(r *http.Request) string {
 }
 
 // refusalExtras are the refusals a run's streams carry.
-type refusalExtras struct{ log *refusalLog }
+type refusalExtras struct{ log *refusal.Keeper }
 
-func (x refusalExtras) Last(runID string) int64 { return x.log.last(runID) }
+func (x refusalExtras) Last(runID string) int64 { return x.log.Last(runID) }
 
 func (x refusalExtras) Since(runID string, after int64) []sse.Extra {
-	refusals := x.log.since(runID, after)
+	refusals := x.log.Since(runID, after)
 	extras := make([]sse.Extra, len(refusals))
 	for i, r := range refusals {
 		extras[i] = sse.Extra{Event: "refusal", Seq: r.Seq, Data: r}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
 	"github.com/agentrun/agentrun/internal/approvalsrv/sse"
 )
 
@@ -18,12 +19,7 @@ const (
 	maxWebhookBodyBytes = 5 << 20
 	maxFormBodyBytes    = 64 << 10
 	rememberedAnswers   = 10000
-	refusalsPerRun      = 50
-	runsWithRefusals    = 1000
-	// runsWithRefusalSignals is how many runs the refusal-signal cap
-	// remembers; a run forgotten may receive refusalSignalsPerRun again.
-	runsWithRefusalSignals = 10000
-	defaultEventPoll       = 300 * time.Millisecond
+	defaultEventPoll    = 300 * time.Millisecond
 )
 
 // Options carries what the server gets from its process.
@@ -42,20 +38,19 @@ type Options struct {
 
 // Server serves the approval API, webhook and pages.
 type Server struct {
-	cfg            Config
-	runs           Runs
-	permissions    PermissionChecker
-	logger         *slog.Logger
-	now            func() time.Time
-	streams        *sse.Hub
-	inbox          *inboxCache
-	answers        *answerMemo
-	deliveries     *answerMemo
-	refusals       *refusalLog
-	refusalSignals *refusalSignalBudget
-	csrf           *auth.CSRFGuard
-	pages          *pageTemplates
-	codec          http.Handler
+	cfg         Config
+	runs        Runs
+	permissions PermissionChecker
+	logger      *slog.Logger
+	now         func() time.Time
+	streams     *sse.Hub
+	inbox       *inboxCache
+	answers     *answerMemo
+	deliveries  *answerMemo
+	refusals    *refusal.Keeper
+	csrf        *auth.CSRFGuard
+	pages       *pageTemplates
+	codec       http.Handler
 }
 
 // New builds a Server. Permissions may be nil only when every run names its
@@ -82,20 +77,19 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("approval server: %w", err)
 	}
 	return &Server{
-		cfg:            cfg,
-		runs:           opts.Runs,
-		permissions:    opts.Permissions,
-		logger:         opts.Logger,
-		now:            opts.Now,
-		streams:        sse.NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
-		inbox:          newInboxCache(opts.Runs, opts.Now),
-		answers:        newAnswerMemo(rememberedAnswers),
-		deliveries:     newAnswerMemo(rememberedAnswers),
-		refusals:       newRefusalLog(refusalsPerRun, runsWithRefusals),
-		refusalSignals: newRefusalSignalBudget(refusalSignalsPerRun, runsWithRefusalSignals),
-		csrf:           csrf,
-		pages:          pages,
-		codec:          opts.Codec,
+		cfg:         cfg,
+		runs:        opts.Runs,
+		permissions: opts.Permissions,
+		logger:      opts.Logger,
+		now:         opts.Now,
+		streams:     sse.NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
+		inbox:       newInboxCache(opts.Runs, opts.Now),
+		answers:     newAnswerMemo(rememberedAnswers),
+		deliveries:  newAnswerMemo(rememberedAnswers),
+		refusals:    refusal.NewKeeper(opts.Runs, opts.Now),
+		csrf:        csrf,
+		pages:       pages,
+		codec:       opts.Codec,
 	}, nil
 }
 

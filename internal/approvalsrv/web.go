@@ -14,6 +14,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
 )
 
 //go:embed web/templates/*.html web/static/*
@@ -126,7 +127,7 @@ type runView struct {
 	ShowOutcome bool
 	Steps       []api.AgentStep
 	Action      *actionView
-	Refusals    []Refusal
+	Refusals    []refusal.Refusal
 	Viewer      viewer
 	CSRF        string
 	RequestID   string

@@ -15,6 +15,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/ghcomment"
+	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
@@ -131,7 +132,7 @@ func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decision
 		reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
 		// The commenter's login is authenticated by GitHub's signature and
 		// the action is the run's, so the run may hold this refusal.
-		s.recordRefusal(ctx, logger.With("run", runID), runID, Refusal{
+		s.refusals.Record(ctx, logger.With("run", runID), runID, refusal.Refusal{
 			Channel: in.Channel, Who: in.Request.Approver, ActionID: in.ActionID, Reason: reason,
 		}, true)
 		return "", api.RunSnapshot{}, notFound

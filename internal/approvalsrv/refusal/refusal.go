@@ -1,0 +1,208 @@
+// Package refusal keeps the decisions the approval server refused: the
+// latest of each run in memory, for its page and its event streams, and,
+// when the refused decision was authenticated, a refusal signal to the run
+// itself (capped per run), whose history outlives this process.
+package refusal
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// Refusal is a decision the server turned down, kept so that the run's page
+// can say why a comment or a click changed nothing.
+type Refusal struct {
+	Seq      int64     `json:"seq"`
+	At       time.Time `json:"at"`
+	Channel  string    `json:"channel"`
+	Who      string    `json:"who"`
+	ActionID string    `json:"actionId"`
+	Reason   string    `json:"reason"`
+	// Step names, for the page, the step the run recorded the refusal on.
+	Step string `json:"-"`
+	// Recorded is set when the run itself holds the refusal (as a
+	// signal_ignored event), so that the page shows it once.
+	Recorded bool `json:"-"`
+}
+
+// Limits of what is kept.
+const (
+	// PerRun is how many refusals of a run are kept, and shown on its page.
+	PerRun = 50
+	// runsKept is how many runs' refusals are kept.
+	runsKept = 1000
+	// signalsPerRun caps the refusal signals this process sends to one
+	// run: anyone on GitHub can comment on a public pull request, and their
+	// refused commands must not grow the run's history without bound. Past
+	// the cap a refusal is only logged and kept in memory.
+	signalsPerRun = 20
+	// runsWithSignals is how many runs the signal cap remembers; a run
+	// forgotten may receive signalsPerRun again.
+	runsWithSignals = 10000
+)
+
+// Refuser records a refusal in a run: runclient's Refuse.
+type Refuser interface {
+	Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error
+}
+
+// Keeper keeps refusals; its methods are safe for concurrent use.
+type Keeper struct {
+	runs    Refuser
+	now     func() time.Time
+	log     *refusalLog
+	signals *refusalSignalBudget
+}
+
+// NewKeeper keeps refusals, signalling them to runs; now stamps them.
+func NewKeeper(runs Refuser, now func() time.Time) *Keeper {
+	return &Keeper{runs: runs, now: now, log: newRefusalLog(PerRun, runsKept), signals: newRefusalSignalBudget(signalsPerRun, runsWithSignals)}
+}
+
+// Since returns the run's refusals with Seq > after, oldest first.
+func (k *Keeper) Since(runID string, after int64) []Refusal { return k.log.since(runID, after) }
+
+// Last returns the Seq of the run's latest refusal, 0 when there is none.
+func (k *Keeper) Last(runID string) int64 { return k.log.last(runID) }
+
+// refusalLog keeps the latest refusals of the most recently refused runs.
+// It is in memory and makes the page live; the durable record is the run's
+// own signal_ignored events (see Record) and the server's log.
+type refusalLog struct {
+	mu      sync.Mutex
+	byRun   map[string]*runRefusals
+	runs    []string
+	perRun  int
+	maxRuns int
+}
+
+type runRefusals struct {
+	next  int64
+	items []Refusal
+}
+
+func newRefusalLog(perRun, maxRuns int) *refusalLog {
+	return &refusalLog{byRun: make(map[string]*runRefusals), perRun: perRun, maxRuns: maxRuns}
+}
+
+func (l *refusalLog) add(runID string, r Refusal) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rr, ok := l.byRun[runID]
+	if !ok {
+		rr = &runRefusals{}
+		l.byRun[runID] = rr
+		l.runs = append(l.runs, runID)
+		if len(l.runs) > l.maxRuns {
+			delete(l.byRun, l.runs[0])
+			l.runs = l.runs[1:]
+		}
+	}
+	rr.next++
+	r.Seq = rr.next
+	rr.items = append(rr.items, r)
+	if len(rr.items) > l.perRun {
+		rr.items = rr.items[len(rr.items)-l.perRun:]
+	}
+}
+
+// since returns the run's refusals with Seq > after, oldest first.
+func (l *refusalLog) since(runID string, after int64) []Refusal {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rr, ok := l.byRun[runID]
+	if !ok {
+		return nil
+	}
+	var out []Refusal
+	for _, r := range rr.items {
+		if r.Seq > after {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// last returns the Seq of the run's latest refusal, 0 when there is none.
+func (l *refusalLog) last(runID string) int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if rr, ok := l.byRun[runID]; ok {
+		return rr.next
+	}
+	return 0
+}
+
+// Record keeps a refused decision for the run's page and, when inRun, also
+// signals it to the run, whose history outlives this process. Only a
+// decision the server authenticated, on a run that exists, may be recorded
+// in the run: nobody without credentials may write into a run's history.
+func (k *Keeper) Record(ctx context.Context, logger *slog.Logger, runID string, r Refusal, inRun bool) {
+	r.At = k.now().UTC().Truncate(time.Second)
+	if inRun {
+		r.Recorded = k.signal(ctx, logger, runID, r)
+	}
+	k.log.add(runID, r)
+}
+
+// signalRefusal is best effort: a failure is logged and never changes the
+// answer to the refused request.
+func (k *Keeper) signal(ctx context.Context, logger *slog.Logger, runID string, r Refusal) bool {
+	if !k.signals.take(runID) {
+		logger.Info("refusal kept in memory only: the run already holds enough of them", "cap", signalsPerRun)
+		return false
+	}
+	sig := api.RefusalSignal{ActionID: r.ActionID, Who: r.Who, Channel: r.Channel, Reason: r.Reason}
+	// A caller that hung up does not make the refusal any less worth keeping.
+	err := k.runs.Refuse(context.WithoutCancel(ctx), runID, sig)
+	switch {
+	case errors.Is(err, runclient.ErrRunNotFound):
+		// A late decision on a run that has closed: the run keeps nothing more.
+		logger.Info("refusal not recorded: the run has ended")
+		return false
+	case err != nil:
+		logger.Warn("refusal not recorded in the run", "err", err)
+		return false
+	}
+	return true
+}
+
+// refusalSignalBudget counts the refusal signals sent to each run. It
+// forgets the oldest runs past maxRuns, which bounds its memory.
+type refusalSignalBudget struct {
+	mu      sync.Mutex
+	sent    map[string]int
+	runs    []string
+	perRun  int
+	maxRuns int
+}
+
+func newRefusalSignalBudget(perRun, maxRuns int) *refusalSignalBudget {
+	return &refusalSignalBudget{sent: make(map[string]int), perRun: perRun, maxRuns: maxRuns}
+}
+
+// take reports whether the run may receive one more refusal signal, and
+// counts it.
+func (b *refusalSignalBudget) take(runID string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n, ok := b.sent[runID]
+	if !ok {
+		b.runs = append(b.runs, runID)
+		if len(b.runs) > b.maxRuns {
+			delete(b.sent, b.runs[0])
+			b.runs = b.runs[1:]
+		}
+	}
+	if n >= b.perRun {
+		return false
+	}
+	b.sent[runID] = n + 1
+	return true
+}
