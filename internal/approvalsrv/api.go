@@ -74,7 +74,7 @@ func (s *Server) resolve(ctx context.Context, runID, stepID string, req request.
 	if err != nil {
 		return answer.TemporalFailure(logger, err, "run query before a resolve")
 	}
-	step := findStep(snap, stepID)
+	step := request.Step(snap, stepID)
 	if step == nil {
 		return answer.Refused(http.StatusNotFound, "unknown step for this run")
 	}

@@ -2,9 +2,6 @@ package approvalsrv
 
 import (
 	"encoding/json"
-	"html/template"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -270,26 +267,6 @@ func TestWebhookAddressMovesTheWebhookOffTheMainHandler(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, onHook.StatusCode)
 	require.Len(t, h.runs.approvalSignals(), 1)
 	require.Equal(t, http.StatusNotFound, h.getAnonymous("/v1/approvals", nil).StatusCode, "the webhook listener serves nothing else")
-}
-
-// A template failure is logged; the browser gets a bare 500 that names no
-// template or field.
-func TestPageWhoseTemplateFailsAnswersABare500(t *testing.T) {
-	srv, err := New(Config{InsecureDev: true}, Options{Runs: newFakeRuns(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, err)
-	broken := template.Must(template.New("pages").Parse(`{{define "inbox.html"}}{{template "undefined" .}}{{end}}`))
-	srv.pages = &pageTemplates{set: broken}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-
-	resp, err := ts.Client().Get(ts.URL + "/")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-
-	require.Equal(t, http.StatusInternalServerError, resp.StatusCode)
-	require.Equal(t, "internal error", strings.TrimSpace(string(body)))
 }
 
 func TestRunPageEventStreamIsTheRunsEvents(t *testing.T) {

@@ -45,6 +45,11 @@ func (s *Server) decideOnce(ctx context.Context, in decisionInput) answer.Outcom
 	return s.answers.do(key, decisionMemoBody(in.Request), func() answer.Outcome { return s.decide(ctx, in) })
 }
 
+// decideForm is decideOnce for the run page's form.
+func (s *Server) decideForm(ctx context.Context, runID, actionID string, req request.Decision) answer.Outcome {
+	return s.decideOnce(ctx, decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
+}
+
 // decide checks a decision through the run query and, when it can count,
 // sends the approval signal. The workflow checks again: the query only spares
 // people a signal that would be ignored and tells them why.
@@ -64,7 +69,7 @@ func (s *Server) decisionLogger(in decisionInput) *slog.Logger {
 // decideOn is decide on a snapshot the caller has just queried.
 func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) answer.Outcome {
 	logger := s.decisionLogger(in)
-	action := findAction(snap, in.ActionID)
+	action := request.Action(snap, in.ActionID)
 	if action == nil {
 		return s.refuse(ctx, logger, in, answer.Refused(http.StatusNotFound, "unknown action for this run"))
 	}

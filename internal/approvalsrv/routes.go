@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/pages"
 )
 
 // credential is what a route asks of its caller. Every route declares one,
@@ -81,15 +82,15 @@ func (s *Server) routes() []route {
 		{"GET /v1/runs/{runId}", credentialSigned, onMain, http.HandlerFunc(s.handleSnapshot)},
 		{"GET /v1/runs/{runId}/events", credentialSigned, onMain, http.HandlerFunc(s.handleEvents)},
 		{"GET /v1/approvals", credentialSigned, onMain, http.HandlerFunc(s.handleApprovals)},
-		{"GET /{$}", credentialPage, onMain, http.HandlerFunc(s.handleInboxPage)},
-		{"GET /runs", credentialPage, onMain, http.HandlerFunc(s.handleHistoryPage)},
-		{"GET /runs/{runId}", credentialPage, onMain, http.HandlerFunc(s.handleRunPage)},
-		{"GET /runs/{runId}/panel", credentialPage, onMain, http.HandlerFunc(s.handleRunPanel)},
+		{"GET /{$}", credentialPage, onMain, http.HandlerFunc(s.pages.Inbox)},
+		{"GET /runs", credentialPage, onMain, http.HandlerFunc(s.pages.History)},
+		{"GET /runs/{runId}", credentialPage, onMain, http.HandlerFunc(s.pages.Run)},
+		{"GET /runs/{runId}/panel", credentialPage, onMain, http.HandlerFunc(s.pages.Panel)},
 		{"GET /runs/{runId}/events", credentialPage, onMain, http.HandlerFunc(s.handleEvents)},
-		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.handleFormDecision))},
+		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.Form))},
 		{"POST /github/webhook", credentialGitHub, onWebhook, http.HandlerFunc(s.handleWebhook)},
 		{"GET /healthz", credentialOpen, onMain | onWebhook, http.HandlerFunc(handleHealth)},
-		{"GET /static/", credentialOpen, onMain, staticHandler()},
+		{"GET /static/", credentialOpen, onMain, pages.Static()},
 	}
 	if s.codec != nil {
 		table = append(table, route{"/codec/", credentialCodecToken, onMain, s.codec})
@@ -198,7 +199,7 @@ func (s *Server) page(next http.Handler) http.Handler {
 			if answer.WantsJSON(r) {
 				answer.Write(w, o)
 			} else {
-				s.errorPage(w, o)
+				s.pages.Error(w, o)
 			}
 			return
 		}

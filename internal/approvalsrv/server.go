@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/pages"
 	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
 	"github.com/agentrun/agentrun/internal/approvalsrv/sse"
 )
@@ -17,7 +18,6 @@ import (
 const (
 	maxAPIBodyBytes     = 64 << 10
 	maxWebhookBodyBytes = 5 << 20
-	maxFormBodyBytes    = 64 << 10
 	rememberedAnswers   = 10000
 	defaultEventPoll    = 300 * time.Millisecond
 )
@@ -48,8 +48,7 @@ type Server struct {
 	answers     *answerMemo
 	deliveries  *answerMemo
 	refusals    *refusal.Keeper
-	csrf        *auth.CSRFGuard
-	pages       *pageTemplates
+	pages       *pages.Pages
 	codec       http.Handler
 }
 
@@ -72,11 +71,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approval server: %w", err)
 	}
-	pages, err := parsePageTemplates()
-	if err != nil {
-		return nil, fmt.Errorf("approval server: %w", err)
-	}
-	return &Server{
+	s := &Server{
 		cfg:         cfg,
 		runs:        opts.Runs,
 		permissions: opts.Permissions,
@@ -87,10 +82,16 @@ func New(cfg Config, opts Options) (*Server, error) {
 		answers:     newAnswerMemo(rememberedAnswers),
 		deliveries:  newAnswerMemo(rememberedAnswers),
 		refusals:    refusal.NewKeeper(opts.Runs, opts.Now),
-		csrf:        csrf,
-		pages:       pages,
 		codec:       opts.Codec,
-	}, nil
+	}
+	s.pages, err = pages.New(pages.Options{
+		Runs: opts.Runs, Inbox: s.inbox.list, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
+		CSRF: csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("approval server: %w", err)
+	}
+	return s, nil
 }
 
 func handleHealth(w http.ResponseWriter, _ *http.Request) {

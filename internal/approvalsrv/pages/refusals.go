@@ -1,10 +1,11 @@
-package approvalsrv
+package pages
 
 import (
 	"sort"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // channelRun names, on the page, refusals read back from the run's events.
@@ -19,7 +20,7 @@ const channelLookalike = "look-alike comment ignored"
 // signalled, decisions the workflow itself turned down, and look-alike
 // comments reconciliation left alone) together with
 // the refusals this process kept but could not record in the run.
-func (s *Server) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []refusal.Refusal {
+func (s *Pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []refusal.Refusal {
 	var out []refusal.Refusal
 	for i := len(events) - 1; i >= 0; i-- {
 		ev := events[i]
@@ -61,7 +62,7 @@ func actionIDOfStep(snap api.RunSnapshot, stepID string) string {
 // stepTitleByID is the title of the step an event names; "" when the run no
 // longer shows that step (or the event names none).
 func stepTitleByID(snap api.RunSnapshot, stepID string) string {
-	if st := findStep(snap, stepID); st != nil {
+	if st := request.Step(snap, stepID); st != nil {
 		return st.Title()
 	}
 	return ""

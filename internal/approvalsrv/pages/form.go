@@ -1,4 +1,4 @@
-package approvalsrv
+package pages
 
 import (
 	"errors"
@@ -31,11 +31,11 @@ const (
 	staleFormMessage = "This page is out of date; reload it and decide again."
 )
 
-// handleFormDecision serves the run page's form:
+// Form serves the run page's form:
 // POST /runs/{runId}/actions/{actionId}/decision. The approver is the user the
 // trusted proxy names in APPROVAL_IDENTITY_HEADER, as the page middleware
 // authenticated it; only dev mode without that user lets a person type a name.
-func (s *Server) handleFormDecision(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) Form(w http.ResponseWriter, r *http.Request) {
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
 	o, stale := s.formDecision(w, r, runID, actionID)
 	if answer.WantsJSON(r) {
@@ -52,7 +52,7 @@ func (s *Server) handleFormDecision(w http.ResponseWriter, r *http.Request) {
 
 // formDecision also reports whether the form was stale (its CSRF token no
 // longer checks out), which the page words differently from a refusal.
-func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) (answer.Outcome, bool) {
+func (s *Pages) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) (answer.Outcome, bool) {
 	if !answer.HasMediaType(r, "application/x-www-form-urlencoded") {
 		return answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
 	}
@@ -83,5 +83,5 @@ func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, act
 		}
 		return answer.Refused(http.StatusBadRequest, bad.Problem), false
 	}
-	return s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb}), false
+	return s.decide(r.Context(), runID, actionID, req), false
 }
