@@ -50,7 +50,7 @@ func ParseCommentCommand(body string) (CommentCommand, error) {
 			return CommentCommand{}, request.Invalidf("usage: /agentrun reject <actionId> <reason>")
 		}
 	default:
-		return CommentCommand{}, request.Invalidf("unknown command %q: want approve or reject", request.Clip(verb))
+		return CommentCommand{}, request.Invalidf("unknown command %q: want approve or reject", request.Clip(verb, request.MaxEcho))
 	}
 	if err := request.CheckActionID(actionID); err != nil {
 		return CommentCommand{}, err

@@ -60,11 +60,11 @@ func (s *Pages) formDecision(w http.ResponseWriter, r *http.Request, runID, acti
 	if err := r.ParseForm(); err != nil {
 		return answer.Refused(http.StatusBadRequest, "could not read the form"), false
 	}
-	if !s.csrf.Valid(r, r.PostForm.Get("csrf")) {
+	if !s.opts.CSRF.Valid(r, r.PostForm.Get("csrf")) {
 		return answer.Refused(http.StatusForbidden, staleFormMessage), true
 	}
 	approver := s.viewer(r).Identity
-	if approver == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == "" {
+	if approver == "" && s.opts.InsecureDev && s.opts.IdentityHeader == "" {
 		approver = strings.TrimSpace(r.PostForm.Get("approver"))
 	}
 	if approver == "" {
@@ -83,5 +83,5 @@ func (s *Pages) formDecision(w http.ResponseWriter, r *http.Request, runID, acti
 		}
 		return answer.Refused(http.StatusBadRequest, bad.Problem), false
 	}
-	return s.decide(r.Context(), runID, actionID, req), false
+	return s.opts.Decide(r.Context(), runID, actionID, req), false
 }

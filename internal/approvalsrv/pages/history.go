@@ -52,9 +52,9 @@ func (s *Pages) History(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, answer.Refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
 		return
 	}
-	listed, err := s.runs.List(r.Context(), status)
+	listed, err := s.opts.Runs.List(r.Context(), status)
 	if err != nil {
-		s.Error(w, answer.TemporalFailure(s.logger, err, "history page"))
+		s.Error(w, answer.TemporalFailure(s.opts.Logger, err, "history page"))
 		return
 	}
 	more := len(listed) > HistoryLimit
@@ -99,9 +99,9 @@ func (s *Pages) addOutcomes(ctx context.Context, rows []historyRow) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			snap, err := s.runs.Snapshot(ctx, rows[i].RunID)
+			snap, err := s.opts.Runs.Snapshot(ctx, rows[i].RunID)
 			if err != nil {
-				s.logger.Info("history row without its outcome", "run", rows[i].RunID, "err", err)
+				s.opts.Logger.Info("history row without its outcome", "run", rows[i].RunID, "err", err)
 				return
 			}
 			rows[i].Target = fmt.Sprintf("%s#%d", snap.Run.Repo, snap.Run.PullNumber)

@@ -27,6 +27,9 @@ import (
 //go:embed web/templates/*.html web/static/*
 var webFiles embed.FS
 
+// excerptLength bounds a preview in the inbox.
+const excerptLength = 280
+
 // maxFormBodyBytes bounds a form post.
 const maxFormBodyBytes = 64 << 10
 
@@ -60,21 +63,8 @@ type Options struct {
 
 // Pages serves the HTML routes.
 type Pages struct {
-	runs      Runs
-	inbox     func(ctx context.Context) ([]runclient.PendingApproval, error)
-	refusals  *refusal.Keeper
-	open      func(action *api.PendingAction) answer.Outcome
-	decide    func(ctx context.Context, runID, actionID string, req request.Decision) answer.Outcome
-	csrf      *auth.CSRFGuard
-	cfg       config
-	logger    *slog.Logger
-	now       func() time.Time
+	opts      Options
 	templates *template.Template
-}
-
-type config struct {
-	IdentityHeader string
-	InsecureDev    bool
 }
 
 // New parses the embedded templates.
@@ -83,11 +73,7 @@ func New(opts Options) (*Pages, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pages{
-		runs: opts.Runs, inbox: opts.Inbox, refusals: opts.Refusals, open: opts.ActionOpen, decide: opts.Decide,
-		csrf: opts.CSRF, cfg: config{IdentityHeader: opts.IdentityHeader, InsecureDev: opts.InsecureDev},
-		logger: opts.Logger, now: opts.Now, templates: set,
-	}, nil
+	return &Pages{opts: opts, templates: set}, nil
 }
 
 func parseTemplates() (*template.Template, error) {
@@ -96,7 +82,7 @@ func parseTemplates() (*template.Template, error) {
 		"duration":   formatDuration,
 		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"excerpt":    excerpt,
+		"excerpt":    func(s string) string { return request.Clip(s, excerptLength) },
 		"stepTitle":  api.AgentStep.Title,
 	}).ParseFS(webFiles, "web/templates/*.html")
 	if err != nil {
@@ -130,9 +116,9 @@ func Static() http.Handler {
 
 // Inbox serves GET /: the pending approvals.
 func (s *Pages) Inbox(w http.ResponseWriter, r *http.Request) {
-	inbox, err := s.inbox(r.Context())
+	inbox, err := s.opts.Inbox(r.Context())
 	if err != nil {
-		s.Error(w, answer.TemporalFailure(s.logger, err, "inbox page"))
+		s.Error(w, answer.TemporalFailure(s.opts.Logger, err, "inbox page"))
 		return
 	}
 	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
@@ -152,15 +138,15 @@ func (s *Pages) Panel(w http.ResponseWriter, r *http.Request) {
 
 func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
 	runID := r.PathValue("runId")
-	snap, err := s.runs.Snapshot(r.Context(), runID)
+	snap, err := s.opts.Runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		s.Error(w, answer.TemporalFailure(s.logger.With("run", runID), err, "run page"))
+		s.Error(w, answer.TemporalFailure(s.opts.Logger.With("run", runID), err, "run page"))
 		return
 	}
-	events, err := s.runs.Events(r.Context(), runID, 0)
+	events, err := s.opts.Runs.Events(r.Context(), runID, 0)
 	if err != nil {
 		// The page is still worth showing with this process's refusals only.
-		s.logger.Warn("run page without the run's events", "run", runID, "err", err)
+		s.opts.Logger.Warn("run page without the run's events", "run", runID, "err", err)
 	}
 	view := s.runView(w, r, runID, snap, events)
 	s.render(w, http.StatusOK, template, view)
@@ -176,7 +162,7 @@ func (s *Pages) Error(w http.ResponseWriter, o answer.Outcome) {
 // templates and fields, which are for the log only.
 func (s *Pages) render(w http.ResponseWriter, code int, name string, data any) {
 	if err := execute(s.templates, w, code, name, data); err != nil {
-		s.logger.Error("page", "template", name, "err", err)
+		s.opts.Logger.Error("page", "template", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 	}
 }
@@ -233,7 +219,7 @@ func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 		Action:      s.actionView(snap),
 		Refusals:    s.pageRefusals(runID, snap, events),
 		Viewer:      s.viewer(r),
-		CSRF:        s.csrf.Token(w, r),
+		CSRF:        s.opts.CSRF.Token(w, r),
 		RequestID:   "web-" + auth.RandomToken(),
 		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
 	}
@@ -244,7 +230,7 @@ func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 // request: the page never echoes caller-supplied text.
 func (s *Pages) formNotice(result string, snap api.RunSnapshot) string {
 	if result == "409" && snap.PendingAction != nil {
-		if o := s.open(snap.PendingAction); !o.OK() {
+		if o := s.opts.ActionOpen(snap.PendingAction); !o.OK() {
 			return "Not sent: " + o.Error + "."
 		}
 	}
@@ -260,7 +246,7 @@ func (s *Pages) actionView(snap api.RunSnapshot) *actionView {
 	if len(approvers) == 0 {
 		approvers = snap.Run.Approvers
 	}
-	open := a.State == api.ActionWaiting && s.now().Before(a.ExpiresAt) && !snap.Run.Status.IsTerminal()
+	open := a.State == api.ActionWaiting && s.opts.Now().Before(a.ExpiresAt) && !snap.Run.Status.IsTerminal()
 	return &actionView{
 		PendingAction: *a,
 		Key:           fmt.Sprintf("%s/%s/%t", a.ID, a.State, open),
@@ -272,10 +258,10 @@ func (s *Pages) actionView(snap api.RunSnapshot) *actionView {
 func (s *Pages) viewer(r *http.Request) viewer {
 	// Only the page middleware's authenticated identity: the header itself
 	// may come from anyone.
-	v := viewer{HeaderName: s.cfg.IdentityHeader, Identity: auth.IdentityFrom(r.Context())}
+	v := viewer{HeaderName: s.opts.IdentityHeader, Identity: auth.IdentityFrom(r.Context())}
 	// With a login proxy configured, its user is the only approver, dev mode
 	// or not.
-	v.TypeName = v.Identity == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == ""
+	v.TypeName = v.Identity == "" && s.opts.InsecureDev && s.opts.IdentityHeader == ""
 	v.SignInFirst = v.Identity == "" && !v.TypeName
 	return v
 }
@@ -304,19 +290,4 @@ func formatDuration(ms int64) string {
 		return fmt.Sprintf("%d ms", ms)
 	}
 	return d.Round(100 * time.Millisecond).String()
-}
-
-func excerpt(s string) string {
-	const max = 280
-	if len(s) <= max {
-		return s
-	}
-	return s[:runeBoundary(s, max)] + "…"
-}
-
-func runeBoundary(s string, i int) int {
-	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return i
 }

@@ -34,7 +34,7 @@ func (s *Pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Ev
 			out = append(out, refusal.Refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
 		}
 	}
-	kept := s.refusals.Since(runID, 0)
+	kept := s.opts.Refusals.Since(runID, 0)
 	for i := len(kept) - 1; i >= 0; i-- {
 		if !kept[i].Recorded {
 			out = append(out, kept[i])

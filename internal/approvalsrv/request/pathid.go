@@ -25,8 +25,7 @@ func CheckPathID(name, id string) error {
 // is runclient's.
 func CheckActionID(id string) error {
 	if !runclient.ValidActionID(id) {
-		return Invalidf("the action ID must look like act-0123456789abcdef: %q followed by letters, digits, '_' or '-', at most %d characters",
-			runclient.ActionIDPrefix, runclient.MaxActionIDLength)
+		return &Invalid{Problem: runclient.ErrBadActionID.Error()}
 	}
 	return nil
 }

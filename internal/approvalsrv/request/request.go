@@ -21,6 +21,8 @@ const (
 	maxRequestIDLength = 200
 	// MaxReasonLength bounds a reason, from any channel.
 	MaxReasonLength = 2000
+	// MaxEcho bounds caller-supplied text echoed back in an error.
+	MaxEcho = 40
 )
 
 // Decision is the body of POST /v1/runs/{runId}/actions/{actionId}/decision.
@@ -72,7 +74,7 @@ func (req Decision) Validate() error {
 	case "":
 		return Invalidf("missing field: decision")
 	default:
-		return Invalidf("unknown decision %q: want approve or reject", Clip(req.Decision))
+		return Invalidf("unknown decision %q: want approve or reject", Clip(req.Decision, MaxEcho))
 	}
 	if err := checkName("approver", req.Approver); err != nil {
 		return err
@@ -94,7 +96,7 @@ func ParseResolve(body []byte) (Resolve, error) {
 	case "":
 		return Resolve{}, Invalidf("missing field: decision")
 	default:
-		return Resolve{}, Invalidf("unknown decision %q: want retry, mark_succeeded or abandon", Clip(req.Decision))
+		return Resolve{}, Invalidf("unknown decision %q: want retry, mark_succeeded or abandon", Clip(req.Decision, MaxEcho))
 	}
 	if err := checkName("by", req.By); err != nil {
 		return Resolve{}, err
@@ -135,7 +137,7 @@ func describeJSONError(err error) string {
 	case errors.As(err, &typeErr):
 		return fmt.Sprintf("field %q must be a %s", typeErr.Field, typeErr.Type)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return Clip(strings.TrimPrefix(err.Error(), "json: "))
+		return Clip(strings.TrimPrefix(err.Error(), "json: "), MaxEcho)
 	}
 	return "not a JSON object"
 }
@@ -179,9 +181,10 @@ func HasControl(s string) bool {
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
 
-// Clip shortens caller-supplied text that is echoed back in an error.
-func Clip(s string) string {
-	const max = 40
+// Clip shortens caller-supplied text to at most max bytes, at a rune
+// boundary, marking the cut with "…": text echoed back in an error, or
+// shown as an excerpt.
+func Clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}
