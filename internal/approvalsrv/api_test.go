@@ -15,8 +15,7 @@ import (
 )
 
 func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
@@ -27,8 +26,7 @@ func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
 }
 
 func TestSignedRejectCarriesItsReason(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "reject", "carol", "too harsh", "req-1"), testNow)
 
@@ -38,8 +36,7 @@ func TestSignedRejectCarriesItsReason(t *testing.T) {
 }
 
 func TestSignedApproveUsesTheRunsSpellingOfTheApprover(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("Alice"))
+	h := waitingHarness(t, nil, "Alice")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
@@ -64,8 +61,7 @@ func TestSignedDecisionWithBadBodyAnswers400AndSendsNothing(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun())
+			h := waitingHarness(t, nil)
 
 			resp := h.signedPost(decisionPath, []byte(body), testNow)
 
@@ -99,8 +95,7 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun())
+			h := waitingHarness(t, nil)
 			signature := c.signature
 			if signature == "" && name != "no signature header" && name != "empty signature" {
 				signature = sign(testSecret, c.timestamp, body)
@@ -120,8 +115,7 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 }
 
 func TestSignedDecisionExactlyFiveMinutesOldIsAccepted(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow.Add(-300*time.Second))
 
@@ -129,8 +123,7 @@ func TestSignedDecisionExactlyFiveMinutesOldIsAccepted(t *testing.T) {
 }
 
 func TestSignedDecisionByNonApproverAnswers403(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice", "bob"))
+	h := waitingHarness(t, nil, "alice", "bob")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
 
@@ -140,8 +133,7 @@ func TestSignedDecisionByNonApproverAnswers403(t *testing.T) {
 }
 
 func TestSignedDecisionOnUnknownRunOrActionAnswers404(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	unknownRun := h.signedPost("/v1/runs/run-9/actions/act-1/decision", body, testNow)
@@ -208,8 +200,7 @@ func TestDecisionOnAnOlderActionOfTheRunAnswers409(t *testing.T) {
 }
 
 func TestSignedDecisionOverSixtyFourKiBAnswers413(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "reject", "alice", string(bytes.Repeat([]byte("x"), 64<<10)), "req-1")
 
 	resp := h.signedPost(decisionPath, body, testNow)
@@ -219,8 +210,7 @@ func TestSignedDecisionOverSixtyFourKiBAnswers413(t *testing.T) {
 }
 
 func TestSignedDecisionThatIsNotJSONAnswers415(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	resp := h.signedPostAs(decisionPath, "text/plain", body, testNow)
@@ -230,8 +220,7 @@ func TestSignedDecisionThatIsNotJSONAnswers415(t *testing.T) {
 }
 
 func TestSignedDecisionWithJSONCharsetIsAccepted(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	resp := h.signedPostAs(decisionPath, "application/json; charset=utf-8", body, testNow)
@@ -240,8 +229,7 @@ func TestSignedDecisionWithJSONCharsetIsAccepted(t *testing.T) {
 }
 
 func TestSignedDecisionWhileTemporalIsUnreachableAnswers503AndARetryWorks(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.setUnavailable(true)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
@@ -256,8 +244,7 @@ func TestSignedDecisionWhileTemporalIsUnreachableAnswers503AndARetryWorks(t *tes
 }
 
 func TestRepeatedRequestIDAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	first := h.signedPost(decisionPath, body, testNow)
@@ -270,8 +257,7 @@ func TestRepeatedRequestIDAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
 }
 
 func TestRepeatedRefusedRequestAnswersTheSameRefusal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	body := decisionBody(t, "approve", "mallory", "", "req-1")
 
 	first := h.signedPost(decisionPath, body, testNow)
@@ -298,8 +284,7 @@ func TestRequestIDTheWorkflowAlreadyHasIsRecognisedAfterARestart(t *testing.T) {
 }
 
 func TestConcurrentRepeatsOfOneRequestSendOneSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	codes := make([]int, 8)
@@ -320,8 +305,7 @@ func TestConcurrentRepeatsOfOneRequestSendOneSignal(t *testing.T) {
 }
 
 func TestSecondDecisionWithANewRequestIDAnswers409(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	first := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 	second := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "no", "req-2"), testNow)

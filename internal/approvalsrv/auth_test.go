@@ -18,8 +18,7 @@ import (
 // A signature binds the method and the path: a request captured on its way to
 // one run cannot be replayed to another run, action, step or endpoint.
 func TestSignedDecisionReplayedToAnotherRunOrActionAnswers401AndSendsNothing(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	h.runs.put("run-2", waitingRun("alice"))
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	captured := signedHeaders(http.MethodPost, decisionPath, body, testNow)
@@ -57,8 +56,7 @@ func TestSignedResolveReplayedToAnotherStepOrRunAnswers401AndSendsNothing(t *tes
 
 // A comparison that stopped early (first byte, or a prefix) would accept it.
 func TestSignatureDifferingOnlyInItsLastByteAnswers401(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	headers := signedHeaders(http.MethodPost, decisionPath, body, testNow)
 	headers["Content-Type"] = "application/json"
@@ -77,8 +75,7 @@ func TestSignatureDifferingOnlyInItsLastByteAnswers401(t *testing.T) {
 }
 
 func TestSignedGetSignsAnEmptyBodyAndItsOwnMethod(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	const path = "/v1/runs/run-1"
 
 	cases := map[string]struct {
@@ -112,8 +109,7 @@ func TestSignatureCoversTheEscapedPath(t *testing.T) {
 // Each route class refuses a caller without its credentials and serves one
 // with them; the public routes need none.
 func TestEachRouteClassNeedsItsCredentials(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", finished(1)) // the event streams end at once
 
 	for _, path := range []string{
@@ -137,8 +133,7 @@ func TestEachRouteClassNeedsItsCredentials(t *testing.T) {
 }
 
 func TestSignatureDoesNotOpenThePagesNorTheProxyIdentityTheAPI(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	signedForPage := signedHeaders(http.MethodGet, "/runs/run-1", nil, testNow)
 	require.Equal(t, http.StatusUnauthorized, h.getAnonymous("/runs/run-1", signedForPage).StatusCode)
@@ -173,8 +168,7 @@ func TestIdentityHeaderFromAnUntrustedPeerAnswers401AndDecidesNothing(t *testing
 }
 
 func TestIdentityHeaderRepeatedOrUnusableAnswers400(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 
 	for name, values := range map[string][]string{
 		"two headers":          {"alice", "mallory"},
@@ -270,8 +264,7 @@ func TestWebhookAddressMovesTheWebhookOffTheMainHandler(t *testing.T) {
 }
 
 func TestRunPageEventStreamIsTheRunsEvents(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", runEvents(1, 2)...)
 	h.runs.appendEvents("run-1", finished(3))
 
@@ -287,8 +280,7 @@ func TestRunPageEventStreamIsTheRunsEvents(t *testing.T) {
 // The window is symmetric: a caller whose clock runs exactly five minutes
 // ahead is inside it, as one exactly five minutes behind is.
 func TestSignedDecisionFromAClockExactlyFiveMinutesAheadIsAccepted(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow.Add(auth.MaxSkew))
 

@@ -71,6 +71,15 @@ func newHarnessOn(t *testing.T, cfg Config, perms PermissionChecker, runs *fakeR
 	return &harness{t: t, runs: runs, server: srv, http: ts}
 }
 
+// waitingHarness is a harness on testConfig whose run-1 is
+// waitingRun(approvers...): what most handler tests start from.
+func waitingHarness(t *testing.T, perms PermissionChecker, approvers ...string) *harness {
+	t.Helper()
+	h := newHarness(t, testConfig(), perms)
+	h.runs.put("run-1", waitingRun(approvers...))
+	return h
+}
+
 // waitingRun is a run waiting on action act-1, created 1 h before testNow
 // and expiring 23 h after it.
 func waitingRun(approvers ...string) api.RunSnapshot {

@@ -33,8 +33,7 @@ func (f *fakeRuns) signalCallCount() int {
 }
 
 func TestOverlappingRepeatsOfOneRequestSendOneSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	const n = 8
 	// The first signal is held until every duplicate has either reached the
@@ -74,8 +73,7 @@ func TestSameRequestIDWithAnotherDecisionOrReasonAnswers409(t *testing.T) {
 	}
 	for name, second := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun())
+			h := waitingHarness(t, nil)
 			first := h.signedPost(decisionPath, decisionBody(t, "reject", "alice", "too harsh", "req-1"), testNow)
 			require.Equal(t, http.StatusAccepted, first.StatusCode)
 			queries, _, _, _ := h.runs.counts()
@@ -93,8 +91,7 @@ func TestSameRequestIDWithAnotherDecisionOrReasonAnswers409(t *testing.T) {
 }
 
 func TestIdenticalRepeatOfARefusalAnswersTheSameAndDoesNoNewWork(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	body := decisionBody(t, "approve", "mallory", "", "req-1")
 
 	first := h.signedPost(decisionPath, body, testNow)
@@ -110,8 +107,7 @@ func TestIdenticalRepeatOfARefusalAnswersTheSameAndDoesNoNewWork(t *testing.T) {
 }
 
 func TestSameRequestIDFromAnotherApproverOrChannelIsAnotherRequest(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice", "bob"))
+	h := waitingHarness(t, nil, "alice", "bob")
 
 	alice := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 	bob := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "late", "req-1"), testNow)

@@ -28,8 +28,7 @@ func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, nil, "alice")
 
 			resp := h.do(c.method, c.path, strings.NewReader("{}"), map[string]string{"Content-Type": "application/json"})
 

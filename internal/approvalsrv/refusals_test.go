@@ -16,8 +16,7 @@ import (
 )
 
 func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
 
@@ -29,8 +28,7 @@ func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
 }
 
 func TestSignedDecisionOnADecidedActionIsRecordedInTheRun(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	first := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 	second := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "no", "req-2"), testNow)
@@ -64,8 +62,7 @@ func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, nil, "alice")
 
 			var resp *http.Response
 			if c.headers == nil {
@@ -81,8 +78,7 @@ func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.
 }
 
 func TestWebhookRefusalsAreRecordedInTheRunOnlyForAuthenticatedCommands(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, sandboxPermissions(t))
 	command := newComment("mallory", "/agentrun approve act-1").payload(t)
 
 	forged := h.post("/github/webhook", command, map[string]string{
@@ -104,8 +100,7 @@ func TestWebhookRefusalsAreRecordedInTheRunOnlyForAuthenticatedCommands(t *testi
 }
 
 func TestFormRefusalIsRecordedInTheRunButAFormWithoutCSRFTokenIsNot(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	b := h.browser(map[string]string{"X-Forwarded-User": "mallory"})
 	_, form := b.openRun("run-1")
 	form.Set("decision", "approve")
@@ -125,8 +120,7 @@ func TestFormRefusalIsRecordedInTheRunButAFormWithoutCSRFTokenIsNot(t *testing.T
 }
 
 func TestRefusalSignalsStopAtTwentyPerRunAndTheAnswersDoNotChange(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	h.runs.put("run-2", waitingRun("alice"))
 
 	for i := 0; i < 25; i++ {
@@ -143,8 +137,7 @@ func TestRefusalSignalsStopAtTwentyPerRunAndTheAnswersDoNotChange(t *testing.T) 
 }
 
 func TestRefusalSignalThatFailsLeavesTheAnswerAndShowsTheRefusalFromMemory(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	h.runs.setRefusalsFail(true)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
@@ -157,8 +150,7 @@ func TestRefusalSignalThatFailsLeavesTheAnswerAndShowsTheRefusalFromMemory(t *te
 }
 
 func TestRefusalIsShownOnceOnThePageAndStillAfterARestart(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, sandboxPermissions(t))
 	resp := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun approve act-1").payload(t))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	const reason = "mallory has read permission on acme/widgets; approving needs write"
@@ -173,8 +165,7 @@ func TestRefusalIsShownOnceOnThePageAndStillAfterARestart(t *testing.T) {
 }
 
 func TestRunPageListsWhatTheRunIgnoredNewestFirst(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1",
 		api.Event{Sequence: 1, At: testNow.Add(-time.Minute), Type: api.EventSignalIgnored, Detail: `approval for unknown action "act-9"`},
 		api.Event{Sequence: 2, At: testNow, Type: api.EventSignalIgnored, StepID: "step-3", Detail: "duplicate: the action was already approved by alice"},

@@ -219,8 +219,7 @@ func TestWebhookListenerServesOnlyTheWebhookAndHealth(t *testing.T) {
 // A captured signed read replayed with its query changed reads nothing:
 // the query is part of what is signed.
 func TestSignedReadReplayedWithAnotherQueryAnswers401AndReadsNothing(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", api.Event{Sequence: 1, Type: api.EventStepStatus, Status: "running"}, finished(2))
 	const events = "/v1/runs/run-1/events?lastEventId=1&x=1"
 	capturedEvents := signedHeaders(http.MethodGet, events, nil, testNow)

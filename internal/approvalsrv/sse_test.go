@@ -26,8 +26,7 @@ func (h *harness) waitForPollers(running int) {
 }
 
 func TestStreamsOfOneRunShareOnePoller(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", runEvents(1, 3)...)
 	const streams = 10
 	start := time.Now()
@@ -67,8 +66,7 @@ func TestStreamsOfOneRunShareOnePoller(t *testing.T) {
 }
 
 func TestPollerStopsAfterTheLastStreamLeaves(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.put("run-2", waitingRun())
 	first := h.get("/v1/runs/run-1/events", nil)
 	second := h.get("/v1/runs/run-1/events", nil)
@@ -95,8 +93,7 @@ func TestPollerStopsAfterTheLastStreamLeaves(t *testing.T) {
 }
 
 func TestEventStreamsOverTheCapsAnswer429(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.server.streams.SetCaps(3, 2)
 	as := func(user string) map[string]string { return map[string]string{"X-Forwarded-User": user} }
 
@@ -117,8 +114,7 @@ func TestEventStreamsOverTheCapsAnswer429(t *testing.T) {
 }
 
 func TestEventStreamsWithoutAUserCountAgainstTheirAddress(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.server.streams.SetCaps(1000, 1)
 
 	first := h.get("/v1/runs/run-1/events", nil)
@@ -132,8 +128,7 @@ func TestEventStreamsWithoutAUserCountAgainstTheirAddress(t *testing.T) {
 }
 
 func TestALastEventIDBeyondTheRunDoesNotStallItsOtherStreams(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	ahead := h.get("/v1/runs/run-1/events", map[string]string{"Last-Event-ID": "1000"})
 	require.Equal(t, http.StatusOK, ahead.StatusCode)
 	h.waitForPollers(1)

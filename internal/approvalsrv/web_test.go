@@ -71,8 +71,7 @@ func (b *browser) openRun(runID string) (string, url.Values) {
 }
 
 func TestRunPageShowsLabelStatusPreviewApproversAndTimeline(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice", "bob"))
+	h := waitingHarness(t, nil, "alice", "bob")
 
 	page, form := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
 
@@ -119,8 +118,7 @@ func TestRunPageEscapesThePreview(t *testing.T) {
 }
 
 func TestFormApproveTakesTheApproverFromTheIdentityHeader(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
 	_, form := b.openRun("run-1")
 	form.Set("decision", "approve")
@@ -138,8 +136,7 @@ func TestFormApproveTakesTheApproverFromTheIdentityHeader(t *testing.T) {
 const decisionPagePath = "/runs/run-1/actions/act-1/decision"
 
 func TestFormWithoutScriptRedirectsBackWithANotice(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
 	_, form := b.openRun("run-1")
 	form.Set("decision", "approve")
@@ -187,8 +184,7 @@ func TestFormRefusals(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, nil, "alice")
 			b := h.browser(c.header)
 			_, form := b.openRun("run-1")
 			form.Set("decision", "approve")
@@ -212,8 +208,7 @@ func TestFormRefusals(t *testing.T) {
 }
 
 func TestRunPageWithoutIdentityOutsideDevModeAnswers401AskingToSignIn(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.browser(nil).do(http.MethodGet, "/runs/run-1", nil, nil)
 
@@ -239,8 +234,7 @@ func TestDevModeFormTakesATypedName(t *testing.T) {
 }
 
 func TestInboxPageListsPendingApprovals(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.get("/", nil)
 
@@ -252,8 +246,7 @@ func TestInboxPageListsPendingApprovals(t *testing.T) {
 }
 
 func TestPanelIsTheLivePartOfTheRunPage(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.get("/runs/run-1/panel", nil)
 

@@ -92,8 +92,7 @@ func (h *harness) deliver(event, delivery string, body []byte) *http.Response {
 }
 
 func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "LGTM\n/agentrun approve act-1\n").payload(t))
 
@@ -103,8 +102,7 @@ func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
 }
 
 func TestCommentRejectCarriesTheReason(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun reject act-1 tone is too harsh").payload(t))
 
@@ -125,8 +123,7 @@ func TestCommentApproveOnRunWithoutApproversNeedsWritePermission(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), sandboxPermissions(t))
-			h.runs.put("run-1", waitingRun())
+			h := waitingHarness(t, sandboxPermissions(t))
 
 			resp := h.deliver("issue_comment", "d-1", newComment(c.login, "/agentrun approve act-1").payload(t))
 
@@ -142,8 +139,7 @@ func TestCommentApproveOnRunWithoutApproversNeedsWritePermission(t *testing.T) {
 }
 
 func TestRefusedCommentIsShownOnTheRunsPage(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, sandboxPermissions(t))
 
 	resp := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun approve act-1").payload(t))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
@@ -154,8 +150,7 @@ func TestRefusedCommentIsShownOnTheRunsPage(t *testing.T) {
 }
 
 func TestCommentByNonApproverOfARunWithApproversAnswers403(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("bob", "/agentrun approve act-1").payload(t))
 
@@ -165,8 +160,7 @@ func TestCommentByNonApproverOfARunWithApproversAnswers403(t *testing.T) {
 }
 
 func TestCommentByABotCannotDecide(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, sandboxPermissions(t))
 	bot := newComment("agentrun[bot]", "/agentrun approve act-1")
 	bot.userType = "Bot"
 	agentOwn := newComment("bob", "Review\n/agentrun approve act-1\n"+api.OperationMarker("op-1"))
@@ -180,8 +174,7 @@ func TestCommentByABotCannotDecide(t *testing.T) {
 }
 
 func TestCommandOnAnotherPullRequestIsRefusedAndShownOnTheRun(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	elsewhere := newComment("alice", "/agentrun approve act-1")
 	elsewhere.number = 2
 
@@ -193,8 +186,7 @@ func TestCommandOnAnotherPullRequestIsRefusedAndShownOnTheRun(t *testing.T) {
 }
 
 func TestCommandForAnActionNoRunHasAnswers404(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-404").payload(t))
 
@@ -203,8 +195,7 @@ func TestCommandForAnActionNoRunHasAnswers404(t *testing.T) {
 }
 
 func TestRedeliveryAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
 	first := h.deliver("issue_comment", "d-1", payload)
@@ -229,8 +220,7 @@ func TestOtherEventsAndCommentsWithoutCommandAnswer204(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), sandboxPermissions(t))
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 			resp := h.deliver(c.event, "d-1", c.body)
 
@@ -241,8 +231,7 @@ func TestOtherEventsAndCommentsWithoutCommandAnswer204(t *testing.T) {
 }
 
 func TestMalformedCommandAnswers400(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun reject act-1").payload(t))
 
@@ -260,8 +249,7 @@ func TestWebhookWithBadSignatureAnswers401(t *testing.T) {
 	}
 	for name, sigHeaders := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), sandboxPermissions(t))
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, sandboxPermissions(t), "alice")
 			headers := map[string]string{"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1"}
 			for k, v := range sigHeaders {
 				headers[k] = v
@@ -306,8 +294,7 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 }
 
 func TestWebhookWhileTemporalIsUnreachableAnswers503(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	h.runs.setUnavailable(true)
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
@@ -329,8 +316,7 @@ func TestWebhookWithAnUnsupportedContentTypeAnswers415(t *testing.T) {
 }
 
 func TestWebhookInFormEncodingIsAccepted(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	form := []byte("payload=" + url.QueryEscape(string(newComment("alice", "/agentrun approve act-1").payload(t))))
 
 	resp := h.post("/github/webhook", form, map[string]string{
@@ -423,8 +409,7 @@ func TestCommentFindsItsRunWithOneLookupAndOneQuery(t *testing.T) {
 func TestCommandWithAMalformedActionIDAnswers400BeforeAnyQuery(t *testing.T) {
 	for _, id := range []string{"act-1'OR'1'='1", "run-1", "act-", "act-" + strings.Repeat("a", 61), "act-é", "act-1.2"} {
 		t.Run(id, func(t *testing.T) {
-			h := newHarness(t, testConfig(), sandboxPermissions(t))
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 			resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve "+id).payload(t))
 
@@ -472,8 +457,7 @@ func TestCommandWhoseIndexedRunIsGoneAnswers404(t *testing.T) {
 }
 
 func TestCommandWhenTheRunQueryFailsAnswers503AndARedeliveryWorks(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	h.runs.snapshotsUnavailable = true
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
