@@ -91,6 +91,13 @@ func (h *harness) deliver(event, delivery string, body []byte) *http.Response {
 	})
 }
 
+// deliverTwice delivers payload, then redelivers it as GitHub does: the
+// same delivery ID.
+func (h *harness) deliverTwice(payload []byte) (first, again *http.Response) {
+	h.t.Helper()
+	return h.deliver("issue_comment", "d-1", payload), h.deliver("issue_comment", "d-1", payload)
+}
+
 func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
 	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
@@ -198,8 +205,7 @@ func TestRedeliveryAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
 	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
-	first := h.deliver("issue_comment", "d-1", payload)
-	again := h.deliver("issue_comment", "d-1", payload)
+	first, again := h.deliverTwice(payload)
 
 	require.Equal(t, http.StatusAccepted, first.StatusCode)
 	require.Equal(t, http.StatusAccepted, again.StatusCode)
@@ -281,12 +287,10 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 	gh, err := ghapi.NewClient(ts.URL, "sandbox-token")
 	require.NoError(t, err)
 	require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetPermission, Mode: ghsandbox.ModeStatus, Status: 502, Count: 1}))
-	h := newHarness(t, testConfig(), GitHubPermissions{Client: gh})
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, GitHubPermissions{Client: gh})
 	payload := newComment("bob", "/agentrun approve act-1").payload(t)
 
-	first := h.deliver("issue_comment", "d-1", payload)
-	again := h.deliver("issue_comment", "d-1", payload)
+	first, again := h.deliverTwice(payload)
 
 	require.Equal(t, http.StatusBadGateway, first.StatusCode)
 	require.Equal(t, http.StatusAccepted, again.StatusCode)
@@ -359,8 +363,7 @@ func (h *harness) work(perms *permissionCounter) work {
 
 func TestRedeliveryOfARefusedCommandAnswersAsTheFirstAndDoesNoNewWork(t *testing.T) {
 	perms := &permissionCounter{PermissionChecker: sandboxPermissions(t)}
-	h := newHarness(t, testConfig(), perms)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, perms)
 	payload := newComment("mallory", "/agentrun approve act-1").payload(t)
 
 	first := h.deliver("issue_comment", "d-1", payload)
@@ -377,8 +380,7 @@ func TestRedeliveryOfARefusedCommandAnswersAsTheFirstAndDoesNoNewWork(t *testing
 
 func TestCommentRedeliveredWithAFreshDeliveryIDActsOnce(t *testing.T) {
 	perms := &permissionCounter{PermissionChecker: sandboxPermissions(t)}
-	h := newHarness(t, testConfig(), perms)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, perms)
 	payload := newComment("bob", "/agentrun approve act-1").payload(t)
 
 	first := h.deliver("issue_comment", "d-1", payload)
