@@ -209,23 +209,19 @@ func TestSignedDecisionOverSixtyFourKiBAnswers413(t *testing.T) {
 	require.Empty(t, h.runs.approvalSignals())
 }
 
-func TestSignedDecisionThatIsNotJSONAnswers415(t *testing.T) {
-	h := waitingHarness(t, nil)
-	body := decisionBody(t, "approve", "alice", "", "req-1")
+func TestSignedDecisionIsJSONWhateverItsCharsetAndNothingElse(t *testing.T) {
+	for contentType, want := range map[string]struct{ code, signals int }{
+		"text/plain":                      {http.StatusUnsupportedMediaType, 0},
+		"application/json; charset=utf-8": {http.StatusAccepted, 1},
+	} {
+		h := waitingHarness(t, nil)
+		body := decisionBody(t, "approve", "alice", "", "req-1")
 
-	resp := h.signedPostAs(decisionPath, "text/plain", body, testNow)
+		resp := h.signedPostAs(decisionPath, contentType, body, testNow)
 
-	require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
-	require.Empty(t, h.runs.approvalSignals())
-}
-
-func TestSignedDecisionWithJSONCharsetIsAccepted(t *testing.T) {
-	h := waitingHarness(t, nil)
-	body := decisionBody(t, "approve", "alice", "", "req-1")
-
-	resp := h.signedPostAs(decisionPath, "application/json; charset=utf-8", body, testNow)
-
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+		require.Equal(t, want.code, resp.StatusCode, contentType)
+		require.Len(t, h.runs.approvalSignals(), want.signals, contentType)
+	}
 }
 
 func TestSignedDecisionWhileTemporalIsUnreachableAnswers503AndARetryWorks(t *testing.T) {
@@ -307,13 +303,20 @@ func TestConcurrentRepeatsOfOneRequestSendOneSignal(t *testing.T) {
 func TestSecondDecisionWithANewRequestIDAnswers409(t *testing.T) {
 	h := waitingHarness(t, nil)
 
-	first := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
-	second := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "no", "req-2"), testNow)
+	h.requireTooLateAfterAlice(decisionBody(t, "reject", "bob", "no", "req-2"))
+}
 
-	require.Equal(t, http.StatusAccepted, first.StatusCode)
-	require.Equal(t, http.StatusConflict, second.StatusCode)
-	require.Equal(t, "the action was already approved by alice", replyOf(t, second)["error"])
-	require.Len(t, h.runs.approvalSignals(), 1)
+// requireTooLateAfterAlice sends alice's approval of act-1 (req-1), then
+// later: alice's is the only signal, and later hears that she approved it.
+func (h *harness) requireTooLateAfterAlice(later []byte) {
+	h.t.Helper()
+	alice := h.signedPost(decisionPath, decisionBody(h.t, "approve", "alice", "", "req-1"), testNow)
+	second := h.signedPost(decisionPath, later, testNow)
+
+	require.Equal(h.t, http.StatusAccepted, alice.StatusCode)
+	require.Equal(h.t, http.StatusConflict, second.StatusCode)
+	require.Equal(h.t, "the action was already approved by alice", replyOf(h.t, second)["error"])
+	require.Len(h.t, h.runs.approvalSignals(), 1)
 }
 
 func TestInsecureDevWithoutSecretAcceptsUnsignedDecisions(t *testing.T) {

@@ -109,15 +109,9 @@ func TestIdenticalRepeatOfARefusalAnswersTheSameAndDoesNoNewWork(t *testing.T) {
 func TestSameRequestIDFromAnotherApproverOrChannelIsAnotherRequest(t *testing.T) {
 	h := waitingHarness(t, nil, "alice", "bob")
 
-	alice := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
-	bob := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "late", "req-1"), testNow)
-
-	require.Equal(t, http.StatusAccepted, alice.StatusCode)
 	// Bob's requestId is his own: he hears about the action, not about
 	// alice's requestId.
-	require.Equal(t, http.StatusConflict, bob.StatusCode)
-	require.Equal(t, "the action was already approved by alice", replyOf(t, bob)["error"])
-	require.Len(t, h.runs.approvalSignals(), 1)
+	h.requireTooLateAfterAlice(decisionBody(t, "reject", "bob", "late", "req-1"))
 }
 
 func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.T) {
