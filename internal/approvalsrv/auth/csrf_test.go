@@ -44,3 +44,26 @@ func TestCSRFCookieIsSecureOnlyOverHTTPS(t *testing.T) {
 	require.True(t, cookieFor(httptest.NewRequest(http.MethodGet, "https://approvals.example/runs/run-1", nil)).Secure)
 	require.True(t, cookieFor(proxied).Secure)
 }
+
+// With a secret, the key is derived from it, so a form rendered before a
+// restart still checks out after it; without one (dev mode) the key is
+// random, and it does not.
+func TestFormTokensSurviveARestartOnlyWithASecret(t *testing.T) {
+	r := httptest.NewRequest(http.MethodPost, "/runs/run-1/actions/act-1/decision", nil)
+	r.AddCookie(&http.Cookie{Name: CSRFCookie, Value: strings.Repeat("b", 43)})
+	tokenOf := func(secret string) (*CSRFGuard, string) {
+		g, err := NewCSRFGuard(secret)
+		require.NoError(t, err)
+		return g, g.Token(httptest.NewRecorder(), r)
+	}
+
+	_, before := tokenOf(testSecret)
+	after, _ := tokenOf(testSecret)
+	require.True(t, after.Valid(r, before))
+
+	_, devBefore := tokenOf("")
+	devAfter, _ := tokenOf("")
+	require.False(t, devAfter.Valid(r, devBefore))
+	other, _ := tokenOf("another-approval-secret-0123456789")
+	require.False(t, other.Valid(r, before))
+}
