@@ -17,7 +17,7 @@ TEMPORAL_SERVER_PROGRAMS := $(TEMPORAL_SERVER_BIN)/server $(TEMPORAL_SERVER_BIN)
 # Fault-injection tests are named TestFault*; the fault suite may narrow the packages.
 FAULT_PKGS ?= ./...
 # Fuzz targets as package:FuzzName, e.g. ./workflows:FuzzLifecycle.
-FUZZ_TARGETS ?= ./internal/approvalsrv:FuzzParseDecision ./internal/approvalsrv:FuzzParseCommentCommand
+FUZZ_TARGETS ?= ./internal/approvalsrv/request:FuzzParseDecision ./internal/approvalsrv/ghcomment:FuzzParseCommentCommand
 FUZZTIME ?= 15s
 
 # Mains built into bin/ by `make build`; approval joins once it exists.

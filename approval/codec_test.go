@@ -60,7 +60,7 @@ func codecApproval(t *testing.T, base *teststack.Stack, keys string) *httptest.S
 	require.NoError(t, err)
 	srv, err := newServer(cfg, base.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
-	approval := httptest.NewServer(withCodec(cfg, srv.Handler(), quietLogger()))
+	approval := httptest.NewServer(srv.Handler())
 	t.Cleanup(approval.Close)
 	return approval
 }

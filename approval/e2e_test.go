@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -29,7 +29,7 @@ func TestSignedApproveOnARealRunPostsExactlyOneComment(t *testing.T) {
 	require.Eventually(t, func() bool { return s.inboxHas(action.ID) }, waitLong, 100*time.Millisecond,
 		"the inbox never listed action %s", action.ID)
 
-	req := approvalsrv.DecisionRequest{Decision: "approve", Approver: "alice", RequestID: "e2e-1"}
+	req := request.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-1"}
 	code, answer := s.signedDecision("review-signed-1", action.ID, req)
 	require.Equal(t, http.StatusAccepted, code, answer)
 	repeatCode, _ := s.signedDecision("review-signed-1", action.ID, req)
@@ -49,7 +49,7 @@ func TestSignedApproveOnARealRunPostsExactlyOneComment(t *testing.T) {
 	require.Contains(t, posted[0].Body, action.Preview)
 
 	lateCode, lateAnswer := s.signedDecision("review-signed-1", action.ID,
-		approvalsrv.DecisionRequest{Decision: "reject", Approver: "alice", Reason: "too late", RequestID: "e2e-2"})
+		request.Decision{Decision: "reject", Approver: "alice", Reason: "too late", RequestID: "e2e-2"})
 	require.Equal(t, http.StatusConflict, lateCode)
 	require.Contains(t, lateAnswer["error"], "already approved by alice")
 	require.Len(t, s.postedReviews(), 1)

@@ -106,7 +106,7 @@ func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	if err != nil {
 		return err
 	}
-	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.server.Addr, handler: withHTTPMetrics(tel, withCodec(cfg, srv.Handler(), logger))}}
+	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.server.Addr, handler: withHTTPMetrics(tel, srv.Handler())}}
 	if cfg.server.WebhookAddr != "" {
 		endpoints = append(endpoints, endpoint{variable: "APPROVAL_WEBHOOK_ADDR", addr: cfg.server.WebhookAddr,
 			handler: withHTTPMetrics(tel, srv.WebhookHandler())})
@@ -160,6 +160,7 @@ func newServer(cfg config, temporal client.Client, logger *slog.Logger) (*approv
 		Runs:        runclient.New(temporal, runclient.Options{CallTimeout: temporalCallTimeout}),
 		Permissions: approvalsrv.GitHubPermissions{Client: gh},
 		Logger:      logger,
+		Codec:       codecHandler(cfg, logger),
 	})
 }
 

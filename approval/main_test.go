@@ -6,14 +6,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/telemetry"
 )
@@ -80,10 +80,11 @@ func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 	waitHealthy(t, addr)
 	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/v1/runs/no-such-run", nil), "reads need a signature")
 	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/", nil), "the pages need the login proxy's user")
-	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	read := httptest.NewRequest(http.MethodGet, "/v1/runs/no-such-run", nil)
+	auth.SignRequest(read, []byte(e2eSecret), nil, time.Now())
 	signed := map[string]string{
-		approvalsrv.HeaderTimestamp: stamp,
-		approvalsrv.HeaderSignature: approvalsrv.Sign([]byte(e2eSecret), stamp, http.MethodGet, "/v1/runs/no-such-run", nil),
+		auth.HeaderTimestamp: read.Header.Get(auth.HeaderTimestamp),
+		auth.HeaderSignature: read.Header.Get(auth.HeaderSignature),
 	}
 	require.Equal(t, http.StatusNotFound, getStatus(t, "http://"+addr+"/v1/runs/no-such-run", signed))
 

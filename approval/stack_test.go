@@ -18,7 +18,8 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/teststack"
 )
@@ -123,16 +124,14 @@ func (s *stack) postedReviews() []ghsandbox.Comment {
 	return posted
 }
 
-func (s *stack) signedDecision(runID, actionID string, req approvalsrv.DecisionRequest) (int, map[string]string) {
+func (s *stack) signedDecision(runID, actionID string, req request.Decision) (int, map[string]string) {
 	s.t.Helper()
 	body, err := json.Marshal(req)
 	require.NoError(s.t, err)
-	stamp := strconv.FormatInt(time.Now().Unix(), 10)
 	httpReq, err := http.NewRequest(http.MethodPost, s.approval.URL+"/v1/runs/"+runID+"/actions/"+actionID+"/decision", bytes.NewReader(body))
 	require.NoError(s.t, err)
 	httpReq.Header.Set("Content-Type", "application/json")
-	httpReq.Header.Set(approvalsrv.HeaderTimestamp, stamp)
-	httpReq.Header.Set(approvalsrv.HeaderSignature, approvalsrv.Sign([]byte(e2eSecret), stamp, http.MethodPost, httpReq.URL.EscapedPath(), body))
+	auth.SignRequest(httpReq, []byte(e2eSecret), body, time.Now())
 	return s.send(httpReq)
 }
 
@@ -141,9 +140,7 @@ func (s *stack) signedGet(ctx context.Context, url string) *http.Request {
 	s.t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	require.NoError(s.t, err)
-	stamp := strconv.FormatInt(time.Now().Unix(), 10)
-	req.Header.Set(approvalsrv.HeaderTimestamp, stamp)
-	req.Header.Set(approvalsrv.HeaderSignature, approvalsrv.Sign([]byte(e2eSecret), stamp, http.MethodGet, req.URL.EscapedPath(), nil))
+	auth.SignRequest(req, []byte(e2eSecret), nil, time.Now())
 	return req
 }
 

@@ -10,8 +10,8 @@ import (
 )
 
 // withHTTPMetrics counts the requests of an endpoint by route and code when
-// METRICS_ADDR is set. It wraps the codec too: a codec request matches no
-// route of the approval server's mux and counts as route "other".
+// METRICS_ADDR is set. The codec is one of the approval server's routes
+// ("/codec/"); a request that matches none counts as route "other".
 func withHTTPMetrics(tel *telemetry.Telemetry, next http.Handler) http.Handler {
 	if tel.Metrics == nil {
 		return next

@@ -2,7 +2,6 @@ package runclient
 
 import (
 	"errors"
-	"unicode/utf8"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -19,18 +18,3 @@ var ErrBadActionID = errors.New("the action ID must look like act-0123456789abcd
 // ValidActionID is api.ValidActionID: the rule lives with the contract, so
 // that the workflow, the approval server and this client share it.
 func ValidActionID(id string) bool { return api.ValidActionID(id) }
-
-// clip shortens an ID that failed its rule for an error message: it may be
-// long, and it came from outside.
-func clip(s string) string {
-	const max = 40
-	if len(s) <= max {
-		return s
-	}
-	for i := max; i > 0; i-- {
-		if utf8.RuneStart(s[i]) {
-			return s[:i] + "…"
-		}
-	}
-	return ""
-}

@@ -3,97 +3,22 @@ package runclient
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/stubrun"
 )
 
-// stubInput is what the stub AgentRun of these tests is started with. The
-// client only sees the wire contract, so a stub that keeps it stands in for
-// the real workflow without a model or GitHub.
-type stubInput struct {
-	// ActionID, when set, makes the run wait for a person on that action.
-	ActionID  string
-	ExpiresIn time.Duration
-	// Approvers are the run's, for the inbox's fallback.
-	Approvers []string
-}
-
-// stubAgentRun keeps AgentRun's contract: the status and action search
-// attributes, the run and events queries, and the approval signal. It
-// returns the approver of the first decision.
-func stubAgentRun(ctx workflow.Context, in stubInput) (string, error) {
-	info := workflow.GetInfo(ctx)
-	now := workflow.Now(ctx)
-	snap := api.RunSnapshot{Run: api.Run{
-		ID: info.WorkflowExecution.ID, Repo: "acme/widgets", PullNumber: 1,
-		Status: api.RunRunning, Approvers: in.Approvers,
-	}}
-	if in.ActionID != "" {
-		snap.Run.Status = api.RunWaitingForUser
-		snap.Label = "waiting for approval"
-		action := api.PendingAction{
-			ID: in.ActionID, StepID: "step-2", ToolName: "create_issue_comment", State: api.ActionWaiting,
-			Preview: "LGTM", Target: "acme/widgets#1", RequestedBy: "carol",
-			CreatedAt: now, ExpiresAt: now.Add(in.ExpiresIn),
-		}
-		snap.PendingAction, snap.Actions = &action, []api.PendingAction{action}
-		if err := workflow.UpsertTypedSearchAttributes(ctx,
-			api.SearchAttrStatus.ValueSet(string(api.RunWaitingForUser)),
-			api.SearchAttrActionIDs.ValueSet([]string{in.ActionID})); err != nil {
-			return "", err
-		}
-	}
-	events := []api.Event{
-		{Sequence: 1, At: now, Type: "run_started"},
-		{Sequence: 2, At: now, Type: "step_status", StepID: "step-1", Status: "succeeded"},
-		{Sequence: 3, At: now, Type: "action_state", StepID: "step-2", Status: "waiting"},
-	}
-	if err := workflow.SetQueryHandler(ctx, api.QueryRun, func() (api.RunSnapshot, error) { return snap, nil }); err != nil {
-		return "", err
-	}
-	err := workflow.SetQueryHandler(ctx, api.QueryEvents, func(since int64) ([]api.Event, error) {
-		var after []api.Event
-		for _, e := range events {
-			if e.Sequence > since {
-				after = append(after, e)
-			}
-		}
-		return after, nil
-	})
-	if err != nil {
-		return "", err
-	}
-	var sig api.ApprovalSignal
-	workflow.GetSignalChannel(ctx, api.SignalApproval).Receive(ctx, &sig)
-	return sig.Approver, nil
-}
-
-var queueSeq atomic.Int64
-
-// startStub starts a dev server and a worker running the stub, and returns
-// a run client and the worker's task queue.
+// startStub starts a dev server and a worker running the stub AgentRun, and
+// returns a run client and the worker's task queue.
 func startStub(t *testing.T) (*Client, string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
-	server := devserver.Start(t, devserver.Options{})
-	queue := fmt.Sprintf("runclient-%d", queueSeq.Add(1))
-	w := worker.New(server.Client(), queue, worker.Options{})
-	w.RegisterWorkflowWithOptions(stubAgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
-	return New(server.Client(), Options{CallTimeout: 30 * time.Second}), queue
+	temporal, queue := stubrun.Start(t, "runclient")
+	return New(temporal, Options{CallTimeout: 30 * time.Second}), queue
 }
 
 func testContext(t *testing.T) context.Context {
@@ -190,14 +115,14 @@ func TestSnapshotAndEventsReadTheRunsQueries(t *testing.T) {
 func TestListWaitingIsTheInboxSoonestToExpireFirst(t *testing.T) {
 	rc, queue := startStub(t)
 	ctx := testContext(t)
-	start := func(runID string, in stubInput) {
+	start := func(runID string, in stubrun.Input) {
 		// Start sends a RunInput; these runs need the stub's own input.
 		_, err := rc.Temporal().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName, in)
 		require.NoError(t, err)
 	}
-	start("later", stubInput{ActionID: "act-000000000000000b", ExpiresIn: 2 * time.Hour})
-	start("sooner", stubInput{ActionID: "act-000000000000000a", ExpiresIn: time.Hour, Approvers: []string{"bob"}})
-	start("busy", stubInput{})
+	start("later", stubrun.Input{ActionID: "act-000000000000000b", ExpiresIn: 2 * time.Hour})
+	start("sooner", stubrun.Input{ActionID: "act-000000000000000a", ExpiresIn: time.Hour, Approvers: []string{"bob"}})
+	start("busy", stubrun.Input{})
 
 	var inbox []PendingApproval
 	// Visibility is eventually consistent: wait until both waiting runs are indexed.

@@ -128,7 +128,9 @@ func (c *Client) WaitingRunIDs(ctx context.Context) ([]string, error) {
 func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, error) {
 	// The ID is quoted into the query: only the checked alphabet may get there.
 	if !ValidActionID(actionID) {
-		return "", fmt.Errorf("find the run of action %q: %w", clip(actionID), ErrBadActionID)
+		// %.40q: the ID came from outside and may be long; precision cuts
+		// it at a rune boundary.
+		return "", fmt.Errorf("find the run of action %.40q: %w", actionID, ErrBadActionID)
 	}
 	closedSince := c.now().Add(-closedRunLookback).UTC().Format(time.RFC3339)
 	query := fmt.Sprintf("WorkflowType = %q AND %s = '%s' AND (ExecutionStatus = \"Running\" OR CloseTime > '%s')",

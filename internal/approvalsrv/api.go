@@ -4,107 +4,91 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // handleSignedDecision serves POST /v1/runs/{runId}/actions/{actionId}/decision.
 func (s *Server) handleSignedDecision(w http.ResponseWriter, r *http.Request) {
 	body, o := s.readSignedBody(w, r)
-	if !o.ok() {
-		writeOutcome(w, o)
+	if !o.OK() {
+		answer.Write(w, o)
 		return
 	}
-	req, err := ParseDecision(body)
+	req, err := request.ParseDecision(body)
 	if err != nil {
 		s.writeBadRequest(w, err)
 		return
 	}
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
-	writeOutcome(w, s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelAPI}))
+	answer.Write(w, s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelAPI}))
 }
 
 // handleSignedResolve serves POST /v1/runs/{runId}/steps/{stepId}/resolve.
 func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
 	body, o := s.readSignedBody(w, r)
-	if !o.ok() {
-		writeOutcome(w, o)
+	if !o.OK() {
+		answer.Write(w, o)
 		return
 	}
-	req, err := ParseResolve(body)
+	req, err := request.ParseResolve(body)
 	if err != nil {
 		s.writeBadRequest(w, err)
 		return
 	}
 	runID, stepID := r.PathValue("runId"), r.PathValue("stepId")
 	key := "resolve\x00" + runID + "\x00" + stepID + "\x00" + req.RequestID
-	writeOutcome(w, s.answers.do(key, resolveMemoBody(req), func() outcome {
+	answer.Write(w, s.answers.do(key, resolveMemoBody(req), func() answer.Outcome {
 		return s.resolve(r.Context(), runID, stepID, req)
 	}))
 }
 
 // readSignedBody checks the content type and returns the raw body, which the
 // signed middleware has already read and verified.
-func (s *Server) readSignedBody(w http.ResponseWriter, r *http.Request) ([]byte, outcome) {
-	if !hasMediaType(r, "application/json") {
-		return nil, refused(http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+func (s *Server) readSignedBody(w http.ResponseWriter, r *http.Request) ([]byte, answer.Outcome) {
+	if !answer.HasMediaType(r, "application/json") {
+		return nil, answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/json")
 	}
-	return readLimitedBody(w, r, maxAPIBodyBytes)
+	return answer.ReadBody(w, r, maxAPIBodyBytes)
 }
 
 // writeBadRequest answers 400 with the parser's reason, which is written for
 // the caller; any other error's text stays in the log.
 func (s *Server) writeBadRequest(w http.ResponseWriter, err error) {
-	var bad *BadRequestError
+	var bad *request.Invalid
 	if errors.As(err, &bad) {
-		writeError(w, http.StatusBadRequest, bad.Problem)
+		answer.Error(w, http.StatusBadRequest, bad.Problem)
 		return
 	}
 	s.logger.Error("request refused", "err", err)
-	writeError(w, http.StatusBadRequest, "bad request")
-}
-
-func hasMediaType(r *http.Request, want string) bool {
-	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && mediaType == want
-}
-
-func readLimitedBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, outcome) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-	if err != nil {
-		if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-			return nil, refused(http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d KiB", limit>>10))
-		}
-		return nil, refused(http.StatusBadRequest, "could not read the body")
-	}
-	return body, accepted("")
+	answer.Error(w, http.StatusBadRequest, "bad request")
 }
 
 // resolve checks that the step is waiting for a resolution, then signals.
-func (s *Server) resolve(ctx context.Context, runID, stepID string, req ResolveRequest) outcome {
+func (s *Server) resolve(ctx context.Context, runID, stepID string, req request.Resolve) answer.Outcome {
 	logger := s.logger.With("run", runID, "step", stepID, "by", req.By, "decision", req.Decision, "requestId", req.RequestID)
 	snap, err := s.runs.Snapshot(ctx, runID)
 	if err != nil {
-		return s.temporalFailure(logger, err, "run query before a resolve")
+		return answer.TemporalFailure(logger, err, "run query before a resolve")
 	}
-	step := findStep(snap, stepID)
+	step := request.Step(snap, stepID)
 	if step == nil {
-		return refused(http.StatusNotFound, "unknown step for this run")
+		return answer.Refused(http.StatusNotFound, "unknown step for this run")
 	}
 	if step.Status != api.StepOutcomeUnknown {
 		logger.Info("resolve refused", "stepStatus", step.Status)
-		return refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
+		return answer.Refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
 	}
 	sig := api.ResolveSignal{StepID: stepID, Decision: req.Decision, ExternalResourceID: req.ExternalResourceID, By: req.By}
 	if err := s.runs.Resolve(ctx, runID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
-			return refused(http.StatusConflict, "the run has ended")
+			return answer.Refused(http.StatusConflict, "the run has ended")
 		}
-		return s.temporalFailure(logger, err, "resolve signal")
+		return answer.TemporalFailure(logger, err, "resolve signal")
 	}
 	logger.Info("resolve signal sent")
-	return accepted(statusSignalSent)
+	return answer.Accepted(statusSignalSent)
 }

@@ -11,23 +11,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, map[string]string{"status": "signal sent"}, answer(t, resp))
+	require.Equal(t, map[string]string{"status": "signal sent"}, replyOf(t, resp))
 	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "req-1", Channel: "signed API"}},
 		h.runs.approvalSignals())
 }
 
 func TestSignedRejectCarriesItsReason(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "reject", "carol", "too harsh", "req-1"), testNow)
 
@@ -37,8 +36,7 @@ func TestSignedRejectCarriesItsReason(t *testing.T) {
 }
 
 func TestSignedApproveUsesTheRunsSpellingOfTheApprover(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("Alice"))
+	h := waitingHarness(t, nil, "Alice")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
@@ -63,13 +61,12 @@ func TestSignedDecisionWithBadBodyAnswers400AndSendsNothing(t *testing.T) {
 	}
 	for name, body := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun())
+			h := waitingHarness(t, nil)
 
 			resp := h.signedPost(decisionPath, []byte(body), testNow)
 
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-			require.NotEmpty(t, answer(t, resp)["error"])
+			require.NotEmpty(t, replyOf(t, resp)["error"])
 			require.Empty(t, h.runs.approvalSignals())
 		})
 	}
@@ -79,7 +76,7 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	now := strconv.FormatInt(testNow.Unix(), 10)
 	sign := func(secret, timestamp string, body []byte) string {
-		return Sign([]byte(secret), timestamp, http.MethodPost, decisionPath, body)
+		return auth.Sign([]byte(secret), timestamp, http.MethodPost, decisionPath, body)
 	}
 	good := sign(testSecret, now, body)
 	cases := map[string]struct{ timestamp, signature string }{
@@ -98,29 +95,27 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun())
+			h := waitingHarness(t, nil)
 			signature := c.signature
 			if signature == "" && name != "no signature header" && name != "empty signature" {
 				signature = sign(testSecret, c.timestamp, body)
 			}
-			headers := map[string]string{"Content-Type": "application/json", HeaderTimestamp: c.timestamp}
+			headers := map[string]string{"Content-Type": "application/json", auth.HeaderTimestamp: c.timestamp}
 			if name != "no signature header" {
-				headers[HeaderSignature] = signature
+				headers[auth.HeaderSignature] = signature
 			}
 
 			resp := h.post(decisionPath, body, headers)
 
 			require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-			require.NotEmpty(t, answer(t, resp)["error"])
+			require.NotEmpty(t, replyOf(t, resp)["error"])
 			require.Empty(t, h.runs.approvalSignals())
 		})
 	}
 }
 
 func TestSignedDecisionExactlyFiveMinutesOldIsAccepted(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow.Add(-300*time.Second))
 
@@ -128,28 +123,26 @@ func TestSignedDecisionExactlyFiveMinutesOldIsAccepted(t *testing.T) {
 }
 
 func TestSignedDecisionByNonApproverAnswers403(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice", "bob"))
+	h := waitingHarness(t, nil, "alice", "bob")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
-	require.Contains(t, answer(t, resp)["error"], "mallory is not an approver")
+	require.Contains(t, replyOf(t, resp)["error"], "mallory is not an approver")
 	require.Empty(t, h.runs.approvalSignals())
 }
 
 func TestSignedDecisionOnUnknownRunOrActionAnswers404(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	unknownRun := h.signedPost("/v1/runs/run-9/actions/act-1/decision", body, testNow)
 	unknownAction := h.signedPost("/v1/runs/run-1/actions/act-9/decision", body, testNow)
 
 	require.Equal(t, http.StatusNotFound, unknownRun.StatusCode)
-	require.Equal(t, "unknown run", answer(t, unknownRun)["error"])
+	require.Equal(t, "unknown run", replyOf(t, unknownRun)["error"])
 	require.Equal(t, http.StatusNotFound, unknownAction.StatusCode)
-	require.Equal(t, "unknown action for this run", answer(t, unknownAction)["error"])
+	require.Equal(t, "unknown action for this run", replyOf(t, unknownAction)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -186,7 +179,7 @@ func TestSignedDecisionOnDecidedOrExpiredActionAnswers409SayingWhich(t *testing.
 			resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 			require.Equal(t, http.StatusConflict, resp.StatusCode)
-			require.Equal(t, c.want, answer(t, resp))
+			require.Equal(t, c.want, replyOf(t, resp))
 			require.Empty(t, h.runs.approvalSignals())
 		})
 	}
@@ -203,12 +196,11 @@ func TestDecisionOnAnOlderActionOfTheRunAnswers409(t *testing.T) {
 	resp := h.signedPost("/v1/runs/run-1/actions/act-0/decision", decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
-	require.Equal(t, "the action was already rejected by bob", answer(t, resp)["error"])
+	require.Equal(t, "the action was already rejected by bob", replyOf(t, resp)["error"])
 }
 
 func TestSignedDecisionOverSixtyFourKiBAnswers413(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "reject", "alice", string(bytes.Repeat([]byte("x"), 64<<10)), "req-1")
 
 	resp := h.signedPost(decisionPath, body, testNow)
@@ -217,36 +209,29 @@ func TestSignedDecisionOverSixtyFourKiBAnswers413(t *testing.T) {
 	require.Empty(t, h.runs.approvalSignals())
 }
 
-func TestSignedDecisionThatIsNotJSONAnswers415(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
-	body := decisionBody(t, "approve", "alice", "", "req-1")
+func TestSignedDecisionIsJSONWhateverItsCharsetAndNothingElse(t *testing.T) {
+	for contentType, want := range map[string]struct{ code, signals int }{
+		"text/plain":                      {http.StatusUnsupportedMediaType, 0},
+		"application/json; charset=utf-8": {http.StatusAccepted, 1},
+	} {
+		h := waitingHarness(t, nil)
+		body := decisionBody(t, "approve", "alice", "", "req-1")
 
-	resp := h.signedPostAs(decisionPath, "text/plain", body, testNow)
+		resp := h.signedPostAs(decisionPath, contentType, body, testNow)
 
-	require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
-	require.Empty(t, h.runs.approvalSignals())
-}
-
-func TestSignedDecisionWithJSONCharsetIsAccepted(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
-	body := decisionBody(t, "approve", "alice", "", "req-1")
-
-	resp := h.signedPostAs(decisionPath, "application/json; charset=utf-8", body, testNow)
-
-	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+		require.Equal(t, want.code, resp.StatusCode, contentType)
+		require.Len(t, h.runs.approvalSignals(), want.signals, contentType)
+	}
 }
 
 func TestSignedDecisionWhileTemporalIsUnreachableAnswers503AndARetryWorks(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.setUnavailable(true)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	down := h.signedPost(decisionPath, body, testNow)
 	require.Equal(t, http.StatusServiceUnavailable, down.StatusCode)
-	require.NotContains(t, answer(t, down)["error"], "fake")
+	require.NotContains(t, replyOf(t, down)["error"], "fake")
 
 	h.runs.setUnavailable(false)
 	retry := h.signedPost(decisionPath, body, testNow)
@@ -255,8 +240,7 @@ func TestSignedDecisionWhileTemporalIsUnreachableAnswers503AndARetryWorks(t *tes
 }
 
 func TestRepeatedRequestIDAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	first := h.signedPost(decisionPath, body, testNow)
@@ -264,13 +248,12 @@ func TestRepeatedRequestIDAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, first.StatusCode)
 	require.Equal(t, http.StatusAccepted, second.StatusCode)
-	require.Equal(t, answer(t, first), answer(t, second))
+	require.Equal(t, replyOf(t, first), replyOf(t, second))
 	require.Len(t, h.runs.approvalSignals(), 1)
 }
 
 func TestRepeatedRefusedRequestAnswersTheSameRefusal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	body := decisionBody(t, "approve", "mallory", "", "req-1")
 
 	first := h.signedPost(decisionPath, body, testNow)
@@ -292,13 +275,12 @@ func TestRequestIDTheWorkflowAlreadyHasIsRecognisedAfterARestart(t *testing.T) {
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, "signal sent", answer(t, resp)["status"])
+	require.Equal(t, "signal sent", replyOf(t, resp)["status"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
 func TestConcurrentRepeatsOfOneRequestSendOneSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 
 	codes := make([]int, 8)
@@ -319,16 +301,22 @@ func TestConcurrentRepeatsOfOneRequestSendOneSignal(t *testing.T) {
 }
 
 func TestSecondDecisionWithANewRequestIDAnswers409(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
-	first := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
-	second := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "no", "req-2"), testNow)
+	h.requireTooLateAfterAlice(decisionBody(t, "reject", "bob", "no", "req-2"))
+}
 
-	require.Equal(t, http.StatusAccepted, first.StatusCode)
-	require.Equal(t, http.StatusConflict, second.StatusCode)
-	require.Equal(t, "the action was already approved by alice", answer(t, second)["error"])
-	require.Len(t, h.runs.approvalSignals(), 1)
+// requireTooLateAfterAlice sends alice's approval of act-1 (req-1), then
+// later: alice's is the only signal, and later hears that she approved it.
+func (h *harness) requireTooLateAfterAlice(later []byte) {
+	h.t.Helper()
+	alice := h.signedPost(decisionPath, decisionBody(h.t, "approve", "alice", "", "req-1"), testNow)
+	second := h.signedPost(decisionPath, later, testNow)
+
+	require.Equal(h.t, http.StatusAccepted, alice.StatusCode)
+	require.Equal(h.t, http.StatusConflict, second.StatusCode)
+	require.Equal(h.t, "the action was already approved by alice", replyOf(h.t, second)["error"])
+	require.Len(h.t, h.runs.approvalSignals(), 1)
 }
 
 func TestInsecureDevWithoutSecretAcceptsUnsignedDecisions(t *testing.T) {

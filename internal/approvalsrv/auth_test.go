@@ -2,9 +2,6 @@ package approvalsrv
 
 import (
 	"encoding/json"
-	"html/template"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -15,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // A signature binds the method and the path: a request captured on its way to
 // one run cannot be replayed to another run, action, step or endpoint.
 func TestSignedDecisionReplayedToAnotherRunOrActionAnswers401AndSendsNothing(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	h.runs.put("run-2", waitingRun("alice"))
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	captured := signedHeaders(http.MethodPost, decisionPath, body, testNow)
@@ -35,7 +32,7 @@ func TestSignedDecisionReplayedToAnotherRunOrActionAnswers401AndSendsNothing(t *
 		resp := h.post(path, body, captured)
 
 		require.Equal(t, http.StatusUnauthorized, resp.StatusCode, path)
-		require.Equal(t, "signature does not match", answer(t, resp)["error"], path)
+		require.Equal(t, "signature does not match", replyOf(t, resp)["error"], path)
 	}
 	require.Empty(t, h.runs.approvalSignals())
 	require.Empty(t, h.runs.resolveSignals())
@@ -59,18 +56,17 @@ func TestSignedResolveReplayedToAnotherStepOrRunAnswers401AndSendsNothing(t *tes
 
 // A comparison that stopped early (first byte, or a prefix) would accept it.
 func TestSignatureDifferingOnlyInItsLastByteAnswers401(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	headers := signedHeaders(http.MethodPost, decisionPath, body, testNow)
 	headers["Content-Type"] = "application/json"
-	good := headers[HeaderSignature]
+	good := headers[auth.HeaderSignature]
 	last := good[len(good)-1]
 	flipped := byte('0')
 	if last == '0' {
 		flipped = '1'
 	}
-	headers[HeaderSignature] = good[:len(good)-1] + string(flipped)
+	headers[auth.HeaderSignature] = good[:len(good)-1] + string(flipped)
 
 	resp := h.post(decisionPath, body, headers)
 
@@ -79,8 +75,7 @@ func TestSignatureDifferingOnlyInItsLastByteAnswers401(t *testing.T) {
 }
 
 func TestSignedGetSignsAnEmptyBodyAndItsOwnMethod(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	const path = "/v1/runs/run-1"
 
 	cases := map[string]struct {
@@ -114,8 +109,7 @@ func TestSignatureCoversTheEscapedPath(t *testing.T) {
 // Each route class refuses a caller without its credentials and serves one
 // with them; the public routes need none.
 func TestEachRouteClassNeedsItsCredentials(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", finished(1)) // the event streams end at once
 
 	for _, path := range []string{
@@ -139,8 +133,7 @@ func TestEachRouteClassNeedsItsCredentials(t *testing.T) {
 }
 
 func TestSignatureDoesNotOpenThePagesNorTheProxyIdentityTheAPI(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	signedForPage := signedHeaders(http.MethodGet, "/runs/run-1", nil, testNow)
 	require.Equal(t, http.StatusUnauthorized, h.getAnonymous("/runs/run-1", signedForPage).StatusCode)
@@ -175,8 +168,7 @@ func TestIdentityHeaderFromAnUntrustedPeerAnswers401AndDecidesNothing(t *testing
 }
 
 func TestIdentityHeaderRepeatedOrUnusableAnswers400(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 
 	for name, values := range map[string][]string{
 		"two headers":          {"alice", "mallory"},
@@ -212,7 +204,7 @@ func TestFormApproverIsTheAuthenticatedIdentityEvenInDevMode(t *testing.T) {
 	form.Set("approver", "mallory")
 	refused := anonymous.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
 	require.Equal(t, http.StatusForbidden, refused.StatusCode)
-	require.Contains(t, answer(t, refused)["error"], "no signed-in user")
+	require.Contains(t, replyOf(t, refused)["error"], "no signed-in user")
 
 	alice := h.browser(map[string]string{"X-Forwarded-User": "alice"})
 	_, form = alice.openRun("run-1")
@@ -271,29 +263,8 @@ func TestWebhookAddressMovesTheWebhookOffTheMainHandler(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, h.getAnonymous("/v1/approvals", nil).StatusCode, "the webhook listener serves nothing else")
 }
 
-// A template failure is logged; the browser gets a bare 500 that names no
-// template or field.
-func TestPageWhoseTemplateFailsAnswersABare500(t *testing.T) {
-	srv, err := New(Config{InsecureDev: true}, Options{Runs: newFakeRuns(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, err)
-	broken := template.Must(template.New("pages").Parse(`{{define "inbox.html"}}{{template "undefined" .}}{{end}}`))
-	srv.pages = &pageTemplates{set: broken}
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-
-	resp, err := ts.Client().Get(ts.URL + "/")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-
-	require.Equal(t, http.StatusInternalServerError, resp.StatusCode)
-	require.Equal(t, "internal error", strings.TrimSpace(string(body)))
-}
-
 func TestRunPageEventStreamIsTheRunsEvents(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", runEvents(1, 2)...)
 	h.runs.appendEvents("run-1", finished(3))
 
@@ -304,4 +275,15 @@ func TestRunPageEventStreamIsTheRunsEvents(t *testing.T) {
 	var ev api.Event
 	require.NoError(t, json.Unmarshal([]byte(messages[0].data), &ev))
 	require.EqualValues(t, 1, ev.Sequence)
+}
+
+// The window is symmetric: a caller whose clock runs exactly five minutes
+// ahead is inside it, as one exactly five minutes behind is.
+func TestSignedDecisionFromAClockExactlyFiveMinutesAheadIsAccepted(t *testing.T) {
+	h := waitingHarness(t, nil)
+
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow.Add(auth.MaxSkew))
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Len(t, h.runs.approvalSignals(), 1)
 }

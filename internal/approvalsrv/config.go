@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // DefaultAddr is where the server listens unless APPROVAL_ADDR says otherwise.
@@ -59,7 +61,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("APPROVAL_INSECURE_DEV=%q: want 1 or 0", v)
 	}
-	proxies, err := parseTrustedProxies(getenv("APPROVAL_TRUSTED_PROXIES"))
+	proxies, err := auth.ParseTrustedProxies(getenv("APPROVAL_TRUSTED_PROXIES"))
 	if err != nil {
 		return Config{}, err
 	}
@@ -68,28 +70,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	return cfg, nil
-}
-
-// parseTrustedProxies reads comma-separated CIDRs; a bare address stands for
-// itself alone.
-func parseTrustedProxies(raw string) ([]netip.Prefix, error) {
-	var prefixes []netip.Prefix
-	for _, field := range strings.Split(raw, ",") {
-		field = strings.TrimSpace(field)
-		if field == "" {
-			continue
-		}
-		prefix, err := netip.ParsePrefix(field)
-		if err != nil {
-			addr, addrErr := netip.ParseAddr(field)
-			if addrErr != nil {
-				return nil, fmt.Errorf("APPROVAL_TRUSTED_PROXIES: %q is not a CIDR such as 10.0.0.0/8 or an address: %w", field, err)
-			}
-			prefix = netip.PrefixFrom(addr.Unmap(), addr.Unmap().BitLen())
-		}
-		prefixes = append(prefixes, prefix.Masked())
-	}
-	return prefixes, nil
 }
 
 func (c Config) validate() error {
@@ -166,19 +146,9 @@ func isLoopbackHost(host string) bool {
 	return err == nil && addr.Unmap().IsLoopback()
 }
 
-// trusts reports whether peer, a request's RemoteAddr, is a trusted proxy.
-func (c Config) trusts(peer string) bool {
-	addrPort, err := netip.ParseAddrPort(peer)
-	if err != nil {
-		return false
-	}
-	addr := addrPort.Addr().Unmap()
-	for _, prefix := range c.TrustedProxies {
-		if prefix.Contains(addr) {
-			return true
-		}
-	}
-	return false
+// proxy is the login proxy whose identity header the pages believe.
+func (c Config) proxy() auth.Proxy {
+	return auth.Proxy{Header: c.IdentityHeader, Trusted: c.TrustedProxies}
 }
 
 // InsecureWarnings lists what dev mode switches off, for the loud start-up log.

@@ -11,6 +11,9 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // Channels a decision arrives through, as shown on the run's page.
@@ -27,7 +30,7 @@ const statusSignalSent = "signal sent"
 type decisionInput struct {
 	RunID    string
 	ActionID string
-	Request  DecisionRequest
+	Request  request.Decision
 	Channel  string
 	// openRunPolicy decides who may approve when the run names no approvers;
 	// nil lets through anyone the channel has authenticated.
@@ -37,18 +40,23 @@ type decisionInput struct {
 // decideOnce is decide behind the requestId memo: a repeat (same run,
 // action, channel, approver and requestId) answers as the first did and
 // sends nothing; the same requestId with another decision or reason is 409.
-func (s *Server) decideOnce(ctx context.Context, in decisionInput) outcome {
+func (s *Server) decideOnce(ctx context.Context, in decisionInput) answer.Outcome {
 	key := decisionMemoKey(in.RunID, in.ActionID, in.Request, in.Channel)
-	return s.answers.do(key, decisionMemoBody(in.Request), func() outcome { return s.decide(ctx, in) })
+	return s.answers.do(key, decisionMemoBody(in.Request), func() answer.Outcome { return s.decide(ctx, in) })
+}
+
+// decideForm is decideOnce for the run page's form.
+func (s *Server) decideForm(ctx context.Context, runID, actionID string, req request.Decision) answer.Outcome {
+	return s.decideOnce(ctx, decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
 }
 
 // decide checks a decision through the run query and, when it can count,
 // sends the approval signal. The workflow checks again: the query only spares
 // people a signal that would be ignored and tells them why.
-func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
+func (s *Server) decide(ctx context.Context, in decisionInput) answer.Outcome {
 	snap, err := s.runs.Snapshot(ctx, in.RunID)
 	if err != nil {
-		return s.temporalFailure(s.decisionLogger(in), err, "run query before a decision")
+		return answer.TemporalFailure(s.decisionLogger(in), err, "run query before a decision")
 	}
 	return s.decideOn(ctx, in, snap)
 }
@@ -59,24 +67,24 @@ func (s *Server) decisionLogger(in decisionInput) *slog.Logger {
 }
 
 // decideOn is decide on a snapshot the caller has just queried.
-func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) outcome {
+func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) answer.Outcome {
 	logger := s.decisionLogger(in)
-	action := findAction(snap, in.ActionID)
+	action := request.Action(snap, in.ActionID)
 	if action == nil {
-		return s.refuse(ctx, logger, in, refused(http.StatusNotFound, "unknown action for this run"))
+		return s.refuse(ctx, logger, in, answer.Refused(http.StatusNotFound, "unknown action for this run"))
 	}
 	if slices.Contains(action.RequestKeys, api.RequestKey(in.Channel, in.Request.Approver, in.Request.RequestID)) {
 		// The workflow already has this request: the first answer was 202.
-		return accepted(statusSignalSent)
+		return answer.Accepted(statusSignalSent)
 	}
 	approver, o := s.authorizeApprover(ctx, logger, in, snap.Run, action)
 	if o.Code >= 500 {
 		return o
 	}
-	if !o.ok() {
+	if !o.OK() {
 		return s.refuse(ctx, logger, in, o)
 	}
-	if o := s.checkActionOpen(action); !o.ok() {
+	if o := s.checkActionOpen(action); !o.OK() {
 		return s.refuse(ctx, logger, in, o)
 	}
 	sig := api.ApprovalSignal{
@@ -90,17 +98,17 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSna
 	if err := s.runs.Decide(ctx, in.RunID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
 			// Nothing can be recorded in a closed run.
-			return s.keepRefusal(ctx, logger, in, refused(http.StatusConflict, "the run has ended"), false)
+			return s.keepRefusal(ctx, logger, in, answer.Refused(http.StatusConflict, "the run has ended"), false)
 		}
-		return s.temporalFailure(logger, err, "approval signal")
+		return answer.TemporalFailure(logger, err, "approval signal")
 	}
 	logger.Info("approval signal sent")
-	return accepted(statusSignalSent)
+	return answer.Accepted(statusSignalSent)
 }
 
 // authorizeApprover returns the approver's name as the run spells it, so that
 // the workflow's own (exact) check agrees with ours.
-func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, outcome) {
+func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, answer.Outcome) {
 	approvers := action.Approvers
 	if len(approvers) == 0 {
 		approvers = run.Approvers
@@ -108,26 +116,26 @@ func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in 
 	if len(approvers) > 0 {
 		for _, a := range approvers {
 			if strings.EqualFold(a, in.Request.Approver) {
-				return a, accepted("")
+				return a, answer.Accepted("")
 			}
 		}
-		return "", refused(http.StatusForbidden, fmt.Sprintf("%s is not an approver of this run", in.Request.Approver))
+		return "", answer.Refused(http.StatusForbidden, fmt.Sprintf("%s is not an approver of this run", in.Request.Approver))
 	}
 	if in.openRunPolicy == nil {
-		return in.Request.Approver, accepted("")
+		return in.Request.Approver, answer.Accepted("")
 	}
 	refusal, err := in.openRunPolicy(ctx, run, in.Request.Approver)
 	if err != nil {
 		logger.Error("approver check failed", "err", err)
-		return "", refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
+		return "", answer.Refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
 	}
 	if refusal != "" {
-		return "", refused(http.StatusForbidden, refusal)
+		return "", answer.Refused(http.StatusForbidden, refusal)
 	}
-	return in.Request.Approver, accepted("")
+	return in.Request.Approver, answer.Accepted("")
 }
 
-func (s *Server) checkActionOpen(action *api.PendingAction) outcome {
+func (s *Server) checkActionOpen(action *api.PendingAction) answer.Outcome {
 	switch action.State {
 	case api.ActionWaiting:
 	case api.ActionApproved, api.ActionRejected:
@@ -138,28 +146,28 @@ func (s *Server) checkActionOpen(action *api.PendingAction) outcome {
 		if action.DecidedAt != nil {
 			msg += " at " + action.DecidedAt.UTC().Format(time.RFC3339)
 		}
-		o := refused(http.StatusConflict, msg)
+		o := answer.Refused(http.StatusConflict, msg)
 		o.State, o.DecidedBy = string(action.State), action.DecidedBy
 		return o
 	case api.ActionExpired:
 		return expiredAction(action)
 	default:
-		return refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
+		return answer.Refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
 	}
 	if !action.ExpiresAt.IsZero() && !s.now().Before(action.ExpiresAt) {
 		return expiredAction(action)
 	}
-	return accepted("")
+	return answer.Accepted("")
 }
 
 // expiredAction says when the action expired: nobody decided it, so there
 // is no "by".
-func expiredAction(action *api.PendingAction) outcome {
+func expiredAction(action *api.PendingAction) answer.Outcome {
 	msg := "the action expired without a decision"
 	if !action.ExpiresAt.IsZero() {
 		msg = "the action expired at " + action.ExpiresAt.UTC().Format(time.RFC3339) + " without a decision"
 	}
-	o := refused(http.StatusConflict, msg)
+	o := answer.Refused(http.StatusConflict, msg)
 	o.State = string(api.ActionExpired)
 	return o
 }
@@ -168,14 +176,14 @@ func expiredAction(action *api.PendingAction) outcome {
 // 409 refuses a decision its channel authenticated, on an action the run
 // has, so the refusal is also recorded in the run; any other refusal only in
 // this process.
-func (s *Server) refuse(ctx context.Context, logger *slog.Logger, in decisionInput, o outcome) outcome {
+func (s *Server) refuse(ctx context.Context, logger *slog.Logger, in decisionInput, o answer.Outcome) answer.Outcome {
 	inRun := o.Code == http.StatusForbidden || o.Code == http.StatusConflict
 	return s.keepRefusal(ctx, logger, in, o, inRun)
 }
 
-func (s *Server) keepRefusal(ctx context.Context, logger *slog.Logger, in decisionInput, o outcome, inRun bool) outcome {
+func (s *Server) keepRefusal(ctx context.Context, logger *slog.Logger, in decisionInput, o answer.Outcome, inRun bool) answer.Outcome {
 	logger.Info("decision refused", "code", o.Code, "reason", o.Error)
-	s.recordRefusal(ctx, logger, in.RunID, Refusal{
+	s.refusals.Record(ctx, logger, in.RunID, refusal.Refusal{
 		Channel:  in.Channel,
 		Who:      in.Request.Approver,
 		ActionID: in.ActionID,

@@ -11,67 +11,25 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/stubrun"
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// stubRunInput is what the stub AgentRun of these tests is started with.
-type stubRunInput struct {
-	ActionID string
-	// Wait keeps the run open until a decision arrives; otherwise it closes
-	// at once.
-	Wait bool
-}
-
-// stubAgentRun stands in for AgentRun where only its wire contract matters:
-// it lists its action in AgentRunActionIds, answers the run query with that
-// action waiting for alice, and returns the approver of the first decision.
-func stubAgentRun(ctx workflow.Context, in stubRunInput) (string, error) {
-	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet([]string{in.ActionID})); err != nil {
-		return "", err
-	}
-	snap := waitingRun("alice")
-	snap.Run.ID = workflow.GetInfo(ctx).WorkflowExecution.ID
-	snap.PendingAction.ID = in.ActionID
-	snap.PendingAction.ExpiresAt = workflow.Now(ctx).Add(time.Hour)
-	snap.Actions[0] = *snap.PendingAction
-	if err := workflow.SetQueryHandler(ctx, api.QueryRun, func() (api.RunSnapshot, error) { return snap, nil }); err != nil {
-		return "", err
-	}
-	if !in.Wait {
-		return "", nil
-	}
-	var sig api.ApprovalSignal
-	workflow.GetSignalChannel(ctx, api.SignalApproval).Receive(ctx, &sig)
-	return sig.Approver, nil
-}
-
 func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
-	server := devserver.Start(t, devserver.Options{})
-	c := server.Client()
-	const queue = "approvalsrv-action-lookup"
-	w := worker.New(c, queue, worker.Options{})
-	w.RegisterWorkflowWithOptions(stubAgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	c, queue := stubrun.Start(t, "approvalsrv-action-lookup")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	start := func(runID string, in stubRunInput) client.WorkflowRun {
+	start := func(runID string, in stubrun.Input) client.WorkflowRun {
 		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName, in)
 		require.NoError(t, err)
 		return run
 	}
 	const openAction, closedAction = "act-0123456789abcdef", "act-fedcba9876543210"
-	open := start("lookup-open", stubRunInput{ActionID: openAction, Wait: true})
-	start("lookup-other", stubRunInput{ActionID: "act-00000000000000ff", Wait: true})
-	require.NoError(t, start("lookup-closed", stubRunInput{ActionID: closedAction}).Get(ctx, nil))
+	open := start("lookup-open", stubrun.Input{ActionID: openAction, ExpiresIn: time.Hour, Approvers: []string{"alice"}})
+	start("lookup-other", stubrun.Input{ActionID: "act-00000000000000ff", ExpiresIn: time.Hour})
+	require.NoError(t, start("lookup-closed", stubrun.Input{ActionID: closedAction, ExpiresIn: time.Hour, Close: true}).Get(ctx, nil))
 	runs := runclient.New(c, runclient.Options{})
 	// Visibility is eventually consistent: wait until both runs are indexed.
 	require.Eventually(t, func() bool {
@@ -94,7 +52,7 @@ func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) 
 	t.Cleanup(h.http.Close)
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve "+openAction).payload(t))
 
-	require.Equal(t, http.StatusAccepted, resp.StatusCode, answer(t, resp)["error"])
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, replyOf(t, resp)["error"])
 	var approver string
 	require.NoError(t, open.Get(ctx, &approver))
 	require.Equal(t, "alice", approver)

@@ -12,13 +12,17 @@
 //	GET  /v1/approvals                                 signed; every waiting action across runs
 //	GET  /  and  GET /runs/{runId}                     the pages; /runs/{runId}/panel and /events are their live part
 //	POST /runs/{runId}/actions/{actionId}/decision     the page's form (CSRF token, same origin)
-//	GET  /healthz
+//	GET  /healthz, GET /static/                        open
+//	/codec/                                            bearer token; the payload codec, when configured
 //
-// A signed request carries X-Agentrun-Timestamp (unix seconds, within five
-// minutes) and X-Agentrun-Signature: sha256=hex(HMAC-SHA256(APPROVAL_SECRET,
-// timestamp + "." + method + "." + escaped path + "." + body)); a GET signs
-// an empty body. The pages need the user a trusted login proxy names in
-// APPROVAL_IDENTITY_HEADER (auth.go).
+// Every route is in one table (routes.go) with the credential it needs, and
+// that credential's guard is applied from the table. A signed request
+// carries X-Agentrun-Timestamp (unix seconds, within five minutes) and
+// X-Agentrun-Signature: sha256=hex(HMAC-SHA256(APPROVAL_SECRET, timestamp +
+// "." + method + "." + target + "." + body)), where target is the escaped
+// path plus "?" and the raw query when there is one (auth.SignedTarget); a
+// GET signs an empty body. The pages need the user a trusted login proxy
+// names in APPROVAL_IDENTITY_HEADER (package auth).
 //
 // Who may decide: when the run names approvers, only they (compared as GitHub
 // compares logins, without case). When it names none, the signed API and the

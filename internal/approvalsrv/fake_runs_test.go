@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -204,7 +205,7 @@ func (f *fakeRuns) Refuse(ctx context.Context, runID string, sig api.RefusalSign
 	}
 	f.refusals = append(f.refusals, sig)
 	stepID := ""
-	if a := findAction(f.snaps[runID], sig.ActionID); a != nil {
+	if a := request.Action(f.snaps[runID], sig.ActionID); a != nil {
 		stepID = a.StepID
 	}
 	events := f.events[runID]
@@ -233,7 +234,7 @@ func (f *fakeRuns) RunByActionID(ctx context.Context, actionID string) (string, 
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		if findAction(f.snaps[id], actionID) != nil {
+		if request.Action(f.snaps[id], actionID) != nil {
 			return id, nil
 		}
 	}
@@ -255,7 +256,7 @@ func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
 	}
 	var ids []string
 	for id, snap := range f.snaps {
-		if runEnded(snap.Run.Status) {
+		if snap.Run.Status.IsTerminal() {
 			continue
 		}
 		if snap.Run.Status != api.RunWaitingForUser {

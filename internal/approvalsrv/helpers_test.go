@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 const testSecret = "test-approval-secret-0123456789abcdef"
@@ -70,6 +71,15 @@ func newHarnessOn(t *testing.T, cfg Config, perms PermissionChecker, runs *fakeR
 	return &harness{t: t, runs: runs, server: srv, http: ts}
 }
 
+// waitingHarness is a harness on testConfig whose run-1 is
+// waitingRun(approvers...): what most handler tests start from.
+func waitingHarness(t *testing.T, perms PermissionChecker, approvers ...string) *harness {
+	t.Helper()
+	h := newHarness(t, testConfig(), perms)
+	h.runs.put("run-1", waitingRun(approvers...))
+	return h
+}
+
 // waitingRun is a run waiting on action act-1, created 1 h before testNow
 // and expiring 23 h after it.
 func waitingRun(approvers ...string) api.RunSnapshot {
@@ -108,13 +118,14 @@ func (h *harness) signedPostAs(path, contentType string, body []byte, ts time.Ti
 	return h.post(path, body, headers)
 }
 
-// signedHeaders are the signature headers of a request to path (which must
-// be escaped as it goes on the wire) made at ts.
-func signedHeaders(method, path string, body []byte, ts time.Time) map[string]string {
-	stamp := strconv.FormatInt(ts.Unix(), 10)
+// signedHeaders are the signature headers of a request to target (its
+// path, escaped as it goes on the wire, and its query) made at ts.
+func signedHeaders(method, target string, body []byte, ts time.Time) map[string]string {
+	req := httptest.NewRequest(method, target, nil)
+	auth.SignRequest(req, []byte(testSecret), body, ts)
 	return map[string]string{
-		HeaderTimestamp: stamp,
-		HeaderSignature: Sign([]byte(testSecret), stamp, method, path, body),
+		auth.HeaderTimestamp: req.Header.Get(auth.HeaderTimestamp),
+		auth.HeaderSignature: req.Header.Get(auth.HeaderSignature),
 	}
 }
 
@@ -131,8 +142,7 @@ func (h *harness) get(path string, headers map[string]string) *http.Response {
 	h.t.Helper()
 	all := map[string]string{}
 	if strings.HasPrefix(path, "/v1/") {
-		urlPath, _, _ := strings.Cut(path, "?")
-		maps.Copy(all, signedHeaders(http.MethodGet, urlPath, nil, testNow))
+		maps.Copy(all, signedHeaders(http.MethodGet, path, nil, testNow))
 	} else if name := h.server.cfg.IdentityHeader; name != "" {
 		all[name] = viewerLogin
 	}
@@ -160,13 +170,13 @@ func (h *harness) do(method, path string, body io.Reader, headers map[string]str
 
 func decisionBody(t *testing.T, decision, approver, reason, requestID string) []byte {
 	t.Helper()
-	body, err := json.Marshal(DecisionRequest{Decision: decision, Approver: approver, Reason: reason, RequestID: requestID})
+	body, err := json.Marshal(request.Decision{Decision: decision, Approver: approver, Reason: reason, RequestID: requestID})
 	require.NoError(t, err)
 	return body
 }
 
-// answer decodes a {status} or {error} body.
-func answer(t *testing.T, resp *http.Response) map[string]string {
+// replyOf decodes a {status} or {error} body.
+func replyOf(t *testing.T, resp *http.Response) map[string]string {
 	t.Helper()
 	var body map[string]string
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))

@@ -15,8 +15,7 @@ func (h *harness) listings() int {
 }
 
 func TestInboxRequestsArrivingDuringAListingShareIt(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.put("run-2", waitingRun())
 	const n = 12
 	// The listing is held until every other request waits for it or, were
@@ -47,8 +46,7 @@ func TestInboxRequestsArrivingDuringAListingShareIt(t *testing.T) {
 }
 
 func TestInboxIsListedOncePerSecond(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	now := testNow
 	h.server.inbox.now = func() time.Time { return now }
 
@@ -68,8 +66,7 @@ func TestInboxIsListedOncePerSecond(t *testing.T) {
 }
 
 func TestInboxFailureIsNotKept(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.setUnavailable(true)
 	require.Equal(t, http.StatusServiceUnavailable, h.get("/v1/approvals", nil).StatusCode)
 

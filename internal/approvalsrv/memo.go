@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // answerMemo remembers the answer to each request key so that a repeated
@@ -31,7 +33,7 @@ type memoEntry struct {
 	// body is what the first request asked for; a repeat that asks for
 	// something else is a client bug, not a repeat.
 	body   string
-	answer outcome
+	answer answer.Outcome
 }
 
 func newAnswerMemo(max int) *answerMemo {
@@ -43,30 +45,30 @@ func newAnswerMemo(max int) *answerMemo {
 // authenticated approver, requestId), so that nobody can replay or burn
 // another person's requestId. runID is empty for a GitHub comment, whose
 // action ID alone names the run.
-func decisionMemoKey(runID, actionID string, in DecisionRequest, channel string) string {
+func decisionMemoKey(runID, actionID string, in request.Decision, channel string) string {
 	return runID + "\x00" + actionID + "\x00" + api.RequestKey(channel, in.Approver, in.RequestID)
 }
 
 // decisionMemoBody is what a repeat must ask for again to be a repeat.
-func decisionMemoBody(in DecisionRequest) string {
+func decisionMemoBody(in request.Decision) string {
 	return in.Decision + "\x00" + in.Reason
 }
 
 // resolveMemoBody is what a repeated resolve must ask for again.
-func resolveMemoBody(req ResolveRequest) string {
+func resolveMemoBody(req request.Resolve) string {
 	return req.Decision + "\x00" + req.ExternalResourceID + "\x00" + req.By
 }
 
 // do returns the remembered answer for key, or computes it with handle. A
 // request whose body differs from the first one's under the same key is
 // refused with 409 and changes nothing.
-func (m *answerMemo) do(key, body string, handle func() outcome) outcome {
+func (m *answerMemo) do(key, body string, handle func() answer.Outcome) answer.Outcome {
 	m.mu.Lock()
 	if e, ok := m.answers[key]; ok {
 		m.mu.Unlock()
 		m.repeats.Add(1)
 		if e.body != body {
-			return refused(http.StatusConflict, "this requestId was already used for a different decision or reason; use a new requestId")
+			return answer.Refused(http.StatusConflict, "this requestId was already used for a different decision or reason; use a new requestId")
 		}
 		<-e.done
 		return e.answer

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // waitUntil polls cond until it holds or the timeout passes; it is safe off
@@ -31,8 +33,7 @@ func (f *fakeRuns) signalCallCount() int {
 }
 
 func TestOverlappingRepeatsOfOneRequestSendOneSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	const n = 8
 	// The first signal is held until every duplicate has either reached the
@@ -53,7 +54,7 @@ func TestOverlappingRepeatsOfOneRequestSendOneSignal(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			resp := h.signedPost(decisionPath, body, testNow)
-			codes[i], answers[i] = resp.StatusCode, answer(t, resp)
+			codes[i], answers[i] = resp.StatusCode, replyOf(t, resp)
 		}()
 	}
 	wg.Wait()
@@ -72,8 +73,7 @@ func TestSameRequestIDWithAnotherDecisionOrReasonAnswers409(t *testing.T) {
 	}
 	for name, second := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun())
+			h := waitingHarness(t, nil)
 			first := h.signedPost(decisionPath, decisionBody(t, "reject", "alice", "too harsh", "req-1"), testNow)
 			require.Equal(t, http.StatusAccepted, first.StatusCode)
 			queries, _, _, _ := h.runs.counts()
@@ -81,7 +81,7 @@ func TestSameRequestIDWithAnotherDecisionOrReasonAnswers409(t *testing.T) {
 			resp := h.signedPost(decisionPath, second, testNow)
 
 			require.Equal(t, http.StatusConflict, resp.StatusCode)
-			require.Contains(t, answer(t, resp)["error"], "requestId was already used for a different decision or reason")
+			require.Contains(t, replyOf(t, resp)["error"], "requestId was already used for a different decision or reason")
 			require.Len(t, h.runs.approvalSignals(), 1)
 			after, _, _, _ := h.runs.counts()
 			require.Equal(t, queries, after, "a conflicting repeat queries nothing")
@@ -91,8 +91,7 @@ func TestSameRequestIDWithAnotherDecisionOrReasonAnswers409(t *testing.T) {
 }
 
 func TestIdenticalRepeatOfARefusalAnswersTheSameAndDoesNoNewWork(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	body := decisionBody(t, "approve", "mallory", "", "req-1")
 
 	first := h.signedPost(decisionPath, body, testNow)
@@ -101,29 +100,22 @@ func TestIdenticalRepeatOfARefusalAnswersTheSameAndDoesNoNewWork(t *testing.T) {
 
 	require.Equal(t, http.StatusForbidden, first.StatusCode)
 	require.Equal(t, http.StatusForbidden, again.StatusCode)
-	require.Equal(t, answer(t, first), answer(t, again))
+	require.Equal(t, replyOf(t, first), replyOf(t, again))
 	after, _, _, _ := h.runs.counts()
 	require.Equal(t, queries, after)
 	require.Len(t, h.runs.refusalSignals(), 1)
 }
 
 func TestSameRequestIDFromAnotherApproverOrChannelIsAnotherRequest(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice", "bob"))
+	h := waitingHarness(t, nil, "alice", "bob")
 
-	alice := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
-	bob := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "late", "req-1"), testNow)
-
-	require.Equal(t, http.StatusAccepted, alice.StatusCode)
 	// Bob's requestId is his own: he hears about the action, not about
 	// alice's requestId.
-	require.Equal(t, http.StatusConflict, bob.StatusCode)
-	require.Equal(t, "the action was already approved by alice", answer(t, bob)["error"])
-	require.Len(t, h.runs.approvalSignals(), 1)
+	h.requireTooLateAfterAlice(decisionBody(t, "reject", "bob", "late", "req-1"))
 }
 
 func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.T) {
-	req := DecisionRequest{Decision: "approve", Approver: "Alice", RequestID: "r-1"}
+	req := request.Decision{Decision: "approve", Approver: "Alice", RequestID: "r-1"}
 	lower := req
 	lower.Approver = "alice"
 
@@ -136,13 +128,13 @@ func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.
 func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 	m := newAnswerMemo(2)
 	calls := map[string]int{}
-	answerFor := func(key string) outcome {
-		return m.do(key, "", func() outcome { calls[key]++; return accepted(key) })
+	answerFor := func(key string) answer.Outcome {
+		return m.do(key, "", func() answer.Outcome { calls[key]++; return answer.Accepted(key) })
 	}
 	release := make(chan struct{})
-	inFlight := make(chan outcome)
+	inFlight := make(chan answer.Outcome)
 	go func() {
-		inFlight <- m.do("slow", "", func() outcome { <-release; return accepted("slow") })
+		inFlight <- m.do("slow", "", func() answer.Outcome { <-release; return answer.Accepted("slow") })
 	}()
 	require.True(t, waitUntil(func() bool { m.mu.Lock(); defer m.mu.Unlock(); return len(m.answers) == 1 }, 10*time.Second))
 
@@ -150,8 +142,8 @@ func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 	answerFor("b")
 	answerFor("c")
 	close(release)
-	require.Equal(t, accepted("slow"), <-inFlight)
-	require.Equal(t, accepted("slow"), m.do("slow", "", func() outcome { return accepted("again") }),
+	require.Equal(t, answer.Accepted("slow"), <-inFlight)
+	require.Equal(t, answer.Accepted("slow"), m.do("slow", "", func() answer.Outcome { return answer.Accepted("again") }),
 		"an answer still being computed when it was the oldest is kept")
 	answerFor("d")
 	answerFor("a")
@@ -162,11 +154,11 @@ func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 
 func TestMemoForgetsServerFailuresSoThatARetryIsReal(t *testing.T) {
 	m := newAnswerMemo(10)
-	first := m.do("k", "", func() outcome { return refused(http.StatusInternalServerError, "internal error") })
-	second := m.do("k", "", func() outcome { return accepted("sent") })
-	third := m.do("k", "", func() outcome { return accepted("twice") })
+	first := m.do("k", "", func() answer.Outcome { return answer.Refused(http.StatusInternalServerError, "internal error") })
+	second := m.do("k", "", func() answer.Outcome { return answer.Accepted("sent") })
+	third := m.do("k", "", func() answer.Outcome { return answer.Accepted("twice") })
 
 	require.Equal(t, http.StatusInternalServerError, first.Code)
-	require.Equal(t, accepted("sent"), second)
-	require.Equal(t, accepted("sent"), third)
+	require.Equal(t, answer.Accepted("sent"), second)
+	require.Equal(t, answer.Accepted("sent"), third)
 }

@@ -5,48 +5,9 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/agentrun/agentrun/runclient"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
-
-// Path IDs are checked before any other work: they end up in Temporal calls,
-// in a visibility query (action IDs) and in logs, so only a short, plain
-// alphabet gets that far.
-const (
-	maxPathIDLength     = 128
-	pathIDCharsRuleText = "letters, digits, '.', '_', ':' and '-'"
-)
-
-// checkPathID is the rule for a run or step ID.
-func checkPathID(name, id string) error {
-	if id == "" || len(id) > maxPathIDLength || !plainID(id) {
-		return badRequest("%s must be 1 to %d characters: %s", name, maxPathIDLength, pathIDCharsRuleText)
-	}
-	return nil
-}
-
-// checkActionID is the rule for an action ID, wherever it comes from (a path
-// or a GitHub comment): runclient's, as the visibility query it ends up in
-// is runclient's.
-func checkActionID(id string) error {
-	if !runclient.ValidActionID(id) {
-		return badRequest("the action ID must look like act-0123456789abcdef: %q followed by letters, digits, '_' or '-', at most %d characters",
-			runclient.ActionIDPrefix, runclient.MaxActionIDLength)
-	}
-	return nil
-}
-
-func plainID(id string) bool {
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case c == '.', c == '_', c == ':', c == '-':
-		default:
-			return false
-		}
-	}
-	return true
-}
 
 // pathIDNames maps the path segment that precedes an ID to the ID's name.
 var pathIDNames = map[string]string{"runs": "runId", "actions": "actionId", "steps": "stepId"}
@@ -58,7 +19,7 @@ var pathIDNames = map[string]string{"runs": "runId", "actions": "actionId", "ste
 func checkPathIDs(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := pathIDsError(r.URL.EscapedPath()); err != nil {
-			writeError(w, http.StatusBadRequest, err.Error())
+			answer.Error(w, http.StatusBadRequest, err.Error())
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -81,12 +42,12 @@ func pathIDsError(escapedPath string) error {
 		}
 		id, err := url.PathUnescape(segments[i+1])
 		if err != nil {
-			return badRequest("%s is not a valid path segment", name)
+			return request.Invalidf("%s is not a valid path segment", name)
 		}
 		if name == "actionId" {
-			err = checkActionID(id)
+			err = request.CheckActionID(id)
 		} else {
-			err = checkPathID(name, id)
+			err = request.CheckPathID(name, id)
 		}
 		if err != nil {
 			return err

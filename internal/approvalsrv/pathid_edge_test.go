@@ -14,8 +14,7 @@ func TestPathEndingBeforeAnIDIsLeftToTheRoutes(t *testing.T) {
 	require.NoError(t, pathIDsError("/v1/runs/run-1/actions"))
 	require.NoError(t, pathIDsError("/runs/run-1/steps"))
 
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	resp := h.do(http.MethodPost, "/v1/runs/run-1/actions", strings.NewReader("{}"), map[string]string{"Content-Type": "application/json"})
 
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)

@@ -2,6 +2,8 @@ package approvalsrv
 
 import (
 	"net/http"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 )
 
 // handleSnapshot serves GET /v1/runs/{runId}: the run query, as JSON.
@@ -9,18 +11,18 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	snap, err := s.runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		writeOutcome(w, s.temporalFailure(s.logger.With("run", runID), err, "run query"))
+		answer.Write(w, answer.TemporalFailure(s.logger.With("run", runID), err, "run query"))
 		return
 	}
-	writeJSON(w, http.StatusOK, snap)
+	answer.JSON(w, http.StatusOK, snap)
 }
 
 // handleApprovals serves GET /v1/approvals: the inbox across runs.
 func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
 	inbox, err := s.inbox.list(r.Context())
 	if err != nil {
-		writeOutcome(w, s.temporalFailure(s.logger, err, "listing pending approvals"))
+		answer.Write(w, answer.TemporalFailure(s.logger, err, "listing pending approvals"))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"approvals": inbox})
+	answer.JSON(w, http.StatusOK, map[string]any{"approvals": inbox})
 }

@@ -16,8 +16,7 @@ import (
 )
 
 func TestSnapshotEndpointReturnsTheRunQuery(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 
 	resp := h.get("/v1/runs/run-1", nil)
 
@@ -29,8 +28,7 @@ func TestSnapshotEndpointReturnsTheRunQuery(t *testing.T) {
 }
 
 func TestSnapshotOfUnknownRunAnswers404AndUnreachableTemporal503(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	require.Equal(t, http.StatusNotFound, h.get("/v1/runs/run-9", nil).StatusCode)
 	h.runs.setUnavailable(true)
@@ -38,8 +36,7 @@ func TestSnapshotOfUnknownRunAnswers404AndUnreachableTemporal503(t *testing.T) {
 }
 
 func TestApprovalsListsEveryWaitingActionAcrossRuns(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	sooner := waitingRun()
 	sooner.PendingAction.ID = "act-2"
 	sooner.PendingAction.ExpiresAt = testNow.Add(time.Hour)
@@ -118,8 +115,7 @@ func finished(seq int64) api.Event {
 }
 
 func TestEventStreamSendsEachEventWithItsSequenceAndEndsWithTheRun(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", runEvents(1, 3)...)
 
 	resp := h.get("/v1/runs/run-1/events", nil)
@@ -141,8 +137,7 @@ func TestEventStreamSendsEachEventWithItsSequenceAndEndsWithTheRun(t *testing.T)
 }
 
 func TestEventStreamResumesAfterLastEventIDWithoutDuplicateOrGap(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", runEvents(1, 9)...)
 	h.runs.appendEvents("run-1", finished(10))
 
@@ -159,8 +154,7 @@ func TestEventStreamResumesAfterLastEventIDWithoutDuplicateOrGap(t *testing.T) {
 }
 
 func TestEventStreamEndsWhenTheWorkflowClosedWithoutAFinalEvent(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", runEvents(1, 2)...)
 	h.runs.setEnded("run-1")
 
@@ -171,8 +165,7 @@ func TestEventStreamEndsWhenTheWorkflowClosedWithoutAFinalEvent(t *testing.T) {
 }
 
 func TestEventStreamCarriesRefusalsWithoutAnID(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	resp := h.get("/v1/runs/run-1/events", nil)
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
@@ -204,8 +197,7 @@ func TestEventStreamCarriesRefusalsWithoutAnID(t *testing.T) {
 }
 
 func TestEventStreamRefusesABadLastEventIDAndAnUnknownRun(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	require.Equal(t, http.StatusBadRequest, h.get("/v1/runs/run-1/events", map[string]string{"Last-Event-ID": "abc"}).StatusCode)
 	require.Equal(t, http.StatusNotFound, h.get("/v1/runs/run-9/events", nil).StatusCode)

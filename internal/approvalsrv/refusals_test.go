@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
 
@@ -28,8 +28,7 @@ func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
 }
 
 func TestSignedDecisionOnADecidedActionIsRecordedInTheRun(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	first := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 	second := h.signedPost(decisionPath, decisionBody(t, "reject", "bob", "no", "req-2"), testNow)
@@ -50,21 +49,20 @@ func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.
 		want    int
 	}{
 		"bad signature": {string(body), map[string]string{
-			"Content-Type": "application/json", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte("not-the-secret-0123456789"), stamp, http.MethodPost, decisionPath, body),
+			"Content-Type": "application/json", auth.HeaderTimestamp: stamp, auth.HeaderSignature: auth.Sign([]byte("not-the-secret-0123456789"), stamp, http.MethodPost, decisionPath, body),
 		}, http.StatusUnauthorized},
-		"no signature":   {string(body), map[string]string{"Content-Type": "application/json", HeaderTimestamp: stamp}, http.StatusUnauthorized},
+		"no signature":   {string(body), map[string]string{"Content-Type": "application/json", auth.HeaderTimestamp: stamp}, http.StatusUnauthorized},
 		"malformed body": {`{"decision":"approve","approver":"mallory"}`, nil, http.StatusBadRequest},
 		"unknown field":  {`{"decision":"approve","approver":"mallory","requestId":"r","x":1}`, nil, http.StatusBadRequest},
 		"too large": {string(decisionBody(t, "reject", "mallory", strings.Repeat("x", 64<<10), "req-1")), nil,
 			http.StatusRequestEntityTooLarge},
 		"not JSON": {string(body), map[string]string{
-			"Content-Type": "text/plain", HeaderTimestamp: stamp, HeaderSignature: Sign([]byte(testSecret), stamp, http.MethodPost, decisionPath, body),
+			"Content-Type": "text/plain", auth.HeaderTimestamp: stamp, auth.HeaderSignature: auth.Sign([]byte(testSecret), stamp, http.MethodPost, decisionPath, body),
 		}, http.StatusUnsupportedMediaType},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, nil, "alice")
 
 			var resp *http.Response
 			if c.headers == nil {
@@ -80,8 +78,7 @@ func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.
 }
 
 func TestWebhookRefusalsAreRecordedInTheRunOnlyForAuthenticatedCommands(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, sandboxPermissions(t))
 	command := newComment("mallory", "/agentrun approve act-1").payload(t)
 
 	forged := h.post("/github/webhook", command, map[string]string{
@@ -103,8 +100,7 @@ func TestWebhookRefusalsAreRecordedInTheRunOnlyForAuthenticatedCommands(t *testi
 }
 
 func TestFormRefusalIsRecordedInTheRunButAFormWithoutCSRFTokenIsNot(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	b := h.browser(map[string]string{"X-Forwarded-User": "mallory"})
 	_, form := b.openRun("run-1")
 	form.Set("decision", "approve")
@@ -124,8 +120,7 @@ func TestFormRefusalIsRecordedInTheRunButAFormWithoutCSRFTokenIsNot(t *testing.T
 }
 
 func TestRefusalSignalsStopAtTwentyPerRunAndTheAnswersDoNotChange(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	h.runs.put("run-2", waitingRun("alice"))
 
 	for i := 0; i < 25; i++ {
@@ -142,22 +137,20 @@ func TestRefusalSignalsStopAtTwentyPerRunAndTheAnswersDoNotChange(t *testing.T) 
 }
 
 func TestRefusalSignalThatFailsLeavesTheAnswerAndShowsTheRefusalFromMemory(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	h.runs.setRefusalsFail(true)
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "mallory", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
-	require.Equal(t, "mallory is not an approver of this run", answer(t, resp)["error"])
+	require.Equal(t, "mallory is not an approver of this run", replyOf(t, resp)["error"])
 	page := readAll(t, h.get("/runs/run-1", nil))
 	require.Equal(t, 1, strings.Count(page, "mallory is not an approver of this run"))
 	require.Contains(t, page, "signed API · mallory")
 }
 
 func TestRefusalIsShownOnceOnThePageAndStillAfterARestart(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, sandboxPermissions(t))
 	resp := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun approve act-1").payload(t))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	const reason = "mallory has read permission on acme/widgets; approving needs write"
@@ -172,8 +165,7 @@ func TestRefusalIsShownOnceOnThePageAndStillAfterARestart(t *testing.T) {
 }
 
 func TestRunPageListsWhatTheRunIgnoredNewestFirst(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1",
 		api.Event{Sequence: 1, At: testNow.Add(-time.Minute), Type: api.EventSignalIgnored, Detail: `approval for unknown action "act-9"`},
 		api.Event{Sequence: 2, At: testNow, Type: api.EventSignalIgnored, StepID: "step-3", Detail: "duplicate: the action was already approved by alice"},

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 const resolvePath = "/v1/runs/run-1/steps/step-4/resolve"
@@ -24,7 +25,7 @@ func runWithUnknownOutcome() api.RunSnapshot {
 
 func resolveBody(t *testing.T, decision, by, requestID string) []byte {
 	t.Helper()
-	body, err := json.Marshal(ResolveRequest{Decision: decision, By: by, RequestID: requestID, ExternalResourceID: "1234"})
+	body, err := json.Marshal(request.Resolve{Decision: decision, By: by, RequestID: requestID, ExternalResourceID: "1234"})
 	require.NoError(t, err)
 	return body
 }
@@ -79,7 +80,7 @@ func TestResolveRefusals(t *testing.T) {
 			}
 
 			require.Equal(t, c.want, resp.StatusCode)
-			require.NotEmpty(t, answer(t, resp)["error"])
+			require.NotEmpty(t, replyOf(t, resp)["error"])
 			require.Empty(t, h.runs.resolveSignals())
 		})
 	}

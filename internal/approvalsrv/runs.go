@@ -41,35 +41,3 @@ type Runs interface {
 }
 
 var _ Runs = (*runclient.Client)(nil)
-
-// findAction returns the run's action with this ID, whatever its state.
-func findAction(snap api.RunSnapshot, actionID string) *api.PendingAction {
-	if p := snap.PendingAction; p != nil && p.ID == actionID {
-		return p
-	}
-	for i := range snap.Actions {
-		if snap.Actions[i].ID == actionID {
-			return &snap.Actions[i]
-		}
-	}
-	return nil
-}
-
-// findStep returns the run's step with this ID.
-func findStep(snap api.RunSnapshot, stepID string) *api.AgentStep {
-	for i := range snap.Steps {
-		if snap.Steps[i].ID == stepID {
-			return &snap.Steps[i]
-		}
-	}
-	return nil
-}
-
-// runEnded tells whether a run status is final.
-func runEnded(status api.RunStatus) bool {
-	switch status {
-	case api.RunCompleted, api.RunFailed, api.RunCancelled:
-		return true
-	}
-	return false
-}

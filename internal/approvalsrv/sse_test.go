@@ -20,13 +20,13 @@ func (h *harness) eventsQueries() int {
 func (h *harness) waitForPollers(running int) {
 	h.t.Helper()
 	require.Eventually(h.t, func() bool {
-		return h.server.streams.running.Load() == int64(running) && h.server.streams.activePollers() == running
+		registered, goroutines := h.server.streams.Pollers()
+		return goroutines == running && registered == running
 	}, 10*time.Second, time.Millisecond)
 }
 
 func TestStreamsOfOneRunShareOnePoller(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.appendEvents("run-1", runEvents(1, 3)...)
 	const streams = 10
 	start := time.Now()
@@ -66,8 +66,7 @@ func TestStreamsOfOneRunShareOnePoller(t *testing.T) {
 }
 
 func TestPollerStopsAfterTheLastStreamLeaves(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	h.runs.put("run-2", waitingRun())
 	first := h.get("/v1/runs/run-1/events", nil)
 	second := h.get("/v1/runs/run-1/events", nil)
@@ -78,8 +77,9 @@ func TestPollerStopsAfterTheLastStreamLeaves(t *testing.T) {
 	h.waitForPollers(2)
 
 	first.Body.Close()
-	require.Eventually(t, func() bool { return h.server.streams.openStreams() == 2 }, 10*time.Second, time.Millisecond)
-	require.Equal(t, 2, h.server.streams.activePollers(), "run-1 still has a stream")
+	require.Eventually(t, func() bool { return h.server.streams.OpenStreams() == 2 }, 10*time.Second, time.Millisecond)
+	registered, _ := h.server.streams.Pollers()
+	require.Equal(t, 2, registered, "run-1 still has a stream")
 	second.Body.Close()
 	h.waitForPollers(1)
 	other.Body.Close()
@@ -93,10 +93,8 @@ func TestPollerStopsAfterTheLastStreamLeaves(t *testing.T) {
 }
 
 func TestEventStreamsOverTheCapsAnswer429(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
-	h.server.streams.maxPerIdentity = 2
-	h.server.streams.maxTotal = 3
+	h := waitingHarness(t, nil)
+	h.server.streams.SetCaps(3, 2)
 	as := func(user string) map[string]string { return map[string]string{"X-Forwarded-User": user} }
 
 	for i := 0; i < 2; i++ {
@@ -107,17 +105,17 @@ func TestEventStreamsOverTheCapsAnswer429(t *testing.T) {
 	total := h.get("/runs/run-1/events", as("carol"))
 
 	require.Equal(t, http.StatusTooManyRequests, perUser.StatusCode)
-	require.Equal(t, "you have 2 event streams open, the most allowed; close a run page and try again", answer(t, perUser)["error"])
+	require.Equal(t, "you have 2 event streams open, the most allowed; close a run page and try again", replyOf(t, perUser)["error"])
 	require.NotEmpty(t, perUser.Header.Get("Retry-After"))
 	require.Equal(t, http.StatusTooManyRequests, total.StatusCode)
-	require.Equal(t, "the server has too many event streams open; try again later", answer(t, total)["error"])
-	require.Equal(t, 1, h.server.streams.activePollers(), "a refused stream starts nothing")
+	require.Equal(t, "the server has too many event streams open; try again later", replyOf(t, total)["error"])
+	registered, _ := h.server.streams.Pollers()
+	require.Equal(t, 1, registered, "a refused stream starts nothing")
 }
 
 func TestEventStreamsWithoutAUserCountAgainstTheirAddress(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
-	h.server.streams.maxPerIdentity = 1
+	h := waitingHarness(t, nil)
+	h.server.streams.SetCaps(1000, 1)
 
 	first := h.get("/v1/runs/run-1/events", nil)
 	second := h.get("/v1/runs/run-1/events", map[string]string{"Last-Event-ID": strconv.Itoa(0)})
@@ -125,13 +123,12 @@ func TestEventStreamsWithoutAUserCountAgainstTheirAddress(t *testing.T) {
 	require.Equal(t, http.StatusOK, first.StatusCode)
 	require.Equal(t, http.StatusTooManyRequests, second.StatusCode)
 	first.Body.Close()
-	require.Eventually(t, func() bool { return h.server.streams.openStreams() == 0 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return h.server.streams.OpenStreams() == 0 }, 10*time.Second, time.Millisecond)
 	require.Equal(t, http.StatusOK, h.get("/v1/runs/run-1/events", nil).StatusCode, "a closed stream gives its place back")
 }
 
 func TestALastEventIDBeyondTheRunDoesNotStallItsOtherStreams(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	ahead := h.get("/v1/runs/run-1/events", map[string]string{"Last-Event-ID": "1000"})
 	require.Equal(t, http.StatusOK, ahead.StatusCode)
 	h.waitForPollers(1)

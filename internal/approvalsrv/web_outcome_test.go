@@ -136,8 +136,7 @@ func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T)
 }
 
 func TestFormWithoutScriptOnADecidedActionSaysWhoDecidedIt(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	alice := h.browser(map[string]string{"X-Forwarded-User": "alice"})
 	bob := h.browser(map[string]string{"X-Forwarded-User": "bob"})
 	_, aliceForm := alice.openRun("run-1")

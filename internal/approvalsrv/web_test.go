@@ -1,7 +1,6 @@
 package approvalsrv
 
 import (
-	"io/fs"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -72,8 +71,7 @@ func (b *browser) openRun(runID string) (string, url.Values) {
 }
 
 func TestRunPageShowsLabelStatusPreviewApproversAndTimeline(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice", "bob"))
+	h := waitingHarness(t, nil, "alice", "bob")
 
 	page, form := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
 
@@ -120,8 +118,7 @@ func TestRunPageEscapesThePreview(t *testing.T) {
 }
 
 func TestFormApproveTakesTheApproverFromTheIdentityHeader(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, nil, "alice")
 	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
 	_, form := b.openRun("run-1")
 	form.Set("decision", "approve")
@@ -139,8 +136,7 @@ func TestFormApproveTakesTheApproverFromTheIdentityHeader(t *testing.T) {
 const decisionPagePath = "/runs/run-1/actions/act-1/decision"
 
 func TestFormWithoutScriptRedirectsBackWithANotice(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
 	_, form := b.openRun("run-1")
 	form.Set("decision", "approve")
@@ -188,8 +184,7 @@ func TestFormRefusals(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, nil, "alice")
 			b := h.browser(c.header)
 			_, form := b.openRun("run-1")
 			form.Set("decision", "approve")
@@ -205,7 +200,7 @@ func TestFormRefusals(t *testing.T) {
 
 			require.Equal(t, c.want, resp.StatusCode)
 			if c.wantErr != "" {
-				require.Contains(t, answer(t, resp)["error"], c.wantErr)
+				require.Contains(t, replyOf(t, resp)["error"], c.wantErr)
 			}
 			require.Empty(t, h.runs.approvalSignals())
 		})
@@ -213,8 +208,7 @@ func TestFormRefusals(t *testing.T) {
 }
 
 func TestRunPageWithoutIdentityOutsideDevModeAnswers401AskingToSignIn(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.browser(nil).do(http.MethodGet, "/runs/run-1", nil, nil)
 
@@ -240,8 +234,7 @@ func TestDevModeFormTakesATypedName(t *testing.T) {
 }
 
 func TestInboxPageListsPendingApprovals(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.get("/", nil)
 
@@ -253,8 +246,7 @@ func TestInboxPageListsPendingApprovals(t *testing.T) {
 }
 
 func TestPanelIsTheLivePartOfTheRunPage(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, nil)
 
 	resp := h.get("/runs/run-1/panel", nil)
 
@@ -273,20 +265,10 @@ func TestUnknownRunPageAnswers404(t *testing.T) {
 	require.Contains(t, readAll(t, resp), "unknown run")
 }
 
-func TestPagesUseOnlyEmbeddedAssets(t *testing.T) {
-	external := regexp.MustCompile(`(?i)(src|href)=["']?(https?:)?//|@import|url\(\s*["']?(https?:)?//`)
-	err := fs.WalkDir(webFiles, "web", func(path string, d fs.DirEntry, err error) error {
-		require.NoError(t, err)
-		if d.IsDir() {
-			return nil
-		}
-		content, err := fs.ReadFile(webFiles, path)
-		require.NoError(t, err)
-		require.False(t, external.Match(content), "%s refers to an external resource", path)
-		return nil
-	})
-	require.NoError(t, err)
-
+// The embedded files themselves refer to nothing outside
+// (pages.TestPagesUseOnlyEmbeddedAssets); here they are served with their
+// types, under the CSP that keeps them the only ones.
+func TestEmbeddedAssetsAreServedWithTheirTypes(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	for path, contentType := range map[string]string{
 		"/static/app.css": "text/css", "/static/run.js": "text/javascript", "/static/countdown.js": "text/javascript",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -12,36 +13,26 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/ghcomment"
+	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
-// handleWebhook serves POST /github/webhook.
+// handleWebhook serves POST /github/webhook; gitHubSigned (routes.go) has
+// checked the delivery's signature and left its JSON payload in the body.
 func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
-	if !hasMediaType(r, "application/json") && !hasMediaType(r, "application/x-www-form-urlencoded") {
-		writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/x-www-form-urlencoded")
-		return
-	}
-	// ValidatePayload falls back to the SHA-1 header; we accept only SHA-256.
-	if s.cfg.WebhookSecret != "" && r.Header.Get(github.SHA256SignatureHeader) == "" {
-		writeError(w, http.StatusUnauthorized, "missing "+github.SHA256SignatureHeader)
-		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxWebhookBodyBytes)
-	payload, err := github.ValidatePayload(r, []byte(s.cfg.WebhookSecret))
+	payload, err := io.ReadAll(r.Body)
 	if err != nil {
-		if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-			writeError(w, http.StatusRequestEntityTooLarge, "the delivery is too large")
-			return
-		}
-		s.logger.Info("webhook delivery refused", "reason", err, "delivery", github.DeliveryID(r))
-		writeError(w, http.StatusUnauthorized, "bad webhook signature")
+		answer.Error(w, http.StatusBadRequest, "could not read the delivery")
 		return
 	}
 	delivery := github.DeliveryID(r)
 	if delivery == "" {
-		writeError(w, http.StatusBadRequest, "missing "+github.DeliveryIDHeader)
+		answer.Error(w, http.StatusBadRequest, "missing "+github.DeliveryIDHeader)
 		return
 	}
-	writeOutcome(w, s.handleDelivery(r.Context(), delivery, github.WebHookType(r), payload))
+	answer.Write(w, s.handleDelivery(r.Context(), delivery, github.WebHookType(r), payload))
 }
 
 // handleDelivery acts on a comment command at most once per comment: the
@@ -49,35 +40,35 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 // so that a redelivery, with its old or a fresh delivery ID, answers as the
 // first did and does no new work. Deliveries without a command do no work
 // and need no memo.
-func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string, payload []byte) outcome {
+func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string, payload []byte) answer.Outcome {
 	if eventType != "issue_comment" {
-		return outcome{Code: http.StatusNoContent}
+		return answer.Outcome{Code: http.StatusNoContent}
 	}
 	parsed, err := github.ParseWebHook(eventType, payload)
 	if err != nil {
-		return refused(http.StatusBadRequest, "malformed issue_comment payload")
+		return answer.Refused(http.StatusBadRequest, "malformed issue_comment payload")
 	}
 	event, ok := parsed.(*github.IssueCommentEvent)
 	// An edit is not a new decision: the command acted (or was refused) when
 	// the comment was created.
 	if !ok || event.GetAction() != "created" {
-		return outcome{Code: http.StatusNoContent}
+		return answer.Outcome{Code: http.StatusNoContent}
 	}
 	comment := event.GetComment()
-	cmd, err := ParseCommentCommand(comment.GetBody())
-	if errors.Is(err, ErrNoCommand) {
-		return outcome{Code: http.StatusNoContent}
+	cmd, err := ghcomment.ParseCommentCommand(comment.GetBody())
+	if errors.Is(err, ghcomment.ErrNoCommand) {
+		return answer.Outcome{Code: http.StatusNoContent}
 	}
 	logger := s.logger.With("delivery", delivery, "commenter", comment.GetUser().GetLogin(),
 		"repo", event.GetRepo().GetFullName(), "issue", event.GetIssue().GetNumber())
 	if err != nil {
 		logger.Info("comment command refused", "reason", err)
-		return refused(http.StatusBadRequest, err.Error())
+		return answer.Refused(http.StatusBadRequest, err.Error())
 	}
 	in := decisionInput{
 		ActionID: cmd.ActionID,
 		Channel:  channelWebhook,
-		Request: DecisionRequest{
+		Request: request.Decision{
 			Decision:  cmd.Decision,
 			Approver:  comment.GetUser().GetLogin(),
 			Reason:    cmd.Reason,
@@ -88,22 +79,22 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 	// Anyone can comment on a public pull request, so comments have a memo of
 	// their own: a flood of them cannot push signed API answers out.
 	key := decisionMemoKey("", in.ActionID, in.Request, in.Channel)
-	return s.deliveries.do(key, decisionMemoBody(in.Request), func() outcome {
+	return s.deliveries.do(key, decisionMemoBody(in.Request), func() answer.Outcome {
 		return s.commentDecision(ctx, logger.With("action", cmd.ActionID), in, event)
 	})
 }
 
-func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) outcome {
+func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) answer.Outcome {
 	repo, number := event.GetRepo().GetFullName(), event.GetIssue().GetNumber()
 	runID, snap, o := s.locateRun(ctx, logger, in, repo, number)
-	if !o.ok() {
+	if !o.OK() {
 		logger.Info("comment command refused", "reason", o.Error)
 		return o
 	}
 	in.RunID = runID
 	if isAgentOrBot(event.GetComment()) {
 		return s.refuse(ctx, logger.With("run", runID), in,
-			refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
+			answer.Refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
 	}
 	return s.decideOn(ctx, in, snap)
 }
@@ -119,14 +110,14 @@ func isAgentOrBot(comment *github.IssueComment) bool {
 // search attribute, in one visibility query, and checks that the command was
 // posted on that run's pull request: a comment knows only its repository and
 // issue number.
-func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, outcome) {
-	notFound := refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
+func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, answer.Outcome) {
+	notFound := answer.Refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
 	runID, err := s.runs.RunByActionID(ctx, in.ActionID)
 	if errors.Is(err, ErrRunNotFound) {
 		return "", api.RunSnapshot{}, notFound
 	}
 	if err != nil {
-		return "", api.RunSnapshot{}, s.temporalFailure(logger, err, "finding the run of a comment's action")
+		return "", api.RunSnapshot{}, answer.TemporalFailure(logger, err, "finding the run of a comment's action")
 	}
 	snap, err := s.runs.Snapshot(ctx, runID)
 	if errors.Is(err, ErrRunNotFound) {
@@ -134,17 +125,17 @@ func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decision
 		return "", api.RunSnapshot{}, notFound
 	}
 	if err != nil {
-		return "", api.RunSnapshot{}, s.temporalFailure(logger.With("run", runID), err, "run query for a comment")
+		return "", api.RunSnapshot{}, answer.TemporalFailure(logger.With("run", runID), err, "run query for a comment")
 	}
 	run := snap.Run
 	if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
 		reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
 		// The commenter's login is authenticated by GitHub's signature and
 		// the action is the run's, so the run may hold this refusal.
-		s.recordRefusal(ctx, logger.With("run", runID), runID, Refusal{
+		s.refusals.Record(ctx, logger.With("run", runID), runID, refusal.Refusal{
 			Channel: in.Channel, Who: in.Request.Approver, ActionID: in.ActionID, Reason: reason,
 		}, true)
 		return "", api.RunSnapshot{}, notFound
 	}
-	return runID, snap, accepted("")
+	return runID, snap, answer.Accepted("")
 }

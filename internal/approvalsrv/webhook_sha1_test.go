@@ -14,8 +14,7 @@ import (
 // that carries only a correct SHA-1 signature is refused all the same: SHA-1
 // is not the bar this server sets for a decision.
 func TestWebhookSignedOnlyWithACorrectSHA1IsRefused(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 	mac := hmac.New(sha1.New, []byte(webhookSecret))
 	mac.Write(payload)
@@ -26,6 +25,6 @@ func TestWebhookSignedOnlyWithACorrectSHA1IsRefused(t *testing.T) {
 	})
 
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-	require.Equal(t, "missing X-Hub-Signature-256", answer(t, resp)["error"])
+	require.Equal(t, "missing X-Hub-Signature-256", replyOf(t, resp)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }

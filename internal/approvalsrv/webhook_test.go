@@ -91,9 +91,15 @@ func (h *harness) deliver(event, delivery string, body []byte) *http.Response {
 	})
 }
 
+// deliverTwice delivers payload, then redelivers it as GitHub does: the
+// same delivery ID.
+func (h *harness) deliverTwice(payload []byte) (first, again *http.Response) {
+	h.t.Helper()
+	return h.deliver("issue_comment", "d-1", payload), h.deliver("issue_comment", "d-1", payload)
+}
+
 func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "LGTM\n/agentrun approve act-1\n").payload(t))
 
@@ -103,8 +109,7 @@ func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
 }
 
 func TestCommentRejectCarriesTheReason(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun reject act-1 tone is too harsh").payload(t))
 
@@ -125,8 +130,7 @@ func TestCommentApproveOnRunWithoutApproversNeedsWritePermission(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), sandboxPermissions(t))
-			h.runs.put("run-1", waitingRun())
+			h := waitingHarness(t, sandboxPermissions(t))
 
 			resp := h.deliver("issue_comment", "d-1", newComment(c.login, "/agentrun approve act-1").payload(t))
 
@@ -134,7 +138,7 @@ func TestCommentApproveOnRunWithoutApproversNeedsWritePermission(t *testing.T) {
 			if c.want == http.StatusAccepted {
 				require.Len(t, h.runs.approvalSignals(), 1)
 			} else {
-				require.Contains(t, answer(t, resp)["error"], "approving needs write")
+				require.Contains(t, replyOf(t, resp)["error"], "approving needs write")
 				require.Empty(t, h.runs.approvalSignals())
 			}
 		})
@@ -142,8 +146,7 @@ func TestCommentApproveOnRunWithoutApproversNeedsWritePermission(t *testing.T) {
 }
 
 func TestRefusedCommentIsShownOnTheRunsPage(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, sandboxPermissions(t))
 
 	resp := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun approve act-1").payload(t))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
@@ -154,19 +157,17 @@ func TestRefusedCommentIsShownOnTheRunsPage(t *testing.T) {
 }
 
 func TestCommentByNonApproverOfARunWithApproversAnswers403(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("bob", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
-	require.Equal(t, "bob is not an approver of this run", answer(t, resp)["error"])
+	require.Equal(t, "bob is not an approver of this run", replyOf(t, resp)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
 func TestCommentByABotCannotDecide(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, sandboxPermissions(t))
 	bot := newComment("agentrun[bot]", "/agentrun approve act-1")
 	bot.userType = "Bot"
 	agentOwn := newComment("bob", "Review\n/agentrun approve act-1\n"+api.OperationMarker("op-1"))
@@ -180,8 +181,7 @@ func TestCommentByABotCannotDecide(t *testing.T) {
 }
 
 func TestCommandOnAnotherPullRequestIsRefusedAndShownOnTheRun(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	elsewhere := newComment("alice", "/agentrun approve act-1")
 	elsewhere.number = 2
 
@@ -193,8 +193,7 @@ func TestCommandOnAnotherPullRequestIsRefusedAndShownOnTheRun(t *testing.T) {
 }
 
 func TestCommandForAnActionNoRunHasAnswers404(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-404").payload(t))
 
@@ -203,12 +202,10 @@ func TestCommandForAnActionNoRunHasAnswers404(t *testing.T) {
 }
 
 func TestRedeliveryAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
-	first := h.deliver("issue_comment", "d-1", payload)
-	again := h.deliver("issue_comment", "d-1", payload)
+	first, again := h.deliverTwice(payload)
 
 	require.Equal(t, http.StatusAccepted, first.StatusCode)
 	require.Equal(t, http.StatusAccepted, again.StatusCode)
@@ -229,8 +226,7 @@ func TestOtherEventsAndCommentsWithoutCommandAnswer204(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), sandboxPermissions(t))
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 			resp := h.deliver(c.event, "d-1", c.body)
 
@@ -241,13 +237,12 @@ func TestOtherEventsAndCommentsWithoutCommandAnswer204(t *testing.T) {
 }
 
 func TestMalformedCommandAnswers400(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun reject act-1").payload(t))
 
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	require.Contains(t, answer(t, resp)["error"], "usage: /agentrun reject <actionId> <reason>")
+	require.Contains(t, replyOf(t, resp)["error"], "usage: /agentrun reject <actionId> <reason>")
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -260,8 +255,7 @@ func TestWebhookWithBadSignatureAnswers401(t *testing.T) {
 	}
 	for name, sigHeaders := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), sandboxPermissions(t))
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, sandboxPermissions(t), "alice")
 			headers := map[string]string{"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1"}
 			for k, v := range sigHeaders {
 				headers[k] = v
@@ -293,12 +287,10 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 	gh, err := ghapi.NewClient(ts.URL, "sandbox-token")
 	require.NoError(t, err)
 	require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetPermission, Mode: ghsandbox.ModeStatus, Status: 502, Count: 1}))
-	h := newHarness(t, testConfig(), GitHubPermissions{Client: gh})
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, GitHubPermissions{Client: gh})
 	payload := newComment("bob", "/agentrun approve act-1").payload(t)
 
-	first := h.deliver("issue_comment", "d-1", payload)
-	again := h.deliver("issue_comment", "d-1", payload)
+	first, again := h.deliverTwice(payload)
 
 	require.Equal(t, http.StatusBadGateway, first.StatusCode)
 	require.Equal(t, http.StatusAccepted, again.StatusCode)
@@ -306,14 +298,13 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 }
 
 func TestWebhookWhileTemporalIsUnreachableAnswers503(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	h.runs.setUnavailable(true)
 
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
-	require.Equal(t, "temporal is unreachable; try again later", answer(t, resp)["error"])
+	require.Equal(t, "temporal is unreachable; try again later", replyOf(t, resp)["error"])
 }
 
 func TestWebhookWithAnUnsupportedContentTypeAnswers415(t *testing.T) {
@@ -329,8 +320,7 @@ func TestWebhookWithAnUnsupportedContentTypeAnswers415(t *testing.T) {
 }
 
 func TestWebhookInFormEncodingIsAccepted(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	form := []byte("payload=" + url.QueryEscape(string(newComment("alice", "/agentrun approve act-1").payload(t))))
 
 	resp := h.post("/github/webhook", form, map[string]string{
@@ -373,26 +363,24 @@ func (h *harness) work(perms *permissionCounter) work {
 
 func TestRedeliveryOfARefusedCommandAnswersAsTheFirstAndDoesNoNewWork(t *testing.T) {
 	perms := &permissionCounter{PermissionChecker: sandboxPermissions(t)}
-	h := newHarness(t, testConfig(), perms)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, perms)
 	payload := newComment("mallory", "/agentrun approve act-1").payload(t)
 
 	first := h.deliver("issue_comment", "d-1", payload)
-	firstAnswer := answer(t, first)
+	firstAnswer := replyOf(t, first)
 	before := h.work(perms)
 	again := h.deliver("issue_comment", "d-1", payload)
 
 	require.Equal(t, http.StatusForbidden, first.StatusCode)
 	require.Equal(t, work{snapshots: 1, lookups: 1, refusals: 1, permissions: 1}, before)
 	require.Equal(t, http.StatusForbidden, again.StatusCode)
-	require.Equal(t, firstAnswer, answer(t, again))
+	require.Equal(t, firstAnswer, replyOf(t, again))
 	require.Equal(t, before, h.work(perms), "the redelivery did new work")
 }
 
 func TestCommentRedeliveredWithAFreshDeliveryIDActsOnce(t *testing.T) {
 	perms := &permissionCounter{PermissionChecker: sandboxPermissions(t)}
-	h := newHarness(t, testConfig(), perms)
-	h.runs.put("run-1", waitingRun())
+	h := waitingHarness(t, perms)
 	payload := newComment("bob", "/agentrun approve act-1").payload(t)
 
 	first := h.deliver("issue_comment", "d-1", payload)
@@ -423,13 +411,12 @@ func TestCommentFindsItsRunWithOneLookupAndOneQuery(t *testing.T) {
 func TestCommandWithAMalformedActionIDAnswers400BeforeAnyQuery(t *testing.T) {
 	for _, id := range []string{"act-1'OR'1'='1", "run-1", "act-", "act-" + strings.Repeat("a", 61), "act-é", "act-1.2"} {
 		t.Run(id, func(t *testing.T) {
-			h := newHarness(t, testConfig(), sandboxPermissions(t))
-			h.runs.put("run-1", waitingRun("alice"))
+			h := waitingHarness(t, sandboxPermissions(t), "alice")
 
 			resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve "+id).payload(t))
 
 			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-			require.Contains(t, answer(t, resp)["error"], "the action ID must look like act-0123456789abcdef")
+			require.Contains(t, replyOf(t, resp)["error"], "the action ID must look like act-0123456789abcdef")
 			require.Equal(t, work{}, h.work(&permissionCounter{}))
 		})
 	}
@@ -445,7 +432,7 @@ func TestCommandOnARunThatClosedIsAnsweredFromTheRun(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
-	require.Equal(t, "the action expired at 2025-03-05T11:00:00Z without a decision", answer(t, resp)["error"])
+	require.Equal(t, "the action expired at 2025-03-05T11:00:00Z without a decision", replyOf(t, resp)["error"])
 	require.Empty(t, h.runs.approvalSignals())
 }
 
@@ -467,19 +454,18 @@ func TestCommandWhoseIndexedRunIsGoneAnswers404(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
 
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
-	require.Equal(t, "no run of acme/widgets#1 has action act-1", answer(t, resp)["error"])
+	require.Equal(t, "no run of acme/widgets#1 has action act-1", replyOf(t, resp)["error"])
 	require.Empty(t, h.runs.refusalSignals())
 }
 
 func TestCommandWhenTheRunQueryFailsAnswers503AndARedeliveryWorks(t *testing.T) {
-	h := newHarness(t, testConfig(), sandboxPermissions(t))
-	h.runs.put("run-1", waitingRun("alice"))
+	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	h.runs.snapshotsUnavailable = true
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
 	first := h.deliver("issue_comment", "d-1", payload)
 	require.Equal(t, http.StatusServiceUnavailable, first.StatusCode)
-	require.Equal(t, "temporal is unreachable; try again later", answer(t, first)["error"])
+	require.Equal(t, "temporal is unreachable; try again later", replyOf(t, first)["error"])
 
 	h.runs.mu.Lock()
 	h.runs.snapshotsUnavailable = false

@@ -10,11 +10,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/devserver"
 )
 
@@ -72,7 +71,7 @@ type Answer struct {
 func (a Answer) String() string { return fmt.Sprintf("%s %d %s", a.Channel, a.Code, a.Body) }
 
 // DecideSigned posts an approval through the signed decision API, signed by
-// approvalsrv.Sign, the one rule its callers follow.
+// auth.SignRequest, the one rule its callers follow.
 func (a *ApprovalServer) DecideSigned(ctx context.Context, runID, actionID, approver, requestID string) (Answer, error) {
 	body, err := json.Marshal(map[string]string{
 		"decision": "approve", "approver": approver, "requestId": requestID,
@@ -80,15 +79,13 @@ func (a *ApprovalServer) DecideSigned(ctx context.Context, runID, actionID, appr
 	if err != nil {
 		return Answer{}, fmt.Errorf("encode the decision: %w", err)
 	}
-	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost,
 		fmt.Sprintf("%s/v1/runs/%s/actions/%s/decision", a.base, runID, actionID), bytes.NewReader(body))
 	if err != nil {
 		return Answer{}, fmt.Errorf("build the decision request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(approvalsrv.HeaderTimestamp, ts)
-	req.Header.Set(approvalsrv.HeaderSignature, approvalsrv.Sign([]byte(approvalSecret), ts, http.MethodPost, req.URL.EscapedPath(), body))
+	auth.SignRequest(req, []byte(approvalSecret), body, time.Now())
 	return a.send(req, "signed API")
 }
 

@@ -14,7 +14,7 @@
 # Usage: mutation.sh [package[=file,file...]]...
 #   With no argument every package below is run. A package argument runs only
 #   that package; "=file,file" narrows it further to those guarantee files
-#   (e.g. internal/approvalsrv=signature.go,auth.go).
+#   (e.g. internal/approvalsrv/auth=signature.go,identity.go).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -31,7 +31,10 @@ GUARANTEES=(
   "github: marker.go client.go permission.go"
   "workflows: reconcile.go approval.go checkpoint.go policy.go options.go version.go"
   "api: lifecycle.go"
-  "internal/approvalsrv: signature.go auth.go csrf.go decide.go webhook.go command.go memo.go pathid.go"
+  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go"
+  "internal/approvalsrv/auth: signature.go csrf.go identity.go"
+  "internal/approvalsrv/ghcomment: command.go"
+  "internal/approvalsrv/request: pathid.go"
 )
 
 guarantee_files() { # package -> its guarantee files, or nothing
@@ -70,6 +73,11 @@ for arg in "${selected[@]}"; do
     [[ $base == *_test.go ]] && continue
     [[ $keep == *" $base "* ]] && continue
     excludes+=(-E "(^|/)${base//./\\.}\$")
+  done
+  # A subpackage is a package of its own, with its own entry (and tests):
+  # none of its files is mutated here.
+  for d in "$pkg"/*/; do
+    if [[ -d $d ]]; then excludes+=(-E "(^|/)$(basename "$d")/"); fi
   done
   # workflows' -short leaves out its three tests that start a Temporal dev
   # server (about 20 s of every run of the package's tests on 2 cores, 40 min

@@ -1,46 +1,101 @@
-package approvalsrv
+// Package pages is the approval server's HTML: the inbox, the run page and
+// its live panel, the run history, and the run page's decision form. It
+// renders what the server hands it; the server's route table guards it.
+package pages
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"html/template"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 //go:embed web/templates/*.html web/static/*
 var webFiles embed.FS
 
-type pageTemplates struct {
-	set *template.Template
+// excerptLength bounds a preview in the inbox.
+const excerptLength = 280
+
+// maxFormBodyBytes bounds a form post.
+const maxFormBodyBytes = 64 << 10
+
+// Runs is what the pages read of runs.
+type Runs interface {
+	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
+	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
+	List(ctx context.Context, status api.RunStatus) ([]runclient.Listed, error)
 }
 
-func parsePageTemplates() (*pageTemplates, error) {
+// Options is what the pages get from the server.
+type Options struct {
+	Runs Runs
+	// Inbox lists the pending approvals (the server's shared listing).
+	Inbox func(ctx context.Context) ([]runclient.PendingApproval, error)
+	// Refusals are this process's refusals, shown beside the run's own.
+	Refusals *refusal.Keeper
+	// ActionOpen answers accepted while the action can be decided, and
+	// otherwise why not.
+	ActionOpen func(action *api.PendingAction) answer.Outcome
+	// Decide takes the form's decision, as the server takes any other.
+	Decide func(ctx context.Context, runID, actionID string, req request.Decision) answer.Outcome
+	CSRF   *auth.CSRFGuard
+	// IdentityHeader and InsecureDev are the server's configuration: who
+	// the viewer is, and whether a typed name may stand in for it.
+	IdentityHeader string
+	InsecureDev    bool
+	Logger         *slog.Logger
+	Now            func() time.Time
+}
+
+// Pages serves the HTML routes.
+type Pages struct {
+	opts      Options
+	templates *template.Template
+}
+
+// New parses the embedded templates.
+func New(opts Options) (*Pages, error) {
+	set, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	return &Pages{opts: opts, templates: set}, nil
+}
+
+func parseTemplates() (*template.Template, error) {
 	set, err := template.New("pages").Funcs(template.FuncMap{
 		"statusText": statusText,
 		"duration":   formatDuration,
 		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"excerpt":    excerpt,
+		"excerpt":    func(s string) string { return request.Clip(s, excerptLength) },
 		"stepTitle":  api.AgentStep.Title,
 	}).ParseFS(webFiles, "web/templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("parse page templates: %w", err)
 	}
-	return &pageTemplates{set: set}, nil
+	return set, nil
 }
 
-// render executes into a buffer first so that a template error becomes a
+// execute renders into a buffer first so that a template error becomes a
 // clean 500 instead of half a page.
-func (p *pageTemplates) render(w http.ResponseWriter, code int, name string, data any) error {
+func execute(set *template.Template, w http.ResponseWriter, code int, name string, data any) error {
 	var buf bytes.Buffer
-	if err := p.set.ExecuteTemplate(&buf, name, data); err != nil {
+	if err := set.ExecuteTemplate(&buf, name, data); err != nil {
 		return fmt.Errorf("render %s: %w", name, err)
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -50,7 +105,8 @@ func (p *pageTemplates) render(w http.ResponseWriter, code int, name string, dat
 	return nil
 }
 
-func staticHandler() http.Handler {
+// Static serves the embedded scripts and styles under /static/.
+func Static() http.Handler {
 	static, err := fs.Sub(webFiles, "web/static")
 	if err != nil {
 		panic(fmt.Sprintf("embedded static files: %v", err)) // the embed pattern guarantees the directory
@@ -58,54 +114,55 @@ func staticHandler() http.Handler {
 	return http.StripPrefix("/static/", http.FileServerFS(static))
 }
 
-// handleInboxPage serves GET /: the pending approvals.
-func (s *Server) handleInboxPage(w http.ResponseWriter, r *http.Request) {
-	inbox, err := s.inbox.list(r.Context())
+// Inbox serves GET /: the pending approvals.
+func (s *Pages) Inbox(w http.ResponseWriter, r *http.Request) {
+	inbox, err := s.opts.Inbox(r.Context())
 	if err != nil {
-		s.errorPage(w, s.temporalFailure(s.logger, err, "inbox page"))
+		s.Error(w, answer.TemporalFailure(s.opts.Logger, err, "inbox page"))
 		return
 	}
 	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
 	s.render(w, http.StatusOK, "inbox.html", data)
 }
 
-// handleRunPage serves GET /runs/{runId}.
-func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
+// Run serves GET /runs/{runId}.
+func (s *Pages) Run(w http.ResponseWriter, r *http.Request) {
 	s.serveRun(w, r, "run.html")
 }
 
-// handleRunPanel serves GET /runs/{runId}/panel: the live part of the run
+// Panel serves GET /runs/{runId}/panel: the live part of the run
 // page, fetched by the page's script whenever an event arrives.
-func (s *Server) handleRunPanel(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) Panel(w http.ResponseWriter, r *http.Request) {
 	s.serveRun(w, r, "panel")
 }
 
-func (s *Server) serveRun(w http.ResponseWriter, r *http.Request, template string) {
+func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
 	runID := r.PathValue("runId")
-	snap, err := s.runs.Snapshot(r.Context(), runID)
+	snap, err := s.opts.Runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		s.errorPage(w, s.temporalFailure(s.logger.With("run", runID), err, "run page"))
+		s.Error(w, answer.TemporalFailure(s.opts.Logger.With("run", runID), err, "run page"))
 		return
 	}
-	events, err := s.runs.Events(r.Context(), runID, 0)
+	events, err := s.opts.Runs.Events(r.Context(), runID, 0)
 	if err != nil {
 		// The page is still worth showing with this process's refusals only.
-		s.logger.Warn("run page without the run's events", "run", runID, "err", err)
+		s.opts.Logger.Warn("run page without the run's events", "run", runID, "err", err)
 	}
 	view := s.runView(w, r, runID, snap, events)
 	s.render(w, http.StatusOK, template, view)
 }
 
-func (s *Server) errorPage(w http.ResponseWriter, o outcome) {
+// Error answers o as a page: its code and its message, which is for people.
+func (s *Pages) Error(w http.ResponseWriter, o answer.Outcome) {
 	data := map[string]any{"Title": http.StatusText(o.Code), "Message": o.Error, "Code": o.Code}
 	s.render(w, o.Code, "error.html", data)
 }
 
 // render answers a plain 500 when a template fails: its error names
 // templates and fields, which are for the log only.
-func (s *Server) render(w http.ResponseWriter, code int, name string, data any) {
-	if err := s.pages.render(w, code, name, data); err != nil {
-		s.logger.Error("page", "template", name, "err", err)
+func (s *Pages) render(w http.ResponseWriter, code int, name string, data any) {
+	if err := execute(s.templates, w, code, name, data); err != nil {
+		s.opts.Logger.Error("page", "template", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 	}
 }
@@ -124,7 +181,7 @@ type runView struct {
 	ShowOutcome bool
 	Steps       []api.AgentStep
 	Action      *actionView
-	Refusals    []Refusal
+	Refusals    []refusal.Refusal
 	Viewer      viewer
 	CSRF        string
 	RequestID   string
@@ -146,7 +203,7 @@ type viewer struct {
 	SignInFirst bool
 }
 
-func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
+func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
 	steps := append([]api.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
 	return runView{
@@ -154,7 +211,7 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 		Title:       "Run " + runID,
 		Snap:        snap,
 		Status:      statusText(snap.Run.Status),
-		Ended:       runEnded(snap.Run.Status),
+		Ended:       snap.Run.Status.IsTerminal(),
 		RunFailed:   snap.Run.Status == api.RunFailed,
 		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, statusText(snap.Run.Status)),
 		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
@@ -162,8 +219,8 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 		Action:      s.actionView(snap),
 		Refusals:    s.pageRefusals(runID, snap, events),
 		Viewer:      s.viewer(r),
-		CSRF:        s.csrf.token(w, r),
-		RequestID:   "web-" + randomToken(),
+		CSRF:        s.opts.CSRF.Token(w, r),
+		RequestID:   "web-" + auth.RandomToken(),
 		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
 	}
 }
@@ -171,16 +228,16 @@ func (s *Server) runView(w http.ResponseWriter, r *http.Request, runID string, s
 // formNotice is what a browser without script sees after its form post. A
 // 409 says what became of the action, read from the run, not from the
 // request: the page never echoes caller-supplied text.
-func (s *Server) formNotice(result string, snap api.RunSnapshot) string {
+func (s *Pages) formNotice(result string, snap api.RunSnapshot) string {
 	if result == "409" && snap.PendingAction != nil {
-		if o := s.checkActionOpen(snap.PendingAction); !o.ok() {
+		if o := s.opts.ActionOpen(snap.PendingAction); !o.OK() {
 			return "Not sent: " + o.Error + "."
 		}
 	}
 	return formNotices[result]
 }
 
-func (s *Server) actionView(snap api.RunSnapshot) *actionView {
+func (s *Pages) actionView(snap api.RunSnapshot) *actionView {
 	a := snap.PendingAction
 	if a == nil {
 		return nil
@@ -189,7 +246,7 @@ func (s *Server) actionView(snap api.RunSnapshot) *actionView {
 	if len(approvers) == 0 {
 		approvers = snap.Run.Approvers
 	}
-	open := a.State == api.ActionWaiting && s.now().Before(a.ExpiresAt) && !runEnded(snap.Run.Status)
+	open := a.State == api.ActionWaiting && s.opts.Now().Before(a.ExpiresAt) && !snap.Run.Status.IsTerminal()
 	return &actionView{
 		PendingAction: *a,
 		Key:           fmt.Sprintf("%s/%s/%t", a.ID, a.State, open),
@@ -198,13 +255,13 @@ func (s *Server) actionView(snap api.RunSnapshot) *actionView {
 	}
 }
 
-func (s *Server) viewer(r *http.Request) viewer {
+func (s *Pages) viewer(r *http.Request) viewer {
 	// Only the page middleware's authenticated identity: the header itself
 	// may come from anyone.
-	v := viewer{HeaderName: s.cfg.IdentityHeader, Identity: identityFrom(r.Context())}
+	v := viewer{HeaderName: s.opts.IdentityHeader, Identity: auth.IdentityFrom(r.Context())}
 	// With a login proxy configured, its user is the only approver, dev mode
 	// or not.
-	v.TypeName = v.Identity == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == ""
+	v.TypeName = v.Identity == "" && s.opts.InsecureDev && s.opts.IdentityHeader == ""
 	v.SignInFirst = v.Identity == "" && !v.TypeName
 	return v
 }
@@ -233,19 +290,4 @@ func formatDuration(ms int64) string {
 		return fmt.Sprintf("%d ms", ms)
 	}
 	return d.Round(100 * time.Millisecond).String()
-}
-
-func excerpt(s string) string {
-	const max = 280
-	if len(s) <= max {
-		return s
-	}
-	return s[:runeBoundary(s, max)] + "…"
-}
-
-func runeBoundary(s string, i int) int {
-	for i > 0 && i < len(s) && s[i]&0xC0 == 0x80 {
-		i--
-	}
-	return i
 }

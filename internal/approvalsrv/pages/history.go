@@ -1,4 +1,4 @@
-package approvalsrv
+package pages
 
 import (
 	"context"
@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 )
 
-// historyLimit bounds the history page: listing every run ever started
+// HistoryLimit bounds the history page: listing every run ever started
 // would grow without end, and each row costs a run query for its outcome.
-const historyLimit = 50
+const HistoryLimit = 50
 
 // historyQueries bounds the run queries one history page sends at once, as
 // the inbox listing does.
@@ -42,23 +43,23 @@ type historyFilter struct {
 	Current bool
 }
 
-// handleHistoryPage serves GET /runs?status=S: the latest runs, newest
+// History serves GET /runs?status=S: the latest runs, newest
 // first, with their outcome.
-func (s *Server) handleHistoryPage(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) History(w http.ResponseWriter, r *http.Request) {
 	status, ok := historyStatus(r.URL.Query().Get("status"))
 	if !ok {
 		// The filter is not echoed: the page never repeats caller text.
-		s.errorPage(w, refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
+		s.Error(w, answer.Refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
 		return
 	}
-	listed, err := s.runs.List(r.Context(), status)
+	listed, err := s.opts.Runs.List(r.Context(), status)
 	if err != nil {
-		s.errorPage(w, s.temporalFailure(s.logger, err, "history page"))
+		s.Error(w, answer.TemporalFailure(s.opts.Logger, err, "history page"))
 		return
 	}
-	more := len(listed) > historyLimit
+	more := len(listed) > HistoryLimit
 	if more {
-		listed = listed[:historyLimit]
+		listed = listed[:HistoryLimit]
 	}
 	rows := make([]historyRow, len(listed))
 	for i, l := range listed {
@@ -73,7 +74,7 @@ func (s *Server) handleHistoryPage(w http.ResponseWriter, r *http.Request) {
 		}
 		filters[i] = historyFilter{Status: string(f), Text: text, Current: f == status}
 	}
-	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": historyLimit}
+	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": HistoryLimit}
 	s.render(w, http.StatusOK, "history.html", data)
 }
 
@@ -89,7 +90,7 @@ func historyStatus(v string) (api.RunStatus, bool) {
 // addOutcomes asks each run for its target and outcome, a few at a time. A
 // run that does not answer keeps its row without them: one stuck run must
 // not hide the others.
-func (s *Server) addOutcomes(ctx context.Context, rows []historyRow) {
+func (s *Pages) addOutcomes(ctx context.Context, rows []historyRow) {
 	slots := make(chan struct{}, historyQueries)
 	var wg sync.WaitGroup
 	for i := range rows {
@@ -98,9 +99,9 @@ func (s *Server) addOutcomes(ctx context.Context, rows []historyRow) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			snap, err := s.runs.Snapshot(ctx, rows[i].RunID)
+			snap, err := s.opts.Runs.Snapshot(ctx, rows[i].RunID)
 			if err != nil {
-				s.logger.Info("history row without its outcome", "run", rows[i].RunID, "err", err)
+				s.opts.Logger.Info("history row without its outcome", "run", rows[i].RunID, "err", err)
 				return
 			}
 			rows[i].Target = fmt.Sprintf("%s#%d", snap.Run.Repo, snap.Run.PullNumber)

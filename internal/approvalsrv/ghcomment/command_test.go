@@ -1,4 +1,4 @@
-package approvalsrv
+package ghcomment
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 func TestParseCommentCommandForms(t *testing.T) {
@@ -87,7 +89,7 @@ func TestParseCommentCommandMalformed(t *testing.T) {
 	} {
 		_, err := ParseCommentCommand(body)
 
-		var bad *BadRequestError
+		var bad *request.Invalid
 		require.True(t, errors.As(err, &bad), "%q: %v", body, err)
 	}
 }
@@ -99,7 +101,7 @@ func FuzzParseCommentCommand(f *testing.F) {
 	f.Add("/agentrun reject act-1 tone")
 	f.Fuzz(func(t *testing.T, body string) {
 		cmd, err := ParseCommentCommand(body)
-		var bad *BadRequestError
+		var bad *request.Invalid
 		switch {
 		case errors.Is(err, ErrNoCommand), errors.As(err, &bad):
 			require.Equal(t, CommentCommand{}, cmd)
@@ -110,35 +112,10 @@ func FuzzParseCommentCommand(f *testing.F) {
 		require.Contains(t, []string{"approve", "reject"}, cmd.Decision)
 		require.NotEmpty(t, cmd.ActionID)
 		require.False(t, strings.ContainsAny(cmd.ActionID, " \t\r\n"))
-		require.NoError(t, checkActionID(cmd.ActionID))
+		require.NoError(t, request.CheckActionID(cmd.ActionID))
 		require.True(t, utf8.ValidString(cmd.ActionID+cmd.Reason))
 		require.Equal(t, cmd.Decision == "reject", cmd.Reason != "")
 		require.Equal(t, strings.TrimSpace(cmd.Reason), cmd.Reason)
 		require.Contains(t, body, cmd.ActionID)
-	})
-}
-
-// FuzzParseDecision: any body is either refused with a *BadRequestError or
-// yields a decision every later check can rely on.
-func FuzzParseDecision(f *testing.F) {
-	f.Add([]byte(`{"decision":"approve","approver":"alice","requestId":"r-1"}`))
-	f.Add([]byte(`{"decision":"reject","approver":"bob","reason":"no","requestId":"r-2"}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := ParseDecision(body)
-		if err != nil {
-			var bad *BadRequestError
-			require.True(t, errors.As(err, &bad), "unexpected error type %T: %v", err, err)
-			require.Equal(t, DecisionRequest{}, req)
-			return
-		}
-		require.Contains(t, []string{"approve", "reject"}, req.Decision)
-		require.NotEmpty(t, strings.TrimSpace(req.Approver))
-		require.LessOrEqual(t, len(req.Approver), maxNameLength)
-		require.False(t, hasControl(req.Approver))
-		require.NotEmpty(t, strings.TrimSpace(req.RequestID))
-		require.LessOrEqual(t, len(req.Reason), maxReasonLength)
-		if req.Decision == "reject" {
-			require.NotEmpty(t, strings.TrimSpace(req.Reason))
-		}
 	})
 }

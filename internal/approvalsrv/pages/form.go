@@ -1,4 +1,4 @@
-package approvalsrv
+package pages
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // formNotices are what a browser without script sees after its form post,
@@ -28,15 +31,15 @@ const (
 	staleFormMessage = "This page is out of date; reload it and decide again."
 )
 
-// handleFormDecision serves the run page's form:
+// Form serves the run page's form:
 // POST /runs/{runId}/actions/{actionId}/decision. The approver is the user the
 // trusted proxy names in APPROVAL_IDENTITY_HEADER, as the page middleware
 // authenticated it; only dev mode without that user lets a person type a name.
-func (s *Server) handleFormDecision(w http.ResponseWriter, r *http.Request) {
+func (s *Pages) Form(w http.ResponseWriter, r *http.Request) {
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
 	o, stale := s.formDecision(w, r, runID, actionID)
-	if wantsJSON(r) {
-		writeOutcome(w, o)
+	if answer.WantsJSON(r) {
+		answer.Write(w, o)
 		return
 	}
 	result := strconv.Itoa(o.Code)
@@ -49,40 +52,36 @@ func (s *Server) handleFormDecision(w http.ResponseWriter, r *http.Request) {
 
 // formDecision also reports whether the form was stale (its CSRF token no
 // longer checks out), which the page words differently from a refusal.
-func (s *Server) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) (outcome, bool) {
-	if !hasMediaType(r, "application/x-www-form-urlencoded") {
-		return refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
+func (s *Pages) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) (answer.Outcome, bool) {
+	if !answer.HasMediaType(r, "application/x-www-form-urlencoded") {
+		return answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBodyBytes)
 	if err := r.ParseForm(); err != nil {
-		return refused(http.StatusBadRequest, "could not read the form"), false
+		return answer.Refused(http.StatusBadRequest, "could not read the form"), false
 	}
-	if !s.csrf.valid(r, r.PostForm.Get("csrf")) {
-		return refused(http.StatusForbidden, staleFormMessage), true
+	if !s.opts.CSRF.Valid(r, r.PostForm.Get("csrf")) {
+		return answer.Refused(http.StatusForbidden, staleFormMessage), true
 	}
 	approver := s.viewer(r).Identity
-	if approver == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == "" {
+	if approver == "" && s.opts.InsecureDev && s.opts.IdentityHeader == "" {
 		approver = strings.TrimSpace(r.PostForm.Get("approver"))
 	}
 	if approver == "" {
-		return refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
+		return answer.Refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
 	}
-	req := DecisionRequest{
+	req := request.Decision{
 		Decision:  r.PostForm.Get("decision"),
 		Approver:  approver,
 		Reason:    strings.TrimSpace(r.PostForm.Get("reason")),
 		RequestID: r.PostForm.Get("requestId"),
 	}
-	if err := req.validate(); err != nil {
-		var bad *BadRequestError
+	if err := req.Validate(); err != nil {
+		var bad *request.Invalid
 		if !errors.As(err, &bad) {
-			return refused(http.StatusBadRequest, "bad request"), false
+			return answer.Refused(http.StatusBadRequest, "bad request"), false
 		}
-		return refused(http.StatusBadRequest, bad.Problem), false
+		return answer.Refused(http.StatusBadRequest, bad.Problem), false
 	}
-	return s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb}), false
-}
-
-func wantsJSON(r *http.Request) bool {
-	return strings.Contains(r.Header.Get("Accept"), "application/json")
+	return s.opts.Decide(r.Context(), runID, actionID, req), false
 }

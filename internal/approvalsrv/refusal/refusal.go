@@ -1,14 +1,18 @@
-package approvalsrv
+// Package refusal keeps the decisions the approval server refused: the
+// latest of each run in memory, for its page and its event streams, and,
+// when the refused decision was authenticated, a refusal signal to the run
+// itself (capped per run), whose history outlives this process.
+package refusal
 
 import (
 	"context"
 	"errors"
 	"log/slog"
-	"sort"
 	"sync"
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // Refusal is a decision the server turned down, kept so that the run's page
@@ -27,9 +31,49 @@ type Refusal struct {
 	Recorded bool `json:"-"`
 }
 
+// Limits of what is kept.
+const (
+	// PerRun is how many refusals of a run are kept, and shown on its page.
+	PerRun = 50
+	// runsKept is how many runs' refusals are kept.
+	runsKept = 1000
+	// signalsPerRun caps the refusal signals this process sends to one
+	// run: anyone on GitHub can comment on a public pull request, and their
+	// refused commands must not grow the run's history without bound. Past
+	// the cap a refusal is only logged and kept in memory.
+	signalsPerRun = 20
+	// runsWithSignals is how many runs the signal cap remembers; a run
+	// forgotten may receive signalsPerRun again.
+	runsWithSignals = 10000
+)
+
+// Refuser records a refusal in a run: runclient's Refuse.
+type Refuser interface {
+	Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error
+}
+
+// Keeper keeps refusals; its methods are safe for concurrent use.
+type Keeper struct {
+	runs    Refuser
+	now     func() time.Time
+	log     *refusalLog
+	signals *refusalSignalBudget
+}
+
+// NewKeeper keeps refusals, signalling them to runs; now stamps them.
+func NewKeeper(runs Refuser, now func() time.Time) *Keeper {
+	return &Keeper{runs: runs, now: now, log: newRefusalLog(PerRun, runsKept), signals: newRefusalSignalBudget(signalsPerRun, runsWithSignals)}
+}
+
+// Since returns the run's refusals with Seq > after, oldest first.
+func (k *Keeper) Since(runID string, after int64) []Refusal { return k.log.since(runID, after) }
+
+// Last returns the Seq of the run's latest refusal, 0 when there is none.
+func (k *Keeper) Last(runID string) int64 { return k.log.last(runID) }
+
 // refusalLog keeps the latest refusals of the most recently refused runs.
 // It is in memory and makes the page live; the durable record is the run's
-// own signal_ignored events (see recordRefusal) and the server's log.
+// own signal_ignored events (see Record) and the server's log.
 type refusalLog struct {
 	mu      sync.Mutex
 	byRun   map[string]*runRefusals
@@ -95,43 +139,30 @@ func (l *refusalLog) last(runID string) int64 {
 	return 0
 }
 
-// refusalSignalsPerRun caps the refusal signals this process sends to one
-// run: anyone on GitHub can comment on a public pull request, and their
-// refused commands must not grow the run's history without bound. Past the
-// cap a refusal is only logged and kept in memory.
-const refusalSignalsPerRun = 20
-
-// channelRun names, on the page, refusals read back from the run's events.
-const channelRun = "recorded in the run"
-
-// channelLookalike names, on the page, a comment the run ignored because it
-// carries the run's marker without being the run's own.
-const channelLookalike = "look-alike comment ignored"
-
-// recordRefusal keeps a refused decision for the run's page and, when inRun,
-// also signals it to the run, whose history outlives this process. Only a
+// Record keeps a refused decision for the run's page and, when inRun, also
+// signals it to the run, whose history outlives this process. Only a
 // decision the server authenticated, on a run that exists, may be recorded
 // in the run: nobody without credentials may write into a run's history.
-func (s *Server) recordRefusal(ctx context.Context, logger *slog.Logger, runID string, r Refusal, inRun bool) {
-	r.At = s.now().UTC().Truncate(time.Second)
+func (k *Keeper) Record(ctx context.Context, logger *slog.Logger, runID string, r Refusal, inRun bool) {
+	r.At = k.now().UTC().Truncate(time.Second)
 	if inRun {
-		r.Recorded = s.signalRefusal(ctx, logger, runID, r)
+		r.Recorded = k.signal(ctx, logger, runID, r)
 	}
-	s.refusals.add(runID, r)
+	k.log.add(runID, r)
 }
 
 // signalRefusal is best effort: a failure is logged and never changes the
 // answer to the refused request.
-func (s *Server) signalRefusal(ctx context.Context, logger *slog.Logger, runID string, r Refusal) bool {
-	if !s.refusalSignals.take(runID) {
-		logger.Info("refusal kept in memory only: the run already holds enough of them", "cap", refusalSignalsPerRun)
+func (k *Keeper) signal(ctx context.Context, logger *slog.Logger, runID string, r Refusal) bool {
+	if !k.signals.take(runID) {
+		logger.Info("refusal kept in memory only: the run already holds enough of them", "cap", signalsPerRun)
 		return false
 	}
 	sig := api.RefusalSignal{ActionID: r.ActionID, Who: r.Who, Channel: r.Channel, Reason: r.Reason}
 	// A caller that hung up does not make the refusal any less worth keeping.
-	err := s.runs.Refuse(context.WithoutCancel(ctx), runID, sig)
+	err := k.runs.Refuse(context.WithoutCancel(ctx), runID, sig)
 	switch {
-	case errors.Is(err, ErrRunNotFound):
+	case errors.Is(err, runclient.ErrRunNotFound):
 		// A late decision on a run that has closed: the run keeps nothing more.
 		logger.Info("refusal not recorded: the run has ended")
 		return false
@@ -174,57 +205,4 @@ func (b *refusalSignalBudget) take(runID string) bool {
 	}
 	b.sent[runID] = n + 1
 	return true
-}
-
-// pageRefusals lists, newest first and at most refusalsPerRun of them, what
-// the run recorded as ignored (refusals this or an earlier server process
-// signalled, decisions the workflow itself turned down, and look-alike
-// comments reconciliation left alone) together with
-// the refusals this process kept but could not record in the run.
-func (s *Server) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []Refusal {
-	var out []Refusal
-	for i := len(events) - 1; i >= 0; i-- {
-		ev := events[i]
-		switch ev.Type {
-		case api.EventSignalIgnored:
-			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID),
-				Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
-		case api.EventLookalikeIgnored:
-			// A comment that only looks like the run's own proved nothing;
-			// people should know someone tried.
-			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
-		}
-	}
-	kept := s.refusals.since(runID, 0)
-	for i := len(kept) - 1; i >= 0; i-- {
-		if !kept[i].Recorded {
-			out = append(out, kept[i])
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
-	if len(out) > refusalsPerRun {
-		out = out[:refusalsPerRun]
-	}
-	return out
-}
-
-func actionIDOfStep(snap api.RunSnapshot, stepID string) string {
-	if stepID == "" {
-		return ""
-	}
-	for _, a := range snap.Actions {
-		if a.StepID == stepID {
-			return a.ID
-		}
-	}
-	return ""
-}
-
-// stepTitleByID is the title of the step an event names; "" when the run no
-// longer shows that step (or the event names none).
-func stepTitleByID(snap api.RunSnapshot, stepID string) string {
-	if st := findStep(snap, stepID); st != nil {
-		return st.Title()
-	}
-	return ""
 }

@@ -1,11 +1,12 @@
-package approvalsrv
+// Package sse serves a run's events as Server-Sent Events. All streams of a
+// run share one poller of the run's events query; streams are capped in
+// total and per user or address.
+package sse
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,15 +22,29 @@ const (
 	// subscriberBacklog bounds the events waiting for a slow stream; past it
 	// the stream ends and the client resumes with Last-Event-ID.
 	subscriberBacklog = 1024
-	streamRetryAfter  = "10"
+	// RetryAfter is the Retry-After of a stream refused over the caps.
+	RetryAfter = "10"
 )
 
-// streamHub runs one poller per run, shared by every stream of that run, so
+// Source is what the hub reads of runs.
+type Source interface {
+	// Events returns the run's events after sinceSequence, in order.
+	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
+	// Ended tells whether the run's workflow is no longer running.
+	Ended(ctx context.Context, runID string) (bool, error)
+}
+
+// TooManyStreams refuses a stream over the caps; its text is for the caller.
+type TooManyStreams struct{ Message string }
+
+func (e *TooManyStreams) Error() string { return e.Message }
+
+// Hub runs one poller per run, shared by every stream of that run, so
 // that Temporal sees one events query per poll interval per run however many
 // pages are open. The poller starts with a run's first stream and stops with
 // its last.
-type streamHub struct {
-	runs     Runs
+type Hub struct {
+	runs     Source
 	interval time.Duration
 	logger   *slog.Logger
 
@@ -43,37 +58,24 @@ type streamHub struct {
 	running atomic.Int64
 }
 
-func newStreamHub(runs Runs, interval time.Duration, logger *slog.Logger) *streamHub {
-	return &streamHub{
+// NewHub polls runs every interval for the streams it serves.
+func NewHub(runs Source, interval time.Duration, logger *slog.Logger) *Hub {
+	return &Hub{
 		runs: runs, interval: interval, logger: logger,
 		pollers: map[string]*runPoller{}, perIdentity: map[string]int{},
 		maxTotal: maxEventStreams, maxPerIdentity: maxEventStreamsPerIdentity,
 	}
 }
 
-// streamIdentity is whom a stream counts against: the signed-in user, or
-// the peer's address when the route has no user (the signed API, dev mode).
-func streamIdentity(r *http.Request) string {
-	if user := identityFrom(r.Context()); user != "" {
-		return "user:" + user
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	return "addr:" + host
-}
-
 // admit counts a new stream against the caps; release gives its place back.
-func (h *streamHub) admit(identity string) (release func(), o outcome) {
+func (h *Hub) admit(identity string) (release func(), err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.open >= h.maxTotal {
-		return nil, refused(http.StatusTooManyRequests, "the server has too many event streams open; try again later")
+		return nil, &TooManyStreams{"the server has too many event streams open; try again later"}
 	}
 	if h.perIdentity[identity] >= h.maxPerIdentity {
-		return nil, refused(http.StatusTooManyRequests,
-			fmt.Sprintf("you have %d event streams open, the most allowed; close a run page and try again", h.maxPerIdentity))
+		return nil, &TooManyStreams{fmt.Sprintf("you have %d event streams open, the most allowed; close a run page and try again", h.maxPerIdentity)}
 	}
 	h.open++
 	h.perIdentity[identity]++
@@ -87,14 +89,14 @@ func (h *streamHub) admit(identity string) (release func(), o outcome) {
 				delete(h.perIdentity, identity)
 			}
 		})
-	}, accepted("")
+	}, nil
 }
 
 // runPoller polls one run for every subscriber of it.
 type runPoller struct {
 	runID  string
 	subs   map[*subscriber]struct{}
-	cursor int64 // the last sequence fetched; written under streamHub.mu
+	cursor int64 // the last sequence fetched; written under Hub.mu
 	cancel context.CancelFunc
 }
 
@@ -112,7 +114,7 @@ type subscriber struct {
 // join subscribes to runID, starting its poller if it has none. A stream
 // joins before its first query, so that whatever the poller fetches after
 // that query's moment reaches it: no gap between the two.
-func (h *streamHub) join(ctx context.Context, runID string, since int64) *subscriber {
+func (h *Hub) join(ctx context.Context, runID string, since int64) *subscriber {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p, ok := h.pollers[runID]
@@ -135,7 +137,7 @@ func (h *streamHub) join(ctx context.Context, runID string, since int64) *subscr
 }
 
 // leave unsubscribes; the run's last stream to leave stops its poller.
-func (h *streamHub) leave(sub *subscriber) {
+func (h *Hub) leave(sub *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p := sub.poller
@@ -148,7 +150,7 @@ func (h *streamHub) leave(sub *subscriber) {
 	}
 }
 
-func (h *streamHub) poll(ctx context.Context, p *runPoller) {
+func (h *Hub) poll(ctx context.Context, p *runPoller) {
 	defer h.running.Add(-1)
 	ticker := time.NewTicker(h.interval)
 	defer ticker.Stop()
@@ -174,7 +176,7 @@ func (h *streamHub) poll(ctx context.Context, p *runPoller) {
 
 // pollOnce fetches what is new after the cursor and, when the run has been
 // quiet for a while, whether its workflow closed without a final event.
-func (h *streamHub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *time.Time) ([]api.Event, bool, error) {
+func (h *Hub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *time.Time) ([]api.Event, bool, error) {
 	h.mu.Lock()
 	cursor := p.cursor
 	h.mu.Unlock()
@@ -204,7 +206,7 @@ func (h *streamHub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *
 // is their moment to send refusals and keep-alives) and reports whether the
 // poller is done. A done poller leaves the hub, so that a later stream of
 // the same run starts afresh.
-func (h *streamHub) deliver(p *runPoller, events []api.Event, closed bool, err error) bool {
+func (h *Hub) deliver(p *runPoller, events []api.Event, closed bool, err error) bool {
 	done := closed || err != nil || hasFinalStatus(events)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -251,22 +253,30 @@ func (sub *subscriber) take() ([]api.Event, bool, error) {
 
 func hasFinalStatus(events []api.Event) bool {
 	for _, ev := range events {
-		if ev.Type == api.EventRunStatus && runEnded(api.RunStatus(ev.Status)) {
+		if ev.Type == api.EventRunStatus && api.RunStatus(ev.Status).IsTerminal() {
 			return true
 		}
 	}
 	return false
 }
 
-// activePollers is how many runs have a poller registered.
-func (h *streamHub) activePollers() int {
+// Pollers is how many runs have a poller registered, and how many poller
+// goroutines have not returned yet.
+func (h *Hub) Pollers() (registered, running int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.pollers)
+	return len(h.pollers), int(h.running.Load())
 }
 
-// openStreams is how many streams hold a place under the caps.
-func (h *streamHub) openStreams() int {
+// SetCaps lowers the caps on streams in total and per identity; tests do.
+func (h *Hub) SetCaps(total, perIdentity int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.maxTotal, h.maxPerIdentity = total, perIdentity
+}
+
+// OpenStreams is how many streams hold a place under the caps.
+func (h *Hub) OpenStreams() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.open

@@ -1,0 +1,117 @@
+// Package answer is how the approval server answers an API call, a
+// webhook delivery or a form post: a status code with {status} or {error},
+// whose text never holds internal error details.
+package answer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// Outcome is the answer to a decision, resolve or webhook request: a status
+// code with {status} for success or {error} otherwise. Its text never holds
+// internal error details.
+type Outcome struct {
+	Code   int
+	Status string
+	Error  string
+	// State and DecidedBy say, on a 409, what became of the action, so that
+	// a client can tell "already approved by bob" from "expired" without
+	// parsing the error text.
+	State     string
+	DecidedBy string
+}
+
+// Accepted is a 202 saying status.
+func Accepted(status string) Outcome { return Outcome{Code: http.StatusAccepted, Status: status} }
+
+// Refused is code with reason, which is written for the caller.
+func Refused(code int, reason string) Outcome { return Outcome{Code: code, Error: reason} }
+
+// OK reports a success.
+func (o Outcome) OK() bool { return o.Code < 300 }
+
+func (o Outcome) body() map[string]string {
+	if o.OK() {
+		return map[string]string{"status": o.Status}
+	}
+	body := map[string]string{"error": o.Error}
+	if o.State != "" {
+		body["state"] = o.State
+	}
+	if o.DecidedBy != "" {
+		body["decidedBy"] = o.DecidedBy
+	}
+	return body
+}
+
+// Write answers o as JSON (a 204 with no body).
+func Write(w http.ResponseWriter, o Outcome) {
+	if o.Code == http.StatusNoContent {
+		w.WriteHeader(o.Code)
+		return
+	}
+	JSON(w, o.Code, o.body())
+}
+
+// JSON answers v with code, never cached.
+func JSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	// The status line is already out; a failed write means the client left.
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// Error answers {error: msg} with code; msg is for the caller.
+func Error(w http.ResponseWriter, code int, msg string) {
+	JSON(w, code, map[string]string{"error": msg})
+}
+
+// TemporalFailure turns an error from the runs (runclient's, or a fake's
+// wrapping them) into the answer for the caller and logs what the caller is
+// not told.
+func TemporalFailure(logger *slog.Logger, err error, what string) Outcome {
+	switch {
+	case errors.Is(err, runclient.ErrRunNotFound):
+		return Refused(http.StatusNotFound, "unknown run")
+	case errors.Is(err, runclient.ErrUnavailable):
+		logger.Warn("temporal unavailable", "during", what, "err", err)
+		return Refused(http.StatusServiceUnavailable, "temporal is unreachable; try again later")
+	default:
+		logger.Error("temporal call failed", "during", what, "err", err)
+		return Refused(http.StatusInternalServerError, "internal error")
+	}
+}
+
+// HasMediaType reports whether r's Content-Type is want, whatever its
+// parameters.
+func HasMediaType(r *http.Request, want string) bool {
+	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mediaType == want
+}
+
+// ReadBody reads r's body up to limit bytes: 413 past it.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, Outcome) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
+			return nil, Refused(http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d KiB", limit>>10))
+		}
+		return nil, Refused(http.StatusBadRequest, "could not read the body")
+	}
+	return body, Accepted("")
+}
+
+// WantsJSON: the caller asked for JSON, not a page.
+func WantsJSON(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "application/json")
+}

@@ -1,0 +1,42 @@
+package ghcomment
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+)
+
+// "<!---->" is a whole HTML comment: it closes where it opens, so the line
+// after it is a line of its own, and a command there acts.
+func TestCommandAfterAnEmptyHTMLCommentCounts(t *testing.T) {
+	got, err := ParseCommentCommand("An empty comment <!----> closes at once\n/agentrun approve act-1")
+
+	require.NoError(t, err)
+	require.Equal(t, CommentCommand{Decision: "approve", ActionID: "act-1"}, got)
+}
+
+// A comment closed by "-->" at the very start of a line is closed: the line
+// after it is a line of its own.
+func TestCommandAfterACommentClosedAtTheStartOfALineCounts(t *testing.T) {
+	got, err := ParseCommentCommand("<!-- a note\n--> shown\n/agentrun approve act-1")
+
+	require.NoError(t, err)
+	require.Equal(t, CommentCommand{Decision: "approve", ActionID: "act-1"}, got)
+}
+
+// The reason's limit is the API's: exactly MaxReasonLength is a reason, one
+// byte more is refused.
+func TestRejectReasonOfTheLongestLengthIsAccepted(t *testing.T) {
+	longest := strings.Repeat("r", request.MaxReasonLength)
+
+	got, err := ParseCommentCommand("/agentrun reject act-1 " + longest)
+	require.NoError(t, err)
+	require.Equal(t, longest, got.Reason)
+
+	_, err = ParseCommentCommand("/agentrun reject act-1 " + longest + "r")
+	var bad *request.Invalid
+	require.ErrorAs(t, err, &bad)
+}

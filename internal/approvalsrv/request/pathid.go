@@ -1,0 +1,44 @@
+package request
+
+import (
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// Path IDs are checked before any other work: they end up in Temporal calls,
+// in a visibility query (action IDs) and in logs, so only a short, plain
+// alphabet gets that far.
+const (
+	MaxPathIDLength     = 128
+	pathIDCharsRuleText = "letters, digits, '.', '_', ':' and '-'"
+)
+
+// CheckPathID is the rule for a run or step ID.
+func CheckPathID(name, id string) error {
+	if id == "" || len(id) > MaxPathIDLength || !plainID(id) {
+		return Invalidf("%s must be 1 to %d characters: %s", name, MaxPathIDLength, pathIDCharsRuleText)
+	}
+	return nil
+}
+
+// CheckActionID is the rule for an action ID, wherever it comes from (a path
+// or a GitHub comment): runclient's, as the visibility query it ends up in
+// is runclient's.
+func CheckActionID(id string) error {
+	if !runclient.ValidActionID(id) {
+		return &Invalid{Problem: runclient.ErrBadActionID.Error()}
+	}
+	return nil
+}
+
+func plainID(id string) bool {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '.', c == '_', c == ':', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}

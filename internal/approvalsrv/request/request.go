@@ -1,0 +1,197 @@
+package request
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+)
+
+// Field limits keep what reaches the workflow history and the page small.
+const (
+	// maxNameLength is the login proxy's: the user it names is the approver.
+	maxNameLength      = auth.MaxNameLength
+	maxRequestIDLength = 200
+	// MaxReasonLength bounds a reason, from any channel.
+	MaxReasonLength = 2000
+	// MaxEcho bounds caller-supplied text echoed back in an error.
+	MaxEcho = 40
+)
+
+// Decision is the body of POST /v1/runs/{runId}/actions/{actionId}/decision.
+type Decision struct {
+	Decision  string `json:"decision"`
+	Approver  string `json:"approver"`
+	Reason    string `json:"reason,omitempty"`
+	RequestID string `json:"requestId"`
+}
+
+// Resolve is the body of POST /v1/runs/{runId}/steps/{stepId}/resolve.
+type Resolve struct {
+	Decision           string `json:"decision"`
+	By                 string `json:"by"`
+	ExternalResourceID string `json:"externalResourceId,omitempty"`
+	RequestID          string `json:"requestId"`
+}
+
+// Invalid says what is wrong with a request; its text is meant for the
+// caller, whichever channel the request came through.
+type Invalid struct {
+	Problem string
+}
+
+func (e *Invalid) Error() string { return e.Problem }
+
+// Invalidf is an *Invalid with a formatted problem.
+func Invalidf(format string, args ...any) error {
+	return &Invalid{Problem: fmt.Sprintf(format, args...)}
+}
+
+// ParseDecision parses and validates a decision body. Every error it returns
+// is a *Invalid.
+func ParseDecision(body []byte) (Decision, error) {
+	var req Decision
+	if err := decodeStrictJSON(body, &req); err != nil {
+		return Decision{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return Decision{}, err
+	}
+	return req, nil
+}
+
+// Validate checks a decision from any channel.
+func (req Decision) Validate() error {
+	switch req.Decision {
+	case api.DecisionApprove, api.DecisionReject:
+	case "":
+		return Invalidf("missing field: decision")
+	default:
+		return Invalidf("unknown decision %q: want approve or reject", Clip(req.Decision, MaxEcho))
+	}
+	if err := checkName("approver", req.Approver); err != nil {
+		return err
+	}
+	if err := checkRequestID(req.RequestID); err != nil {
+		return err
+	}
+	return checkReason(req.Decision, req.Reason)
+}
+
+// ParseResolve parses and validates a resolve body.
+func ParseResolve(body []byte) (Resolve, error) {
+	var req Resolve
+	if err := decodeStrictJSON(body, &req); err != nil {
+		return Resolve{}, err
+	}
+	switch req.Decision {
+	case api.ResolveRetry, api.ResolveMarkSucceeded, api.ResolveAbandon:
+	case "":
+		return Resolve{}, Invalidf("missing field: decision")
+	default:
+		return Resolve{}, Invalidf("unknown decision %q: want retry, mark_succeeded or abandon", Clip(req.Decision, MaxEcho))
+	}
+	if err := checkName("by", req.By); err != nil {
+		return Resolve{}, err
+	}
+	if err := checkRequestID(req.RequestID); err != nil {
+		return Resolve{}, err
+	}
+	if len(req.ExternalResourceID) > maxRequestIDLength || HasControl(req.ExternalResourceID) {
+		return Resolve{}, Invalidf("externalResourceId is too long or has control characters")
+	}
+	return req, nil
+}
+
+// decodeStrictJSON refuses unknown fields and trailing data so that a typo in
+// a field name is an error rather than a silently missing value.
+func decodeStrictJSON(body []byte, into any) error {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return Invalidf("malformed JSON: %s", describeJSONError(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Invalidf("malformed JSON: data after the object")
+	}
+	return nil
+}
+
+func describeJSONError(err error) string {
+	var syntax *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "unexpected end of input"
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("syntax error at byte %d", syntax.Offset)
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return "the body must be a JSON object"
+	case errors.As(err, &typeErr):
+		return fmt.Sprintf("field %q must be a %s", typeErr.Field, typeErr.Type)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return Clip(strings.TrimPrefix(err.Error(), "json: "), MaxEcho)
+	}
+	return "not a JSON object"
+}
+
+func checkName(field, value string) error {
+	if strings.TrimSpace(value) == "" {
+		return Invalidf("missing field: %s", field)
+	}
+	if len(value) > maxNameLength || HasControl(value) || value != strings.TrimSpace(value) {
+		return Invalidf("%s must be at most %d characters, without control characters or surrounding spaces", field, maxNameLength)
+	}
+	return nil
+}
+
+func checkRequestID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return Invalidf("missing field: requestId")
+	}
+	if len(id) > maxRequestIDLength || HasControl(id) {
+		return Invalidf("requestId must be at most %d characters, without control characters", maxRequestIDLength)
+	}
+	return nil
+}
+
+func checkReason(decision, reason string) error {
+	if decision == api.DecisionReject && strings.TrimSpace(reason) == "" {
+		return Invalidf("missing field: reason (a rejection needs one)")
+	}
+	if len(reason) > MaxReasonLength || !utf8.ValidString(reason) {
+		return Invalidf("reason must be valid UTF-8 of at most %d bytes", MaxReasonLength)
+	}
+	return nil
+}
+
+// HasControl reports control characters or invalid UTF-8: neither belongs
+// in a name, an ID or a reason.
+func HasControl(s string) bool {
+	if !utf8.ValidString(s) {
+		return true
+	}
+	return strings.IndexFunc(s, unicode.IsControl) >= 0
+}
+
+// Clip shortens caller-supplied text to at most max bytes, at a rune
+// boundary, marking the cut with "…": text echoed back in an error, or
+// shown as an excerpt.
+func Clip(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for i := max; i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return s[:i] + "…"
+		}
+	}
+	return ""
+}

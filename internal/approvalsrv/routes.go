@@ -1,0 +1,237 @@
+package approvalsrv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/pages"
+)
+
+// credential is what a route asks of its caller. Every route declares one,
+// and guard alone turns it into the check, so that no route is reachable
+// without the check of its class. The zero value is no declaration: a table
+// holding it does not build.
+type credential int
+
+const (
+	credentialUndeclared credential = iota
+	// credentialSigned: the /v1 API's HMAC over timestamp, method, path,
+	// query and body (auth.Sign). Dev mode lets reads through, and writes
+	// while no secret is set.
+	credentialSigned
+	// credentialPage: the user a trusted login proxy names in
+	// APPROVAL_IDENTITY_HEADER. Dev mode lets a page through without one.
+	credentialPage
+	// credentialGitHub: GitHub's X-Hub-Signature-256 over the delivery,
+	// keyed with GITHUB_WEBHOOK_SECRET.
+	credentialGitHub
+	// credentialCodecToken: AGENTRUN_CODEC_TOKEN as a bearer token. The
+	// codec handler (payloadcodec.NewHandler) checks it before anything
+	// else, after answering a browser's credential-less CORS preflight.
+	credentialCodecToken
+	// credentialOpen: anyone; nothing here shows or changes a run.
+	credentialOpen
+)
+
+var credentialNames = map[credential]string{
+	credentialSigned: "signed", credentialPage: "page", credentialGitHub: "GitHub signature",
+	credentialCodecToken: "codec token", credentialOpen: "open",
+}
+
+func (c credential) String() string {
+	if name, ok := credentialNames[c]; ok {
+		return name
+	}
+	return fmt.Sprintf("undeclared(%d)", int(c))
+}
+
+// listener says where a route is served: the main listener (APPROVAL_ADDR),
+// the webhook's own (APPROVAL_WEBHOOK_ADDR) when it has one, or both.
+type listener int
+
+const (
+	onMain listener = 1 << iota
+	// onWebhook routes are on the main listener too while there is no
+	// webhook listener.
+	onWebhook
+)
+
+type route struct {
+	pattern    string
+	credential credential
+	listeners  listener
+	handler    http.Handler
+}
+
+// routes is the one table of the server's routes: Handler and
+// WebhookHandler register these and nothing else.
+func (s *Server) routes() []route {
+	// The page's own form is also guarded against cross-origin posts by the
+	// browser's Sec-Fetch-Site header, on top of its CSRF token.
+	formGuard := http.NewCrossOriginProtection()
+	table := []route{
+		{"POST /v1/runs/{runId}/actions/{actionId}/decision", credentialSigned, onMain, http.HandlerFunc(s.handleSignedDecision)},
+		{"POST /v1/runs/{runId}/steps/{stepId}/resolve", credentialSigned, onMain, http.HandlerFunc(s.handleSignedResolve)},
+		{"GET /v1/runs/{runId}", credentialSigned, onMain, http.HandlerFunc(s.handleSnapshot)},
+		{"GET /v1/runs/{runId}/events", credentialSigned, onMain, http.HandlerFunc(s.handleEvents)},
+		{"GET /v1/approvals", credentialSigned, onMain, http.HandlerFunc(s.handleApprovals)},
+		{"GET /{$}", credentialPage, onMain, http.HandlerFunc(s.pages.Inbox)},
+		{"GET /runs", credentialPage, onMain, http.HandlerFunc(s.pages.History)},
+		{"GET /runs/{runId}", credentialPage, onMain, http.HandlerFunc(s.pages.Run)},
+		{"GET /runs/{runId}/panel", credentialPage, onMain, http.HandlerFunc(s.pages.Panel)},
+		{"GET /runs/{runId}/events", credentialPage, onMain, http.HandlerFunc(s.handleEvents)},
+		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.Form))},
+		{"POST /github/webhook", credentialGitHub, onWebhook, http.HandlerFunc(s.handleWebhook)},
+		{"GET /healthz", credentialOpen, onMain | onWebhook, http.HandlerFunc(handleHealth)},
+		{"GET /static/", credentialOpen, onMain, pages.Static()},
+	}
+	if s.codec != nil {
+		table = append(table, route{"/codec/", credentialCodecToken, onMain, s.codec})
+	}
+	return table
+}
+
+// Handler serves every route of the main listener; the webhook too unless
+// APPROVAL_WEBHOOK_ADDR gives it a listener of its own (WebhookHandler).
+func (s *Server) Handler() http.Handler {
+	on := onMain
+	if s.cfg.WebhookAddr == "" {
+		on |= onWebhook
+	}
+	return securityHeaders(checkPathIDs(s.mux(on)))
+}
+
+// WebhookHandler serves only the GitHub webhook (and /healthz), for the
+// listener of APPROVAL_WEBHOOK_ADDR.
+func (s *Server) WebhookHandler() http.Handler {
+	return securityHeaders(s.mux(onWebhook))
+}
+
+// mux registers the table's routes served on any of on, each behind the
+// guard of its credential. It panics on a route without one: that is a
+// programming error, caught by the route tests before it ships.
+func (s *Server) mux(on listener) *http.ServeMux {
+	mux := http.NewServeMux()
+	for _, rt := range s.routes() {
+		if rt.listeners&on == 0 {
+			continue
+		}
+		guarded, err := s.guard(rt)
+		if err != nil {
+			panic(err)
+		}
+		mux.Handle(rt.pattern, guarded)
+	}
+	return mux
+}
+
+// guard wraps a route's handler in the check its credential names.
+func (s *Server) guard(rt route) (http.Handler, error) {
+	switch rt.credential {
+	case credentialSigned:
+		return s.signed(rt.handler), nil
+	case credentialPage:
+		return s.page(rt.handler), nil
+	case credentialGitHub:
+		return s.gitHubSigned(rt.handler), nil
+	case credentialCodecToken, credentialOpen:
+		return rt.handler, nil
+	}
+	return nil, fmt.Errorf("approval server: route %q declares no credential (%s)", rt.pattern, rt.credential)
+}
+
+// signed guards the /v1 API. It reads the body (a GET signs an empty one),
+// verifies the signature over the request and hands the body on unchanged.
+func (s *Server) signed(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body []byte
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			var o answer.Outcome
+			if body, o = answer.ReadBody(w, r, maxAPIBodyBytes); !o.OK() {
+				answer.Write(w, o)
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		if !s.signatureExempt(r) {
+			if err := auth.VerifySignature([]byte(s.cfg.Secret), r, body, s.now()); err != nil {
+				s.logger.Info("signed request refused", "method", r.Method, "path", r.URL.Path, "reason", err)
+				answer.Error(w, http.StatusUnauthorized, err.Error())
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// signatureExempt is dev mode's leniency: reads always, writes only while
+// no secret is set.
+func (s *Server) signatureExempt(r *http.Request) bool {
+	if !s.cfg.InsecureDev {
+		return false
+	}
+	return r.Method == http.MethodGet || r.Method == http.MethodHead || s.cfg.Secret == ""
+}
+
+// page guards the pages: outside dev mode they show run previews and take
+// decisions, so they need the user the login proxy vouches for.
+func (s *Server) page(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		identity, err := s.cfg.proxy().Identify(r, s.logger)
+		o := answer.Accepted("")
+		var refusal *auth.Refusal
+		switch {
+		case errors.As(err, &refusal):
+			o = answer.Refused(refusal.Code, refusal.Message)
+		case err != nil:
+			o = answer.Refused(http.StatusBadRequest, "bad request")
+		case identity == "" && !s.cfg.InsecureDev:
+			o = answer.Refused(http.StatusUnauthorized, auth.SignInFirst)
+		}
+		if !o.OK() {
+			if answer.WantsJSON(r) {
+				answer.Write(w, o)
+			} else {
+				s.pages.Error(w, o)
+			}
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(auth.WithIdentity(r.Context(), identity)))
+	})
+}
+
+// gitHubSigned guards the webhook: a delivery counts only with GitHub's
+// SHA-256 signature (ValidatePayload would fall back to SHA-1). The handler
+// reads the validated payload, JSON whichever content type carried it.
+func (s *Server) gitHubSigned(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !answer.HasMediaType(r, "application/json") && !answer.HasMediaType(r, "application/x-www-form-urlencoded") {
+			answer.Error(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/x-www-form-urlencoded")
+			return
+		}
+		if s.cfg.WebhookSecret != "" && r.Header.Get(github.SHA256SignatureHeader) == "" {
+			answer.Error(w, http.StatusUnauthorized, "missing "+github.SHA256SignatureHeader)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxWebhookBodyBytes)
+		payload, err := github.ValidatePayload(r, []byte(s.cfg.WebhookSecret))
+		if err != nil {
+			if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
+				answer.Error(w, http.StatusRequestEntityTooLarge, "the delivery is too large")
+				return
+			}
+			s.logger.Info("webhook delivery refused", "reason", err, "delivery", github.DeliveryID(r))
+			answer.Error(w, http.StatusUnauthorized, "bad webhook signature")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(payload))
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,208 @@
+package sse
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+const (
+	// endedCheckEvery spaces the describe calls that notice a run that ended
+	// without a final run_status event (terminated, or failed in a bug).
+	endedCheckEvery = 2 * time.Second
+	sseKeepAlive    = 15 * time.Second
+	sseWriteTimeout = 30 * time.Second
+	sseRetryMillis  = 2000
+)
+
+// Extra is a message a stream carries besides the run's events, only while
+// it is open (a refusal): it goes out as event Event without an id, as it is
+// not part of the run's sequence.
+type Extra struct {
+	Event string
+	Seq   int64
+	Data  any
+}
+
+// Extras are the run's extras, numbered by Seq.
+type Extras interface {
+	// Last is the Seq of the run's latest extra: a new stream sends only
+	// later ones.
+	Last(runID string) int64
+	// Since returns the run's extras with Seq > after, oldest first.
+	Since(runID string, after int64) []Extra
+}
+
+// Stream is one client's stream of one run, admitted under the caps and
+// subscribed to the run's poller. Close it when the request ends.
+type Stream struct {
+	hub     *Hub
+	runID   string
+	since   int64
+	first   []api.Event
+	sub     *subscriber
+	release func()
+}
+
+// Open admits a stream for identity (a *TooManyStreams error past the
+// caps), joins the run's poller, then queries the events after since: the
+// join comes first so that nothing between the query and the first poll is
+// lost. A query error is the Source's, for the caller to answer.
+func (h *Hub) Open(ctx context.Context, runID string, since int64, identity string) (*Stream, error) {
+	release, err := h.admit(identity)
+	if err != nil {
+		return nil, err
+	}
+	sub := h.join(ctx, runID, since)
+	events, err := h.runs.Events(ctx, runID, since)
+	if err != nil {
+		h.leave(sub)
+		release()
+		return nil, fmt.Errorf("events of %s after %d: %w", runID, since, err)
+	}
+	return &Stream{hub: h, runID: runID, since: since, first: events, sub: sub, release: release}, nil
+}
+
+// Close leaves the poller and gives the stream's place back.
+func (st *Stream) Close() {
+	st.hub.leave(st.sub)
+	st.release()
+}
+
+// Serve writes the stream: each run event as a message whose id is its
+// sequence number, so that Last-Event-ID resumes right after it, and the
+// extras that arrive while it is open. It ends with an "end" event when the
+// run ends, and returns early when the client leaves, falls behind or the
+// poller fails; the client then reconnects with Last-Event-ID.
+func (st *Stream) Serve(ctx context.Context, w http.ResponseWriter, extras Extras, logger *slog.Logger) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	// The server's ReadTimeout would otherwise cancel a long-lived stream.
+	_ = rc.SetReadDeadline(time.Time{})
+	out := &writer{w: w, rc: rc, since: st.since, extras: extras, extraSeq: extras.Last(st.runID), lastWrite: time.Now()}
+	if err := out.write(fmt.Sprintf("retry: %d\n\n", sseRetryMillis)); err != nil {
+		return
+	}
+	if err := st.run(ctx, logger, out); err != nil && !errors.Is(err, context.Canceled) {
+		logger.Info("event stream stopped", "err", err)
+	}
+}
+
+type writer struct {
+	w         http.ResponseWriter
+	rc        *http.ResponseController
+	since     int64
+	extras    Extras
+	extraSeq  int64
+	lastWrite time.Time
+}
+
+// run returns nil when the run has ended and the end event is out.
+func (st *Stream) run(ctx context.Context, logger *slog.Logger, out *writer) error {
+	events := st.first
+	for {
+		ended, err := out.sendBatch(st.runID, events)
+		if err != nil {
+			return err
+		}
+		if ended {
+			return out.write("event: end\ndata: {}\n\n")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-st.sub.notify:
+		}
+		var closed bool
+		events, closed, err = st.sub.take()
+		if closed {
+			if _, err := out.sendBatch(st.runID, events); err != nil {
+				return err
+			}
+			logger.Debug("run ended without a final status event")
+			return out.write("event: end\ndata: {}\n\n")
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// sendBatch writes new events and extras, then flushes; it reports whether
+// a final run status went out.
+func (out *writer) sendBatch(runID string, events []api.Event) (bool, error) {
+	var buf strings.Builder
+	ended := false
+	for _, ev := range events {
+		if ev.Sequence <= out.since {
+			continue
+		}
+		data, err := json.Marshal(ev)
+		if err != nil {
+			return false, fmt.Errorf("encode event %d: %w", ev.Sequence, err)
+		}
+		fmt.Fprintf(&buf, "id: %d\ndata: %s\n\n", ev.Sequence, data)
+		out.since = ev.Sequence
+		if ev.Type == api.EventRunStatus && api.RunStatus(ev.Status).IsTerminal() {
+			ended = true
+		}
+	}
+	for _, extra := range out.extras.Since(runID, out.extraSeq) {
+		data, err := json.Marshal(extra.Data)
+		if err != nil {
+			return false, fmt.Errorf("encode %s: %w", extra.Event, err)
+		}
+		fmt.Fprintf(&buf, "event: %s\ndata: %s\n\n", extra.Event, data)
+		out.extraSeq = extra.Seq
+	}
+	if buf.Len() == 0 && time.Since(out.lastWrite) >= sseKeepAlive {
+		buf.WriteString(": keep-alive\n\n")
+	}
+	if buf.Len() == 0 {
+		return ended, nil
+	}
+	out.lastWrite = time.Now()
+	return ended, out.write(buf.String())
+}
+
+func (out *writer) write(chunk string) error {
+	// A client that stops reading must not hold the handler forever; a
+	// ResponseWriter without deadlines (tests) is fine without one.
+	_ = out.rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
+	if _, err := out.w.Write([]byte(chunk)); err != nil {
+		return fmt.Errorf("write event stream: %w", err)
+	}
+	if err := out.rc.Flush(); err != nil {
+		return fmt.Errorf("flush event stream: %w", err)
+	}
+	return nil
+}
+
+// LastEventID reads where to resume: the Last-Event-ID header an
+// EventSource sends on reconnect, or a lastEventId query parameter for a
+// first connect. Its error is for the caller.
+func LastEventID(r *http.Request) (int64, error) {
+	raw := r.Header.Get("Last-Event-ID")
+	if raw == "" {
+		raw = r.URL.Query().Get("lastEventId")
+	}
+	if raw == "" {
+		return 0, nil
+	}
+	seq, err := strconv.ParseInt(strings.TrimSpace(raw), 10, 64)
+	if err != nil || seq < 0 {
+		return 0, errors.New("Last-Event-ID must be a non-negative event sequence number")
+	}
+	return seq, nil
+}
