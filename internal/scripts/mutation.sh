@@ -4,12 +4,11 @@
 # test efficacy (killed / (killed + lived)) is under THRESHOLD.
 #
 # Only the guarantee files are mutated: every other file of the package is
-# excluded, so the figure speaks of the marker and its proof, GitHub's error
-# classification and the permission check that authorizes an approver; the
-# comment activities; reconcile, approval, the checkpoint and the lifecycle
-# tables; and the
-# approval server's signature, authorization, decision, webhook and command
-# parsing.
+# excluded, so the figure speaks of the marker and its proof, the comment
+# activities, GitHub's error classification and the permission check that
+# authorizes an approver; reconcile, approval, the checkpoint, the activity
+# options and the lifecycle tables; and the approval server's signature,
+# authorization, decision, webhook and command parsing.
 #
 # Usage: mutation.sh [package[=file,file...]]...
 #   With no argument every package below is run. A package argument runs only
