@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // The /_sandbox endpoints drive the sandbox from outside the process: the
@@ -71,5 +73,5 @@ func (s *Server) clearRequestsHandler(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeControlJSON(w http.ResponseWriter, status int, v any) {
-	jsonResponse(status, v).write(w)
+	wire.JSON(status, v).Write(w)
 }

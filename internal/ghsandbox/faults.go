@@ -6,9 +6,10 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Fault modes.
@@ -179,60 +180,19 @@ func (s *Server) takeFault(op string) (Fault, bool) {
 
 // faultStatusResponse is the answer of a status fault, shaped so that
 // go-github v62's CheckResponse classifies it as GitHub's would be.
-func faultStatusResponse(f Fault, now time.Time) apiResponse {
+func faultStatusResponse(f Fault, now time.Time) wire.Response {
 	switch {
 	case f.Primary:
-		return primaryRateLimitResponse(f.Status, now.Add(time.Duration(f.RetryAfter)*time.Second))
+		return wire.PrimaryRateLimit(f.Status, now.Add(time.Duration(f.RetryAfter)*time.Second))
 	case f.Status == http.StatusTooManyRequests || (f.Status == http.StatusForbidden && f.RetryAfter > 0):
-		return secondaryRateLimitResponse(f.Status, f.RetryAfter)
+		return wire.SecondaryRateLimit(f.Status, f.RetryAfter)
 	case f.Status == http.StatusUnprocessableEntity:
-		return validationFailed(docsREST, validationError{
+		return wire.ValidationFailed(wire.DocsREST, wire.ValidationError{
 			Resource: "Issue", Field: "body", Code: "custom", Message: "rejected by a sandbox fault",
 		})
 	default:
-		return errorResponse(f.Status, statusMessage(f.Status), docsREST)
+		return wire.Error(f.Status, wire.StatusMessage(f.Status), wire.DocsREST)
 	}
-}
-
-// primaryRateLimitResponse: go-github recognises a primary limit by a 403
-// with X-RateLimit-Remaining: 0 and reads the wait from X-RateLimit-Reset.
-func primaryRateLimitResponse(status int, reset time.Time) apiResponse {
-	resp := errorResponse(status, "API rate limit exceeded for user ID 1.", docsPrimaryLimit)
-	resp.header.Set("X-RateLimit-Limit", "5000")
-	resp.header.Set("X-RateLimit-Remaining", "0")
-	resp.header.Set("X-RateLimit-Used", "5000")
-	resp.header.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
-	resp.header.Set("X-RateLimit-Resource", "core")
-	return resp
-}
-
-// secondaryRateLimitResponse: go-github recognises a secondary limit by a 403
-// whose documentation_url ends in "secondary-rate-limits", and reads the wait
-// from Retry-After.
-func secondaryRateLimitResponse(status, retryAfter int) apiResponse {
-	resp := errorResponse(status,
-		"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.",
-		docsSecondaryLimit)
-	if retryAfter > 0 {
-		resp.header.Set("Retry-After", strconv.Itoa(retryAfter))
-	}
-	return resp
-}
-
-func statusMessage(status int) string {
-	switch status {
-	case http.StatusBadRequest:
-		return "Problems parsing JSON"
-	case http.StatusUnauthorized:
-		return "Bad credentials"
-	case http.StatusForbidden:
-		return "Resource not accessible by integration"
-	case http.StatusNotFound:
-		return "Not Found"
-	case http.StatusInternalServerError, http.StatusBadGateway:
-		return "Server Error"
-	}
-	return http.StatusText(status)
 }
 
 // dropConnection closes the connection without a response. Where the

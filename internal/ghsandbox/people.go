@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // ControlCommentsPath is where POST puts a comment on a pull request as any
@@ -33,8 +35,8 @@ func (s *Server) BotLogin() string {
 	return s.botLogin
 }
 
-func (s *Server) getAuthenticatedUser(r *http.Request) apiResponse {
-	return jsonResponse(http.StatusOK, userView(r, s.BotLogin()))
+func (s *Server) getAuthenticatedUser(r *http.Request) wire.Response {
+	return wire.JSON(http.StatusOK, userView(r, s.BotLogin()))
 }
 
 // PostAs puts a comment on a pull request as c.User, as if that person had
@@ -162,7 +164,7 @@ func PostAsOverHTTP(ctx context.Context, hc *http.Client, sandboxURL string, c C
 	if resp.StatusCode != http.StatusCreated {
 		return 0, fmt.Errorf("post comment as %s: %s: %s", c.User, resp.Status, bytes.TrimSpace(raw))
 	}
-	var created commentJSON
+	var created wire.Comment
 	if err := json.Unmarshal(raw, &created); err != nil {
 		return 0, fmt.Errorf("post comment as %s: decode answer: %w", c.User, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,10 +19,10 @@ func TestGetUserAnswersTheFixturesBotWhichWritesTheAPIsComments(t *testing.T) {
 	created := call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"Looks good"}`)
 
 	require.Equal(t, http.StatusOK, me.status)
-	user := decode[userJSON](t, me)
+	user := decode[wire.User](t, me)
 	require.Equal(t, "reviewer-app[bot]", user.Login)
 	require.Equal(t, "Bot", user.Type)
-	require.Equal(t, "reviewer-app[bot]", decode[commentJSON](t, created).User.Login)
+	require.Equal(t, "reviewer-app[bot]", decode[wire.Comment](t, created).User.Login)
 	require.Equal(t, OpGetUser, sb.Requests()[0].Op)
 }
 
@@ -32,7 +33,7 @@ func TestGetUserTakesFaultsLikeAnyOtherOperation(t *testing.T) {
 	a := call(t, "GET", srv.URL+"/user", "")
 
 	require.Equal(t, http.StatusUnauthorized, a.status)
-	require.Equal(t, "Bad credentials", decode[errorBody](t, a).Message)
+	require.Equal(t, "Bad credentials", decode[wire.ErrorBody](t, a).Message)
 }
 
 func TestPostingAsAPersonAnswers201WithTheCommentInGitHubsShape(t *testing.T) {
@@ -42,11 +43,11 @@ func TestPostingAsAPersonAnswers201WithTheCommentInGitHubsShape(t *testing.T) {
 		`{"owner":"Acme","repo":"widgets","number":1,"user":"carol","body":"thanks! <!-- agent-operation:run-1:3 -->"}`)
 
 	require.Equal(t, http.StatusCreated, a.status, string(a.body))
-	c := decode[commentJSON](t, a)
+	c := decode[wire.Comment](t, a)
 	require.Equal(t, "carol", c.User.Login)
 	require.Equal(t, "thanks! <!-- agent-operation:run-1:3 -->", c.Body)
 	require.Equal(t, fmt.Sprintf("%s/acme/widgets/pull/1#issuecomment-%d", srv.URL, c.ID), c.HTMLURL)
-	listed := decode[[]commentJSON](t, call(t, "GET", srv.URL+"/repos/acme/widgets/issues/1/comments", ""))
+	listed := decode[[]wire.Comment](t, call(t, "GET", srv.URL+"/repos/acme/widgets/issues/1/comments", ""))
 	require.Equal(t, c.ID, listed[0].ID)
 	require.Equal(t, "carol", listed[0].User.Login)
 	require.Len(t, sb.Requests(), 1, "only the API call is logged, not the sandbox control call")

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // maxCommentRunes is GitHub's limit on a comment body.
@@ -24,45 +26,46 @@ func (s *Server) pullFromPath(r *http.Request) (repoInfo, pullState, bool) {
 	return s.lookupPull(r.PathValue("owner"), r.PathValue("repo"), number)
 }
 
-func (s *Server) getPullRequest(r *http.Request) apiResponse {
-	repo, pull, ok := s.pullFromPath(r)
-	if !ok {
-		return notFound(docsGetPull)
+// onPull answers with answer for the pull request the path names, or with
+// GitHub's 404 and the operation's documentation link.
+func (s *Server) onPull(docs string, answer func(*http.Request, repoInfo, pullState) wire.Response) func(*http.Request) wire.Response {
+	return func(r *http.Request) wire.Response {
+		repo, pull, ok := s.pullFromPath(r)
+		if !ok {
+			return wire.NotFound(docs)
+		}
+		return answer(r, repo, pull)
 	}
-	return jsonResponse(http.StatusOK, pullView(r, repo, pull))
 }
 
-func (s *Server) listFiles(r *http.Request) apiResponse {
-	repo, pull, ok := s.pullFromPath(r)
-	if !ok {
-		return notFound(docsListFiles)
-	}
-	files := make([]fileJSON, 0, len(pull.Files))
-	for _, f := range pull.Files {
-		files = append(files, fileView(r, repo, pull, f))
-	}
-	return paginated(r, files)
+func getPullRequest(r *http.Request, repo repoInfo, pull pullState) wire.Response {
+	return wire.JSON(http.StatusOK, pullView(r, repo, pull))
 }
 
-func (s *Server) listComments(r *http.Request) apiResponse {
-	repo, pull, ok := s.pullFromPath(r)
-	if !ok {
-		return notFound(docsListComments)
-	}
-	comments := make([]commentJSON, 0, len(pull.comments))
-	for _, c := range pull.comments {
-		comments = append(comments, commentView(r, repo, pull.Number, c))
-	}
-	return paginated(r, comments)
+func listFiles(r *http.Request, repo repoInfo, pull pullState) wire.Response {
+	return wire.Paginated(r, viewsOf(pull.Files, func(f FixtureFile) wire.File { return fileView(r, repo, pull, f) }))
 }
 
-func (s *Server) createComment(r *http.Request) apiResponse {
+func listComments(r *http.Request, repo repoInfo, pull pullState) wire.Response {
+	return wire.Paginated(r, viewsOf(pull.comments, func(c Comment) wire.Comment { return commentView(r, repo, pull.Number, c) }))
+}
+
+// viewsOf renders every item; an empty list is [], never null, as on GitHub.
+func viewsOf[T, V any](items []T, view func(T) V) []V {
+	views := make([]V, 0, len(items))
+	for _, it := range items {
+		views = append(views, view(it))
+	}
+	return views
+}
+
+func (s *Server) createComment(r *http.Request) wire.Response {
 	number, err := strconv.Atoi(r.PathValue("number"))
 	if err != nil || number <= 0 {
-		return notFound(docsCreateComment)
+		return wire.NotFound(wire.DocsCreateComment)
 	}
 	if _, _, ok := s.lookupPull(r.PathValue("owner"), r.PathValue("repo"), number); !ok {
-		return notFound(docsCreateComment)
+		return wire.NotFound(wire.DocsCreateComment)
 	}
 	var in struct {
 		Body *string `json:"body"`
@@ -70,48 +73,48 @@ func (s *Server) createComment(r *http.Request) apiResponse {
 	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxRequestBody)).Decode(&in); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return errorResponse(http.StatusRequestEntityTooLarge, "Payload Too Large", docsCreateComment)
+			return wire.Error(http.StatusRequestEntityTooLarge, "Payload Too Large", wire.DocsCreateComment)
 		}
-		return errorResponse(http.StatusBadRequest, "Problems parsing JSON", docsCreateComment)
+		return wire.Error(http.StatusBadRequest, "Problems parsing JSON", wire.DocsCreateComment)
 	}
 	if invalid, bad := validateCommentBody(in.Body); bad {
-		return validationFailed(docsCreateComment, invalid)
+		return wire.ValidationFailed(wire.DocsCreateComment, invalid)
 	}
 	repo, c, err := s.addComment(r.PathValue("owner"), r.PathValue("repo"), number, s.BotLogin(), *in.Body)
 	switch {
 	case errors.Is(err, errNoPull):
-		return notFound(docsCreateComment)
+		return wire.NotFound(wire.DocsCreateComment)
 	case err != nil:
 		// GitHub's answer when it could not store something; the message
 		// helps whoever reads the sandbox's side of a failed run.
-		return errorResponse(http.StatusInternalServerError, "Server Error: "+err.Error(), docsCreateComment)
+		return wire.Error(http.StatusInternalServerError, "Server Error: "+err.Error(), wire.DocsCreateComment)
 	}
 	view := commentView(r, repo, number, c)
-	resp := jsonResponse(http.StatusCreated, view)
-	resp.header.Set("Location", view.URL)
+	resp := wire.JSON(http.StatusCreated, view)
+	resp.Header.Set("Location", view.URL)
 	return resp
 }
 
-func validateCommentBody(body *string) (validationError, bool) {
+func validateCommentBody(body *string) (wire.ValidationError, bool) {
 	switch {
 	case body == nil || strings.TrimSpace(*body) == "":
-		return validationError{Resource: "IssueComment", Field: "body", Code: "missing_field"}, true
+		return wire.ValidationError{Resource: "IssueComment", Field: "body", Code: "missing_field"}, true
 	case utf8.RuneCountInString(*body) > maxCommentRunes:
-		return validationError{
+		return wire.ValidationError{
 			Resource: "IssueComment", Field: "body", Code: "custom",
 			Message: "body is too long (maximum is 65536 characters)",
 		}, true
 	}
-	return validationError{}, false
+	return wire.ValidationError{}, false
 }
 
-func (s *Server) getPermission(r *http.Request) apiResponse {
+func (s *Server) getPermission(r *http.Request) wire.Response {
 	login := r.PathValue("username")
 	perm, ok := s.permission(r.PathValue("owner"), r.PathValue("repo"), login)
 	if !ok {
-		return notFound(docsPermission)
+		return wire.NotFound(wire.DocsPermission)
 	}
-	return jsonResponse(http.StatusOK, permissionJSON{
+	return wire.JSON(http.StatusOK, wire.Permission{
 		Permission: perm,
 		RoleName:   perm,
 		User:       userView(r, login),

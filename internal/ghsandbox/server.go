@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Operations a fault can target; they also name requests in the request log.
@@ -24,10 +26,6 @@ const (
 	OpGetUser        = "get_authenticated_user"
 	opUnknown        = "unknown"
 )
-
-// enterprisePrefix is where GitHub Enterprise serves the API; clients
-// configured for it work against the sandbox unchanged.
-const enterprisePrefix = "/api/v3"
 
 // maxRequestLog bounds the request log of a long-lived sandbox; the oldest
 // entries go first.
@@ -79,9 +77,9 @@ func New(fixture Fixture) *Server {
 }
 
 func (s *Server) routes() {
-	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}", s.api(OpGetPullRequest, s.getPullRequest))
-	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.api(OpListFiles, s.listFiles))
-	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.listComments))
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}", s.api(OpGetPullRequest, s.onPull(wire.DocsGetPull, getPullRequest)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.api(OpListFiles, s.onPull(wire.DocsListFiles, listFiles)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.onPull(wire.DocsListComments, listComments)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpCreateComment, s.createComment))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
@@ -99,7 +97,7 @@ func (s *Server) routes() {
 
 // ServeHTTP serves the API at the root and under /api/v3.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if rest, ok := strings.CutPrefix(r.URL.Path, enterprisePrefix); ok && (rest == "" || rest[0] == '/') {
+	if rest, ok := strings.CutPrefix(r.URL.Path, wire.EnterprisePrefix); ok && (rest == "" || rest[0] == '/') {
 		r2 := r.Clone(r.Context())
 		r2.URL.Path = rest
 		r2.URL.RawPath = ""
@@ -111,18 +109,18 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // api wraps a REST handler with the request log and the fault queue. The
 // handler returns its response instead of writing it, so that a fault can
 // perform the action and then lose or hold back the answer.
-func (s *Server) api(op string, handle func(*http.Request) apiResponse) http.Handler {
+func (s *Server) api(op string, handle func(*http.Request) wire.Response) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entry := s.logArrival(op, r)
 		fault, faulted := s.takeFault(op)
 
-		var resp apiResponse
+		var resp wire.Response
 		if faulted && fault.Mode == ModeStatus {
 			resp = faultStatusResponse(fault, time.Now())
 		} else {
 			resp = handle(r)
 		}
-		s.logOutcome(entry, resp.status, fault.Mode)
+		s.logOutcome(entry, resp.Status, fault.Mode)
 
 		if faulted {
 			switch fault.Mode {
@@ -137,7 +135,7 @@ func (s *Server) api(op string, handle func(*http.Request) apiResponse) http.Han
 				}
 			}
 		}
-		resp.withHealthyRateLimit(time.Now()).write(w)
+		resp.WithHealthyRateLimit(time.Now()).Write(w)
 	})
 }
 
@@ -183,6 +181,6 @@ func (s *Server) ClearRequests() {
 	s.requests = nil
 }
 
-func (s *Server) unknownRoute(r *http.Request) apiResponse {
-	return notFound("https://docs.github.com/rest")
+func (s *Server) unknownRoute(r *http.Request) wire.Response {
+	return wire.NotFound(wire.DocsREST)
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -64,7 +65,7 @@ func TestGetPullRequestDerivesSizesFromThePatches(t *testing.T) {
 	a := call(t, "GET", srv.URL+"/repos/acme/widgets/pulls/1", "")
 
 	require.Equal(t, http.StatusOK, a.status)
-	pr := decode[pullJSON](t, a)
+	pr := decode[wire.Pull](t, a)
 	require.Equal(t, 1, pr.Number)
 	require.Equal(t, "carol", pr.User.Login)
 	require.Equal(t, 3, pr.ChangedFiles)
@@ -79,13 +80,13 @@ func TestListFilesPagesWithLinkHeaders(t *testing.T) {
 
 	first := call(t, "GET", base+"?per_page=3", "")
 	require.Equal(t, http.StatusOK, first.status)
-	require.Len(t, decode[[]fileJSON](t, first), 3)
+	require.Len(t, decode[[]wire.File](t, first), 3)
 	require.Equal(t,
 		fmt.Sprintf(`<%s?page=2&per_page=3>; rel="next", <%s?page=3&per_page=3>; rel="last"`, base, base),
 		first.header.Get("Link"))
 
 	last := call(t, "GET", base+"?per_page=3&page=3", "")
-	files := decode[[]fileJSON](t, last)
+	files := decode[[]wire.File](t, last)
 	require.Len(t, files, 1)
 	require.Equal(t, "pkg/file006.go", files[0].Filename)
 	require.Equal(t,
@@ -97,8 +98,8 @@ func TestListFilesCapsPageSizeAtOneHundredAndDefaultsToThirty(t *testing.T) {
 	_, srv := startSandbox(t, fixtureWithFiles(150))
 	base := srv.URL + "/repos/acme/widgets/pulls/1/files"
 
-	require.Len(t, decode[[]fileJSON](t, call(t, "GET", base+"?per_page=500", "")), 100)
-	require.Len(t, decode[[]fileJSON](t, call(t, "GET", base, "")), 30)
+	require.Len(t, decode[[]wire.File](t, call(t, "GET", base+"?per_page=500", "")), 100)
+	require.Len(t, decode[[]wire.File](t, call(t, "GET", base, "")), 30)
 }
 
 func TestSinglePageHasNoLinkHeader(t *testing.T) {
@@ -124,7 +125,7 @@ func TestUnknownRepoOrPullAnswersGitHubsNotFound(t *testing.T) {
 	for _, p := range []string{"/repos/acme/nope/pulls/1", "/repos/acme/widgets/pulls/99", "/repos/acme/widgets/issues/99/comments", "/repos/acme/widgets/pulls/x/files"} {
 		a := call(t, "GET", srv.URL+p, "")
 		require.Equal(t, http.StatusNotFound, a.status, p)
-		body := decode[errorBody](t, a)
+		body := decode[wire.ErrorBody](t, a)
 		require.Equal(t, "Not Found", body.Message, p)
 		require.NotEmpty(t, body.DocumentationURL, p)
 	}
@@ -136,7 +137,7 @@ func TestCreateCommentAnswers201AsTheBot(t *testing.T) {
 	a := call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"Looks good"}`)
 
 	require.Equal(t, http.StatusCreated, a.status)
-	c := decode[commentJSON](t, a)
+	c := decode[wire.Comment](t, a)
 	require.NotZero(t, c.ID)
 	require.Equal(t, "agentrun[bot]", c.User.Login)
 	require.Equal(t, fmt.Sprintf("%s/acme/widgets/pull/1#issuecomment-%d", srv.URL, c.ID), c.HTMLURL)
@@ -151,9 +152,9 @@ func TestCreateCommentWithEmptyBodyIsAValidationFailure(t *testing.T) {
 	a := call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"  "}`)
 
 	require.Equal(t, http.StatusUnprocessableEntity, a.status)
-	body := decode[errorBody](t, a)
+	body := decode[wire.ErrorBody](t, a)
 	require.Equal(t, "Validation Failed", body.Message)
-	require.Equal(t, []validationError{{Resource: "IssueComment", Field: "body", Code: "missing_field"}}, body.Errors)
+	require.Equal(t, []wire.ValidationError{{Resource: "IssueComment", Field: "body", Code: "missing_field"}}, body.Errors)
 	require.Empty(t, sb.Comments("acme", "widgets", 1))
 }
 
@@ -163,7 +164,7 @@ func TestCreateCommentWithMalformedJSONIsABadRequest(t *testing.T) {
 	a := call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":`)
 
 	require.Equal(t, http.StatusBadRequest, a.status)
-	require.Equal(t, "Problems parsing JSON", decode[errorBody](t, a).Message)
+	require.Equal(t, "Problems parsing JSON", decode[wire.ErrorBody](t, a).Message)
 }
 
 func TestConcurrentCommentsAllPersistWithDistinctIDs(t *testing.T) {
@@ -198,7 +199,7 @@ func TestCollaboratorPermissions(t *testing.T) {
 	for login, want := range map[string]string{"alice": "admin", "bob": "write", "mallory": "read", "eve": "none", "Bob": "write"} {
 		a := call(t, "GET", srv.URL+"/repos/acme/widgets/collaborators/"+login+"/permission", "")
 		require.Equal(t, http.StatusOK, a.status, login)
-		p := decode[permissionJSON](t, a)
+		p := decode[wire.Permission](t, a)
 		require.Equal(t, want, p.Permission, login)
 		require.Equal(t, login, p.User.Login)
 	}
@@ -207,7 +208,7 @@ func TestCollaboratorPermissions(t *testing.T) {
 
 func TestPullPageShowsPostedComments(t *testing.T) {
 	_, srv := startSandbox(t, DefaultFixture())
-	c := decode[commentJSON](t, call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"<b>hi</b>"}`))
+	c := decode[wire.Comment](t, call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"<b>hi</b>"}`))
 
 	a := call(t, "GET", c.HTMLURL, "")
 

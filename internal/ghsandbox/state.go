@@ -121,17 +121,23 @@ func countPatchLines(patch string) (additions, deletions int) {
 func (s *Server) lookupPull(owner, repo string, number int) (repoInfo, pullState, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rs, ok := s.repos[repoID(owner, repo)]
-	if !ok {
-		return repoInfo{}, pullState{}, false
-	}
-	ps, ok := rs.pulls[number]
+	rs, ps, ok := s.pullLocked(owner, repo, number)
 	if !ok {
 		return repoInfo{}, pullState{}, false
 	}
 	cp := *ps
 	cp.comments = append([]Comment(nil), ps.comments...)
 	return rs.repoInfo, cp, true
+}
+
+// pullLocked finds a pull request and its repository; the caller holds s.mu.
+func (s *Server) pullLocked(owner, repo string, number int) (*repoState, *pullState, bool) {
+	rs, ok := s.repos[repoID(owner, repo)]
+	if !ok {
+		return nil, nil, false
+	}
+	ps, ok := rs.pulls[number]
+	return rs, ps, ok
 }
 
 // errNoPull is addComment's answer for a pull request the sandbox lacks.
@@ -143,11 +149,7 @@ var errNoPull = errors.New("no such pull request")
 func (s *Server) addComment(owner, repo string, number int, user, body string) (repoInfo, Comment, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rs, ok := s.repos[repoID(owner, repo)]
-	if !ok {
-		return repoInfo{}, Comment{}, errNoPull
-	}
-	ps, ok := rs.pulls[number]
+	rs, ps, ok := s.pullLocked(owner, repo, number)
 	if !ok {
 		return repoInfo{}, Comment{}, errNoPull
 	}
