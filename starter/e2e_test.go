@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/internal/teststack"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -189,7 +190,7 @@ func TestListWaitingForUserShowsTheApprovalInboxWithEachActionID(t *testing.T) {
 	require.Equal(t, 0, table.code, table.stderr)
 	lines := strings.Split(strings.TrimSpace(table.stdout), "\n")
 	require.Len(t, lines, 3, table.stdout)
-	require.Equal(t, []string{runID, action.ID, "acme/widgets#1", "carol", formatTime(action.ExpiresAt)}, strings.Fields(lines[1]))
+	require.Equal(t, []string{runID, action.ID, "acme/widgets#1", "carol", runview.FormatTime(action.ExpiresAt)}, strings.Fields(lines[1]))
 	require.Contains(t, lines[2], "starter approve RUN_ID --action ACTION_ID")
 }
 

@@ -9,6 +9,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -67,10 +68,10 @@ func (c *eventsCommand) Run(ctx context.Context, args []string) error {
 
 func printEvents(e *env, events []api.Event, steps []api.AgentStep, asJSON bool) error {
 	if !asJSON {
-		return renderEvents(e.stdout, events, steps)
+		return runview.Events(e.stdout, events, steps)
 	}
 	for _, ev := range events {
-		if err := writeJSONLine(e.stdout, ev); err != nil {
+		if err := runview.JSONLine(e.stdout, ev); err != nil {
 			return err
 		}
 	}
@@ -108,7 +109,7 @@ func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, 
 			if asJSON {
 				return nil
 			}
-			return renderFollowEnd(e.stdout, runID, snap, closed)
+			return runview.FollowEnd(e.stdout, runID, snap, closed)
 		}
 		select {
 		case <-ctx.Done():
@@ -148,23 +149,11 @@ func runClosed(ctx context.Context, rc *runclient.Client, runID string) (string,
 
 // followEnds says the run will not move without a person, or at all.
 func followEnds(snap api.RunSnapshot) bool {
-	return runEnded(snap.Run.Status) || waitsForPerson(snap)
+	return runEnded(snap.Run.Status) || runview.WaitsForPerson(snap)
 }
 
 func runEnded(s api.RunStatus) bool {
 	return s == api.RunCompleted || s == api.RunFailed || s == api.RunCancelled
-}
-
-// waitsForPerson: an approval, or an operator's resolve after reconciliation
-// could not tell whether the comment was posted.
-func waitsForPerson(snap api.RunSnapshot) bool {
-	switch snap.Run.Status {
-	case api.RunWaitingForUser:
-		return true
-	case api.RunReconciling:
-		return snap.Label == api.LabelCannotTell
-	}
-	return false
 }
 
 // sleepCtx waits d, or returns the context's error if it ends first.

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -58,9 +59,9 @@ func (c *listCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if c.json {
-		return writeJSON(c.env.stdout, rows)
+		return runview.JSON(c.env.stdout, rows)
 	}
-	return renderList(c.env.stdout, rows)
+	return runview.List(c.env.stdout, rows)
 }
 
 // showApprovalInbox lists what the approval server's GET /v1/approvals
@@ -72,9 +73,9 @@ func (c *listCommand) showApprovalInbox(ctx context.Context, rc *runclient.Clien
 		return fmt.Errorf("list pending approvals: %w", err)
 	}
 	if c.json {
-		return writeJSON(c.env.stdout, inbox)
+		return runview.JSON(c.env.stdout, inbox)
 	}
-	return renderApprovalInbox(c.env.stdout, inbox)
+	return runview.ApprovalInbox(c.env.stdout, inbox)
 }
 
 func knownStatus(s string) bool {

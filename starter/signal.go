@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -23,38 +24,28 @@ func signalOpenRun(ctx context.Context, e *env, runID string, send sendSignal, a
 	if err != nil {
 		return err
 	}
-	return renderReaction(e.stdout, reaction)
+	return runview.Reaction(e.stdout, reaction)
 }
 
 // sendSignal sends one signal through the run client.
 type sendSignal func(ctx context.Context, rc *runclient.Client, runID string) error
 
-// reaction is what the run recorded after a signal.
-type reaction struct {
-	RunID string `json:"runId"`
-	// Event is the run's answer: the accepting event or the ignored signal.
-	Event *api.Event `json:"event,omitempty"`
-	// Snapshot is the run right after it answered.
-	Label  string        `json:"label"`
-	Status api.RunStatus `json:"status"`
-}
-
 // signalAndWatch sends a signal and waits briefly for the run's answer: the
 // first event that accepts recognises as the signal's effect, or an
 // ignored-signal event. An ignored signal is an error carrying the run's reason.
-func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID string, send sendSignal, accepts func(api.Event) bool) (reaction, error) {
+func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID string, send sendSignal, accepts func(api.Event) bool) (runview.SignalReaction, error) {
 	before, err := rc.Snapshot(ctx, runID)
 	if err != nil {
-		return reaction{}, err
+		return runview.SignalReaction{}, err
 	}
 	if err := send(ctx, rc, runID); err != nil {
-		return reaction{}, err
+		return runview.SignalReaction{}, err
 	}
 	answer, after, err := waitForAnswer(ctx, e, rc, runID, before.Run.LastCommittedSequence, accepts)
 	if err != nil {
-		return reaction{}, err
+		return runview.SignalReaction{}, err
 	}
-	r := reaction{RunID: runID, Event: answer, Label: after.Label, Status: after.Run.Status}
+	r := runview.SignalReaction{RunID: runID, Event: answer, Label: after.Label, Status: after.Run.Status}
 	if answer != nil && answer.Type == api.EventSignalIgnored {
 		return r, &ignoredError{detail: answer.Detail}
 	}

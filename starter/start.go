@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -47,7 +48,7 @@ func (c *startCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := renderStarted(c.env.stdout, started, c.json); err != nil {
+	if err := runview.Started(c.env.stdout, started, c.json); err != nil {
 		return err
 	}
 	if started.ClosedStatus != "" {

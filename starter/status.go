@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+
+	"github.com/agentrun/agentrun/internal/runview"
 )
 
 const statusSynopsis = "status RUN_ID [--json]"
@@ -38,11 +40,11 @@ func (c *statusCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	if c.json {
-		return writeJSON(c.env.stdout, snap)
+		return runview.JSON(c.env.stdout, snap)
 	}
 	tries, err := describeTries(ctx, rc, runID, snap.Steps)
 	if err != nil {
 		return err
 	}
-	return renderStatus(c.env.stdout, runID, snap, tries)
+	return runview.Status(c.env.stdout, runID, snap, tries)
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,7 +12,9 @@ func TestUnknownCommandSuggestsTheNearestOneAndExits2(t *testing.T) {
 	r := starterWith(noServer, "aprove", "r1")
 
 	require.Equal(t, 2, r.code)
-	requireGolden(t, "unknown_command", []byte(r.stderr))
+	want, err := os.ReadFile(filepath.Join("testdata", "unknown_command.golden"))
+	require.NoError(t, err)
+	require.Equal(t, string(want), r.stderr, "the usage changed: update testdata/unknown_command.golden")
 }
 
 func TestTyposOfACommandSuggestItAndUnrelatedWordsSuggestNothing(t *testing.T) {

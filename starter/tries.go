@@ -2,59 +2,18 @@ package main
 
 import (
 	"context"
-	"time"
-
-	workflowpb "go.temporal.io/api/workflow/v1"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// callTry is Temporal's view of a step's activity while it is being retried.
-// The run records a step's outcome, not each try of its activity, so a read
-// that keeps failing shows as running, attempt 1, no error, until Temporal
-// gives up; only the server's pending-activity record knows the tries.
-type callTry struct {
-	// Attempt is the try under way or scheduled, from 1.
-	Attempt int32
-	// LastError is how the previous try failed.
-	LastError string
-	// NextAt is when the next try starts, while Temporal waits to retry.
-	NextAt time.Time
-}
-
 // describeTries asks Temporal for the tries of the run's activities in flight
 // and matches them to its steps.
-func describeTries(ctx context.Context, rc *runclient.Client, runID string, steps []api.AgentStep) (map[string]callTry, error) {
+func describeTries(ctx context.Context, rc *runclient.Client, runID string, steps []api.AgentStep) (map[string]runview.Try, error) {
 	desc, err := rc.Describe(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
-	return triesByStep(steps, desc.PendingActivities), nil
-}
-
-// triesByStep gives the step in flight the tries of the activity in flight,
-// when a try has failed. A run does one thing at a time, so one unfinished
-// step and one pending activity belong together; anything else is left
-// unmatched rather than guessed (the activity's type names a Go method, not
-// a tool, and the step records no activity ID).
-func triesByStep(steps []api.AgentStep, pending []*workflowpb.PendingActivityInfo) map[string]callTry {
-	var inFlight []api.AgentStep
-	for _, st := range steps {
-		if st.Status == api.StepRunning || st.Status == api.StepOutcomeUnknown {
-			inFlight = append(inFlight, st)
-		}
-	}
-	if len(inFlight) != 1 || len(pending) != 1 {
-		return nil
-	}
-	p := pending[0]
-	if p.GetAttempt() <= 1 && p.GetLastFailure() == nil {
-		return nil
-	}
-	try := callTry{Attempt: p.GetAttempt(), LastError: oneLine(p.GetLastFailure().GetMessage())}
-	if next := p.GetNextAttemptScheduleTime(); next != nil {
-		try.NextAt = next.AsTime()
-	}
-	return map[string]callTry{inFlight[0].ID: try}
+	return runview.TriesByStep(steps, desc.PendingActivities), nil
 }

@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"fmt"
@@ -10,10 +10,10 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// renderStatus prints a run for a person: where it is, every step (with the
+// Status prints a run for a person: where it is, every step (with the
 // tries of one Temporal is retrying), and the pending action with how to
 // decide it.
-func renderStatus(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]callTry) error {
+func Status(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]Try) error {
 	var b strings.Builder
 	r := snap.Run
 	fmt.Fprintf(&b, "run      %s\n", runID)
@@ -26,7 +26,7 @@ func renderStatus(w io.Writer, runID string, snap api.RunSnapshot, tries map[str
 	}
 	fmt.Fprintf(&b, "label    %s\n", snap.Label)
 	fmt.Fprintf(&b, "user     %s\n", r.UserID)
-	fmt.Fprintf(&b, "created  %s   updated %s\n", formatTime(r.CreatedAt), formatTime(r.UpdatedAt))
+	fmt.Fprintf(&b, "created  %s   updated %s\n", FormatTime(r.CreatedAt), FormatTime(r.UpdatedAt))
 	if r.Result != "" {
 		fmt.Fprintf(&b, "result   %s\n", oneLine(r.Result))
 	}
@@ -40,7 +40,7 @@ func renderStatus(w io.Writer, runID string, snap api.RunSnapshot, tries map[str
 		b.WriteString("\n")
 		writePendingAction(&b, runID, r.Status, *pa)
 	}
-	if r.Status == api.RunReconciling && waitsForPerson(snap) {
+	if r.Status == api.RunReconciling && WaitsForPerson(snap) {
 		b.WriteString("\n")
 		writeResolveHints(&b, runID, snap.Steps)
 	}
@@ -48,7 +48,7 @@ func renderStatus(w io.Writer, runID string, snap api.RunSnapshot, tries map[str
 	return err
 }
 
-func writeSteps(b *strings.Builder, steps []api.AgentStep, tries map[string]callTry) {
+func writeSteps(b *strings.Builder, steps []api.AgentStep, tries map[string]Try) {
 	if len(steps) == 0 {
 		b.WriteString("  (none yet)\n")
 		return
@@ -73,14 +73,14 @@ func writeSteps(b *strings.Builder, steps []api.AgentStep, tries map[string]call
 // withTry adds Temporal's try to a step's own attempt (which counts
 // operations, e.g. a post retried after reconciling) and the last try's error
 // to the step's.
-func withTry(attempt, stepErr string, try callTry) (string, string) {
+func withTry(attempt, stepErr string, try Try) (string, string) {
 	attempt += fmt.Sprintf(" (try %d)", try.Attempt)
 	if try.LastError == "" {
 		return attempt, stepErr
 	}
 	last := "last try: " + try.LastError
 	if !try.NextAt.IsZero() {
-		last += "; next try at " + formatTime(try.NextAt)
+		last += "; next try at " + FormatTime(try.NextAt)
 	}
 	if stepErr != "" {
 		return attempt, stepErr + "; " + last
@@ -93,7 +93,7 @@ func writePendingAction(b *strings.Builder, runID string, status api.RunStatus, 
 	fmt.Fprintf(b, "  step     %s\n", pa.StepID)
 	fmt.Fprintf(b, "  tool     %s\n", pa.ToolName)
 	fmt.Fprintf(b, "  target   %s\n", pa.Target)
-	fmt.Fprintf(b, "  expires  %s\n", formatTime(pa.ExpiresAt))
+	fmt.Fprintf(b, "  expires  %s\n", FormatTime(pa.ExpiresAt))
 	if pa.DecidedBy != "" || pa.DecidedAt != nil {
 		fmt.Fprintf(b, "  decided  %s by %s", formatTimePtr(pa.DecidedAt), orDash(pa.DecidedBy))
 		if pa.Reason != "" {
@@ -121,7 +121,7 @@ func formatTimePtr(t *time.Time) string {
 	if t == nil {
 		return "-"
 	}
-	return formatTime(*t)
+	return FormatTime(*t)
 }
 
 func orDash(s string) string {

@@ -1,4 +1,4 @@
-package main
+package runview
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-var update = flag.Bool("update", false, "rewrite starter/testdata/*.golden from the current output")
+var update = flag.Bool("update", false, "rewrite internal/runview/testdata/*.golden from the current output")
 
 // requireGolden compares got with testdata/name.golden, or rewrites the file
 // with -update.
@@ -27,7 +27,7 @@ func requireGolden(t *testing.T, name string, got []byte) {
 		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run `go test ./starter -run %s -update` to create it", t.Name())
+	require.NoError(t, err, "run `go test ./internal/runview -run %s -update` to create it", t.Name())
 	require.Equal(t, string(want), string(got))
 }
 
@@ -62,7 +62,7 @@ func TestStatusRenderingMatchesGolden(t *testing.T) {
 			snap := loadSnapshot(t, "snapshot_"+name+".json")
 			var out bytes.Buffer
 
-			require.NoError(t, renderStatus(&out, snap.Run.ID, snap, nil))
+			require.NoError(t, Status(&out, snap.Run.ID, snap, nil))
 
 			requireGolden(t, "status_"+name, out.Bytes())
 		})
@@ -77,7 +77,7 @@ func TestStatusJSONCarriesTheOutcome(t *testing.T) {
 			snap := loadSnapshot(t, "snapshot_"+name+".json")
 			var out bytes.Buffer
 
-			require.NoError(t, writeJSON(&out, snap))
+			require.NoError(t, JSON(&out, snap))
 
 			var printed struct {
 				Outcome *api.Outcome `json:"outcome"`
@@ -85,7 +85,7 @@ func TestStatusJSONCarriesTheOutcome(t *testing.T) {
 			require.NoError(t, json.Unmarshal(out.Bytes(), &printed))
 			require.NotNil(t, printed.Outcome)
 			var outcome bytes.Buffer
-			require.NoError(t, writeJSON(&outcome, printed.Outcome))
+			require.NoError(t, JSON(&outcome, printed.Outcome))
 			requireGolden(t, "status_outcome_"+name+".json", outcome.Bytes())
 		})
 	}
@@ -97,7 +97,7 @@ func TestFollowEndRenderingMatchesGolden(t *testing.T) {
 			snap := loadSnapshot(t, "snapshot_"+name+".json")
 			var out bytes.Buffer
 
-			require.NoError(t, renderFollowEnd(&out, snap.Run.ID, snap, ""))
+			require.NoError(t, FollowEnd(&out, snap.Run.ID, snap, ""))
 
 			requireGolden(t, "follow_end_"+name, out.Bytes())
 		})
@@ -107,7 +107,7 @@ func TestFollowEndRenderingMatchesGolden(t *testing.T) {
 func TestEventsRenderingMatchesGolden(t *testing.T) {
 	var out bytes.Buffer
 
-	require.NoError(t, renderEvents(&out, loadEvents(t), loadSnapshot(t, "snapshot_completed.json").Steps))
+	require.NoError(t, Events(&out, loadEvents(t), loadSnapshot(t, "snapshot_completed.json").Steps))
 
 	requireGolden(t, "events", out.Bytes())
 }
@@ -121,7 +121,7 @@ func TestListRenderingMatchesGolden(t *testing.T) {
 	}
 	var out bytes.Buffer
 
-	require.NoError(t, renderList(&out, rows))
+	require.NoError(t, List(&out, rows))
 
 	requireGolden(t, "list", out.Bytes())
 }
@@ -133,7 +133,7 @@ func TestApprovalInboxRenderingMatchesGolden(t *testing.T) {
 	require.NoError(t, json.Unmarshal(raw, &inbox))
 	var out bytes.Buffer
 
-	require.NoError(t, renderApprovalInbox(&out, inbox))
+	require.NoError(t, ApprovalInbox(&out, inbox))
 
 	requireGolden(t, "approval_inbox", out.Bytes())
 }
@@ -141,7 +141,7 @@ func TestApprovalInboxRenderingMatchesGolden(t *testing.T) {
 func TestEmptyApprovalInboxSaysSoWithoutAHint(t *testing.T) {
 	var out bytes.Buffer
 
-	require.NoError(t, renderApprovalInbox(&out, []runclient.PendingApproval{}))
+	require.NoError(t, ApprovalInbox(&out, []runclient.PendingApproval{}))
 
 	require.Equal(t, "no action is waiting for approval\n", out.String())
 }
@@ -150,16 +150,8 @@ func TestReactionRenderingSaysWhatTheRunDid(t *testing.T) {
 	ev := api.Event{Type: api.EventActionState, StepID: "step-5", Status: "approved"}
 	var out bytes.Buffer
 
-	require.NoError(t, renderReaction(&out, reaction{RunID: "r1", Event: &ev, Status: api.RunRunning, Label: api.LabelPosting}))
-	require.NoError(t, renderReaction(&out, reaction{RunID: "r1"}))
+	require.NoError(t, Reaction(&out, SignalReaction{RunID: "r1", Event: &ev, Status: api.RunRunning, Label: api.LabelPosting}))
+	require.NoError(t, Reaction(&out, SignalReaction{RunID: "r1"}))
 
 	requireGolden(t, "reaction", out.Bytes())
-}
-
-func TestEventsAfterSkipsWhatWasAlreadyPrinted(t *testing.T) {
-	events := []api.Event{{Sequence: 3}, {Sequence: 4}, {Sequence: 4}, {Sequence: 5}}
-
-	fresh := eventsAfter(events, 3)
-
-	require.Equal(t, []api.Event{{Sequence: 4}, {Sequence: 5}}, fresh)
 }

@@ -1,0 +1,110 @@
+// Package runview is how the starter shows runs to a person: a run's status,
+// its events, the list of runs and the approval inbox, and a signal's
+// answer. Every function is pure (same input, same bytes) and times are UTC,
+// so that the golden files in testdata do not depend on the machine.
+package runview
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// FormatTime is how every time is shown: UTC, to the second, "-" for none.
+func FormatTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// JSON prints v indented, for --json.
+func JSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
+
+// JSONLine prints v on one line, for a stream of --json values.
+func JSONLine(w io.Writer, v any) error {
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		return fmt.Errorf("write JSON: %w", err)
+	}
+	return nil
+}
+
+// Started prints the run ID a start returned, or all of it with asJSON.
+func Started(w io.Writer, r runclient.Started, asJSON bool) error {
+	if asJSON {
+		return JSON(w, r)
+	}
+	_, err := fmt.Fprintln(w, r.RunID)
+	return err
+}
+
+// SignalReaction is what the run recorded after a signal.
+type SignalReaction struct {
+	RunID string `json:"runId"`
+	// Event is the run's answer: the accepting event or the ignored signal.
+	Event *api.Event `json:"event,omitempty"`
+	// Snapshot is the run right after it answered.
+	Label  string        `json:"label"`
+	Status api.RunStatus `json:"status"`
+}
+
+// Reaction reports what the run did with a signal.
+func Reaction(w io.Writer, r SignalReaction) error {
+	if r.Event == nil {
+		_, err := fmt.Fprintf(w, "sent to run %s; it has not answered yet (is a worker running?). Check with: starter status %s\n", r.RunID, r.RunID)
+		return err
+	}
+	what := r.Event.Status
+	if r.Event.Detail != "" {
+		what += " (" + oneLine(r.Event.Detail) + ")"
+	}
+	_, err := fmt.Fprintf(w, "accepted: %s %s\nrun %s is now %s: %s\n", r.Event.StepID, what, r.RunID, r.Status, r.Label)
+	return err
+}
+
+// List prints one row per run.
+func List(w io.Writer, rows []runclient.Listed) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN ID\tSTATUS\tSTARTED")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.RunID, r.Status, FormatTime(r.StartedAt))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write the list: %w", err)
+	}
+	return nil
+}
+
+// ApprovalInbox prints one row per action waiting for a person, soonest
+// to expire first, and once, how to approve one.
+func ApprovalInbox(w io.Writer, inbox []runclient.PendingApproval) error {
+	if len(inbox) == 0 {
+		_, err := fmt.Fprintln(w, "no action is waiting for approval")
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "RUN ID\tACTION ID\tTARGET\tREQUESTED BY\tEXPIRES")
+	for _, a := range inbox {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.RunID, a.ActionID, a.Target, a.RequestedBy, FormatTime(a.ExpiresAt))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write the approval inbox: %w", err)
+	}
+	_, err := fmt.Fprintln(w, "approve: starter approve RUN_ID --action ACTION_ID --as LOGIN")
+	return err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
