@@ -2,7 +2,6 @@ package ghsandbox
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -39,23 +38,12 @@ func decodeFaults(r io.Reader) ([]Fault, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("empty body; send a fault object or an array of them")
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var faults []Fault
 	if raw[0] == '[' {
-		err = dec.Decode(&faults)
-	} else {
-		var f Fault
-		err = dec.Decode(&f)
-		faults = []Fault{f}
+		var faults []Fault
+		return faults, wire.DecodeStrict(raw, &faults)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected data after the JSON value")
-	}
-	return faults, nil
+	var f Fault
+	return []Fault{f}, wire.DecodeStrict(raw, &f)
 }
 
 func (s *Server) clearFaultsHandler(w http.ResponseWriter, r *http.Request) {

@@ -3,10 +3,11 @@ package ghsandbox
 import (
 	"bytes"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Fixture is the state a sandbox starts from.
@@ -75,11 +76,13 @@ func DefaultFixture() Fixture {
 
 // LoadFixture reads a Fixture from JSON.
 func LoadFixture(r io.Reader) (Fixture, error) {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return Fixture{}, fmt.Errorf("read fixture: %w", err)
+	}
 	var f Fixture
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		return Fixture{}, fmt.Errorf("decode fixture: %w", err)
+	if err := wire.DecodeStrict(raw, &f); err != nil {
+		return Fixture{}, fmt.Errorf("fixture: %w", err)
 	}
 	if err := f.validate(); err != nil {
 		return Fixture{}, err

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
+	"github.com/google/go-github/v62/github"
 )
 
 // ControlCommentsPath is where POST puts a comment on a pull request as any
@@ -123,14 +124,9 @@ func decodeCommentAs(r io.Reader) (CommentAs, error) {
 	if err != nil {
 		return CommentAs{}, fmt.Errorf("read body: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var in CommentAs
-	if err := dec.Decode(&in); err != nil {
-		return CommentAs{}, fmt.Errorf("decode %s: %w", `{"owner","repo","number","user","body"}`, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return CommentAs{}, fmt.Errorf("unexpected data after the JSON object")
+	if err := wire.DecodeStrict(raw, &in); err != nil {
+		return CommentAs{}, fmt.Errorf(`%w (want {"owner","repo","number","user","body"})`, err)
 	}
 	return in, nil
 }
@@ -164,9 +160,9 @@ func PostAsOverHTTP(ctx context.Context, hc *http.Client, sandboxURL string, c C
 	if resp.StatusCode != http.StatusCreated {
 		return 0, fmt.Errorf("post comment as %s: %s: %s", c.User, resp.Status, bytes.TrimSpace(raw))
 	}
-	var created wire.Comment
+	var created github.IssueComment
 	if err := json.Unmarshal(raw, &created); err != nil {
 		return 0, fmt.Errorf("post comment as %s: decode answer: %w", c.User, err)
 	}
-	return created.ID, nil
+	return created.GetID(), nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
+	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,10 +20,10 @@ func TestGetUserAnswersTheFixturesBotWhichWritesTheAPIsComments(t *testing.T) {
 	created := call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"Looks good"}`)
 
 	require.Equal(t, http.StatusOK, me.status)
-	user := decode[wire.User](t, me)
-	require.Equal(t, "reviewer-app[bot]", user.Login)
-	require.Equal(t, "Bot", user.Type)
-	require.Equal(t, "reviewer-app[bot]", decode[wire.Comment](t, created).User.Login)
+	user := decode[*github.User](t, me)
+	require.Equal(t, "reviewer-app[bot]", user.GetLogin())
+	require.Equal(t, "Bot", user.GetType())
+	require.Equal(t, "reviewer-app[bot]", decode[*github.IssueComment](t, created).GetUser().GetLogin())
 	require.Equal(t, OpGetUser, sb.Requests()[0].Op)
 }
 
@@ -43,13 +44,13 @@ func TestPostingAsAPersonAnswers201WithTheCommentInGitHubsShape(t *testing.T) {
 		`{"owner":"Acme","repo":"widgets","number":1,"user":"carol","body":"thanks! <!-- agent-operation:run-1:3 -->"}`)
 
 	require.Equal(t, http.StatusCreated, a.status, string(a.body))
-	c := decode[wire.Comment](t, a)
-	require.Equal(t, "carol", c.User.Login)
-	require.Equal(t, "thanks! <!-- agent-operation:run-1:3 -->", c.Body)
-	require.Equal(t, fmt.Sprintf("%s/acme/widgets/pull/1#issuecomment-%d", srv.URL, c.ID), c.HTMLURL)
-	listed := decode[[]wire.Comment](t, call(t, "GET", srv.URL+"/repos/acme/widgets/issues/1/comments", ""))
-	require.Equal(t, c.ID, listed[0].ID)
-	require.Equal(t, "carol", listed[0].User.Login)
+	c := decode[*github.IssueComment](t, a)
+	require.Equal(t, "carol", c.GetUser().GetLogin())
+	require.Equal(t, "thanks! <!-- agent-operation:run-1:3 -->", c.GetBody())
+	require.Equal(t, fmt.Sprintf("%s/acme/widgets/pull/1#issuecomment-%d", srv.URL, c.GetID()), c.GetHTMLURL())
+	listed := decode[[]*github.IssueComment](t, call(t, "GET", srv.URL+"/repos/acme/widgets/issues/1/comments", ""))
+	require.Equal(t, c.GetID(), listed[0].GetID())
+	require.Equal(t, "carol", listed[0].GetUser().GetLogin())
 	require.Len(t, sb.Requests(), 1, "only the API call is logged, not the sandbox control call")
 }
 
@@ -61,7 +62,7 @@ func TestPostingAsAPersonRefusesBadInputWith400SayingWhy(t *testing.T) {
 		"unknown pull":     {`{"owner":"acme","repo":"widgets","number":99,"user":"carol","body":"hi"}`, "no pull request acme/widgets#99"},
 		"bad login":        {`{"owner":"acme","repo":"widgets","number":1,"user":"carol smith","body":"hi"}`, `user "carol smith" is not a GitHub login`},
 		"unknown field":    {`{"owner":"acme","repo":"widgets","number":1,"user":"carol","body":"hi","author":"x"}`, `unknown field "author"`},
-		"trailing data":    {`{"owner":"acme","repo":"widgets","number":1,"user":"carol","body":"hi"} {}`, "unexpected data after the JSON object"},
+		"trailing data":    {`{"owner":"acme","repo":"widgets","number":1,"user":"carol","body":"hi"} {}`, "unexpected data after the JSON value"},
 		"not JSON":         {`owner=acme`, "decode"},
 		"number as string": {`{"owner":"acme","repo":"widgets","number":"1","user":"carol","body":"hi"}`, "decode"},
 	}

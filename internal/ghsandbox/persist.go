@@ -1,16 +1,12 @@
 package ghsandbox
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/statefile"
 )
 
 // stateVersion is written into every state file; a file of another version
@@ -48,22 +44,20 @@ var errState = errors.New("sandbox state")
 // empty would reuse IDs that old links and runs still point at.
 func NewPersistent(fixture Fixture, path string) (*Server, error) {
 	s := New(fixture)
-	raw, err := os.ReadFile(path)
+	var st savedState
+	found, err := statefile.Read(path, &st)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		// First start: write the file now, so that a path nobody can write
-		// to fails here rather than on the first comment.
+	case err != nil && !found:
+		return nil, fmt.Errorf("%w: %w", errState, err)
 	case err != nil:
-		return nil, fmt.Errorf("%w: read %s: %w", errState, path, err)
-	default:
-		st, err := decodeState(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w (delete the file to start from the fixture again)", errState, path, err)
-		}
+		return nil, fmt.Errorf("%w: %w (delete the file to start from the fixture again)", errState, err)
+	case found:
 		if err := s.restore(st); err != nil {
 			return nil, fmt.Errorf("%w: %s: %w (delete the file to start from the fixture again)", errState, path, err)
 		}
 	}
+	// On a first start the file is written now, so that a path nobody can
+	// write to fails here rather than on the first comment.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.statePath = path
@@ -73,29 +67,16 @@ func NewPersistent(fixture Fixture, path string) (*Server, error) {
 	return s, nil
 }
 
-func decodeState(raw []byte) (savedState, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	var st savedState
-	if err := dec.Decode(&st); err != nil {
-		return savedState{}, fmt.Errorf("not a state file: %w", err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return savedState{}, errors.New("not a state file: data after the JSON object")
-	}
-	if st.Version != stateVersion {
-		return savedState{}, fmt.Errorf("version %d, want %d", st.Version, stateVersion)
-	}
-	if st.NextCommentID < firstCommentID {
-		return savedState{}, fmt.Errorf("nextCommentId %d is below the first ID %d", st.NextCommentID, int64(firstCommentID))
-	}
-	return st, nil
-}
-
 // restore replaces the fixture's comments with the saved ones. A pull
 // request the fixture gained since the file was written keeps its fixture
 // comments, numbered after the saved ones.
 func (s *Server) restore(st savedState) error {
+	if st.Version != stateVersion {
+		return fmt.Errorf("version %d, want %d", st.Version, stateVersion)
+	}
+	if st.NextCommentID < firstCommentID {
+		return fmt.Errorf("nextCommentId %d is below the first ID %d", st.NextCommentID, int64(firstCommentID))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seen := map[int64]bool{}
@@ -161,45 +142,8 @@ func (s *Server) saveLocked() error {
 	if s.statePath == "" {
 		return nil
 	}
-	raw, err := json.MarshalIndent(s.snapshotLocked(), "", "  ")
-	if err != nil {
-		return fmt.Errorf("%w: encode: %w", errState, err)
+	if err := statefile.Write(s.statePath, s.snapshotLocked()); err != nil {
+		return fmt.Errorf("%w: %w", errState, err)
 	}
-	if err := writeFileAtomic(s.statePath, append(raw, '\n')); err != nil {
-		return fmt.Errorf("%w: save %s: %w", errState, s.statePath, err)
-	}
-	return nil
-}
-
-// writeFileAtomic replaces path with data so that a crash at any moment
-// leaves either the old file or the new one, never a torn one: the data goes
-// to a temporary file in the same directory (a rename does not cross file
-// systems), is synced, and is renamed over path.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("create temporary file: %w", err)
-	}
-	written := false
-	defer func() {
-		if !written {
-			_ = os.Remove(tmp.Name()) // a leftover is harmless; the error that matters is returned
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		_ = tmp.Close()
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", tmp.Name(), err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("rename into place: %w", err)
-	}
-	written = true
 	return nil
 }

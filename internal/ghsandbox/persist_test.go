@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
+	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,10 +23,10 @@ func startPersistentSandbox(t *testing.T, path string) (sb *Server, url string, 
 	return sb, srv.URL, srv.Close
 }
 
-func commentIDs(comments []wire.Comment) []int64 {
+func commentIDs(comments []*github.IssueComment) []int64 {
 	ids := make([]int64, 0, len(comments))
 	for _, c := range comments {
-		ids = append(ids, c.ID)
+		ids = append(ids, c.GetID())
 	}
 	return ids
 }
@@ -34,22 +34,22 @@ func commentIDs(comments []wire.Comment) []int64 {
 func TestRestartedSandboxListsItsCommentsAndGivesTheNextCommentAFreshID(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ghsandbox.json")
 	first, url, stop := startPersistentSandbox(t, path)
-	posted := decode[wire.Comment](t, call(t, "POST", url+"/repos/acme/widgets/issues/1/comments", `{"body":"review"}`))
+	posted := decode[*github.IssueComment](t, call(t, "POST", url+"/repos/acme/widgets/issues/1/comments", `{"body":"review"}`))
 	_, err := first.PostAs(CommentAs{Owner: "acme", Repo: "widgets", Number: 1, User: "carol", Body: "thanks"})
 	require.NoError(t, err)
-	before := decode[[]wire.Comment](t, call(t, "GET", url+"/repos/acme/widgets/issues/1/comments", ""))
+	before := decode[[]*github.IssueComment](t, call(t, "GET", url+"/repos/acme/widgets/issues/1/comments", ""))
 	stop()
 
 	_, url, _ = startPersistentSandbox(t, path)
 
-	after := decode[[]wire.Comment](t, call(t, "GET", url+"/repos/acme/widgets/issues/1/comments", ""))
+	after := decode[[]*github.IssueComment](t, call(t, "GET", url+"/repos/acme/widgets/issues/1/comments", ""))
 	require.Equal(t, commentIDs(before), commentIDs(after))
-	require.Equal(t, "review", after[len(after)-2].Body)
-	require.Equal(t, "carol", after[len(after)-1].User.Login)
+	require.Equal(t, "review", after[len(after)-2].GetBody())
+	require.Equal(t, "carol", after[len(after)-1].GetUser().GetLogin())
 	next := call(t, "POST", url+"/repos/acme/widgets/issues/2/comments", `{"body":"another"}`)
 	require.Equal(t, http.StatusCreated, next.status)
-	require.Greater(t, decode[wire.Comment](t, next).ID, slices.Max(commentIDs(after)), "an ID is never handed out twice")
-	require.Greater(t, decode[wire.Comment](t, next).ID, posted.ID)
+	require.Greater(t, decode[*github.IssueComment](t, next).GetID(), slices.Max(commentIDs(after)), "an ID is never handed out twice")
+	require.Greater(t, decode[*github.IssueComment](t, next).GetID(), posted.GetID())
 }
 
 func TestFirstStartOfAPersistentSandboxWritesTheFixturesState(t *testing.T) {

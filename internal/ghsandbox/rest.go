@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
+	"github.com/google/go-github/v62/github"
 )
 
 // maxCommentRunes is GitHub's limit on a comment body.
@@ -43,11 +44,11 @@ func getPullRequest(r *http.Request, repo repoInfo, pull pullState) wire.Respons
 }
 
 func listFiles(r *http.Request, repo repoInfo, pull pullState) wire.Response {
-	return wire.Paginated(r, viewsOf(pull.Files, func(f FixtureFile) wire.File { return fileView(r, repo, pull, f) }))
+	return wire.Paginated(r, viewsOf(pull.Files, func(f FixtureFile) *github.CommitFile { return fileView(r, repo, pull, f) }))
 }
 
 func listComments(r *http.Request, repo repoInfo, pull pullState) wire.Response {
-	return wire.Paginated(r, viewsOf(pull.comments, func(c Comment) wire.Comment { return commentView(r, repo, pull.Number, c) }))
+	return wire.Paginated(r, viewsOf(pull.comments, func(c Comment) *github.IssueComment { return commentView(r, repo, pull.Number, c) }))
 }
 
 // viewsOf renders every item; an empty list is [], never null, as on GitHub.
@@ -91,7 +92,7 @@ func (s *Server) createComment(r *http.Request) wire.Response {
 	}
 	view := commentView(r, repo, number, c)
 	resp := wire.JSON(http.StatusCreated, view)
-	resp.Header.Set("Location", view.URL)
+	resp.Header.Set("Location", view.GetURL())
 	return resp
 }
 
@@ -115,8 +116,7 @@ func (s *Server) getPermission(r *http.Request) wire.Response {
 		return wire.NotFound(wire.DocsPermission)
 	}
 	return wire.JSON(http.StatusOK, wire.Permission{
-		Permission: perm,
-		RoleName:   perm,
-		User:       userView(r, login),
+		RepositoryPermissionLevel: github.RepositoryPermissionLevel{Permission: github.String(perm), User: userView(r, login)},
+		RoleName:                  perm,
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
+	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 )
 
@@ -65,13 +66,13 @@ func TestGetPullRequestDerivesSizesFromThePatches(t *testing.T) {
 	a := call(t, "GET", srv.URL+"/repos/acme/widgets/pulls/1", "")
 
 	require.Equal(t, http.StatusOK, a.status)
-	pr := decode[wire.Pull](t, a)
-	require.Equal(t, 1, pr.Number)
-	require.Equal(t, "carol", pr.User.Login)
-	require.Equal(t, 3, pr.ChangedFiles)
-	require.Equal(t, 32, pr.Additions)
-	require.Equal(t, 6, pr.Deletions)
-	require.Equal(t, srv.URL+"/acme/widgets/pull/1", pr.HTMLURL)
+	pr := decode[*github.PullRequest](t, a)
+	require.Equal(t, 1, pr.GetNumber())
+	require.Equal(t, "carol", pr.GetUser().GetLogin())
+	require.Equal(t, 3, pr.GetChangedFiles())
+	require.Equal(t, 32, pr.GetAdditions())
+	require.Equal(t, 6, pr.GetDeletions())
+	require.Equal(t, srv.URL+"/acme/widgets/pull/1", pr.GetHTMLURL())
 }
 
 func TestListFilesPagesWithLinkHeaders(t *testing.T) {
@@ -80,15 +81,15 @@ func TestListFilesPagesWithLinkHeaders(t *testing.T) {
 
 	first := call(t, "GET", base+"?per_page=3", "")
 	require.Equal(t, http.StatusOK, first.status)
-	require.Len(t, decode[[]wire.File](t, first), 3)
+	require.Len(t, decode[[]*github.CommitFile](t, first), 3)
 	require.Equal(t,
 		fmt.Sprintf(`<%s?page=2&per_page=3>; rel="next", <%s?page=3&per_page=3>; rel="last"`, base, base),
 		first.header.Get("Link"))
 
 	last := call(t, "GET", base+"?per_page=3&page=3", "")
-	files := decode[[]wire.File](t, last)
+	files := decode[[]*github.CommitFile](t, last)
 	require.Len(t, files, 1)
-	require.Equal(t, "pkg/file006.go", files[0].Filename)
+	require.Equal(t, "pkg/file006.go", files[0].GetFilename())
 	require.Equal(t,
 		fmt.Sprintf(`<%s?page=2&per_page=3>; rel="prev", <%s?page=1&per_page=3>; rel="first"`, base, base),
 		last.header.Get("Link"))
@@ -98,8 +99,8 @@ func TestListFilesCapsPageSizeAtOneHundredAndDefaultsToThirty(t *testing.T) {
 	_, srv := startSandbox(t, fixtureWithFiles(150))
 	base := srv.URL + "/repos/acme/widgets/pulls/1/files"
 
-	require.Len(t, decode[[]wire.File](t, call(t, "GET", base+"?per_page=500", "")), 100)
-	require.Len(t, decode[[]wire.File](t, call(t, "GET", base, "")), 30)
+	require.Len(t, decode[[]*github.CommitFile](t, call(t, "GET", base+"?per_page=500", "")), 100)
+	require.Len(t, decode[[]*github.CommitFile](t, call(t, "GET", base, "")), 30)
 }
 
 func TestSinglePageHasNoLinkHeader(t *testing.T) {
@@ -137,12 +138,12 @@ func TestCreateCommentAnswers201AsTheBot(t *testing.T) {
 	a := call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"Looks good"}`)
 
 	require.Equal(t, http.StatusCreated, a.status)
-	c := decode[wire.Comment](t, a)
-	require.NotZero(t, c.ID)
-	require.Equal(t, "agentrun[bot]", c.User.Login)
-	require.Equal(t, fmt.Sprintf("%s/acme/widgets/pull/1#issuecomment-%d", srv.URL, c.ID), c.HTMLURL)
-	require.False(t, c.CreatedAt.IsZero())
-	require.Equal(t, c.URL, a.header.Get("Location"))
+	c := decode[*github.IssueComment](t, a)
+	require.NotZero(t, c.GetID())
+	require.Equal(t, "agentrun[bot]", c.GetUser().GetLogin())
+	require.Equal(t, fmt.Sprintf("%s/acme/widgets/pull/1#issuecomment-%d", srv.URL, c.GetID()), c.GetHTMLURL())
+	require.False(t, c.GetCreatedAt().IsZero())
+	require.Equal(t, c.GetURL(), a.header.Get("Location"))
 	require.Len(t, sb.Comments("acme", "widgets", 1), 1)
 }
 
@@ -200,19 +201,19 @@ func TestCollaboratorPermissions(t *testing.T) {
 		a := call(t, "GET", srv.URL+"/repos/acme/widgets/collaborators/"+login+"/permission", "")
 		require.Equal(t, http.StatusOK, a.status, login)
 		p := decode[wire.Permission](t, a)
-		require.Equal(t, want, p.Permission, login)
-		require.Equal(t, login, p.User.Login)
+		require.Equal(t, want, p.GetPermission(), login)
+		require.Equal(t, login, p.GetUser().GetLogin())
 	}
 	require.Equal(t, http.StatusNotFound, call(t, "GET", srv.URL+"/repos/acme/nope/collaborators/bob/permission", "").status)
 }
 
 func TestPullPageShowsPostedComments(t *testing.T) {
 	_, srv := startSandbox(t, DefaultFixture())
-	c := decode[wire.Comment](t, call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"<b>hi</b>"}`))
+	c := decode[*github.IssueComment](t, call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"<b>hi</b>"}`))
 
-	a := call(t, "GET", c.HTMLURL, "")
+	a := call(t, "GET", c.GetHTMLURL(), "")
 
 	require.Equal(t, http.StatusOK, a.status)
-	require.Contains(t, string(a.body), fmt.Sprintf(`id="issuecomment-%d"`, c.ID))
+	require.Contains(t, string(a.body), fmt.Sprintf(`id="issuecomment-%d"`, c.GetID()))
 	require.Contains(t, string(a.body), "&lt;b&gt;hi&lt;/b&gt;")
 }

@@ -77,7 +77,8 @@ type ErrorBody struct {
 	Status           string            `json:"status"`
 }
 
-// ValidationError is one entry of a 422's errors.
+// ValidationError is one entry of a 422's errors. go-github's Error always
+// sends a message, which GitHub leaves out of a missing field's entry.
 type ValidationError struct {
 	Resource string `json:"resource"`
 	Field    string `json:"field"`
