@@ -8,21 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
 )
-
-// FormatTime is how every time is shown: UTC, to the second, "-" for none.
-func FormatTime(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format(time.RFC3339)
-}
 
 // JSON prints v indented, for --json.
 func JSON(w io.Writer, v any) error {
@@ -106,5 +96,3 @@ func ApprovalInbox(w io.Writer, inbox []runclient.PendingApproval) error {
 	_, err := fmt.Fprintln(w, "approve: starter approve RUN_ID --action ACTION_ID --as LOGIN")
 	return err
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -116,17 +116,3 @@ func stepDuration(st api.AgentStep) string {
 	}
 	return (time.Duration(st.DurationMs) * time.Millisecond).String()
 }
-
-func formatTimePtr(t *time.Time) string {
-	if t == nil {
-		return "-"
-	}
-	return FormatTime(*t)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
