@@ -38,12 +38,18 @@ func decodeFaults(r io.Reader) ([]Fault, error) {
 	if len(raw) == 0 {
 		return nil, fmt.Errorf("empty body; send a fault object or an array of them")
 	}
+	var faults []Fault
 	if raw[0] == '[' {
-		var faults []Fault
-		return faults, wire.DecodeStrict(raw, &faults)
+		err = wire.DecodeStrict(raw, &faults)
+	} else {
+		var f Fault
+		err = wire.DecodeStrict(raw, &f)
+		faults = []Fault{f}
 	}
-	var f Fault
-	return []Fault{f}, wire.DecodeStrict(raw, &f)
+	if err != nil {
+		return nil, err
+	}
+	return faults, nil
 }
 
 func (s *Server) clearFaultsHandler(w http.ResponseWriter, r *http.Request) {
