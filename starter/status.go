@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/runview"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 const statusSynopsis = "status RUN_ID [--json]"
@@ -47,4 +49,14 @@ func (c *statusCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	return runview.Status(c.env.stdout, runID, snap, tries)
+}
+
+// describeTries asks Temporal for the tries of the run's activities in flight
+// and matches them to its steps.
+func describeTries(ctx context.Context, rc *runclient.Client, runID string, steps []api.AgentStep) (map[string]runview.Try, error) {
+	desc, err := rc.Describe(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	return runview.TriesByStep(steps, desc.PendingActivities), nil
 }

@@ -76,12 +76,8 @@ func DefaultFixture() Fixture {
 
 // LoadFixture reads a Fixture from JSON.
 func LoadFixture(r io.Reader) (Fixture, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return Fixture{}, fmt.Errorf("read fixture: %w", err)
-	}
 	var f Fixture
-	if err := wire.DecodeStrict(raw, &f); err != nil {
+	if err := wire.ReadStrict(r, &f); err != nil {
 		return Fixture{}, fmt.Errorf("fixture: %w", err)
 	}
 	if err := f.validate(); err != nil {

@@ -102,11 +102,14 @@ func validLogin(login string) bool {
 // postAsHandler answers 201 with the comment in GitHub's shape, or 400 with
 // what is wrong with the request.
 func (s *Server) postAsHandler(w http.ResponseWriter, r *http.Request) {
-	in, err := decodeCommentAs(http.MaxBytesReader(w, r.Body, maxRequestBody))
-	var c Comment
-	if err == nil {
-		c, err = s.PostAs(in)
+	var in CommentAs
+	if err := wire.ReadStrict(http.MaxBytesReader(w, r.Body, maxRequestBody), &in); err != nil {
+		writeControlJSON(w, http.StatusBadRequest, map[string]string{
+			"message": `bad comment: ` + err.Error() + ` (want {"owner","repo","number","user","body"})`,
+		})
+		return
 	}
+	c, err := s.PostAs(in)
 	if errors.Is(err, errState) {
 		writeControlJSON(w, http.StatusInternalServerError, map[string]string{"message": err.Error()})
 		return
@@ -117,18 +120,6 @@ func (s *Server) postAsHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	repo, _, _ := s.lookupPull(in.Owner, in.Repo, in.Number)
 	writeControlJSON(w, http.StatusCreated, commentView(r, repo, in.Number, c))
-}
-
-func decodeCommentAs(r io.Reader) (CommentAs, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return CommentAs{}, fmt.Errorf("read body: %w", err)
-	}
-	var in CommentAs
-	if err := wire.DecodeStrict(raw, &in); err != nil {
-		return CommentAs{}, fmt.Errorf(`%w (want {"owner","repo","number","user","body"})`, err)
-	}
-	return in, nil
 }
 
 // commentTime is when a comment is stamped: GitHub shows whole seconds.

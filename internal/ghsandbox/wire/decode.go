@@ -23,3 +23,12 @@ func DecodeStrict(raw []byte, v any) error {
 	}
 	return nil
 }
+
+// ReadStrict is DecodeStrict of everything r holds.
+func ReadStrict(r io.Reader, v any) error {
+	raw, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("read: %w", err)
+	}
+	return DecodeStrict(raw, v)
+}
