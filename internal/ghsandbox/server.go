@@ -4,7 +4,8 @@
 // The token is the fixture's bot: GET /user names it and it writes every
 // comment created through the API; POST /_sandbox/comments writes one as
 // anybody else. Tests mount it with httptest; `go run ./internal/ghsandbox/cmd/ghsandbox`
-// serves it for the local stack.
+// serves it for the local stack. The package holds the sandbox's state and
+// routes; wire holds what its answers look like, statefile its state file.
 package ghsandbox
 
 import (
