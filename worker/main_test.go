@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -12,8 +11,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -67,11 +66,7 @@ func TestWorkerWithUnreachableTemporalFailsNamingTheAddress(t *testing.T) {
 // right after the GitHub identity step these tests look at.
 func unreachableTemporal(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
+	return testenv.FreeAddress(t)
 }
 
 func sandboxURL(t *testing.T, sb *ghsandbox.Server) string {
@@ -124,7 +119,7 @@ func TestWorkerWhoseTokenCannotReadItsUserRefusesToStartNamingGitHubBotLogin(t *
 }
 
 func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
-	server := devserver.Start(t, devserver.Options{})
+	server := testenv.StartServer(t, testenv.ServerOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)

@@ -1,4 +1,4 @@
-package devserver
+package testenv
 
 import (
 	"sync"
