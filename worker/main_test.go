@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,7 +124,8 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	var logs bytes.Buffer
+	// The worker writes its log while the test reads it.
+	logs := testenv.NewTailBuffer(1 << 20)
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
 	api := sandboxURL(t, sb)
 	go func() {
@@ -134,7 +136,7 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 			"AGENT_STOP_TIMEOUT": "45s",
 			"AGENT_VERSIONING":   "pinned",
 			"AGENT_BUILD_ID":     "main-test",
-		}), &logs)
+		}), logs)
 	}()
 
 	require.Eventually(t, func() bool {
@@ -146,6 +148,11 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 		current := desc.Info.RoutingConfig.CurrentVersion
 		return err == nil && current != nil && current.BuildID == "main-test"
 	}, 30*time.Second, 50*time.Millisecond, "the first version of a new deployment never made itself current")
+	// The server shows the version current before the worker's call to make
+	// it so has returned; stopping before then would cut the log short.
+	promoted := `msg="this build is the current version: the deployment had none" deploymentName=agentrun buildId=main-test`
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), promoted) }, 30*time.Second, 50*time.Millisecond,
+		"the worker never said it made its build current")
 	cancel()
 
 	select {
@@ -157,5 +164,5 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	require.Contains(t, logs.String(), `msg="stopping: finishing the tasks in hand" stopTimeout=45s`,
 		"an idle worker stops at once; the timeout only bounds activities in flight")
 	require.Contains(t, logs.String(), `versioning=pinned deploymentName=agentrun buildId=main-test`)
-	require.Contains(t, logs.String(), `msg="this build is the current version: the deployment had none" deploymentName=agentrun buildId=main-test`)
+	require.Contains(t, logs.String(), promoted)
 }

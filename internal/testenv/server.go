@@ -45,14 +45,14 @@ type Server struct {
 	address string
 	client  client.Client
 	process *testsuite.DevServer
-	output  *tailBuffer
+	output  *TailBuffer
 }
 
 // StartServer starts a dev server on a free port, stops it when the test
 // ends, and fails the test if it cannot.
 func StartServer(t testing.TB, opts ServerOptions) *Server {
 	t.Helper()
-	s := &Server{t: t, opts: opts, binary: temporalBinary(t), output: newTailBuffer(16 << 10)}
+	s := &Server{t: t, opts: opts, binary: temporalBinary(t), output: NewTailBuffer(16 << 10)}
 	s.address = FreeAddress(t)
 	s.launch()
 

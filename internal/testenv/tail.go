@@ -6,17 +6,19 @@ import (
 	"go.temporal.io/sdk/log"
 )
 
-// tailBuffer keeps the last max bytes written: the server's output, shown
-// only when a test fails.
-type tailBuffer struct {
+// TailBuffer keeps the last max bytes written, safe for concurrent use: the
+// server's output, shown only when a test fails, or a process's log that a
+// test reads while the process still writes it.
+type TailBuffer struct {
 	mu   sync.Mutex
 	max  int
 	data []byte
 }
 
-func newTailBuffer(max int) *tailBuffer { return &tailBuffer{max: max} }
+// NewTailBuffer keeps the last max bytes.
+func NewTailBuffer(max int) *TailBuffer { return &TailBuffer{max: max} }
 
-func (b *tailBuffer) Write(p []byte) (int, error) {
+func (b *TailBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.data = append(b.data, p...)
@@ -26,7 +28,7 @@ func (b *tailBuffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (b *tailBuffer) String() string {
+func (b *TailBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(b.data)
