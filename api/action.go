@@ -1,6 +1,8 @@
 package api
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -92,4 +94,9 @@ func ArgsHash(target Target, body string) string {
 		Body       string `json:"body"`
 	}{target.Owner, target.Repo, target.PullNumber, body})
 	return sha256Hex(canonical)
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // chromium finds Debian's chromium. Without it the test skips locally; in CI
@@ -189,7 +189,7 @@ func pageTexts(t *testing.T, ctx context.Context, selectors ...string) map[strin
 // mode, no login proxy, so that the page asks people to type their name.
 func startDevStack(t *testing.T) *stack {
 	t.Helper()
-	base := teststack.Start(t, teststack.Options{TaskQueue: e2eQueue})
+	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: e2eQueue})
 	cfg, err := loadConfig(envOf(map[string]string{
 		"APPROVAL_INSECURE_DEV": "1",
 		"APPROVAL_SECRET":       e2eSecret,

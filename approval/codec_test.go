@@ -21,10 +21,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 const (
@@ -45,7 +44,7 @@ func payloadKey(t *testing.T, id string) string {
 }
 
 // codecApproval is the approval listener as the main wires it for keys.
-func codecApproval(t *testing.T, base *teststack.Stack, keys string) *httptest.Server {
+func codecApproval(t *testing.T, base *testenv.Stack, keys string) *httptest.Server {
 	t.Helper()
 	cfg, err := loadConfig(envOf(map[string]string{
 		"APPROVAL_SECRET":             e2eSecret,
@@ -69,7 +68,7 @@ func codecApproval(t *testing.T, base *teststack.Stack, keys string) *httptest.S
 // would read the run, with extra flags (a codec endpoint).
 func showHistory(t *testing.T, address, workflowID string, extra ...string) string {
 	t.Helper()
-	root, err := devserver.RepoRoot()
+	root, err := testenv.RepoRoot()
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -96,7 +95,7 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 	oldKey := payloadKey(t, "2026-01")
 	codec, err := payloadcodec.Parse(oldKey)
 	require.NoError(t, err)
-	base := teststack.Start(t, teststack.Options{TaskQueue: codecQueue, PayloadCodec: codec})
+	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: codecQueue, PayloadCodec: codec})
 	approval := codecApproval(t, base, oldKey)
 
 	run := base.StartReview(t, codecQueue)
@@ -146,7 +145,7 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 }
 
-func dialWithKeys(t *testing.T, base *teststack.Stack, keys string) client.Client {
+func dialWithKeys(t *testing.T, base *testenv.Stack, keys string) client.Client {
 	t.Helper()
 	cfg, err := temporalclient.ConfigFromEnv(envOf(map[string]string{
 		"TEMPORAL_ADDRESS": base.TemporalAddress(), "AGENTRUN_PAYLOAD_KEYS": keys,

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/telemetry"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -59,7 +59,7 @@ func TestApprovalWithoutTemporalExitsWith1(t *testing.T) {
 }
 
 func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
-	api := listen(t)
+	api := testenv.Listen(t)
 
 	err := runOn(context.Background(), envOf(map[string]string{}), quietLogger(), map[string]net.Listener{"APPROVAL_ADDR": api})
 
@@ -69,8 +69,8 @@ func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
 }
 
 func TestApprovalServesUntilItsContextEnds(t *testing.T) {
-	server := devserver.Start(t, devserver.Options{})
-	api := listen(t)
+	server := testenv.StartServer(t, testenv.ServerOptions{})
+	api := testenv.Listen(t)
 	addr := api.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
@@ -92,8 +92,8 @@ func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 }
 
 func TestApprovalWithAWebhookAddressServesTheWebhookOnlyThere(t *testing.T) {
-	server := devserver.Start(t, devserver.Options{})
-	api, webhook := listen(t), listen(t)
+	server := testenv.StartServer(t, testenv.ServerOptions{})
+	api, webhook := testenv.Listen(t), testenv.Listen(t)
 	addr, webhookAddr := api.Addr().String(), webhook.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_WEBHOOK_ADDR": webhookAddr,
@@ -173,19 +173,9 @@ func postStatus(t *testing.T, url string) int {
 	return resp.StatusCode
 }
 
-// listen opens a loopback listener on a port of the kernel's choosing and
-// keeps it open for the server, so no parallel test can take the port.
-func listen(t *testing.T) net.Listener {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = l.Close() })
-	return l
-}
-
 func TestApprovalCountsRequestsByRouteAndCodeOnMetricsAddr(t *testing.T) {
-	server := devserver.Start(t, devserver.Options{})
-	api, metrics := listen(t), listen(t)
+	server := testenv.StartServer(t, testenv.ServerOptions{})
+	api, metrics := testenv.Listen(t), testenv.Listen(t)
 	addr := api.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,

@@ -21,7 +21,7 @@ import (
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 const (
@@ -46,7 +46,7 @@ type stack struct {
 
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	base := teststack.Start(t, teststack.Options{TaskQueue: e2eQueue})
+	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: e2eQueue})
 
 	cfg, err := loadConfig(envOf(map[string]string{
 		"APPROVAL_SECRET":          e2eSecret,

@@ -1,4 +1,4 @@
-package runclient
+package runclient_test
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/stubrun"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // startStub starts a dev server and a worker running the stub AgentRun, and
 // returns a run client and the worker's task queue.
-func startStub(t *testing.T) (*Client, string) {
+func startStub(t *testing.T) (*runclient.Client, string) {
 	t.Helper()
 	temporal, queue := stubrun.Start(t, "runclient")
-	return New(temporal, Options{CallTimeout: 30 * time.Second}), queue
+	return runclient.New(temporal, runclient.Options{CallTimeout: 30 * time.Second}), queue
 }
 
 func testContext(t *testing.T) context.Context {
@@ -30,7 +31,7 @@ func testContext(t *testing.T) context.Context {
 func TestStartingTheSameIDAgainReusesTheOpenRunAndNeverRestartsAClosedOne(t *testing.T) {
 	rc, queue := startStub(t)
 	ctx := testContext(t)
-	req := StartRequest{RunID: RunID("acme/widgets", 1, "ticket-42"), TaskQueue: queue, Input: api.RunInput{
+	req := runclient.StartRequest{RunID: runclient.RunID("acme/widgets", 1, "ticket-42"), TaskQueue: queue, Input: api.RunInput{
 		Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ConversationID: "conv-1",
 	}}
 
@@ -38,8 +39,8 @@ func TestStartingTheSameIDAgainReusesTheOpenRunAndNeverRestartsAClosedOne(t *tes
 	require.NoError(t, err)
 	again, err := rc.Start(ctx, req)
 	require.NoError(t, err)
-	require.Equal(t, Started{RunID: req.RunID}, first)
-	require.Equal(t, Started{RunID: req.RunID}, again, "an open run is reused, not reported as closed")
+	require.Equal(t, runclient.Started{RunID: req.RunID}, first)
+	require.Equal(t, runclient.Started{RunID: req.RunID}, again, "an open run is reused, not reported as closed")
 	firstExecution := rc.Temporal().GetWorkflow(ctx, req.RunID, "").GetRunID()
 	described, err := rc.Temporal().DescribeWorkflow(ctx, req.RunID, "")
 	require.NoError(t, err)
@@ -54,7 +55,7 @@ func TestStartingTheSameIDAgainReusesTheOpenRunAndNeverRestartsAClosedOne(t *tes
 
 	closed, err := rc.Start(ctx, req)
 	require.NoError(t, err)
-	require.Equal(t, Started{RunID: req.RunID, ClosedStatus: "completed"}, closed)
+	require.Equal(t, runclient.Started{RunID: req.RunID, ClosedStatus: "completed"}, closed)
 	require.Equal(t, firstExecution, rc.Temporal().GetWorkflow(ctx, req.RunID, "").GetRunID(), "the closed run was not started again")
 	ended, err := rc.Ended(ctx, req.RunID)
 	require.NoError(t, err)
@@ -78,9 +79,9 @@ func TestEveryCallOnAnUnknownRunIsRunNotFound(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			err := call()
 
-			require.ErrorIs(t, err, ErrRunNotFound)
-			require.NotErrorIs(t, err, ErrUnavailable)
-			var notFound *NotFoundError
+			require.ErrorIs(t, err, runclient.ErrRunNotFound)
+			require.NotErrorIs(t, err, runclient.ErrUnavailable)
+			var notFound *runclient.NotFoundError
 			require.True(t, errors.As(err, &notFound))
 			require.Equal(t, `run "no-such-run" not found`, err.Error(), "one line a person can read")
 		})
@@ -90,7 +91,7 @@ func TestEveryCallOnAnUnknownRunIsRunNotFound(t *testing.T) {
 func TestSnapshotAndEventsReadTheRunsQueries(t *testing.T) {
 	rc, queue := startStub(t)
 	ctx := testContext(t)
-	_, err := rc.Start(ctx, StartRequest{RunID: "queries", TaskQueue: queue, Input: api.RunInput{}})
+	_, err := rc.Start(ctx, runclient.StartRequest{RunID: "queries", TaskQueue: queue, Input: api.RunInput{}})
 	require.NoError(t, err)
 
 	var snap api.RunSnapshot
@@ -124,7 +125,7 @@ func TestListWaitingIsTheInboxSoonestToExpireFirst(t *testing.T) {
 	start("sooner", stubrun.Input{ActionID: "act-000000000000000a", ExpiresIn: time.Hour, Approvers: []string{"bob"}})
 	start("busy", stubrun.Input{})
 
-	var inbox []PendingApproval
+	var inbox []runclient.PendingApproval
 	// Visibility is eventually consistent: wait until both waiting runs are indexed.
 	require.Eventually(t, func() bool {
 		var err error
@@ -146,9 +147,9 @@ func TestListWaitingIsTheInboxSoonestToExpireFirst(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "later", runID)
 	_, err = rc.RunByActionID(ctx, "act-1111111111111111")
-	require.ErrorIs(t, err, ErrRunNotFound)
+	require.ErrorIs(t, err, runclient.ErrRunNotFound)
 	_, err = rc.RunByActionID(ctx, "act-1' OR '1'='1")
-	require.ErrorIs(t, err, ErrBadActionID, "an ID outside the rule never reaches the query")
+	require.ErrorIs(t, err, runclient.ErrBadActionID, "an ID outside the rule never reaches the query")
 }
 
 func sequences(events []api.Event) []int64 {

@@ -12,23 +12,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/runview"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/runclient"
 )
 
 // stack is a real dev server, a worker in this process with the offline
 // reviewer, and the GitHub sandbox: what `make up` runs, minus processes.
 type stack struct {
-	*teststack.Stack
+	*testenv.Stack
 	vars map[string]string
 }
 
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	base := teststack.Start(t, teststack.Options{TaskQueue: "starter-e2e"})
+	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "starter-e2e"})
 	return &stack{Stack: base, vars: map[string]string{
 		"TEMPORAL_ADDRESS": base.TemporalAddress(),
 		"AGENT_TASK_QUEUE": base.TaskQueue,
@@ -214,7 +213,7 @@ func TestUnknownRunExits1WithOneLine(t *testing.T) {
 }
 
 func TestUnreachableTemporalExits1NamingTheAddress(t *testing.T) {
-	addr := devserver.FreeAddress(t)
+	addr := testenv.FreeAddress(t)
 
 	r := starterWith(map[string]string{"TEMPORAL_ADDRESS": addr}, "status", "some-run")
 

@@ -3,8 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,8 +12,8 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -67,11 +67,7 @@ func TestWorkerWithUnreachableTemporalFailsNamingTheAddress(t *testing.T) {
 // right after the GitHub identity step these tests look at.
 func unreachableTemporal(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
+	return testenv.FreeAddress(t)
 }
 
 func sandboxURL(t *testing.T, sb *ghsandbox.Server) string {
@@ -124,11 +120,12 @@ func TestWorkerWhoseTokenCannotReadItsUserRefusesToStartNamingGitHubBotLogin(t *
 }
 
 func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
-	server := devserver.Start(t, devserver.Options{})
+	server := testenv.StartServer(t, testenv.ServerOptions{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
-	var logs bytes.Buffer
+	// The worker writes its log while the test reads it.
+	logs := testenv.NewTailBuffer(1 << 20)
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
 	api := sandboxURL(t, sb)
 	go func() {
@@ -139,7 +136,7 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 			"AGENT_STOP_TIMEOUT": "45s",
 			"AGENT_VERSIONING":   "pinned",
 			"AGENT_BUILD_ID":     "main-test",
-		}), &logs)
+		}), logs)
 	}()
 
 	require.Eventually(t, func() bool {
@@ -151,6 +148,11 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 		current := desc.Info.RoutingConfig.CurrentVersion
 		return err == nil && current != nil && current.BuildID == "main-test"
 	}, 30*time.Second, 50*time.Millisecond, "the first version of a new deployment never made itself current")
+	// The server shows the version current before the worker's call to make
+	// it so has returned; stopping before then would cut the log short.
+	promoted := `msg="this build is the current version: the deployment had none" deploymentName=agentrun buildId=main-test`
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), promoted) }, 30*time.Second, 50*time.Millisecond,
+		"the worker never said it made its build current")
 	cancel()
 
 	select {
@@ -162,5 +164,5 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	require.Contains(t, logs.String(), `msg="stopping: finishing the tasks in hand" stopTimeout=45s`,
 		"an idle worker stops at once; the timeout only bounds activities in flight")
 	require.Contains(t, logs.String(), `versioning=pinned deploymentName=agentrun buildId=main-test`)
-	require.Contains(t, logs.String(), `msg="this build is the current version: the deployment had none" deploymentName=agentrun buildId=main-test`)
+	require.Contains(t, logs.String(), promoted)
 }

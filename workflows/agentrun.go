@@ -9,6 +9,8 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/redact"
 )
 
 // acts is only used to name activities; its fields are never read here.
@@ -84,7 +86,7 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	}
 	w.target = target
 	if cp == nil && len(w.Conversation) == 0 {
-		w.Conversation = api.InitialConversation(in)
+		w.Conversation = modelcall.InitialConversation(in)
 		w.emit(ctx, api.EventRunStatus, "", string(api.RunRunning), "run started by "+in.UserID)
 	}
 	return w, nil
@@ -160,18 +162,18 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	if w.Run.Status != api.RunRunning {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	}
-	tools := api.ToolSpecs()
-	in, size, err := api.NewModelInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
+	tools := modelcall.Tools()
+	in, size, err := modelcall.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
 	safeInput := map[string]any{
-		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": api.ToolNames(tools),
+		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": modelcall.ToolNames(tools),
 	}
 	if in.Ref != nil {
 		safeInput["conversationDigest"] = in.Ref.Digest
 	}
-	st := w.newStep(ctx, api.StepModelCall, "", "", api.SafeJSON(safeInput))
+	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, w.modelCallOptions())
 	var d api.ModelDecision
@@ -187,7 +189,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	st.Usage = &usage
 	w.Run.Usage.PromptTokens += usage.PromptTokens
 	w.Run.Usage.CompletionTokens += usage.CompletionTokens
-	st.SafeOutput = api.SafeJSON(d)
+	st.SafeOutput = redact.JSON(d)
 	w.setStepStatus(ctx, st, api.StepSucceeded, "")
 	return d, nil
 }

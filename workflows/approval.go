@@ -10,6 +10,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/redact"
 )
 
 // maxRequestIDs bounds the requestIds an action remembers.
@@ -155,7 +157,7 @@ func (w *agentRun) isApprover(who string) bool {
 }
 
 // requestApproval creates the pending action for a gated step.
-func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) {
+func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args modelcall.ToolArgs) {
 	now := workflow.Now(ctx)
 	id := api.LegacyActionID(w.Run.ID, st.Sequence)
 	if w.hardened {
@@ -180,7 +182,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args
 	if w.hardened {
 		w.upsertActionIDs(ctx)
 	}
-	gate := w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, api.SafeJSON(map[string]string{"actionId": pa.ID}))
+	gate := w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, redact.JSON(map[string]string{"actionId": pa.ID}))
 	w.setLabel(api.LabelWaitingApproval)
 	w.setStepStatus(ctx, gate, api.StepWaitingForApproval, "")
 	w.setStepStatus(ctx, st, api.StepWaitingForApproval, "")
@@ -264,7 +266,7 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *api.AgentStep) (strin
 	w.dropQueuedDecisions(ctx, "")
 	gate := w.gateStepFor(st)
 	if gate == nil {
-		gate = w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, api.SafeJSON(map[string]string{"actionId": pa.ID}))
+		gate = w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, redact.JSON(map[string]string{"actionId": pa.ID}))
 		w.setStepStatus(ctx, gate, api.StepWaitingForApproval, "")
 	}
 	switch pa.State {

@@ -20,7 +20,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/workflows"
 )
@@ -59,7 +59,7 @@ func (o *tamperOutbound) NewContinueAsNewError(ctx workflow.Context, wfn interfa
 
 // startTamperingWorker starts a worker on its own queue whose runs have
 // their checkpoints tampered with.
-func startTamperingWorker(t *testing.T, stack *teststack.Stack, queue string, tamper *tamperCheckpoint) {
+func startTamperingWorker(t *testing.T, stack *testenv.Stack, queue string, tamper *tamperCheckpoint) {
 	gh, err := github.NewClient(stack.GitHubURL, "sandbox-token")
 	require.NoError(t, err)
 	c := stack.Client()
@@ -86,7 +86,7 @@ func TestArgumentsChangedUnderAWaitingApprovalAcrossContinueAsNewPostNothing(t *
 		t.Skip("starts a dev server")
 	}
 	const queue = "tamper-checkpoint"
-	stack := teststack.Start(t, teststack.Options{TaskQueue: "tamper-stack"})
+	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "tamper-stack"})
 	tamper := &tamperCheckpoint{body: "Approve this PR, it is perfect."}
 	startTamperingWorker(t, stack, queue, tamper)
 	c := stack.Client()
@@ -156,7 +156,7 @@ func TestReusedWorkflowIDGetsNewActionIDsFoundByTheSearchAttribute(t *testing.T)
 	if testing.Short() {
 		t.Skip("starts a dev server")
 	}
-	stack := teststack.Start(t, teststack.Options{TaskQueue: "reuse-id"})
+	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "reuse-id"})
 	c := stack.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

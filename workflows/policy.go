@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/redact"
 )
 
 // The approval policy, enforced here for every channel (page, CLI, API,
@@ -89,7 +90,7 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future
 // permission, or "" when GitHub could not tell; expired when the timer fired
 // first (the check is then cancelled).
 func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, who string, timer workflow.Future) (string, bool, error) {
-	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, api.SafeJSON(map[string]string{
+	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, redact.JSON(map[string]string{
 		"actionId": pa.ID, "login": who, "repo": w.in.Repo,
 	}))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
@@ -120,7 +121,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 		w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
 		return "", false, nil
 	}
-	st.SafeOutput = api.SafeJSON(res)
+	st.SafeOutput = redact.JSON(res)
 	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
 	return res.Permission, false, nil
 }

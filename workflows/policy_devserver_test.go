@@ -13,7 +13,7 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // A raw signal skips the approval server and its checks: on a real dev
@@ -23,7 +23,7 @@ func TestReadOnlyUserCannotApproveThroughARawSignalOnADevServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a dev server")
 	}
-	stack := teststack.Start(t, teststack.Options{TaskQueue: "policy-raw-signal"})
+	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "policy-raw-signal"})
 	c := stack.Client()
 	run := stack.StartReview(t, stack.TaskQueue)
 	id := run.GetID()
@@ -35,7 +35,7 @@ func TestReadOnlyUserCannotApproveThroughARawSignalOnADevServer(t *testing.T) {
 	require.Eventually(t, func() bool {
 		events, err := stack.Events(context.Background(), id)
 		return err == nil && len(eventsOf(events, "mallory has read permission on acme/widgets; deciding needs write")) == 1
-	}, teststack.RunTimeout, 50*time.Millisecond, "mallory's approval was never refused")
+	}, testenv.RunTimeout, 50*time.Millisecond, "mallory's approval was never refused")
 	snap, err := stack.Snapshot(context.Background(), id)
 	require.NoError(t, err)
 	require.Equal(t, api.ActionWaiting, snap.PendingAction.State)

@@ -11,6 +11,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/redact"
 )
 
 // maxCreateAttempts bounds how often one operationKey is tried.
@@ -20,10 +22,10 @@ const maxCreateAttempts = 10
 // approval, then the call under its operationKey, reconciling whenever the
 // outcome is unknown. The step status is the state machine, so the same code
 // resumes a step carried across a continue-as-new.
-func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) (string, error) {
+func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args modelcall.ToolArgs) (string, error) {
 	if st.OperationKey == "" {
 		st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
-		st.SafeInput = api.SafeJSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
+		st.SafeInput = redact.JSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
 		w.stepNote(ctx, st, "operationKey "+st.OperationKey)
 	}
 	for {
@@ -54,7 +56,7 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args ap
 // attemptCreate makes one attempt. Temporal never retries it blindly: any
 // outcome other than success or a proven refusal leaves the step
 // outcome_unknown for reconcile.
-func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args api.ToolArgs) error {
+func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args modelcall.ToolArgs) error {
 	pa := w.ActionForStep(st.ID)
 	if pa == nil || pa.State != api.ActionApproved || pa.ArgsHash != api.ArgsHash(w.target, args.Body) {
 		w.setStepStatus(ctx, st, api.StepFailed, "refused: the action to run is not the one approved")

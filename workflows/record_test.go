@@ -19,7 +19,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/model/openai"
 )
 
@@ -37,7 +37,7 @@ const corpusVersion = "v3"
 // which the replay test needs.
 type recordScenario struct {
 	name   string
-	before func(t *testing.T, stack *teststack.Stack)
+	before func(t *testing.T, stack *testenv.Stack)
 	input  func(*api.RunInput)
 	// decide runs once the run waits for approval.
 	decide func(t *testing.T, c client.Client, id, actionID string)
@@ -179,7 +179,7 @@ func TestRecordHistories(t *testing.T) {
 	}
 	const queue = "record-histories"
 	require.NoError(t, os.MkdirAll(filepath.Join("testdata", corpusVersion), 0o755))
-	stack := teststack.Start(t, teststack.Options{TaskQueue: queue})
+	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue})
 	c := stack.Client()
 	for _, sc := range recordScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
@@ -238,8 +238,8 @@ func corpusPath(name string) string {
 	return filepath.Join("testdata", corpusVersion, name+".json")
 }
 
-func faults(fs ...ghsandbox.Fault) func(*testing.T, *teststack.Stack) {
-	return func(t *testing.T, stack *teststack.Stack) {
+func faults(fs ...ghsandbox.Fault) func(*testing.T, *testenv.Stack) {
+	return func(t *testing.T, stack *testenv.Stack) {
 		for _, f := range fs {
 			require.NoError(t, stack.Sandbox().AddFault(f))
 		}

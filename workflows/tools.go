@@ -8,6 +8,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/redact"
 )
 
 // runToolCall runs one tool call to a terminal step and appends its result to
@@ -15,13 +17,13 @@ import (
 // end: cancellation, or (under policyChangeID) a pull request it cannot read.
 func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	st := w.openStepFor(call.ID)
-	if spec, ok := api.ToolSpecByName(call.Name); ok && !spec.SideEffect {
+	if spec, ok := modelcall.ToolByName(call.Name); ok && !spec.SideEffect {
 		w.setLabel(api.ToolLabel(call.Name))
 	}
 	if st == nil {
-		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, api.SafeJSON(json.RawMessage(call.ArgumentsOrEmpty())))
+		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, redact.JSON(json.RawMessage(modelcall.Arguments(call.Arguments))))
 	}
-	spec, args, refusal := w.checkToolCall(call)
+	spec, args, refusal := modelcall.CheckToolCall(call, w.target)
 	if refusal == "" && st.Status == api.StepPending {
 		refusal = w.refuseBody(spec, args)
 	}
@@ -58,21 +60,10 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 	return nil
 }
 
-// checkToolCall finds the tool of a call and checks the call against it and
-// the run's target (api.CheckToolCall).
-func (w *agentRun) checkToolCall(call api.ToolCall) (api.ToolSpec, api.ToolArgs, string) {
-	spec, ok := api.ToolSpecByName(call.Name)
-	if !ok {
-		return spec, api.ToolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
-	}
-	args, refusal := api.CheckToolCall(spec, call, w.target)
-	return spec, args, refusal
-}
-
 // refuseBody says why a new side effect's body may not even be proposed, or
 // "". It runs before approval only: a step already waiting or approved was
 // checked when it was new, and a step past pending cannot move to failed.
-func (w *agentRun) refuseBody(spec api.ToolSpec, args api.ToolArgs) string {
+func (w *agentRun) refuseBody(spec api.ToolSpec, args modelcall.ToolArgs) string {
 	// Only the run appends a marker, after approval; one in the body (written
 	// by the model, or by a prompt injection in the pull request) could pass
 	// for another operation's proof during reconciliation.
@@ -101,7 +92,7 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string,
 		var files []api.PullRequestFile
 		err = workflow.ExecuteActivity(actx, acts.ListPullRequestFiles, w.target).Get(ctx, &files)
 		result = files
-		st.SafeOutput = api.SafeJSON(api.FileSummaries(files))
+		st.SafeOutput = redact.JSON(redact.FileSummaries(files))
 	default:
 		err = fmt.Errorf("no read tool %q", st.ToolName)
 	}
@@ -120,7 +111,7 @@ func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string,
 	}
 	content, _ := json.Marshal(result)
 	if st.SafeOutput == nil {
-		st.SafeOutput = api.SafeJSON(result)
+		st.SafeOutput = redact.JSON(result)
 	}
 	w.setStepStatus(ctx, st, api.StepSucceeded, "")
 	return string(content), nil

@@ -10,7 +10,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/model/offline"
 )
 
@@ -27,19 +27,19 @@ func createArrival(t *testing.T, sandbox *ghsandbox.Server) time.Time {
 			}
 		}
 		return false
-	}, teststack.RunTimeout, 10*time.Millisecond, "the approved comment was never posted")
+	}, testenv.RunTimeout, 10*time.Millisecond, "the approved comment was never posted")
 	return at
 }
 
 // stackAside starts a stack whose own worker polls another queue than
 // queue, so that the runs a test starts on queue meet only the workers the
 // test starts and stops; it skips the test in -short mode.
-func stackAside(t *testing.T, queue string) *teststack.Stack {
+func stackAside(t *testing.T, queue string) *testenv.Stack {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a dev server")
 	}
-	return teststack.Start(t, teststack.Options{TaskQueue: queue + "-idle"})
+	return testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue + "-idle"})
 }
 
 func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t *testing.T) {

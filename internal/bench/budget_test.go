@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // budgetTurns are the conversation lengths the README reports.
@@ -112,7 +112,7 @@ func TestHistoryBytesPerModelCall(t *testing.T) {
 }
 
 func startBudgetWorker(t *testing.T) client.Client {
-	return teststack.Start(t, teststack.Options{TaskQueue: budgetQueue, Model: scriptedModel{}}).Client()
+	return testenv.StartStack(t, testenv.StackOptions{TaskQueue: budgetQueue, Model: scriptedModel{}}).Client()
 }
 
 const budgetQueue = "history-budget"

@@ -26,8 +26,8 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -83,7 +83,7 @@ type overheadRig struct {
 
 func startOverheadRig(tb testing.TB) *overheadRig {
 	tb.Helper()
-	srv := devserver.Start(tb, devserver.Options{})
+	srv := testenv.StartServer(tb, testenv.ServerOptions{})
 	sandbox := ghsandbox.New(benchFixture(tb))
 	gh := httptest.NewServer(sandbox)
 	tb.Cleanup(gh.Close)

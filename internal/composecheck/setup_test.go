@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +18,8 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
+
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // setupTimeout covers a cold start of the dev server on a busy machine.
@@ -75,16 +76,13 @@ type bareDevServer struct {
 }
 
 // startBareDevServer starts the CLI's dev server with no search attribute
-// registered (internal/devserver registers agentrun's, which would hide
+// registered (internal/testenv registers agentrun's, which would hide
 // what the script does).
 func startBareDevServer(t *testing.T, binary string) bareDevServer {
 	t.Helper()
 	_, err := os.Stat(binary)
 	require.NoError(t, err, "no Temporal CLI at %s; build it with `make bin/temporal`", binary)
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	address := listener.Addr().String()
-	require.NoError(t, listener.Close())
+	address := testenv.FreeAddress(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // Secrets of the approval server under test.
@@ -35,7 +35,7 @@ type ApprovalServer struct {
 // it answers.
 func StartApprovalServer(t testing.TB, s *Stack) *ApprovalServer {
 	t.Helper()
-	addr := devserver.FreeAddress(t)
+	addr := testenv.FreeAddress(t)
 	proc := StartProcess(t, ProcessSpec{
 		Name:   "approval",
 		Binary: s.Bins.Approval,

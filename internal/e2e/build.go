@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // mains are the packages a test needs as processes, built in one go build.
@@ -45,7 +45,7 @@ func (b *Builder) Binaries(t testing.TB) Binaries {
 }
 
 func build(dir string) (Binaries, error) {
-	root, err := devserver.RepoRoot()
+	root, err := testenv.RepoRoot()
 	if err != nil {
 		return Binaries{}, err
 	}

@@ -9,13 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 func TestFaultServerRestartLosesNothingAndDuplicatesNothing(t *testing.T) {
 	// A restart needs the server's state on disk: the tuned SQLite file.
-	s := NewStack(t, builder.Binaries(t), devserver.Options{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
+	s := NewStack(t, builder.Binaries(t), testenv.ServerOptions{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
 	s.StartWorker(t)
 	c := s.Client()
 	const posting = "fault-restart-posting"

@@ -15,7 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // makeUp is `make up`'s script run from this test's own build, data folder
@@ -28,7 +28,7 @@ type makeUp struct {
 
 func newMakeUp(t *testing.T) *makeUp {
 	t.Helper()
-	root, err := devserver.RepoRoot()
+	root, err := testenv.RepoRoot()
 	require.NoError(t, err)
 	bins := builder.Binaries(t)
 	binDir := filepath.Dir(bins.Worker)
@@ -40,14 +40,14 @@ func newMakeUp(t *testing.T) *makeUp {
 	if _, err := os.Lstat(link); err != nil {
 		require.NoError(t, os.Symlink(temporal, link))
 	}
-	port := func() string { return strings.TrimPrefix(devserver.FreeAddress(t), "127.0.0.1:") }
+	port := func() string { return strings.TrimPrefix(testenv.FreeAddress(t), "127.0.0.1:") }
 	m := &makeUp{t: t, root: root, env: map[string]string{
 		"AGENTRUN_BIN":     binDir,
 		"AGENTRUN_DATA":    t.TempDir(),
 		"TEMPORAL_PORT":    port(),
 		"TEMPORAL_UI_PORT": port(),
-		"SANDBOX_ADDR":     devserver.FreeAddress(t),
-		"APPROVAL_ADDR":    devserver.FreeAddress(t),
+		"SANDBOX_ADDR":     testenv.FreeAddress(t),
+		"APPROVAL_ADDR":    testenv.FreeAddress(t),
 		"USER":             "newcomer",
 	}}
 	t.Cleanup(func() { m.run("down") })

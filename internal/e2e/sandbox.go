@@ -14,8 +14,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // The pull request every run reviews: the default fixture's PR with findings.
@@ -41,7 +41,7 @@ type Sandbox struct {
 // StartSandbox starts the sandbox with the default fixture and waits until it answers.
 func StartSandbox(t testing.TB, binary string) *Sandbox {
 	t.Helper()
-	addr := devserver.FreeAddress(t)
+	addr := testenv.FreeAddress(t)
 	proc := StartProcess(t, ProcessSpec{
 		Name:   "ghsandbox",
 		Binary: binary,

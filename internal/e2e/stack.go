@@ -6,14 +6,14 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // Stack is what one test runs against: a real Temporal dev server, the
 // sandbox process, and the worker processes the test starts.
 type Stack struct {
 	Bins    Binaries
-	Server  *devserver.Server
+	Server  *testenv.Server
 	Sandbox *Sandbox
 	// Queue is the task queue the stack's workers poll unless told otherwise.
 	Queue   string
@@ -21,11 +21,11 @@ type Stack struct {
 }
 
 // NewStack starts a dev server (in memory unless opts.DBFile is set) and the sandbox.
-func NewStack(t testing.TB, bins Binaries, opts devserver.Options) *Stack {
+func NewStack(t testing.TB, bins Binaries, opts testenv.ServerOptions) *Stack {
 	t.Helper()
 	return &Stack{
 		Bins:    bins,
-		Server:  devserver.Start(t, opts),
+		Server:  testenv.StartServer(t, opts),
 		Sandbox: StartSandbox(t, bins.Sandbox),
 		Queue:   "agent-runs-e2e",
 	}

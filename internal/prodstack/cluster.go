@@ -9,10 +9,10 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testcerts"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // payloadKeyID names the cluster's payload key in every payload it encrypts.
@@ -61,7 +61,7 @@ func Start(t testing.TB) *Cluster {
 	admin := c.server.waitServing(t, c.cfg)
 	registerNamespace(t, admin, c.cfg.Namespace)
 	admin.Close()
-	if c.client, err = temporalclient.Dial(context.Background(), c.cfg, devserver.QuietLogger()); err != nil {
+	if c.client, err = temporalclient.Dial(context.Background(), c.cfg, testenv.QuietLogger()); err != nil {
 		t.Fatalf("prodstack: dial the cluster: %v", err)
 	}
 	t.Cleanup(c.client.Close)
@@ -92,7 +92,7 @@ func (c *Cluster) PlainClient(t testing.TB) client.Client {
 	if err != nil {
 		t.Fatalf("prodstack: the client variables without keys: %v", err)
 	}
-	plain, err := temporalclient.Dial(context.Background(), cfg, devserver.QuietLogger())
+	plain, err := temporalclient.Dial(context.Background(), cfg, testenv.QuietLogger())
 	if err != nil {
 		t.Fatalf("prodstack: dial the cluster without keys: %v", err)
 	}

@@ -185,7 +185,7 @@ const (
 
 // freeLowAddress is a free 127.0.0.1 port below 32768 for a listener of the
 // server process, free only until someone else binds it (as
-// devserver.FreeAddress).
+// testenv.FreeAddress).
 func freeLowAddress(t testing.TB) string {
 	t.Helper()
 	for range 100 {

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/e2e"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // The role Temporal connects as: docker-compose's POSTGRES_USER and its
@@ -70,7 +70,7 @@ func startPostgres(t testing.TB, tl tools) *postgresServer {
 		t.Fatalf("postgres: initdb (exit %d): %v\n%s%s", res.ExitCode, err, res.Stdout, res.Stderr)
 	}
 
-	addr := devserver.FreeAddress(t)
+	addr := testenv.FreeAddress(t)
 	host, portText, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(portText)
 	proc := e2e.StartProcess(t, e2e.ProcessSpec{

@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/devserver"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // Input is what a stub run is started with. A RunInput decodes into it as
@@ -94,7 +94,7 @@ func Start(t *testing.T, prefix string) (client.Client, string) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	server := devserver.Start(t, devserver.Options{})
+	server := testenv.StartServer(t, testenv.ServerOptions{})
 	queue := fmt.Sprintf("%s-%d", prefix, queueSeq.Add(1))
 	w := worker.New(server.Client(), queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: api.WorkflowName})

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/telemetry"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // dashboardFile is the Grafana dashboard docs/operations.md points to.
@@ -25,7 +25,7 @@ const dashboardFile = "deploy/grafana/agentrun-dashboard.json"
 // name, without the _bucket/_sum/_count of a histogram's series.
 func dashboardMetrics(t *testing.T) []string {
 	t.Helper()
-	root, err := devserver.RepoRoot()
+	root, err := testenv.RepoRoot()
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(root, dashboardFile))
 	require.NoError(t, err)

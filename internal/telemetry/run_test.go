@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"testing"
 	"time"
 
@@ -12,16 +11,14 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // startMetrics serves a fresh registry on a port-0 listener, as METRICS_ADDR
 // does, and returns it with its /metrics URL.
 func startMetrics(t *testing.T) (*telemetry.Telemetry, string) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	tel, err := telemetry.Setup(context.Background(), telemetry.Config{}, l, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tel, err := telemetry.Setup(context.Background(), telemetry.Config{}, testenv.Listen(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	tel.Serve()
 	t.Cleanup(func() { require.NoError(t, tel.Close(context.Background())) })
@@ -51,7 +48,7 @@ func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
 		t.Skip("starts a dev server")
 	}
 	tel, url := startMetrics(t)
-	s := teststack.Start(t, teststack.Options{MetricsHandler: tel.Metrics.Handler()})
+	s := testenv.StartStack(t, testenv.StackOptions{MetricsHandler: tel.Metrics.Handler()})
 	run := s.StartReview(t, s.TaskQueue)
 	action := s.WaitForApproval(t, run.GetID())
 	s.Approve(t, run.GetID(), action.ID)

@@ -12,7 +12,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/teststack"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testing.T) {
@@ -23,7 +23,7 @@ func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testi
 	tracing, err := telemetry.NewTracingWith("agentrun-test", sdktrace.WithSyncer(spans))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, tracing.Shutdown(context.Background())) })
-	s := teststack.Start(t, teststack.Options{Interceptors: tracing.Interceptors()})
+	s := testenv.StartStack(t, testenv.StackOptions{Interceptors: tracing.Interceptors()})
 	tracing.Join(s.Client(), temporalclient.DefaultNamespace)
 
 	run := s.StartReview(t, s.TaskQueue)

@@ -6,12 +6,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 func TestDialReachesARunningServer(t *testing.T) {
-	s := devserver.Start(t, devserver.Options{})
+	s := testenv.StartServer(t, testenv.ServerOptions{})
 
 	c, err := temporalclient.Dial(context.Background(), s.Config(), nil)
 	require.NoError(t, err)
@@ -22,7 +22,7 @@ func TestDialReachesARunningServer(t *testing.T) {
 }
 
 func TestDialToUnknownNamespaceFailsNamingIt(t *testing.T) {
-	s := devserver.Start(t, devserver.Options{})
+	s := testenv.StartServer(t, testenv.ServerOptions{})
 	cfg := s.Config()
 	cfg.Namespace = "no-such-namespace"
 

@@ -3,7 +3,6 @@ package temporalclient_test
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -12,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testcerts"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // tlsFront is what stands in front of a self-hosted or cloud frontend: it
@@ -55,8 +54,7 @@ func startTLSFront(t *testing.T, certs testcerts.Certs, backend string) *tlsFron
 			MinVersion:   tls.VersionTLS12,
 		},
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
+	l := testenv.Listen(t)
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })
 	f.addr = l.Addr().String()
@@ -70,7 +68,7 @@ func (f *tlsFront) seen() (auth, peers []string) {
 }
 
 func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
-	s := devserver.Start(t, devserver.Options{})
+	s := testenv.StartServer(t, testenv.ServerOptions{})
 	certs := testcerts.Write(t)
 	front := startTLSFront(t, certs, s.Address())
 	cfg, err := temporalclient.ConfigFromEnv(func(k string) string {
@@ -97,7 +95,7 @@ func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
 }
 
 func TestDialWithoutTheClientCertificateIsRefusedByAnMTLSFrontend(t *testing.T) {
-	s := devserver.Start(t, devserver.Options{})
+	s := testenv.StartServer(t, testenv.ServerOptions{})
 	certs := testcerts.Write(t)
 	front := startTLSFront(t, certs, s.Address())
 	cfg, err := temporalclient.ConfigFromEnv(func(k string) string {

@@ -12,6 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/modelcall"
 )
 
 // nextModelError makes one Next call against a provider giving r and returns
@@ -19,7 +20,7 @@ import (
 func nextModelError(t *testing.T, r reply) (*temporal.ApplicationError, *fakeOpenAI) {
 	t.Helper()
 	fake := newFakeOpenAI(t, r)
-	_, err := fake.model().Next(context.Background(), reviewConversation(), api.ToolSpecs())
+	_, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
 	require.Error(t, err)
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "want an application error, got %T: %v", err, err)
@@ -95,7 +96,7 @@ func TestOpenAIProviderEchoingTheKeyNeverPutsItInTheError(t *testing.T) {
 			model, err := New(cfg)
 			require.NoError(t, err)
 
-			_, err = model.Next(context.Background(), reviewConversation(), api.ToolSpecs())
+			_, err = model.Next(context.Background(), reviewConversation(), modelcall.Tools())
 
 			require.ErrorContains(t, err, "is revoked")
 			require.NotContains(t, err.Error(), key)
@@ -131,7 +132,7 @@ func TestOpenAIUnreachableProviderIsARetryableFailure(t *testing.T) {
 	model := fake.model()
 	fake.server.Close()
 
-	_, err := model.Next(context.Background(), reviewConversation(), api.ToolSpecs())
+	_, err := model.Next(context.Background(), reviewConversation(), modelcall.Tools())
 
 	require.ErrorContains(t, err, "openai chat completion")
 	var appErr *temporal.ApplicationError
@@ -144,7 +145,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 
-	_, err := fake.model().Next(ctx, reviewConversation(), api.ToolSpecs())
+	_, err := fake.model().Next(ctx, reviewConversation(), modelcall.Tools())
 
 	require.ErrorIs(t, err, context.Canceled)
 	require.Empty(t, fake.requests())
@@ -153,7 +154,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 func TestOpenAIConversationWithAnUnknownRoleIsAnInvalidRequest(t *testing.T) {
 	fake := newFakeOpenAI(t)
 
-	_, err := fake.model().Next(context.Background(), []api.Message{{Role: "narrator", Content: "x"}}, api.ToolSpecs())
+	_, err := fake.model().Next(context.Background(), []api.Message{{Role: "narrator", Content: "x"}}, modelcall.Tools())
 
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr))

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 func TestCorruptStateFileStopsStartUpNamingSandboxState(t *testing.T) {
@@ -46,8 +47,7 @@ func TestWithoutSandboxStateNothingIsWritten(t *testing.T) {
 }
 
 func TestSandboxServesOnTheListenerItIsGivenUntilItsContextEnds(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
+	l := testenv.Listen(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stopped := make(chan error, 1)

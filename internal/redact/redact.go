@@ -1,14 +1,17 @@
-package api
-
-// What a step record may show of a step's input or output (AgentStep's
-// SafeInput and SafeOutput): the run query serves it to anyone who may read
-// the run, so credentials are redacted and large content is cut.
+// Package redact is what a step record may show of a step's input or output
+// (AgentStep's SafeInput and SafeOutput): the run query serves it to anyone
+// who may read the run, so credentials are redacted, large content is cut
+// and a changed file's patch is left out. Only the workflow writes step
+// records; every reader takes them as they are, so none of this is contract.
+package redact
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"regexp"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // safeLimit bounds what a step shows of its input or output.
@@ -24,16 +27,11 @@ var secretPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)`),
 }
 
-func redact(s string) string {
+func secrets(s string) string {
 	for _, re := range secretPatterns {
 		s = re.ReplaceAllString(s, "[redacted]")
 	}
 	return s
-}
-
-func sha256Hex(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
 }
 
 // truncatedNote stands in for content too large to show.
@@ -44,18 +42,19 @@ type truncatedNote struct {
 	Head      string `json:"head"`
 }
 
-// SafeJSON renders v for a step record: credentials redacted, and content
+// JSON renders v for a step record: credentials redacted, and content
 // past safeLimit replaced by its head, size and sha256.
-func SafeJSON(v any) json.RawMessage {
+func JSON(v any) json.RawMessage {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		raw, _ = json.Marshal(map[string]string{"unrenderable": err.Error()})
 	}
-	clean := redact(string(raw))
+	clean := secrets(string(raw))
 	if len(clean) <= safeLimit && json.Valid([]byte(clean)) {
 		return json.RawMessage(clean)
 	}
-	note, _ := json.Marshal(truncatedNote{Truncated: true, Bytes: len(raw), SHA256: sha256Hex(raw), Head: TruncateUTF8(clean, safeLimit/2)})
+	sum := sha256.Sum256(raw)
+	note, _ := json.Marshal(truncatedNote{Truncated: true, Bytes: len(raw), SHA256: hex.EncodeToString(sum[:]), Head: api.TruncateUTF8(clean, safeLimit/2)})
 	return note
 }
 
@@ -70,7 +69,7 @@ type FileSummary struct {
 }
 
 // FileSummaries summarises the files a list_pull_request_files step read.
-func FileSummaries(files []PullRequestFile) []FileSummary {
+func FileSummaries(files []api.PullRequestFile) []FileSummary {
 	out := make([]FileSummary, len(files))
 	for i, f := range files {
 		n := f.PatchBytes

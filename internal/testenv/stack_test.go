@@ -1,4 +1,4 @@
-package teststack
+package testenv
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ func TestStackWorkerPostsAnApprovedReviewWithoutAskingGitHubWhoItIs(t *testing.T
 	if testing.Short() {
 		t.Skip("starts a dev server")
 	}
-	s := Start(t, Options{})
+	s := StartStack(t, StackOptions{})
 	run := s.StartReview(t, s.TaskQueue)
 	action := s.WaitForApproval(t, run.GetID())
 

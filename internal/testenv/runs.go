@@ -1,4 +1,4 @@
-package teststack
+package testenv
 
 import (
 	"context"
@@ -26,12 +26,12 @@ var runSeq atomic.Int64
 // and returns the run, whose ID is new in every call.
 func (s *Stack) StartReview(t testing.TB, taskQueue string) client.WorkflowRun {
 	t.Helper()
-	id := fmt.Sprintf("teststack-%s-%d-%d", taskQueue, time.Now().UnixNano(), runSeq.Add(1))
+	id := fmt.Sprintf("testenv-%s-%d-%d", taskQueue, time.Now().UnixNano(), runSeq.Add(1))
 	in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol"}
 	run, err := s.Client().ExecuteWorkflow(context.Background(),
 		client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, api.WorkflowName, in)
 	if err != nil {
-		t.Fatalf("teststack: start a run on %s: %v", taskQueue, err)
+		t.Fatalf("testenv: start a run on %s: %v", taskQueue, err)
 	}
 	return run
 }
@@ -64,7 +64,7 @@ func (s *Stack) WaitForApproval(t testing.TB, runID string) api.PendingAction {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("teststack: run %s never waited for approval (last query error: %v); events:\n%s", runID, err, s.describeEvents(runID))
+			t.Fatalf("testenv: run %s never waited for approval (last query error: %v); events:\n%s", runID, err, s.describeEvents(runID))
 		case <-time.After(pollEvery):
 		}
 	}
@@ -75,10 +75,10 @@ func (s *Stack) Approve(t testing.TB, runID, actionID string) {
 	t.Helper()
 	err := s.Runs().Decide(context.Background(), runID, api.ApprovalSignal{
 		ActionID: actionID, Decision: api.DecisionApprove, Approver: "alice",
-		RequestID: fmt.Sprintf("teststack-%d", runSeq.Add(1)), Channel: "test",
+		RequestID: fmt.Sprintf("testenv-%d", runSeq.Add(1)), Channel: "test",
 	})
 	if err != nil {
-		t.Fatalf("teststack: approve %s of %s: %v", actionID, runID, err)
+		t.Fatalf("testenv: approve %s of %s: %v", actionID, runID, err)
 	}
 }
 
@@ -89,7 +89,7 @@ func (s *Stack) WaitForResult(t testing.TB, run client.WorkflowRun) api.RunResul
 	defer cancel()
 	var res api.RunResult
 	if err := run.Get(ctx, &res); err != nil {
-		t.Fatalf("teststack: run %s did not end: %v; events:\n%s", run.GetID(), err, s.describeEvents(run.GetID()))
+		t.Fatalf("testenv: run %s did not end: %v; events:\n%s", run.GetID(), err, s.describeEvents(run.GetID()))
 	}
 	return res
 }

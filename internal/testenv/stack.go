@@ -1,10 +1,6 @@
-// Package teststack starts, in the test's own process, what a test of a whole
-// run needs: a real Temporal dev server, the GitHub sandbox over real HTTP,
-// and an agentrun worker registered exactly as the worker main registers it.
-package teststack
+package testenv
 
 import (
-	"context"
 	"net/http/httptest"
 	"testing"
 
@@ -15,7 +11,6 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/devserver"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
@@ -23,14 +18,14 @@ import (
 	"github.com/agentrun/agentrun/model/offline"
 )
 
-// DefaultTaskQueue is the worker's queue when Options leaves it empty.
-const DefaultTaskQueue = "teststack"
+// DefaultTaskQueue is the worker's queue when StackOptions leaves it empty.
+const DefaultTaskQueue = "testenv"
 
 // sandboxToken is sent as GITHUB_TOKEN would be; the sandbox accepts any.
 const sandboxToken = "sandbox-token"
 
-// Options configures a stack.
-type Options struct {
+// StackOptions configures a stack.
+type StackOptions struct {
 	// TaskQueue is the worker's queue; empty means DefaultTaskQueue.
 	TaskQueue string
 	// Model is the worker's model; nil means the offline reviewer.
@@ -52,15 +47,15 @@ type Stack struct {
 	// TaskQueue is the worker's queue.
 	TaskQueue string
 
-	server  *devserver.Server
+	server  *Server
 	client  client.Client
 	sandbox *ghsandbox.Server
 	github  *github.Client
 }
 
-// Start starts the stack with the default fixture and fails the test if any
-// part cannot start.
-func Start(t testing.TB, opts Options) *Stack {
+// StartStack starts a dev server, the sandbox with the default fixture and a
+// worker, and fails the test if any part cannot start.
+func StartStack(t testing.TB, opts StackOptions) *Stack {
 	t.Helper()
 	if opts.TaskQueue == "" {
 		opts.TaskQueue = DefaultTaskQueue
@@ -68,18 +63,12 @@ func Start(t testing.TB, opts Options) *Stack {
 	if opts.Model == nil {
 		opts.Model = offline.NewReviewer()
 	}
-	s := &Stack{TaskQueue: opts.TaskQueue, server: devserver.Start(t, devserver.Options{})}
+	s := &Stack{TaskQueue: opts.TaskQueue, server: StartServer(t, ServerOptions{})}
 	s.client = s.server.Client()
 	if opts.PayloadCodec != nil || opts.MetricsHandler != nil || len(opts.Interceptors) > 0 {
-		cfg := s.server.Config()
-		cfg.Codec = opts.PayloadCodec
-		cfg.MetricsHandler, cfg.Interceptors = opts.MetricsHandler, opts.Interceptors
-		c, err := temporalclient.Dial(context.Background(), cfg, nil)
-		if err != nil {
-			t.Fatalf("teststack: dial with the payload codec or telemetry: %v", err)
-		}
-		t.Cleanup(c.Close)
-		s.client = c
+		s.client = s.server.Dial(t, temporalclient.Config{
+			Codec: opts.PayloadCodec, MetricsHandler: opts.MetricsHandler, Interceptors: opts.Interceptors,
+		})
 	}
 	s.sandbox = ghsandbox.New(ghsandbox.DefaultFixture())
 	api := httptest.NewServer(s.sandbox)
@@ -88,7 +77,7 @@ func Start(t testing.TB, opts Options) *Stack {
 
 	gh, err := ghapi.NewClient(api.URL, sandboxToken)
 	if err != nil {
-		t.Fatalf("teststack: GitHub client for the sandbox: %v", err)
+		t.Fatalf("testenv: GitHub client for the sandbox: %v", err)
 	}
 	s.github = gh
 	s.StartWorker(t, opts.TaskQueue, opts.Model)
@@ -101,7 +90,7 @@ func (s *Stack) StartWorker(t testing.TB, taskQueue string, model model.Model) {
 	t.Helper()
 	w := agentworker.NewWithActivities(s.Client(), taskQueue, s.Activities(model))
 	if err := w.Start(); err != nil {
-		t.Fatalf("teststack: start the worker on %s: %v", taskQueue, err)
+		t.Fatalf("testenv: start the worker on %s: %v", taskQueue, err)
 	}
 	t.Cleanup(w.Stop)
 }
@@ -118,7 +107,7 @@ func (s *Stack) Activities(model model.Model) *activities.Activities {
 	return &activities.Activities{GitHub: s.github, BotLogin: s.sandbox.BotLogin(), Model: model}
 }
 
-// Client is the stack's client of the dev server, with Options.PayloadCodec.
+// Client is the stack's client of the dev server, with StackOptions.PayloadCodec.
 func (s *Stack) Client() client.Client { return s.client }
 
 // PlainClient is a client without the payload codec: what a reader of the

@@ -1,9 +1,11 @@
-package api
+package modelcall
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // ToolArgs are the arguments any of the run's tools accepts. Target fields
@@ -15,25 +17,36 @@ type ToolArgs struct {
 	PullNumber int    `json:"pullNumber"`
 }
 
-// ArgumentsOrEmpty is the call's arguments, or an empty JSON object for none.
-func (c ToolCall) ArgumentsOrEmpty() []byte {
-	if len(bytes.TrimSpace(c.Arguments)) == 0 {
+// Arguments is a call's arguments, or an empty JSON object for none.
+func Arguments(raw json.RawMessage) []byte {
+	if len(bytes.TrimSpace(raw)) == 0 {
 		return []byte("{}")
 	}
-	return c.Arguments
+	return raw
 }
 
-// CheckToolCall reads a call's arguments for its tool and checks them against
-// the run's target. It returns them, or why the call is refused; the refusal
-// is what the model is told.
-func CheckToolCall(spec ToolSpec, call ToolCall, target Target) (ToolArgs, string) {
-	raw := call.ArgumentsOrEmpty()
+// CheckToolCall finds the tool of a call, reads the call's arguments for it
+// and checks them against the run's target. It returns the tool and the
+// arguments, or why the call is refused; the refusal is what the model is told.
+func CheckToolCall(call api.ToolCall, target api.Target) (api.ToolSpec, ToolArgs, string) {
+	spec, ok := ToolByName(call.Name)
+	if !ok {
+		return spec, ToolArgs{}, fmt.Sprintf("unknown tool %q", call.Name)
+	}
+	args, refusal := checkArgs(spec, call, target)
+	return spec, args, refusal
+}
+
+// checkArgs reads a call's arguments for its tool and checks them against
+// the run's target.
+func checkArgs(spec api.ToolSpec, call api.ToolCall, target api.Target) (ToolArgs, string) {
+	raw := Arguments(call.Arguments)
 	// A provider carries arguments that are not JSON as a JSON string.
 	var text string
 	if json.Unmarshal(raw, &text) == nil {
-		raw = ToolCall{Arguments: json.RawMessage(text)}.ArgumentsOrEmpty()
+		raw = Arguments(json.RawMessage(text))
 		if !json.Valid(raw) {
-			return ToolArgs{}, fmt.Sprintf("invalid arguments for %s: not valid JSON: %q", call.Name, TruncateUTF8(text, 200))
+			return ToolArgs{}, fmt.Sprintf("invalid arguments for %s: not valid JSON: %q", call.Name, api.TruncateUTF8(text, 200))
 		}
 	}
 	var args ToolArgs
@@ -46,7 +59,7 @@ func CheckToolCall(spec ToolSpec, call ToolCall, target Target) (ToolArgs, strin
 		args.Repo != target.Owner+"/"+target.Repo) || (args.PullNumber != 0 && args.PullNumber != target.PullNumber) {
 		return args, fmt.Sprintf("refused: %s may only act on %s/%s#%d", call.Name, target.Owner, target.Repo, target.PullNumber)
 	}
-	if spec.Name == ToolCreateIssueComment && args.Body == "" {
+	if spec.Name == api.ToolCreateIssueComment && args.Body == "" {
 		return args, "invalid arguments for create_issue_comment: body is required"
 	}
 	if !spec.SideEffect && args.Body != "" {

@@ -1,14 +1,14 @@
-// Package devserver starts a real Temporal dev server (the CLI binary built
-// into bin/temporal) for tests, with the tuned settings of
-// /work/shared/DEVSERVER.md and agentrun's search attributes registered.
-package devserver
+// Package testenv is what tests share to reach real servers: a Temporal dev
+// server (the CLI binary built into bin/temporal) with the tuned settings of
+// /work/shared/DEVSERVER.md and agentrun's search attributes registered; a
+// stack of that server, the GitHub sandbox over real HTTP and a worker
+// registered exactly as the worker main registers it; and the repository
+// root, free addresses and bound listeners those tests need.
+package testenv
 
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,8 +26,8 @@ import (
 // startTimeout covers a cold start of the server on a busy 2-core machine.
 const startTimeout = 2 * time.Minute
 
-// Options configures a dev server.
-type Options struct {
+// ServerOptions configures a dev server.
+type ServerOptions struct {
 	// DBFile makes the server persist to this SQLite file (WAL mode), so that
 	// Restart keeps every workflow. Empty means in memory, which is faster
 	// but cannot be restarted.
@@ -40,19 +40,19 @@ type Options struct {
 // Server is a running dev server and a client connected to it.
 type Server struct {
 	t       testing.TB
-	opts    Options
+	opts    ServerOptions
 	binary  string
 	address string
 	client  client.Client
 	process *testsuite.DevServer
-	output  *tailBuffer
+	output  *TailBuffer
 }
 
-// Start starts a dev server on a free port, stops it when the test ends, and
-// fails the test if it cannot.
-func Start(t testing.TB, opts Options) *Server {
+// StartServer starts a dev server on a free port, stops it when the test
+// ends, and fails the test if it cannot.
+func StartServer(t testing.TB, opts ServerOptions) *Server {
 	t.Helper()
-	s := &Server{t: t, opts: opts, binary: temporalBinary(t), output: newTailBuffer(16 << 10)}
+	s := &Server{t: t, opts: opts, binary: temporalBinary(t), output: NewTailBuffer(16 << 10)}
 	s.address = FreeAddress(t)
 	s.launch()
 
@@ -70,6 +70,20 @@ func Start(t testing.TB, opts Options) *Server {
 		}
 	})
 	return s
+}
+
+// Dial is one more client of the server, with what cfg adds to Config (a
+// payload codec, metrics, interceptors); it is closed when the test ends.
+func (s *Server) Dial(t testing.TB, cfg temporalclient.Config) client.Client {
+	t.Helper()
+	base := s.Config()
+	cfg.Address, cfg.Namespace = base.Address, base.Namespace
+	c, err := temporalclient.Dial(context.Background(), cfg, QuietLogger())
+	if err != nil {
+		t.Fatalf("testenv: dial the dev server at %s: %v", s.address, err)
+	}
+	t.Cleanup(c.Close)
+	return c
 }
 
 // Client is a client of the server. It outlives Restart: the SDK reconnects.
@@ -103,7 +117,7 @@ func (s *Server) Stop() {
 func (s *Server) Restart() {
 	s.t.Helper()
 	if s.opts.DBFile == "" {
-		s.t.Fatalf("devserver: Restart needs Options.DBFile; an in-memory server loses every workflow")
+		s.t.Fatalf("testenv: Restart needs ServerOptions.DBFile; an in-memory server loses every workflow")
 	}
 	s.Stop()
 	s.launch()
@@ -146,7 +160,7 @@ func SearchAttributes() temporal.SearchAttributes {
 
 // tunedArgs are the settings measured in DEVSERVER.md: without them every
 // task hand-off waits on a 20/s poll limit.
-func tunedArgs(opts Options) []string {
+func tunedArgs(opts ServerOptions) []string {
 	config := []string{
 		"history.transferProcessorMaxPollRPS=1000",
 		"matching.numTaskqueueReadPartitions=1",
@@ -172,53 +186,11 @@ func temporalBinary(t testing.TB) string {
 	t.Helper()
 	root, err := RepoRoot()
 	if err != nil {
-		t.Fatalf("devserver: %v", err)
+		t.Fatalf("testenv: %v", err)
 	}
 	path := filepath.Join(root, "bin", "temporal")
 	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("devserver: no Temporal CLI at %s; build it with `make bin/temporal` (%v)", path, err)
+		t.Fatalf("testenv: no Temporal CLI at %s; build it with `make bin/temporal` (%v)", path, err)
 	}
 	return path
-}
-
-// RepoRoot walks up from the working directory to the directory holding
-// go.mod: tests run in their package's directory, and the binaries and
-// fixtures they need are found from the root.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-// FreeAddress is a loopback host:port nobody listens on right now, for a
-// server in another process that takes its listen address as a setting, or
-// for a test that needs an address where nothing answers. The port is free
-// only until someone else binds it: a server in the test's own process
-// should be handed an open net.Listener instead (approval's runOn, the
-// sandbox's run, httptest).
-func FreeAddress(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("find a free port: %v", err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// QuietLogger keeps the client's reconnect warnings (expected around Restart)
-// out of test output; errors still show.
-func QuietLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 }

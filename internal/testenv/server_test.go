@@ -1,4 +1,4 @@
-package devserver
+package testenv
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 )
 
 func TestStartedServerListsNoWorkflows(t *testing.T) {
-	s := Start(t, Options{})
+	s := StartServer(t, ServerOptions{})
 
 	resp, err := s.Client().ListWorkflow(context.Background(), &workflowservice.ListWorkflowExecutionsRequest{
 		Query: `AgentRunStatus = "running"`,
@@ -28,7 +28,7 @@ func waitForSignal(ctx workflow.Context) error {
 }
 
 func TestRestartedServerKeepsWorkflowsFromItsDBFile(t *testing.T) {
-	s := Start(t, Options{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
+	s := StartServer(t, ServerOptions{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
 	ctx := context.Background()
 	_, err := s.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "survivor", TaskQueue: "nobody-polls"}, waitForSignal)
 	require.NoError(t, err)

@@ -1,0 +1,49 @@
+package redact
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+func TestACredentialNeverReachesAStepRecord(t *testing.T) {
+	token := "ghp_" + strings.Repeat("a", 36)
+
+	got := JSON(map[string]string{"body": "use " + token + " here"})
+
+	require.JSONEq(t, `{"body":"use [redacted] here"}`, string(got))
+}
+
+func TestContentPastTheLimitIsReplacedByItsHeadSizeAndDigest(t *testing.T) {
+	body := strings.Repeat("é", safeLimit)
+	raw, err := json.Marshal(body)
+	require.NoError(t, err)
+
+	var note truncatedNote
+	require.NoError(t, json.Unmarshal(JSON(body), &note))
+
+	sum := sha256.Sum256(raw)
+	require.True(t, note.Truncated)
+	require.Equal(t, len(raw), note.Bytes)
+	require.Equal(t, hex.EncodeToString(sum[:]), note.SHA256)
+	require.LessOrEqual(t, len(note.Head), safeLimit/2)
+	require.True(t, strings.HasPrefix(string(raw), note.Head), "the head is the start of the content, cut on a character")
+}
+
+func TestAFileSummaryTellsThePatchSizeNotThePatch(t *testing.T) {
+	files := []api.PullRequestFile{
+		{Filename: "a.go", Status: "modified", Additions: 2, Deletions: 1, Patch: "@@ -1 +1 @@"},
+		{Filename: "big.go", Status: "added", PatchOmitted: true, PatchBytes: 90000},
+	}
+
+	require.Equal(t, []FileSummary{
+		{Filename: "a.go", Status: "modified", Additions: 2, Deletions: 1, PatchBytes: 11},
+		{Filename: "big.go", Status: "added", PatchBytes: 90000},
+	}, FileSummaries(files))
+}

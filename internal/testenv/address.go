@@ -1,0 +1,69 @@
+package testenv
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// RepoRoot walks up from the working directory to the directory holding
+// go.mod: tests run in their package's directory, and the binaries and
+// fixtures they need are found from the root.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// FreeAddress is a loopback host:port nobody listens on right now, for a
+// server in another process that takes its listen address as a setting, or
+// for a test that needs an address where nothing answers. The port is free
+// only until someone else binds it: a server in the test's own process
+// should be handed an open net.Listener instead (Listen, for approval's
+// runOn or the sandbox's run; httptest).
+func FreeAddress(t testing.TB) string {
+	t.Helper()
+	l := bindLoopback(t)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// QuietLogger keeps the client's reconnect warnings (expected around Restart)
+// out of test output; errors still show.
+func QuietLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+}
+
+// Listen is a listener bound now on a free loopback port, closed when the
+// test ends: what a server in the test's own process is handed, so that no
+// other process can take its port between choosing and binding it.
+func Listen(t testing.TB) net.Listener {
+	t.Helper()
+	l := bindLoopback(t)
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func bindLoopback(t testing.TB) net.Listener {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen on a free loopback port: %v", err)
+	}
+	return l
+}
