@@ -234,16 +234,31 @@ func TestRemovedAndRenamedFilesNeedNoPatch(t *testing.T) {
 	require.Empty(t, review.Findings, "a removed Go file leaves no untested change, a pure rename has no patch to miss")
 }
 
-func TestCommentBodyListsFindingsWithoutSecretValues(t *testing.T) {
-	fx := loadFixture(t, "secrets")
+// fixtureCommentBody is the comment the reviewer writes for the named
+// fixture's pull request.
+func fixtureCommentBody(t *testing.T, fixture, title, goal string) string {
+	t.Helper()
+	fx := loadFixture(t, fixture)
 	review, err := reviewFiles(context.Background(), fx.PullRequest, fx.Files)
 	require.NoError(t, err)
-	body := review.commentBody("acme/widgets#9: Wire up deployment credentials", "")
+	return review.commentBody(title, goal)
+}
 
-	require.Contains(t, body, "## Review of acme/widgets#9: Wire up deployment credentials")
-	require.Contains(t, body, "**5 findings**")
-	require.Contains(t, body, "- `deploy/prod.env` line 2: looks like an AWS access key ID committed")
-	require.Contains(t, body, "- `settings.py` line 13: looks like a hard-coded api_key literal committed")
+func requireContainsAll(t *testing.T, body string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		require.Contains(t, body, want)
+	}
+}
+
+func TestCommentBodyListsFindingsWithoutSecretValues(t *testing.T) {
+	body := fixtureCommentBody(t, "secrets", "acme/widgets#9: Wire up deployment credentials", "")
+
+	requireContainsAll(t, body,
+		"## Review of acme/widgets#9: Wire up deployment credentials",
+		"**5 findings**",
+		"- `deploy/prod.env` line 2: looks like an AWS access key ID committed",
+		"- `settings.py` line 13: looks like a hard-coded api_key literal committed")
 	for _, secret := range []string{
 		"AKIAIOSFODNN7EXAMPLE", "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A", "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
 		"correct-horse-battery-staple", "MIIEowIBAAKCAQEA",
@@ -253,10 +268,7 @@ func TestCommentBodyListsFindingsWithoutSecretValues(t *testing.T) {
 }
 
 func TestCommentBodyOfCleanPullRequestSaysWhatWasChecked(t *testing.T) {
-	fx := loadFixture(t, "clean")
-	review, err := reviewFiles(context.Background(), fx.PullRequest, fx.Files)
-	require.NoError(t, err)
-	body := review.commentBody("acme/widgets#8: Reject empty widget names", "keep names valid")
+	body := fixtureCommentBody(t, "clean", "acme/widgets#8: Reject empty widget names", "keep names valid")
 
 	require.Equal(t, "## Review of acme/widgets#8: Reject empty widget names\n\n"+
 		"Goal: keep names valid\n\n"+
@@ -266,17 +278,15 @@ func TestCommentBodyOfCleanPullRequestSaysWhatWasChecked(t *testing.T) {
 }
 
 func TestCommentBodyMarksTruncatedAndBinaryFilesAsNotFullyReviewed(t *testing.T) {
-	fx := loadFixture(t, "truncated")
-	review, err := reviewFiles(context.Background(), fx.PullRequest, fx.Files)
-	require.NoError(t, err)
-	body := review.commentBody("acme/widgets#10: Regenerate schema", "")
+	body := fixtureCommentBody(t, "truncated", "acme/widgets#10: Regenerate schema", "")
 
-	require.Contains(t, body, "- `gen/schema.go` line 5: new `TODO` marker")
-	require.Contains(t, body, "- `gen/schema.go`: patch truncated (")
-	require.Contains(t, body, " of 250000 bytes shown); not fully reviewed.")
-	require.Contains(t, body, "- `assets/logo.png`: no patch (binary or too large); not reviewed.")
-	require.Contains(t, body, "- `gen/`: Go package changed (`schema.go`) with no `_test.go` change in it.")
-	require.Contains(t, body, "2 files could not be fully reviewed.")
+	requireContainsAll(t, body,
+		"- `gen/schema.go` line 5: new `TODO` marker",
+		"- `gen/schema.go`: patch truncated (",
+		" of 250000 bytes shown); not fully reviewed.",
+		"- `assets/logo.png`: no patch (binary or too large); not reviewed.",
+		"- `gen/`: Go package changed (`schema.go`) with no `_test.go` change in it.",
+		"2 files could not be fully reviewed.")
 }
 
 func TestCommentBodyCapsTheListOfAHugePullRequest(t *testing.T) {
