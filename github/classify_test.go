@@ -11,10 +11,10 @@ import (
 
 	gogithub "github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 )
 
 // answering is a GitHub that answers every request with status, headers and
@@ -46,40 +46,12 @@ func classifiedGet(t *testing.T, gh *gogithub.Client) error {
 	return github.ClassifyError("get pull request acme/widgets#1", err)
 }
 
-func applicationError(t *testing.T, err error) *temporal.ApplicationError {
-	t.Helper()
-	var appErr *temporal.ApplicationError
-	require.True(t, errors.As(err, &appErr), "want an ApplicationError, got %T: %v", err, err)
-	return appErr
-}
-
-func requireRateLimited(t *testing.T, err error, kind string) api.RateLimitDetails {
-	t.Helper()
-	appErr := applicationError(t, err)
-	require.Equal(t, api.ErrTypeRateLimited, appErr.Type())
-	require.False(t, appErr.NonRetryable())
-	var details api.RateLimitDetails
-	require.NoError(t, appErr.Details(&details))
-	require.Equal(t, kind, details.Kind)
-	require.Equal(t, time.Duration(details.RetryAfterSeconds)*time.Second, appErr.NextRetryDelay())
-	return details
-}
-
 func requireRejected(t *testing.T, err error, message string) {
 	t.Helper()
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t, message, appErr.Message())
-}
-
-// requirePlainRetryable: an error Temporal retries with its own backoff,
-// which still carries go-github's error for whoever inspects it.
-func requirePlainRetryable(t *testing.T, err error) {
-	t.Helper()
-	require.Error(t, err)
-	var appErr *temporal.ApplicationError
-	require.False(t, errors.As(err, &appErr), "want a plain error Temporal retries, got %v", err)
 }
 
 func resetIn(d time.Duration) string { return strconv.FormatInt(time.Now().Add(d).Unix(), 10) }
@@ -89,7 +61,7 @@ func TestPrimaryRateLimitWaitsUntilTheReset(t *testing.T) {
 		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(30 * time.Second)},
 		`{"message":"API rate limit exceeded"}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
 
 	// The reset header has one-second resolution.
 	require.InDelta(t, 30, details.RetryAfterSeconds, 1)
@@ -99,7 +71,7 @@ func TestPrimaryRateLimitWithoutAResetWaitsAMinute(t *testing.T) {
 	gh := answering(t, http.StatusForbidden, map[string]string{"X-RateLimit-Remaining": "0"},
 		`{"message":"API rate limit exceeded"}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
 
 	require.Equal(t, int64(60), details.RetryAfterSeconds)
 }
@@ -111,7 +83,7 @@ func TestRateLimitWhoseResetHasPassedStillWaitsOneSecond(t *testing.T) {
 		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(-time.Minute)},
 		`{"message":"API rate limit exceeded"}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
 
 	require.Equal(t, int64(1), details.RetryAfterSeconds)
 }
@@ -122,10 +94,10 @@ func TestSecondaryRateLimitWaitsForRetryAfter(t *testing.T) {
 
 	err := classifiedGet(t, gh)
 
-	details := requireRateLimited(t, err, "secondary")
+	details := apperrtest.RequireRateLimited(t, err, "secondary")
 	require.Equal(t, int64(7), details.RetryAfterSeconds)
 	require.Equal(t, "get pull request acme/widgets#1: secondary rate limit, retry in 7s: "+
-		errors.Unwrap(err).Error(), applicationError(t, err).Message())
+		errors.Unwrap(err).Error(), apperrtest.ApplicationError(t, err).Message())
 	var abuse *gogithub.AbuseRateLimitError
 	require.True(t, errors.As(err, &abuse), "the cause stays go-github's error")
 }
@@ -134,7 +106,7 @@ func TestSecondaryRateLimitWithoutRetryAfterWaitsAMinute(t *testing.T) {
 	gh := answering(t, http.StatusForbidden, nil,
 		`{"message":"You have exceeded a secondary rate limit","documentation_url":"https://docs.github.com/rest#secondary-rate-limits"}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "secondary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "secondary")
 
 	require.Equal(t, int64(60), details.RetryAfterSeconds)
 }
@@ -146,7 +118,7 @@ func TestForbiddenWithRetryAfterButNoNamedLimitIsASecondaryRateLimit(t *testing.
 	gh := answering(t, http.StatusForbidden, map[string]string{"Retry-After": "9"},
 		`{"message":"You have triggered an abuse detection mechanism."}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "secondary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "secondary")
 
 	require.Equal(t, int64(9), details.RetryAfterSeconds)
 }
@@ -154,7 +126,7 @@ func TestForbiddenWithRetryAfterButNoNamedLimitIsASecondaryRateLimit(t *testing.
 func TestTooManyRequestsWithRetryAfterIsASecondaryRateLimit(t *testing.T) {
 	gh := answering(t, http.StatusTooManyRequests, map[string]string{"Retry-After": "3"}, `{"message":"slow down"}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "secondary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "secondary")
 
 	require.Equal(t, int64(3), details.RetryAfterSeconds)
 }
@@ -164,7 +136,7 @@ func TestTooManyRequestsWithTheQuotaSpentWaitsUntilTheReset(t *testing.T) {
 		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(20 * time.Second)},
 		`{"message":"API rate limit exceeded"}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
 
 	require.InDelta(t, 20, details.RetryAfterSeconds, 1)
 }
@@ -173,7 +145,7 @@ func TestTooManyRequestsWithTheQuotaSpentButNoResetWaitsAMinute(t *testing.T) {
 	gh := answering(t, http.StatusTooManyRequests, map[string]string{"X-RateLimit-Remaining": "0"},
 		`{"message":"API rate limit exceeded"}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
 
 	require.Equal(t, int64(60), details.RetryAfterSeconds)
 }
@@ -181,7 +153,7 @@ func TestTooManyRequestsWithTheQuotaSpentButNoResetWaitsAMinute(t *testing.T) {
 func TestTooManyRequestsWithoutAnyHintWaitsAMinute(t *testing.T) {
 	gh := answering(t, http.StatusTooManyRequests, map[string]string{"X-RateLimit-Remaining": "12"}, `{"message":"slow down"}`)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "secondary")
+	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "secondary")
 
 	require.Equal(t, int64(60), details.RetryAfterSeconds)
 }
@@ -227,7 +199,7 @@ func TestOtherFailuresArePlainRetryableErrorsThatKeepTheirCause(t *testing.T) {
 
 		err := classifiedGet(t, gh)
 
-		requirePlainRetryable(t, err)
+		apperrtest.RequirePlainRetryable(t, err)
 		require.Regexp(t, `^get pull request acme/widgets#1: GET http://127\.0\.0\.1:\d+/repos/acme/widgets/pulls/1: `+
 			strconv.Itoa(status)+` something went wrong \[\]$`, err.Error())
 		var resp *gogithub.ErrorResponse
@@ -241,7 +213,7 @@ func TestOtherFailuresArePlainRetryableErrorsThatKeepTheirCause(t *testing.T) {
 func TestServiceUnavailableWithRetryAfterIsAPlainRetryableError(t *testing.T) {
 	gh := answering(t, http.StatusServiceUnavailable, map[string]string{"Retry-After": "30"}, `{"message":"Service Unavailable"}`)
 
-	requirePlainRetryable(t, classifiedGet(t, gh))
+	apperrtest.RequirePlainRetryable(t, classifiedGet(t, gh))
 }
 
 func TestUnreachableGitHubIsAPlainRetryableError(t *testing.T) {
@@ -252,7 +224,7 @@ func TestUnreachableGitHubIsAPlainRetryableError(t *testing.T) {
 
 	err = classifiedGet(t, gh)
 
-	requirePlainRetryable(t, err)
+	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "get pull request acme/widgets#1: ")
 }
 
