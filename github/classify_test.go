@@ -56,36 +56,63 @@ func requireRejected(t *testing.T, err error, message string) {
 
 func resetIn(d time.Duration) string { return strconv.FormatInt(time.Now().Add(d).Unix(), 10) }
 
-func TestPrimaryRateLimitWaitsUntilTheReset(t *testing.T) {
-	gh := answering(t, http.StatusForbidden,
-		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(30 * time.Second)},
-		`{"message":"API rate limit exceeded"}`)
+// Each answer GitHub gives a caller it throttles, and how long the retry
+// waits for it. The reset header has one-second resolution, so a wait until
+// a reset is checked to within a second.
+func TestRateLimitAnswersWaitWhatGitHubSays(t *testing.T) {
+	const (
+		spent     = `{"message":"API rate limit exceeded"}`
+		secondary = `{"message":"You have exceeded a secondary rate limit","documentation_url":"https://docs.github.com/rest#secondary-rate-limits"}`
+	)
+	for _, tc := range []struct {
+		name    string
+		status  int
+		headers map[string]string
+		body    string
+		kind    string
+		wait    int64
+		within  float64
+	}{
+		{name: "PrimaryRateLimitWaitsUntilTheReset", status: http.StatusForbidden,
+			headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(30 * time.Second)},
+			body:    spent, kind: "primary", wait: 30, within: 1},
+		{name: "PrimaryRateLimitWithoutAResetWaitsAMinute", status: http.StatusForbidden,
+			headers: map[string]string{"X-RateLimit-Remaining": "0"}, body: spent, kind: "primary", wait: 60},
+		// A reset already past (or a clock ahead of GitHub's) must not become a
+		// retry with no wait at all, which would spin against the limit.
+		{name: "RateLimitWhoseResetHasPassedStillWaitsOneSecond", status: http.StatusForbidden,
+			headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(-time.Minute)},
+			body:    spent, kind: "primary", wait: 1},
+		{name: "SecondaryRateLimitWithoutRetryAfterWaitsAMinute", status: http.StatusForbidden,
+			body: secondary, kind: "secondary", wait: 60},
+		// A 403 carrying Retry-After is a rate limit even when its body names no
+		// limit; taken for a rejection it would end the run as if GitHub had
+		// refused the comment for good.
+		{name: "ForbiddenWithRetryAfterButNoNamedLimitIsASecondaryRateLimit", status: http.StatusForbidden,
+			headers: map[string]string{"Retry-After": "9"},
+			body:    `{"message":"You have triggered an abuse detection mechanism."}`, kind: "secondary", wait: 9},
+		{name: "TooManyRequestsWithRetryAfterIsASecondaryRateLimit", status: http.StatusTooManyRequests,
+			headers: map[string]string{"Retry-After": "3"}, body: `{"message":"slow down"}`, kind: "secondary", wait: 3},
+		{name: "TooManyRequestsWithTheQuotaSpentWaitsUntilTheReset", status: http.StatusTooManyRequests,
+			headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(20 * time.Second)},
+			body:    spent, kind: "primary", wait: 20, within: 1},
+		{name: "TooManyRequestsWithTheQuotaSpentButNoResetWaitsAMinute", status: http.StatusTooManyRequests,
+			headers: map[string]string{"X-RateLimit-Remaining": "0"}, body: spent, kind: "primary", wait: 60},
+		{name: "TooManyRequestsWithoutAnyHintWaitsAMinute", status: http.StatusTooManyRequests,
+			headers: map[string]string{"X-RateLimit-Remaining": "12"}, body: `{"message":"slow down"}`, kind: "secondary", wait: 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := answering(t, tc.status, tc.headers, tc.body)
 
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
+			details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), tc.kind)
 
-	// The reset header has one-second resolution.
-	require.InDelta(t, 30, details.RetryAfterSeconds, 1)
-}
-
-func TestPrimaryRateLimitWithoutAResetWaitsAMinute(t *testing.T) {
-	gh := answering(t, http.StatusForbidden, map[string]string{"X-RateLimit-Remaining": "0"},
-		`{"message":"API rate limit exceeded"}`)
-
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
-
-	require.Equal(t, int64(60), details.RetryAfterSeconds)
-}
-
-// A reset already past (or a clock ahead of GitHub's) must not become a
-// retry with no wait at all, which would spin against the limit.
-func TestRateLimitWhoseResetHasPassedStillWaitsOneSecond(t *testing.T) {
-	gh := answering(t, http.StatusForbidden,
-		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(-time.Minute)},
-		`{"message":"API rate limit exceeded"}`)
-
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
-
-	require.Equal(t, int64(1), details.RetryAfterSeconds)
+			if tc.within == 0 {
+				require.Equal(t, tc.wait, details.RetryAfterSeconds)
+			} else {
+				require.InDelta(t, tc.wait, details.RetryAfterSeconds, tc.within)
+			}
+		})
+	}
 }
 
 func TestSecondaryRateLimitWaitsForRetryAfter(t *testing.T) {
@@ -102,64 +129,6 @@ func TestSecondaryRateLimitWaitsForRetryAfter(t *testing.T) {
 	require.True(t, errors.As(err, &abuse), "the cause stays go-github's error")
 }
 
-func TestSecondaryRateLimitWithoutRetryAfterWaitsAMinute(t *testing.T) {
-	gh := answering(t, http.StatusForbidden, nil,
-		`{"message":"You have exceeded a secondary rate limit","documentation_url":"https://docs.github.com/rest#secondary-rate-limits"}`)
-
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "secondary")
-
-	require.Equal(t, int64(60), details.RetryAfterSeconds)
-}
-
-// A 403 carrying Retry-After is a rate limit even when its body names no
-// limit; taken for a rejection it would end the run as if GitHub had refused
-// the comment for good.
-func TestForbiddenWithRetryAfterButNoNamedLimitIsASecondaryRateLimit(t *testing.T) {
-	gh := answering(t, http.StatusForbidden, map[string]string{"Retry-After": "9"},
-		`{"message":"You have triggered an abuse detection mechanism."}`)
-
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "secondary")
-
-	require.Equal(t, int64(9), details.RetryAfterSeconds)
-}
-
-func TestTooManyRequestsWithRetryAfterIsASecondaryRateLimit(t *testing.T) {
-	gh := answering(t, http.StatusTooManyRequests, map[string]string{"Retry-After": "3"}, `{"message":"slow down"}`)
-
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "secondary")
-
-	require.Equal(t, int64(3), details.RetryAfterSeconds)
-}
-
-func TestTooManyRequestsWithTheQuotaSpentWaitsUntilTheReset(t *testing.T) {
-	gh := answering(t, http.StatusTooManyRequests,
-		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(20 * time.Second)},
-		`{"message":"API rate limit exceeded"}`)
-
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
-
-	require.InDelta(t, 20, details.RetryAfterSeconds, 1)
-}
-
-func TestTooManyRequestsWithTheQuotaSpentButNoResetWaitsAMinute(t *testing.T) {
-	gh := answering(t, http.StatusTooManyRequests, map[string]string{"X-RateLimit-Remaining": "0"},
-		`{"message":"API rate limit exceeded"}`)
-
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "primary")
-
-	require.Equal(t, int64(60), details.RetryAfterSeconds)
-}
-
-func TestTooManyRequestsWithoutAnyHintWaitsAMinute(t *testing.T) {
-	gh := answering(t, http.StatusTooManyRequests, map[string]string{"X-RateLimit-Remaining": "12"}, `{"message":"slow down"}`)
-
-	details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), "secondary")
-
-	require.Equal(t, int64(60), details.RetryAfterSeconds)
-}
-
-// A Retry-After that is not a number of seconds says nothing GitHub's rate
-// limits say; the 403 is then what it looks like, a refusal.
 func TestForbiddenWithAnUnreadableRetryAfterIsARejection(t *testing.T) {
 	gh := answering(t, http.StatusForbidden, map[string]string{"Retry-After": "soon"},
 		`{"message":"Resource not accessible by integration"}`)

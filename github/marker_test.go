@@ -76,16 +76,22 @@ func TestMarkerWordAfterAnEmptyHTMLCommentIsPlainText(t *testing.T) {
 	}
 }
 
+// requireProof checks that looking operationKey up finds ours, and that no
+// other comment had to be passed over.
+func requireProof(t *testing.T, gh *gogithub.Client, ours ghsandbox.Comment, operationKey, approvedBody, author string) {
+	t.Helper()
+	found, ignored := find(t, gh, operationKey, approvedBody, author)
+	require.NotNil(t, found)
+	require.Equal(t, ours.ID, found.GetID())
+	require.Empty(t, ignored)
+}
+
 func TestOurCommentWithTheApprovedBodyProvesTheOperation(t *testing.T) {
 	sb, gh := sandboxClient(t)
 	postAs(t, sb, "carol", "unrelated")
 	ours := postAs(t, sb, sb.BotLogin(), github.MarkedBody("Review", "run-1:1"))
 
-	found, ignored := find(t, gh, "run-1:1", "Review", sb.BotLogin())
-
-	require.NotNil(t, found)
-	require.Equal(t, ours.ID, found.GetID())
-	require.Empty(t, ignored)
+	requireProof(t, gh, ours, "run-1:1", "Review", sb.BotLogin())
 }
 
 // GitHub may hand a body back with CRLF line endings and blank around it;
@@ -94,11 +100,7 @@ func TestOurCommentAsGitHubHandsItBackWithCRLFStillProvesTheOperation(t *testing
 	sb, gh := sandboxClient(t)
 	ours := postAs(t, sb, sb.BotLogin(), "\n Line one\r\nline two\r\n\r\n"+api.OperationMarker("run-1:2")+"\r\n")
 
-	found, ignored := find(t, gh, "run-1:2", "Line one\nline two", sb.BotLogin())
-
-	require.NotNil(t, found)
-	require.Equal(t, ours.ID, found.GetID())
-	require.Empty(t, ignored)
+	requireProof(t, gh, ours, "run-1:2", "Line one\nline two", sb.BotLogin())
 }
 
 func TestLookAlikeWithTheExactBodyByAnotherUserIsNoProof(t *testing.T) {
@@ -131,11 +133,7 @@ func TestOurOwnCommentIsFoundWhateverTheCaseOfTheLoginGitHubShows(t *testing.T) 
 	sb, gh := sandboxClient(t)
 	ours := postAs(t, sb, "AgentRun[bot]", github.MarkedBody("Review", "run-4:1"))
 
-	found, ignored := find(t, gh, "run-4:1", "Review", "AGENTRUN[BOT]")
-
-	require.NotNil(t, found)
-	require.Equal(t, ours.ID, found.GetID())
-	require.Empty(t, ignored)
+	requireProof(t, gh, ours, "run-4:1", "Review", "AGENTRUN[BOT]")
 }
 
 // Keys R:5 and R:50 share a prefix. A marker matched without its closing
