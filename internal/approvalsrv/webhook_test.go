@@ -91,11 +91,15 @@ func (h *harness) deliver(event, delivery string, body []byte) *http.Response {
 	})
 }
 
-// deliverTwice delivers payload, then redelivers it as GitHub does: the
-// same delivery ID.
-func (h *harness) deliverTwice(payload []byte) (first, again *http.Response) {
+// requireRedeliveryApprovesOnce delivers the comment payload, then
+// redelivers it as GitHub does (the same delivery ID): the first answers
+// firstStatus, the redelivery 202, and the run gets one approval signal in all.
+func (h *harness) requireRedeliveryApprovesOnce(payload []byte, firstStatus int) {
 	h.t.Helper()
-	return h.deliver("issue_comment", "d-1", payload), h.deliver("issue_comment", "d-1", payload)
+	first, again := h.deliver("issue_comment", "d-1", payload), h.deliver("issue_comment", "d-1", payload)
+	require.Equal(h.t, firstStatus, first.StatusCode)
+	require.Equal(h.t, http.StatusAccepted, again.StatusCode)
+	require.Len(h.t, h.runs.approvalSignals(), 1)
 }
 
 func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
@@ -205,11 +209,7 @@ func TestRedeliveryAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
 	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
-	first, again := h.deliverTwice(payload)
-
-	require.Equal(t, http.StatusAccepted, first.StatusCode)
-	require.Equal(t, http.StatusAccepted, again.StatusCode)
-	require.Len(t, h.runs.approvalSignals(), 1)
+	h.requireRedeliveryApprovesOnce(payload, http.StatusAccepted)
 }
 
 func TestOtherEventsAndCommentsWithoutCommandAnswer204(t *testing.T) {
@@ -290,11 +290,7 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 	h := waitingHarness(t, GitHubPermissions{Client: gh})
 	payload := newComment("bob", "/agentrun approve act-1").payload(t)
 
-	first, again := h.deliverTwice(payload)
-
-	require.Equal(t, http.StatusBadGateway, first.StatusCode)
-	require.Equal(t, http.StatusAccepted, again.StatusCode)
-	require.Len(t, h.runs.approvalSignals(), 1)
+	h.requireRedeliveryApprovesOnce(payload, http.StatusBadGateway)
 }
 
 func TestWebhookWhileTemporalIsUnreachableAnswers503(t *testing.T) {
