@@ -14,6 +14,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 )
 
@@ -22,13 +23,9 @@ const (
 	uiOrigin  = "https://temporal-ui.example.com"
 )
 
-func envOf(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
-}
-
 func codecServer(t *testing.T, c *payloadcodec.Codec) *httptest.Server {
 	t.Helper()
-	cfg, err := payloadcodec.ServerConfigFromEnv(envOf(map[string]string{
+	cfg, err := payloadcodec.ServerConfigFromEnv(envtest.Getenv(map[string]string{
 		"AGENTRUN_CODEC_TOKEN":        testToken,
 		"AGENTRUN_CODEC_CORS_ORIGINS": uiOrigin + ", http://localhost:8233",
 	}))
@@ -155,7 +152,7 @@ func TestServerConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 	}
 	for variable, env := range cases {
 		t.Run(variable, func(t *testing.T) {
-			_, err := payloadcodec.ServerConfigFromEnv(envOf(env))
+			_, err := payloadcodec.ServerConfigFromEnv(envtest.Getenv(env))
 			require.Error(t, err)
 			require.True(t, strings.HasPrefix(err.Error(), strings.TrimSpace(variable)+":"), err.Error())
 		})
