@@ -54,7 +54,7 @@ func post(t *testing.T, url string, headers map[string]string, payloads ...*comm
 }
 
 func TestCodecEndpointDecodesForTheRemoteCodecClient(t *testing.T) {
-	c := mustParse(t, newKey(t, "k1"))
+	c := mustParse(t, payloadcodec.NewKeyEntry("k1"))
 	srv := codecServer(t, c)
 	enc, err := c.Encode([]*commonpb.Payload{jsonPayload(t, "Cache widgets in memory")})
 	require.NoError(t, err)
@@ -78,7 +78,7 @@ func TestCodecEndpointDecodesForTheRemoteCodecClient(t *testing.T) {
 }
 
 func TestCodecEndpointWithoutTheRightTokenAnswers401(t *testing.T) {
-	c := mustParse(t, newKey(t, "k1"))
+	c := mustParse(t, payloadcodec.NewKeyEntry("k1"))
 	srv := codecServer(t, c)
 	for name, auth := range map[string]string{
 		"missing":     "",
@@ -96,7 +96,7 @@ func TestCodecEndpointWithoutTheRightTokenAnswers401(t *testing.T) {
 }
 
 func TestCodecEndpointRefusesAnotherNamespace(t *testing.T) {
-	srv := codecServer(t, mustParse(t, newKey(t, "k1")))
+	srv := codecServer(t, mustParse(t, payloadcodec.NewKeyEntry("k1")))
 	resp := post(t, srv.URL+"/codec/decode", map[string]string{"Authorization": "Bearer " + testToken, "X-Namespace": "payments"}, jsonPayload(t, 1))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 }
@@ -115,7 +115,7 @@ func preflight(t *testing.T, url, origin string) *http.Response {
 }
 
 func TestCodecPreflightFromAnAllowedOriginIsAnswered(t *testing.T) {
-	srv := codecServer(t, mustParse(t, newKey(t, "k1")))
+	srv := codecServer(t, mustParse(t, payloadcodec.NewKeyEntry("k1")))
 
 	resp := preflight(t, srv.URL+"/codec/decode", uiOrigin)
 
@@ -132,7 +132,7 @@ func TestCodecPreflightFromAnAllowedOriginIsAnswered(t *testing.T) {
 }
 
 func TestCodecPreflightFromAnotherOriginIsRefused(t *testing.T) {
-	srv := codecServer(t, mustParse(t, newKey(t, "k1")))
+	srv := codecServer(t, mustParse(t, payloadcodec.NewKeyEntry("k1")))
 
 	resp := preflight(t, srv.URL+"/codec/decode", "https://evil.example.com")
 
