@@ -49,15 +49,7 @@ func StartApprovalServer(t testing.TB, s *Stack) *ApprovalServer {
 		},
 	})
 	a := &ApprovalServer{proc: proc, base: "http://" + addr, http: &http.Client{Timeout: 30 * time.Second}}
-	Eventually(t, 30*time.Second, "the approval server to answer", func() (struct{}, bool, string) {
-		proc.failIfExited(t)
-		resp, err := a.http.Get(a.base + "/healthz")
-		if err != nil {
-			return struct{}{}, false, err.Error()
-		}
-		resp.Body.Close()
-		return struct{}{}, resp.StatusCode == http.StatusOK, resp.Status
-	})
+	proc.waitAnswering(t, a.http, a.base+"/healthz", "the approval server")
 	return a
 }
 
