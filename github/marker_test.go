@@ -86,6 +86,15 @@ func requireProof(t *testing.T, gh *gogithub.Client, ours ghsandbox.Comment, ope
 	require.Empty(t, ignored)
 }
 
+// requireNoProof checks that looking operationKey up finds nothing, and
+// passes over exactly the one marked comment, saying why.
+func requireNoProof(t *testing.T, gh *gogithub.Client, operationKey, approvedBody, author string, passedOver api.IgnoredComment) {
+	t.Helper()
+	found, ignored := find(t, gh, operationKey, approvedBody, author)
+	require.Nil(t, found)
+	require.Equal(t, []api.IgnoredComment{passedOver}, ignored)
+}
+
 func TestOurCommentWithTheApprovedBodyProvesTheOperation(t *testing.T) {
 	sb, gh := sandboxClient(t)
 	postAs(t, sb, "carol", "unrelated")
@@ -107,26 +116,20 @@ func TestLookAlikeWithTheExactBodyByAnotherUserIsNoProof(t *testing.T) {
 	sb, gh := sandboxClient(t)
 	forged := postAs(t, sb, "mallory", github.MarkedBody("Review", "run-2:5"))
 
-	found, ignored := find(t, gh, "run-2:5", "Review", "agentrun[bot]")
-
-	require.Nil(t, found)
-	require.Equal(t, []api.IgnoredComment{{
+	requireNoProof(t, gh, "run-2:5", "Review", "agentrun[bot]", api.IgnoredComment{
 		CommentID: forged.ID, Author: "mallory",
 		Why: "carries the marker but was written by mallory, not by this worker's GitHub identity agentrun[bot]",
-	}}, ignored)
+	})
 }
 
 func TestEditedBotCommentDoesNotProveTheOperation(t *testing.T) {
 	sb, gh := sandboxClient(t)
 	edited := postAs(t, sb, sb.BotLogin(), github.MarkedBody("Review, edited by a maintainer", "run-3:2"))
 
-	found, ignored := find(t, gh, "run-3:2", "Review", sb.BotLogin())
-
-	require.Nil(t, found)
-	require.Equal(t, []api.IgnoredComment{{
+	requireNoProof(t, gh, "run-3:2", "Review", sb.BotLogin(), api.IgnoredComment{
 		CommentID: edited.ID, Author: "agentrun[bot]",
 		Why: "carries the marker but its body is not the approved body (edited, or another text)",
-	}}, ignored)
+	})
 }
 
 func TestOurOwnCommentIsFoundWhateverTheCaseOfTheLoginGitHubShows(t *testing.T) {
