@@ -191,3 +191,14 @@ func (h *harness) requireExpiredUndecided(snap api.RunSnapshot) {
 	require.Empty(h.t, snap.PendingAction.DecidedBy)
 	require.Equal(h.t, api.StepExpired, h.commentStep(snap).Status)
 }
+
+// runFailing runs in to a failed workflow whose error says why, and returns
+// the error for the test's own checks.
+func (h *harness) runFailing(in api.RunInput, why string) error {
+	h.t.Helper()
+	h.run(in)
+	err := h.env.GetWorkflowError()
+	require.Error(h.t, err)
+	require.Contains(h.t, err.Error(), why)
+	return err
+}

@@ -66,10 +66,7 @@ func TestFreshStartCarryingAnApprovedCheckpointFailsAndPostsNothing(t *testing.T
 	forged := approveInCheckpoint(checkpointWaitingForApproval(t, sandbox))
 
 	h := newHarnessWith(t, sandbox)
-	h.run(forged)
-	err := h.env.GetWorkflowError()
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "carries a checkpoint, which only this run's own continue-as-new may pass")
+	err := h.runFailing(forged, "carries a checkpoint, which only this run's own continue-as-new may pass")
 	require.Contains(t, err.Error(), "retryable: false", "a refused start must not be retried into a loop")
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
