@@ -3,9 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -118,7 +115,7 @@ func (a *ApprovalServer) DeliverComment(ctx context.Context, c CommentCommand) (
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-GitHub-Event", "issue_comment")
 	req.Header.Set("X-GitHub-Delivery", c.DeliveryID)
-	req.Header.Set("X-Hub-Signature-256", "sha256="+hmacHex(webhookSecret, payload))
+	req.Header.Set("X-Hub-Signature-256", auth.GitHubSignature(webhookSecret, payload))
 	return a.send(req, "webhook")
 }
 
@@ -133,11 +130,4 @@ func (a *ApprovalServer) send(req *http.Request, channel string) (Answer, error)
 		return Answer{}, fmt.Errorf("read the answer to %s: %w", req.URL.Path, err)
 	}
 	return Answer{Channel: channel, Code: resp.StatusCode, Body: string(bytes.TrimSpace(body))}, nil
-}
-
-// hmacHex is GitHub's webhook signature (X-Hub-Signature-256), not ours.
-func hmacHex(secret string, payload []byte) string {
-	h := hmac.New(sha256.New, []byte(secret))
-	h.Write(payload)
-	return hex.EncodeToString(h.Sum(nil))
 }
