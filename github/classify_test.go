@@ -56,6 +56,16 @@ func requireRejected(t *testing.T, err error, message string) {
 
 func resetIn(d time.Duration) string { return strconv.FormatInt(time.Now().Add(d).Unix(), 10) }
 
+// quotaSpent is the headers of an answer with no requests left, and the
+// reset time when GitHub sends one.
+func quotaSpent(reset string) map[string]string {
+	h := map[string]string{"X-RateLimit-Remaining": "0"}
+	if reset != "" {
+		h["X-RateLimit-Reset"] = reset
+	}
+	return h
+}
+
 // Each answer GitHub gives a caller it throttles, and how long the retry
 // waits for it. The reset header has one-second resolution, so a wait until
 // a reset is checked to within a second.
@@ -74,14 +84,14 @@ func TestRateLimitAnswersWaitWhatGitHubSays(t *testing.T) {
 		within  float64
 	}{
 		{name: "PrimaryRateLimitWaitsUntilTheReset", status: http.StatusForbidden,
-			headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(30 * time.Second)},
+			headers: quotaSpent(resetIn(30 * time.Second)),
 			body:    spent, kind: "primary", wait: 30, within: 1},
 		{name: "PrimaryRateLimitWithoutAResetWaitsAMinute", status: http.StatusForbidden,
-			headers: map[string]string{"X-RateLimit-Remaining": "0"}, body: spent, kind: "primary", wait: 60},
+			headers: quotaSpent(""), body: spent, kind: "primary", wait: 60},
 		// A reset already past (or a clock ahead of GitHub's) must not become a
 		// retry with no wait at all, which would spin against the limit.
 		{name: "RateLimitWhoseResetHasPassedStillWaitsOneSecond", status: http.StatusForbidden,
-			headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(-time.Minute)},
+			headers: quotaSpent(resetIn(-time.Minute)),
 			body:    spent, kind: "primary", wait: 1},
 		{name: "SecondaryRateLimitWithoutRetryAfterWaitsAMinute", status: http.StatusForbidden,
 			body: secondary, kind: "secondary", wait: 60},
@@ -94,10 +104,10 @@ func TestRateLimitAnswersWaitWhatGitHubSays(t *testing.T) {
 		{name: "TooManyRequestsWithRetryAfterIsASecondaryRateLimit", status: http.StatusTooManyRequests,
 			headers: map[string]string{"Retry-After": "3"}, body: `{"message":"slow down"}`, kind: "secondary", wait: 3},
 		{name: "TooManyRequestsWithTheQuotaSpentWaitsUntilTheReset", status: http.StatusTooManyRequests,
-			headers: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(20 * time.Second)},
+			headers: quotaSpent(resetIn(20 * time.Second)),
 			body:    spent, kind: "primary", wait: 20, within: 1},
 		{name: "TooManyRequestsWithTheQuotaSpentButNoResetWaitsAMinute", status: http.StatusTooManyRequests,
-			headers: map[string]string{"X-RateLimit-Remaining": "0"}, body: spent, kind: "primary", wait: 60},
+			headers: quotaSpent(""), body: spent, kind: "primary", wait: 60},
 		{name: "TooManyRequestsWithoutAnyHintWaitsAMinute", status: http.StatusTooManyRequests,
 			headers: map[string]string{"X-RateLimit-Remaining": "12"}, body: `{"message":"slow down"}`, kind: "secondary", wait: 60},
 	} {
