@@ -131,29 +131,31 @@ func TestBrowserApproveShowsDoneAndPostsOneComment(t *testing.T) {
 	require.Len(t, s.postedReviews(), 1)
 }
 
+// rejectByKeyboard presses Enter on the Reject button, waits for until to
+// show, and reads the text of read.
+func rejectByKeyboard(t *testing.T, ctx context.Context, until, read string) string {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Focus("button.reject"),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(until),
+	))
+	text, err := chromedp.Run(ctx, chromedp.Text(read))
+	require.NoError(t, err)
+	return text
+}
+
 func TestBrowserRejectByKeyboardNeedsAReasonAndPostsNothing(t *testing.T) {
 	s := startStack(t)
 	s.startReview("review-browser-2", "alice")
 	ctx := newBrowser(t, map[string]any{identityHeader: "alice"})
 
 	s.openRun(ctx, "review-browser-2")
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Focus("button.reject"),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible("#decision-result"),
-	))
-	notice, err := chromedp.Run(ctx, chromedp.Text("#decision-result"))
-	require.NoError(t, err)
+	notice := rejectByKeyboard(t, ctx, "#decision-result", "#decision-result")
 	require.Equal(t, "A rejection needs a reason.", notice)
 
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.SendKeys("#reason", "the tone is too harsh"),
-		chromedp.Focus("button.reject"),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible("#run-status.badge-completed"),
-	))
-	actionState, err := chromedp.Run(ctx, chromedp.Text("#action-state"))
-	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys("#reason", "the tone is too harsh")))
+	actionState := rejectByKeyboard(t, ctx, "#run-status.badge-completed", "#action-state")
 	require.Equal(t, "rejected by alice: the tone is too harsh", actionState)
 	require.Empty(t, s.postedReviews())
 }
