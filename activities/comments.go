@@ -31,10 +31,7 @@ func (a *Activities) CreateIssueComment(ctx context.Context, in api.CreateCommen
 		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(
 			op+": the body holds an agent-operation marker; only the one this activity appends may appear", api.ErrTypeBadToolCall, nil)
 	}
-	if err := a.checkAllowed(op, in.Target); err != nil {
-		return api.CommentResult{}, err
-	}
-	gh, err := a.githubClient()
+	gh, err := a.clientFor(op, in.Target)
 	if err != nil {
 		return api.CommentResult{}, err
 	}
@@ -86,10 +83,7 @@ func (a *Activities) FindCommentByOperationKey(ctx context.Context, in api.FindC
 	if strings.TrimSpace(in.Body) == "" {
 		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": body (the approved body) is required", api.ErrTypeInvalidInput, nil)
 	}
-	if err := a.checkAllowed(op, in.Target); err != nil {
-		return api.FindCommentResult{}, err
-	}
-	gh, err := a.githubClient()
+	gh, err := a.clientFor(op, in.Target)
 	if err != nil {
 		return api.FindCommentResult{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -17,7 +18,7 @@ func TestCommentWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
 	_, errFind := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, Body: "Review"})
 
 	for _, err := range []error{errCreate, errFind} {
-		appErr := applicationError(t, err)
+		appErr := apperrtest.ApplicationError(t, err)
 		require.True(t, appErr.NonRetryable())
 		require.Contains(t, appErr.Message(), "acme/widgets#1: operationKey is required")
 	}
@@ -33,7 +34,7 @@ func TestCreateThatCannotListTheCommentsPostsNothing(t *testing.T) {
 	_, err := acts.CreateIssueComment(context.Background(),
 		api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 
-	requirePlainRetryableError(t, err)
+	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "create comment on acme/widgets#1: look for its marker")
 	require.Zero(t, sb.countRequests(ghsandbox.OpCreateComment))
 	require.Empty(t, sb.Comments("acme", "widgets", 1))

@@ -25,10 +25,7 @@ const maxTotalPatchBytes = 256 << 10
 
 // GetPullRequest reads the pull request under review.
 func (a *Activities) GetPullRequest(ctx context.Context, t api.Target) (api.PullRequest, error) {
-	if err := a.checkAllowed("get pull request "+targetRef(t), t); err != nil {
-		return api.PullRequest{}, err
-	}
-	gh, err := a.githubClient()
+	gh, err := a.clientFor("get pull request "+targetRef(t), t)
 	if err != nil {
 		return api.PullRequest{}, err
 	}
@@ -57,10 +54,7 @@ func (a *Activities) GetPullRequest(ctx context.Context, t api.Target) (api.Pull
 // remaining files come without their patch (PatchOmitted), so that a pull
 // request of hundreds of files still fits in one activity result.
 func (a *Activities) ListPullRequestFiles(ctx context.Context, t api.Target) ([]api.PullRequestFile, error) {
-	if err := a.checkAllowed("list files of "+targetRef(t), t); err != nil {
-		return nil, err
-	}
-	gh, err := a.githubClient()
+	gh, err := a.clientFor("list files of "+targetRef(t), t)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +141,15 @@ func truncatePatch(patch string, limit int) string {
 // refuses requests locally until it resets by the wall clock; the workflow
 // already waited the limit out on a durable timer, and another worker would
 // not share that memory anyway, so every call asks GitHub afresh.
+// clientFor is the GitHub client for an operation on t, refused before any
+// request when t is outside the allowlist.
+func (a *Activities) clientFor(op string, t api.Target) (*github.Client, error) {
+	if err := a.checkAllowed(op, t); err != nil {
+		return nil, err
+	}
+	return a.githubClient()
+}
+
 func (a *Activities) githubClient() (*github.Client, error) {
 	if a.GitHub == nil {
 		return nil, fmt.Errorf("no GitHub client configured")

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,12 +14,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -95,32 +94,6 @@ func fixtureWithComments(n, markedAt int, operationKey string) ghsandbox.Fixture
 		pull.Comments = append(pull.Comments, ghsandbox.FixtureComment{User: user, Body: body, CreatedAt: time.Now()})
 	}
 	return f
-}
-
-func applicationError(t *testing.T, err error) *temporal.ApplicationError {
-	t.Helper()
-	var appErr *temporal.ApplicationError
-	require.True(t, errors.As(err, &appErr), "want an ApplicationError, got %T: %v", err, err)
-	return appErr
-}
-
-func requirePlainRetryableError(t *testing.T, err error) {
-	t.Helper()
-	require.Error(t, err)
-	var appErr *temporal.ApplicationError
-	require.False(t, errors.As(err, &appErr), "want a plain error Temporal retries, got %v", err)
-}
-
-func requireRateLimited(t *testing.T, err error, kind string) api.RateLimitDetails {
-	t.Helper()
-	appErr := applicationError(t, err)
-	require.Equal(t, api.ErrTypeRateLimited, appErr.Type())
-	require.False(t, appErr.NonRetryable())
-	var details api.RateLimitDetails
-	require.NoError(t, appErr.Details(&details))
-	require.Equal(t, kind, details.Kind)
-	require.Equal(t, time.Duration(details.RetryAfterSeconds)*time.Second, appErr.NextRetryDelay())
-	return details
 }
 
 func TestGetPullRequestReadsTheDemoPullRequest(t *testing.T) {
@@ -236,7 +209,7 @@ func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 	in := api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-2/step-5"}
 
 	_, err := acts.CreateIssueComment(context.Background(), in)
-	requirePlainRetryableError(t, err)
+	apperrtest.RequirePlainRetryable(t, err)
 	posted := sb.Comments("acme", "widgets", 1)
 	require.Len(t, posted, 1)
 
@@ -272,7 +245,7 @@ func TestTooLongCommentIsRejectedWithGitHubsMessage(t *testing.T) {
 		Target: demoPR, Body: strings.Repeat("a", 70000), OperationKey: "k",
 	})
 
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t,
@@ -287,7 +260,7 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 
 	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
 
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "create comment on acme/widgets#1: 422 Validation Failed")
@@ -298,7 +271,7 @@ func TestBlankCommentIsABadToolCallAndPostsNothing(t *testing.T) {
 
 	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: " \n", OperationKey: "k"})
 
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Empty(t, sb.Requests())
@@ -309,7 +282,7 @@ func TestUnknownPullRequestIsRejected(t *testing.T) {
 
 	_, err := acts.GetPullRequest(context.Background(), api.Target{Owner: "acme", Repo: "widgets", PullNumber: 404})
 
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t, "get pull request acme/widgets#404: 404 Not Found", appErr.Message())
@@ -326,7 +299,7 @@ func TestRateLimitDetailsReachTheWorkflowSide(t *testing.T) {
 
 	_, err := env.ExecuteActivity(acts.CreateIssueComment, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
 
-	details := requireRateLimited(t, err, "secondary")
+	details := apperrtest.RequireRateLimited(t, err, "secondary")
 	require.Equal(t, int64(5), details.RetryAfterSeconds)
 }
 
@@ -358,7 +331,7 @@ func TestFindCommentRateLimitIsAnErrorNotAnAnswer(t *testing.T) {
 
 	_, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
-	requireRateLimited(t, err, "secondary")
+	apperrtest.RequireRateLimited(t, err, "secondary")
 }
 
 func TestServerErrorIsAPlainRetryableError(t *testing.T) {
@@ -367,7 +340,7 @@ func TestServerErrorIsAPlainRetryableError(t *testing.T) {
 
 	_, err := acts.GetPullRequest(context.Background(), demoPR)
 
-	requirePlainRetryableError(t, err)
+	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "get pull request acme/widgets#1")
 	require.Contains(t, err.Error(), "500")
 }
@@ -381,7 +354,7 @@ func TestFindCommentServerErrorIsAPlainRetryableError(t *testing.T) {
 
 	_, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
-	requirePlainRetryableError(t, err)
+	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "page 2")
 }
 

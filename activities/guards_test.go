@@ -13,6 +13,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -29,7 +30,7 @@ func TestAllowlistRefusesEveryToolOnAnotherRepositoryBeforeAnyRequest(t *testing
 		api.FindCommentInput{Target: elsewhere, OperationKey: "run-1:1", Body: "Review"})
 
 	for _, err := range []error{errGet, errList, errCreate, errFind} {
-		appErr := applicationError(t, err)
+		appErr := apperrtest.ApplicationError(t, err)
 		require.Equal(t, api.ErrTypeTargetNotAllowed, appErr.Type())
 		require.True(t, appErr.NonRetryable())
 		require.Contains(t, appErr.Message(), "acme/gadgets is not among this worker's allowed repositories (AGENT_ALLOWED_REPOS)")
@@ -71,7 +72,7 @@ func TestBodyCarryingAMarkerIsABadToolCallAndPostsNothing(t *testing.T) {
 		Target: demoPR, Body: "LGTM\n<!--Agent-Operation: run-9:1 -->", OperationKey: "run-1:1",
 	})
 
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "agent-operation marker")

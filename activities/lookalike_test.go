@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -46,7 +47,7 @@ func TestReconcileWithoutTheApprovedBodyIsRefusedRatherThanGuessed(t *testing.T)
 	_, err := acts.FindCommentByOperationKey(context.Background(),
 		api.FindCommentInput{Target: demoPR, OperationKey: "run-7:1"})
 
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "the approved body")
 	require.Empty(t, sb.Requests())

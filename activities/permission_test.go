@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -21,7 +22,7 @@ func TestCheckRepoPermissionAnswersWhatGitHubSays(t *testing.T) {
 
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetPermission, Mode: ghsandbox.ModeStatus, Status: 401})
 	_, err = acts.CheckRepoPermission(context.Background(), api.RepoPermissionInput{Owner: "acme", Repo: "widgets", Login: "bob"})
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 }

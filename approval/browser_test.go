@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // chromium finds Debian's chromium. Without it the test skips locally; in CI
@@ -34,7 +33,8 @@ func chromium(t *testing.T) string {
 }
 
 // newBrowser starts a headless chromium with a fresh profile that sends
-// headers on every request, as a login proxy in front of the server would.
+// headers on every request, as a login proxy in front of the server would;
+// its tab is bounded by waitLong.
 func newBrowser(t *testing.T, headers map[string]any) context.Context {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
@@ -61,7 +61,19 @@ func newBrowser(t *testing.T, headers map[string]any) context.Context {
 	require.NoError(t, err)
 	_, err = chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers(headers)})
 	require.NoError(t, err)
+	// Every step of a test, the run's own included, has waitLong from here.
+	ctx, cancelWait := context.WithTimeout(ctx, waitLong)
+	t.Cleanup(cancelWait)
 	return ctx
+}
+
+// openRun opens a run's page and waits for its pending action's preview.
+func (s *stack) openRun(ctx context.Context, runID string) {
+	s.t.Helper()
+	require.NoError(s.t, chromedp.Do(ctx,
+		chromedp.Navigate(s.approval.URL+"/runs/"+runID),
+		chromedp.WaitVisible("#preview"),
+	))
 }
 
 // watchScriptErrors fails the test if the page throws or logs an error, for
@@ -94,13 +106,8 @@ func TestBrowserApproveShowsDoneAndPostsOneComment(t *testing.T) {
 	s := startStack(t)
 	action := s.startReview("review-browser-1", "alice")
 	ctx := newBrowser(t, map[string]any{identityHeader: "alice"})
-	ctx, cancel := context.WithTimeout(ctx, waitLong)
-	defer cancel()
 
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(s.approval.URL+"/runs/review-browser-1"),
-		chromedp.WaitVisible("#preview"),
-	))
+	s.openRun(ctx, "review-browser-1")
 	preview, err := chromedp.Run(ctx, chromedp.TextContent("#preview"))
 	require.NoError(t, err)
 	signedIn, err := chromedp.Run(ctx, chromedp.Text("form.decision .meta"))
@@ -124,32 +131,31 @@ func TestBrowserApproveShowsDoneAndPostsOneComment(t *testing.T) {
 	require.Len(t, s.postedReviews(), 1)
 }
 
+// rejectByKeyboard presses Enter on the Reject button, waits for until to
+// show, and reads the text of read.
+func rejectByKeyboard(t *testing.T, ctx context.Context, until, read string) string {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Focus("button.reject"),
+		chromedp.KeyEvent("\r"),
+		chromedp.WaitVisible(until),
+	))
+	text, err := chromedp.Run(ctx, chromedp.Text(read))
+	require.NoError(t, err)
+	return text
+}
+
 func TestBrowserRejectByKeyboardNeedsAReasonAndPostsNothing(t *testing.T) {
 	s := startStack(t)
 	s.startReview("review-browser-2", "alice")
 	ctx := newBrowser(t, map[string]any{identityHeader: "alice"})
-	ctx, cancel := context.WithTimeout(ctx, waitLong)
-	defer cancel()
 
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(s.approval.URL+"/runs/review-browser-2"),
-		chromedp.WaitVisible("#preview"),
-		chromedp.Focus("button.reject"),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible("#decision-result"),
-	))
-	notice, err := chromedp.Run(ctx, chromedp.Text("#decision-result"))
-	require.NoError(t, err)
+	s.openRun(ctx, "review-browser-2")
+	notice := rejectByKeyboard(t, ctx, "#decision-result", "#decision-result")
 	require.Equal(t, "A rejection needs a reason.", notice)
 
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.SendKeys("#reason", "the tone is too harsh"),
-		chromedp.Focus("button.reject"),
-		chromedp.KeyEvent("\r"),
-		chromedp.WaitVisible("#run-status.badge-completed"),
-	))
-	actionState, err := chromedp.Run(ctx, chromedp.Text("#action-state"))
-	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys("#reason", "the tone is too harsh")))
+	actionState := rejectByKeyboard(t, ctx, "#run-status.badge-completed", "#action-state")
 	require.Equal(t, "rejected by alice: the tone is too harsh", actionState)
 	require.Empty(t, s.postedReviews())
 }
@@ -189,18 +195,10 @@ func pageTexts(t *testing.T, ctx context.Context, selectors ...string) map[strin
 // mode, no login proxy, so that the page asks people to type their name.
 func startDevStack(t *testing.T) *stack {
 	t.Helper()
-	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: e2eQueue})
-	cfg, err := loadConfig(envOf(map[string]string{
+	return startStackWith(t, map[string]string{
 		"APPROVAL_INSECURE_DEV": "1",
 		"APPROVAL_SECRET":       e2eSecret,
-		"TEMPORAL_ADDRESS":      base.TemporalAddress(),
-		"GITHUB_API_URL":        base.GitHubURL,
-		"GITHUB_TOKEN":          "sandbox-token",
-	}))
-	require.NoError(t, err)
-	s := &stack{t: t, temporal: base.Client(), sandbox: base.Sandbox(), cfg: cfg}
-	s.approval = s.startApproval()
-	return s
+	})
 }
 
 // TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTheComment
@@ -213,8 +211,6 @@ func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTh
 	const runID = "review-first-ten-minutes"
 	action := s.startReview(runID) // no approvers: write permission decides
 	ctx := newBrowser(t, nil)
-	ctx, cancel := context.WithTimeout(ctx, waitLong)
-	defer cancel()
 	runLink := `#inbox a[href="/runs/` + runID + `"]`
 
 	require.NoError(t, chromedp.Do(ctx,

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testenv"
@@ -35,18 +34,10 @@ const (
 	diffLine = "evict stale entries once the cache grows"
 )
 
-func payloadKey(t *testing.T, id string) string {
-	t.Helper()
-	raw := make([]byte, payloadcodec.KeySize)
-	_, err := rand.Read(raw)
-	require.NoError(t, err)
-	return id + ":" + base64.StdEncoding.EncodeToString(raw)
-}
-
 // codecApproval is the approval listener as the main wires it for keys.
 func codecApproval(t *testing.T, base *testenv.Stack, keys string) *httptest.Server {
 	t.Helper()
-	cfg, err := loadConfig(envOf(map[string]string{
+	cfg, err := loadConfig(envtest.Getenv(map[string]string{
 		"APPROVAL_SECRET":             e2eSecret,
 		"GITHUB_WEBHOOK_SECRET":       e2eWebhookSecret,
 		"TEMPORAL_ADDRESS":            base.TemporalAddress(),
@@ -92,7 +83,7 @@ func payloadText(t *testing.T, showJSON string) string {
 }
 
 func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *testing.T) {
-	oldKey := payloadKey(t, "2026-01")
+	oldKey := payloadcodec.NewKeyEntry("2026-01")
 	codec, err := payloadcodec.Parse(oldKey)
 	require.NoError(t, err)
 	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: codecQueue, PayloadCodec: codec})
@@ -120,7 +111,7 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 
 	// A rotated ring, new key first and the old one kept, still reads the
 	// run, through the endpoint and through a client's query.
-	rotated := payloadKey(t, "2026-02") + "," + oldKey
+	rotated := payloadcodec.NewKeyEntry("2026-02") + "," + oldKey
 	rotatedApproval := codecApproval(t, base, rotated)
 	again := showHistory(t, base.TemporalAddress(), run.GetID(),
 		"--codec-endpoint", rotatedApproval.URL+"/codec", "--codec-auth", "Bearer "+codecToken)
@@ -147,7 +138,7 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 
 func dialWithKeys(t *testing.T, base *testenv.Stack, keys string) client.Client {
 	t.Helper()
-	cfg, err := temporalclient.ConfigFromEnv(envOf(map[string]string{
+	cfg, err := temporalclient.ConfigFromEnv(envtest.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS": base.TemporalAddress(), "AGENTRUN_PAYLOAD_KEYS": keys,
 	}))
 	require.NoError(t, err)

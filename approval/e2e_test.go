@@ -3,9 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -18,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -150,13 +148,11 @@ func (s *stack) deliverComment(delivery string, commentID int64, login, body str
 		Repo:    &github.Repository{FullName: github.String("acme/widgets")},
 	})
 	require.NoError(s.t, err)
-	mac := hmac.New(sha256.New, []byte(e2eWebhookSecret))
-	mac.Write(payload)
 	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, s.approval.URL+"/github/webhook", bytes.NewReader(payload))
 	require.NoError(s.t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-GitHub-Event", "issue_comment")
 	req.Header.Set("X-GitHub-Delivery", delivery)
-	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	req.Header.Set("X-Hub-Signature-256", auth.GitHubSignature(e2eWebhookSecret, payload))
 	return s.send(req)
 }

@@ -22,8 +22,7 @@ import (
 
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
-	"github.com/agentrun/agentrun/internal/telemetry"
-	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -41,24 +40,13 @@ func main() {
 	os.Exit(exitCode(err, logger))
 }
 
-// configError is a configuration the server refuses to start with.
-type configError struct{ err error }
-
-func (e *configError) Error() string { return "configuration: " + e.err.Error() }
-func (e *configError) Unwrap() error { return e.err }
-
-// exitCode is 2 for a bad configuration, as for the worker, and 1 for any
-// other failure.
+// exitCode is startup's: 2 for a bad configuration, as for the worker, and
+// 1 for any other failure.
 func exitCode(err error, logger *slog.Logger) int {
-	if err == nil {
-		return 0
+	if err != nil {
+		logger.Error("approval server stopped", "err", err)
 	}
-	logger.Error("approval server stopped", "err", err)
-	var cfgErr *configError
-	if errors.As(err, &cfgErr) {
-		return 2
-	}
-	return 1
+	return startup.ExitCode(err)
 }
 
 func run(ctx context.Context, getenv func(string) string, logger *slog.Logger) error {
@@ -78,7 +66,7 @@ func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	}()
 	cfg, err := loadConfig(getenv)
 	if err != nil {
-		return &configError{err}
+		return &startup.ConfigError{Err: err}
 	}
 	for _, warning := range cfg.server.InsecureWarnings() {
 		logger.Warn("APPROVAL_INSECURE_DEV=1: NOT FOR PRODUCTION: " + warning)
@@ -86,21 +74,12 @@ func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	if !cfg.server.InsecureDev && cfg.server.IdentityHeader == "" {
 		logger.Warn("the pages answer 401 to everyone: serve them behind a login proxy named by APPROVAL_IDENTITY_HEADER and APPROVAL_TRUSTED_PROXIES")
 	}
-	tel, err := telemetry.Setup(ctx, cfg.telemetry, bound["METRICS_ADDR"], logger)
-	var listenErr *telemetry.ListenError
-	if errors.As(err, &listenErr) {
-		return &configError{err}
-	}
+	conn, err := startup.Connect(ctx, cfg.telemetry, bound["METRICS_ADDR"], cfg.temporal, logger)
 	if err != nil {
 		return err
 	}
-	tel.Serve()
-	defer closeTelemetry(ctx, tel, logger)
-	temporal, err := temporalclient.Dial(ctx, tel.Instrument(cfg.temporal), logger)
-	if err != nil {
-		return err
-	}
-	defer temporal.Close()
+	defer conn.Close(ctx)
+	tel, temporal := conn.Telemetry, conn.Temporal
 	tel.Tracing.Join(temporal, cfg.temporal.Namespace)
 	srv, err := newServer(cfg, temporal, logger)
 	if err != nil {
@@ -142,7 +121,7 @@ func listenAll(endpoints []endpoint, bound map[string]net.Listener, logger *slog
 			for _, opened := range endpoints[:i] {
 				_ = opened.listener.Close()
 			}
-			return &configError{fmt.Errorf("%s %s: %w", endpoints[i].variable, endpoints[i].addr, err)}
+			return &startup.ConfigError{Err: fmt.Errorf("%s %s: %w", endpoints[i].variable, endpoints[i].addr, err)}
 		}
 		endpoints[i].listener = l
 		logger.Info("approval server listening", "variable", endpoints[i].variable, "addr", l.Addr().String())

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/testenv"
 )
@@ -41,7 +42,7 @@ func TestApprovalRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 	}
 	for variable, env := range cases {
 		t.Run(variable, func(t *testing.T) {
-			err := run(context.Background(), envOf(env), quietLogger())
+			err := run(context.Background(), envtest.Getenv(env), quietLogger())
 
 			require.ErrorContains(t, err, variable)
 			require.Equal(t, 2, exitCode(err, quietLogger()))
@@ -50,7 +51,7 @@ func TestApprovalRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 }
 
 func TestApprovalWithoutTemporalExitsWith1(t *testing.T) {
-	err := run(context.Background(), envOf(map[string]string{
+	err := run(context.Background(), envtest.Getenv(map[string]string{
 		"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_ADDRESS": "127.0.0.1:1",
 	}), quietLogger())
 
@@ -61,7 +62,7 @@ func TestApprovalWithoutTemporalExitsWith1(t *testing.T) {
 func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
 	api := testenv.Listen(t)
 
-	err := runOn(context.Background(), envOf(map[string]string{}), quietLogger(), map[string]net.Listener{"APPROVAL_ADDR": api})
+	err := runOn(context.Background(), envtest.Getenv(map[string]string{}), quietLogger(), map[string]net.Listener{"APPROVAL_ADDR": api})
 
 	require.ErrorContains(t, err, "APPROVAL_SECRET")
 	_, dialErr := net.Dial("tcp", api.Addr().String())
@@ -124,7 +125,7 @@ func startMain(t *testing.T, env map[string]string, bound map[string]net.Listene
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &mainProcess{cancel: cancel, stopped: make(chan error, 1)}
-	go func() { m.stopped <- runOn(ctx, envOf(env), quietLogger(), bound) }()
+	go func() { m.stopped <- runOn(ctx, envtest.Getenv(env), quietLogger(), bound) }()
 	t.Cleanup(cancel)
 	return m
 }

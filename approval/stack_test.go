@@ -20,6 +20,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/testenv"
 )
@@ -46,18 +47,24 @@ type stack struct {
 
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: e2eQueue})
-
-	cfg, err := loadConfig(envOf(map[string]string{
+	return startStackWith(t, map[string]string{
 		"APPROVAL_SECRET":          e2eSecret,
 		"GITHUB_WEBHOOK_SECRET":    e2eWebhookSecret,
 		"APPROVAL_IDENTITY_HEADER": identityHeader,
 		// The test's clients, headless chromium included, stand for the login proxy.
 		"APPROVAL_TRUSTED_PROXIES": "127.0.0.1/32,::1",
-		"TEMPORAL_ADDRESS":         base.TemporalAddress(),
-		"GITHUB_API_URL":           base.GitHubURL,
-		"GITHUB_TOKEN":             "sandbox-token",
-	}))
+	})
+}
+
+// startStackWith starts the stack with the approval server's variables
+// vars, pointed at the stack's Temporal and sandbox.
+func startStackWith(t *testing.T, vars map[string]string) *stack {
+	t.Helper()
+	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: e2eQueue})
+	vars["TEMPORAL_ADDRESS"] = base.TemporalAddress()
+	vars["GITHUB_API_URL"] = base.GitHubURL
+	vars["GITHUB_TOKEN"] = "sandbox-token"
+	cfg, err := loadConfig(envtest.Getenv(vars))
 	require.NoError(t, err)
 	s := &stack{t: t, temporal: base.Client(), sandbox: base.Sandbox(), cfg: cfg}
 	s.approval = s.startApproval()
@@ -74,10 +81,6 @@ func (s *stack) startApproval() *httptest.Server {
 	approval := httptest.NewServer(srv.Handler())
 	s.t.Cleanup(approval.Close)
 	return approval
-}
-
-func envOf(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
 }
 
 // startReview starts a review of acme/widgets#1 and waits until it asks for

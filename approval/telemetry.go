@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/agentrun/agentrun/internal/telemetry"
 )
@@ -17,17 +14,4 @@ func withHTTPMetrics(tel *telemetry.Telemetry, next http.Handler) http.Handler {
 		return next
 	}
 	return telemetry.HTTPMetrics(tel.Metrics.Handler(), next)
-}
-
-// telemetryFlushTimeout bounds the last export of spans at shut-down.
-const telemetryFlushTimeout = 5 * time.Second
-
-// closeTelemetry stops /metrics and flushes the last spans once the server
-// has stopped.
-func closeTelemetry(ctx context.Context, tel *telemetry.Telemetry, logger *slog.Logger) {
-	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetryFlushTimeout)
-	defer cancel()
-	if err := tel.Close(flushCtx); err != nil {
-		logger.Warn("telemetry did not close cleanly", "err", err)
-	}
 }

@@ -11,10 +11,10 @@ import (
 
 	gogithub "github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 )
 
 // answering is a GitHub that answers every request with status, headers and
@@ -46,74 +46,83 @@ func classifiedGet(t *testing.T, gh *gogithub.Client) error {
 	return github.ClassifyError("get pull request acme/widgets#1", err)
 }
 
-func applicationError(t *testing.T, err error) *temporal.ApplicationError {
-	t.Helper()
-	var appErr *temporal.ApplicationError
-	require.True(t, errors.As(err, &appErr), "want an ApplicationError, got %T: %v", err, err)
-	return appErr
-}
-
-func requireRateLimited(t *testing.T, err error, kind string) api.RateLimitDetails {
-	t.Helper()
-	appErr := applicationError(t, err)
-	require.Equal(t, api.ErrTypeRateLimited, appErr.Type())
-	require.False(t, appErr.NonRetryable())
-	var details api.RateLimitDetails
-	require.NoError(t, appErr.Details(&details))
-	require.Equal(t, kind, details.Kind)
-	require.Equal(t, time.Duration(details.RetryAfterSeconds)*time.Second, appErr.NextRetryDelay())
-	return details
-}
-
 func requireRejected(t *testing.T, err error, message string) {
 	t.Helper()
-	appErr := applicationError(t, err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t, message, appErr.Message())
 }
 
-// requirePlainRetryable: an error Temporal retries with its own backoff,
-// which still carries go-github's error for whoever inspects it.
-func requirePlainRetryable(t *testing.T, err error) {
-	t.Helper()
-	require.Error(t, err)
-	var appErr *temporal.ApplicationError
-	require.False(t, errors.As(err, &appErr), "want a plain error Temporal retries, got %v", err)
-}
-
 func resetIn(d time.Duration) string { return strconv.FormatInt(time.Now().Add(d).Unix(), 10) }
 
-func TestPrimaryRateLimitWaitsUntilTheReset(t *testing.T) {
-	gh := answering(t, http.StatusForbidden,
-		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(30 * time.Second)},
-		`{"message":"API rate limit exceeded"}`)
-
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
-
-	// The reset header has one-second resolution.
-	require.InDelta(t, 30, details.RetryAfterSeconds, 1)
+// quotaSpent is the headers of an answer with no requests left, and the
+// reset time when GitHub sends one.
+func quotaSpent(reset string) map[string]string {
+	h := map[string]string{"X-RateLimit-Remaining": "0"}
+	if reset != "" {
+		h["X-RateLimit-Reset"] = reset
+	}
+	return h
 }
 
-func TestPrimaryRateLimitWithoutAResetWaitsAMinute(t *testing.T) {
-	gh := answering(t, http.StatusForbidden, map[string]string{"X-RateLimit-Remaining": "0"},
-		`{"message":"API rate limit exceeded"}`)
+// Each answer GitHub gives a caller it throttles, and how long the retry
+// waits for it. The reset header has one-second resolution, so a wait until
+// a reset is checked to within a second.
+func TestRateLimitAnswersWaitWhatGitHubSays(t *testing.T) {
+	const (
+		spent     = `{"message":"API rate limit exceeded"}`
+		secondary = `{"message":"You have exceeded a secondary rate limit","documentation_url":"https://docs.github.com/rest#secondary-rate-limits"}`
+	)
+	for _, tc := range []struct {
+		name    string
+		status  int
+		headers map[string]string
+		body    string
+		kind    string
+		wait    int64
+		within  float64
+	}{
+		{name: "PrimaryRateLimitWaitsUntilTheReset", status: http.StatusForbidden,
+			headers: quotaSpent(resetIn(30 * time.Second)),
+			body:    spent, kind: "primary", wait: 30, within: 1},
+		{name: "PrimaryRateLimitWithoutAResetWaitsAMinute", status: http.StatusForbidden,
+			headers: quotaSpent(""), body: spent, kind: "primary", wait: 60},
+		// A reset already past (or a clock ahead of GitHub's) must not become a
+		// retry with no wait at all, which would spin against the limit.
+		{name: "RateLimitWhoseResetHasPassedStillWaitsOneSecond", status: http.StatusForbidden,
+			headers: quotaSpent(resetIn(-time.Minute)),
+			body:    spent, kind: "primary", wait: 1},
+		{name: "SecondaryRateLimitWithoutRetryAfterWaitsAMinute", status: http.StatusForbidden,
+			body: secondary, kind: "secondary", wait: 60},
+		// A 403 carrying Retry-After is a rate limit even when its body names no
+		// limit; taken for a rejection it would end the run as if GitHub had
+		// refused the comment for good.
+		{name: "ForbiddenWithRetryAfterButNoNamedLimitIsASecondaryRateLimit", status: http.StatusForbidden,
+			headers: map[string]string{"Retry-After": "9"},
+			body:    `{"message":"You have triggered an abuse detection mechanism."}`, kind: "secondary", wait: 9},
+		{name: "TooManyRequestsWithRetryAfterIsASecondaryRateLimit", status: http.StatusTooManyRequests,
+			headers: map[string]string{"Retry-After": "3"}, body: `{"message":"slow down"}`, kind: "secondary", wait: 3},
+		{name: "TooManyRequestsWithTheQuotaSpentWaitsUntilTheReset", status: http.StatusTooManyRequests,
+			headers: quotaSpent(resetIn(20 * time.Second)),
+			body:    spent, kind: "primary", wait: 20, within: 1},
+		{name: "TooManyRequestsWithTheQuotaSpentButNoResetWaitsAMinute", status: http.StatusTooManyRequests,
+			headers: quotaSpent(""), body: spent, kind: "primary", wait: 60},
+		{name: "TooManyRequestsWithoutAnyHintWaitsAMinute", status: http.StatusTooManyRequests,
+			headers: map[string]string{"X-RateLimit-Remaining": "12"}, body: `{"message":"slow down"}`, kind: "secondary", wait: 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gh := answering(t, tc.status, tc.headers, tc.body)
 
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
+			details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), tc.kind)
 
-	require.Equal(t, int64(60), details.RetryAfterSeconds)
-}
-
-// A reset already past (or a clock ahead of GitHub's) must not become a
-// retry with no wait at all, which would spin against the limit.
-func TestRateLimitWhoseResetHasPassedStillWaitsOneSecond(t *testing.T) {
-	gh := answering(t, http.StatusForbidden,
-		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(-time.Minute)},
-		`{"message":"API rate limit exceeded"}`)
-
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
-
-	require.Equal(t, int64(1), details.RetryAfterSeconds)
+			if tc.within == 0 {
+				require.Equal(t, tc.wait, details.RetryAfterSeconds)
+			} else {
+				require.InDelta(t, tc.wait, details.RetryAfterSeconds, tc.within)
+			}
+		})
+	}
 }
 
 func TestSecondaryRateLimitWaitsForRetryAfter(t *testing.T) {
@@ -122,72 +131,14 @@ func TestSecondaryRateLimitWaitsForRetryAfter(t *testing.T) {
 
 	err := classifiedGet(t, gh)
 
-	details := requireRateLimited(t, err, "secondary")
+	details := apperrtest.RequireRateLimited(t, err, "secondary")
 	require.Equal(t, int64(7), details.RetryAfterSeconds)
 	require.Equal(t, "get pull request acme/widgets#1: secondary rate limit, retry in 7s: "+
-		errors.Unwrap(err).Error(), applicationError(t, err).Message())
+		errors.Unwrap(err).Error(), apperrtest.ApplicationError(t, err).Message())
 	var abuse *gogithub.AbuseRateLimitError
 	require.True(t, errors.As(err, &abuse), "the cause stays go-github's error")
 }
 
-func TestSecondaryRateLimitWithoutRetryAfterWaitsAMinute(t *testing.T) {
-	gh := answering(t, http.StatusForbidden, nil,
-		`{"message":"You have exceeded a secondary rate limit","documentation_url":"https://docs.github.com/rest#secondary-rate-limits"}`)
-
-	details := requireRateLimited(t, classifiedGet(t, gh), "secondary")
-
-	require.Equal(t, int64(60), details.RetryAfterSeconds)
-}
-
-// A 403 carrying Retry-After is a rate limit even when its body names no
-// limit; taken for a rejection it would end the run as if GitHub had refused
-// the comment for good.
-func TestForbiddenWithRetryAfterButNoNamedLimitIsASecondaryRateLimit(t *testing.T) {
-	gh := answering(t, http.StatusForbidden, map[string]string{"Retry-After": "9"},
-		`{"message":"You have triggered an abuse detection mechanism."}`)
-
-	details := requireRateLimited(t, classifiedGet(t, gh), "secondary")
-
-	require.Equal(t, int64(9), details.RetryAfterSeconds)
-}
-
-func TestTooManyRequestsWithRetryAfterIsASecondaryRateLimit(t *testing.T) {
-	gh := answering(t, http.StatusTooManyRequests, map[string]string{"Retry-After": "3"}, `{"message":"slow down"}`)
-
-	details := requireRateLimited(t, classifiedGet(t, gh), "secondary")
-
-	require.Equal(t, int64(3), details.RetryAfterSeconds)
-}
-
-func TestTooManyRequestsWithTheQuotaSpentWaitsUntilTheReset(t *testing.T) {
-	gh := answering(t, http.StatusTooManyRequests,
-		map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": resetIn(20 * time.Second)},
-		`{"message":"API rate limit exceeded"}`)
-
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
-
-	require.InDelta(t, 20, details.RetryAfterSeconds, 1)
-}
-
-func TestTooManyRequestsWithTheQuotaSpentButNoResetWaitsAMinute(t *testing.T) {
-	gh := answering(t, http.StatusTooManyRequests, map[string]string{"X-RateLimit-Remaining": "0"},
-		`{"message":"API rate limit exceeded"}`)
-
-	details := requireRateLimited(t, classifiedGet(t, gh), "primary")
-
-	require.Equal(t, int64(60), details.RetryAfterSeconds)
-}
-
-func TestTooManyRequestsWithoutAnyHintWaitsAMinute(t *testing.T) {
-	gh := answering(t, http.StatusTooManyRequests, map[string]string{"X-RateLimit-Remaining": "12"}, `{"message":"slow down"}`)
-
-	details := requireRateLimited(t, classifiedGet(t, gh), "secondary")
-
-	require.Equal(t, int64(60), details.RetryAfterSeconds)
-}
-
-// A Retry-After that is not a number of seconds says nothing GitHub's rate
-// limits say; the 403 is then what it looks like, a refusal.
 func TestForbiddenWithAnUnreadableRetryAfterIsARejection(t *testing.T) {
 	gh := answering(t, http.StatusForbidden, map[string]string{"Retry-After": "soon"},
 		`{"message":"Resource not accessible by integration"}`)
@@ -227,7 +178,7 @@ func TestOtherFailuresArePlainRetryableErrorsThatKeepTheirCause(t *testing.T) {
 
 		err := classifiedGet(t, gh)
 
-		requirePlainRetryable(t, err)
+		apperrtest.RequirePlainRetryable(t, err)
 		require.Regexp(t, `^get pull request acme/widgets#1: GET http://127\.0\.0\.1:\d+/repos/acme/widgets/pulls/1: `+
 			strconv.Itoa(status)+` something went wrong \[\]$`, err.Error())
 		var resp *gogithub.ErrorResponse
@@ -241,7 +192,7 @@ func TestOtherFailuresArePlainRetryableErrorsThatKeepTheirCause(t *testing.T) {
 func TestServiceUnavailableWithRetryAfterIsAPlainRetryableError(t *testing.T) {
 	gh := answering(t, http.StatusServiceUnavailable, map[string]string{"Retry-After": "30"}, `{"message":"Service Unavailable"}`)
 
-	requirePlainRetryable(t, classifiedGet(t, gh))
+	apperrtest.RequirePlainRetryable(t, classifiedGet(t, gh))
 }
 
 func TestUnreachableGitHubIsAPlainRetryableError(t *testing.T) {
@@ -252,7 +203,7 @@ func TestUnreachableGitHubIsAPlainRetryableError(t *testing.T) {
 
 	err = classifiedGet(t, gh)
 
-	requirePlainRetryable(t, err)
+	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "get pull request acme/widgets#1: ")
 }
 

@@ -76,16 +76,31 @@ func TestMarkerWordAfterAnEmptyHTMLCommentIsPlainText(t *testing.T) {
 	}
 }
 
+// requireProof checks that looking operationKey up finds ours, and that no
+// other comment had to be passed over.
+func requireProof(t *testing.T, gh *gogithub.Client, ours ghsandbox.Comment, operationKey, approvedBody, author string) {
+	t.Helper()
+	found, ignored := find(t, gh, operationKey, approvedBody, author)
+	require.NotNil(t, found)
+	require.Equal(t, ours.ID, found.GetID())
+	require.Empty(t, ignored)
+}
+
+// requireNoProof checks that looking operationKey up finds nothing, and
+// passes over exactly the one marked comment, saying why.
+func requireNoProof(t *testing.T, gh *gogithub.Client, operationKey, approvedBody, author string, passedOver api.IgnoredComment) {
+	t.Helper()
+	found, ignored := find(t, gh, operationKey, approvedBody, author)
+	require.Nil(t, found)
+	require.Equal(t, []api.IgnoredComment{passedOver}, ignored)
+}
+
 func TestOurCommentWithTheApprovedBodyProvesTheOperation(t *testing.T) {
 	sb, gh := sandboxClient(t)
 	postAs(t, sb, "carol", "unrelated")
 	ours := postAs(t, sb, sb.BotLogin(), github.MarkedBody("Review", "run-1:1"))
 
-	found, ignored := find(t, gh, "run-1:1", "Review", sb.BotLogin())
-
-	require.NotNil(t, found)
-	require.Equal(t, ours.ID, found.GetID())
-	require.Empty(t, ignored)
+	requireProof(t, gh, ours, "run-1:1", "Review", sb.BotLogin())
 }
 
 // GitHub may hand a body back with CRLF line endings and blank around it;
@@ -94,48 +109,34 @@ func TestOurCommentAsGitHubHandsItBackWithCRLFStillProvesTheOperation(t *testing
 	sb, gh := sandboxClient(t)
 	ours := postAs(t, sb, sb.BotLogin(), "\n Line one\r\nline two\r\n\r\n"+api.OperationMarker("run-1:2")+"\r\n")
 
-	found, ignored := find(t, gh, "run-1:2", "Line one\nline two", sb.BotLogin())
-
-	require.NotNil(t, found)
-	require.Equal(t, ours.ID, found.GetID())
-	require.Empty(t, ignored)
+	requireProof(t, gh, ours, "run-1:2", "Line one\nline two", sb.BotLogin())
 }
 
 func TestLookAlikeWithTheExactBodyByAnotherUserIsNoProof(t *testing.T) {
 	sb, gh := sandboxClient(t)
 	forged := postAs(t, sb, "mallory", github.MarkedBody("Review", "run-2:5"))
 
-	found, ignored := find(t, gh, "run-2:5", "Review", "agentrun[bot]")
-
-	require.Nil(t, found)
-	require.Equal(t, []api.IgnoredComment{{
+	requireNoProof(t, gh, "run-2:5", "Review", "agentrun[bot]", api.IgnoredComment{
 		CommentID: forged.ID, Author: "mallory",
 		Why: "carries the marker but was written by mallory, not by this worker's GitHub identity agentrun[bot]",
-	}}, ignored)
+	})
 }
 
 func TestEditedBotCommentDoesNotProveTheOperation(t *testing.T) {
 	sb, gh := sandboxClient(t)
 	edited := postAs(t, sb, sb.BotLogin(), github.MarkedBody("Review, edited by a maintainer", "run-3:2"))
 
-	found, ignored := find(t, gh, "run-3:2", "Review", sb.BotLogin())
-
-	require.Nil(t, found)
-	require.Equal(t, []api.IgnoredComment{{
+	requireNoProof(t, gh, "run-3:2", "Review", sb.BotLogin(), api.IgnoredComment{
 		CommentID: edited.ID, Author: "agentrun[bot]",
 		Why: "carries the marker but its body is not the approved body (edited, or another text)",
-	}}, ignored)
+	})
 }
 
 func TestOurOwnCommentIsFoundWhateverTheCaseOfTheLoginGitHubShows(t *testing.T) {
 	sb, gh := sandboxClient(t)
 	ours := postAs(t, sb, "AgentRun[bot]", github.MarkedBody("Review", "run-4:1"))
 
-	found, ignored := find(t, gh, "run-4:1", "Review", "AGENTRUN[BOT]")
-
-	require.NotNil(t, found)
-	require.Equal(t, ours.ID, found.GetID())
-	require.Empty(t, ignored)
+	requireProof(t, gh, ours, "run-4:1", "Review", "AGENTRUN[BOT]")
 }
 
 // Keys R:5 and R:50 share a prefix. A marker matched without its closing

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -60,7 +61,7 @@ func TestPermissionCheckThatHitsARateLimitWaits(t *testing.T) {
 
 	_, err := github.PermissionOf(context.Background(), gh, "acme", "widgets", "bob")
 
-	require.Equal(t, int64(4), requireRateLimited(t, err, "secondary").RetryAfterSeconds)
+	require.Equal(t, int64(4), apperrtest.RequireRateLimited(t, err, "secondary").RetryAfterSeconds)
 }
 
 // A server error is no "none": the check is retried, never taken as an answer.
@@ -71,7 +72,7 @@ func TestPermissionCheckThatFailsIsRetriedNotAnswered(t *testing.T) {
 	got, err := github.PermissionOf(context.Background(), gh, "acme", "widgets", "bob")
 
 	require.Empty(t, got)
-	requirePlainRetryable(t, err)
+	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "permission of bob on acme/widgets: ")
 }
 

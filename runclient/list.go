@@ -9,6 +9,7 @@ import (
 
 	commonpb "go.temporal.io/api/common/v1"
 	enumspb "go.temporal.io/api/enums/v1"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/converter"
 
@@ -43,25 +44,21 @@ func (c *Client) List(ctx context.Context, status api.RunStatus) ([]Listed, erro
 		query += fmt.Sprintf(" AND %s = %q", api.SearchAttrStatus.GetName(), status)
 	}
 	var rows []Listed
-	var token []byte
-	for {
-		page, err := c.listPage(ctx, query, token)
-		if err != nil {
-			return nil, err
-		}
-		for _, ex := range page.GetExecutions() {
+	err := c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
+		for _, ex := range execs {
 			rows = append(rows, Listed{
 				RunID:     ex.GetExecution().GetWorkflowId(),
 				Status:    runStatusOf(ex.GetSearchAttributes().GetIndexedFields(), ex.GetStatus()),
 				StartedAt: ex.GetStartTime().AsTime(),
 			})
 		}
-		token = page.GetNextPageToken()
-		if len(token) == 0 {
-			sortNewestFirst(rows)
-			return rows, nil
-		}
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
+	sortNewestFirst(rows)
+	return rows, nil
 }
 
 // sortNewestFirst orders runs by start time, newest first, and runs started
@@ -103,20 +100,16 @@ func (c *Client) WaitingRunIDs(ctx context.Context) ([]string, error) {
 	query := fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\" AND %s = %q",
 		api.WorkflowName, api.SearchAttrStatus.GetName(), api.RunWaitingForUser)
 	var ids []string
-	var token []byte
-	for {
-		page, err := c.listPage(ctx, query, token)
-		if err != nil {
-			return nil, err
-		}
-		for _, exec := range page.GetExecutions() {
+	err := c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
+		for _, exec := range execs {
 			ids = append(ids, exec.GetExecution().GetWorkflowId())
 		}
-		token = page.GetNextPageToken()
-		if len(token) == 0 || len(ids) >= maxWaitingRuns {
-			return ids, nil
-		}
+		return len(ids) < maxWaitingRuns
+	})
+	if err != nil {
+		return nil, err
 	}
+	return ids, nil
 }
 
 // RunByActionID finds, in one visibility query, the open or recently closed
@@ -149,6 +142,22 @@ func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, er
 		}
 	}
 	return executions[0].GetExecution().GetWorkflowId(), nil
+}
+
+// eachPage hands visit the executions query matches, a page at a time, until
+// the last page or until visit answers false.
+func (c *Client) eachPage(ctx context.Context, query string, visit func([]*workflowpb.WorkflowExecutionInfo) (more bool)) error {
+	var token []byte
+	for {
+		page, err := c.listPage(ctx, query, token)
+		if err != nil {
+			return err
+		}
+		token = page.GetNextPageToken()
+		if !visit(page.GetExecutions()) || len(token) == 0 {
+			return nil
+		}
+	}
 }
 
 func (c *Client) listPage(ctx context.Context, query string, token []byte) (*workflowservice.ListWorkflowExecutionsResponse, error) {

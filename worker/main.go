@@ -27,8 +27,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/telemetry"
-	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/internal/startup"
 )
 
 func main() {
@@ -38,33 +37,22 @@ func main() {
 	os.Exit(exitCode(err, os.Stderr))
 }
 
-// configError is a configuration the worker refuses to start with.
-type configError struct{ err error }
-
-func (e *configError) Error() string { return "configuration: " + e.err.Error() }
-func (e *configError) Unwrap() error { return e.err }
-
 func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
+	if err != nil {
+		fmt.Fprintln(stderr, "worker:", err)
 	}
-	fmt.Fprintln(stderr, "worker:", err)
-	var cfgErr *configError
-	if errors.As(err, &cfgErr) {
-		return 2
-	}
-	return 1
+	return startup.ExitCode(err)
 }
 
 // run reads the configuration, connects, and polls until ctx ends.
 func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) error {
 	cfg, err := agentworker.ConfigFromEnv(getenv)
 	if err != nil {
-		return &configError{err}
+		return &startup.ConfigError{Err: err}
 	}
 	acts, err := agentworker.NewActivities(cfg)
 	if err != nil {
-		return &configError{err}
+		return &startup.ConfigError{Err: err}
 	}
 	logger := newLogger(cfg.LogFormat, logOutput)
 	if cfg.GitHubToken == "" {
@@ -76,21 +64,12 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	logger.Info("GitHub target",
 		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin,
 		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
-	tel, err := telemetry.Setup(ctx, cfg.Telemetry, nil, logger)
-	var listenErr *telemetry.ListenError
-	if errors.As(err, &listenErr) {
-		return &configError{err}
-	}
+	conn, err := startup.Connect(ctx, cfg.Telemetry, nil, cfg.Temporal, logger)
 	if err != nil {
 		return err
 	}
-	tel.Serve()
-	defer closeTelemetry(ctx, tel, logger)
-	c, err := temporalclient.Dial(ctx, tel.Instrument(cfg.Temporal), logger)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
+	defer conn.Close(ctx)
+	c := conn.Temporal
 
 	w := agentworker.NewWorkerWithOptions(c, cfg.WorkerOptions(), acts)
 	if err := w.Start(); err != nil {
@@ -153,18 +132,6 @@ func currentBuild(r agentworker.Routing) string {
 	return r.Current.BuildID
 }
 
-// closeTelemetry flushes the last spans and counts once the worker has stopped.
-func closeTelemetry(ctx context.Context, tel *telemetry.Telemetry, logger *slog.Logger) {
-	flushCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetryFlushTimeout)
-	defer cancel()
-	if err := tel.Close(flushCtx); err != nil {
-		logger.Warn("telemetry did not close cleanly", "err", err)
-	}
-}
-
-// telemetryFlushTimeout bounds the last export of spans at shut-down.
-const telemetryFlushTimeout = 5 * time.Second
-
 // identify resolves the bot login before anything polls: a worker that cannot
 // tell its own comments from look-alikes must not run. GitHub refusing the
 // token's /user is a configuration problem; an unreachable GitHub is not.
@@ -174,7 +141,7 @@ func identify(ctx context.Context, acts *activities.Activities) error {
 	err := agentworker.Identify(ctx, acts)
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected {
-		return &configError{err}
+		return &startup.ConfigError{Err: err}
 	}
 	return err
 }

@@ -12,13 +12,10 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/testenv"
 )
-
-func envOf(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
-}
 
 func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 	for _, tc := range []struct {
@@ -45,7 +42,7 @@ func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		t.Run(tc.named, func(t *testing.T) {
 			var stderr bytes.Buffer
 
-			err := run(context.Background(), envOf(tc.vars), &stderr)
+			err := run(context.Background(), envtest.Getenv(tc.vars), &stderr)
 
 			require.Equal(t, 2, exitCode(err, &stderr))
 			require.Contains(t, stderr.String(), tc.named)
@@ -57,7 +54,7 @@ func TestWorkerWithUnreachableTemporalFailsNamingTheAddress(t *testing.T) {
 	addr := unreachableTemporal(t)
 	var stderr bytes.Buffer
 
-	err := run(context.Background(), envOf(map[string]string{"TEMPORAL_ADDRESS": addr, "GITHUB_BOT_LOGIN": "agentrun[bot]"}), &stderr)
+	err := run(context.Background(), envtest.Getenv(map[string]string{"TEMPORAL_ADDRESS": addr, "GITHUB_BOT_LOGIN": "agentrun[bot]"}), &stderr)
 
 	require.Equal(t, 1, exitCode(err, &stderr))
 	require.Contains(t, stderr.String(), "cannot reach Temporal at "+addr)
@@ -82,7 +79,7 @@ func TestWorkerLearnsItsGitHubLoginFromGetUserAndLogsTheTarget(t *testing.T) {
 	api := sandboxURL(t, sb)
 	var logs bytes.Buffer
 
-	_ = run(context.Background(), envOf(map[string]string{
+	_ = run(context.Background(), envtest.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": api, "GITHUB_TOKEN": "t",
 	}), &logs)
 
@@ -95,7 +92,7 @@ func TestWorkerTakesGitHubBotLoginWithoutAskingGitHub(t *testing.T) {
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
 	var logs bytes.Buffer
 
-	_ = run(context.Background(), envOf(map[string]string{
+	_ = run(context.Background(), envtest.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": sandboxURL(t, sb), "GITHUB_TOKEN": "t",
 		"GITHUB_BOT_LOGIN": "reviewer-app[bot]", "AGENT_ALLOWED_REPOS": "Acme/Widgets, acme/gadgets",
 	}), &logs)
@@ -109,7 +106,7 @@ func TestWorkerWhoseTokenCannotReadItsUserRefusesToStartNamingGitHubBotLogin(t *
 	require.NoError(t, sb.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetUser, Mode: ghsandbox.ModeStatus, Status: 403}))
 	var stderr bytes.Buffer
 
-	err := run(context.Background(), envOf(map[string]string{
+	err := run(context.Background(), envtest.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": sandboxURL(t, sb), "GITHUB_TOKEN": "app-installation-token",
 	}), &stderr)
 
@@ -129,7 +126,7 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
 	api := sandboxURL(t, sb)
 	go func() {
-		done <- run(ctx, envOf(map[string]string{
+		done <- run(ctx, envtest.Getenv(map[string]string{
 			"TEMPORAL_ADDRESS":   server.Address(),
 			"AGENT_TASK_QUEUE":   "worker-main-test",
 			"GITHUB_API_URL":     api,

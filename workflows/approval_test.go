@@ -53,35 +53,38 @@ func TestApprovedReviewPostsExactlyOneComment(t *testing.T) {
 	requireLegalHistory(t, h.events())
 }
 
-func TestRejectedReviewPostsNothingAndTellsTheModel(t *testing.T) {
-	h := newHarness(t)
-	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionReject, "bob", "too harsh") })
-	h.run(demoInput())
-	require.NoError(t, h.env.GetWorkflowError())
-
-	require.Equal(t, 0, h.markedComments())
-	snap := h.snapshot()
-	require.Equal(t, api.RunCompleted, snap.Run.Status)
-	require.Equal(t, api.StepRejected, h.commentStep(snap).Status)
-	require.Equal(t, api.ActionRejected, snap.PendingAction.State)
-	require.Contains(t, snap.Run.Result, "rejected by bob: too harsh")
-	requireLegalHistory(t, h.events())
-}
-
-func TestUnansweredApprovalExpiresAndPostsNothing(t *testing.T) {
-	h := newHarness(t)
-	in := demoInput()
-	in.ApprovalTimeout = 2 * time.Hour
-	h.run(in)
-	require.NoError(t, h.env.GetWorkflowError())
-
-	require.Equal(t, 0, h.markedComments())
-	snap := h.snapshot()
-	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
-	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
-	require.Equal(t, api.RunCompleted, snap.Run.Status)
-	require.Contains(t, snap.Run.Result, "expired")
-	requireLegalHistory(t, h.events())
+// A "no", said or left unsaid, posts nothing and the run still completes,
+// telling the model why.
+func TestApprovalNotGivenPostsNothingAndTellsTheModel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		answer func(h *harness, in *api.RunInput)
+		action api.ActionState
+		step   api.StepStatus
+		result string
+	}{{
+		name: "RejectedReviewPostsNothingAndTellsTheModel",
+		answer: func(h *harness, _ *api.RunInput) {
+			h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionReject, "bob", "too harsh") })
+		},
+		action: api.ActionRejected, step: api.StepRejected, result: "rejected by bob: too harsh",
+	}, {
+		name:   "UnansweredApprovalExpiresAndPostsNothing",
+		answer: func(_ *harness, in *api.RunInput) { in.ApprovalTimeout = 2 * time.Hour },
+		action: api.ActionExpired, step: api.StepExpired, result: "expired",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			in := demoInput()
+			tc.answer(h, &in)
+			snap := h.runPostingNothing(in)
+			require.Equal(t, api.RunCompleted, snap.Run.Status)
+			require.Equal(t, tc.step, h.commentStep(snap).Status)
+			require.Equal(t, tc.action, snap.PendingAction.State)
+			require.Contains(t, snap.Run.Result, tc.result)
+			requireLegalHistory(t, h.events())
+		})
+	}
 }
 
 func TestFiveDuplicateApprovalsPostOneComment(t *testing.T) {
@@ -159,11 +162,7 @@ func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
 		require.Equal(t, api.RunRunning, snap.Run.Status)
 		h.decide(actionID, api.DecisionApprove, "alice", "")
 	}, 4*time.Hour+30*time.Minute)
-	h.run(in)
-	require.NoError(t, h.env.GetWorkflowError())
-
-	require.Equal(t, 0, h.markedComments())
-	snap := h.snapshot()
+	snap := h.runPostingNothing(in)
 	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
 	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
 	late := eventsWith(h.events(), func(e api.Event) bool {

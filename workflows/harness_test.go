@@ -159,3 +159,46 @@ func eventsWith(events []api.Event, pred func(api.Event) bool) []api.Event {
 	}
 	return out
 }
+
+// runPostingNothing runs in to a clean end that must leave no marked comment
+// on the demo PR, and returns the final snapshot for the test's own checks.
+func (h *harness) runPostingNothing(in api.RunInput) api.RunSnapshot {
+	h.t.Helper()
+	h.run(in)
+	require.NoError(h.t, h.env.GetWorkflowError())
+	require.Equal(h.t, 0, h.markedComments())
+	return h.snapshot()
+}
+
+// runPostingOnce runs in to a clean end that must leave exactly one marked
+// comment, posted by the comment step's attempt-th attempt, and returns that step.
+func (h *harness) runPostingOnce(in api.RunInput, attempt int) api.AgentStep {
+	h.t.Helper()
+	h.run(in)
+	require.NoError(h.t, h.env.GetWorkflowError())
+	require.Equal(h.t, 1, h.markedComments())
+	st := h.commentStep(h.snapshot())
+	require.Equal(h.t, api.StepSucceeded, st.Status)
+	require.Equal(h.t, attempt, st.Attempt)
+	return st
+}
+
+// requireExpiredUndecided checks that the action ran out with nobody's
+// decision applied, whatever arrived late.
+func (h *harness) requireExpiredUndecided(snap api.RunSnapshot) {
+	h.t.Helper()
+	require.Equal(h.t, api.ActionExpired, snap.PendingAction.State)
+	require.Empty(h.t, snap.PendingAction.DecidedBy)
+	require.Equal(h.t, api.StepExpired, h.commentStep(snap).Status)
+}
+
+// runFailing runs in to a failed workflow whose error says why, and returns
+// the error for the test's own checks.
+func (h *harness) runFailing(in api.RunInput, why string) error {
+	h.t.Helper()
+	h.run(in)
+	err := h.env.GetWorkflowError()
+	require.Error(h.t, err)
+	require.Contains(h.t, err.Error(), why)
+	return err
+}

@@ -21,11 +21,7 @@ func TestRunThatCannotReadItsPullRequestFails(t *testing.T) {
 	h := newHarness(t)
 	in := demoInput()
 	in.PullNumber = 99
-	h.run(in)
-
-	err := h.env.GetWorkflowError()
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "could not read the input (get_pull_request)")
+	err := h.runFailing(in, "could not read the input (get_pull_request)")
 	require.Contains(t, err.Error(), "404")
 	snap := h.snapshot()
 	require.Equal(t, api.RunFailed, snap.Run.Status)

@@ -105,14 +105,8 @@ func TestExpiryWinsOverAPermissionCheckStillRunning(t *testing.T) {
 	in := demoInput()
 	in.ApprovalTimeout = 2 * time.Hour
 	h.approveAs("bob")
-	h.run(in)
-	require.NoError(t, h.env.GetWorkflowError())
-
-	require.Equal(t, 0, h.markedComments())
-	snap := h.snapshot()
-	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
-	require.Empty(t, snap.PendingAction.DecidedBy)
-	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
+	snap := h.runPostingNothing(in)
+	h.requireExpiredUndecided(snap)
 	require.Equal(t, []string{"approve by bob was not confirmed before the action expired"}, ignoredDetails(h.events()))
 	checks := permissionSteps(snap)
 	require.Len(t, checks, 1)

@@ -17,6 +17,16 @@ func (h *harness) fault(f ghsandbox.Fault) {
 	require.NoError(h.t, h.sandbox.AddFault(f))
 }
 
+// cannotTell loses the create's response and then forbids every lookup, so
+// reconciliation can never prove either way and the run waits for an
+// operator; the run's approval is given when it waits.
+func (h *harness) cannotTell() {
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
+	// The create lists comments first (let through), then every lookup is forbidden.
+	h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 403, After: 1, Count: 1000})
+	h.approveWhenWaiting()
+}
+
 func (h *harness) approveWhenWaiting() {
 	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
 }
@@ -65,10 +75,7 @@ func TestLostResponseReconcilesToOneComment(t *testing.T) {
 
 func TestCannotTellWaitsForOperatorResolve(t *testing.T) {
 	h := newHarness(t)
-	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
-	// The create lists comments first (let through), then every lookup is forbidden.
-	h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 403, After: 1, Count: 1000})
-	h.approveWhenWaiting()
+	h.cannotTell()
 	h.env.RegisterDelayedCallback(func() {
 		snap := h.snapshot()
 		require.Equal(t, api.RunReconciling, snap.Run.Status)
@@ -105,57 +112,44 @@ func TestCannotTellThenRetryFindsTheMarkerAndPostsNothingNew(t *testing.T) {
 		st := h.commentStep(h.snapshot())
 		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveRetry, By: "ops"})
 	}, time.Hour)
-	h.run(demoInput())
-	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, 1, h.markedComments())
-	st := h.commentStep(h.snapshot())
-	require.Equal(t, api.StepSucceeded, st.Status)
-	require.Equal(t, 2, st.Attempt)
+	h.runPostingOnce(demoInput(), 2)
 }
 
-func TestSecondaryRateLimitWaitsRetryAfterThenPostsOnce(t *testing.T) {
-	h := newHarness(t)
-	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 403, RetryAfter: 90})
-	h.approveWhenWaiting()
-	start := h.env.Now()
-	h.run(demoInput())
-	require.NoError(t, h.env.GetWorkflowError())
-
-	require.Equal(t, 1, h.markedComments())
-	st := h.commentStep(h.snapshot())
-	require.Equal(t, api.StepSucceeded, st.Status)
-	require.Equal(t, 2, st.Attempt)
-	require.GreaterOrEqual(t, h.env.Now().Sub(start), time.Minute+90*time.Second, "the durable timer waited Retry-After")
-	limited := eventsWith(h.events(), func(e api.Event) bool { return e.Label == api.LabelRateLimited })
-	require.NotEmpty(t, limited)
-	require.Contains(t, limited[0].Detail, "1m30s")
-	requireLegalHistory(t, h.events())
-}
-
-func TestPrimaryRateLimitIsHonouredToo(t *testing.T) {
-	h := newHarness(t)
-	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 403, RetryAfter: 30, Primary: true})
-	h.approveWhenWaiting()
-	start := h.env.Now()
-	h.run(demoInput())
-	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, 1, h.markedComments())
-	st := h.commentStep(h.snapshot())
-	require.Equal(t, api.StepSucceeded, st.Status)
-	require.Equal(t, 2, st.Attempt)
-	require.GreaterOrEqual(t, h.env.Now().Sub(start), time.Minute+30*time.Second, "the durable timer waited for the reset")
-	require.NotEmpty(t, eventsWith(h.events(), func(e api.Event) bool { return e.Label == api.LabelRateLimited }))
+func TestRateLimitWaitsItsResetThenPostsOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault ghsandbox.Fault
+		wait  time.Duration
+		why   string
+	}{{
+		name:  "SecondaryRateLimitWaitsRetryAfterThenPostsOnce",
+		fault: ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 403, RetryAfter: 90},
+		wait:  90 * time.Second, why: "the durable timer waited Retry-After",
+	}, {
+		name:  "PrimaryRateLimitIsHonouredToo",
+		fault: ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 403, RetryAfter: 30, Primary: true},
+		wait:  30 * time.Second, why: "the durable timer waited for the reset",
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			h.fault(tc.fault)
+			h.approveWhenWaiting()
+			start := h.env.Now()
+			h.runPostingOnce(demoInput(), 2)
+			require.GreaterOrEqual(t, h.env.Now().Sub(start), time.Minute+tc.wait, tc.why)
+			limited := eventsWith(h.events(), func(e api.Event) bool { return e.Label == api.LabelRateLimited })
+			require.NotEmpty(t, limited)
+			require.Contains(t, limited[0].Detail, tc.wait.String())
+			requireLegalHistory(t, h.events())
+		})
+	}
 }
 
 func TestValidationErrorFailsTheStepWithGitHubsMessage(t *testing.T) {
 	h := newHarness(t)
 	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 422})
 	h.approveWhenWaiting()
-	h.run(demoInput())
-	require.NoError(t, h.env.GetWorkflowError(), "the model is told and ends the run")
-
-	require.Equal(t, 0, h.markedComments())
-	snap := h.snapshot()
+	snap := h.runPostingNothing(demoInput())
 	st := h.commentStep(snap)
 	require.Equal(t, api.StepFailed, st.Status)
 	require.Equal(t, 1, st.Attempt, "a proven refusal is never retried")
@@ -168,12 +162,7 @@ func TestServerErrorsAreReconciledAndRetriedWithTheSameKey(t *testing.T) {
 	h := newHarness(t)
 	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 502, Count: 3})
 	h.approveWhenWaiting()
-	h.run(demoInput())
-	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, 1, h.markedComments())
-	st := h.commentStep(h.snapshot())
-	require.Equal(t, api.StepSucceeded, st.Status)
-	require.Equal(t, 4, st.Attempt)
+	st := h.runPostingOnce(demoInput(), 4)
 	require.Equal(t, testRunID+":5", st.OperationKey)
 	var waits []string
 	for _, e := range h.events() {

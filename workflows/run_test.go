@@ -15,10 +15,7 @@ func TestMaxStepsFailsTheRunWithAClearError(t *testing.T) {
 	h := newHarness(t)
 	in := demoInput()
 	in.MaxSteps = 1
-	h.run(in)
-	err := h.env.GetWorkflowError()
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "reached maxSteps (1)")
+	h.runFailing(in, "reached maxSteps (1)")
 	snap := h.snapshot()
 	require.Equal(t, api.RunFailed, snap.Run.Status)
 	require.Contains(t, snap.Run.Error, "maxSteps")
@@ -45,10 +42,7 @@ func TestInvalidInputFailsWithClearError(t *testing.T) {
 	h := newHarness(t)
 	in := demoInput()
 	in.Repo = "not-a-repo"
-	h.run(in)
-	err := h.env.GetWorkflowError()
-	require.Error(t, err)
-	require.Contains(t, err.Error(), `invalid repo "not-a-repo"`)
+	h.runFailing(in, `invalid repo "not-a-repo"`)
 	require.Equal(t, api.RunFailed, h.snapshot().Run.Status)
 }
 

@@ -66,10 +66,7 @@ func TestFreshStartCarryingAnApprovedCheckpointFailsAndPostsNothing(t *testing.T
 	forged := approveInCheckpoint(checkpointWaitingForApproval(t, sandbox))
 
 	h := newHarnessWith(t, sandbox)
-	h.run(forged)
-	err := h.env.GetWorkflowError()
-	require.Error(t, err)
-	require.Contains(t, err.Error(), "carries a checkpoint, which only this run's own continue-as-new may pass")
+	err := h.runFailing(forged, "carries a checkpoint, which only this run's own continue-as-new may pass")
 	require.Contains(t, err.Error(), "retryable: false", "a refused start must not be retried into a loop")
 	require.Equal(t, 0, h.markedComments())
 	snap := h.snapshot()
@@ -194,14 +191,7 @@ func TestApprovalArrivingAtTheDeadlineBeforeTheTimerExpiresTheAction(t *testing.
 			"the signal must arrive exactly at the deadline: now %s, expires %s", h.env.Now(), snap.PendingAction.ExpiresAt)
 		h.decide(snap.PendingAction.ID, api.DecisionApprove, "alice", "")
 	}, in.ApprovalTimeout)
-	h.run(in)
-	require.NoError(t, h.env.GetWorkflowError())
-
-	require.Equal(t, 0, h.markedComments())
-	snap := h.snapshot()
-	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
-	require.Empty(t, snap.PendingAction.DecidedBy)
-	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
+	h.requireExpiredUndecided(h.runPostingNothing(in))
 	late := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, late, 1)
 	require.Equal(t, "approve by alice arrived after the action expired", late[0].Detail)
@@ -263,9 +253,7 @@ func TestCommentBodyMentioningMarkersInPlainTextStillAsksForApproval(t *testing.
 
 func TestOperatorWaitIsInTheSnapshotAndOnlyThatStepResolves(t *testing.T) {
 	h := newHarness(t)
-	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
-	h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 403, After: 1, Count: 1000})
-	h.approveWhenWaiting()
+	h.cannotTell()
 	h.env.RegisterDelayedCallback(func() {
 		snap := h.snapshot()
 		st := h.commentStep(snap)

@@ -8,16 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
-func envOf(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
-}
-
 func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(nil))
+	cfg, err := ConfigFromEnv(envtest.Getenv(nil))
 
 	require.NoError(t, err)
 	require.Equal(t, Config{
@@ -31,7 +28,7 @@ func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
 }
 
 func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS":            "temporal:7233",
 		"TEMPORAL_NAMESPACE":          "agents",
 		"AGENT_TASK_QUEUE":            "reviews",
@@ -67,7 +64,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 }
 
 func TestConfigFromEnvPinnedWithoutABuildIDTakesTheBinarysOwn(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{"AGENT_VERSIONING": "pinned"}))
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENT_VERSIONING": "pinned"}))
 
 	require.NoError(t, err)
 	buildID, err := BuildID()
@@ -78,7 +75,7 @@ func TestConfigFromEnvPinnedWithoutABuildIDTakesTheBinarysOwn(t *testing.T) {
 }
 
 func TestConfigFromEnvWithVersioningOffIsUnversioned(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{"AGENT_VERSIONING": "off", "AGENT_BUILD_ID": "v1.4.2"}))
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENT_VERSIONING": "off", "AGENT_BUILD_ID": "v1.4.2"}))
 
 	require.NoError(t, err)
 	require.Equal(t, Deployment{}, cfg.Deployment)
@@ -124,7 +121,7 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {
-			_, err := ConfigFromEnv(envOf(map[string]string{tc.variable: tc.value}))
+			_, err := ConfigFromEnv(envtest.Getenv(map[string]string{tc.variable: tc.value}))
 
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.variable)

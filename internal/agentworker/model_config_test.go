@@ -5,12 +5,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/model/openai"
 )
 
 func TestConfigFromEnvReadsEveryOpenAIVariable(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
 		"MODEL_PROVIDER":  "openai",
 		"OPENAI_BASE_URL": "http://localhost:11434/v1",
 		"OPENAI_API_KEY":  openaifake.APIKey,
@@ -25,7 +26,7 @@ func TestConfigFromEnvReadsEveryOpenAIVariable(t *testing.T) {
 }
 
 func TestConfigFromEnvDefaultsToOpenAIsAPI(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
 		"MODEL_PROVIDER": "openai", "OPENAI_API_KEY": openaifake.APIKey, "OPENAI_MODEL": "gpt-4.1-mini",
 	}))
 
@@ -37,7 +38,7 @@ func TestConfigFromEnvDefaultsToOpenAIsAPI(t *testing.T) {
 // The OPENAI_* variables matter only to the openai provider: a worker on the
 // offline reviewer neither reads nor checks them.
 func TestConfigFromEnvIgnoresTheOpenAIVariablesOfAnotherProvider(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{"OPENAI_BASE_URL": "not a url", "OPENAI_MODEL": "gpt 4"}))
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"OPENAI_BASE_URL": "not a url", "OPENAI_MODEL": "gpt 4"}))
 
 	require.NoError(t, err)
 	require.Equal(t, openai.Config{}, cfg.OpenAI)
@@ -58,7 +59,7 @@ func TestConfigFromEnvRejectsABadOpenAIValueNamingItsVariable(t *testing.T) {
 			}
 		}
 
-		_, err := ConfigFromEnv(envOf(vars))
+		_, err := ConfigFromEnv(envtest.Getenv(vars))
 
 		require.ErrorContains(t, err, variable+":", variable)
 		require.NotContains(t, err.Error(), openaifake.APIKey)

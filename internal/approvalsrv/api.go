@@ -13,14 +13,8 @@ import (
 
 // handleSignedDecision serves POST /v1/runs/{runId}/actions/{actionId}/decision.
 func (s *Server) handleSignedDecision(w http.ResponseWriter, r *http.Request) {
-	body, o := s.readSignedBody(w, r)
-	if !o.OK() {
-		answer.Write(w, o)
-		return
-	}
-	req, err := request.ParseDecision(body)
-	if err != nil {
-		s.writeBadRequest(w, err)
+	req, ok := parseSigned(s, w, r, request.ParseDecision)
+	if !ok {
 		return
 	}
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
@@ -29,14 +23,8 @@ func (s *Server) handleSignedDecision(w http.ResponseWriter, r *http.Request) {
 
 // handleSignedResolve serves POST /v1/runs/{runId}/steps/{stepId}/resolve.
 func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
-	body, o := s.readSignedBody(w, r)
-	if !o.OK() {
-		answer.Write(w, o)
-		return
-	}
-	req, err := request.ParseResolve(body)
-	if err != nil {
-		s.writeBadRequest(w, err)
+	req, ok := parseSigned(s, w, r, request.ParseResolve)
+	if !ok {
 		return
 	}
 	runID, stepID := r.PathValue("runId"), r.PathValue("stepId")
@@ -46,13 +34,25 @@ func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
 	}))
 }
 
-// readSignedBody checks the content type and returns the raw body, which the
-// signed middleware has already read and verified.
-func (s *Server) readSignedBody(w http.ResponseWriter, r *http.Request) ([]byte, answer.Outcome) {
+// parseSigned checks the content type and parses the body, which the signed
+// middleware has already read and verified. When it cannot, it answers the
+// caller itself (415, 413 or 400 with the parser's reason) and ok is false.
+func parseSigned[T any](s *Server, w http.ResponseWriter, r *http.Request, parse func([]byte) (T, error)) (req T, ok bool) {
 	if !answer.HasMediaType(r, "application/json") {
-		return nil, answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+		answer.Write(w, answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/json"))
+		return req, false
 	}
-	return answer.ReadBody(w, r, maxAPIBodyBytes)
+	body, o := answer.ReadBody(w, r, maxAPIBodyBytes)
+	if !o.OK() {
+		answer.Write(w, o)
+		return req, false
+	}
+	req, err := parse(body)
+	if err != nil {
+		s.writeBadRequest(w, err)
+		return req, false
+	}
+	return req, true
 }
 
 // writeBadRequest answers 400 with the parser's reason, which is written for

@@ -7,14 +7,12 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/envtest"
 )
 
-func envOf(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
-}
-
 func TestConfigWithSecretsUsesTheDefaultAddress(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
 		"APPROVAL_SECRET": testSecret, "GITHUB_WEBHOOK_SECRET": webhookSecret,
 		"APPROVAL_IDENTITY_HEADER": "X-Forwarded-User", "APPROVAL_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7,::1",
 	}))
@@ -30,20 +28,20 @@ func TestConfigWithSecretsUsesTheDefaultAddress(t *testing.T) {
 }
 
 func TestConfigWithoutSecretsRefusesToStartNamingThem(t *testing.T) {
-	_, err := ConfigFromEnv(envOf(nil))
+	_, err := ConfigFromEnv(envtest.Getenv(nil))
 
 	require.ErrorContains(t, err, "APPROVAL_SECRET and GITHUB_WEBHOOK_SECRET not set")
 	require.ErrorContains(t, err, "APPROVAL_INSECURE_DEV=1")
 }
 
 func TestConfigWithoutWebhookSecretRefusesToStart(t *testing.T) {
-	_, err := ConfigFromEnv(envOf(map[string]string{"APPROVAL_SECRET": testSecret}))
+	_, err := ConfigFromEnv(envtest.Getenv(map[string]string{"APPROVAL_SECRET": testSecret}))
 
 	require.ErrorContains(t, err, "GITHUB_WEBHOOK_SECRET not set")
 }
 
 func TestInsecureDevStartsWithoutSecretsAndSaysWhatIsOff(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{"APPROVAL_INSECURE_DEV": "1", "APPROVAL_ADDR": "localhost:9000"}))
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"APPROVAL_INSECURE_DEV": "1", "APPROVAL_ADDR": "localhost:9000"}))
 
 	require.NoError(t, err)
 	require.True(t, cfg.InsecureDev)
@@ -84,7 +82,7 @@ func TestConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := ConfigFromEnv(envOf(c.env))
+			_, err := ConfigFromEnv(envtest.Getenv(c.env))
 
 			require.ErrorContains(t, err, c.variable)
 		})
@@ -92,14 +90,14 @@ func TestConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 }
 
 func TestConfigTakesASeparateWebhookAddressAndDevModeOnLoopback(t *testing.T) {
-	cfg, err := ConfigFromEnv(envOf(map[string]string{
+	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
 		"APPROVAL_SECRET": testSecret, "GITHUB_WEBHOOK_SECRET": webhookSecret,
 		"APPROVAL_ADDR": "0.0.0.0:8080", "APPROVAL_WEBHOOK_ADDR": "0.0.0.0:8081",
 	}))
 	require.NoError(t, err)
 	require.Equal(t, "0.0.0.0:8081", cfg.WebhookAddr)
 
-	dev, err := ConfigFromEnv(envOf(map[string]string{
+	dev, err := ConfigFromEnv(envtest.Getenv(map[string]string{
 		"APPROVAL_INSECURE_DEV": "1", "APPROVAL_ADDR": "[::1]:8080", "APPROVAL_WEBHOOK_ADDR": "127.0.0.1:8081",
 	}))
 	require.NoError(t, err)

@@ -83,7 +83,7 @@ func TestWebhookRefusalsAreRecordedInTheRunOnlyForAuthenticatedCommands(t *testi
 
 	forged := h.post("/github/webhook", command, map[string]string{
 		"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-0",
-		"X-Hub-Signature-256": hubSignature("not-the-secret", command),
+		"X-Hub-Signature-256": auth.GitHubSignature("not-the-secret", command),
 	})
 	malformed := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun reject act-1").payload(t))
 	require.Equal(t, http.StatusUnauthorized, forged.StatusCode)

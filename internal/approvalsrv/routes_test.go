@@ -77,7 +77,7 @@ func credentialFor(r *http.Request, c credential, body []byte, forged bool) {
 	case credentialGitHub:
 		r.Header.Set("X-GitHub-Event", "issue_comment")
 		r.Header.Set("X-GitHub-Delivery", "d-probe")
-		r.Header.Set("X-Hub-Signature-256", hubSignature(hubSecret, body))
+		r.Header.Set("X-Hub-Signature-256", auth.GitHubSignature(hubSecret, body))
 	case credentialCodecToken:
 		r.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -2,9 +2,6 @@ package approvalsrv
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
@@ -75,27 +73,25 @@ func stringsCut(repo string) (string, string, bool) {
 	return repo, "", false
 }
 
-func hubSignature(secret string, body []byte) string {
-	h := hmac.New(sha256.New, []byte(secret))
-	h.Write(body)
-	return "sha256=" + hex.EncodeToString(h.Sum(nil))
-}
-
 func (h *harness) deliver(event, delivery string, body []byte) *http.Response {
 	h.t.Helper()
 	return h.post("/github/webhook", body, map[string]string{
 		"Content-Type":        "application/json",
 		"X-GitHub-Event":      event,
 		"X-GitHub-Delivery":   delivery,
-		"X-Hub-Signature-256": hubSignature(webhookSecret, body),
+		"X-Hub-Signature-256": auth.GitHubSignature(webhookSecret, body),
 	})
 }
 
-// deliverTwice delivers payload, then redelivers it as GitHub does: the
-// same delivery ID.
-func (h *harness) deliverTwice(payload []byte) (first, again *http.Response) {
+// requireRedeliveryApprovesOnce delivers the comment payload, then
+// redelivers it as GitHub does (the same delivery ID): the first answers
+// firstStatus, the redelivery 202, and the run gets one approval signal in all.
+func (h *harness) requireRedeliveryApprovesOnce(payload []byte, firstStatus int) {
 	h.t.Helper()
-	return h.deliver("issue_comment", "d-1", payload), h.deliver("issue_comment", "d-1", payload)
+	first, again := h.deliver("issue_comment", "d-1", payload), h.deliver("issue_comment", "d-1", payload)
+	require.Equal(h.t, firstStatus, first.StatusCode)
+	require.Equal(h.t, http.StatusAccepted, again.StatusCode)
+	require.Len(h.t, h.runs.approvalSignals(), 1)
 }
 
 func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
@@ -205,11 +201,7 @@ func TestRedeliveryAnswersAsTheFirstAndSendsNothingNew(t *testing.T) {
 	h := waitingHarness(t, sandboxPermissions(t), "alice")
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
-	first, again := h.deliverTwice(payload)
-
-	require.Equal(t, http.StatusAccepted, first.StatusCode)
-	require.Equal(t, http.StatusAccepted, again.StatusCode)
-	require.Len(t, h.runs.approvalSignals(), 1)
+	h.requireRedeliveryApprovesOnce(payload, http.StatusAccepted)
 }
 
 func TestOtherEventsAndCommentsWithoutCommandAnswer204(t *testing.T) {
@@ -249,7 +241,7 @@ func TestMalformedCommandAnswers400(t *testing.T) {
 func TestWebhookWithBadSignatureAnswers401(t *testing.T) {
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 	cases := map[string]map[string]string{
-		"wrong secret":      {"X-Hub-Signature-256": hubSignature("not-the-secret", payload)},
+		"wrong secret":      {"X-Hub-Signature-256": auth.GitHubSignature("not-the-secret", payload)},
 		"no signature":      {},
 		"only SHA-1 header": {"X-Hub-Signature": "sha1=0000000000000000000000000000000000000000"},
 	}
@@ -274,7 +266,7 @@ func TestWebhookWithoutDeliveryIDAnswers400(t *testing.T) {
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
 	resp := h.post("/github/webhook", payload, map[string]string{
-		"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-Hub-Signature-256": hubSignature(webhookSecret, payload),
+		"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-Hub-Signature-256": auth.GitHubSignature(webhookSecret, payload),
 	})
 
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
@@ -290,11 +282,7 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 	h := waitingHarness(t, GitHubPermissions{Client: gh})
 	payload := newComment("bob", "/agentrun approve act-1").payload(t)
 
-	first, again := h.deliverTwice(payload)
-
-	require.Equal(t, http.StatusBadGateway, first.StatusCode)
-	require.Equal(t, http.StatusAccepted, again.StatusCode)
-	require.Len(t, h.runs.approvalSignals(), 1)
+	h.requireRedeliveryApprovesOnce(payload, http.StatusBadGateway)
 }
 
 func TestWebhookWhileTemporalIsUnreachableAnswers503(t *testing.T) {
@@ -313,7 +301,7 @@ func TestWebhookWithAnUnsupportedContentTypeAnswers415(t *testing.T) {
 
 	resp := h.post("/github/webhook", payload, map[string]string{
 		"Content-Type": "text/plain", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1",
-		"X-Hub-Signature-256": hubSignature(webhookSecret, payload),
+		"X-Hub-Signature-256": auth.GitHubSignature(webhookSecret, payload),
 	})
 
 	require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
@@ -325,7 +313,7 @@ func TestWebhookInFormEncodingIsAccepted(t *testing.T) {
 
 	resp := h.post("/github/webhook", form, map[string]string{
 		"Content-Type": "application/x-www-form-urlencoded", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1",
-		"X-Hub-Signature-256": hubSignature(webhookSecret, form),
+		"X-Hub-Signature-256": auth.GitHubSignature(webhookSecret, form),
 	})
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)

@@ -3,9 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,15 +46,7 @@ func StartApprovalServer(t testing.TB, s *Stack) *ApprovalServer {
 		},
 	})
 	a := &ApprovalServer{proc: proc, base: "http://" + addr, http: &http.Client{Timeout: 30 * time.Second}}
-	Eventually(t, 30*time.Second, "the approval server to answer", func() (struct{}, bool, string) {
-		proc.failIfExited(t)
-		resp, err := a.http.Get(a.base + "/healthz")
-		if err != nil {
-			return struct{}{}, false, err.Error()
-		}
-		resp.Body.Close()
-		return struct{}{}, resp.StatusCode == http.StatusOK, resp.Status
-	})
+	proc.waitAnswering(t, a.http, a.base+"/healthz", "the approval server")
 	return a
 }
 
@@ -126,7 +115,7 @@ func (a *ApprovalServer) DeliverComment(ctx context.Context, c CommentCommand) (
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-GitHub-Event", "issue_comment")
 	req.Header.Set("X-GitHub-Delivery", c.DeliveryID)
-	req.Header.Set("X-Hub-Signature-256", "sha256="+hmacHex(webhookSecret, payload))
+	req.Header.Set("X-Hub-Signature-256", auth.GitHubSignature(webhookSecret, payload))
 	return a.send(req, "webhook")
 }
 
@@ -141,11 +130,4 @@ func (a *ApprovalServer) send(req *http.Request, channel string) (Answer, error)
 		return Answer{}, fmt.Errorf("read the answer to %s: %w", req.URL.Path, err)
 	}
 	return Answer{Channel: channel, Code: resp.StatusCode, Body: string(bytes.TrimSpace(body))}, nil
-}
-
-// hmacHex is GitHub's webhook signature (X-Hub-Signature-256), not ours.
-func hmacHex(secret string, payload []byte) string {
-	h := hmac.New(sha256.New, []byte(secret))
-	h.Write(payload)
-	return hex.EncodeToString(h.Sum(nil))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/user"
@@ -160,6 +161,21 @@ func (p *Process) failIfExited(t testing.TB) {
 	if done, err := p.Exited(); done {
 		t.Fatalf("%s exited early (%v); its log:\n%s", p.name, err, p.LogTail())
 	}
+}
+
+// waitAnswering waits up to 30 seconds for url to answer 200 through c,
+// failing at once if the process exits first.
+func (p *Process) waitAnswering(t testing.TB, c *http.Client, url, what string) {
+	t.Helper()
+	Eventually(t, 30*time.Second, what+" to answer", func() (struct{}, bool, string) {
+		p.failIfExited(t)
+		resp, err := c.Get(url)
+		if err != nil {
+			return struct{}{}, false, err.Error()
+		}
+		resp.Body.Close()
+		return struct{}{}, resp.StatusCode == http.StatusOK, resp.Status
+	})
 }
 
 // CommandResult is the outcome of a main run to completion (the starter).

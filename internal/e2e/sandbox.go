@@ -53,15 +53,7 @@ func StartSandbox(t testing.TB, binary string) *Sandbox {
 		t.Fatalf("go-github client for the sandbox: %v", err)
 	}
 	s.gh = gh
-	Eventually(t, 30*time.Second, "the sandbox to answer", func() (struct{}, bool, string) {
-		proc.failIfExited(t)
-		resp, err := s.http.Get(s.base + "/_sandbox/faults")
-		if err != nil {
-			return struct{}{}, false, err.Error()
-		}
-		resp.Body.Close()
-		return struct{}{}, resp.StatusCode == http.StatusOK, resp.Status
-	})
+	proc.waitAnswering(t, s.http, s.base+"/_sandbox/faults", "the sandbox")
 	return s
 }
 

@@ -1,7 +1,6 @@
 package payloadcodec_test
 
 import (
-	"crypto/rand"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -12,15 +11,6 @@ import (
 
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 )
-
-// newKey is an `id:base64key` entry with a fresh 32-byte key.
-func newKey(t *testing.T, id string) string {
-	t.Helper()
-	raw := make([]byte, payloadcodec.KeySize)
-	_, err := rand.Read(raw)
-	require.NoError(t, err)
-	return id + ":" + base64.StdEncoding.EncodeToString(raw)
-}
 
 func mustParse(t *testing.T, list string) *payloadcodec.Codec {
 	t.Helper()
@@ -38,7 +28,7 @@ func jsonPayload(t *testing.T, v any) *commonpb.Payload {
 }
 
 func TestEncodedPayloadHidesTheValueAndNamesTheKey(t *testing.T) {
-	c := mustParse(t, newKey(t, "k1"))
+	c := mustParse(t, payloadcodec.NewKeyEntry("k1"))
 	plain := jsonPayload(t, "Cache widgets in memory")
 
 	enc, err := c.Encode([]*commonpb.Payload{plain})
@@ -54,12 +44,12 @@ func TestEncodedPayloadHidesTheValueAndNamesTheKey(t *testing.T) {
 }
 
 func TestRotatedRingDecryptsWhatTheOldKeyEncryptedAndEncryptsWithTheNewOne(t *testing.T) {
-	old := newKey(t, "2026-01")
+	old := payloadcodec.NewKeyEntry("2026-01")
 	before := mustParse(t, old)
 	enc, err := before.Encode([]*commonpb.Payload{jsonPayload(t, "diff text")})
 	require.NoError(t, err)
 
-	after := mustParse(t, newKey(t, "2026-02")+","+old)
+	after := mustParse(t, payloadcodec.NewKeyEntry("2026-02")+","+old)
 
 	dec, err := after.Decode(enc)
 	require.NoError(t, err)
@@ -73,17 +63,17 @@ func TestRotatedRingDecryptsWhatTheOldKeyEncryptedAndEncryptsWithTheNewOne(t *te
 }
 
 func TestDecodeWithoutTheKeyFailsNamingIt(t *testing.T) {
-	enc, err := mustParse(t, newKey(t, "gone")).Encode([]*commonpb.Payload{jsonPayload(t, 1)})
+	enc, err := mustParse(t, payloadcodec.NewKeyEntry("gone")).Encode([]*commonpb.Payload{jsonPayload(t, 1)})
 	require.NoError(t, err)
 
-	_, err = mustParse(t, newKey(t, "other")).Decode(enc)
+	_, err = mustParse(t, payloadcodec.NewKeyEntry("other")).Decode(enc)
 
 	require.ErrorIs(t, err, payloadcodec.ErrUnknownKey)
 	require.Contains(t, err.Error(), `"gone"`)
 }
 
 func TestRelabelledPayloadDoesNotOpen(t *testing.T) {
-	k := strings.SplitN(newKey(t, "a"), ":", 2)[1]
+	k := strings.SplitN(payloadcodec.NewKeyEntry("a"), ":", 2)[1]
 	c := mustParse(t, "a:"+k+",b:"+k)
 	enc, err := c.Encode([]*commonpb.Payload{jsonPayload(t, "x")})
 	require.NoError(t, err)
@@ -96,7 +86,7 @@ func TestRelabelledPayloadDoesNotOpen(t *testing.T) {
 
 func TestDecodePassesPlainPayloadsThrough(t *testing.T) {
 	plain := jsonPayload(t, "from before encryption")
-	dec, err := mustParse(t, newKey(t, "k")).Decode([]*commonpb.Payload{plain})
+	dec, err := mustParse(t, payloadcodec.NewKeyEntry("k")).Decode([]*commonpb.Payload{plain})
 	require.NoError(t, err)
 	require.Same(t, plain, dec[0])
 }
@@ -109,7 +99,7 @@ func TestParseEmptyMeansNoEncryption(t *testing.T) {
 
 func TestParseRejectsBadEntriesWithoutEchoingKeys(t *testing.T) {
 	short := base64.StdEncoding.EncodeToString([]byte("sixteen-byte-key"))
-	good := newKey(t, "k1")
+	good := payloadcodec.NewKeyEntry("k1")
 	cases := map[string]string{
 		"no colon":     "k1",
 		"bad id":       "k 1:" + strings.SplitN(good, ":", 2)[1],

@@ -3,6 +3,7 @@ package payloadcodec
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/rand"
 	"encoding/base64"
 	"fmt"
 	"regexp"
@@ -11,6 +12,16 @@ import (
 
 // KeySize is AES-256's key length.
 const KeySize = 32
+
+// NewKeyEntry is an AGENTRUN_PAYLOAD_KEYS entry, `id:base64key`, for a fresh
+// random key: what `openssl rand -base64 32` makes, for programs and tests
+// that set up their own cluster.
+func NewKeyEntry(id string) string {
+	raw := make([]byte, KeySize)
+	// crypto/rand.Read never fails (Go 1.24+).
+	_, _ = rand.Read(raw)
+	return id + ":" + base64.StdEncoding.EncodeToString(raw)
+}
 
 type key struct {
 	id   string

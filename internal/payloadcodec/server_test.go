@@ -14,6 +14,7 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 )
 
@@ -22,13 +23,9 @@ const (
 	uiOrigin  = "https://temporal-ui.example.com"
 )
 
-func envOf(vars map[string]string) func(string) string {
-	return func(k string) string { return vars[k] }
-}
-
 func codecServer(t *testing.T, c *payloadcodec.Codec) *httptest.Server {
 	t.Helper()
-	cfg, err := payloadcodec.ServerConfigFromEnv(envOf(map[string]string{
+	cfg, err := payloadcodec.ServerConfigFromEnv(envtest.Getenv(map[string]string{
 		"AGENTRUN_CODEC_TOKEN":        testToken,
 		"AGENTRUN_CODEC_CORS_ORIGINS": uiOrigin + ", http://localhost:8233",
 	}))
@@ -57,7 +54,7 @@ func post(t *testing.T, url string, headers map[string]string, payloads ...*comm
 }
 
 func TestCodecEndpointDecodesForTheRemoteCodecClient(t *testing.T) {
-	c := mustParse(t, newKey(t, "k1"))
+	c := mustParse(t, payloadcodec.NewKeyEntry("k1"))
 	srv := codecServer(t, c)
 	enc, err := c.Encode([]*commonpb.Payload{jsonPayload(t, "Cache widgets in memory")})
 	require.NoError(t, err)
@@ -81,7 +78,7 @@ func TestCodecEndpointDecodesForTheRemoteCodecClient(t *testing.T) {
 }
 
 func TestCodecEndpointWithoutTheRightTokenAnswers401(t *testing.T) {
-	c := mustParse(t, newKey(t, "k1"))
+	c := mustParse(t, payloadcodec.NewKeyEntry("k1"))
 	srv := codecServer(t, c)
 	for name, auth := range map[string]string{
 		"missing":     "",
@@ -99,7 +96,7 @@ func TestCodecEndpointWithoutTheRightTokenAnswers401(t *testing.T) {
 }
 
 func TestCodecEndpointRefusesAnotherNamespace(t *testing.T) {
-	srv := codecServer(t, mustParse(t, newKey(t, "k1")))
+	srv := codecServer(t, mustParse(t, payloadcodec.NewKeyEntry("k1")))
 	resp := post(t, srv.URL+"/codec/decode", map[string]string{"Authorization": "Bearer " + testToken, "X-Namespace": "payments"}, jsonPayload(t, 1))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 }
@@ -118,7 +115,7 @@ func preflight(t *testing.T, url, origin string) *http.Response {
 }
 
 func TestCodecPreflightFromAnAllowedOriginIsAnswered(t *testing.T) {
-	srv := codecServer(t, mustParse(t, newKey(t, "k1")))
+	srv := codecServer(t, mustParse(t, payloadcodec.NewKeyEntry("k1")))
 
 	resp := preflight(t, srv.URL+"/codec/decode", uiOrigin)
 
@@ -135,7 +132,7 @@ func TestCodecPreflightFromAnAllowedOriginIsAnswered(t *testing.T) {
 }
 
 func TestCodecPreflightFromAnotherOriginIsRefused(t *testing.T) {
-	srv := codecServer(t, mustParse(t, newKey(t, "k1")))
+	srv := codecServer(t, mustParse(t, payloadcodec.NewKeyEntry("k1")))
 
 	resp := preflight(t, srv.URL+"/codec/decode", "https://evil.example.com")
 
@@ -155,7 +152,7 @@ func TestServerConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 	}
 	for variable, env := range cases {
 		t.Run(variable, func(t *testing.T) {
-			_, err := payloadcodec.ServerConfigFromEnv(envOf(env))
+			_, err := payloadcodec.ServerConfigFromEnv(envtest.Getenv(env))
 			require.Error(t, err)
 			require.True(t, strings.HasPrefix(err.Error(), strings.TrimSpace(variable)+":"), err.Error())
 		})

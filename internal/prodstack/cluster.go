@@ -2,13 +2,12 @@ package prodstack
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"maps"
 	"testing"
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testcerts"
@@ -50,10 +49,10 @@ func Start(t testing.TB) *Cluster {
 		"TEMPORAL_TLS_CLIENT_CERT_PATH":    certs.ClientCertFile,
 		"TEMPORAL_TLS_CLIENT_KEY_PATH":     certs.ClientKeyFile,
 		"TEMPORAL_TLS_SERVER_CA_CERT_PATH": certs.CAFile,
-		"AGENTRUN_PAYLOAD_KEYS":            payloadKeyID + ":" + newPayloadKey(),
+		"AGENTRUN_PAYLOAD_KEYS":            payloadcodec.NewKeyEntry(payloadKeyID),
 	}
 	var err error
-	if c.cfg, err = temporalclient.ConfigFromEnv(lookup(c.env)); err != nil {
+	if c.cfg, err = temporalclient.ConfigFromEnv(envtest.Getenv(c.env)); err != nil {
 		t.Fatalf("prodstack: the cluster's client variables: %v", err)
 	}
 
@@ -88,7 +87,7 @@ func (c *Cluster) PlainClient(t testing.TB) client.Client {
 	t.Helper()
 	env := c.ClientEnv()
 	delete(env, "AGENTRUN_PAYLOAD_KEYS")
-	cfg, err := temporalclient.ConfigFromEnv(lookup(env))
+	cfg, err := temporalclient.ConfigFromEnv(envtest.Getenv(env))
 	if err != nil {
 		t.Fatalf("prodstack: the client variables without keys: %v", err)
 	}
@@ -113,15 +112,4 @@ func (c *Cluster) RestartServer(t testing.TB) bool {
 	defer admin.Close()
 	registerNamespace(t, admin, c.cfg.Namespace)
 	return clean
-}
-
-func newPayloadKey() string {
-	key := make([]byte, payloadcodec.KeySize)
-	// crypto/rand.Read never fails (Go 1.24+).
-	_, _ = rand.Read(key)
-	return base64.StdEncoding.EncodeToString(key)
-}
-
-func lookup(env map[string]string) func(string) string {
-	return func(name string) string { return env[name] }
 }

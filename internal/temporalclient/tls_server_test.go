@@ -67,20 +67,30 @@ func (f *tlsFront) seen() (auth, peers []string) {
 	return append([]string(nil), f.auth...), append([]string(nil), f.peer...)
 }
 
-func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
+// configBehindTLSFront starts a dev server behind a TLS front and reads the
+// client's configuration from the variables vars sets, given the front's
+// address and the certificates.
+func configBehindTLSFront(t *testing.T, vars func(addr string, certs testcerts.Certs) map[string]string) (*tlsFront, temporalclient.Config) {
+	t.Helper()
 	s := testenv.StartServer(t, testenv.ServerOptions{})
 	certs := testcerts.Write(t)
 	front := startTLSFront(t, certs, s.Address())
-	cfg, err := temporalclient.ConfigFromEnv(func(k string) string {
+	env := vars(front.addr, certs)
+	cfg, err := temporalclient.ConfigFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	return front, cfg
+}
+
+func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
+	front, cfg := configBehindTLSFront(t, func(addr string, certs testcerts.Certs) map[string]string {
 		return map[string]string{
-			"TEMPORAL_ADDRESS":                 front.addr,
+			"TEMPORAL_ADDRESS":                 addr,
 			"TEMPORAL_API_KEY":                 "test-api-key",
 			"TEMPORAL_TLS_CLIENT_CERT_PATH":    certs.ClientCertFile,
 			"TEMPORAL_TLS_CLIENT_KEY_PATH":     certs.ClientKeyFile,
 			"TEMPORAL_TLS_SERVER_CA_CERT_PATH": certs.CAFile,
-		}[k]
+		}
 	})
-	require.NoError(t, err)
 
 	c, err := temporalclient.Dial(context.Background(), cfg, nil)
 	require.NoError(t, err)
@@ -95,19 +105,15 @@ func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
 }
 
 func TestDialWithoutTheClientCertificateIsRefusedByAnMTLSFrontend(t *testing.T) {
-	s := testenv.StartServer(t, testenv.ServerOptions{})
-	certs := testcerts.Write(t)
-	front := startTLSFront(t, certs, s.Address())
-	cfg, err := temporalclient.ConfigFromEnv(func(k string) string {
+	front, cfg := configBehindTLSFront(t, func(addr string, certs testcerts.Certs) map[string]string {
 		return map[string]string{
-			"TEMPORAL_ADDRESS":                 front.addr,
+			"TEMPORAL_ADDRESS":                 addr,
 			"TEMPORAL_TLS":                     "true",
 			"TEMPORAL_TLS_SERVER_CA_CERT_PATH": certs.CAFile,
-		}[k]
+		}
 	})
-	require.NoError(t, err)
 
-	_, err = temporalclient.Dial(context.Background(), cfg, nil)
+	_, err := temporalclient.Dial(context.Background(), cfg, nil)
 
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "cannot reach Temporal at "+front.addr+" (namespace default) over TLS")

@@ -234,49 +234,67 @@ func TestRemovedAndRenamedFilesNeedNoPatch(t *testing.T) {
 	require.Empty(t, review.Findings, "a removed Go file leaves no untested change, a pure rename has no patch to miss")
 }
 
-func TestCommentBodyListsFindingsWithoutSecretValues(t *testing.T) {
-	fx := loadFixture(t, "secrets")
+// fixtureCommentBody is the comment the reviewer writes for the named
+// fixture's pull request.
+func fixtureCommentBody(t *testing.T, fixture, title, goal string) string {
+	t.Helper()
+	fx := loadFixture(t, fixture)
 	review, err := reviewFiles(context.Background(), fx.PullRequest, fx.Files)
 	require.NoError(t, err)
-	body := review.commentBody("acme/widgets#9: Wire up deployment credentials", "")
+	return review.commentBody(title, goal)
+}
 
-	require.Contains(t, body, "## Review of acme/widgets#9: Wire up deployment credentials")
-	require.Contains(t, body, "**5 findings**")
-	require.Contains(t, body, "- `deploy/prod.env` line 2: looks like an AWS access key ID committed")
-	require.Contains(t, body, "- `settings.py` line 13: looks like a hard-coded api_key literal committed")
-	for _, secret := range []string{
-		"AKIAIOSFODNN7EXAMPLE", "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A", "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
-		"correct-horse-battery-staple", "MIIEowIBAAKCAQEA",
-	} {
-		require.NotContains(t, body, secret)
+// The comment lists every finding by file and line, and says what it could
+// not review; it never repeats a secret it found.
+func TestCommentBodyListsWhatItFound(t *testing.T) {
+	for _, tc := range []struct {
+		name, fixture, title string
+		want, never          []string
+	}{{
+		name:    "CommentBodyListsFindingsWithoutSecretValues",
+		fixture: "secrets", title: "acme/widgets#9: Wire up deployment credentials",
+		want: []string{
+			"## Review of acme/widgets#9: Wire up deployment credentials",
+			"**5 findings**",
+			"- `deploy/prod.env` line 2: looks like an AWS access key ID committed",
+			"- `settings.py` line 13: looks like a hard-coded api_key literal committed",
+		},
+		never: []string{
+			"AKIAIOSFODNN7EXAMPLE", "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A", "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+			"correct-horse-battery-staple", "MIIEowIBAAKCAQEA",
+		},
+	}, {
+		name:    "CommentBodyMarksTruncatedAndBinaryFilesAsNotFullyReviewed",
+		fixture: "truncated", title: "acme/widgets#10: Regenerate schema",
+		want: []string{
+			"- `gen/schema.go` line 5: new `TODO` marker",
+			"- `gen/schema.go`: patch truncated (",
+			" of 250000 bytes shown); not fully reviewed.",
+			"- `assets/logo.png`: no patch (binary or too large); not reviewed.",
+			"- `gen/`: Go package changed (`schema.go`) with no `_test.go` change in it.",
+			"2 files could not be fully reviewed.",
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := fixtureCommentBody(t, tc.fixture, tc.title, "")
+			for _, want := range tc.want {
+				require.Contains(t, body, want)
+			}
+			for _, secret := range tc.never {
+				require.NotContains(t, body, secret)
+			}
+		})
 	}
 }
 
 func TestCommentBodyOfCleanPullRequestSaysWhatWasChecked(t *testing.T) {
-	fx := loadFixture(t, "clean")
-	review, err := reviewFiles(context.Background(), fx.PullRequest, fx.Files)
-	require.NoError(t, err)
-	body := review.commentBody("acme/widgets#8: Reject empty widget names", "keep names valid")
+	body := fixtureCommentBody(t, "clean", "acme/widgets#8: Reject empty widget names", "keep names valid")
 
 	require.Equal(t, "## Review of acme/widgets#8: Reject empty widget names\n\n"+
 		"Goal: keep names valid\n\n"+
 		"No findings: nothing to flag in the changed lines.\n\n"+
 		"What I checked: 3 files (+8 −1) for added TODO/FIXME/XXX/HACK markers, leftover debug output, "+
 		"committed secrets, very large additions, Go packages changed without tests, and truncated patches.\n", body)
-}
-
-func TestCommentBodyMarksTruncatedAndBinaryFilesAsNotFullyReviewed(t *testing.T) {
-	fx := loadFixture(t, "truncated")
-	review, err := reviewFiles(context.Background(), fx.PullRequest, fx.Files)
-	require.NoError(t, err)
-	body := review.commentBody("acme/widgets#10: Regenerate schema", "")
-
-	require.Contains(t, body, "- `gen/schema.go` line 5: new `TODO` marker")
-	require.Contains(t, body, "- `gen/schema.go`: patch truncated (")
-	require.Contains(t, body, " of 250000 bytes shown); not fully reviewed.")
-	require.Contains(t, body, "- `assets/logo.png`: no patch (binary or too large); not reviewed.")
-	require.Contains(t, body, "- `gen/`: Go package changed (`schema.go`) with no `_test.go` change in it.")
-	require.Contains(t, body, "2 files could not be fully reviewed.")
 }
 
 func TestCommentBodyCapsTheListOfAHugePullRequest(t *testing.T) {
