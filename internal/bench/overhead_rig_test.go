@@ -30,6 +30,7 @@ import (
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/runclient"
+	gogithub "github.com/google/go-github/v62/github"
 )
 
 // runShape is what the baseline copies from an agentrun history.
@@ -72,10 +73,11 @@ type runSpec struct {
 
 // overheadRig is a dev server with a worker for each contender.
 type overheadRig struct {
-	client  client.Client
-	runs    *runclient.Client
-	sandbox *ghsandbox.Server
-	started atomic.Int64 // numbers runs, so every workflow ID is new
+	client   client.Client
+	ghClient *gogithub.Client // over the sandbox, for the rig's other workers
+	runs     *runclient.Client
+	sandbox  *ghsandbox.Server
+	started  atomic.Int64 // numbers runs, so every workflow ID is new
 	// shape is agentrun's, which the baseline copies; baseShape is what the
 	// baseline's own history showed.
 	shape, baseShape runShape
@@ -102,7 +104,7 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 		require.NoError(tb, w.Start())
 		tb.Cleanup(w.Stop)
 	}
-	r := &overheadRig{client: srv.Client(), runs: runclient.New(srv.Client(), runclient.Options{}), sandbox: sandbox}
+	r := &overheadRig{client: srv.Client(), ghClient: ghClient, runs: runclient.New(srv.Client(), runclient.Options{}), sandbox: sandbox}
 	r.matchShapes(tb)
 	return r
 }
@@ -129,20 +131,22 @@ func (r *overheadRig) newRun(k contender, poll time.Duration) runSpec {
 	return runSpec{id: fmt.Sprintf("%s-%d-%d", k.name(), time.Now().UnixNano(), seq), seq: seq, poll: poll}
 }
 
-// runBatch starts n runs of k at once and returns when all have completed;
-// n = 1 is one sequential run.
-func (r *overheadRig) runBatch(ctx context.Context, k contender, n int) error {
+// runBatch starts n runs of k at once and returns their workflow IDs when
+// all have completed; n = 1 is one sequential run.
+func (r *overheadRig) runBatch(ctx context.Context, k contender, n int) ([]string, error) {
 	poll := time.Duration(n) * time.Second / inboxQueriesPerSecond
 	done := make(chan error, n)
-	for range n {
+	ids := make([]string, n)
+	for i := range n {
 		spec := r.newRun(k, poll)
+		ids[i] = spec.id
 		go func() { done <- drive(ctx, k, spec) }()
 	}
 	errs := make([]error, n)
 	for i := range errs {
 		errs[i] = <-done
 	}
-	return errors.Join(errs...)
+	return ids, errors.Join(errs...)
 }
 
 func drive(ctx context.Context, k contender, spec runSpec) error {
