@@ -108,6 +108,11 @@ func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 	}); err != nil {
 		return fmt.Errorf("register %s query: %w", api.QueryEvents, err)
 	}
+	if err := workflow.SetQueryHandler(ctx, api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) {
+		return w.StepsPage(p), nil
+	}); err != nil {
+		return fmt.Errorf("register %s query: %w", api.QuerySteps, err)
+	}
 	if err := workflow.SetQueryHandler(ctx, api.QueryConversation, w.ConversationUpTo); err != nil {
 		return fmt.Errorf("register %s query: %w", api.QueryConversation, err)
 	}
