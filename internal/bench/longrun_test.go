@@ -131,7 +131,20 @@ func (r *overheadRig) measureLongRun(ctx context.Context, turns, historyThreshol
 			res.snapshotBytes = len(body)
 		}
 	}
+	// Paging is what keeps the query flat: the older steps must still all be there.
+	all, err := r.runs.SnapshotAllSteps(ctx, id)
 	close(m.release)
+	if err != nil {
+		return res, fmt.Errorf("all steps of long run %s: %w", id, err)
+	}
+	if len(all.Steps) != all.StepCount || len(all.Steps) < 2*turns {
+		return res, fmt.Errorf("long run %s: paged %d steps of %d, want at least %d", id, len(all.Steps), all.StepCount, 2*turns)
+	}
+	for i, st := range all.Steps {
+		if st.Sequence != i+1 {
+			return res, fmt.Errorf("long run %s: step %d of the pages has sequence %d", id, i, st.Sequence)
+		}
+	}
 	var out api.RunResult
 	if err := run.Get(ctx, &out); err != nil {
 		return res, fmt.Errorf("long run %s: %w", id, err)

@@ -69,6 +69,15 @@ type runSpec struct {
 	id   string
 	seq  int64
 	poll time.Duration
+	// slowQueries counts the queries that timed out, across the rig.
+	slowQueries *atomic.Int64
+}
+
+// slowQuery reports whether a query gave up waiting for the worker to
+// answer, as a run query does under load (the SDK bounds each one).
+func slowQuery(err error) bool {
+	var deadline *serviceerror.DeadlineExceeded
+	return errors.Is(err, runclient.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &deadline)
 }
 
 // overheadRig is a dev server with a worker for each contender.
@@ -78,6 +87,8 @@ type overheadRig struct {
 	runs     *runclient.Client
 	sandbox  *ghsandbox.Server
 	started  atomic.Int64 // numbers runs, so every workflow ID is new
+	// slowQueries counts the driver's queries that timed out and were asked again.
+	slowQueries atomic.Int64
 	// shape is agentrun's, which the baseline copies; baseShape is what the
 	// baseline's own history showed.
 	shape, baseShape runShape
@@ -128,7 +139,7 @@ func benchFixture(tb testing.TB) ghsandbox.Fixture {
 
 func (r *overheadRig) newRun(k contender, poll time.Duration) runSpec {
 	seq := r.started.Add(1)
-	return runSpec{id: fmt.Sprintf("%s-%d-%d", k.name(), time.Now().UnixNano(), seq), seq: seq, poll: poll}
+	return runSpec{id: fmt.Sprintf("%s-%d-%d", k.name(), time.Now().UnixNano(), seq), seq: seq, poll: poll, slowQueries: &r.slowQueries}
 }
 
 // runBatch starts n runs of k at once and returns their workflow IDs when
@@ -166,6 +177,9 @@ func queryUntil[T any](ctx context.Context, spec runSpec, ask func(context.Conte
 		var notReady *serviceerror.WorkflowNotReady
 		switch {
 		case errors.As(err, &notReady):
+		case ctx.Err() == nil && slowQuery(err):
+			// An inbox asks again later; the report counts these.
+			spec.slowQueries.Add(1)
 		case err != nil:
 			return answer, err
 		default:

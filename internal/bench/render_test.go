@@ -27,6 +27,7 @@ type reportInput struct {
 	rows             []goalRow
 	profileTop       string
 	shape, baseShape runShape
+	slowQueries      int64
 }
 
 func renderReport(in reportInput) string {
@@ -43,6 +44,7 @@ func renderReport(in reportInput) string {
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s |\n", r.measure, r.goal, r.measured, met)
 	}
 	fmt.Fprintf(&sb, "\nagentrun: %s.\nbare: %s.\n", in.shape, in.baseShape)
+	fmt.Fprintf(&sb, "Driver queries (either side) that timed out under load and were asked again: %d.\n", in.slowQueries)
 	sb.WriteString("Latencies are the server's event times (signal received → activity task started), read from each run's history. ")
 	sb.WriteString("VmRSS is that of the bench process, which holds the worker (and the driver and the sandbox, which keep nothing per waiting run).\n")
 	if in.profileTop != "" {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ type benchScale struct {
 
 var (
 	smokeScale = benchScale{name: "smoke", sequentialRuns: 2, batches: 1, concurrency: []int{2, 3},
-		longTurns: 10, longHistoryThreshold: 60, queries: 10, waitingRuns: 5}
+		longTurns: 55, longHistoryThreshold: 300, queries: 10, waitingRuns: 5}
 	fullScale = benchScale{name: "full", sequentialRuns: 20, batches: 3, concurrency: []int{20, 100},
 		longTurns: 500, longHistoryThreshold: 2000, queries: 200, waitingRuns: 2000}
 )
@@ -77,7 +78,7 @@ func TestBenchReport(t *testing.T) {
 	}
 	report := renderReport(reportInput{
 		scale: env.scale, machine: machine, started: started, took: time.Since(started),
-		rows: rows, profileTop: profileTop, shape: rig.shape, baseShape: rig.baseShape,
+		rows: rows, profileTop: profileTop, shape: rig.shape, baseShape: rig.baseShape, slowQueries: rig.slowQueries.Load(),
 	})
 	require.NoError(t, replaceGenerated(out, report))
 	t.Log("\n" + report)
@@ -155,8 +156,8 @@ func measureRows(t *testing.T, ctx context.Context, rig *overheadRig, s benchSca
 	rows = append(rows,
 		goalRow{measure: fmt.Sprintf("%d runs waiting for approval (scaled from 10,000): worker VmRSS growth per run", waiting.runs),
 			goal: "≤ 30 KiB", measured: fmt.Sprintf("%.1f KiB (%.0f KiB in all)", waiting.kibPerRun, waiting.rssGrowthKiB), met: waiting.kibPerRun <= 30},
-		goalRow{measure: fmt.Sprintf("inbox listing %d waiting actions, slowest of 3", waiting.inboxListed),
-			goal: "≤ 1 s", measured: fmt.Sprintf("%.0f ms", waiting.inboxMs), met: waiting.inboxMs <= 1000})
+		goalRow{measure: fmt.Sprintf("inbox listing %d of the %d waiting actions, slowest of 3 listings", waiting.inboxListed, waiting.runs),
+			goal: "≤ 1 s", measured: fmt.Sprintf("%.0f ms (%s)", slices.Max(waiting.inboxMs), msList(waiting.inboxMs)), met: slices.Max(waiting.inboxMs) <= 1000})
 	return rows
 }
 
@@ -194,4 +195,12 @@ func describeMachine() machine {
 		m.load = strings.Join(strings.Fields(string(load))[:3], " ")
 	}
 	return m
+}
+
+func msList(ms []float64) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = fmt.Sprintf("%.0f", m)
+	}
+	return strings.Join(parts, ", ") + " ms"
 }

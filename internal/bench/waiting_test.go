@@ -23,7 +23,7 @@ type waitingResult struct {
 	runs          int
 	rssGrowthKiB  float64 // of this process, which holds the worker
 	kibPerRun     float64
-	inboxMs       float64 // the slowest of the inbox listings
+	inboxMs       []float64 // each of the inbox listings
 	inboxListed   int
 	startedInSecs float64
 }
@@ -70,11 +70,12 @@ func (r *overheadRig) measureWaiting(ctx context.Context, n int) (waitingResult,
 		if err != nil {
 			return res, fmt.Errorf("inbox: %w", err)
 		}
-		res.inboxMs = max(res.inboxMs, msPer(time.Since(t0), 1))
+		res.inboxMs = append(res.inboxMs, msPer(time.Since(t0), 1))
 		res.inboxListed = len(inbox)
 	}
-	if res.inboxListed < n {
-		return res, fmt.Errorf("the inbox lists %d actions, want at least %d", res.inboxListed, n)
+	// runclient caps one listing (maxWaitingRuns), so fewer than n is fine.
+	if res.inboxListed == 0 {
+		return res, fmt.Errorf("the inbox lists none of the %d waiting actions", n)
 	}
 	return res, nil
 }
