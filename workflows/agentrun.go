@@ -38,6 +38,7 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	w := &agentRun{}
 	w.hardened = securityBatch(ctx)
 	w.policy = policyBatch(ctx)
+	w.localCheck = localCheckBatch(ctx)
 	info := workflow.GetInfo(ctx)
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint

@@ -28,6 +28,9 @@ type runState struct {
 	// policy is true when the run took the policy and outcome batch
 	// (policyChangeID); false only while replaying an older history.
 	policy bool
+	// localCheck is true when the run took the local permission check
+	// (localCheckChangeID); false only while replaying an older history.
+	localCheck bool
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.
