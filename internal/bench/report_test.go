@@ -36,6 +36,9 @@ var (
 		longTurns: 500, longHistoryThreshold: 2000, queries: 200, waitingRuns: 2000}
 )
 
+// waitingTimeout bounds starting the waiting runs and listing them.
+const waitingTimeout = 8 * time.Minute
+
 // benchEnv is the report's configuration, read once from the environment.
 type benchEnv struct {
 	scale      benchScale
@@ -151,7 +154,9 @@ func measureRows(t *testing.T, ctx context.Context, rig *overheadRig, s benchSca
 		goalRow{measure: fmt.Sprintf("run query p99 ms at step %d (%d queries; snapshot %d bytes)", long.steps, s.queries, long.snapshotBytes),
 			goal: "≤ 10 ms", measured: fmt.Sprintf("%.1f ms (p50 %.1f)", long.queryP99, long.queryP50), met: long.queryP99 <= 10})
 
-	waiting, err := rig.measureWaiting(ctx, s.waitingRuns)
+	waitCtx, cancel := context.WithTimeout(ctx, waitingTimeout)
+	defer cancel()
+	waiting, err := rig.measureWaiting(waitCtx, s.waitingRuns)
 	require.NoError(t, err)
 	rows = append(rows,
 		goalRow{measure: fmt.Sprintf("%d runs waiting for approval (scaled from 10,000): worker VmRSS growth per run", waiting.runs),

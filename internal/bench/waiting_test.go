@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
@@ -43,17 +44,20 @@ func (r *overheadRig) measureWaiting(ctx context.Context, n int) (waitingResult,
 	if err := r.startWaiting(ctx, prefix, n); err != nil {
 		return res, err
 	}
+	// Counted, not listed: a listing stops at runclient's cap (maxWaitingRuns).
+	query := fmt.Sprintf("WorkflowId STARTS_WITH %q AND ExecutionStatus = \"Running\" AND %s = %q",
+		prefix+"-", api.SearchAttrStatus.GetName(), api.RunWaitingForUser)
 	for {
-		ids, err := r.runs.WaitingRunIDs(ctx)
+		count, err := r.client.CountWorkflow(ctx, &workflowservice.CountWorkflowExecutionsRequest{Query: query})
 		if err != nil {
-			return res, fmt.Errorf("list waiting runs: %w", err)
+			return res, fmt.Errorf("count waiting runs: %w", err)
 		}
-		if countPrefixed(ids, prefix) >= n {
+		if count.GetCount() >= int64(n) {
 			break
 		}
 		select {
 		case <-ctx.Done():
-			return res, fmt.Errorf("%d of %d runs wait for approval: %w", countPrefixed(ids, prefix), n, ctx.Err())
+			return res, fmt.Errorf("%d of %d runs wait for approval: %w", count.GetCount(), n, ctx.Err())
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
@@ -109,16 +113,6 @@ func (r *overheadRig) startWaiting(ctx context.Context, prefix string, n int) er
 	close(next)
 	wg.Wait()
 	return errors.Join(errs...)
-}
-
-func countPrefixed(ids []string, prefix string) int {
-	n := 0
-	for _, id := range ids {
-		if strings.HasPrefix(id, prefix+"-") {
-			n++
-		}
-	}
-	return n
 }
 
 // settledRSSKiB is this process's VmRSS after a full GC has returned what
