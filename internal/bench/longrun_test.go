@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -35,15 +34,10 @@ func newLongModel() *longModel {
 }
 
 func (m *longModel) Next(ctx context.Context, conversation []api.Message, _ []api.ToolSpec) (api.ModelDecision, error) {
-	if len(conversation) < 2 {
-		return api.ModelDecision{}, fmt.Errorf("conversation of %d messages has no goal", len(conversation))
-	}
-	_, goal, _ := strings.Cut(conversation[1].Content, turnsPrefix)
-	turns, err := strconv.Atoi(strings.TrimSpace(goal))
+	turns, asked, err := turnsAsked(conversation)
 	if err != nil {
-		return api.ModelDecision{}, fmt.Errorf("goal %q: %w", conversation[1].Content, err)
+		return api.ModelDecision{}, err
 	}
-	asked := (len(conversation) - 2) / 2
 	m.mu.Lock()
 	if _, seen := m.starts[asked]; !seen {
 		m.starts[asked] = time.Now()
