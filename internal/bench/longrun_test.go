@@ -82,6 +82,9 @@ type longRunResult struct {
 	windowSteps                   int
 	queryP50, queryP99            float64 // ms
 	snapshotBytes                 int
+	// allStepsMs is one SnapshotAllSteps: every step, as the run query
+	// answered before it paged them.
+	allStepsMs float64
 }
 
 // measureLongRun runs one AgentRun of turns model/tool turns (two steps
@@ -126,7 +129,9 @@ func (r *overheadRig) measureLongRun(ctx context.Context, turns, historyThreshol
 		}
 	}
 	// Paging is what keeps the query flat: the older steps must still all be there.
+	pagedStart := time.Now()
 	all, err := r.runs.SnapshotAllSteps(ctx, id)
+	res.allStepsMs = msPer(time.Since(pagedStart), 1)
 	close(m.release)
 	if err != nil {
 		return res, fmt.Errorf("all steps of long run %s: %w", id, err)

@@ -152,7 +152,7 @@ func measureRows(t *testing.T, ctx context.Context, rig *overheadRig, s benchSca
 			goal: "completes; ≤ 1.1×", measured: fmt.Sprintf("%.2f× (%.1f / %.1f ms)", long.lastMsPerStep/long.firstMsPerStep, long.lastMsPerStep, long.firstMsPerStep),
 			met: long.generations > 0 && long.lastMsPerStep <= 1.1*long.firstMsPerStep},
 		goalRow{measure: fmt.Sprintf("run query p99 ms at step %d (%d queries; snapshot %d bytes)", long.steps, s.queries, long.snapshotBytes),
-			goal: "≤ 10 ms", measured: fmt.Sprintf("%.1f ms (p50 %.1f)", long.queryP99, long.queryP50), met: long.queryP99 <= 10})
+			goal: "≤ 10 ms", measured: fmt.Sprintf("%.1f ms (p50 %.1f; all steps paged back: %.0f ms)", long.queryP99, long.queryP50, long.allStepsMs), met: long.queryP99 <= 10})
 
 	waitCtx, cancel := context.WithTimeout(ctx, waitingTimeout)
 	defer cancel()
