@@ -167,7 +167,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	}
 	tools := api.ToolSpecs()
-	in, size, err := api.NewModelInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
+	in, size, err := w.encoding.NewModelInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
 	if err != nil {
 		return api.ModelDecision{}, err
 	}

@@ -31,6 +31,8 @@ type runState struct {
 	// localCheck is true when the run took the local permission check
 	// (localCheckChangeID); false only while replaying an older history.
 	localCheck bool
+	// encoding keeps the conversation's canonical JSON between model calls.
+	encoding api.ConversationEncoding
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.
