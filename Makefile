@@ -23,7 +23,7 @@ FUZZTIME ?= 15s
 # Mains built into bin/ by `make build`; approval joins once it exists.
 MAINS := ./worker ./starter ./internal/ghsandbox/cmd/ghsandbox $(if $(wildcard approval/*.go),./approval)
 
-.PHONY: all build test vet workflowcheck test-faults test-fuzz test-prod test-mutation temporal-server up down
+.PHONY: all build test vet workflowcheck test-faults test-fuzz test-prod test-mutation temporal-server bench up down
 
 all: build
 
@@ -80,6 +80,12 @@ test-fuzz:
 # is its own target; docs/testing.md keeps its last report.
 test-mutation: bin/gremlins
 	internal/scripts/mutation.sh
+
+# Every goal of issue 12 measured in one run (up to 15 minutes on 2 cores),
+# written into docs/benchmarks.md; `make test` runs the same test small.
+bench: bin/temporal
+	AGENTRUN_BENCH=full AGENTRUN_BENCH_OUT=$(CURDIR)/docs/benchmarks.md AGENTRUN_BENCH_CPUPROFILE=$(CURDIR)/bin/bench-cpu.pprof \
+		$(GO) test -count=1 -timeout 20m -run '^TestBenchReport$$' -v ./internal/bench
 
 up: bin/temporal build
 	internal/scripts/stack.sh up

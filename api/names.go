@@ -36,6 +36,9 @@ const (
 	// does not hold: the prompts, the pull request's text as the tools read
 	// it, and the model's answers; never a credential.
 	QueryConversation = "conversation"
+	// QuerySteps takes a StepPage and returns a StepsPage: the older steps a
+	// RunSnapshot leaves out (it carries only the newest SnapshotSteps).
+	QuerySteps = "steps"
 )
 
 // Search attributes, upserted whenever the run's status changes. Register them

@@ -171,8 +171,14 @@ type CheckpointView struct {
 
 // RunSnapshot is what QueryRun returns.
 type RunSnapshot struct {
-	Run   Run         `json:"run"`
-	Steps []AgentStep `json:"steps"`
+	Run Run `json:"run"`
+	// Steps are the run's newest steps, at most SnapshotSteps of them, oldest
+	// first, so that the query costs the same at step 10 and step 10,000.
+	// StepsFrom is the index of the first of them among all StepCount steps;
+	// the steps query pages through the older ones (runclient.AllSteps).
+	Steps     []AgentStep `json:"steps"`
+	StepsFrom int         `json:"stepsFrom"`
+	StepCount int         `json:"stepCount"`
 	// PendingAction is the run's most recent gated action, in whatever state
 	// it is now; nil until the model proposes one.
 	PendingAction *PendingAction `json:"pendingAction,omitempty"`

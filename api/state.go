@@ -41,7 +41,6 @@ func (cp *Checkpoint) ModelCalls() int {
 func (cp *Checkpoint) Snapshot(historyLength, historyThreshold int) RunSnapshot {
 	snap := RunSnapshot{
 		Run:     cp.Run,
-		Steps:   make([]AgentStep, 0, len(cp.Steps)),
 		Actions: make([]PendingAction, 0, len(cp.Actions)),
 		Label:   cp.Label,
 		// The resolve rule (ResolveApplies) reads this, not the label.
@@ -56,9 +55,8 @@ func (cp *Checkpoint) Snapshot(historyLength, historyThreshold int) RunSnapshot 
 		},
 	}
 	snap.Outcome = cp.Outcome()
-	for _, st := range cp.Steps {
-		snap.Steps = append(snap.Steps, *st)
-	}
+	newest := cp.StepsPage(StepPage{From: len(cp.Steps) - SnapshotSteps})
+	snap.Steps, snap.StepsFrom, snap.StepCount = newest.Steps, newest.From, newest.StepCount
 	for _, pa := range cp.Actions {
 		snap.Actions = append(snap.Actions, *pa)
 	}

@@ -62,6 +62,31 @@ func (c *Client) Snapshot(ctx context.Context, runID string) (api.RunSnapshot, e
 	return snap, nil
 }
 
+// SnapshotAllSteps is Snapshot with every step of the run, not only the
+// newest api.SnapshotSteps: it pages the older ones through the steps
+// query, for a reader that shows the whole run (`starter status`).
+func (c *Client) SnapshotAllSteps(ctx context.Context, runID string) (api.RunSnapshot, error) {
+	snap, err := c.Snapshot(ctx, runID)
+	if err != nil {
+		return snap, err
+	}
+	older := make([]api.AgentStep, 0, snap.StepsFrom)
+	for len(older) < snap.StepsFrom {
+		var page api.StepsPage
+		if err := c.query(ctx, runID, &page, api.QuerySteps, api.StepPage{From: len(older), Limit: snap.StepsFrom - len(older)}); err != nil {
+			return snap, err
+		}
+		if len(page.Steps) == 0 {
+			return snap, fmt.Errorf("run %s: the steps query answered no steps from %d of %d", runID, len(older), snap.StepsFrom)
+		}
+		older = append(older, page.Steps...)
+	}
+	// A step that went on while paging shows as the snapshot saw it.
+	snap.Steps = append(older[:snap.StepsFrom], snap.Steps...)
+	snap.StepsFrom = 0
+	return snap, nil
+}
+
 // Events returns the run's events after sinceSequence, in order.
 func (c *Client) Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error) {
 	var events []api.Event

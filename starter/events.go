@@ -59,7 +59,7 @@ func (c *eventsCommand) Run(ctx context.Context, args []string) error {
 	if !c.json {
 		// The steps only name what each event is about; without them the
 		// events are still worth printing.
-		if snap, err := rc.Snapshot(ctx, runID); err == nil {
+		if snap, err := rc.SnapshotAllSteps(ctx, runID); err == nil {
 			steps = snap.Steps
 		}
 	}

@@ -37,7 +37,7 @@ func (c *statusCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := rc.Snapshot(ctx, runID)
+	snap, err := rc.SnapshotAllSteps(ctx, runID)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	w := &agentRun{}
 	w.hardened = securityBatch(ctx)
 	w.policy = policyBatch(ctx)
+	w.localCheck = localCheckBatch(ctx)
 	info := workflow.GetInfo(ctx)
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
@@ -110,6 +111,11 @@ func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 	}); err != nil {
 		return fmt.Errorf("register %s query: %w", api.QueryEvents, err)
 	}
+	if err := workflow.SetQueryHandler(ctx, api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) {
+		return w.StepsPage(p), nil
+	}); err != nil {
+		return fmt.Errorf("register %s query: %w", api.QuerySteps, err)
+	}
 	if err := workflow.SetQueryHandler(ctx, api.QueryConversation, w.ConversationUpTo); err != nil {
 		return fmt.Errorf("register %s query: %w", api.QueryConversation, err)
 	}
@@ -163,7 +169,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	}
 	tools := modelcall.Tools()
-	in, size, err := modelcall.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
+	in, size, err := w.encoding.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
 	if err != nil {
 		return api.ModelDecision{}, err
 	}

@@ -50,6 +50,12 @@ func (h *harness) logCommands() *commandLog {
 		defer l.mu.Unlock()
 		l.attempts = append(l.attempts, loggedAttempt{Name: info.ActivityType.Name, Attempt: info.Attempt, At: h.env.Now()})
 	})
+	// The permission check runs as a local activity (localCheckChangeID).
+	h.env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.attempts = append(l.attempts, loggedAttempt{Name: info.ActivityType.Name, Attempt: info.Attempt, At: h.env.Now()})
+	})
 	return l
 }
 

@@ -97,7 +97,6 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 	workflow.SetCurrentDetails(ctx, fmt.Sprintf("Checking whether %s may approve a comment on %s", who, pa.Target))
 	checkCtx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
-	actx := workflow.WithActivityOptions(checkCtx, w.permissionCheckOptions(pa, who))
 	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
 	var (
 		res     api.RepoPermission
@@ -105,7 +104,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 		expired bool
 	)
 	sel := workflow.NewSelector(ctx)
-	sel.AddFuture(workflow.ExecuteActivity(actx, acts.CheckRepoPermission, in), func(f workflow.Future) { err = f.Get(ctx, &res) })
+	sel.AddFuture(w.startPermissionCheck(checkCtx, pa, who, in), func(f workflow.Future) { err = f.Get(ctx, &res) })
 	if timer != nil {
 		// A cancelled run cancels the timer too; that is no expiry.
 		sel.AddFuture(timer, func(f workflow.Future) { expired = f.Get(ctx, nil) == nil })
@@ -124,6 +123,21 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 	st.SafeOutput = redact.JSON(res)
 	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
 	return res.Permission, false, nil
+}
+
+// startPermissionCheck starts CheckRepoPermission: as a local activity on
+// the local-check batch, as a scheduled one on histories from before it.
+func (w *agentRun) startPermissionCheck(ctx workflow.Context, pa *api.PendingAction, who string, in api.RepoPermissionInput) workflow.Future {
+	opts := w.permissionCheckOptions(pa, who)
+	if !w.localCheck {
+		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.CheckRepoPermission, in)
+	}
+	// By name: a local activity given a method value would run it on the
+	// workflow's nil *Activities, not the worker's registered one.
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: opts.StartToCloseTimeout, RetryPolicy: opts.RetryPolicy, Summary: opts.Summary,
+	})
+	return workflow.ExecuteLocalActivity(lctx, api.ActivityCheckRepoPermission, in)
 }
 
 // dropQueuedDecisions records why each decision still queued was never

@@ -94,7 +94,10 @@ func historySummaries(t *testing.T, c client.Client, id string) []string {
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		require.NoError(t, err)
-		if ev.GetEventType() != enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && ev.GetEventType() != enumspb.EVENT_TYPE_TIMER_STARTED {
+		// A local activity's summary is on its marker (the local-check batch).
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, enumspb.EVENT_TYPE_TIMER_STARTED, enumspb.EVENT_TYPE_MARKER_RECORDED:
+		default:
 			continue
 		}
 		if p := ev.GetUserMetadata().GetSummary(); p != nil {

@@ -28,9 +28,10 @@ var record = flag.Bool("record", false, "record the replay fixtures testdata/"+c
 // corpusVersion is the folder of testdata that recordings go to now. The
 // corpus is append-only: testdata/*.json was recorded before the security
 // batch (securityChangeID), testdata/v2 before the policy batch
-// (policyChangeID), and both must keep replaying; -record writes only the
+// (policyChangeID), testdata/v3 before the local permission check
+// (localCheckChangeID), and all must keep replaying; -record writes only the
 // files its folder does not have yet, so re-recording never overwrites one.
-const corpusVersion = "v3"
+const corpusVersion = "v4"
 
 // recordScenario is one recorded run. Its files are named after it; a file
 // name's part before the first dot names the workflow ID (record-<part>),

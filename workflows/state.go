@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/modelcall"
 )
 
 // runState is everything a run knows. Its Checkpoint is the run's state
@@ -28,6 +29,11 @@ type runState struct {
 	// policy is true when the run took the policy and outcome batch
 	// (policyChangeID); false only while replaying an older history.
 	policy bool
+	// localCheck is true when the run took the local permission check
+	// (localCheckChangeID); false only while replaying an older history.
+	localCheck bool
+	// encoding keeps the conversation's canonical JSON between model calls.
+	encoding modelcall.Encoding
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.

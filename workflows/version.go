@@ -37,3 +37,20 @@ const policyVersion workflow.Version = 1
 func policyBatch(ctx workflow.Context) bool {
 	return workflow.GetVersion(ctx, policyChangeID, workflow.DefaultVersion, policyVersion) >= policyVersion
 }
+
+// localCheckChangeID gates the performance batch of December 2026 (issue
+// 12): the decider's permission check runs as a local activity, inside the
+// workflow task that received the decision, instead of an activity the
+// server schedules. The check only reads GitHub, so running it in the
+// worker changes no guarantee; it saves a task round trip between the
+// approval and the post (and the events of an activity). Histories recorded
+// before it (testdata/v3 and older) replay on the scheduled path.
+const localCheckChangeID = "local-permission-check-2026-12"
+
+// localCheckVersion is the version of localCheckChangeID that has the batch.
+const localCheckVersion workflow.Version = 1
+
+// localCheckBatch reports whether this run checks permissions locally.
+func localCheckBatch(ctx workflow.Context) bool {
+	return workflow.GetVersion(ctx, localCheckChangeID, workflow.DefaultVersion, localCheckVersion) >= localCheckVersion
+}

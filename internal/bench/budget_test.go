@@ -45,17 +45,9 @@ const turnsPrefix = "turns="
 type scriptedModel struct{}
 
 func (scriptedModel) Next(_ context.Context, conversation []api.Message, _ []api.ToolSpec) (api.ModelDecision, error) {
-	if len(conversation) < 2 {
-		return api.ModelDecision{}, fmt.Errorf("conversation of %d messages has no goal", len(conversation))
-	}
-	_, goal, _ := strings.Cut(conversation[1].Content, turnsPrefix)
-	turns, err := strconv.Atoi(strings.TrimSpace(goal))
+	turns, asked, err := turnsAsked(conversation)
 	if err != nil {
-		return api.ModelDecision{}, fmt.Errorf("goal %q: %w", conversation[1].Content, err)
-	}
-	asked := (len(conversation) - 2) / 2
-	if want := 2 + 2*asked; len(conversation) != want || (asked > 0 && conversation[len(conversation)-1].Role != api.RoleTool) {
-		return api.ModelDecision{}, fmt.Errorf("got %d messages, want %d ending in a tool result", len(conversation), want)
+		return api.ModelDecision{}, err
 	}
 	usage := api.Usage{PromptTokens: int64(len(conversation)), CompletionTokens: 1}
 	if asked >= turns {
@@ -63,6 +55,25 @@ func (scriptedModel) Next(_ context.Context, conversation []api.Message, _ []api
 	}
 	call := api.ToolCall{ID: fmt.Sprintf("call_%d", asked), Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)}
 	return api.ModelDecision{ToolCalls: []api.ToolCall{call}, Usage: usage}, nil
+}
+
+// turnsAsked reads the goal's number of turns and how many the
+// conversation has had; it fails when the conversation is not the whole
+// conversation so far (the goal, then a tool call and its result per turn).
+func turnsAsked(conversation []api.Message) (turns, asked int, err error) {
+	if len(conversation) < 2 {
+		return 0, 0, fmt.Errorf("conversation of %d messages has no goal", len(conversation))
+	}
+	_, goal, _ := strings.Cut(conversation[1].Content, turnsPrefix)
+	turns, err = strconv.Atoi(strings.TrimSpace(goal))
+	if err != nil {
+		return 0, 0, fmt.Errorf("goal %q: %w", conversation[1].Content, err)
+	}
+	asked = (len(conversation) - 2) / 2
+	if want := 2 + 2*asked; len(conversation) != want || (asked > 0 && conversation[len(conversation)-1].Role != api.RoleTool) {
+		return 0, 0, fmt.Errorf("got %d messages, want %d ending in a tool result", len(conversation), want)
+	}
+	return turns, asked, nil
 }
 
 // budget is what one run spent on history.

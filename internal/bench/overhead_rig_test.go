@@ -30,6 +30,7 @@ import (
 	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/runclient"
+	gogithub "github.com/google/go-github/v62/github"
 )
 
 // runShape is what the baseline copies from an agentrun history.
@@ -68,14 +69,26 @@ type runSpec struct {
 	id   string
 	seq  int64
 	poll time.Duration
+	// slowQueries counts the queries that timed out, across the rig.
+	slowQueries *atomic.Int64
+}
+
+// slowQuery reports whether a query gave up waiting for the worker to
+// answer, as a run query does under load (the SDK bounds each one).
+func slowQuery(err error) bool {
+	var deadline *serviceerror.DeadlineExceeded
+	return errors.Is(err, runclient.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &deadline)
 }
 
 // overheadRig is a dev server with a worker for each contender.
 type overheadRig struct {
-	client  client.Client
-	runs    *runclient.Client
-	sandbox *ghsandbox.Server
-	started atomic.Int64 // numbers runs, so every workflow ID is new
+	client   client.Client
+	ghClient *gogithub.Client // over the sandbox, for the rig's other workers
+	runs     *runclient.Client
+	sandbox  *ghsandbox.Server
+	started  atomic.Int64 // numbers runs, so every workflow ID is new
+	// slowQueries counts the driver's queries that timed out and were asked again.
+	slowQueries atomic.Int64
 	// shape is agentrun's, which the baseline copies; baseShape is what the
 	// baseline's own history showed.
 	shape, baseShape runShape
@@ -102,7 +115,7 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 		require.NoError(tb, w.Start())
 		tb.Cleanup(w.Stop)
 	}
-	r := &overheadRig{client: srv.Client(), runs: runclient.New(srv.Client(), runclient.Options{}), sandbox: sandbox}
+	r := &overheadRig{client: srv.Client(), ghClient: ghClient, runs: runclient.New(srv.Client(), runclient.Options{}), sandbox: sandbox}
 	r.matchShapes(tb)
 	return r
 }
@@ -126,23 +139,25 @@ func benchFixture(tb testing.TB) ghsandbox.Fixture {
 
 func (r *overheadRig) newRun(k contender, poll time.Duration) runSpec {
 	seq := r.started.Add(1)
-	return runSpec{id: fmt.Sprintf("%s-%d-%d", k.name(), time.Now().UnixNano(), seq), seq: seq, poll: poll}
+	return runSpec{id: fmt.Sprintf("%s-%d-%d", k.name(), time.Now().UnixNano(), seq), seq: seq, poll: poll, slowQueries: &r.slowQueries}
 }
 
-// runBatch starts n runs of k at once and returns when all have completed;
-// n = 1 is one sequential run.
-func (r *overheadRig) runBatch(ctx context.Context, k contender, n int) error {
+// runBatch starts n runs of k at once and returns their workflow IDs when
+// all have completed; n = 1 is one sequential run.
+func (r *overheadRig) runBatch(ctx context.Context, k contender, n int) ([]string, error) {
 	poll := time.Duration(n) * time.Second / inboxQueriesPerSecond
 	done := make(chan error, n)
-	for range n {
+	ids := make([]string, n)
+	for i := range n {
 		spec := r.newRun(k, poll)
+		ids[i] = spec.id
 		go func() { done <- drive(ctx, k, spec) }()
 	}
 	errs := make([]error, n)
 	for i := range errs {
 		errs[i] = <-done
 	}
-	return errors.Join(errs...)
+	return ids, errors.Join(errs...)
 }
 
 func drive(ctx context.Context, k contender, spec runSpec) error {
@@ -162,6 +177,9 @@ func queryUntil[T any](ctx context.Context, spec runSpec, ask func(context.Conte
 		var notReady *serviceerror.WorkflowNotReady
 		switch {
 		case errors.As(err, &notReady):
+		case ctx.Err() == nil && slowQuery(err):
+			// An inbox asks again later; the report counts these.
+			spec.slowQueries.Add(1)
 		case err != nil:
 			return answer, err
 		default:
