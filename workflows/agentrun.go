@@ -38,9 +38,9 @@ type agentRun struct {
 // It fails only on an invalid input, after the run query can say so.
 func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	w := &agentRun{}
-	w.hardened = securityBatch(ctx)
-	w.policy = policyBatch(ctx)
-	w.localCheck = localCheckBatch(ctx)
+	w.hardened = takesBatch(ctx, securityChangeID)
+	w.policy = takesBatch(ctx, policyChangeID)
+	w.localCheck = takesBatch(ctx, localCheckChangeID)
 	info := workflow.GetInfo(ctx)
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
@@ -61,7 +61,7 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 		now := workflow.Now(ctx)
 		w.Run = in.NewRun(info.WorkflowExecution.ID, now)
 		w.Label = api.LabelStarting
-		countRunStarted(ctx)
+		countRun(ctx, api.MetricRunsStarted)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
@@ -101,23 +101,21 @@ func carriedByContinueAsNew(info *workflow.Info) bool {
 }
 
 func (w *agentRun) registerHandlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, api.QueryRun, func() (api.RunSnapshot, error) {
-		return w.Snapshot(workflow.GetInfo(ctx).GetCurrentHistoryLength(), w.in.HistoryThreshold), nil
-	}); err != nil {
-		return fmt.Errorf("register %s query: %w", api.QueryRun, err)
+	queries := []struct {
+		name    string
+		handler any
+	}{
+		{api.QueryRun, func() (api.RunSnapshot, error) {
+			return w.Snapshot(workflow.GetInfo(ctx).GetCurrentHistoryLength(), w.in.HistoryThreshold), nil
+		}},
+		{api.QueryEvents, func(since int64) ([]api.Event, error) { return w.EventsSince(since), nil }},
+		{api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) { return w.StepsPage(p), nil }},
+		{api.QueryConversation, w.ConversationUpTo},
 	}
-	if err := workflow.SetQueryHandler(ctx, api.QueryEvents, func(since int64) ([]api.Event, error) {
-		return w.EventsSince(since), nil
-	}); err != nil {
-		return fmt.Errorf("register %s query: %w", api.QueryEvents, err)
-	}
-	if err := workflow.SetQueryHandler(ctx, api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) {
-		return w.StepsPage(p), nil
-	}); err != nil {
-		return fmt.Errorf("register %s query: %w", api.QuerySteps, err)
-	}
-	if err := workflow.SetQueryHandler(ctx, api.QueryConversation, w.ConversationUpTo); err != nil {
-		return fmt.Errorf("register %s query: %w", api.QueryConversation, err)
+	for _, q := range queries {
+		if err := workflow.SetQueryHandler(ctx, q.name, q.handler); err != nil {
+			return fmt.Errorf("register %s query: %w", q.name, err)
+		}
 	}
 	w.listenForSignals(ctx)
 	return nil

@@ -178,7 +178,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 	}
 	w.Actions = append(w.Actions, pa)
-	countApprovalRequested(ctx)
+	countRun(ctx, api.MetricApprovalsRequested)
 	if w.hardened {
 		w.upsertActionIDs(ctx)
 	}

@@ -18,9 +18,10 @@ func runMetrics(ctx workflow.Context) client.MetricsHandler {
 	return workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"agent": workflow.GetInfo(ctx).WorkflowType.Name})
 }
 
-// countRunStarted counts a new run; a run continued as new is not one.
-func countRunStarted(ctx workflow.Context) {
-	runMetrics(ctx).Counter(api.MetricRunsStarted).Inc(1)
+// countRun counts one of a run's moments without tags: a new run (a run
+// continued as new is not one), a pending action created.
+func countRun(ctx workflow.Context, metric string) {
+	runMetrics(ctx).Counter(metric).Inc(1)
 }
 
 // countRunStatus counts a run's end by its final status.
@@ -28,11 +29,6 @@ func countRunStatus(ctx workflow.Context, to api.RunStatus) {
 	if to.IsTerminal() {
 		runMetrics(ctx).WithTags(map[string]string{"status": string(to)}).Counter(api.MetricRunsEnded).Inc(1)
 	}
-}
-
-// countApprovalRequested counts a pending action created.
-func countApprovalRequested(ctx workflow.Context) {
-	runMetrics(ctx).Counter(api.MetricApprovalsRequested).Inc(1)
 }
 
 // countActionState counts a decision (decision=approve|reject) with the time

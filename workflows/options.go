@@ -61,20 +61,16 @@ func (w *agentRun) readToolOptions(tool string) workflow.ActivityOptions {
 // createCommentOptions: one attempt. Temporal never retries a post blindly;
 // reconcile decides whether the same operationKey goes round again.
 func (w *agentRun) createCommentOptions(st *api.AgentStep) workflow.ActivityOptions {
+	approvedBy := "someone"
+	if pa := w.ActionForStep(st.ID); pa != nil && pa.DecidedBy != "" {
+		approvedBy = pa.DecidedBy
+	}
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: w.in.ToolTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
 		Summary: fmt.Sprintf("Post the comment %s approved on %s (operationKey %s, attempt %d)",
-			w.approvedBy(st), w.Run.TargetRef(), st.OperationKey, st.Attempt),
+			approvedBy, w.Run.TargetRef(), st.OperationKey, st.Attempt),
 	}
-}
-
-// approvedBy is who approved a gated step, for summaries.
-func (w *agentRun) approvedBy(st *api.AgentStep) string {
-	if pa := w.ActionForStep(st.ID); pa != nil && pa.DecidedBy != "" {
-		return pa.DecidedBy
-	}
-	return "someone"
 }
 
 // findCommentOptions: the lookup of an operationKey only reads, so it is

@@ -38,7 +38,7 @@ func TestRunThatCannotReadItsPullRequestFails(t *testing.T) {
 
 func TestRunFromBeforeThePolicyBatchCompletesWithoutItsPullRequest(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(policyChangeID, workflow.DefaultVersion, policyVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(policyChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	in := demoInput()
 	in.PullNumber = 99
 	h.run(in)

@@ -133,7 +133,7 @@ func TestPermissionCheckThatFailsAppliesNothing(t *testing.T) {
 // listed, the approval layer's word was final.
 func TestRunFromBeforeThePolicyBatchTakesAnyApprover(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(policyChangeID, workflow.DefaultVersion, policyVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(policyChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.approveAs("mallory")
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())

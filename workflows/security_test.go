@@ -290,7 +290,7 @@ func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
 // that its recorded commands replay; see testdata/*.json.
 func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(securityChangeID, workflow.DefaultVersion, securityVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(securityChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.whenWaiting(time.Minute, func(id string) {
 		require.Equal(t, api.LegacyActionID(testRunID, 5), id)
 		h.decide(id, api.DecisionApprove, "alice", "")

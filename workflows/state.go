@@ -23,15 +23,10 @@ type runState struct {
 	approvalCh      workflow.ReceiveChannel
 	resolveCh       workflow.ReceiveChannel
 	refusalCh       workflow.ReceiveChannel
-	// hardened is true when the run took the security batch
-	// (securityChangeID); false only while replaying an older history.
-	hardened bool
-	// policy is true when the run took the policy and outcome batch
-	// (policyChangeID); false only while replaying an older history.
-	policy bool
-	// localCheck is true when the run took the local permission check
-	// (localCheckChangeID); false only while replaying an older history.
-	localCheck bool
+	// hardened, policy and localCheck are true when the run took the batch
+	// of securityChangeID, policyChangeID and localCheckChangeID (version.go);
+	// false only while replaying a history from before it.
+	hardened, policy, localCheck bool
 	// encoding keeps the conversation's canonical JSON between model calls.
 	encoding modelcall.Encoding
 }

@@ -24,7 +24,7 @@ func event(w io.Writer, ev api.Event, steps map[string]api.AgentStep) error {
 	if ev.StepID != "" || (ev.Type != api.EventRunStatus && ev.Type != api.EventContinuedAsNew) {
 		about = ""
 		if st, ok := steps[ev.StepID]; ok {
-			about = st.Title()
+			about = StepTitle(st)
 		}
 	}
 	line := fmt.Sprintf("%4d  %s  %-40s  %s", ev.Sequence, FormatTime(ev.At), what, about)

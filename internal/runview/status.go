@@ -62,7 +62,7 @@ func writeSteps(b *strings.Builder, steps []api.AgentStep, tries map[string]Try)
 		}
 		tool := st.ToolName
 		if st.IsPermissionCheck() {
-			tool = st.Title() // whose permission, and what GitHub said
+			tool = StepTitle(st) // whose permission, and what GitHub said
 		}
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
 			st.Sequence, st.ID, st.Type, orDash(tool), st.Status, attempt, stepDuration(st), orDash(stepErr))

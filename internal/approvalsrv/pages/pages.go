@@ -21,6 +21,7 @@ import (
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -83,7 +84,7 @@ func parseTemplates() (*template.Template, error) {
 		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"excerpt":    func(s string) string { return request.Clip(s, excerptLength) },
-		"stepTitle":  api.AgentStep.Title,
+		"stepTitle":  runview.StepTitle,
 	}).ParseFS(webFiles, "web/templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("parse page templates: %w", err)

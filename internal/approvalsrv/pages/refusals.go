@@ -6,6 +6,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+	"github.com/agentrun/agentrun/internal/runview"
 )
 
 // channelRun names, on the page, refusals read back from the run's events.
@@ -63,7 +64,7 @@ func actionIDOfStep(snap api.RunSnapshot, stepID string) string {
 // longer shows that step (or the event names none).
 func stepTitleByID(snap api.RunSnapshot, stepID string) string {
 	if st := request.Step(snap, stepID); st != nil {
-		return st.Title()
+		return runview.StepTitle(*st)
 	}
 	return ""
 }

@@ -1,16 +1,20 @@
-package api
+package runview
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// Title names a step for people from the step's own fields only, so
+	"github.com/agentrun/agentrun/api"
+)
+
+// StepTitle names a step for people from the step's own fields only, so
 // that whatever the page says next to a step (its row, an event or a
 // warning on it) describes that step and not whatever the run was doing
 // when the event was recorded (an event's Label is the run's label then).
-func (st AgentStep) Title() string {
+func StepTitle(st api.AgentStep) string {
 	switch {
-	case st.Type == StepHumanApproval && st.ToolName != "":
+	case st.Type == api.StepHumanApproval && st.ToolName != "":
 		return "approval of " + st.ToolName
-	case st.Type == StepHumanApproval:
+	case st.Type == api.StepHumanApproval:
 		return "approval"
 	case st.IsPermissionCheck():
 		return permissionCheckTitle(st)
@@ -23,7 +27,7 @@ func (st AgentStep) Title() string {
 // permissionCheckTitle reads a permission check as a sentence:
 // "Checked bob's permission: write". The step's safe input names the login
 // and its safe output the permission GitHub answered.
-func permissionCheckTitle(st AgentStep) string {
+func permissionCheckTitle(st api.AgentStep) string {
 	var in struct {
 		Login string `json:"login"`
 	}
@@ -34,12 +38,12 @@ func permissionCheckTitle(st AgentStep) string {
 		return "permission check"
 	}
 	switch st.Status {
-	case StepSucceeded:
+	case api.StepSucceeded:
 		if json.Unmarshal(st.SafeOutput, &out) == nil && out.Permission != "" {
 			return "Checked " + in.Login + "'s permission: " + out.Permission
 		}
 		return "Checked " + in.Login + "'s permission"
-	case StepFailed:
+	case api.StepFailed:
 		return "Could not check " + in.Login + "'s permission"
 	}
 	return "Checking " + in.Login + "'s permission"
