@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/internal/httpstatus"
 )
 
 // Metric names of the approval server's HTTP middleware, before the handler
@@ -27,13 +29,13 @@ const RouteOther = "other"
 func HTTPMetrics(handler client.MetricsHandler, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &httpstatus.Recorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		route := r.Pattern
 		if route == "" {
 			route = RouteOther
 		}
-		code := rec.status
+		code := rec.Status
 		if code == 0 {
 			code = http.StatusOK
 		}
@@ -42,26 +44,3 @@ func HTTPMetrics(handler client.MetricsHandler, next http.Handler) http.Handler 
 		tagged.Timer(MetricHTTPDuration).Record(time.Since(start))
 	})
 }
-
-// statusRecorder remembers the status written; Unwrap lets
-// http.ResponseController reach the Flusher of an event stream.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(b)
-}
-
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }

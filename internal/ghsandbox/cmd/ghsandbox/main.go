@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/httpstatus"
 )
 
 const (
@@ -157,36 +158,14 @@ func stateDescription(statePath string) string {
 	return statePath
 }
 
-// statusRecorder remembers the status for the request log. Unwrap lets
-// http.ResponseController reach the real writer, which the sandbox hijacks
-// to drop responses.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusRecorder) WriteHeader(status int) {
-	w.status = status
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *statusRecorder) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &httpstatus.Recorder{ResponseWriter: w}
 		defer func() {
 			// status 0: the connection was dropped on purpose or the client left.
 			log.Info("request", "method", r.Method, "path", r.URL.Path,
-				"status", rec.status, "duration", time.Since(start))
+				"status", rec.Status, "duration", time.Since(start))
 		}()
 		next.ServeHTTP(rec, r)
 	})
