@@ -1,6 +1,7 @@
 package approvalsrv
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -278,4 +279,25 @@ func TestEmbeddedAssetsAreServedWithTheirTypes(t *testing.T) {
 		require.Contains(t, resp.Header.Get("Content-Type"), contentType, path)
 	}
 	require.Contains(t, h.get("/", nil).Header.Get("Content-Security-Policy"), "default-src 'self'")
+}
+
+// A long run's snapshot carries only its newest steps; the page must say so
+// rather than present them as the whole timeline.
+func TestRunPageOfALongRunSaysItShowsOnlyTheNewestSteps(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun("alice")
+	snap.StepsFrom, snap.StepCount = 250, 250+len(snap.Steps)
+	h.runs.put("run-1", snap)
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	require.Contains(t, page, fmt.Sprintf("The newest %d of %d steps; <code>starter status run-1</code> lists every one.", len(snap.Steps), snap.StepCount))
+}
+
+func TestRunPageOfAShortRunDoesNotSayStepsAreMissing(t *testing.T) {
+	h := waitingHarness(t, nil, "alice")
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	require.NotContains(t, page, "data-older-steps")
 }
