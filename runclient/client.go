@@ -101,7 +101,7 @@ func (c *Client) query(ctx context.Context, runID string, into any, queryType st
 	defer cancel()
 	value, err := c.temporal.QueryWorkflow(ctx, runID, "", queryType, args...)
 	if err != nil {
-		return classify(runID, "query "+queryType+" of run", err)
+		return classify(ctx, runID, "query "+queryType+" of run", err)
 	}
 	if err := value.Get(into); err != nil {
 		return fmt.Errorf("decode the %s query of run %s: %w", queryType, runID, err)
@@ -130,7 +130,7 @@ func (c *Client) Describe(ctx context.Context, runID string) (Description, error
 	defer cancel()
 	desc, err := c.temporal.DescribeWorkflow(ctx, runID, "")
 	if err != nil {
-		return Description{}, classify(runID, "describe run", err)
+		return Description{}, classify(ctx, runID, "describe run", err)
 	}
 	return Description{
 		Status:            desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(),
@@ -170,7 +170,7 @@ func (c *Client) signal(ctx context.Context, runID, name string, arg any) error 
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 	if err := c.temporal.SignalWorkflow(ctx, runID, "", name, arg); err != nil {
-		return classify(runID, "signal "+name+" to run", err)
+		return classify(ctx, runID, "signal "+name+" to run", err)
 	}
 	return nil
 }

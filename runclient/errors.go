@@ -30,8 +30,11 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrRunNotFound 
 func (e *NotFoundError) Unwrap() error        { return e.Err }
 
 // classify turns Temporal's answer into NotFoundError, or wraps it with what
-// was being done and, for a server that is down or slow, ErrUnavailable.
-func classify(runID, doing string, err error) error {
+// was being done and, for a server that is down or slow, ErrUnavailable. A
+// call whose deadline passed is slow whatever the error says: the server
+// answers a query nobody polls for with Canceled once the caller's deadline
+// is gone.
+func classify(ctx context.Context, runID, doing string, err error) error {
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
 		return &NotFoundError{RunID: runID, Err: err}
@@ -40,7 +43,7 @@ func classify(runID, doing string, err error) error {
 	var deadline *serviceerror.DeadlineExceeded
 	var exhausted *serviceerror.ResourceExhausted
 	if errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &exhausted) ||
-		errors.Is(err, context.DeadlineExceeded) {
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = errors.Join(ErrUnavailable, err)
 	}
 	if runID == "" {

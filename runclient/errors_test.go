@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
@@ -26,4 +27,19 @@ func TestCallsToAnUnreachableTemporalAreUnavailable(t *testing.T) {
 	require.ErrorIs(t, err, ErrUnavailable)
 	_, err = rc.WaitingRunIDs(context.Background())
 	require.ErrorIs(t, err, ErrUnavailable)
+}
+
+func TestACallWhoseDeadlinePassedIsUnavailableWhateverTheServerAnswered(t *testing.T) {
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	canceledByServer := serviceerror.NewCanceled("context canceled")
+
+	err := classify(expired, "run-1", "query run of run", canceledByServer)
+
+	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorContains(t, err, "run-1")
+	live, stop := context.WithCancel(context.Background())
+	defer stop()
+	require.NotErrorIs(t, classify(live, "run-1", "query run of run", canceledByServer), ErrUnavailable,
+		"a cancel with time left is the caller's, not a slow server")
 }

@@ -169,7 +169,7 @@ func (c *Client) listPage(ctx context.Context, query string, token []byte) (*wor
 		NextPageToken: token,
 	})
 	if err != nil {
-		return nil, classify("", fmt.Sprintf("list runs (%s)", query), err)
+		return nil, classify(ctx, "", fmt.Sprintf("list runs (%s)", query), err)
 	}
 	return page, nil
 }

@@ -70,7 +70,7 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 		return Started{RunID: req.RunID, ClosedStatus: desc.StatusName()}, nil
 	}
 	if err != nil {
-		return Started{}, classify(req.RunID, "start run", err)
+		return Started{}, classify(ctx, req.RunID, "start run", err)
 	}
 	return Started{RunID: req.RunID}, nil
 }

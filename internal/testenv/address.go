@@ -32,15 +32,19 @@ func RepoRoot() (string, error) {
 
 // FreeAddress is a loopback host:port nobody listens on right now, for a
 // server in another process that takes its listen address as a setting, or
-// for a test that needs an address where nothing answers. The port is free
-// only until someone else binds it: a server in the test's own process
-// should be handed an open net.Listener instead (Listen, for approval's
-// runOn or the sandbox's run; httptest).
+// for a test that needs an address where nothing answers. Its port is one
+// no other test process on the machine is handed (see reservePort) and lies
+// below the kernel's ephemeral range, so neither a parallel test package nor
+// an outgoing connection takes it between choosing and binding it. A server
+// in the test's own process should still be handed an open net.Listener
+// (Listen).
 func FreeAddress(t testing.TB) string {
 	t.Helper()
-	l := bindLoopback(t)
-	defer l.Close()
-	return l.Addr().String()
+	addr, err := reservePort()
+	if err != nil {
+		t.Fatalf("reserve a free loopback port: %v", err)
+	}
+	return addr
 }
 
 // QuietLogger keeps the client's reconnect warnings (expected around Restart)

@@ -9,6 +9,7 @@ package testenv
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -43,9 +44,12 @@ type Server struct {
 	opts    ServerOptions
 	binary  string
 	address string
-	client  client.Client
-	process *testsuite.DevServer
-	output  *TailBuffer
+	// sidePorts are the HTTP API's and the metrics' ports: the CLI would pick
+	// them from the ephemeral range, where parallel test servers race.
+	sidePorts []string
+	client    client.Client
+	process   *testsuite.DevServer
+	output    *TailBuffer
 }
 
 // StartServer starts a dev server on a free port, stops it when the test
@@ -54,6 +58,7 @@ func StartServer(t testing.TB, opts ServerOptions) *Server {
 	t.Helper()
 	s := &Server{t: t, opts: opts, binary: temporalBinary(t), output: NewTailBuffer(16 << 10)}
 	s.address = FreeAddress(t)
+	s.sidePorts = []string{"--http-port", portOf(FreeAddress(t)), "--metrics-port", portOf(FreeAddress(t))}
 	s.launch()
 
 	c, err := temporalclient.Dial(context.Background(), s.Config(), QuietLogger())
@@ -136,7 +141,7 @@ func (s *Server) launch() {
 		DBFilename:       s.opts.DBFile,
 		LogLevel:         "error",
 		SearchAttributes: SearchAttributes(),
-		ExtraArgs:        tunedArgs(s.opts),
+		ExtraArgs:        append(tunedArgs(s.opts), s.sidePorts...),
 		Stdout:           s.output,
 		Stderr:           s.output,
 	})
@@ -146,6 +151,11 @@ func (s *Server) launch() {
 	// Our own client (made once in Start) is the one tests use.
 	process.Client().Close()
 	s.process = process
+}
+
+func portOf(addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return port
 }
 
 // SearchAttributes are those the workflow upserts, as api declares them (the
