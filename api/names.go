@@ -44,7 +44,8 @@ const (
 // Search attributes, upserted whenever the run's status changes. Register them
 // on the server (the dev server: --search-attribute AgentRunStatus=Keyword
 // --search-attribute ConversationId=Keyword
-// --search-attribute AgentRunActionIds=KeywordList).
+// --search-attribute AgentRunActionIds=KeywordList
+// --search-attribute AgentRunAgent=Keyword).
 var (
 	// SearchAttrStatus holds the RunStatus; AgentRunStatus="waiting_for_user" is the approval inbox.
 	SearchAttrStatus = temporal.NewSearchAttributeKeyKeyword("AgentRunStatus")
@@ -54,6 +55,10 @@ var (
 	// requested, so that a decision naming only an action ID (a GitHub
 	// comment command) finds its run in one visibility query.
 	SearchAttrActionIDs = temporal.NewSearchAttributeKeyKeywordList("AgentRunActionIds")
+	// SearchAttrAgent holds RunInput.Agent. The run client sets it when it
+	// starts a run, so that runs are listed by agent; runs started before it
+	// existed have none.
+	SearchAttrAgent = temporal.NewSearchAttributeKeyKeyword("AgentRunAgent")
 )
 
 // Activity names, as the worker registers them: the worker registers the

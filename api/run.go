@@ -16,6 +16,9 @@ const (
 	DefaultInlineConversationBytes = 16 << 10
 	// DefaultToolTimeout bounds one attempt of a GitHub tool.
 	DefaultToolTimeout = 30 * time.Second
+	// DefaultAgent is the agent of a run that names none: the pull-request
+	// reviewer every run was before agents had names.
+	DefaultAgent = "pr-review"
 )
 
 // WithDefaults fills what the input leaves zero; a run's conversation is the
@@ -38,6 +41,9 @@ func (in RunInput) WithDefaults(runID string) RunInput {
 	}
 	if in.ConversationID == "" {
 		in.ConversationID = runID
+	}
+	if in.Agent == "" {
+		in.Agent = DefaultAgent
 	}
 	return in
 }
@@ -76,6 +82,9 @@ type RunInput struct {
 	Goal           string `json:"goal,omitempty"`
 	UserID         string `json:"userId"`
 	ConversationID string `json:"conversationId,omitempty"`
+	// Agent names the agent that runs (its prompt, tools and limits); empty
+	// means DefaultAgent.
+	Agent string `json:"agent,omitempty"`
 	// Approvers are the GitHub logins allowed to decide. Empty means anyone
 	// with write permission on the repository (admin, maintain or write),
 	// which the run asks GitHub itself for each decision (a permission_check
