@@ -96,6 +96,18 @@ func ArgsHash(target Target, body string) string {
 	return sha256Hex(canonical)
 }
 
+// ToolArgsHash binds an approval to one call of a registered tool: sha256
+// of the target, the tool and the call's canonical arguments. Runs from
+// before the registry bound a comment with ArgsHash.
+func ToolArgsHash(target Target, tool string, args json.RawMessage) string {
+	canonical, _ := json.Marshal(struct {
+		Target Target          `json:"target"`
+		Tool   string          `json:"tool"`
+		Args   json.RawMessage `json:"args"`
+	}{target, tool, args})
+	return sha256Hex(canonical)
+}
+
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])

@@ -6,6 +6,9 @@ const (
 	// ErrTypeGitHubRejected: GitHub answered with a 4xx that proves nothing was
 	// created (401, 404, 422, or a 403 that is not a rate limit). Never retried.
 	ErrTypeGitHubRejected = "GitHubRejected"
+	// ErrTypeToolRejected: any other tool's proof that nothing happened
+	// (tools.Rejected).
+	ErrTypeToolRejected = "ToolRejected"
 	// ErrTypeRateLimited: a primary or secondary rate limit. The details hold a
 	// RateLimitDetails value that says how long to wait.
 	ErrTypeRateLimited = "RateLimited"

@@ -78,6 +78,12 @@ const (
 	ActivityFindCommentByOperationKey = "FindCommentByOperationKey"
 	// ActivityCheckRepoPermission takes a RepoPermissionInput and returns a RepoPermission.
 	ActivityCheckRepoPermission = "CheckRepoPermission"
+	// ActivityExecuteTool takes a ToolInput and returns a ToolOutput: any
+	// registered tool, for runs since the registry (the four activities
+	// above that name a tool serve older histories).
+	ActivityExecuteTool = "ExecuteTool"
+	// ActivityReconcileTool takes a ToolInput and returns a ToolReconciliation.
+	ActivityReconcileTool = "ReconcileTool"
 )
 
 // Tool names, as the model sees them and as steps record them.

@@ -1,0 +1,39 @@
+package tools
+
+// Agent is what one kind of run is: its prompt, its tools and its limits.
+type Agent struct {
+	// Name is what a run names (RunInput.Agent): lower case, digits and
+	// dashes.
+	Name string
+	// SystemPrompt opens every conversation of the agent.
+	SystemPrompt string
+	// Tools are the tools the agent may call, in the order the model sees
+	// them.
+	Tools []AgentTool
+	// MaxSteps bounds the agent's model calls when the run sets none.
+	MaxSteps int
+	// BatchApproval lets one decision cover several of a turn's actions,
+	// each named by its argsHash.
+	BatchApproval bool
+}
+
+// AgentTool is one tool an agent may call.
+type AgentTool struct {
+	Name string
+	// Ask makes an AgentDecides action wait for approval. A tool registered
+	// with AlwaysAsk asks whatever this says.
+	Ask bool
+	// Optional marks a tool whose failure degrades the answer (the run ends
+	// with outcome partial) instead of failing the run.
+	Optional bool
+}
+
+// Tool finds one of the agent's tools by name.
+func (a Agent) Tool(name string) (AgentTool, bool) {
+	for _, t := range a.Tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return AgentTool{}, false
+}

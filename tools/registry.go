@@ -1,0 +1,140 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+// Registry holds the tools and agents a worker serves. It is built once at
+// start-up and only read afterwards, by the workflow and the activities alike,
+// so every worker of a task queue must build the same one.
+type Registry struct {
+	tools  map[string]entry
+	order  []string
+	agents map[string]Agent
+	// agentOrder names the agents in the order they were added.
+	agentOrder []string
+}
+
+type entry struct {
+	tool   Tool
+	action Action // nil for a read
+	gate   Gate
+	schema *jsonschema.Resolved
+}
+
+var (
+	toolName  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	agentName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
+)
+
+// NewRegistry is an empty registry.
+func NewRegistry() *Registry {
+	return &Registry{tools: map[string]entry{}, agents: map[string]Agent{}}
+}
+
+// Add registers a tool. A read must be added with NeverAsk; an action's gate
+// says when it asks. The spec's schema must describe a JSON object.
+func (r *Registry) Add(t Tool, gate Gate) error {
+	spec := t.Spec()
+	if !toolName.MatchString(spec.Name) {
+		return fmt.Errorf("tool name %q: want lower case letters, digits and _", spec.Name)
+	}
+	if _, dup := r.tools[spec.Name]; dup {
+		return fmt.Errorf("tool %q is registered twice", spec.Name)
+	}
+	action, isAction := t.(Action)
+	if isAction != spec.SideEffect {
+		return fmt.Errorf("tool %q: SideEffect is %v, but it is %san Action", spec.Name, spec.SideEffect, map[bool]string{false: "not ", true: ""}[isAction])
+	}
+	switch {
+	case gate != AlwaysAsk && gate != NeverAsk && gate != AgentDecides:
+		return fmt.Errorf("tool %q: unknown gate %q", spec.Name, gate)
+	case !isAction && gate != NeverAsk:
+		return fmt.Errorf("tool %q reads: it takes NeverAsk, not %q", spec.Name, gate)
+	}
+	schema, err := resolveSchema(spec.Parameters)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", spec.Name, err)
+	}
+	r.tools[spec.Name] = entry{tool: t, action: action, gate: gate, schema: schema}
+	r.order = append(r.order, spec.Name)
+	return nil
+}
+
+func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("parameters are not a JSON schema: %w", err)
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("parameters describe %q; a tool takes an object", s.Type)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("parameters schema: %w", err)
+	}
+	return resolved, nil
+}
+
+// AddAgent registers an agent. Each of its tools must be registered first.
+func (r *Registry) AddAgent(a Agent) error {
+	if !agentName.MatchString(a.Name) {
+		return fmt.Errorf("agent name %q: want lower case letters, digits and -", a.Name)
+	}
+	if _, dup := r.agents[a.Name]; dup {
+		return fmt.Errorf("agent %q is registered twice", a.Name)
+	}
+	if a.MaxSteps < 0 {
+		return fmt.Errorf("agent %q: MaxSteps %d is negative", a.Name, a.MaxSteps)
+	}
+	seen := map[string]bool{}
+	for _, t := range a.Tools {
+		if _, ok := r.tools[t.Name]; !ok {
+			return fmt.Errorf("agent %q: tool %q is not registered", a.Name, t.Name)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("agent %q lists tool %q twice", a.Name, t.Name)
+		}
+		seen[t.Name] = true
+	}
+	r.agents[a.Name] = a
+	r.agentOrder = append(r.agentOrder, a.Name)
+	return nil
+}
+
+// Agent finds an agent by name.
+func (r *Registry) Agent(name string) (Agent, error) {
+	if a, ok := r.agents[name]; ok {
+		return a, nil
+	}
+	return Agent{}, fmt.Errorf("unknown agent %q (this worker serves %s)", name, strings.Join(r.agentOrder, ", "))
+}
+
+// Tool finds a registered tool by name.
+func (r *Registry) Tool(name string) (Tool, bool) {
+	e, ok := r.tools[name]
+	return e.tool, ok
+}
+
+// Action finds a registered action by name.
+func (r *Registry) Action(name string) (Action, bool) {
+	e, ok := r.tools[name]
+	return e.action, ok && e.action != nil
+}
+
+// Specs are the agent's tools as the model is offered them, in the agent's
+// order.
+func (r *Registry) Specs(a Agent) []api.ToolSpec {
+	specs := make([]api.ToolSpec, 0, len(a.Tools))
+	for _, t := range a.Tools {
+		specs = append(specs, r.tools[t.Name].tool.Spec())
+	}
+	return specs
+}

@@ -1,0 +1,77 @@
+// Package tools is agentrun's tool registry: what a tool is, what an agent
+// is, and the checks every call passes before anything runs. The workflow is
+// generic over a Registry; a tool's own code (Execute, Reconcile) runs only in
+// activities, its description (Spec, Preview, Touches) in the workflow too.
+//
+// A user's module registers its own tools and agents here and runs the
+// workflow and worker over its Registry (docs/tools.md).
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+// Call is one call of a tool, as the tool sees it.
+type Call struct {
+	// Args are the call's arguments, already checked against the tool's
+	// schema, as canonical JSON (an object; "{}" for none).
+	Args json.RawMessage
+	// Target is the run's pull request: every tool is pinned to it.
+	Target api.Target
+	// OperationKey is "<run id>:<step sequence>", recorded before the first
+	// attempt. Side-effecting tools only: every attempt and every
+	// reconciliation of one step carries the same key.
+	OperationKey string
+	// Approved is the preview the person approved, for an action that asked
+	// one; the action must do exactly this and a reconcile accepts only it.
+	Approved string
+}
+
+// Tool is a tool the model may call. A Tool that is not an Action reads:
+// Execute may run any number of times, concurrently with the run's other
+// reads, and Temporal retries it.
+type Tool interface {
+	// Spec names and describes the tool, with its arguments' JSON schema.
+	// It must not change while a worker runs.
+	Spec() api.ToolSpec
+	// Execute runs the tool (in an activity). An error built by Rejected
+	// proves nothing happened; any other error of an Action leaves its
+	// outcome unknown, which the run reconciles.
+	Execute(ctx context.Context, call Call) (api.ToolOutput, error)
+}
+
+// Action is a tool that changes the outside world. It runs under an
+// operationKey, never blindly twice: after an unknown outcome the run asks
+// Reconcile, and retries with the same key only when Reconcile says
+// not_created.
+type Action interface {
+	Tool
+	// Preview is the exact text a person approves. It runs in the workflow,
+	// so it must be deterministic: no clock, no I/O, no map order.
+	Preview(call Call) (string, error)
+	// Touches names what the action changes ("owner/repo#12"). It runs in
+	// the workflow; an error refuses the call (for example, a target outside
+	// the run's pull request).
+	Touches(call Call) (string, error)
+	// Reconcile says whether the action under call.OperationKey happened:
+	// found (with the result), not_created, or cannot_tell (with why). It
+	// must never answer not_created when it could not look.
+	Reconcile(ctx context.Context, call Call) (api.ToolReconciliation, error)
+}
+
+// Gate says when an action asks a person first.
+type Gate string
+
+// Gates.
+const (
+	// AlwaysAsk: every call waits for a named, authorized approver.
+	AlwaysAsk Gate = "always"
+	// NeverAsk: the action runs at once, still under its operationKey and
+	// reconciled; for actions whose every possible effect is harmless.
+	NeverAsk Gate = "never"
+	// AgentDecides: the agent's AgentTool.Ask says.
+	AgentDecides Gate = "agent"
+)
