@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/model"
+	"github.com/agentrun/agentrun/tools"
 )
 
 // Activities is registered with the worker; its methods are the activities.
@@ -32,6 +33,9 @@ type Activities struct {
 	// Conversations resolves the conversation references of ModelNext
 	// inputs; nil on a worker whose runs always send the conversation inline.
 	Conversations ConversationStore
+	// Tools are the registered tools ExecuteTool and ReconcileTool run; the
+	// workflow of the same worker checks calls against the same registry.
+	Tools *tools.Registry
 	// HeartbeatInterval overrides ModelHeartbeatInterval (tests use a short one).
 	HeartbeatInterval time.Duration
 }

@@ -52,7 +52,7 @@ func (in RunInput) WithDefaults(runID string) RunInput {
 func (in RunInput) NewRun(runID string, now time.Time) Run {
 	return Run{
 		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
-		Repo: in.Repo, PullNumber: in.PullNumber, Approvers: in.Approvers,
+		Repo: in.Repo, PullNumber: in.PullNumber, Approvers: in.Approvers, Agent: in.Agent,
 		Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 	}
 }
@@ -124,6 +124,7 @@ type Run struct {
 	UserID                string    `json:"userId"`
 	Repo                  string    `json:"repo"`
 	PullNumber            int       `json:"pullNumber"`
+	Agent                 string    `json:"agent,omitempty"`
 	Approvers             []string  `json:"approvers,omitempty"`
 	Status                RunStatus `json:"status"`
 	LastCommittedSequence int64     `json:"lastCommittedSequence"`

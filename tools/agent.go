@@ -7,6 +7,9 @@ type Agent struct {
 	Name string
 	// SystemPrompt opens every conversation of the agent.
 	SystemPrompt string
+	// Task opens the user's message, before the pull request it names
+	// ("Review pull request" makes "Review pull request acme/widgets#1.").
+	Task string
 	// Tools are the tools the agent may call, in the order the model sees
 	// them.
 	Tools []AgentTool

@@ -65,11 +65,12 @@ func (r *Registry) Check(a Agent, tc api.ToolCall, target api.Target) (Checked, 
 	}
 	c.Action = e.action
 	c.Ask = e.gate == AlwaysAsk || (e.gate == AgentDecides && at.Ask)
+	// An action's own refusals read as the action's: "refused: <why>".
 	if c.Touches, err = e.action.Touches(c.Call); err != nil {
-		return Checked{}, fmt.Sprintf("refused: %s: %v", tc.Name, err)
+		return Checked{}, fmt.Sprintf("refused: %v", err)
 	}
 	if c.Preview, err = e.action.Preview(c.Call); err != nil {
-		return Checked{}, fmt.Sprintf("invalid arguments for %s: %v", tc.Name, err)
+		return Checked{}, fmt.Sprintf("refused: %v", err)
 	}
 	c.ArgsHash = api.ToolArgsHash(target, tc.Name, canonical)
 	return c, ""

@@ -11,6 +11,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/tools"
 )
 
 // acts is only used to name activities; its fields are never read here.
@@ -20,14 +21,8 @@ var acts *activities.Activities
 // wrong before the run gives up.
 const maxBadToolCalls = 3
 
-// AgentRun is the durable agent loop: model call, tool calls, repeat, until the
-// model gives a final answer. The workflow ID is the run ID.
-func AgentRun(ctx workflow.Context, in api.RunInput) (api.RunResult, error) {
-	w, err := setup(ctx, in)
-	if err != nil {
-		return api.RunResult{Status: api.RunFailed, Error: err.Error()}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
-	}
-	return w.run(ctx)
+func failedAtSetup(err error) (api.RunResult, error) {
+	return api.RunResult{Status: api.RunFailed, Error: err.Error()}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
 }
 
 type agentRun struct {
@@ -36,12 +31,15 @@ type agentRun struct {
 
 // setup restores or creates the run state and registers queries and signals.
 // It fails only on an invalid input, after the run query can say so.
-func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
+func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRun, error) {
 	w := &agentRun{}
 	w.hardened = takesBatch(ctx, securityChangeID)
 	w.policy = takesBatch(ctx, policyChangeID)
 	w.localCheck = takesBatch(ctx, localCheckChangeID)
+	w.registry = reg
+	w.generic = takesBatch(ctx, registryChangeID)
 	info := workflow.GetInfo(ctx)
+	agentErr := w.chooseAgent(&in)
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
 	var refused error
@@ -79,6 +77,8 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	target, err := api.ParseTarget(in.Repo, in.PullNumber)
 	if refused != nil {
 		err = refused
+	} else if agentErr != nil {
+		err = agentErr
 	}
 	if err != nil {
 		w.Run.Error = err.Error()
@@ -87,7 +87,7 @@ func setup(ctx workflow.Context, in api.RunInput) (*agentRun, error) {
 	}
 	w.target = target
 	if cp == nil && len(w.Conversation) == 0 {
-		w.Conversation = modelcall.InitialConversation(in)
+		w.Conversation = w.initialConversation()
 		w.emit(ctx, api.EventRunStatus, "", string(api.RunRunning), "run started by "+in.UserID)
 	}
 	return w, nil
@@ -166,7 +166,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	if w.Run.Status != api.RunRunning {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	}
-	tools := modelcall.Tools()
+	tools := w.offeredTools()
 	in, size, err := w.encoding.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
 	if err != nil {
 		return api.ModelDecision{}, err

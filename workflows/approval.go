@@ -10,8 +10,8 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/tools"
 )
 
 // maxRequestIDs bounds the requestIds an action remembers.
@@ -157,7 +157,7 @@ func (w *agentRun) isApprover(who string) bool {
 }
 
 // requestApproval creates the pending action for a gated step.
-func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args modelcall.ToolArgs) {
+func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c tools.Checked) {
 	now := workflow.Now(ctx)
 	id := api.LegacyActionID(w.Run.ID, st.Sequence)
 	if w.hardened {
@@ -168,9 +168,9 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, args
 		StepID:      st.ID,
 		ToolName:    st.ToolName,
 		SafeInput:   st.SafeInput,
-		Preview:     args.Body,
-		Target:      fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber),
-		ArgsHash:    api.ArgsHash(w.target, args.Body),
+		Preview:     c.Preview,
+		Target:      c.Touches,
+		ArgsHash:    c.ArgsHash,
 		State:       api.ActionWaiting,
 		RequestedBy: w.Run.UserID,
 		Approvers:   w.Run.Approvers,

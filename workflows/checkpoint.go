@@ -39,7 +39,7 @@ func (w *agentRun) continueAsNew(ctx workflow.Context) (api.RunResult, error) {
 	w.emit(ctx, api.EventContinuedAsNew, "", string(w.Run.Status), "history length "+strconv.Itoa(workflow.GetInfo(ctx).GetCurrentHistoryLength()))
 	next := w.in
 	next.Checkpoint = w.checkpoint()
-	return api.RunResult{}, workflow.NewContinueAsNewError(ctx, AgentRun, next)
+	return api.RunResult{}, workflow.NewContinueAsNewError(ctx, api.WorkflowName, next)
 }
 
 // checkpoint is the run's state as continue-as-new carries it, compacted so

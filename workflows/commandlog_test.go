@@ -10,6 +10,8 @@ import (
 	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // commandLog records what the Temporal UI shows of a run's commands (the
@@ -45,10 +47,10 @@ func (h *harness) logCommands() *commandLog {
 		func(next interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor {
 			return &commandLogOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: next}, log: l}
 		})}})
-	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, args converter.EncodedValues) {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		l.attempts = append(l.attempts, loggedAttempt{Name: info.ActivityType.Name, Attempt: info.Attempt, At: h.env.Now()})
+		l.attempts = append(l.attempts, loggedAttempt{Name: toolActivityName(info.ActivityType.Name, args), Attempt: info.Attempt, At: h.env.Now()})
 	})
 	// The permission check runs as a local activity (localCheckChangeID).
 	h.env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
@@ -155,8 +157,26 @@ func (o *commandLogOutbound) NewTimerWithOptions(ctx workflow.Context, d time.Du
 }
 
 func (o *commandLogOutbound) ExecuteActivity(ctx workflow.Context, activityType string, args ...any) workflow.Future {
+	name := activityType
+	if in, ok := args[0].(api.ToolInput); ok && len(args) == 1 {
+		name += ":" + in.Tool
+	}
 	o.log.mu.Lock()
-	o.log.activity = append(o.log.activity, loggedActivity{Name: activityType, Summary: workflow.GetActivityOptions(ctx).Summary})
+	o.log.activity = append(o.log.activity, loggedActivity{Name: name, Summary: workflow.GetActivityOptions(ctx).Summary})
 	o.log.mu.Unlock()
 	return o.Next.ExecuteActivity(ctx, activityType, args...)
+}
+
+// toolActivityName names an attempt of ExecuteTool or ReconcileTool after its
+// tool too ("ExecuteTool:create_issue_comment"), so that a test counts one
+// tool's attempts.
+func toolActivityName(name string, args converter.EncodedValues) string {
+	if name != api.ActivityExecuteTool && name != api.ActivityReconcileTool {
+		return name
+	}
+	var in api.ToolInput
+	if args == nil || args.Get(&in) != nil {
+		return name
+	}
+	return name + ":" + in.Tool
 }

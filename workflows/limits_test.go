@@ -19,8 +19,8 @@ import (
 // reaches.
 
 const (
-	findActivity       = "FindCommentByOperationKey"
-	createActivity     = "CreateIssueComment"
+	findActivity       = api.ActivityReconcileTool + ":" + api.ToolCreateIssueComment
+	createActivity     = api.ActivityExecuteTool + ":" + api.ToolCreateIssueComment
 	permissionActivity = "CheckRepoPermission"
 )
 

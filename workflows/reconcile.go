@@ -11,37 +11,46 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/tools"
 )
 
 // maxCreateAttempts bounds how often one operationKey is tried.
 const maxCreateAttempts = 10
 
-// runGatedTool drives a side-effecting tool step to a terminal status:
-// approval, then the call under its operationKey, reconciling whenever the
+// runGatedTool drives an action's step to a terminal status: approval (when
+// it asks), then the call under its operationKey, reconciling whenever the
 // outcome is unknown. The step status is the state machine, so the same code
 // resumes a step carried across a continue-as-new.
-func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args modelcall.ToolArgs) (string, error) {
+func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools.Checked) (string, error) {
 	if st.OperationKey == "" {
 		st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
-		st.SafeInput = redact.JSON(map[string]any{"target": fmt.Sprintf("%s#%d", w.in.Repo, w.target.PullNumber), "body": args.Body})
+		if w.generic {
+			st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview})
+		} else {
+			st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "body": c.Preview})
+		}
 		w.stepNote(ctx, st, "operationKey "+st.OperationKey)
 	}
 	for {
 		var err error
 		switch st.Status {
 		case api.StepPending:
-			w.requestApproval(ctx, st, args)
+			if c.Ask {
+				w.requestApproval(ctx, st, c)
+			} else {
+				w.setLabel(api.LabelPosting)
+				w.setStepStatus(ctx, st, api.StepRunning, "runs without approval (gate: "+string(tools.NeverAsk)+")")
+			}
 		case api.StepWaitingForApproval:
 			var content string
 			if content, err = w.awaitDecision(ctx, st); err == nil && content != "" {
 				return content, nil
 			}
 		case api.StepRunning:
-			err = w.attemptCreate(ctx, st, args)
+			err = w.attemptCreate(ctx, st, c)
 		case api.StepOutcomeUnknown:
-			err = w.reconcile(ctx, st)
+			err = w.reconcile(ctx, st, c)
 		case api.StepSucceeded:
 			return string(st.SafeOutput), nil
 		default:
@@ -56,9 +65,8 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, args mo
 // attemptCreate makes one attempt. Temporal never retries it blindly: any
 // outcome other than success or a proven refusal leaves the step
 // outcome_unknown for reconcile.
-func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args modelcall.ToolArgs) error {
-	pa := w.ActionForStep(st.ID)
-	if pa == nil || pa.State != api.ActionApproved || pa.ArgsHash != api.ArgsHash(w.target, args.Body) {
+func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
+	if pa := w.ActionForStep(st.ID); c.Ask && (pa == nil || pa.State != api.ActionApproved || pa.ArgsHash != c.ArgsHash) {
 		w.setStepStatus(ctx, st, api.StepFailed, "refused: the action to run is not the one approved")
 		return nil
 	}
@@ -68,19 +76,25 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args m
 		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
 	}
 	actx := workflow.WithActivityOptions(ctx, w.createCommentOptions(st))
-	in := api.CreateCommentInput{Target: w.target, Body: args.Body, OperationKey: st.OperationKey}
-	var res api.CommentResult
-	err := workflow.ExecuteActivity(actx, acts.CreateIssueComment, in).Get(ctx, &res)
+	var (
+		out api.ToolOutput
+		err error
+	)
+	if w.generic {
+		err = workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c)).Get(ctx, &out)
+	} else {
+		out, err = w.legacyCreate(ctx, actx, st, c)
+	}
 	if err == nil {
-		w.reportLookalikes(ctx, st, res.Ignored)
-		w.commentFound(ctx, st, res, "")
+		w.reportLookalikes(ctx, st, out.Ignored)
+		w.actionDone(ctx, st, out, "")
 		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected {
+	if errors.As(err, &appErr) && (appErr.Type() == api.ErrTypeGitHubRejected || appErr.Type() == api.ErrTypeToolRejected) {
 		w.setStepStatus(ctx, st, api.StepFailed, appErr.Message())
 		return nil
 	}
@@ -90,38 +104,48 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, args m
 		wait := time.Duration(max(d.RetryAfterSeconds, 1)) * time.Second
 		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", appErr.Message(), wait))
 		w.setRunStatus(ctx, api.RunReconciling, api.LabelRateLimited, fmt.Sprintf("retry after %s", wait))
-		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for GitHub's rate limit before posting again", api.HumanDuration(wait)))
+		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for the rate limit before trying again", api.HumanDuration(wait)))
 	}
 	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, errorMessage(err))
 	return nil
 }
 
-// commentFound settles the step on the comment that carries its marker.
-func (w *agentRun) commentFound(ctx workflow.Context, st *api.AgentStep, res api.CommentResult, detail string) {
-	st.ExternalResourceID = strconv.FormatInt(res.CommentID, 10)
-	out, _ := json.Marshal(res)
-	st.SafeOutput = out
+// actionDone settles the step on the effect that proves it.
+func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.ToolOutput, detail string) {
+	st.ExternalResourceID = out.ExternalID
+	st.SafeOutput = out.SafeOutput
+	if st.SafeOutput == nil {
+		st.SafeOutput = redact.JSON(out.Content)
+	}
 	w.setStepStatus(ctx, st, api.StepSucceeded, detail)
 }
 
-// reconcile asks GitHub whether the step's operationKey already has a comment.
-func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep) error {
+// reconcile asks the tool whether the step's operationKey already has its
+// effect.
+func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	w.setRunStatus(ctx, api.RunReconciling, api.LabelReconciling, "")
 	actx := workflow.WithActivityOptions(ctx, w.findCommentOptions(st))
-	var res api.FindCommentResult
-	in := api.FindCommentInput{Target: w.target, OperationKey: st.OperationKey, Body: w.approvedBody(st)}
-	if err := workflow.ExecuteActivity(actx, acts.FindCommentByOperationKey, in).Get(ctx, &res); err != nil {
+	var (
+		res api.ToolReconciliation
+		err error
+	)
+	if w.generic {
+		err = workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(ctx, &res)
+	} else {
+		res, err = w.legacyFind(ctx, actx, st, c)
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		res = api.FindCommentResult{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
+		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
 	}
-	w.reportLookalikes(ctx, st, res.Ignored)
+	w.reportLookalikes(ctx, st, res.Output.Ignored)
 	countReconciliation(ctx, res.Outcome)
 	switch res.Outcome {
 	case api.ReconcileFound:
-		w.commentFound(ctx, st, api.CommentResult{CommentID: res.CommentID, HTMLURL: res.HTMLURL, AlreadyExisted: true},
-			"found the comment already posted")
+		res.Output.AlreadyExisted = true
+		w.actionDone(ctx, st, res.Output, "found the effect already done")
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 		return nil
 	case api.ReconcileNotCreated:
@@ -135,16 +159,6 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep) error {
 // It starts the same timer, so histories from before the summary replay.
 func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) error {
 	return workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: summary}).Get(ctx, nil)
-}
-
-// approvedBody is the text the person approved for a gated step: only a
-// comment with exactly this body (and the step's marker) proves the step.
-// attemptCreate posts nothing else, since the approval binds its hash.
-func (w *agentRun) approvedBody(st *api.AgentStep) string {
-	if pa := w.ActionForStep(st.ID); pa != nil {
-		return pa.Preview
-	}
-	return ""
 }
 
 // maxLookalikeFieldBytes bounds what one look-alike writes into the events.
@@ -196,9 +210,7 @@ func (w *agentRun) awaitResolve(ctx workflow.Context, st *api.AgentStep, reason 
 	case api.ResolveRetry:
 		return w.retryCreate(ctx, st, "retry ordered by "+r.By)
 	case api.ResolveMarkSucceeded:
-		id, _ := strconv.ParseInt(r.ExternalResourceID, 10, 64)
-		w.commentFound(ctx, st, api.CommentResult{CommentID: id, AlreadyExisted: true}, "marked succeeded by "+r.By)
-		st.ExternalResourceID = r.ExternalResourceID
+		w.actionDone(ctx, st, w.markedSucceeded(st, r), "marked succeeded by "+r.By)
 	default:
 		w.setStepStatus(ctx, st, api.StepFailed, "abandoned by "+r.By)
 	}
@@ -220,11 +232,23 @@ func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
 	case sig.By == "":
 		w.ignore(ctx, sig.StepID, "resolve without who decided (by)")
 	case sig.Decision == api.ResolveMarkSucceeded && sig.ExternalResourceID == "":
-		w.ignore(ctx, sig.StepID, "mark_succeeded needs the externalResourceId of the comment")
+		w.ignore(ctx, sig.StepID, "mark_succeeded needs the externalResourceId of what the action made")
 	case w.resolution != nil:
 		w.ignore(ctx, sig.StepID, "duplicate: the step was already resolved by "+w.resolution.By)
 	default:
 		w.resolution = &sig
 		w.emit(ctx, api.EventStepStatus, sig.StepID, string(api.StepOutcomeUnknown), "resolve "+sig.Decision+" by "+sig.By)
 	}
+}
+
+// markedSucceeded is what an operator's mark_succeeded makes of a step.
+func (w *agentRun) markedSucceeded(st *api.AgentStep, r api.ResolveSignal) api.ToolOutput {
+	if !w.generic {
+		id, _ := strconv.ParseInt(r.ExternalResourceID, 10, 64)
+		out := legacyCommentOutput(api.CommentResult{CommentID: id, AlreadyExisted: true})
+		out.ExternalID = r.ExternalResourceID
+		return out
+	}
+	content, _ := json.Marshal(map[string]string{"externalId": r.ExternalResourceID, "markedSucceededBy": r.By})
+	return api.ToolOutput{Content: content, ExternalID: r.ExternalResourceID, AlreadyExisted: true}
 }

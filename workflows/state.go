@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/tools"
 )
 
 // runState is everything a run knows. Its Checkpoint is the run's state
@@ -27,6 +28,11 @@ type runState struct {
 	// of securityChangeID, policyChangeID and localCheckChangeID (version.go);
 	// false only while replaying a history from before it.
 	hardened, policy, localCheck bool
+	// generic is true when the run took registryChangeID's batch: its
+	// tools run through the registry's activities, and agent is its agent.
+	generic  bool
+	registry *tools.Registry
+	agent    tools.Agent
 	// encoding keeps the conversation's canonical JSON between model calls.
 	encoding modelcall.Encoding
 }

@@ -7,25 +7,58 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/tools"
 )
+
+// chooseAgent finds the run's agent in the registry; an agent's MaxSteps
+// applies when the run sets none. Runs from before the registry are all
+// pr-review runs.
+func (w *agentRun) chooseAgent(in *api.RunInput) error {
+	name := in.Agent
+	if name == "" || !w.generic {
+		name = api.DefaultAgent
+	}
+	reg := w.registry
+	if !w.generic {
+		reg = builtin.registry
+	}
+	a, err := reg.Agent(name)
+	if err != nil {
+		return err
+	}
+	w.agent = a
+	if w.generic && in.MaxSteps <= 0 && a.MaxSteps > 0 {
+		in.MaxSteps = a.MaxSteps
+	}
+	return nil
+}
+
+func (w *agentRun) initialConversation() []api.Message {
+	return modelcall.Opening(w.agent.SystemPrompt, w.agent.Task, w.in)
+}
+
+// offeredTools are the tools the model may call.
+func (w *agentRun) offeredTools() []api.ToolSpec {
+	if !w.generic {
+		return builtin.registry.Specs(w.agent)
+	}
+	return w.registry.Specs(w.agent)
+}
 
 // runToolCall runs one tool call to a terminal step and appends its result to
 // the conversation exactly once. It returns an error only when the run must
-// end: cancellation, or (under policyChangeID) a pull request it cannot read.
+// end: cancellation, or (under policyChangeID) a required input it cannot
+// read.
 func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	st := w.openStepFor(call.ID)
-	if spec, ok := modelcall.ToolByName(call.Name); ok && !spec.SideEffect {
+	c, refusal := w.checkCall(call, st)
+	if refusal == "" && c.Action == nil {
 		w.setLabel(api.ToolLabel(call.Name))
 	}
 	if st == nil {
 		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, redact.JSON(json.RawMessage(modelcall.Arguments(call.Arguments))))
-	}
-	spec, args, refusal := modelcall.CheckToolCall(call, w.target)
-	if refusal == "" && st.Status == api.StepPending {
-		refusal = w.refuseBody(spec, args)
 	}
 	if refusal != "" {
 		w.BadToolCalls++
@@ -38,16 +71,26 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 		content string
 		err     error
 	)
-	if spec.SideEffect {
-		content, err = w.runGatedTool(ctx, st, args)
+	if c.Action != nil {
+		content, err = w.runGatedTool(ctx, st, c)
 	} else {
-		content, err = w.runReadTool(ctx, st)
+		content, err = w.finishRead(ctx, st, c, w.startRead(ctx, st, c))
 	}
 	if err != nil {
 		return err
 	}
 	w.appendToolResult(call.ID, call.Name, content)
 	return nil
+}
+
+// checkCall checks a call against the registry, or (runs from before it)
+// the way those runs checked it. st is the call's step when it already has
+// one.
+func (w *agentRun) checkCall(call api.ToolCall, st *api.AgentStep) (tools.Checked, string) {
+	if !w.generic {
+		return w.legacyCheck(call, st)
+	}
+	return w.registry.Check(w.agent, call, w.target)
 }
 
 // openStepFor finds the unfinished tool step of a call, after a continue-as-new.
@@ -60,61 +103,54 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 	return nil
 }
 
-// refuseBody says why a new side effect's body may not even be proposed, or
-// "". It runs before approval only: a step already waiting or approved was
-// checked when it was new, and a step past pending cannot move to failed.
-func (w *agentRun) refuseBody(spec api.ToolSpec, args modelcall.ToolArgs) string {
-	// Only the run appends a marker, after approval; one in the body (written
-	// by the model, or by a prompt injection in the pull request) could pass
-	// for another operation's proof during reconciliation.
-	if w.hardened && spec.Name == api.ToolCreateIssueComment && github.CarriesOperationMarker(args.Body) {
-		return "refused: the comment body carries an operation marker (<!-- agent-operation: ... -->); " +
-			"the run appends its own marker, so write the comment without one"
-	}
-	return ""
-}
-
-// runReadTool runs a read-only tool; Temporal retries it with backoff.
-func (w *agentRun) runReadTool(ctx workflow.Context, st *api.AgentStep) (string, error) {
+// startRead starts a read; Temporal retries it with backoff.
+func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked) workflow.Future {
 	w.setLabel(api.ToolLabel(st.ToolName))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, w.readToolOptions(st.ToolName))
-	var (
-		result any
-		err    error
-	)
-	switch st.ToolName {
-	case api.ToolGetPullRequest:
-		var pr api.PullRequest
-		err = workflow.ExecuteActivity(actx, acts.GetPullRequest, w.target).Get(ctx, &pr)
-		result = pr
-	case api.ToolListPullRequestFiles:
-		var files []api.PullRequestFile
-		err = workflow.ExecuteActivity(actx, acts.ListPullRequestFiles, w.target).Get(ctx, &files)
-		result = files
-		st.SafeOutput = redact.JSON(redact.FileSummaries(files))
-	default:
-		err = fmt.Errorf("no read tool %q", st.ToolName)
+	if !w.generic {
+		return w.legacyStartRead(actx, st)
 	}
+	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c))
+}
+
+// finishRead settles a read's step on its result. A required read that
+// fails ends the run (under policyChangeID): a review of what the run could
+// not read is no review. An optional one tells the model and the run goes
+// on, its outcome partial.
+func (w *agentRun) finishRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked, f workflow.Future) (string, error) {
+	out, err := w.readOutput(ctx, st, f)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
 		msg := errorMessage(err)
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
-		if w.policy {
-			// A review of what the run could not read is no review: the run
-			// fails rather than let the model finish as if it had one.
+		if w.policy && !c.Optional {
 			return "", &inputUnreadableError{tool: st.ToolName, msg: msg}
 		}
 		return "failed: " + msg, nil
 	}
-	content, _ := json.Marshal(result)
+	st.SafeOutput = out.SafeOutput
 	if st.SafeOutput == nil {
-		st.SafeOutput = redact.JSON(result)
+		st.SafeOutput = redact.JSON(out.Content)
 	}
 	w.setStepStatus(ctx, st, api.StepSucceeded, "")
-	return string(content), nil
+	return string(out.Content), nil
+}
+
+func (w *agentRun) readOutput(ctx workflow.Context, st *api.AgentStep, f workflow.Future) (api.ToolOutput, error) {
+	if !w.generic {
+		return legacyReadOutput(ctx, st, f)
+	}
+	var out api.ToolOutput
+	err := f.Get(ctx, &out)
+	return out, err
+}
+
+// toolInput is what ExecuteTool and ReconcileTool get for a step's call.
+func (w *agentRun) toolInput(st *api.AgentStep, c tools.Checked) api.ToolInput {
+	return api.ToolInput{Tool: st.ToolName, Args: c.Call.Args, Target: w.target, OperationKey: st.OperationKey, Approved: c.Preview}
 }
 
 // inputUnreadableError ends a run that could not read its pull request.

@@ -24,6 +24,11 @@ const (
 	// GitHub, so no guarantee changes; it saves a task round trip between the
 	// approval and the post (testdata/v3 and older predate it).
 	localCheckChangeID = "local-permission-check-2026-12"
+	// registryChangeID, December 2026 (issue 13): every tool runs through
+	// the registry's ExecuteTool and ReconcileTool activities, a run names its
+	// agent, a turn's reads run concurrently, and an action binds its
+	// approval with ToolArgsHash (testdata/v4 and older predate it).
+	registryChangeID = "tool-registry-2026-12"
 )
 
 // batchVersion is the version of every change ID that has its batch.

@@ -1,38 +1,34 @@
 // Package modelcall is what the workflow gives a model call and how it reads
-// the answer: the opening conversation, the tools offered, the call's input
-// (the conversation inline or by reference), and the check of each tool call
-// the model asks for. Only the workflow uses it; the names and types it fills
+// the answer: the opening conversation, the call's input (the conversation
+// inline or by reference), and the check of each tool call that runs from
+// before the tool registry made (tools.Registry.Check checks newer ones). Only the workflow uses it; the names and types it fills
 // in (api.ToolSpec, api.ModelInput) are the contract.
 package modelcall
 
 import (
-	"encoding/json"
+	"slices"
 
+	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 )
 
-// Tools lists every tool the agent may be offered, in a fixed order.
-// The target repository and pull request are pinned by the run, so no tool
+// prReview is the tools of the built-in pr-review agent, the only tools runs
+// from before the registry had.
+var prReview = func() []api.ToolSpec {
+	reg := agents.MustBuiltin(nil)
+	a, err := reg.Agent(agents.PRReview)
+	if err != nil {
+		panic(err)
+	}
+	return reg.Specs(a)
+}()
+
+// Tools lists the pr-review agent's tools, in a fixed order: what runs from
+// before the registry were offered, and what CheckToolCall knows. The
+// target repository and pull request are pinned by the run, so no tool
 // takes them as arguments.
 func Tools() []api.ToolSpec {
-	return []api.ToolSpec{
-		{
-			Name:        api.ToolGetPullRequest,
-			Description: "Read the pull request under review: title, body, author, branches and size.",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		},
-		{
-			Name:        api.ToolListPullRequestFiles,
-			Description: "List the files the pull request changes, with their patches (a large patch is truncated; past a total budget, patches are omitted).",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
-		},
-		{
-			Name:        api.ToolCreateIssueComment,
-			Description: "Post a review comment on the pull request. A person must approve the exact body first.",
-			Parameters:  json.RawMessage(`{"type":"object","properties":{"body":{"type":"string","minLength":1,"maxLength":65000}},"required":["body"],"additionalProperties":false}`),
-			SideEffect:  true,
-		},
-	}
+	return slices.Clone(prReview)
 }
 
 // ToolByName finds a tool by name.

@@ -1,0 +1,212 @@
+package ghtools
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	gogithub "github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/tools"
+)
+
+// maxPatchBytes bounds one file's patch, so that a single huge file cannot
+// crowd the rest of the pull request out of the model's context.
+const maxPatchBytes = 16 << 10
+
+// maxTotalPatchBytes bounds the patches of one listing together: Temporal
+// refuses payloads over 2 MiB, and the conversation the listing joins must
+// stay far below that.
+const maxTotalPatchBytes = 256 << 10
+
+var noArguments = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
+
+// NewGetPullRequest is get_pull_request: the run's pull request.
+func NewGetPullRequest(acc Access) *GetPullRequest { return &GetPullRequest{acc: acc} }
+
+// GetPullRequest reads the run's pull request.
+type GetPullRequest struct{ acc Access }
+
+// Spec implements tools.Tool.
+func (*GetPullRequest) Spec() api.ToolSpec {
+	return api.ToolSpec{
+		Name:        api.ToolGetPullRequest,
+		Description: "Read the pull request under review: title, body, author, branches and size.",
+		Parameters:  noArguments,
+	}
+}
+
+// Execute implements tools.Tool.
+func (g *GetPullRequest) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
+	pr, err := ReadPullRequest(ctx, g.acc, call.Target)
+	if err != nil {
+		return api.ToolOutput{}, err
+	}
+	return contentOf(pr, nil)
+}
+
+// ReadPullRequest reads the pull request t names.
+func ReadPullRequest(ctx context.Context, acc Access, t api.Target) (api.PullRequest, error) {
+	op := "get pull request " + targetRef(t)
+	gh, err := acc.ClientFor(op, t)
+	if err != nil {
+		return api.PullRequest{}, err
+	}
+	pr, _, err := gh.PullRequests.Get(ctx, t.Owner, t.Repo, t.PullNumber)
+	if err != nil {
+		return api.PullRequest{}, ghapi.ClassifyError(op, err)
+	}
+	return api.PullRequest{
+		Number:       pr.GetNumber(),
+		Title:        pr.GetTitle(),
+		Body:         pr.GetBody(),
+		Author:       pr.GetUser().GetLogin(),
+		State:        pr.GetState(),
+		HeadRef:      pr.GetHead().GetRef(),
+		BaseRef:      pr.GetBase().GetRef(),
+		HeadSHA:      pr.GetHead().GetSHA(),
+		Additions:    pr.GetAdditions(),
+		Deletions:    pr.GetDeletions(),
+		ChangedFiles: pr.GetChangedFiles(),
+		HTMLURL:      pr.GetHTMLURL(),
+	}, nil
+}
+
+// NewListPullRequestFiles is list_pull_request_files.
+func NewListPullRequestFiles(acc Access) *ListPullRequestFiles {
+	return &ListPullRequestFiles{acc: acc}
+}
+
+// ListPullRequestFiles lists the files the run's pull request changes.
+type ListPullRequestFiles struct{ acc Access }
+
+// Spec implements tools.Tool.
+func (*ListPullRequestFiles) Spec() api.ToolSpec {
+	return api.ToolSpec{
+		Name:        api.ToolListPullRequestFiles,
+		Description: "List the files the pull request changes, with their patches (a large patch is truncated; past a total budget, patches are omitted).",
+		Parameters:  noArguments,
+	}
+}
+
+// Execute implements tools.Tool. The step shows a summary of each file
+// rather than its patch.
+func (l *ListPullRequestFiles) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
+	files, err := ReadPullRequestFiles(ctx, l.acc, call.Target)
+	if err != nil {
+		return api.ToolOutput{}, err
+	}
+	return contentOf(files, redact.JSON(redact.FileSummaries(files)))
+}
+
+// ReadPullRequestFiles lists every file the pull request changes, across all
+// pages. Patches share one budget, maxTotalPatchBytes: once it is spent, the
+// remaining files come without their patch (PatchOmitted), so that a pull
+// request of hundreds of files still fits in one activity result.
+func ReadPullRequestFiles(ctx context.Context, acc Access, t api.Target) ([]api.PullRequestFile, error) {
+	gh, err := acc.ClientFor("list files of "+targetRef(t), t)
+	if err != nil {
+		return nil, err
+	}
+	files := []api.PullRequestFile{}
+	opts := &gogithub.ListOptions{PerPage: ghapi.PageSize}
+	for {
+		page, resp, err := gh.PullRequests.ListFiles(ctx, t.Owner, t.Repo, t.PullNumber, opts)
+		if err != nil {
+			return nil, ghapi.ClassifyError(fmt.Sprintf("list files of %s (page %d)", targetRef(t), max(opts.Page, 1)), err)
+		}
+		for _, f := range page {
+			files = append(files, pullRequestFile(f))
+		}
+		if resp.NextPage == 0 {
+			return withinPatchBudget(files, maxTotalPatchBytes), nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// withinPatchBudget keeps patches in file order while their total fits in
+// budget and drops the patches that would overflow it. A later, smaller patch
+// may still fit: a review of more files beats a review of fewer.
+func withinPatchBudget(files []api.PullRequestFile, budget int) []api.PullRequestFile {
+	used := 0
+	for i := range files {
+		f := &files[i]
+		if used+len(f.Patch) <= budget {
+			used += len(f.Patch)
+			continue
+		}
+		if !f.PatchTruncated {
+			describePatch(f)
+		}
+		f.Patch = ""
+		f.PatchTruncated = false
+		f.PatchOmitted = true
+	}
+	return files
+}
+
+func pullRequestFile(f *gogithub.CommitFile) api.PullRequestFile {
+	file := api.PullRequestFile{
+		Filename:  f.GetFilename(),
+		Status:    f.GetStatus(),
+		Additions: f.GetAdditions(),
+		Deletions: f.GetDeletions(),
+		Patch:     f.GetPatch(),
+	}
+	if len(file.Patch) > maxPatchBytes {
+		describePatch(&file)
+		file.Patch = truncatePatch(file.Patch, maxPatchBytes)
+		file.PatchTruncated = true
+	}
+	return file
+}
+
+// describePatch records the size and hash of a patch about to be cut or
+// dropped, so that the model can say what it did not see.
+func describePatch(f *api.PullRequestFile) {
+	sum := sha256.Sum256([]byte(f.Patch))
+	f.PatchBytes = len(f.Patch)
+	f.PatchSHA256 = hex.EncodeToString(sum[:])
+}
+
+// truncatePatch cuts patch to at most limit bytes, at the end of a line when
+// one ends in the second half of the budget, and never inside a UTF-8 rune.
+func truncatePatch(patch string, limit int) string {
+	cut := patch[:limit]
+	if nl := strings.LastIndexByte(cut, '\n'); nl >= limit/2 {
+		return cut[:nl+1]
+	}
+	for range utf8.UTFMax - 1 {
+		if r, size := utf8.DecodeLastRuneInString(cut); r != utf8.RuneError || size != 1 {
+			break
+		}
+		cut = cut[:len(cut)-1]
+	}
+	return cut
+}
+
+// contentOf is a read's output: v as the model reads it, and what the step
+// shows (v redacted, unless safe says otherwise).
+func contentOf(v any, safe json.RawMessage) (api.ToolOutput, error) {
+	content, err := json.Marshal(v)
+	if err != nil {
+		return api.ToolOutput{}, fmt.Errorf("encode the result: %w", err)
+	}
+	if safe == nil {
+		safe = redact.JSON(v)
+	}
+	return api.ToolOutput{Content: content, SafeOutput: safe}, nil
+}
+
+// targetRef names a pull request the way GitHub does: owner/repo#number.
+func targetRef(t api.Target) string {
+	return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.PullNumber)
+}
