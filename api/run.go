@@ -137,7 +137,17 @@ type Run struct {
 	Usage Usage `json:"usage"`
 	// Generation counts how many times the run continued as new.
 	Generation int `json:"generation"`
+	// Outcome is OutcomeComplete or OutcomePartial once the run completed:
+	// partial when a tool it ran failed (Checkpoint.DegradedSteps; the
+	// snapshot's outcome lists them).
+	Outcome string `json:"outcome,omitempty"`
 }
+
+// A completed run's Run.Outcome.
+const (
+	OutcomeComplete = "complete"
+	OutcomePartial  = "partial"
+)
 
 // Checkpoint is where the loop resumes, and what continue-as-new carries: the
 // workflow keeps its state in one, so a field added here is carried without
@@ -164,6 +174,9 @@ type Checkpoint struct {
 	AwaitingResolve string `json:"awaitingResolve,omitempty"`
 	// BadToolCalls counts the model's invalid tool calls in a row.
 	BadToolCalls int `json:"badToolCalls,omitempty"`
+	// DegradedSteps are the tool steps that ran and failed: a run that
+	// completes with any is partial.
+	DegradedSteps []string `json:"degradedSteps,omitempty"`
 	// QueuedDecisions are decisions still waiting for their decider's
 	// permission check, oldest first; the next run checks them in order.
 	QueuedDecisions []ApprovalSignal `json:"queuedDecisions,omitempty"`

@@ -129,6 +129,16 @@ func (w *agentRun) run(ctx workflow.Context) (api.RunResult, error) {
 			if w.continueAsNewDue(ctx) {
 				return w.continueAsNew(ctx)
 			}
+			if w.generic {
+				n, err := w.runReads(ctx)
+				if err != nil {
+					return w.end(ctx, err)
+				}
+				if n > 0 {
+					w.OpenToolCalls = w.OpenToolCalls[n:]
+					continue
+				}
+			}
 			call := w.OpenToolCalls[0]
 			if err := w.runToolCall(ctx, call); errors.Is(err, errContinueAsNew) {
 				return w.continueAsNew(ctx)
@@ -202,6 +212,10 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 // workflow was cancelled, failed otherwise.
 func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 	if err == nil {
+		w.Run.Outcome = api.OutcomeComplete
+		if len(w.DegradedSteps) > 0 {
+			w.Run.Outcome = api.OutcomePartial
+		}
 		w.setRunStatus(ctx, api.RunCompleted, api.LabelDone, "")
 		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: w.resultOutcome()}, nil
 	}

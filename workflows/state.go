@@ -117,6 +117,11 @@ func (s *runState) newStep(ctx workflow.Context, typ api.StepType, callID, tool 
 // setStepStatus moves a step to a new status, keeping its timing.
 func (s *runState) setStepStatus(ctx workflow.Context, st *api.AgentStep, to api.StepStatus, detail string) {
 	mustNotFail(api.CheckStepTransition(st.Status, to))
+	// A tool that ran and failed degrades the run; a call refused before it
+	// ran (pending to failed) is the model's mistake, which it was told.
+	if to == api.StepFailed && st.Type == api.StepToolCall && st.Status != api.StepPending {
+		s.DegradedSteps = append(s.DegradedSteps, st.ID)
+	}
 	now := workflow.Now(ctx)
 	st.Status = to
 	if st.StartedAt == nil && to != api.StepPending {

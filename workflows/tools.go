@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 
@@ -81,6 +82,50 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	}
 	w.appendToolResult(call.ID, call.Name, content)
 	return nil
+}
+
+// runReads runs the reads at the head of the open tool calls together when
+// there are several: the model asked for them in one turn and they only
+// read. Their results join the conversation in call order, so the
+// conversation is the same whichever finishes first. It returns how many
+// calls it ran, and the error that ends the run, if any.
+func (w *agentRun) runReads(ctx workflow.Context) (int, error) {
+	type read struct {
+		call api.ToolCall
+		c    tools.Checked
+		st   *api.AgentStep
+		f    workflow.Future
+	}
+	var batch []read
+	for _, call := range w.OpenToolCalls {
+		if w.openStepFor(call.ID) != nil {
+			break
+		}
+		c, refusal := w.checkCall(call, nil)
+		if refusal != "" || c.Action != nil {
+			break
+		}
+		batch = append(batch, read{call: call, c: c})
+	}
+	if len(batch) < 2 {
+		return 0, nil
+	}
+	w.BadToolCalls = 0
+	for i := range batch {
+		r := &batch[i]
+		r.st = w.newStep(ctx, api.StepToolCall, r.call.ID, r.call.Name, redact.JSON(json.RawMessage(modelcall.Arguments(r.call.Arguments))))
+		r.f = w.startRead(ctx, r.st, r.c)
+	}
+	var ending error
+	for _, r := range batch {
+		content, err := w.finishRead(ctx, r.st, r.c, r.f)
+		if err != nil {
+			ending = cmp.Or(ending, err)
+			continue
+		}
+		w.appendToolResult(r.call.ID, r.call.Name, content)
+	}
+	return len(batch), ending
 }
 
 // checkCall checks a call against the registry, or (runs from before it)

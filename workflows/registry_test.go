@@ -1,0 +1,225 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/tools"
+)
+
+// A user's own registry: the workflow runs any tool the same way, reads
+// concurrently, actions under an operationKey with reconcile, optional tools
+// degrading the run to partial.
+
+// stampTool is an action whose effects the test counts by operationKey. It
+// can lose its first response after doing the effect.
+type stampTool struct {
+	mu           sync.Mutex
+	effects      map[string]int
+	loseResponse int
+	gate         bool
+}
+
+func (s *stampTool) Spec() api.ToolSpec {
+	return api.ToolSpec{Name: "stamp", Description: "Stamp the pull request.", SideEffect: true,
+		Parameters: json.RawMessage(`{"type":"object","properties":{"word":{"type":"string","minLength":1}},"required":["word"],"additionalProperties":false}`)}
+}
+
+func (s *stampTool) Preview(c tools.Call) (string, error) { return "stamp " + string(c.Args), nil }
+func (s *stampTool) Touches(c tools.Call) (string, error) {
+	return c.Target.Owner + "/" + c.Target.Repo, nil
+}
+
+func (s *stampTool) Execute(_ context.Context, c tools.Call) (api.ToolOutput, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.effects[c.OperationKey]++
+	if s.loseResponse > 0 {
+		s.loseResponse--
+		return api.ToolOutput{}, errors.New("connection reset after the stamp was made")
+	}
+	return api.ToolOutput{Content: json.RawMessage(`{"stamped":true}`), ExternalID: "stamp-1"}, nil
+}
+
+func (s *stampTool) Reconcile(_ context.Context, c tools.Call) (api.ToolReconciliation, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.effects[c.OperationKey] > 0 {
+		return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: api.ToolOutput{Content: json.RawMessage(`{"stamped":true}`), ExternalID: "stamp-1"}}, nil
+	}
+	return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
+}
+
+// readTool answers after wait, or fails when it is broken.
+type readTool struct {
+	name   string
+	wait   time.Duration
+	broken bool
+}
+
+func (r readTool) Spec() api.ToolSpec {
+	return api.ToolSpec{Name: r.name, Description: "Read " + r.name + ".", Parameters: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (r readTool) Execute(ctx context.Context, _ tools.Call) (api.ToolOutput, error) {
+	if r.broken {
+		return api.ToolOutput{}, tools.Rejected(r.name+" is down", nil)
+	}
+	select {
+	case <-time.After(r.wait):
+	case <-ctx.Done():
+		return api.ToolOutput{}, ctx.Err()
+	}
+	return api.ToolOutput{Content: json.RawMessage(`"` + r.name + `"`)}, nil
+}
+
+// scriptedModel asks for its turns in order, then answers "done".
+type scriptedModel struct{ turns [][]api.ToolCall }
+
+func (m *scriptedModel) Next(_ context.Context, conv []api.Message, _ []api.ToolSpec) (api.ModelDecision, error) {
+	asked := 0
+	for _, msg := range conv {
+		if msg.Role == api.RoleAssistant {
+			asked++
+		}
+	}
+	if asked < len(m.turns) {
+		return api.ModelDecision{ToolCalls: m.turns[asked]}, nil
+	}
+	return api.ModelDecision{Final: "done"}, nil
+}
+
+type customRun struct {
+	env   *testsuite.TestWorkflowEnvironment
+	stamp *stampTool
+}
+
+func newCustomRun(t *testing.T, agent tools.Agent, stamp *stampTool, turns ...[]api.ToolCall) *customRun {
+	t.Helper()
+	reg := tools.NewRegistry()
+	gate := tools.AgentDecides
+	require.NoError(t, reg.Add(readTool{name: "slow_read", wait: 300 * time.Millisecond}, tools.NeverAsk))
+	require.NoError(t, reg.Add(readTool{name: "fast_read"}, tools.NeverAsk))
+	require.NoError(t, reg.Add(readTool{name: "broken_read", broken: true}, tools.NeverAsk))
+	require.NoError(t, reg.Add(stamp, gate))
+	require.NoError(t, reg.AddAgent(agent))
+	var suite testsuite.WorkflowTestSuite
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(New(reg).AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
+	env.RegisterActivity(&activities.Activities{Tools: reg, Model: &scriptedModel{turns: turns}})
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
+	return &customRun{env: env, stamp: stamp}
+}
+
+func (r *customRun) run(t *testing.T, agent string) api.RunSnapshot {
+	t.Helper()
+	r.env.ExecuteWorkflow(api.WorkflowName, api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", Agent: agent, InlineConversationBytes: -1})
+	require.True(t, r.env.IsWorkflowCompleted())
+	v, err := r.env.QueryWorkflow(api.QueryRun)
+	require.NoError(t, err)
+	var snap api.RunSnapshot
+	require.NoError(t, v.Get(&snap))
+	return snap
+}
+
+func call(id, name, args string) api.ToolCall {
+	return api.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}
+}
+
+func TestReadsOfOneTurnRunTogetherAndJoinTheConversationInCallOrder(t *testing.T) {
+	agent := tools.Agent{Name: "reader", Tools: []tools.AgentTool{{Name: "slow_read"}, {Name: "fast_read"}}}
+	r := newCustomRun(t, agent, &stampTool{effects: map[string]int{}}, []api.ToolCall{call("a", "slow_read", `{}`), call("b", "fast_read", `{}`)})
+	var started []time.Time
+	r.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if info.ActivityType.Name == api.ActivityExecuteTool {
+			started = append(started, r.env.Now())
+		}
+	})
+	snap := r.run(t, "reader")
+
+	require.NoError(t, r.env.GetWorkflowError())
+	require.Len(t, started, 2)
+	require.Equal(t, started[0], started[1], "the second read started before the first one ended")
+	conv, err := r.env.QueryWorkflow(api.QueryConversation, 0)
+	require.NoError(t, err)
+	var messages []api.Message
+	require.NoError(t, conv.Get(&messages))
+	var results []string
+	for _, m := range messages {
+		if m.Role == api.RoleTool {
+			results = append(results, m.ToolCallID+"="+m.Content)
+		}
+	}
+	require.Equal(t, []string{`a="slow_read"`, `b="fast_read"`}, results, "in call order, though b finished first")
+	require.Equal(t, api.OutcomeComplete, snap.Run.Outcome)
+}
+
+func TestAnActionWithoutApprovalStillRunsOnceUnderItsOperationKeyAfterALostResponse(t *testing.T) {
+	stamp := &stampTool{effects: map[string]int{}, loseResponse: 1}
+	agent := tools.Agent{Name: "stamper", Tools: []tools.AgentTool{{Name: "stamp", Ask: false}}}
+	r := newCustomRun(t, agent, stamp, []api.ToolCall{call("s", "stamp", `{"word":"ok"}`)})
+
+	snap := r.run(t, "stamper")
+
+	require.NoError(t, r.env.GetWorkflowError())
+	require.Empty(t, snap.Actions, "NeverAsk for this agent: nobody was asked")
+	require.Len(t, stamp.effects, 1)
+	for key, n := range stamp.effects {
+		require.Equal(t, 1, n, "the effect happened exactly once under %s", key)
+		require.Equal(t, testRunID+":2", key)
+	}
+	st := snap.Steps[len(snap.Steps)-2]
+	require.Equal(t, "stamp", st.ToolName)
+	require.Equal(t, api.StepSucceeded, st.Status)
+	require.Equal(t, "stamp-1", st.ExternalResourceID)
+}
+
+func TestAnOptionalToolThatFailsLeavesTheRunCompletedButPartial(t *testing.T) {
+	agent := tools.Agent{Name: "degrades", Tools: []tools.AgentTool{{Name: "broken_read", Optional: true}, {Name: "fast_read"}}}
+	r := newCustomRun(t, agent, &stampTool{effects: map[string]int{}}, []api.ToolCall{call("x", "broken_read", `{}`)})
+
+	snap := r.run(t, "degrades")
+
+	require.NoError(t, r.env.GetWorkflowError())
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	require.Equal(t, api.OutcomePartial, snap.Run.Outcome)
+	require.Len(t, snap.Outcome.Failed, 1)
+	require.Equal(t, "broken_read", snap.Outcome.Failed[0].What)
+}
+
+func TestARunNamingAnUnknownAgentFailsSayingWhichAgentsTheWorkerServes(t *testing.T) {
+	agent := tools.Agent{Name: "reader", Tools: []tools.AgentTool{{Name: "fast_read"}}}
+	r := newCustomRun(t, agent, &stampTool{effects: map[string]int{}})
+
+	snap := r.run(t, "ghost")
+
+	require.Error(t, r.env.GetWorkflowError())
+	require.Equal(t, api.RunFailed, snap.Run.Status)
+	require.Equal(t, `unknown agent "ghost" (this worker serves reader)`, snap.Run.Error)
+}
+
+func TestACallOfAToolTheAgentWasNotGivenIsRefusedAndNothingRuns(t *testing.T) {
+	stamp := &stampTool{effects: map[string]int{}}
+	agent := tools.Agent{Name: "reader", Tools: []tools.AgentTool{{Name: "fast_read"}}}
+	r := newCustomRun(t, agent, stamp, []api.ToolCall{call("s", "stamp", `{"word":"sneaky"}`)})
+
+	snap := r.run(t, "reader")
+
+	require.NoError(t, r.env.GetWorkflowError())
+	require.Empty(t, stamp.effects, "a registered tool the agent lacks is unknown to its runs")
+	require.Equal(t, `unknown tool "stamp"`, snap.Steps[1].Error)
+	require.Equal(t, api.OutcomeComplete, snap.Run.Outcome, "a refused call is the model's mistake, not a degraded run")
+}
