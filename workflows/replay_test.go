@@ -18,7 +18,8 @@ import (
 // corpus is append-only: testdata/ was recorded before the security batch
 // (securityChangeID) and replays on its old path; testdata/v2/ after it and
 // before the policy batch (policyChangeID); testdata/v3/ on the policy batch;
-// testdata/v4/ on the local permission check (localCheckChangeID).
+// testdata/v4/ on the local permission check (localCheckChangeID); testdata/v5/
+// on the tool registry (registryChangeID).
 var corpus = map[string][]string{
 	".": {"happy.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json"},
 	"v2": {
@@ -35,6 +36,13 @@ var corpus = map[string][]string{
 	},
 	// Recorded on the local permission check (localCheckChangeID).
 	"v4": {
+		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
+		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
+		"openai-marker-refused.json", "refused-decisions.json",
+		"policy-refused.json", "policy-queued.json", "read-failed.json",
+	},
+	// Recorded on the tool registry (registryChangeID).
+	"v5": {
 		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
 		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
 		"openai-marker-refused.json", "refused-decisions.json",
