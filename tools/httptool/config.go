@@ -14,6 +14,10 @@
 // the wire says which kind a server is: configuring this tool for a BaseURL
 // is the claim that its server honours Idempotency-Key, and whoever writes
 // the agent's configuration makes it.
+//
+// Go's own transport leans on the same claim: it resends a request that
+// carries an Idempotency-Key when a reused connection drops before any
+// answer, with the same key.
 package httptool
 
 import (

@@ -90,6 +90,7 @@ func TestApprovedOrderIsPlacedOnceUnderItsOperationKey(t *testing.T) {
 	assert.Equal(t, "/api/v1/orders", body["path"])
 	assert.Equal(t, map[string]any{"amount": 12.5, "gift": false, "item": "book <2nd ed>"}, body["received"])
 	assert.False(t, out.AlreadyExisted, "a first run is no replay")
+	assert.Equal(t, s.URL+"/api/v1/orders/ord_1", out.URL, "Location, resolved against the request")
 
 	_, effects := s.counts()
 	assert.Equal(t, 1, effects)

@@ -145,6 +145,7 @@ func (s *keyedServer) handle(w http.ResponseWriter, r *http.Request) {
 	case fail504AfterEffect:
 		answerJSON(w, http.StatusGatewayTimeout, map[string]any{"error": "upstream timed out"})
 	default:
+		w.Header().Set("Location", fmt.Sprintf("orders/ord_%d", s.effects))
 		writeRaw(w, http.StatusCreated, answer)
 	}
 }
