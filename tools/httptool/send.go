@@ -87,8 +87,7 @@ func (t *tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, er
 	case refused:
 		return api.ToolOutput{}, tools.Rejected(t.describe(a, "the server refused the request"), nil)
 	case rateLimited:
-		wait := retryAfter(a.header, time.Now())
-		return api.ToolOutput{}, tools.RateLimited(t.describe(a, fmt.Sprintf("rate limited, retry after %s", wait)), wait, nil)
+		return api.ToolOutput{}, t.rateLimited(a)
 	default:
 		return api.ToolOutput{}, errors.New(t.describe(a, "the outcome is unknown"))
 	}
@@ -97,9 +96,9 @@ func (t *tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, er
 // Reconcile repeats the request under the same operationKey: a server that
 // honours Idempotency-Key answers the original result and does not act again
 // (see the package comment for when that holds). It never answers
-// not_created: a repeat that is refused does not prove the first request
-// was (the server may refuse before it looks the key up, or have forgotten
-// the key), and a repeat that is not refused has done whatever it does.
+// not_created: a refused repeat does not prove that the first request was
+// refused too (the server may refuse before it looks the key up, or have
+// forgotten the key), and a repeat that is not refused needs no retry.
 func (t *tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
 	r, err := t.prepare(call)
 	if err != nil {
@@ -120,11 +119,17 @@ func (t *tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconcil
 	case redirected, refused:
 		return cannotTell(t.describe(a, "the server refused the repeated request, which does not say whether the first one happened")), nil
 	case rateLimited:
-		wait := retryAfter(a.header, time.Now())
-		return api.ToolReconciliation{}, tools.RateLimited(t.describe(a, fmt.Sprintf("rate limited, retry after %s", wait)), wait, nil)
+		return api.ToolReconciliation{}, t.rateLimited(a)
 	default:
 		return api.ToolReconciliation{}, errors.New(t.describe(a, "the outcome is still unknown"))
 	}
+}
+
+// rateLimited is a 429's error: for an action the outcome stays unknown, and
+// the run waits as long as the server asked before it reconciles.
+func (t *tool) rateLimited(a answer) error {
+	wait := retryAfter(a.header, time.Now())
+	return tools.RateLimited(t.describe(a, fmt.Sprintf("rate limited, retry after %s", wait)), wait, nil)
 }
 
 func cannotTell(reason string) api.ToolReconciliation {
