@@ -1,0 +1,211 @@
+package httptool
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/tools"
+)
+
+// maxKeyBytes is the longest Idempotency-Key sent; Stripe takes up to 255.
+const maxKeyBytes = 255
+
+// Retry-After bounds: a missing hint waits defaultRetryAfter, and an absurd
+// or hostile one cannot park a run for days.
+const (
+	defaultRetryAfter = 30 * time.Second
+	maxRetryAfter     = time.Hour
+)
+
+// verdict is what a status proves about the request.
+type verdict int
+
+const (
+	// done: 2xx, the server did it (or, for a repeat, had done it).
+	done verdict = iota
+	// redirected: 3xx, not followed.
+	redirected
+	// refused: a 4xx that proves the server did not act on this request.
+	refused
+	// rateLimited: 429, try again after Retry-After.
+	rateLimited
+	// unknown: 5xx, 408, 425 and 409 (a request with this key is still in
+	// flight): the outcome is unknown, and asking again later may tell.
+	unknown
+)
+
+func classify(status int) verdict {
+	switch {
+	case status >= 200 && status < 300:
+		return done
+	case status >= 300 && status < 400:
+		return redirected
+	case status == http.StatusTooManyRequests:
+		return rateLimited
+	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooEarly:
+		return unknown
+	case status >= 400 && status < 500:
+		return refused
+	default:
+		return unknown
+	}
+}
+
+// answer is the server's answer, its body read up to the tool's bound.
+type answer struct {
+	status int
+	header http.Header
+	// body holds a little more than maxResponse bytes, so that a secret the
+	// bound cuts through is still whole when it is scrubbed.
+	body []byte
+}
+
+// Execute sends the request under the call's operationKey.
+func (t *tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
+	r, err := t.prepare(call)
+	if err != nil {
+		return api.ToolOutput{}, tools.Rejected(fmt.Sprintf("%s: refused before sending: %v", t.name, err), nil)
+	}
+	a, err := t.send(ctx, r, call.OperationKey)
+	if err != nil {
+		return api.ToolOutput{}, err
+	}
+	switch classify(a.status) {
+	case done:
+		return t.output(r, a)
+	case redirected:
+		return api.ToolOutput{}, tools.Rejected(fmt.Sprintf(
+			"%s: the server answered %d, a redirect; redirects are not followed, so that the request cannot be sent elsewhere, and it is not sent again",
+			t.name, a.status), nil)
+	case refused:
+		return api.ToolOutput{}, tools.Rejected(t.describe(a, "the server refused the request"), nil)
+	case rateLimited:
+		return api.ToolOutput{}, t.rateLimited(a)
+	default:
+		return api.ToolOutput{}, errors.New(t.describe(a, "the outcome is unknown"))
+	}
+}
+
+// Reconcile repeats the request under the same operationKey: a server that
+// honours Idempotency-Key answers the original result and does not act again
+// (see the package comment for when that holds). It never answers
+// not_created: a refused repeat does not prove that the first request was
+// refused too (the server may refuse before it looks the key up, or have
+// forgotten the key), and a repeat that is not refused needs no retry.
+func (t *tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
+	r, err := t.prepare(call)
+	if err != nil {
+		// Never repeat a request other than the one that may have run.
+		return cannotTell(fmt.Sprintf("%s: will not repeat the request: %v", t.name, err)), nil
+	}
+	a, err := t.send(ctx, r, call.OperationKey)
+	if err != nil {
+		return api.ToolReconciliation{}, err
+	}
+	switch classify(a.status) {
+	case done:
+		out, err := t.output(r, a)
+		if err != nil {
+			return api.ToolReconciliation{}, err
+		}
+		return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: out}, nil
+	case redirected, refused:
+		return cannotTell(t.describe(a, "the server refused the repeated request, which does not say whether the first one happened")), nil
+	case rateLimited:
+		return api.ToolReconciliation{}, t.rateLimited(a)
+	default:
+		return api.ToolReconciliation{}, errors.New(t.describe(a, "the outcome is still unknown"))
+	}
+}
+
+// rateLimited is a 429's error: for an action the outcome stays unknown, and
+// the run waits as long as the server asked before it reconciles.
+func (t *tool) rateLimited(a answer) error {
+	wait := retryAfter(a.header, time.Now())
+	return tools.RateLimited(t.describe(a, fmt.Sprintf("rate limited, retry after %s", wait)), wait, nil)
+}
+
+func cannotTell(reason string) api.ToolReconciliation {
+	return api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: reason}
+}
+
+// prepare is the request a call may send: its plan, under a usable key, and
+// the one the person approved when one was asked.
+func (t *tool) prepare(call tools.Call) (request, error) {
+	if err := checkKey(call.OperationKey); err != nil {
+		return request{}, err
+	}
+	r, err := t.plan(call)
+	if err != nil {
+		return request{}, err
+	}
+	if call.Approved != "" && call.Approved != r.preview() {
+		return request{}, errors.New("the request is not the one approved")
+	}
+	return r, nil
+}
+
+func checkKey(key string) error {
+	if key == "" {
+		return errors.New("no operationKey to send as the Idempotency-Key")
+	}
+	if len(key) > maxKeyBytes {
+		return fmt.Errorf("the operationKey is %d bytes, more than the %d an Idempotency-Key takes", len(key), maxKeyBytes)
+	}
+	for _, c := range []byte(key) {
+		if c <= ' ' || c >= 0x7f {
+			return errors.New("the operationKey is not printable ASCII")
+		}
+	}
+	return nil
+}
+
+// send makes one exchange. An error means no answer came: the outcome is
+// unknown.
+func (t *tool) send(ctx context.Context, r request, key string) (answer, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url.String(), body)
+	if err != nil {
+		return answer{}, fmt.Errorf("%s: build the request: %w", t.name, err)
+	}
+	req.Header = t.header.Clone()
+	req.Header.Set("Idempotency-Key", key)
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := t.client.Do(req)
+	if err != nil {
+		return answer{}, fmt.Errorf("%s: %s %s: no answer, the outcome is unknown: %w", t.name, r.method, r.url.Redacted(), err)
+	}
+	defer resp.Body.Close()
+	limit := int64(t.maxResponse + t.longestSecret() + 1)
+	read, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return answer{}, fmt.Errorf("%s: %s %s: the answer (%d) broke off, the outcome is unknown: %w",
+			t.name, r.method, r.url.Redacted(), resp.StatusCode, err)
+	}
+	return answer{status: resp.StatusCode, header: resp.Header, body: read}, nil
+}
+
+// retryAfter reads Retry-After, in seconds or as an HTTP date, rounded up to
+// whole seconds (the run's timers count seconds) and bounded.
+func retryAfter(header http.Header, now time.Time) time.Duration {
+	value := header.Get("Retry-After")
+	wait := defaultRetryAfter
+	if secs, err := strconv.ParseInt(value, 10, 64); err == nil {
+		wait = time.Duration(min(max(secs, 0), int64(maxRetryAfter/time.Second))) * time.Second
+	} else if at, err := http.ParseTime(value); err == nil {
+		wait = at.Sub(now)
+	}
+	return min(max((wait+time.Second-1).Truncate(time.Second), time.Second), maxRetryAfter)
+}
