@@ -22,7 +22,7 @@ func TestRegisteredToolAsksFirstAndRefusesBadCallsInCheck(t *testing.T) {
 	target := api.Target{Owner: "acme", Repo: "shop", PullNumber: 3}
 
 	for name, c := range map[string]struct{ args, why string }{
-		"traversal":          {`{"method":"POST","path":"/v1/orders/../admin"}`, `refused: http_request: path "/v1/orders/../admin"`},
+		"traversal":          {`{"method":"POST","path":"/v1/orders/../admin"}`, `refused: path "/v1/orders/../admin"`},
 		"another prefix":     {`{"method":"POST","path":"/v1/refunds"}`, "want one under /v1/orders"},
 		"unknown argument":   {`{"method":"POST","path":"/v1/orders","url":"https://evil.example"}`, "additional properties"},
 		"method not offered": {`{"method":"DELETE","path":"/v1/orders"}`, "enum"},
