@@ -177,10 +177,10 @@ type issueArgs struct {
 func (fu followUp) issue(pr string) issueArgs {
 	what := fu.Text
 	if what == "" {
-		what = fmt.Sprintf("%s in %s line %d", fu.Marker, defuse(fu.File), fu.Line)
+		what = fmt.Sprintf("%s in %s line %d", fu.Marker, defuse(clipRunes(fu.File, maxQuotedRunes)), fu.Line)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s adds a %s marker in %s line %d:\n\n", pr, codeSpan(fu.Marker), codeSpan(fu.File), fu.Line)
+	fmt.Fprintf(&b, "%s adds a %s marker in %s line %d:\n\n", pr, codeSpan(fu.Marker), codeSpan(clipRunes(fu.File, maxQuotedRunes)), fu.Line)
 	if fu.Quoted != "" {
 		fmt.Fprintf(&b, "%s\n\n", codeSpan(fu.Quoted))
 	} else {
