@@ -1,3 +1,8 @@
+// Package offline is the deterministic model: no network, no provider
+// account, the same decision for the same conversation. It drives the
+// pr-review agent (one issue comment, or one pull request review with inline
+// comments) and the triage agent (labels and follow-up issues), choosing
+// between them by the tools it is offered.
 package offline
 
 import (
@@ -16,8 +21,9 @@ import (
 const ModelName = "offline"
 
 // Reviewer is a deterministic Model: it reads the pull request with the
-// read tools, reviews the real patches with fixed rules, proposes one comment
-// and then reports what became of it. The same conversation always yields the
+// read tools, reviews the real patches with fixed rules, proposes its one
+// turn of actions (behaviourFor says which) and then reports what became of
+// them. The same conversation always yields the
 // same Decision, so a run is reproducible without any model provider.
 type Reviewer struct{}
 
@@ -28,7 +34,7 @@ func NewReviewer() *Reviewer { return &Reviewer{} }
 var fetchTools = [...]string{api.ToolGetPullRequest, api.ToolListPullRequestFiles}
 
 // Next decides the next move from the conversation: fetch the pull request,
-// then propose the review comment, then give the final answer.
+// then propose the actions, then give the final answer.
 func (r *Reviewer) Next(ctx context.Context, conversation []api.Message, tools []api.ToolSpec) (api.ModelDecision, error) {
 	if err := ctx.Err(); err != nil {
 		return api.ModelDecision{}, fmt.Errorf("offline reviewer: %w", err)

@@ -292,12 +292,7 @@ func untestedPackages(files []api.PullRequestFile) []Finding {
 
 // outsideGoPackages is true for Go files that no test of theirs could cover.
 func outsideGoPackages(name string) bool {
-	for _, seg := range strings.Split(path.Dir(name), "/") {
-		if seg == "testdata" || seg == "vendor" {
-			return true
-		}
-	}
-	return false
+	return inDir(name, "testdata") || inDir(name, "vendor")
 }
 
 // Review is the outcome of reviewing one pull request.

@@ -40,28 +40,23 @@ var labelRules = []struct {
 		return strings.HasPrefix(name, ".github/") || strings.HasPrefix(name, ".ci/") ||
 			base == "Makefile" || base == ".gitlab-ci.yml" || base == "Jenkinsfile"
 	}},
-	{"dependencies", func(name string) bool {
-		switch path.Base(name) {
-		case "go.mod", "go.sum", "package.json", "package-lock.json", "requirements.txt":
-			return true
-		}
-		return false
-	}},
+	{"dependencies", func(name string) bool { return manifests[path.Base(name)] }},
 	{"docs", func(name string) bool {
 		return proseExtensions[strings.ToLower(path.Ext(name))] || inDir(name, "docs")
 	}},
 	{"go", func(name string) bool {
-		return path.Ext(name) == ".go" || path.Base(name) == "go.mod" || path.Base(name) == "go.sum"
+		return path.Ext(name) == ".go" || path.Base(name) == "go.mod" || path.Base(name) == "go.sum" || path.Base(name) == "go.work"
 	}},
 	{"tests", func(name string) bool {
-		base := path.Base(name)
-		return strings.HasSuffix(base, "_test.go") || inDir(name, "testdata") ||
-			(strings.HasPrefix(base, "test_") || strings.HasSuffix(base, "_test.py")) && path.Ext(base) == ".py" ||
-			testScript.MatchString(base)
+		return strings.HasSuffix(name, "_test.go") || inDir(name, "testdata") || testScript.MatchString(path.Base(name))
 	}},
 }
 
-var testScript = regexp.MustCompile(`\.(test|spec)\.[jt]sx?$`)
+// manifests are the files that declare a project's dependencies.
+var manifests = map[string]bool{"go.mod": true, "go.sum": true, "package.json": true, "package-lock.json": true, "requirements.txt": true}
+
+// testScript matches test files of Python, JavaScript and TypeScript.
+var testScript = regexp.MustCompile(`^test_.*\.py$|_test\.py$|\.(test|spec)\.[jt]sx?$`)
 
 // inDir is true when one of name's directories is dir.
 func inDir(name, dir string) bool {
@@ -276,43 +271,33 @@ func (c conversation) triageOutcome(tools []api.ToolSpec) api.ModelDecision {
 // triageLine says what became of one triage call; done is false when it did
 // not happen or may not have.
 func (c conversation) triageLine(call api.ToolCall) (string, bool) {
+	var args struct {
+		Labels []string `json:"labels"`
+		Title  string   `json:"title"`
+	}
+	_ = json.Unmarshal(call.Arguments, &args)
+	what, do, doing, done, made := "the issue "+quote(args.Title), "file", "Filing", "filed", "issue"
+	if call.Name == toolAddLabels {
+		what, do, doing, done, made = "the labels "+quoteList(args.Labels), "add", "Adding", "added", ""
+	}
 	result, answered := c.answers[call.ID]
 	res, ok := decodeAction(result)
-	if call.Name == toolAddLabels {
-		var args labelArgs
-		_ = json.Unmarshal(call.Arguments, &args)
-		what := "the labels " + quoteList(args.Labels)
-		switch {
-		case !answered:
-			return "Adding " + what + " may not have happened: no result came back.", false
-		case !ok:
-			return fmt.Sprintf("Did not add %s: %s.", what, quote(result)), false
-		case res.AlreadyExisted:
-			return fmt.Sprintf("Found %s already added; nothing new was done.", what), true
-		default:
-			return fmt.Sprintf("Added %s.", what), true
-		}
-	}
-	var args issueArgs
-	_ = json.Unmarshal(call.Arguments, &args)
-	what := "the issue " + quote(args.Title)
 	switch {
 	case !answered:
-		return "Filing " + what + " may not have happened: no result came back.", false
+		return doing + " " + what + " may not have happened: no result came back.", false
 	case !ok:
-		return fmt.Sprintf("Did not file %s: %s.", what, quote(result)), false
-	case res.AlreadyExisted:
-		return fmt.Sprintf("Found %s already filed%s%s; nothing new was created.", what, asID("issue", res.ID), atURL(res.URL)), true
-	default:
-		return fmt.Sprintf("Filed %s%s%s.", what, asID("issue", res.ID), atURL(res.URL)), true
+		return fmt.Sprintf("Did not %s %s: %s.", do, what, quote(result)), false
+	case made == "":
+		res = actionResult{AlreadyExisted: res.AlreadyExisted}
 	}
+	if res.AlreadyExisted {
+		return fmt.Sprintf("Found %s already %s%s%s; nothing new was done.", what, done, asID(made, res.ID), atURL(res.URL)), true
+	}
+	return fmt.Sprintf("%s%s %s%s%s.", strings.ToUpper(done[:1]), done[1:], what, asID(made, res.ID), atURL(res.URL)), true
 }
 
 // quoteList names labels one by one, each quoted.
 func quoteList(labels []string) string {
-	if len(labels) == 0 {
-		return "(none)"
-	}
 	quoted := make([]string, len(labels))
 	for i, l := range labels {
 		quoted[i] = quote(l)
