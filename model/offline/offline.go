@@ -23,8 +23,8 @@ const ModelName = "offline"
 // Reviewer is a deterministic Model: it reads the pull request with the
 // read tools, reviews the real patches with fixed rules, proposes its one
 // turn of actions (behaviourFor says which) and then reports what became of
-// them. The same conversation always yields the
-// same Decision, so a run is reproducible without any model provider.
+// them. The same conversation always yields the same Decision, so a run is
+// reproducible without any model provider.
 type Reviewer struct{}
 
 // NewReviewer returns the offline reviewer.
