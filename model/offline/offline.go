@@ -1,3 +1,8 @@
+// Package offline is the deterministic model: no network, no provider
+// account, the same decision for the same conversation. It drives the
+// pr-review agent (one issue comment, or one pull request review with inline
+// comments) and the triage agent (labels and follow-up issues), choosing
+// between them by the tools it is offered.
 package offline
 
 import (
@@ -16,9 +21,10 @@ import (
 const ModelName = "offline"
 
 // Reviewer is a deterministic Model: it reads the pull request with the
-// read tools, reviews the real patches with fixed rules, proposes one comment
-// and then reports what became of it. The same conversation always yields the
-// same Decision, so a run is reproducible without any model provider.
+// read tools, reviews the real patches with fixed rules, proposes its one
+// turn of actions (behaviourFor says which) and then reports what became of
+// them. The same conversation always yields the same Decision, so a run is
+// reproducible without any model provider.
 type Reviewer struct{}
 
 // NewReviewer returns the offline reviewer.
@@ -28,7 +34,7 @@ func NewReviewer() *Reviewer { return &Reviewer{} }
 var fetchTools = [...]string{api.ToolGetPullRequest, api.ToolListPullRequestFiles}
 
 // Next decides the next move from the conversation: fetch the pull request,
-// then propose the review comment, then give the final answer.
+// then propose the actions, then give the final answer.
 func (r *Reviewer) Next(ctx context.Context, conversation []api.Message, tools []api.ToolSpec) (api.ModelDecision, error) {
 	if err := ctx.Err(); err != nil {
 		return api.ModelDecision{}, fmt.Errorf("offline reviewer: %w", err)
@@ -42,11 +48,20 @@ func (r *Reviewer) Next(ctx context.Context, conversation []api.Message, tools [
 	return d, nil
 }
 
-// decide is the reviewer's whole dialogue, one turn at a time.
+// decide is the whole dialogue, one turn at a time. What the agent does
+// follows from the tools it is offered (behaviourFor), never from the
+// prompt's text, so that the same conversation always gets the same answer.
 func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int) (api.ModelDecision, error) {
 	if result, ok := c.results[api.ToolCreateIssueComment]; ok {
 		return c.commentOutcome(ctx, result)
 	}
+	if result, ok := c.results[toolCreatePullRequestReview]; ok {
+		return c.reviewOutcome(ctx, result)
+	}
+	if c.proposedTriage() {
+		return c.triageOutcome(tools), nil
+	}
+	b := behaviourFor(tools)
 	var missing []string
 	for _, name := range fetchTools {
 		result, ok := c.results[name]
@@ -55,13 +70,16 @@ func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int)
 			continue
 		}
 		if failure := failedResult(name, result); failure != "" {
-			return final(fmt.Sprintf("Could not review %s: %s", c.label(nil), failure)), nil
+			return final(fmt.Sprintf("Could not %s %s: %s", b.task(), c.label(nil), failure)), nil
 		}
 	}
 	if len(missing) > 0 {
-		return fetchCalls(c, missing, tools, turn), nil
+		return fetchCalls(c, b, missing, tools, turn), nil
 	}
 	pr, files := c.pullRequest(), c.files()
+	if b == triage {
+		return c.proposeTriage(pr, files, tools, turn)
+	}
 	if len(files) == 0 {
 		return final(fmt.Sprintf("Nothing to review: %s changes no files, so no comment was proposed.", c.label(&pr))), nil
 	}
@@ -70,6 +88,9 @@ func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int)
 		return api.ModelDecision{}, err
 	}
 	body := review.commentBody(c.heading(pr), inert(c.target.goal))
+	if b == inlineReview {
+		return proposeReview(body, files, turn)
+	}
 	if !offered(tools, api.ToolCreateIssueComment) {
 		return final(fmt.Sprintf("Reviewed %s (%s) but the %s tool is not offered, so nothing was posted.\n\n%s",
 			c.label(&pr), countFindings(len(review.Findings)), api.ToolCreateIssueComment, body)), nil
@@ -84,7 +105,7 @@ func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int)
 }
 
 // fetchCalls asks for the read tools the conversation has no result of yet.
-func fetchCalls(c conversation, missing []string, tools []api.ToolSpec, turn int) api.ModelDecision {
+func fetchCalls(c conversation, b behaviour, missing []string, tools []api.ToolSpec, turn int) api.ModelDecision {
 	var calls []api.ToolCall
 	var absent []string
 	for _, name := range missing {
@@ -95,8 +116,8 @@ func fetchCalls(c conversation, missing []string, tools []api.ToolSpec, turn int
 		calls = append(calls, toolCall(turn, name, json.RawMessage(`{}`)))
 	}
 	if len(absent) > 0 {
-		return final(fmt.Sprintf("Could not review %s: the %s %s not offered, and the review needs %s.",
-			c.label(nil), strings.Join(absent, " and "), plural(len(absent), "tool is", "tools are"),
+		return final(fmt.Sprintf("Could not %s %s: the %s %s not offered, and the %s needs %s.",
+			b.task(), c.label(nil), strings.Join(absent, " and "), plural(len(absent), "tool is", "tools are"), b.task(),
 			strings.Join(fetchTools[:], " and ")))
 	}
 	return api.ModelDecision{ToolCalls: calls}
@@ -104,18 +125,14 @@ func fetchCalls(c conversation, missing []string, tools []api.ToolSpec, turn int
 
 // commentOutcome is the final answer once the comment tool has answered.
 func (c conversation) commentOutcome(ctx context.Context, result string) (api.ModelDecision, error) {
-	var pr *api.PullRequest
+	label, review, err := c.reviewed(ctx)
+	if err != nil {
+		return api.ModelDecision{}, err
+	}
 	findings := ""
-	if c.fetched() {
-		p, files := c.pullRequest(), c.files()
-		pr = &p
-		review, err := reviewFiles(ctx, p, files)
-		if err != nil {
-			return api.ModelDecision{}, err
-		}
+	if review != nil {
 		findings = " (" + countFindings(len(review.Findings)) + ")"
 	}
-	label := c.label(pr)
 	posted, ok := decodeComment(result)
 	switch {
 	case !ok:
@@ -131,6 +148,20 @@ func (c conversation) commentOutcome(ctx context.Context, result string) (api.Mo
 	}
 }
 
+// reviewed is what a final answer says about the review: the pull request's
+// label and, when both reads answered, the review itself (else nil).
+func (c conversation) reviewed(ctx context.Context) (string, *Review, error) {
+	if !c.fetched() {
+		return c.label(nil), nil, nil
+	}
+	pr, files := c.pullRequest(), c.files()
+	review, err := reviewFiles(ctx, pr, files)
+	if err != nil {
+		return "", nil, err
+	}
+	return c.label(&pr), &review, nil
+}
+
 func atURL(url string) string {
 	if url == "" {
 		return ""
@@ -143,6 +174,10 @@ type conversation struct {
 	target reviewTarget
 	// results holds the latest result of each tool, by tool name.
 	results map[string]string
+	// calls are the tool calls the assistant made, in order, and answers
+	// their results by call ID: a turn may call one tool several times.
+	calls   []api.ToolCall
+	answers map[string]string
 }
 
 // reviewTarget is the pull request the user message asks about.
@@ -152,13 +187,14 @@ type reviewTarget struct {
 	goal        string
 }
 
-// userRequest matches the first line the workflow writes.
-var userRequest = regexp.MustCompile(`^\s*Review pull request ([^/\s]+)/([^#\s]+)#(\d+)`)
+// userRequest matches the first line the workflow writes, whatever the
+// agent's verb ("Review pull request", "Triage pull request").
+var userRequest = regexp.MustCompile(`^\s*[A-Z][a-z]* pull request ([^/\s]+)/([^#\s]+)#(\d+)`)
 
 // readConversation pairs every tool result with the tool that produced it,
 // through the ToolCallID of the assistant's call.
 func readConversation(messages []api.Message) conversation {
-	c := conversation{results: map[string]string{}}
+	c := conversation{results: map[string]string{}, answers: map[string]string{}}
 	callNames := map[string]string{}
 	userSeen := false
 	for _, m := range messages {
@@ -171,10 +207,13 @@ func readConversation(messages []api.Message) conversation {
 		case api.RoleAssistant:
 			for _, call := range m.ToolCalls {
 				callNames[call.ID] = call.Name
+				c.calls = append(c.calls, call)
 			}
 		case api.RoleTool:
 			name, ok := callNames[m.ToolCallID]
-			if !ok {
+			if ok {
+				c.answers[m.ToolCallID] = m.Content
+			} else {
 				name = m.Name
 			}
 			if name != "" {

@@ -292,12 +292,7 @@ func untestedPackages(files []api.PullRequestFile) []Finding {
 
 // outsideGoPackages is true for Go files that no test of theirs could cover.
 func outsideGoPackages(name string) bool {
-	for _, seg := range strings.Split(path.Dir(name), "/") {
-		if seg == "testdata" || seg == "vendor" {
-			return true
-		}
-	}
-	return false
+	return inDir(name, "testdata") || inDir(name, "vendor")
 }
 
 // Review is the outcome of reviewing one pull request.
@@ -382,13 +377,8 @@ func (f Finding) sentence() string {
 		where += fmt.Sprintf(" line %d", f.Line)
 	}
 	switch f.Kind {
-	case FindingTodo:
-		return fmt.Sprintf("%s: new %s marker; resolve it or track it in an issue.", where, codeSpan(f.Detail))
-	case FindingDebugPrint:
-		return fmt.Sprintf("%s: leftover debug output (%s); remove it before merging.", where, codeSpan(f.Detail))
-	case FindingSecret:
-		return fmt.Sprintf("%s: looks like %s committed to the repository; remove it and rotate it, "+
-			"as it stays in the git history.", where, f.Detail)
+	case FindingTodo, FindingDebugPrint, FindingSecret:
+		return where + ": " + f.remark()
 	case FindingLargeFile:
 		return fmt.Sprintf("%s: very large addition (%s lines added); consider splitting it.", where, f.Detail)
 	case FindingLargePR:
@@ -403,6 +393,22 @@ func (f Finding) sentence() string {
 		return fmt.Sprintf("%s: patch left out, the pull request's patches together being too large; not reviewed.", where)
 	default:
 		return fmt.Sprintf("%s: %s.", where, f.Detail)
+	}
+}
+
+// remark is what a line finding says about its line, as the comment's
+// bullet and a review's inline comment both say it.
+func (f Finding) remark() string {
+	switch f.Kind {
+	case FindingTodo:
+		return fmt.Sprintf("new %s marker; resolve it or track it in an issue.", codeSpan(f.Detail))
+	case FindingDebugPrint:
+		return fmt.Sprintf("leftover debug output (%s); remove it before merging.", codeSpan(f.Detail))
+	case FindingSecret:
+		return fmt.Sprintf("looks like %s committed to the repository; remove it and rotate it, "+
+			"as it stays in the git history.", f.Detail)
+	default:
+		return f.Detail + "."
 	}
 }
 
@@ -422,7 +428,7 @@ func packageName(dir string) string {
 // broken with a zero-width space: GitHub shows the same text, but the posted
 // body holds no "<!--" that could pass for an operation marker.
 func codeSpan(s string) string {
-	s = strings.NewReplacer("\n", " ", "\r", " ", "<!--", "<\u200b!--").Replace(s)
+	s = breakCommentOpeners(strings.NewReplacer("\n", " ", "\r", " ").Replace(s))
 	fence := strings.Repeat("`", longestBacktickRun(s)+1)
 	pad := ""
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
@@ -431,6 +437,10 @@ func codeSpan(s string) string {
 	}
 	return fence + pad + s + pad + fence
 }
+
+// breakCommentOpeners puts a zero-width space into every "<!--": the text
+// reads the same, but holds nothing that could pass for an operation marker.
+func breakCommentOpeners(s string) string { return strings.ReplaceAll(s, "<!--", "<\u200b!--") }
 
 // codeSpans quotes each name on its own: a file name is the pull request
 // author's text and must not become Markdown, a link or a mention.

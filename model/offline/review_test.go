@@ -20,7 +20,7 @@ type pullRequestFixture struct {
 	Files       []api.PullRequestFile `json:"files"`
 }
 
-func loadFixture(t *testing.T, name string) pullRequestFixture {
+func loadFixture(t testing.TB, name string) pullRequestFixture {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join("testdata", name+".json"))
 	require.NoError(t, err)
