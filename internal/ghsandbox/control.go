@@ -18,7 +18,7 @@ func (s *Server) listFaultsHandler(w http.ResponseWriter, r *http.Request) {
 
 // addFaultsHandler accepts one fault object or an array of them.
 func (s *Server) addFaultsHandler(w http.ResponseWriter, r *http.Request) {
-	faults, err := decodeFaults(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	faults, err := decodeFaults(http.MaxBytesReader(w, r.Body, wire.MaxRequestBody))
 	if err == nil {
 		err = s.addFaults(faults)
 	}

@@ -56,6 +56,12 @@ var faultOps = map[string]bool{
 	OpCreateComment:  true,
 	OpGetPermission:  true,
 	OpGetUser:        true,
+	OpCreateReview:   true,
+	OpListReviews:    true,
+	OpAddLabels:      true,
+	OpListLabels:     true,
+	OpCreateIssue:    true,
+	OpListIssues:     true,
 }
 
 // normalized validates f and fills in its defaults.

@@ -25,6 +25,12 @@ const (
 	OpCreateComment  = "create_comment"
 	OpGetPermission  = "get_collaborator_permission"
 	OpGetUser        = "get_authenticated_user"
+	OpCreateReview   = "create_review"
+	OpListReviews    = "list_reviews"
+	OpAddLabels      = "add_labels"
+	OpListLabels     = "list_labels"
+	OpCreateIssue    = "create_issue"
+	OpListIssues     = "list_issues"
 	opUnknown        = "unknown"
 )
 
@@ -35,6 +41,10 @@ const maxRequestLog = 10000
 // Server is the sandbox. It is an http.Handler and safe for concurrent use.
 type Server struct {
 	mux *http.ServeMux
+	// pages serves the web pages html_urls lead to; it is apart from mux
+	// because its /{owner}/{repo}/... patterns overlap the API's /repos/...
+	// ones, which ServeMux refuses.
+	pages *http.ServeMux
 
 	// mu guards everything below: repository state, fault queue, request log.
 	mu            sync.Mutex
@@ -68,6 +78,7 @@ type RequestRecord struct {
 func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
+		pages:         http.NewServeMux(),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -82,11 +93,17 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.api(OpListFiles, s.onPull(wire.DocsListFiles, listFiles)))
 	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.onPull(wire.DocsListComments, listComments)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpCreateComment, s.createComment))
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpListReviews, s.onPull(wire.DocsListReviews, listReviews)))
+	s.mux.Handle("POST /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpCreateReview, s.createReview))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpListLabels, s.onRepo(wire.DocsListLabels, listLabels)))
+	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpAddLabels, s.addLabels))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues", s.api(OpListIssues, s.onRepo(wire.DocsListIssues, listIssues)))
+	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
 	s.mux.Handle("/", s.api(opUnknown, s.unknownRoute))
 
-	s.mux.HandleFunc("GET /{owner}/{repo}/pull/{number}", s.servePullPage)
+	s.pages.HandleFunc("GET /{owner}/{repo}/pull/{number}", s.servePullPage)
 
 	s.mux.HandleFunc("GET /_sandbox/faults", s.listFaultsHandler)
 	s.mux.HandleFunc("POST /_sandbox/faults", s.addFaultsHandler)
@@ -103,6 +120,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r2.URL.Path = rest
 		r2.URL.RawPath = ""
 		r = r2
+	}
+	if !strings.HasPrefix(r.URL.Path, "/repos/") {
+		if _, pattern := s.pages.Handler(r); pattern != "" {
+			s.pages.ServeHTTP(w, r) // it, not the handler, fills in the path values
+			return
+		}
 	}
 	s.mux.ServeHTTP(w, r)
 }
