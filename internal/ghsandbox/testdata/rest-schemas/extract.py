@@ -33,6 +33,7 @@ ENDPOINTS = {
 ERRORS = {
     "error-not-found": "not_found",
     "error-validation-failed": "validation_failed",
+    "error-validation-failed-simple": "validation_failed_simple",
 }
 
 DROP = {"description", "example", "examples", "externalDocs", "deprecated", "readOnly", "writeOnly", "xml", "discriminator", "title"}
