@@ -123,7 +123,7 @@ func TestEveryAnswerFollowsGitHubsRESTDescription(t *testing.T) {
 	for _, rec := range sb.Requests() {
 		served[rec.Op] = true
 	}
-	require.Equal(t, slices.Sorted(maps.Keys(faultOps)), slices.Sorted(maps.Keys(served)), "every endpoint is called")
+	require.ElementsMatch(t, servedOps, slices.Collect(maps.Keys(served)), "every endpoint is called")
 }
 
 // The schemas must be able to fail: an answer missing what GitHub always

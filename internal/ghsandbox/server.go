@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentrun/agentrun/internal/ghsandbox/faults"
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
@@ -34,19 +35,17 @@ const (
 	opUnknown        = "unknown"
 )
 
-// maxRequestLog bounds the request log of a long-lived sandbox; the oldest
-// entries go first.
-const maxRequestLog = 10000
-
 // Server is the sandbox. It is an http.Handler and safe for concurrent use.
 type Server struct {
 	mux *http.ServeMux
 	// pages serves the web pages html_urls lead to; it is apart from mux
 	// because its /{owner}/{repo}/... patterns overlap the API's /repos/...
 	// ones, which ServeMux refuses.
-	pages *http.ServeMux
+	pages    *http.ServeMux
+	faults   *faults.Queue
+	requests faults.Log
 
-	// mu guards everything below: repository state, fault queue, request log.
+	// mu guards everything below: the repositories' state.
 	mu            sync.Mutex
 	botLogin      string
 	repos         map[string]*repoState
@@ -54,24 +53,6 @@ type Server struct {
 	// statePath is the file the mutable state is saved to after every
 	// change (NewPersistent); empty keeps it in memory only.
 	statePath string
-	faults    []Fault
-	requests  []RequestRecord
-	// requestsDropped counts log entries evicted by maxRequestLog, so that a
-	// handler can still find its own entry by absolute index.
-	requestsDropped int
-}
-
-// RequestRecord is one API request as the sandbox saw it.
-type RequestRecord struct {
-	Op     string    `json:"op"`
-	Method string    `json:"method"`
-	Path   string    `json:"path"`
-	At     time.Time `json:"at"`
-	// Status is what the handler produced; with a drop_response fault it was
-	// never sent.
-	Status int `json:"status"`
-	// Fault is the mode of the fault applied to this request, if any.
-	Fault string `json:"fault"`
 }
 
 // New returns a sandbox holding a copy of fixture.
@@ -79,6 +60,7 @@ func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
 		pages:         http.NewServeMux(),
+		faults:        faults.NewQueue(servedOps),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -135,26 +117,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // perform the action and then lose or hold back the answer.
 func (s *Server) api(op string, handle func(*http.Request) wire.Response) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		entry := s.logArrival(op, r)
-		fault, faulted := s.takeFault(op)
+		entry := s.requests.Arrive(op, r)
+		fault, faulted := s.faults.Take(op)
 
 		var resp wire.Response
 		if faulted && fault.Mode == ModeStatus {
-			resp = faultStatusResponse(fault, time.Now())
+			resp = faults.StatusResponse(fault, time.Now())
 		} else {
 			resp = handle(r)
 		}
-		s.logOutcome(entry, resp.Status, fault.Mode)
+		s.requests.Outcome(entry, resp.Status, fault.Mode)
 
 		if faulted {
 			switch fault.Mode {
 			case ModeDropResponse:
-				dropConnection(w)
+				faults.Drop(w)
 				return
 			case ModeDelay:
 				// Returning without writing would send an empty 200.
-				if !holdResponse(r, time.Duration(fault.DelayMs)*time.Millisecond) {
-					dropConnection(w)
+				if !faults.Hold(r, time.Duration(fault.DelayMs)*time.Millisecond) {
+					faults.Drop(w)
 					return
 				}
 			}
@@ -163,47 +145,11 @@ func (s *Server) api(op string, handle func(*http.Request) wire.Response) http.H
 	})
 }
 
-func (s *Server) logArrival(op string, r *http.Request) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.requests) >= maxRequestLog {
-		s.requests = s.requests[1:]
-		s.requestsDropped++
-	}
-	s.requests = append(s.requests, RequestRecord{
-		Op:     op,
-		Method: r.Method,
-		Path:   r.URL.Path,
-		At:     time.Now().UTC(),
-	})
-	return s.requestsDropped + len(s.requests) - 1
-}
-
-func (s *Server) logOutcome(entry, status int, fault string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := entry - s.requestsDropped
-	if i < 0 || i >= len(s.requests) {
-		return
-	}
-	s.requests[i].Status = status
-	s.requests[i].Fault = fault
-}
-
 // Requests returns the request log, oldest first.
-func (s *Server) Requests() []RequestRecord {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]RequestRecord(nil), s.requests...)
-}
+func (s *Server) Requests() []RequestRecord { return s.requests.Records() }
 
 // ClearRequests empties the request log.
-func (s *Server) ClearRequests() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requestsDropped += len(s.requests)
-	s.requests = nil
-}
+func (s *Server) ClearRequests() { s.requests.Clear() }
 
 func (s *Server) unknownRoute(r *http.Request) wire.Response {
 	return wire.NotFound(wire.DocsREST)
