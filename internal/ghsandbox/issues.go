@@ -1,11 +1,8 @@
 package ghsandbox
 
 import (
-	"cmp"
 	"net/http"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
@@ -48,7 +45,7 @@ func (s *Server) createIssue(r *http.Request) wire.Response {
 		rs.issues[is.Number] = is
 		if err := s.labelLocked(rs, is.Number, in.Labels); err != nil {
 			delete(rs.issues, is.Number)
-			return err.answer(wire.DocsCreateIssue)
+			return labelRefused(wire.DocsCreateIssue, err)
 		}
 		facts, _ := rs.issueFacts(is.Number)
 		view := wire.NewIssue(b, rs.ref(), facts)
@@ -73,71 +70,20 @@ func (rs *repoState) nextNumber() int {
 	return n + 1
 }
 
-// issueQuery is what GET /repos/{owner}/{repo}/issues filters and sorts by.
-type issueQuery struct {
-	state, creator, sort string
-	ascending            bool
-}
-
-// parseIssueQuery refuses values GitHub does not know, naming the parameter.
-func parseIssueQuery(q url.Values) (issueQuery, *wire.ValidationError) {
-	iq := issueQuery{creator: q.Get("creator")}
-	var direction string
-	for _, p := range []struct {
-		name    string
-		into    *string
-		allowed []string // the first is the default
-	}{
-		{"state", &iq.state, []string{"open", "closed", "all"}},
-		{"sort", &iq.sort, []string{"created", "updated", "comments"}},
-		{"direction", &direction, []string{"desc", "asc"}},
-	} {
-		*p.into = cmp.Or(q.Get(p.name), p.allowed[0])
-		if !slices.Contains(p.allowed, *p.into) {
-			return issueQuery{}, &wire.ValidationError{Resource: resourceIssue, Field: p.name, Code: "invalid"}
-		}
-	}
-	iq.ascending = direction == "asc"
-	return iq, nil
-}
-
-func (iq issueQuery) matches(f wire.IssueFacts) bool {
-	return (iq.state == "all" || f.State == iq.state) && (iq.creator == "" || strings.EqualFold(f.Author, iq.creator))
-}
-
-func (iq issueQuery) compare(a, b wire.IssueFacts) int {
-	var c int
-	switch iq.sort {
-	case "updated":
-		c = a.UpdatedAt.Compare(b.UpdatedAt)
-	case "comments":
-		c = cmp.Compare(a.Comments, b.Comments)
-	default:
-		c = a.CreatedAt.Compare(b.CreatedAt)
-	}
-	if c == 0 {
-		c = cmp.Compare(a.Number, b.Number)
-	}
-	if !iq.ascending {
-		c = -c
-	}
-	return c
-}
-
 // listIssues lists issues and, as GitHub does, pull requests with them.
 func listIssues(r *http.Request, rs *repoState) wire.Response {
 	b := wire.BasesOf(r)
-	iq, invalid := parseIssueQuery(r.URL.Query())
+	iq, invalid := wire.ParseIssueQuery(r.URL.Query())
 	if invalid != nil {
 		return wire.ValidationFailed(wire.DocsListIssues, *invalid)
 	}
 	var found []wire.IssueFacts
 	for _, number := range rs.numbers() {
-		if f, _ := rs.issueFacts(number); iq.matches(f) {
+		if f, _ := rs.issueFacts(number); iq.Matches(f) {
 			found = append(found, f)
 		}
 	}
-	slices.SortFunc(found, iq.compare)
+	slices.SortFunc(found, iq.Compare)
 	return wire.Paginated(r, viewsOf(found, func(f wire.IssueFacts) wire.Issue { return wire.NewIssue(b, rs.ref(), f) }))
 }
 

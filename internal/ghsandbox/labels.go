@@ -1,6 +1,7 @@
 package ghsandbox
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
@@ -36,29 +37,27 @@ func (s *Server) addLabels(r *http.Request) wire.Response {
 	return s.onRepo(wire.DocsAddLabels, func(r *http.Request, rs *repoState) wire.Response {
 		b := wire.BasesOf(r)
 		if err := s.labelLocked(rs, number, in.Labels); err != nil {
-			return err.answer(wire.DocsAddLabels)
+			return labelRefused(wire.DocsAddLabels, err)
 		}
 		return wire.JSON(http.StatusOK, wire.NewLabels(b, rs.ref(), rs.labelsOn(number)))
 	})(r)
 }
 
-// labelError is why labelLocked refused, shaped for the client.
-type labelError struct {
-	invalid *wire.ValidationError
-	err     error
-}
+// errTooManyLabels is labelLocked's refusal of an issue past GitHub's limit.
+var errTooManyLabels = errors.New("too many labels")
 
-func (e *labelError) answer(docs string) wire.Response {
-	if e.invalid != nil {
-		return wire.ValidationFailed(docs, *e.invalid)
+// labelRefused answers labelLocked's error.
+func labelRefused(docs string, err error) wire.Response {
+	if errors.Is(err, errTooManyLabels) {
+		return wire.ValidationFailed(docs, wire.TooManyLabels())
 	}
-	return notStored(docs, e.err)
+	return notStored(docs, err)
 }
 
 // labelLocked adds labels to issue or pull request number, creating those
 // the repository lacks, and saves; on any refusal nothing changes. The
 // caller holds s.mu and has checked the names.
-func (s *Server) labelLocked(rs *repoState, number int, names []string) *labelError {
+func (s *Server) labelLocked(rs *repoState, number int, names []string) error {
 	repoLabels := len(rs.labels)
 	before, had := rs.issueLabels[number]
 	undo := func() {
@@ -82,15 +81,14 @@ func (s *Server) labelLocked(rs *repoState, number int, names []string) *labelEr
 	}
 	if len(on) > wire.MaxLabelsPerIssue {
 		undo()
-		invalid := wire.TooManyLabels()
-		return &labelError{invalid: &invalid}
+		return errTooManyLabels
 	}
 	if len(on) > 0 {
 		rs.issueLabels[number] = on
 	}
 	if err := s.saveLocked(); err != nil {
 		undo()
-		return &labelError{err: err}
+		return err
 	}
 	return nil
 }

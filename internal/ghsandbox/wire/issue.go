@@ -1,8 +1,10 @@
 package wire
 
 import (
+	"cmp"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -181,4 +183,57 @@ func NewIssueComment(b Bases, repo RepoRef, c CommentFacts) IssueComment {
 		UpdatedAt:         c.CreatedAt.UTC(),
 		AuthorAssociation: "NONE",
 	}
+}
+
+// IssueQuery is what GET /repos/{owner}/{repo}/issues filters and sorts by.
+type IssueQuery struct {
+	state, creator, sort string
+	ascending            bool
+}
+
+// ParseIssueQuery refuses values GitHub does not know, naming the parameter.
+func ParseIssueQuery(q url.Values) (IssueQuery, *ValidationError) {
+	iq := IssueQuery{creator: q.Get("creator")}
+	var direction string
+	for _, p := range []struct {
+		name    string
+		into    *string
+		allowed []string // the first is the default
+	}{
+		{"state", &iq.state, []string{"open", "closed", "all"}},
+		{"sort", &iq.sort, []string{"created", "updated", "comments"}},
+		{"direction", &direction, []string{"desc", "asc"}},
+	} {
+		*p.into = cmp.Or(q.Get(p.name), p.allowed[0])
+		if !slices.Contains(p.allowed, *p.into) {
+			return IssueQuery{}, &ValidationError{Resource: resourceIssue, Field: p.name, Code: "invalid"}
+		}
+	}
+	iq.ascending = direction == "asc"
+	return iq, nil
+}
+
+// Matches reports whether the query lists f.
+func (iq IssueQuery) Matches(f IssueFacts) bool {
+	return (iq.state == "all" || f.State == iq.state) && (iq.creator == "" || strings.EqualFold(f.Author, iq.creator))
+}
+
+// Compare orders issues as the query sorts them; equal ones by number.
+func (iq IssueQuery) Compare(a, b IssueFacts) int {
+	var c int
+	switch iq.sort {
+	case "updated":
+		c = a.UpdatedAt.Compare(b.UpdatedAt)
+	case "comments":
+		c = cmp.Compare(a.Comments, b.Comments)
+	default:
+		c = a.CreatedAt.Compare(b.CreatedAt)
+	}
+	if c == 0 {
+		c = cmp.Compare(a.Number, b.Number)
+	}
+	if !iq.ascending {
+		c = -c
+	}
+	return c
 }
