@@ -2,6 +2,7 @@ package ghsandbox
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
@@ -54,18 +55,14 @@ func (s *Server) createReview(r *http.Request) wire.Response {
 		if len(problems) > 0 {
 			return wire.ValidationFailedSimple(wire.DocsCreateReview, problems...)
 		}
+		if state == "PENDING" && slices.ContainsFunc(ps.reviews, func(o Review) bool { return o.State == "PENDING" && o.User == s.botLogin }) {
+			return wire.ValidationFailedSimple(wire.DocsCreateReview, "User can only have one pending review per pull request")
+		}
 		rv := Review{ID: s.allocCommentID(), User: s.botLogin, State: state, CommitID: ps.HeadSHA, Comments: in.Comments}
 		if in.Body != nil {
 			rv.Body = *in.Body
 		}
-		if state == "PENDING" {
-			for _, other := range ps.reviews {
-				if other.State == "PENDING" && other.User == rv.User {
-					s.nextCommentID--
-					return wire.ValidationFailedSimple(wire.DocsCreateReview, "User can only have one pending review per pull request")
-				}
-			}
-		} else {
+		if state != "PENDING" {
 			now := commentTime()
 			rv.SubmittedAt = &now
 		}

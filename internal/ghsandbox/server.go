@@ -1,11 +1,16 @@
 // Package ghsandbox is a fake GitHub: the REST subset agentrun uses, held in
 // memory, with faults that can be injected per operation (lost responses,
 // delays, error statuses and rate limits shaped exactly like GitHub's).
-// The token is the fixture's bot: GET /user names it and it writes every
-// comment created through the API; POST /_sandbox/comments writes one as
-// anybody else. Tests mount it with httptest; `go run ./internal/ghsandbox/cmd/ghsandbox`
-// serves it for the local stack. The package holds the sandbox's state and
-// routes; wire holds what its answers look like, statefile its state file.
+// It serves pull requests, their files and reviews, issue comments and
+// labels, issues (whose list holds the pull requests too, as GitHub's does)
+// and collaborator permissions. The token is the fixture's bot: GET /user
+// names it and it writes everything created through the API; POST
+// /_sandbox/comments writes a comment as anybody else. Tests mount it with
+// httptest; `go run ./internal/ghsandbox/cmd/ghsandbox` serves it for the
+// local stack. The package holds the sandbox's state and routes; wire holds
+// what its answers look like (GitHub's objects, checked against GitHub's REST
+// description by conformance_test.go), faults the fault queue and request
+// log, fixture the starting state, statefile its state file.
 package ghsandbox
 
 import (

@@ -15,7 +15,7 @@ const MaxRequestBody = 1 << 20
 
 // GitHub's limits on what the new write endpoints accept.
 const (
-	MaxBodyRunes      = 65536
+	maxBodyRunes      = 65536
 	maxTitleRunes     = 256
 	maxLabelNameRunes = 50
 	MaxLabelsPerIssue = 100
@@ -47,7 +47,7 @@ func CheckBody(resource string, body *string, required bool) (ValidationError, b
 			return ValidationError{}, false
 		}
 		return ValidationError{Resource: resource, Field: "body", Code: missingField}, true
-	case utf8.RuneCountInString(*body) > MaxBodyRunes:
+	case utf8.RuneCountInString(*body) > maxBodyRunes:
 		return ValidationError{
 			Resource: resource, Field: "body", Code: customCode,
 			Message: "body is too long (maximum is 65536 characters)",
