@@ -97,6 +97,48 @@ func TestIssueListHasThePullRequestsAndFiltersAndSortsLikeGitHub(t *testing.T) {
 	require.NotNil(t, closed, "an empty list is [], not null")
 }
 
+func TestIssueListFiltersByEveryLabelNamed(t *testing.T) {
+	_, gh := sandboxAndClient(t)
+	ctx := context.Background()
+	_, _, err := gh.Issues.AddLabelsToIssue(ctx, "acme", "widgets", 1, []string{"bug", "cache"})
+	require.NoError(t, err)
+	_, _, err = gh.Issues.Create(ctx, "acme", "widgets", &github.IssueRequest{Title: github.String("t"), Labels: &[]string{"Bug"}})
+	require.NoError(t, err)
+
+	bugs, _, err := gh.Issues.ListByRepo(ctx, "acme", "widgets", &github.IssueListByRepoOptions{Labels: []string{"bug"}})
+	require.NoError(t, err)
+	both, _, err := gh.Issues.ListByRepo(ctx, "acme", "widgets", &github.IssueListByRepoOptions{Labels: []string{"BUG", "cache"}})
+	require.NoError(t, err)
+
+	require.Equal(t, []int{3, 1}, numbersOf(bugs))
+	require.Equal(t, []int{1}, numbersOf(both))
+}
+
+// Issues created at once still get one number each, none shared with a
+// pull request.
+func TestConcurrentIssuesGetDistinctNumbers(t *testing.T) {
+	sb, gh := sandboxAndClient(t)
+	const n = 20
+	numbers := make(chan int, n)
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			is, _, err := gh.Issues.Create(context.Background(), "acme", "widgets", &github.IssueRequest{Title: github.String("race")})
+			errs <- err
+			numbers <- is.GetNumber()
+		}()
+	}
+	seen := map[int]bool{}
+	for range n {
+		require.NoError(t, <-errs)
+		number := <-numbers
+		require.False(t, seen[number], "number %d handed out twice", number)
+		require.Greater(t, number, 2)
+		seen[number] = true
+	}
+	require.Len(t, sb.Issues("acme", "widgets"), n)
+}
+
 func TestIssueListRefusesUnknownFilterValues(t *testing.T) {
 	_, srv := startSandbox(t, DefaultFixture())
 	for _, q := range []string{"state=merged", "sort=votes", "direction=up"} {

@@ -189,11 +189,16 @@ func NewIssueComment(b Bases, repo RepoRef, c CommentFacts) IssueComment {
 type IssueQuery struct {
 	state, creator, sort string
 	ascending            bool
+	// labels must all be on an issue for it to be listed.
+	labels []string
 }
 
 // ParseIssueQuery refuses values GitHub does not know, naming the parameter.
 func ParseIssueQuery(q url.Values) (IssueQuery, *ValidationError) {
 	iq := IssueQuery{creator: q.Get("creator")}
+	if raw := q.Get("labels"); raw != "" {
+		iq.labels = strings.Split(raw, ",")
+	}
 	var direction string
 	for _, p := range []struct {
 		name    string
@@ -215,7 +220,15 @@ func ParseIssueQuery(q url.Values) (IssueQuery, *ValidationError) {
 
 // Matches reports whether the query lists f.
 func (iq IssueQuery) Matches(f IssueFacts) bool {
-	return (iq.state == "all" || f.State == iq.state) && (iq.creator == "" || strings.EqualFold(f.Author, iq.creator))
+	if iq.state != "all" && f.State != iq.state || iq.creator != "" && !strings.EqualFold(f.Author, iq.creator) {
+		return false
+	}
+	for _, want := range iq.labels {
+		if !slices.ContainsFunc(f.Labels, func(l LabelFacts) bool { return strings.EqualFold(l.Name, strings.TrimSpace(want)) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // Compare orders issues as the query sorts them; equal ones by number.
