@@ -82,9 +82,10 @@ func NewPersistent(fixture Fixture, path string) (*Server, error) {
 	return s, nil
 }
 
-// restore replaces the fixture's comments with the saved ones. A pull
-// request the fixture gained since the file was written keeps its fixture
-// comments, numbered after the saved ones.
+// restore replaces the fixture's comments with the saved ones and adds the
+// saved reviews, labels and issues. A pull request the fixture gained since
+// the file was written keeps its fixture comments, numbered after the saved
+// ones.
 func (s *Server) restore(st savedState) error {
 	if st.Version != stateVersion && st.Version != 1 {
 		return fmt.Errorf("version %d, want %d", st.Version, stateVersion)
