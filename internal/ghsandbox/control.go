@@ -1,11 +1,9 @@
 package ghsandbox
 
 import (
-	"bytes"
-	"fmt"
-	"io"
 	"net/http"
 
+	"github.com/agentrun/agentrun/internal/ghsandbox/faults"
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
@@ -18,38 +16,15 @@ func (s *Server) listFaultsHandler(w http.ResponseWriter, r *http.Request) {
 
 // addFaultsHandler accepts one fault object or an array of them.
 func (s *Server) addFaultsHandler(w http.ResponseWriter, r *http.Request) {
-	faults, err := decodeFaults(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	queued, err := faults.Decode(http.MaxBytesReader(w, r.Body, wire.MaxRequestBody))
 	if err == nil {
-		err = s.addFaults(faults)
+		err = s.faults.Add(queued)
 	}
 	if err != nil {
 		writeControlJSON(w, http.StatusBadRequest, map[string]string{"message": "bad fault: " + err.Error()})
 		return
 	}
 	writeControlJSON(w, http.StatusCreated, s.Faults())
-}
-
-func decodeFaults(r io.Reader) ([]Fault, error) {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("read body: %w", err)
-	}
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return nil, fmt.Errorf("empty body; send a fault object or an array of them")
-	}
-	var faults []Fault
-	if raw[0] == '[' {
-		err = wire.DecodeStrict(raw, &faults)
-	} else {
-		var f Fault
-		err = wire.DecodeStrict(raw, &f)
-		faults = []Fault{f}
-	}
-	if err != nil {
-		return nil, err
-	}
-	return faults, nil
 }
 
 func (s *Server) clearFaultsHandler(w http.ResponseWriter, r *http.Request) {

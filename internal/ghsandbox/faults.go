@@ -1,220 +1,34 @@
 package ghsandbox
 
-import (
-	"errors"
-	"fmt"
-	"maps"
-	"net/http"
-	"slices"
-	"strings"
-	"time"
+import "github.com/agentrun/agentrun/internal/ghsandbox/faults"
 
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
+// The fault and request log types are the faults package's; these names
+// keep the sandbox's API in one import.
+type (
+	// Fault makes the next Count requests for Op misbehave.
+	Fault = faults.Fault
+	// RequestRecord is one API request as the sandbox saw it.
+	RequestRecord = faults.RequestRecord
 )
 
 // Fault modes.
 const (
-	// ModeDropResponse performs the action, then closes the connection
-	// without answering: the client cannot tell whether it happened.
-	// Go's http.Transport silently resends a GET that fails this way on a
-	// reused connection, so against a Go client a GET fault needs count 2 to
-	// be seen; a POST is never resent.
-	ModeDropResponse = "drop_response"
-	// ModeDelay performs the action, then holds the answer for DelayMs.
-	ModeDelay = "delay"
-	// ModeStatus answers Status without performing the action.
-	ModeStatus = "status"
+	ModeDropResponse = faults.ModeDropResponse
+	ModeDelay        = faults.ModeDelay
+	ModeStatus       = faults.ModeStatus
 )
 
-// defaultPrimaryResetSeconds is how far away the reset of a primary rate
-// limit fault is when the fault does not say.
-const defaultPrimaryResetSeconds = 60
-
-// Fault makes the next Count requests for Op misbehave.
-type Fault struct {
-	Op      string `json:"op"`
-	Mode    string `json:"mode"`
-	DelayMs int    `json:"delayMs,omitempty"`
-	Status  int    `json:"status,omitempty"`
-	// RetryAfter turns a 403 or 429 into a secondary rate limit with this
-	// Retry-After, or with Primary sets the primary limit's reset this many
-	// seconds ahead.
-	RetryAfter int  `json:"retryAfter,omitempty"`
-	Primary    bool `json:"primary,omitempty"`
-	// Count is how many matching requests the fault applies to; 0 means 1.
-	// In the fault list it is how many remain.
-	Count int `json:"count,omitempty"`
-	// After lets this many matching requests through untouched first, e.g.
-	// to fail a reconcile lookup but not the list that precedes a create.
-	After int `json:"after,omitempty"`
-}
-
-var faultOps = map[string]bool{
-	OpGetPullRequest: true,
-	OpListFiles:      true,
-	OpListComments:   true,
-	OpCreateComment:  true,
-	OpGetPermission:  true,
-	OpGetUser:        true,
-}
-
-// normalized validates f and fills in its defaults.
-func (f Fault) normalized() (Fault, error) {
-	if !faultOps[f.Op] {
-		return Fault{}, fmt.Errorf("op %q is not one of %s", f.Op, strings.Join(slices.Sorted(maps.Keys(faultOps)), ", "))
-	}
-	if f.Count < 0 || f.DelayMs < 0 || f.RetryAfter < 0 || f.After < 0 {
-		return Fault{}, errors.New("count, after, delayMs and retryAfter must not be negative")
-	}
-	if f.Count == 0 {
-		f.Count = 1
-	}
-	switch f.Mode {
-	case ModeDropResponse:
-		return f, f.rejectFields(f.DelayMs != 0, f.Status != 0, f.RetryAfter != 0, f.Primary)
-	case ModeDelay:
-		if f.DelayMs == 0 {
-			return Fault{}, errors.New("mode delay needs delayMs > 0")
-		}
-		return f, f.rejectFields(false, f.Status != 0, f.RetryAfter != 0, f.Primary)
-	case ModeStatus:
-		return f.normalizedStatus()
-	default:
-		return Fault{}, fmt.Errorf("mode %q is not one of drop_response, delay, status", f.Mode)
-	}
-}
-
-// rejectFields refuses fields the mode ignores, so that a typo in a test
-// does not silently inject a different fault.
-func (f Fault) rejectFields(delay, status, retryAfter, primary bool) error {
-	switch {
-	case delay:
-		return fmt.Errorf("delayMs only applies to mode delay, not %s", f.Mode)
-	case status || retryAfter || primary:
-		return fmt.Errorf("status, retryAfter and primary only apply to mode status, not %s", f.Mode)
-	}
-	return nil
-}
-
-func (f Fault) normalizedStatus() (Fault, error) {
-	if f.DelayMs != 0 {
-		return Fault{}, f.rejectFields(true, false, false, false)
-	}
-	if f.Primary {
-		if f.Status == 0 {
-			f.Status = http.StatusForbidden
-		}
-		if f.Status != http.StatusForbidden && f.Status != http.StatusTooManyRequests {
-			return Fault{}, fmt.Errorf("a primary rate limit answers 403 or 429, not %d", f.Status)
-		}
-		if f.RetryAfter == 0 {
-			f.RetryAfter = defaultPrimaryResetSeconds
-		}
-		return f, nil
-	}
-	if f.Status < 400 || f.Status > 599 {
-		return Fault{}, fmt.Errorf("mode status needs a status between 400 and 599, got %d", f.Status)
-	}
-	if f.RetryAfter != 0 && f.Status != http.StatusForbidden && f.Status != http.StatusTooManyRequests {
-		return Fault{}, fmt.Errorf("retryAfter makes a rate limit, which answers 403 or 429, not %d", f.Status)
-	}
-	return f, nil
+// servedOps are the operations a fault can name: every endpoint of the API.
+var servedOps = []string{
+	OpGetPullRequest, OpListFiles, OpListComments, OpCreateComment, OpGetPermission, OpGetUser,
+	OpCreateReview, OpListReviews, OpAddLabels, OpListLabels, OpCreateIssue, OpListIssues,
 }
 
 // AddFault queues a fault behind those already queued.
-func (s *Server) AddFault(f Fault) error {
-	return s.addFaults([]Fault{f})
-}
-
-// addFaults queues all of faults or, if one is invalid, none.
-func (s *Server) addFaults(faults []Fault) error {
-	normalized := make([]Fault, 0, len(faults))
-	for i, f := range faults {
-		n, err := f.normalized()
-		if err != nil {
-			return fmt.Errorf("fault %d: %w", i, err)
-		}
-		normalized = append(normalized, n)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = append(s.faults, normalized...)
-	return nil
-}
+func (s *Server) AddFault(f Fault) error { return s.faults.Add([]Fault{f}) }
 
 // Faults returns the queued faults with the counts that remain.
-func (s *Server) Faults() []Fault {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]Fault{}, s.faults...)
-}
+func (s *Server) Faults() []Fault { return s.faults.List() }
 
 // ClearFaults drops every queued fault.
-func (s *Server) ClearFaults() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.faults = nil
-}
-
-// takeFault consumes one use of the first queued fault for op.
-func (s *Server) takeFault(op string) (Fault, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := range s.faults {
-		if s.faults[i].Op != op {
-			continue
-		}
-		if s.faults[i].After > 0 {
-			s.faults[i].After--
-			return Fault{}, false
-		}
-		f := s.faults[i]
-		s.faults[i].Count--
-		if s.faults[i].Count == 0 {
-			s.faults = append(s.faults[:i], s.faults[i+1:]...)
-		}
-		return f, true
-	}
-	return Fault{}, false
-}
-
-// faultStatusResponse is the answer of a status fault, shaped so that
-// go-github v62's CheckResponse classifies it as GitHub's would be.
-func faultStatusResponse(f Fault, now time.Time) wire.Response {
-	switch {
-	case f.Primary:
-		return wire.PrimaryRateLimit(f.Status, now.Add(time.Duration(f.RetryAfter)*time.Second))
-	case f.Status == http.StatusTooManyRequests || (f.Status == http.StatusForbidden && f.RetryAfter > 0):
-		return wire.SecondaryRateLimit(f.Status, f.RetryAfter)
-	case f.Status == http.StatusUnprocessableEntity:
-		return wire.ValidationFailed(wire.DocsREST, wire.ValidationError{
-			Resource: "Issue", Field: "body", Code: "custom", Message: "rejected by a sandbox fault",
-		})
-	default:
-		return wire.Error(f.Status, wire.StatusMessage(f.Status), wire.DocsREST)
-	}
-}
-
-// dropConnection closes the connection without a response. Where the
-// connection cannot be taken over (HTTP/2), aborting the handler resets the
-// stream, which the client sees the same way.
-func dropConnection(w http.ResponseWriter) {
-	conn, _, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		panic(http.ErrAbortHandler)
-	}
-	_ = conn.Close() // the point is that the client gets nothing
-}
-
-// holdResponse waits d, or less if the client goes away; it reports whether
-// the response should still be written.
-func holdResponse(r *http.Request, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
+func (s *Server) ClearFaults() { s.faults.Clear() }

@@ -37,7 +37,7 @@ func (s *Server) BotLogin() string {
 }
 
 func (s *Server) getAuthenticatedUser(r *http.Request) wire.Response {
-	return wire.JSON(http.StatusOK, userView(r, s.BotLogin()))
+	return wire.JSON(http.StatusOK, wire.NewAuthenticatedUser(wire.BasesOf(r), s.BotLogin()))
 }
 
 // PostAs puts a comment on a pull request as c.User, as if that person had
@@ -103,7 +103,7 @@ func validLogin(login string) bool {
 // what is wrong with the request.
 func (s *Server) postAsHandler(w http.ResponseWriter, r *http.Request) {
 	var in CommentAs
-	if err := wire.ReadStrict(http.MaxBytesReader(w, r.Body, maxRequestBody), &in); err != nil {
+	if err := wire.ReadStrict(http.MaxBytesReader(w, r.Body, wire.MaxRequestBody), &in); err != nil {
 		writeControlJSON(w, http.StatusBadRequest, map[string]string{
 			"message": `bad comment: ` + err.Error() + ` (want {"owner","repo","number","user","body"})`,
 		})
@@ -119,7 +119,7 @@ func (s *Server) postAsHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	repo, _, _ := s.lookupPull(in.Owner, in.Repo, in.Number)
-	writeControlJSON(w, http.StatusCreated, commentView(r, repo, in.Number, c))
+	writeControlJSON(w, http.StatusCreated, wire.NewIssueComment(wire.BasesOf(r), repo.ref(), commentFacts(in.Number, c)))
 }
 
 // commentTime is when a comment is stamped: GitHub shows whole seconds.
@@ -144,7 +144,7 @@ func PostAsOverHTTP(ctx context.Context, hc *http.Client, sandboxURL string, c C
 		return 0, fmt.Errorf("post comment as %s: %w", c.User, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxRequestBody))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxRequestBody))
 	if err != nil {
 		return 0, fmt.Errorf("post comment as %s: read answer: %w", c.User, err)
 	}

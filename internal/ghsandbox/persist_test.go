@@ -98,12 +98,16 @@ func TestUnusableStateFileIsRefusedSayingWhy(t *testing.T) {
 		"empty":                 {"", "not a state file"},
 		"truncated":             {`{"version":1,"nextCommentId":`, "not a state file"},
 		"unknown field":         {`{"version":1,"nextCommentId":2000000001,"pulls":[],"faults":[]}`, "not a state file"},
-		"other version":         {`{"version":2,"nextCommentId":2000000001,"pulls":[]}`, "version 2"},
+		"other version":         {`{"version":3,"nextCommentId":2000000001,"pulls":[]}`, "version 3"},
 		"ID below the sequence": {`{"version":1,"nextCommentId":5,"pulls":[]}`, "nextCommentId 5"},
 		"pull not in fixture": {`{"version":1,"nextCommentId":2000000001,"pulls":[{"owner":"acme","repo":"gadgets","number":1,"comments":[]}]}`,
 			"acme/gadgets#1 is not in the fixture"},
 		"ID not yet handed out": {`{"version":1,"nextCommentId":2000000002,"pulls":[{"owner":"acme","repo":"widgets","number":1,` +
-			`"comments":[{"id":2000000002,"user":"bot","body":"b","createdAt":"2026-01-01T00:00:00Z"}]}]}`, "comment ID 2000000002"},
+			`"comments":[{"id":2000000002,"user":"bot","body":"b","createdAt":"2026-01-01T00:00:00Z"}]}]}`, "review ID 2000000002"},
+		"issue on a pull's number": {`{"version":2,"nextCommentId":2000000001,"pulls":[],"repos":[{"owner":"acme","repo":"widgets","labels":[],` +
+			`"issues":[{"number":2,"title":"t","body":"","user":"bot","state":"open","createdAt":"2026-01-01T00:00:00Z"}],"issueLabels":{}}]}`, "acme/widgets#2"},
+		"label nobody made": {`{"version":2,"nextCommentId":2000000001,"pulls":[],"repos":[{"owner":"acme","repo":"widgets","labels":[],` +
+			`"issues":[],"issueLabels":{"1":["bug"]}}]}`, `label "bug" on acme/widgets#1`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -120,4 +124,26 @@ func TestUnusableStateFileIsRefusedSayingWhy(t *testing.T) {
 			require.Equal(t, tc.content, string(raw), "a refused file is left for a person to look at")
 		})
 	}
+}
+
+func TestRestartedSandboxKeepsReviewsLabelsAndIssues(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ghsandbox.json")
+	first, url, stop := startPersistentSandbox(t, path)
+	review := decode[map[string]any](t, call(t, "POST", url+"/repos/acme/widgets/pulls/1/reviews",
+		`{"event":"COMMENT","body":"looks off","comments":[{"path":"README.md","line":7,"body":"typo"}]}`))
+	require.Equal(t, http.StatusCreated, call(t, "POST", url+"/repos/acme/widgets/issues", `{"title":"flaky cache","labels":["bug"]}`).status)
+	require.Equal(t, http.StatusOK, call(t, "POST", url+"/repos/acme/widgets/issues/2/labels", `["docs"]`).status)
+	reviews, labels, issues := first.Reviews("acme", "widgets", 1), first.Labels("acme", "widgets", 2), first.Issues("acme", "widgets")
+	stop()
+
+	second, url, _ := startPersistentSandbox(t, path)
+
+	require.Equal(t, reviews, second.Reviews("acme", "widgets", 1))
+	require.Equal(t, labels, second.Labels("acme", "widgets", 2))
+	require.Equal(t, issues, second.Issues("acme", "widgets"))
+	require.Equal(t, []string{"bug"}, second.Labels("acme", "widgets", 3))
+	next := decode[map[string]any](t, call(t, "POST", url+"/repos/acme/widgets/issues", `{"title":"another"}`))
+	require.EqualValues(t, 4, next["number"], "issue numbers continue after the saved ones")
+	again := decode[map[string]any](t, call(t, "POST", url+"/repos/acme/widgets/pulls/2/reviews", `{"event":"APPROVE"}`))
+	require.NotEqual(t, review["id"], again["id"], "a restarted sandbox never hands out a review ID twice")
 }

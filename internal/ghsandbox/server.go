@@ -1,11 +1,16 @@
 // Package ghsandbox is a fake GitHub: the REST subset agentrun uses, held in
 // memory, with faults that can be injected per operation (lost responses,
 // delays, error statuses and rate limits shaped exactly like GitHub's).
-// The token is the fixture's bot: GET /user names it and it writes every
-// comment created through the API; POST /_sandbox/comments writes one as
-// anybody else. Tests mount it with httptest; `go run ./internal/ghsandbox/cmd/ghsandbox`
-// serves it for the local stack. The package holds the sandbox's state and
-// routes; wire holds what its answers look like, statefile its state file.
+// It serves pull requests, their files and reviews, issue comments and
+// labels, issues (whose list holds the pull requests too, as GitHub's does)
+// and collaborator permissions. The token is the fixture's bot: GET /user
+// names it and it writes everything created through the API; POST
+// /_sandbox/comments writes a comment as anybody else. Tests mount it with
+// httptest; `go run ./internal/ghsandbox/cmd/ghsandbox` serves it for the
+// local stack. The package holds the sandbox's state and routes; wire holds
+// what its answers look like (GitHub's objects, checked against GitHub's REST
+// description by conformance_test.go), faults the fault queue and request
+// log, fixture the starting state, statefile its state file.
 package ghsandbox
 
 import (
@@ -14,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentrun/agentrun/internal/ghsandbox/faults"
 	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
@@ -25,18 +31,26 @@ const (
 	OpCreateComment  = "create_comment"
 	OpGetPermission  = "get_collaborator_permission"
 	OpGetUser        = "get_authenticated_user"
+	OpCreateReview   = "create_review"
+	OpListReviews    = "list_reviews"
+	OpAddLabels      = "add_labels"
+	OpListLabels     = "list_labels"
+	OpCreateIssue    = "create_issue"
+	OpListIssues     = "list_issues"
 	opUnknown        = "unknown"
 )
-
-// maxRequestLog bounds the request log of a long-lived sandbox; the oldest
-// entries go first.
-const maxRequestLog = 10000
 
 // Server is the sandbox. It is an http.Handler and safe for concurrent use.
 type Server struct {
 	mux *http.ServeMux
+	// pages serves the web pages html_urls lead to; it is apart from mux
+	// because its /{owner}/{repo}/... patterns overlap the API's /repos/...
+	// ones, which ServeMux refuses.
+	pages    *http.ServeMux
+	faults   *faults.Queue
+	requests faults.Log
 
-	// mu guards everything below: repository state, fault queue, request log.
+	// mu guards everything below: the repositories' state.
 	mu            sync.Mutex
 	botLogin      string
 	repos         map[string]*repoState
@@ -44,30 +58,14 @@ type Server struct {
 	// statePath is the file the mutable state is saved to after every
 	// change (NewPersistent); empty keeps it in memory only.
 	statePath string
-	faults    []Fault
-	requests  []RequestRecord
-	// requestsDropped counts log entries evicted by maxRequestLog, so that a
-	// handler can still find its own entry by absolute index.
-	requestsDropped int
-}
-
-// RequestRecord is one API request as the sandbox saw it.
-type RequestRecord struct {
-	Op     string    `json:"op"`
-	Method string    `json:"method"`
-	Path   string    `json:"path"`
-	At     time.Time `json:"at"`
-	// Status is what the handler produced; with a drop_response fault it was
-	// never sent.
-	Status int `json:"status"`
-	// Fault is the mode of the fault applied to this request, if any.
-	Fault string `json:"fault"`
 }
 
 // New returns a sandbox holding a copy of fixture.
 func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
+		pages:         http.NewServeMux(),
+		faults:        faults.NewQueue(servedOps),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -82,11 +80,17 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.api(OpListFiles, s.onPull(wire.DocsListFiles, listFiles)))
 	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.onPull(wire.DocsListComments, listComments)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpCreateComment, s.createComment))
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpListReviews, s.onPull(wire.DocsListReviews, listReviews)))
+	s.mux.Handle("POST /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpCreateReview, s.createReview))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpListLabels, s.onRepo(wire.DocsListLabels, listLabels)))
+	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpAddLabels, s.addLabels))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues", s.api(OpListIssues, s.onRepo(wire.DocsListIssues, listIssues)))
+	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
 	s.mux.Handle("/", s.api(opUnknown, s.unknownRoute))
 
-	s.mux.HandleFunc("GET /{owner}/{repo}/pull/{number}", s.servePullPage)
+	s.pages.HandleFunc("GET /{owner}/{repo}/pull/{number}", s.servePullPage)
 
 	s.mux.HandleFunc("GET /_sandbox/faults", s.listFaultsHandler)
 	s.mux.HandleFunc("POST /_sandbox/faults", s.addFaultsHandler)
@@ -104,6 +108,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r2.URL.RawPath = ""
 		r = r2
 	}
+	if !strings.HasPrefix(r.URL.Path, "/repos/") {
+		if _, pattern := s.pages.Handler(r); pattern != "" {
+			s.pages.ServeHTTP(w, r) // it, not the handler, fills in the path values
+			return
+		}
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -112,26 +122,26 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // perform the action and then lose or hold back the answer.
 func (s *Server) api(op string, handle func(*http.Request) wire.Response) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		entry := s.logArrival(op, r)
-		fault, faulted := s.takeFault(op)
+		entry := s.requests.Arrive(op, r)
+		fault, faulted := s.faults.Take(op)
 
 		var resp wire.Response
 		if faulted && fault.Mode == ModeStatus {
-			resp = faultStatusResponse(fault, time.Now())
+			resp = faults.StatusResponse(fault, time.Now())
 		} else {
 			resp = handle(r)
 		}
-		s.logOutcome(entry, resp.Status, fault.Mode)
+		s.requests.Outcome(entry, resp.Status, fault.Mode)
 
 		if faulted {
 			switch fault.Mode {
 			case ModeDropResponse:
-				dropConnection(w)
+				faults.Drop(w)
 				return
 			case ModeDelay:
 				// Returning without writing would send an empty 200.
-				if !holdResponse(r, time.Duration(fault.DelayMs)*time.Millisecond) {
-					dropConnection(w)
+				if !faults.Hold(r, time.Duration(fault.DelayMs)*time.Millisecond) {
+					faults.Drop(w)
 					return
 				}
 			}
@@ -140,47 +150,11 @@ func (s *Server) api(op string, handle func(*http.Request) wire.Response) http.H
 	})
 }
 
-func (s *Server) logArrival(op string, r *http.Request) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.requests) >= maxRequestLog {
-		s.requests = s.requests[1:]
-		s.requestsDropped++
-	}
-	s.requests = append(s.requests, RequestRecord{
-		Op:     op,
-		Method: r.Method,
-		Path:   r.URL.Path,
-		At:     time.Now().UTC(),
-	})
-	return s.requestsDropped + len(s.requests) - 1
-}
-
-func (s *Server) logOutcome(entry, status int, fault string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i := entry - s.requestsDropped
-	if i < 0 || i >= len(s.requests) {
-		return
-	}
-	s.requests[i].Status = status
-	s.requests[i].Fault = fault
-}
-
 // Requests returns the request log, oldest first.
-func (s *Server) Requests() []RequestRecord {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]RequestRecord(nil), s.requests...)
-}
+func (s *Server) Requests() []RequestRecord { return s.requests.Records() }
 
 // ClearRequests empties the request log.
-func (s *Server) ClearRequests() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.requestsDropped += len(s.requests)
-	s.requests = nil
-}
+func (s *Server) ClearRequests() { s.requests.Clear() }
 
 func (s *Server) unknownRoute(r *http.Request) wire.Response {
 	return wire.NotFound(wire.DocsREST)

@@ -200,9 +200,10 @@ func TestCollaboratorPermissions(t *testing.T) {
 	for login, want := range map[string]string{"alice": "admin", "bob": "write", "mallory": "read", "eve": "none", "Bob": "write"} {
 		a := call(t, "GET", srv.URL+"/repos/acme/widgets/collaborators/"+login+"/permission", "")
 		require.Equal(t, http.StatusOK, a.status, login)
-		p := decode[wire.Permission](t, a)
-		require.Equal(t, want, p.GetPermission(), login)
-		require.Equal(t, login, p.GetUser().GetLogin())
+		p := decode[wire.CollaboratorPermission](t, a)
+		require.Equal(t, want, p.Permission, login)
+		require.Equal(t, want, p.RoleName, login)
+		require.Equal(t, login, p.User.Login)
 	}
 	require.Equal(t, http.StatusNotFound, call(t, "GET", srv.URL+"/repos/acme/nope/collaborators/bob/permission", "").status)
 }

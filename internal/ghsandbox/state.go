@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/diff"
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // firstCommentID makes comment IDs look like GitHub's (large, global across
@@ -29,6 +32,14 @@ type repoState struct {
 	repoInfo
 	collaborators map[string]string // lowercased login -> permission
 	pulls         map[int]*pullState
+	// issues are those created through the API; pull requests share their
+	// numbers, as on GitHub.
+	issues map[int]*Issue
+	// labels are the repository's, in the order they were made.
+	labels []wire.LabelFacts
+	// issueLabels names the labels on an issue or pull request by number,
+	// in the order they were added.
+	issueLabels map[int][]string
 }
 
 type pullState struct {
@@ -36,6 +47,7 @@ type pullState struct {
 	additions int
 	deletions int
 	comments  []Comment
+	reviews   []Review
 }
 
 // repoID keys repositories case-insensitively, as GitHub resolves them.
@@ -50,6 +62,8 @@ func newRepoStates(f Fixture) map[string]*repoState {
 			repoInfo:      repoInfo{owner: fr.Owner, name: fr.Name, defaultBranch: fr.DefaultBranch},
 			collaborators: map[string]string{},
 			pulls:         map[int]*pullState{},
+			issues:        map[int]*Issue{},
+			issueLabels:   map[int][]string{},
 		}
 		if rs.defaultBranch == "" {
 			rs.defaultBranch = "main"
@@ -70,7 +84,7 @@ func newPullState(fp FixturePull) *pullState {
 	ps.Files = append([]FixtureFile(nil), fp.Files...)
 	ps.Comments = nil
 	for _, f := range ps.Files {
-		add, del := countPatchLines(f.Patch)
+		add, del := diff.CountLines(f.Patch)
 		ps.additions += add
 		ps.deletions += del
 	}
@@ -102,20 +116,6 @@ func (s *Server) allocCommentID() int64 {
 	return id
 }
 
-// countPatchLines counts the added and removed lines of unified diff hunks.
-func countPatchLines(patch string) (additions, deletions int) {
-	for _, line := range strings.Split(patch, "\n") {
-		switch {
-		case strings.HasPrefix(line, "@@"):
-		case strings.HasPrefix(line, "+"):
-			additions++
-		case strings.HasPrefix(line, "-"):
-			deletions++
-		}
-	}
-	return additions, deletions
-}
-
 // lookupPull returns copies of a pull request and its repository, or false,
 // so that callers read them without the lock.
 func (s *Server) lookupPull(owner, repo string, number int) (repoInfo, pullState, bool) {
@@ -127,6 +127,7 @@ func (s *Server) lookupPull(owner, repo string, number int) (repoInfo, pullState
 	}
 	cp := *ps
 	cp.comments = append([]Comment(nil), ps.comments...)
+	cp.reviews = append([]Review(nil), ps.reviews...)
 	return rs.repoInfo, cp, true
 }
 

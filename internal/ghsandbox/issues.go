@@ -1,0 +1,118 @@
+package ghsandbox
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
+)
+
+// Issue is an issue created through the API; its labels are in Labels.
+type Issue struct {
+	Number    int       `json:"number"`
+	Title     string    `json:"title"`
+	Body      string    `json:"body"`
+	User      string    `json:"user"`
+	State     string    `json:"state"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func (s *Server) createIssue(r *http.Request) wire.Response {
+	if !s.exists(r) {
+		return wire.NotFound(wire.DocsCreateIssue)
+	}
+	var in wire.CreateIssueRequest
+	if resp, ok := wire.DecodeBody(r, wire.DocsCreateIssue, &in); !ok {
+		return resp
+	}
+	title, invalid, bad := in.CheckedTitle()
+	if !bad {
+		invalid, bad = wire.CheckBody(resourceIssue, in.Body, false)
+	}
+	if !bad {
+		invalid, bad = wire.CheckLabelNames(in.Labels, false)
+	}
+	if bad {
+		return wire.ValidationFailed(wire.DocsCreateIssue, invalid)
+	}
+	return s.onRepo(wire.DocsCreateIssue, func(r *http.Request, rs *repoState) wire.Response {
+		b := wire.BasesOf(r)
+		is := &Issue{Number: rs.nextNumber(), Title: title, User: s.botLogin, State: "open", CreatedAt: commentTime()}
+		if in.Body != nil {
+			is.Body = *in.Body
+		}
+		rs.issues[is.Number] = is
+		if err := s.labelLocked(rs, is.Number, in.Labels); err != nil {
+			delete(rs.issues, is.Number)
+			return labelRefused(wire.DocsCreateIssue, err)
+		}
+		facts, _ := rs.issueFacts(is.Number)
+		view := wire.NewIssue(b, rs.ref(), facts)
+		resp := wire.JSON(http.StatusCreated, view)
+		resp.Header.Set("Location", view.URL)
+		return resp
+	})(r)
+}
+
+const resourceIssue = "Issue"
+
+// nextNumber is the number GitHub would give the repository's next issue:
+// issues and pull requests count up together.
+func (rs *repoState) nextNumber() int {
+	n := 0
+	for number := range rs.pulls {
+		n = max(n, number)
+	}
+	for number := range rs.issues {
+		n = max(n, number)
+	}
+	return n + 1
+}
+
+// listIssues lists issues and, as GitHub does, pull requests with them.
+func listIssues(r *http.Request, rs *repoState) wire.Response {
+	b := wire.BasesOf(r)
+	iq, invalid := wire.ParseIssueQuery(r.URL.Query())
+	if invalid != nil {
+		return wire.ValidationFailed(wire.DocsListIssues, *invalid)
+	}
+	var found []wire.IssueFacts
+	for _, number := range rs.numbers() {
+		if f, _ := rs.issueFacts(number); iq.Matches(f) {
+			found = append(found, f)
+		}
+	}
+	slices.SortFunc(found, iq.Compare)
+	return wire.Paginated(r, viewsOf(found, func(f wire.IssueFacts) wire.Issue { return wire.NewIssue(b, rs.ref(), f) }))
+}
+
+// numbers is every issue and pull request number of the repository, sorted.
+func (rs *repoState) numbers() []int {
+	var out []int
+	for number := range rs.pulls {
+		out = append(out, number)
+	}
+	for number := range rs.issues {
+		out = append(out, number)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Issues returns the issues created through the API, by number.
+func (s *Server) Issues(owner, repo string) []Issue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs, ok := s.repos[repoID(owner, repo)]
+	if !ok {
+		return nil
+	}
+	out := []Issue{}
+	for _, number := range rs.numbers() {
+		if is, ok := rs.issues[number]; ok {
+			out = append(out, *is)
+		}
+	}
+	return out
+}

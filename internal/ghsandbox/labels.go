@@ -1,0 +1,106 @@
+package ghsandbox
+
+import (
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
+)
+
+// newLabelColor is the color GitHub gives a label it creates because an
+// issue named it.
+const newLabelColor = "ededed"
+
+func listLabels(r *http.Request, rs *repoState) wire.Response {
+	b := wire.BasesOf(r)
+	number, ok := pathNumber(r)
+	if !ok || rs.pulls[number] == nil && rs.issues[number] == nil {
+		return wire.NotFound(wire.DocsListLabels)
+	}
+	return wire.Paginated(r, wire.NewLabels(b, rs.ref(), rs.labelsOn(number)))
+}
+
+func (s *Server) addLabels(r *http.Request) wire.Response {
+	number, ok := pathNumber(r)
+	if !ok || !s.exists(r) {
+		return wire.NotFound(wire.DocsAddLabels)
+	}
+	var in wire.AddLabelsRequest
+	if resp, ok := wire.DecodeBody(r, wire.DocsAddLabels, &in); !ok {
+		return resp
+	}
+	if invalid, bad := wire.CheckLabelNames(in.Labels, true); bad {
+		return wire.ValidationFailed(wire.DocsAddLabels, invalid)
+	}
+	return s.onRepo(wire.DocsAddLabels, func(r *http.Request, rs *repoState) wire.Response {
+		b := wire.BasesOf(r)
+		if err := s.labelLocked(rs, number, in.Labels); err != nil {
+			return labelRefused(wire.DocsAddLabels, err)
+		}
+		return wire.JSON(http.StatusOK, wire.NewLabels(b, rs.ref(), rs.labelsOn(number)))
+	})(r)
+}
+
+// errTooManyLabels is labelLocked's refusal of an issue past GitHub's limit.
+var errTooManyLabels = errors.New("too many labels")
+
+// labelRefused answers labelLocked's error.
+func labelRefused(docs string, err error) wire.Response {
+	if errors.Is(err, errTooManyLabels) {
+		return wire.ValidationFailed(docs, wire.TooManyLabels())
+	}
+	return notStored(docs, err)
+}
+
+// labelLocked adds labels to issue or pull request number, creating those
+// the repository lacks, and saves; on any refusal nothing changes. The
+// caller holds s.mu and has checked the names.
+func (s *Server) labelLocked(rs *repoState, number int, names []string) error {
+	repoLabels := len(rs.labels)
+	before, had := rs.issueLabels[number]
+	undo := func() {
+		rs.labels = rs.labels[:repoLabels]
+		if had {
+			rs.issueLabels[number] = before
+		} else {
+			delete(rs.issueLabels, number)
+		}
+	}
+	on := slices.Clone(before)
+	for _, name := range names {
+		l, ok := rs.label(name)
+		if !ok {
+			l = wire.LabelFacts{Name: strings.TrimSpace(name), Color: newLabelColor}
+			rs.labels = append(rs.labels, l)
+		}
+		if !slices.ContainsFunc(on, func(n string) bool { return strings.EqualFold(n, l.Name) }) {
+			on = append(on, l.Name)
+		}
+	}
+	if len(on) > wire.MaxLabelsPerIssue {
+		undo()
+		return errTooManyLabels
+	}
+	if len(on) > 0 {
+		rs.issueLabels[number] = on
+	}
+	if err := s.saveLocked(); err != nil {
+		undo()
+		return err
+	}
+	return nil
+}
+
+// Labels returns the names of the labels on an issue or pull request, in
+// the order they were added.
+func (s *Server) Labels(owner, repo string, number int) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs, ok := s.repos[repoID(owner, repo)]
+	if !ok {
+		return nil
+	}
+	return slices.Clone(rs.issueLabels[number])
+}
