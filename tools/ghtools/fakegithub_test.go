@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -116,6 +117,50 @@ func (f *fakeGitHub) count(op string) int {
 	return n
 }
 
+// The test's side of the fake: the server's goroutines share its state.
+
+func (f *fakeGitHub) setPageSize(n int) { f.mu.Lock(); f.pageSize = n; f.mu.Unlock() }
+
+func (f *fakeGitHub) loseNext(op, how string) { f.mu.Lock(); f.lose[op] = how; f.mu.Unlock() }
+
+func (f *fakeGitHub) refuseWith(op string, status int) {
+	f.mu.Lock()
+	f.refuse[op] = status
+	f.mu.Unlock()
+}
+
+func (f *fakeGitHub) setLabels(labels ...string) { f.mu.Lock(); f.prLabels = labels; f.mu.Unlock() }
+
+func (f *fakeGitHub) labels() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.prLabels)
+}
+
+func (f *fakeGitHub) reviewsNow() []*gogithub.PullRequestReview {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.reviews)
+}
+
+func (f *fakeGitHub) commentsOf(reviewID int64) []*gogithub.DraftReviewComment {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.comments[reviewID]
+}
+
+func (f *fakeGitHub) issuesNow() []*gogithub.Issue {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.issues)
+}
+
+func (f *fakeGitHub) query(op string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queries[op]
+}
+
 func (f *fakeGitHub) total() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -202,16 +247,22 @@ func (f *fakeGitHub) createReview(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	f.nextID++
-	rv := f.addReview(f.nextID, botLogin, req.GetBody())
+	rv := f.storeReview(f.nextID, botLogin, req.GetBody())
 	rv.State = gogithub.String(state)
 	f.comments[f.nextID] = req.Comments
 	f.mu.Unlock()
 	f.answer(w, opCreateReview, http.StatusOK, rv)
 }
 
-// addReview stores a review as if its author had posted it; callers hold mu
-// or own the fake alone.
-func (f *fakeGitHub) addReview(id int64, author, body string) *gogithub.PullRequestReview {
+// addReview stores a review as if its author had posted it.
+func (f *fakeGitHub) addReview(id int64, author, body string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.storeReview(id, author, body)
+}
+
+// storeReview is addReview for a caller that holds mu.
+func (f *fakeGitHub) storeReview(id int64, author, body string) *gogithub.PullRequestReview {
 	rv := &gogithub.PullRequestReview{ID: gogithub.Int64(id), User: user(author), Body: gogithub.String(body),
 		State: gogithub.String("COMMENTED"), HTMLURL: gogithub.String(fmt.Sprintf("https://github.test/acme/widgets/pull/7#pullrequestreview-%d", id))}
 	f.reviews = append(f.reviews, rv)
@@ -245,7 +296,7 @@ func (f *fakeGitHub) createIssue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	is := f.addIssue(botLogin, req.GetTitle(), req.GetBody())
+	is := f.storeIssue(botLogin, req.GetTitle(), req.GetBody())
 	if req.Labels != nil {
 		for _, l := range *req.Labels {
 			is.Labels = append(is.Labels, &gogithub.Label{Name: gogithub.String(l)})
@@ -255,9 +306,22 @@ func (f *fakeGitHub) createIssue(w http.ResponseWriter, r *http.Request) {
 	f.answer(w, opCreateIssue, http.StatusCreated, is)
 }
 
-// addIssue stores an issue as if its author had filed it; callers hold mu
-// or own the fake alone.
-func (f *fakeGitHub) addIssue(author, title, body string) *gogithub.Issue {
+// addIssue stores an issue as if its author had filed it.
+func (f *fakeGitHub) addIssue(author, title, body string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.storeIssue(author, title, body)
+}
+
+// addPullRequest stores a pull request, which GitHub lists among the issues.
+func (f *fakeGitHub) addPullRequest(author, title, body string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.storeIssue(author, title, body).PullRequestLinks = &gogithub.PullRequestLinks{URL: gogithub.String("pulls")}
+}
+
+// storeIssue is addIssue for a caller that holds mu.
+func (f *fakeGitHub) storeIssue(author, title, body string) *gogithub.Issue {
 	n := len(f.issues) + 1
 	is := &gogithub.Issue{ID: gogithub.Int64(int64(90000 + n)), Number: gogithub.Int(n), Title: gogithub.String(title),
 		Body: gogithub.String(body), User: user(author), State: gogithub.String("open"),

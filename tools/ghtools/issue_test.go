@@ -22,8 +22,8 @@ func TestCreateIssueFilesOneIssueWithItsMarker(t *testing.T) {
 	out, err := ghtools.NewCreateIssue(f.access()).Execute(context.Background(), approvedCall(t, ghtools.ToolCreateIssue, issueArgs, "run-1:6"))
 	require.NoError(t, err)
 
-	require.Len(t, f.issues, 8)
-	is := f.issues[7]
+	require.Len(t, f.issuesNow(), 8)
+	is := f.issuesNow()[7]
 	require.Equal(t, "Add tests for package cache", is.GetTitle())
 	require.Equal(t, ghapi.MarkedBody("The review found no tests for cache/.", "run-1:6"), is.GetBody())
 	require.Len(t, is.Labels, 1)
@@ -37,7 +37,7 @@ func TestCreateIssueFilesOneIssueWithItsMarker(t *testing.T) {
 	require.Equal(t, float64(8), content["number"])
 	require.Equal(t, is.GetHTMLURL(), content["url"])
 
-	q, err := url.ParseQuery(f.queries[opListIssues])
+	q, err := url.ParseQuery(f.query(opListIssues))
 	require.NoError(t, err)
 	require.Equal(t, botLogin, q.Get("creator"), "the look reads only the bot's issues")
 	require.Equal(t, "all", q.Get("state"), "a closed issue still proves the operation")
@@ -52,8 +52,8 @@ func TestCreateIssueWithoutBodyOrLabels(t *testing.T) {
 	require.Equal(t, "New issue in acme/widgets\nTitle: \"Follow up\"\nLabels: none\n\n", call.Approved)
 	_, err := action.Execute(context.Background(), call)
 	require.NoError(t, err)
-	require.Equal(t, api.OperationMarker("run-1:6"), strings.TrimSpace(f.issues[7].GetBody()))
-	require.Empty(t, f.issues[7].Labels)
+	require.Equal(t, api.OperationMarker("run-1:6"), strings.TrimSpace(f.issuesNow()[7].GetBody()))
+	require.Empty(t, f.issuesNow()[7].Labels)
 
 	rec, err := action.Reconcile(context.Background(), call)
 	require.NoError(t, err)
@@ -64,8 +64,8 @@ func TestCreateIssueAfterALostResponseFindsItsIssueAndFilesNothing(t *testing.T)
 	for _, lose := range []string{"hangup", "502"} {
 		t.Run(lose, func(t *testing.T) {
 			f := newFakeGitHub(t)
-			f.pageSize = 1
-			f.lose[opCreateIssue] = lose
+			f.setPageSize(1)
+			f.loseNext(opCreateIssue, lose)
 			action := ghtools.NewCreateIssue(f.access())
 			call := approvedCall(t, ghtools.ToolCreateIssue, issueArgs, "run-1:6")
 
@@ -109,17 +109,16 @@ func TestCreateIssueReconcile(t *testing.T) {
 			}},
 		{name: "a pull request by the bot is not an issue", outcome: api.ReconcileNotCreated,
 			setup: func(f *fakeGitHub) {
-				pull := f.addIssue(botLogin, "Add tests for package cache", marked)
-				pull.PullRequestLinks = f.issues[pr.PullNumber-1].PullRequestLinks
+				f.addPullRequest(botLogin, "Add tests for package cache", marked)
 			}},
 		{name: "403", outcome: api.ReconcileCannotTell,
 			setup: func(f *fakeGitHub) {
 				f.addIssue(botLogin, "Add tests for package cache", marked)
-				f.refuse[opListIssues] = 403
+				f.refuseWith(opListIssues, 403)
 			}},
 		{name: "more of the bot's issues than the look reads", outcome: api.ReconcileCannotTell,
 			setup: func(f *fakeGitHub) {
-				f.pageSize = 1
+				f.setPageSize(1)
 				f.addIssue(botLogin, "Add tests for package cache", marked)
 				for range 10 {
 					f.addIssue(botLogin, "later", "")
@@ -150,7 +149,7 @@ func TestCreateIssueReconcile(t *testing.T) {
 
 func TestCreateIssueThatCannotFinishLookingFilesNothing(t *testing.T) {
 	f := newFakeGitHub(t)
-	f.pageSize = 1
+	f.setPageSize(1)
 	for range 11 {
 		f.addIssue(botLogin, "older", "")
 	}

@@ -17,10 +17,10 @@ const labelsArgs = `{"labels":["needs-tests","bug"]}`
 
 func TestAddLabelsAddsThemAndNamesTheEffectByTheSortedLabels(t *testing.T) {
 	f := newFakeGitHub(t)
-	f.prLabels = []string{"area/api"}
+	f.setLabels("area/api")
 	out, err := ghtools.NewAddLabels(f.access()).Execute(context.Background(), approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5"))
 	require.NoError(t, err)
-	require.Equal(t, []string{"area/api", "needs-tests", "bug"}, f.prLabels)
+	require.Equal(t, []string{"area/api", "needs-tests", "bug"}, f.labels())
 	require.Equal(t, "bug,needs-tests", out.ExternalID)
 	require.Equal(t, "https://github.test/acme/widgets/pull/7", out.URL)
 	require.False(t, out.AlreadyExisted)
@@ -37,14 +37,14 @@ func TestAddLabelsAfterALostResponseFindsThemAndAddsNothing(t *testing.T) {
 	for _, lose := range []string{"hangup", "502"} {
 		t.Run(lose, func(t *testing.T) {
 			f := newFakeGitHub(t)
-			f.lose[opAddLabels] = lose
+			f.loseNext(opAddLabels, lose)
 			action := ghtools.NewAddLabels(f.access())
 			call := approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5")
 
 			_, err := action.Execute(context.Background(), call)
 			require.Error(t, err)
 			require.Empty(t, outerType(err), "a lost response leaves the outcome unknown: %v", err)
-			require.ElementsMatch(t, []string{"needs-tests", "bug"}, f.prLabels)
+			require.ElementsMatch(t, []string{"needs-tests", "bug"}, f.labels())
 
 			out, err := action.Execute(context.Background(), call)
 			require.NoError(t, err)
@@ -74,9 +74,9 @@ func TestAddLabelsReconcile(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
-			f.prLabels = tc.have
+			f.setLabels(tc.have...)
 			if tc.refuse != 0 {
-				f.refuse[opGetIssue] = tc.refuse
+				f.refuseWith(opGetIssue, tc.refuse)
 			}
 			rec, err := ghtools.NewAddLabels(f.access()).Reconcile(context.Background(), approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5"))
 			require.NoError(t, err)

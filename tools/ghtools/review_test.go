@@ -24,11 +24,11 @@ func TestCreateReviewPostsOneReviewWithItsMarkerAndInlineComments(t *testing.T) 
 	out, err := ghtools.NewCreateReview(f.access()).Execute(context.Background(), call)
 	require.NoError(t, err)
 
-	require.Len(t, f.reviews, 1)
-	rv := f.reviews[0]
+	require.Len(t, f.reviewsNow(), 1)
+	rv := f.reviewsNow()[0]
 	require.Equal(t, ghapi.MarkedBody("Two things to fix.", "run-1:4"), rv.GetBody())
 	require.Equal(t, "CHANGES_REQUESTED", rv.GetState())
-	comments := f.comments[rv.GetID()]
+	comments := f.commentsOf(rv.GetID())
 	require.Len(t, comments, 3)
 	require.Equal(t, "main.go", comments[0].GetPath())
 	require.Equal(t, 12, comments[0].GetLine())
@@ -53,17 +53,17 @@ func TestCreateReviewAfterALostResponseFindsItsReviewAndPostsNothing(t *testing.
 	for _, lose := range []string{"hangup", "502"} {
 		t.Run(lose, func(t *testing.T) {
 			f := newFakeGitHub(t)
-			f.pageSize = 2
+			f.setPageSize(2)
 			f.addReview(1, "alice", "Looks fine to me.")
 			f.addReview(2, "mallory", ghapi.MarkedBody("Two things to fix.", "run-1:4"))
-			f.lose[opCreateReview] = lose
+			f.loseNext(opCreateReview, lose)
 			action := ghtools.NewCreateReview(f.access())
 			call := approvedCall(t, ghtools.ToolCreateReview, reviewArgs, "run-1:4")
 
 			_, err := action.Execute(context.Background(), call)
 			require.Error(t, err)
 			require.Empty(t, outerType(err), "a lost response leaves the outcome unknown, not refused: %v", err)
-			require.Len(t, f.reviews, 3, "GitHub made the review before the answer was lost")
+			require.Len(t, f.reviewsNow(), 3, "GitHub made the review before the answer was lost")
 
 			out, err := action.Execute(context.Background(), call)
 			require.NoError(t, err)
@@ -89,7 +89,7 @@ func TestCreateReviewReconcile(t *testing.T) {
 			setup: func(f *fakeGitHub) { f.addReview(1, "alice", "LGTM") }},
 		{name: "ours is on the third page", outcome: api.ReconcileFound, externalID: "9",
 			setup: func(f *fakeGitHub) {
-				f.pageSize = 1
+				f.setPageSize(1)
 				f.addReview(1, "alice", "LGTM")
 				f.addReview(2, "bob", "nit")
 				f.addReview(9, botLogin, marked)
@@ -108,9 +108,9 @@ func TestCreateReviewReconcile(t *testing.T) {
 				f.addReview(6, botLogin, "Two things to fix.\r\n\r\n"+api.OperationMarker("run-1:4")+"\n")
 			}},
 		{name: "403 on the listing", outcome: api.ReconcileCannotTell,
-			setup: func(f *fakeGitHub) { f.addReview(9, botLogin, marked); f.refuse[opListReviews] = 403 }},
+			setup: func(f *fakeGitHub) { f.addReview(9, botLogin, marked); f.refuseWith(opListReviews, 403) }},
 		{name: "404 on the listing", outcome: api.ReconcileCannotTell,
-			setup: func(f *fakeGitHub) { f.refuse[opListReviews] = 404 }},
+			setup: func(f *fakeGitHub) { f.refuseWith(opListReviews, 404) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestCreateReviewReconcile(t *testing.T) {
 
 func TestCreateReviewReconcileRetriesAServerErrorRatherThanAnswer(t *testing.T) {
 	f := newFakeGitHub(t)
-	f.refuse[opListReviews] = 500
+	f.refuseWith(opListReviews, 500)
 	call := approvedCall(t, ghtools.ToolCreateReview, reviewArgs, "run-1:4")
 	_, err := ghtools.NewCreateReview(f.access()).Reconcile(context.Background(), call)
 	require.Error(t, err, "a 500 is neither an answer nor a refusal to let us look")
@@ -193,11 +193,11 @@ func TestCreateReviewWriteErrors(t *testing.T) {
 		writes int
 	}{
 		{name: "422 on the post proves nothing happened", want: api.ErrTypeToolRejected, writes: 1,
-			setup: func(f *fakeGitHub) { f.refuse[opCreateReview] = 422 }},
+			setup: func(f *fakeGitHub) { f.refuseWith(opCreateReview, 422) }},
 		{name: "403 on the look first proves nothing about an earlier attempt", want: "", writes: 0,
-			setup: func(f *fakeGitHub) { f.refuse[opListReviews] = 403 }},
+			setup: func(f *fakeGitHub) { f.refuseWith(opListReviews, 403) }},
 		{name: "429 on the post is a rate limit", want: api.ErrTypeRateLimited, writes: 1,
-			setup: func(f *fakeGitHub) { f.refuse[opCreateReview] = 429 }},
+			setup: func(f *fakeGitHub) { f.refuseWith(opCreateReview, 429) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -208,7 +208,7 @@ func TestCreateReviewWriteErrors(t *testing.T) {
 			require.Error(t, err)
 			require.Equal(t, tc.want, outerType(err), "%v", err)
 			require.Equal(t, tc.writes, f.count(opCreateReview))
-			require.Empty(t, f.reviews)
+			require.Empty(t, f.reviewsNow())
 		})
 	}
 }
