@@ -97,17 +97,21 @@ func targetName(t api.Target) string {
 	return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.PullNumber)
 }
 
-// approvedCall checks what every attempt and reconciliation of an action
-// needs before it looks at GitHub: its operationKey, and that the call is
-// the one approved (its preview is the text the person approved).
-func approvedCall(call tools.Call, preview string) error {
-	if call.OperationKey == "" {
-		return errors.New("the call has no operationKey")
+// approvedArgs reads the arguments of an attempt or a reconciliation and
+// checks what both need before they look at GitHub: an operationKey, and
+// that the call is the one approved (its preview is the text the person
+// approved).
+func approvedArgs[A any](call tools.Call, parse func(tools.Call) (A, string, error)) (A, error) {
+	a, preview, err := parse(call)
+	switch {
+	case err != nil:
+		return a, err
+	case call.OperationKey == "":
+		return a, errors.New("the call has no operationKey")
+	case call.Approved != "" && call.Approved != preview:
+		return a, errors.New("the call's arguments are not the ones approved")
 	}
-	if call.Approved != "" && call.Approved != preview {
-		return errors.New("the call's arguments are not the ones approved")
-	}
-	return nil
+	return a, nil
 }
 
 // markerSteps are the two GitHub calls of an action whose proof is its

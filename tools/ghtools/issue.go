@@ -115,10 +115,7 @@ func (createIssue) Touches(call tools.Call) (string, error) {
 
 func (i createIssue) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
 	op := fmt.Sprintf("create issue in %s/%s", call.Target.Owner, call.Target.Repo)
-	a, preview, err := i.parse(call)
-	if err == nil {
-		err = approvedCall(call, preview)
-	}
+	a, err := approvedArgs(call, i.parse)
 	if err != nil {
 		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
 	}
@@ -127,10 +124,7 @@ func (i createIssue) Execute(ctx context.Context, call tools.Call) (api.ToolOutp
 
 func (i createIssue) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
 	op := fmt.Sprintf("find issue for operation %s in %s/%s", call.OperationKey, call.Target.Owner, call.Target.Repo)
-	a, preview, err := i.parse(call)
-	if err == nil {
-		err = approvedCall(call, preview)
-	}
+	a, err := approvedArgs(call, i.parse)
 	if err != nil {
 		return cannotTell(op+": "+err.Error(), nil), nil
 	}

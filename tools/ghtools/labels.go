@@ -81,10 +81,7 @@ func (addLabels) Touches(call tools.Call) (string, error) { return pullRef(call.
 // its effect rather than claim to have made it.
 func (l addLabels) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
 	op := "add labels to " + targetName(call.Target)
-	a, preview, err := l.parse(call)
-	if err == nil {
-		err = approvedCall(call, preview)
-	}
+	a, err := approvedArgs(call, l.parse)
 	if err != nil {
 		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
 	}
@@ -117,10 +114,7 @@ func (l addLabels) Execute(ctx context.Context, call tools.Call) (api.ToolOutput
 // cannot_tell when it may not read them.
 func (l addLabels) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
 	op := "read labels of " + targetName(call.Target) + " for operation " + call.OperationKey
-	a, preview, err := l.parse(call)
-	if err == nil {
-		err = approvedCall(call, preview)
-	}
+	a, err := approvedArgs(call, l.parse)
 	if err != nil {
 		return cannotTell(op+": "+err.Error(), nil), nil
 	}

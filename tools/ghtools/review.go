@@ -134,10 +134,7 @@ func (createReview) Touches(call tools.Call) (string, error) { return pullRef(ca
 
 func (r createReview) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
 	op := "create review on " + targetName(call.Target)
-	a, preview, err := r.parse(call)
-	if err == nil {
-		err = approvedCall(call, preview)
-	}
+	a, err := approvedArgs(call, r.parse)
 	if err != nil {
 		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
 	}
@@ -146,10 +143,7 @@ func (r createReview) Execute(ctx context.Context, call tools.Call) (api.ToolOut
 
 func (r createReview) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
 	op := "find review for operation " + call.OperationKey + " on " + targetName(call.Target)
-	a, preview, err := r.parse(call)
-	if err == nil {
-		err = approvedCall(call, preview)
-	}
+	a, err := approvedArgs(call, r.parse)
 	if err != nil {
 		return cannotTell(op+": "+err.Error(), nil), nil
 	}
