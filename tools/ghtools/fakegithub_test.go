@@ -98,10 +98,22 @@ func (f *fakeGitHub) access() testAccess {
 type testAccess struct {
 	gh    *gogithub.Client
 	login string
+	// clientErr and loginErr, when set, are what ClientFor and BotLogin
+	// answer instead.
+	clientErr, loginErr error
 }
 
-func (a testAccess) ClientFor(string, api.Target) (*gogithub.Client, error) { return a.gh, nil }
+func (a testAccess) ClientFor(string, api.Target) (*gogithub.Client, error) {
+	if a.clientErr != nil {
+		return nil, a.clientErr
+	}
+	return a.gh, nil
+}
+
 func (a testAccess) BotLogin(context.Context, *gogithub.Client, string) (string, error) {
+	if a.loginErr != nil {
+		return "", a.loginErr
+	}
 	return a.login, nil
 }
 

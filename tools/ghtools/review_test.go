@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
@@ -270,4 +271,39 @@ func TestCreateReviewSchemaRefusesBadCalls(t *testing.T) {
 func jsonEscape(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b[1 : len(b)-1])
+}
+
+func TestMarkerActionsWhenTheWorkerMayNotLookOrPost(t *testing.T) {
+	notAllowed := tools.Rejected("acme/widgets is not in AGENT_ALLOWED_REPOS", nil)
+	badToken := temporal.NewNonRetryableApplicationError("GET /user: 401 Bad credentials", api.ErrTypeGitHubRejected, nil)
+	cases := []struct {
+		name        string
+		set         func(a *testAccess)
+		executeType string
+	}{
+		{name: "repository not allowed", set: func(a *testAccess) { a.clientErr = notAllowed }, executeType: api.ErrTypeToolRejected},
+		// A token that stopped working cannot prove that an earlier attempt
+		// with it did nothing: the outcome is unknown.
+		{name: "identity unreadable", set: func(a *testAccess) { a.loginErr = badToken }, executeType: ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeGitHub(t)
+			acc := f.access()
+			tc.set(&acc)
+			actions := map[string]tools.Action{ghtools.ToolCreateReview: ghtools.NewCreateReview(acc), ghtools.ToolCreateIssue: ghtools.NewCreateIssue(acc)}
+			args := map[string]string{ghtools.ToolCreateReview: reviewArgs, ghtools.ToolCreateIssue: issueArgs}
+			for name, action := range actions {
+				call := approvedCall(t, name, args[name], "run-1:4")
+				_, err := action.Execute(context.Background(), call)
+				require.Error(t, err)
+				require.Equal(t, tc.executeType, outerType(err), "%s: %v", name, err)
+				rec, err := action.Reconcile(context.Background(), call)
+				require.NoError(t, err)
+				require.Equal(t, api.ReconcileCannotTell, rec.Outcome, name)
+				require.NotEmpty(t, rec.Reason)
+			}
+			require.Zero(t, f.total(), "nothing reached GitHub")
+		})
+	}
 }
