@@ -157,11 +157,11 @@ func executeMarked(ctx context.Context, acc Access, call tools.Call, s markerSte
 func reconcileMarked(ctx context.Context, acc Access, call tools.Call, s markerSteps) (api.ToolReconciliation, error) {
 	gh, login, err := clientAndLogin(ctx, acc, call, s.op)
 	if err != nil {
-		return cannotTellOr(err, nil)
+		return cannotTellIfRefused(err, nil)
 	}
 	out, found, err := s.find(ctx, gh, login)
 	if err != nil {
-		return cannotTellOr(ghapi.ClassifyError(s.op, err), out.Ignored)
+		return cannotTellIfRefused(ghapi.ClassifyError(s.op, err), out.Ignored)
 	}
 	if !found {
 		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated, Output: out}, nil
@@ -223,9 +223,9 @@ func unknownUnlessRateLimited(err error) error {
 	return err
 }
 
-// cannotTellOr turns a refusal to let us look, or a look that could not
+// cannotTellIfRefused turns a refusal to let us look, or a look that could not
 // finish, into cannot_tell, and returns any other error, to be retried.
-func cannotTellOr(err error, ignored []api.IgnoredComment) (api.ToolReconciliation, error) {
+func cannotTellIfRefused(err error, ignored []api.IgnoredComment) (api.ToolReconciliation, error) {
 	if appErr, ok := rejection(err); ok {
 		return cannotTell(appErr.Message(), ignored), nil
 	}

@@ -120,11 +120,11 @@ func (l addLabels) Reconcile(ctx context.Context, call tools.Call) (api.ToolReco
 	}
 	gh, err := clientFor(l.acc, call, op)
 	if err != nil {
-		return cannotTellOr(err, nil)
+		return cannotTellIfRefused(err, nil)
 	}
 	have, url, err := ghapi.IssueLabels(ctx, gh, call.Target)
 	if err != nil {
-		return cannotTellOr(ghapi.ClassifyError(op, err), nil)
+		return cannotTellIfRefused(ghapi.ClassifyError(op, err), nil)
 	}
 	if len(ghapi.MissingLabels(have, a.Labels)) > 0 {
 		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
