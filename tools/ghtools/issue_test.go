@@ -173,7 +173,7 @@ func TestCreateIssueRefusals(t *testing.T) {
 			call := tools.Call{Args: json.RawMessage(args), Target: pr, OperationKey: "run-1:6"}
 			_, err := action.Preview(call)
 			require.Error(t, err)
-			require.Contains(t, refusal(t, ghtools.ToolCreateIssue, args), "invalid arguments")
+			require.Contains(t, refusal(t, ghtools.ToolCreateIssue, args), err.Error(), "the model is told why")
 			_, err = action.Execute(context.Background(), call)
 			require.Equal(t, api.ErrTypeToolRejected, outerType(err), "%v", err)
 			require.Zero(t, f.total(), "nothing reached GitHub")

@@ -169,7 +169,7 @@ func TestCreateReviewRefusals(t *testing.T) {
 			if tc.tamper == nil {
 				_, err := action.Preview(call)
 				require.Error(t, err, "the workflow refuses it before anyone is asked")
-				require.Contains(t, refusal(t, ghtools.ToolCreateReview, tc.args), "invalid arguments")
+				require.Contains(t, refusal(t, ghtools.ToolCreateReview, tc.args), err.Error(), "the model is told why")
 			} else {
 				var err error
 				call.Approved, err = action.Preview(call)
