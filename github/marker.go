@@ -75,11 +75,16 @@ func bodyDigest(body string) [sha256.Size]byte {
 // judge says whether c proves the operation; a candidate that does not is
 // returned as an IgnoredComment, anything without the marker as neither.
 func (p operationProof) judge(c *gogithub.IssueComment) (proves bool, ignored *api.IgnoredComment) {
-	body := c.GetBody()
+	return p.judgeWritten(c.GetID(), c.GetUser().GetLogin(), c.GetBody())
+}
+
+// judgeWritten is judge for anything GitHub keeps with an author and a body
+// (a comment, a review, an issue), so that one rule decides for all of them;
+// id names it in the look-alike report.
+func (p operationProof) judgeWritten(id int64, author, body string) (proves bool, ignored *api.IgnoredComment) {
 	if !strings.Contains(body, p.marker) {
 		return false, nil
 	}
-	author := c.GetUser().GetLogin()
 	why := ""
 	switch {
 	case !api.SameLogin(author, p.author):
@@ -89,7 +94,7 @@ func (p operationProof) judge(c *gogithub.IssueComment) (proves bool, ignored *a
 	default:
 		return true, nil
 	}
-	return false, &api.IgnoredComment{CommentID: c.GetID(), Author: author, Why: why}
+	return false, &api.IgnoredComment{CommentID: id, Author: author, Why: why}
 }
 
 // PageSize is GitHub's largest page: the fewer requests a full listing

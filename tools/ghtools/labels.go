@@ -1,0 +1,148 @@
+package ghtools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/tools"
+)
+
+// ToolAddLabels is the name the model calls the label action by.
+const ToolAddLabels = "add_labels"
+
+var labelsSchema = mustSchema(`{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["labels"],
+  "properties": {
+    "labels": {
+      "type": "array",
+      "minItems": 1,
+      "maxItems": 10,
+      "uniqueItems": true,
+      "items": {"type": "string", "minLength": 1, "maxLength": 50}
+    }
+  }
+}`)
+
+type labelsArgs struct {
+	Labels []string `json:"labels"`
+}
+
+// addLabels adds labels to the pull request. Reconcile strategy: naturally
+// idempotent state read. Adding a label twice changes nothing, so no marker
+// is needed: the operation happened when the pull request carries every
+// label (compared without regard to case, as GitHub does), and adding again
+// is harmless when it does not.
+type addLabels struct{ acc Access }
+
+// NewAddLabels is the add_labels action over acc.
+func NewAddLabels(acc Access) tools.Action { return addLabels{acc: acc} }
+
+func (addLabels) Spec() api.ToolSpec {
+	return api.ToolSpec{
+		Name: ToolAddLabels,
+		Description: "Add labels to the pull request (labels it already carries stay; a label the " +
+			"repository does not have yet is created). A person approves the exact labels first.",
+		Parameters: labelsSchema.raw,
+		SideEffect: true,
+	}
+}
+
+func (addLabels) parse(call tools.Call) (labelsArgs, string, error) {
+	var a labelsArgs
+	if err := labelsSchema.decode(call.Args, &a); err != nil {
+		return a, "", err
+	}
+	for i, l := range a.Labels {
+		if strings.TrimSpace(l) == "" {
+			return a, "", fmt.Errorf("label %d is blank", i+1)
+		}
+	}
+	ref, err := pullRef(call.Target)
+	if err != nil {
+		return a, "", err
+	}
+	return a, "Add labels to " + ref + ": " + quoteAll(a.Labels), nil
+}
+
+func (l addLabels) Preview(call tools.Call) (string, error) {
+	_, preview, err := l.parse(call)
+	return preview, err
+}
+
+func (addLabels) Touches(call tools.Call) (string, error) { return pullRef(call.Target) }
+
+// Execute reads the labels first, so that a repeated attempt says it found
+// its effect rather than claim to have made it.
+func (l addLabels) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
+	op := "add labels to " + targetName(call.Target)
+	a, err := approvedArgs(call, l.parse)
+	if err != nil {
+		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
+	}
+	gh, err := clientFor(l.acc, call, op)
+	if err != nil {
+		return api.ToolOutput{}, err
+	}
+	t := call.Target
+	have, url, err := ghapi.IssueLabels(ctx, gh, t)
+	if err != nil {
+		return api.ToolOutput{}, unknownUnlessRateLimited(ghapi.ClassifyError(op+": read its labels", err))
+	}
+	if len(ghapi.MissingLabels(have, a.Labels)) == 0 {
+		out := labelsOutput(a.Labels, have, url)
+		out.AlreadyExisted = true
+		return out, nil
+	}
+	added, _, err := gh.Issues.AddLabelsToIssue(ctx, t.Owner, t.Repo, t.PullNumber, a.Labels)
+	if err != nil {
+		return api.ToolOutput{}, writeFailed(op, err)
+	}
+	now := make([]string, 0, len(added))
+	for _, label := range added {
+		now = append(now, label.GetName())
+	}
+	return labelsOutput(a.Labels, now, url), nil
+}
+
+// Reconcile says found only when every label is on the pull request, and
+// cannot_tell when it may not read them.
+func (l addLabels) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
+	op := "read labels of " + targetName(call.Target) + " for operation " + call.OperationKey
+	a, err := approvedArgs(call, l.parse)
+	if err != nil {
+		return cannotTell(op+": "+err.Error(), nil), nil
+	}
+	gh, err := clientFor(l.acc, call, op)
+	if err != nil {
+		return cannotTellIfRefused(err, nil)
+	}
+	have, url, err := ghapi.IssueLabels(ctx, gh, call.Target)
+	if err != nil {
+		return cannotTellIfRefused(ghapi.ClassifyError(op, err), nil)
+	}
+	if len(ghapi.MissingLabels(have, a.Labels)) > 0 {
+		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
+	}
+	out := labelsOutput(a.Labels, have, url)
+	out.AlreadyExisted = true
+	return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: out}, nil
+}
+
+// labelsOutput names the effect by the labels asked for, sorted, so that
+// every attempt and reconciliation of one call names it alike; the model
+// reads every label the pull request carries now.
+func labelsOutput(asked, now []string, url string) api.ToolOutput {
+	id := slices.Clone(asked)
+	slices.Sort(id)
+	return api.ToolOutput{
+		Content:    content(map[string]any{"labels": now, "url": url}),
+		ExternalID: strings.Join(id, ","),
+		URL:        url,
+	}
+}

@@ -1,0 +1,146 @@
+package ghtools_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/ghtools"
+)
+
+const labelsArgs = `{"labels":["needs-tests","bug"]}`
+
+func TestAddLabelsAddsThemAndNamesTheEffectByTheSortedLabels(t *testing.T) {
+	f := newFakeGitHub(t)
+	f.setLabels("area/api")
+	out, err := ghtools.NewAddLabels(f.access()).Execute(context.Background(), approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5"))
+	require.NoError(t, err)
+	require.Equal(t, []string{"area/api", "needs-tests", "bug"}, f.labels())
+	require.Equal(t, "bug,needs-tests", out.ExternalID)
+	require.Equal(t, "https://github.test/acme/widgets/pull/7", out.URL)
+	require.False(t, out.AlreadyExisted)
+	var content struct {
+		Labels []string `json:"labels"`
+		URL    string   `json:"url"`
+	}
+	require.NoError(t, json.Unmarshal(out.Content, &content))
+	require.Equal(t, []string{"area/api", "needs-tests", "bug"}, content.Labels, "the model reads every label the pull request carries")
+	require.Equal(t, out.URL, content.URL)
+}
+
+func TestAddLabelsAfterALostResponseFindsThemAndAddsNothing(t *testing.T) {
+	for _, lose := range []string{"hangup", "502"} {
+		t.Run(lose, func(t *testing.T) {
+			f := newFakeGitHub(t)
+			f.loseNext(opAddLabels, lose)
+			action := ghtools.NewAddLabels(f.access())
+			call := approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5")
+
+			_, err := action.Execute(context.Background(), call)
+			require.Error(t, err)
+			require.Empty(t, outerType(err), "a lost response leaves the outcome unknown: %v", err)
+			require.ElementsMatch(t, []string{"needs-tests", "bug"}, f.labels())
+
+			out, err := action.Execute(context.Background(), call)
+			require.NoError(t, err)
+			require.True(t, out.AlreadyExisted)
+			require.Equal(t, "bug,needs-tests", out.ExternalID)
+			require.Equal(t, 1, f.count(opAddLabels), "the second attempt added nothing")
+		})
+	}
+}
+
+func TestAddLabelsReconcile(t *testing.T) {
+	cases := []struct {
+		name    string
+		have    []string
+		refuse  int
+		outcome string
+	}{
+		{name: "none of them", have: []string{"area/api"}, outcome: api.ReconcileNotCreated},
+		{name: "one of two", have: []string{"bug"}, outcome: api.ReconcileNotCreated},
+		{name: "a longer name is not the label", have: []string{"bug-fix", "needs-tests-2"}, outcome: api.ReconcileNotCreated},
+		{name: "all, among others", have: []string{"area/api", "needs-tests", "bug"}, outcome: api.ReconcileFound},
+		{name: "all, in another case", have: []string{"Needs-Tests", "BUG"}, outcome: api.ReconcileFound},
+		{name: "403", have: []string{"needs-tests", "bug"}, refuse: 403, outcome: api.ReconcileCannotTell},
+		{name: "404", refuse: 404, outcome: api.ReconcileCannotTell},
+		{name: "401", refuse: 401, outcome: api.ReconcileCannotTell},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeGitHub(t)
+			f.setLabels(tc.have...)
+			if tc.refuse != 0 {
+				f.refuseWith(opGetIssue, tc.refuse)
+			}
+			rec, err := ghtools.NewAddLabels(f.access()).Reconcile(context.Background(), approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5"))
+			require.NoError(t, err)
+			require.Equal(t, tc.outcome, rec.Outcome, rec.Reason)
+			switch tc.outcome {
+			case api.ReconcileFound:
+				require.Equal(t, "bug,needs-tests", rec.Output.ExternalID)
+				require.True(t, rec.Output.AlreadyExisted)
+			case api.ReconcileCannotTell:
+				require.Contains(t, rec.Reason, "refused by the test")
+			}
+			require.Zero(t, f.count(opAddLabels), "reconciling never adds")
+		})
+	}
+}
+
+func TestAddLabelsRefusals(t *testing.T) {
+	f := newFakeGitHub(t)
+	action := ghtools.NewAddLabels(f.access())
+	for name, call := range map[string]tools.Call{
+		"blank label":     {Args: json.RawMessage(`{"labels":["  "]}`), Target: pr, OperationKey: "run-1:5"},
+		"not approved":    {Args: json.RawMessage(labelsArgs), Target: pr, OperationKey: "run-1:5", Approved: `Add labels to acme/widgets#7: "bug"`},
+		"no pull request": {Args: json.RawMessage(labelsArgs), Target: api.Target{Owner: "acme", Repo: "widgets"}, OperationKey: "run-1:5"},
+		"no key":          {Args: json.RawMessage(labelsArgs), Target: pr},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := action.Execute(context.Background(), call)
+			require.Equal(t, api.ErrTypeToolRejected, outerType(err), "%v", err)
+			rec, err := action.Reconcile(context.Background(), call)
+			require.NoError(t, err)
+			require.Equal(t, api.ReconcileCannotTell, rec.Outcome)
+		})
+	}
+	require.Zero(t, f.total(), "nothing reached GitHub")
+}
+
+func TestAddLabelsPreviewQuotesEveryLabel(t *testing.T) {
+	action := ghtools.NewAddLabels(nil)
+	preview := func(args string) string {
+		p, err := action.Preview(tools.Call{Args: json.RawMessage(args), Target: pr})
+		require.NoError(t, err)
+		return p
+	}
+	require.Equal(t, `Add labels to acme/widgets#7: "needs-tests", "bug"`, preview(labelsArgs))
+	require.NotEqual(t, preview(`{"labels":["a, b"]}`), preview(`{"labels":["a"," b"]}`))
+	require.NotEqual(t, preview(`{"labels":["a\", \"b"]}`), preview(`{"labels":["a","b"]}`))
+	touches, err := action.Touches(tools.Call{Target: pr})
+	require.NoError(t, err)
+	require.Equal(t, "acme/widgets#7", touches)
+}
+
+func TestAddLabelsSchemaRefusesBadCalls(t *testing.T) {
+	for _, args := range []string{
+		`{}`,
+		`{"labels":[]}`,
+		`{"labels":"bug"}`,
+		`{"labels":[""]}`,
+		`{"labels":[1]}`,
+		`{"labels":["bug","bug"]}`,
+		`{"labels":["a","b","c","d","e","f","g","h","i","j","k"]}`,
+		`{"labels":["` + strings.Repeat("x", 51) + `"]}`,
+		`{"labels":["bug"],"color":"red"}`,
+	} {
+		require.NotEmpty(t, refusal(t, ghtools.ToolAddLabels, args), args)
+	}
+	require.Empty(t, refusal(t, ghtools.ToolAddLabels, labelsArgs))
+}
