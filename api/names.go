@@ -94,6 +94,12 @@ const (
 	ToolListPullRequestFiles = "list_pull_request_files"
 	// ToolCreateIssueComment posts a comment; it is gated by approval.
 	ToolCreateIssueComment = "create_issue_comment"
+	// ToolCreatePullRequestReview posts a review with inline comments.
+	ToolCreatePullRequestReview = "create_pull_request_review"
+	// ToolAddLabels labels the pull request.
+	ToolAddLabels = "add_labels"
+	// ToolCreateIssue files an issue in the pull request's repository.
+	ToolCreateIssue = "create_issue"
 	// ToolCheckRepoPermission is the run's own check of who may decide on a
 	// run without approvers; the model never sees it.
 	ToolCheckRepoPermission = "check_repo_permission"

@@ -9,19 +9,22 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// IssueLabels reads the labels an issue or pull request carries now, and
-// where people see it: the state an add of labels is reconciled against.
-// Its error is go-github's, unclassified.
-func IssueLabels(ctx context.Context, gh *gogithub.Client, t api.Target) (labels []string, htmlURL string, err error) {
-	is, _, err := gh.Issues.Get(ctx, t.Owner, t.Repo, t.PullNumber)
+// maxIssueLabels is GitHub's limit of labels on one issue: one page of them.
+const maxIssueLabels = 100
+
+// IssueLabels reads the labels an issue or pull request carries now: the
+// state an add of labels is reconciled against. Its error is go-github's,
+// unclassified.
+func IssueLabels(ctx context.Context, gh *gogithub.Client, t api.Target) ([]string, error) {
+	page, _, err := gh.Issues.ListLabelsByIssue(ctx, t.Owner, t.Repo, t.PullNumber, &gogithub.ListOptions{PerPage: maxIssueLabels})
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
-	labels = make([]string, 0, len(is.Labels))
-	for _, l := range is.Labels {
+	labels := make([]string, 0, len(page))
+	for _, l := range page {
 		labels = append(labels, l.GetName())
 	}
-	return labels, is.GetHTMLURL(), nil
+	return labels, nil
 }
 
 // MissingLabels is the labels of want that have lacks, compared as GitHub

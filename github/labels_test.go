@@ -17,13 +17,11 @@ func TestMissingLabelsComparesWithoutCase(t *testing.T) {
 	require.Equal(t, []string{"bug"}, github.MissingLabels(nil, []string{"bug"}))
 }
 
-func TestIssueLabelsReadsTheLabelsAndTheURL(t *testing.T) {
+func TestIssueLabelsReadsTheIssuesLabels(t *testing.T) {
 	gh, _ := pagedServer(t, func(int) any {
-		return &gogithub.Issue{Number: gogithub.Int(1), HTMLURL: gogithub.String("https://github.test/acme/widgets/pull/1"),
-			Labels: []*gogithub.Label{{Name: gogithub.String("bug")}, {Name: gogithub.String("needs-tests")}}}
+		return []*gogithub.Label{{Name: gogithub.String("bug")}, {Name: gogithub.String("needs-tests")}}
 	}, func(int) bool { return false })
-	labels, url, err := github.IssueLabels(context.Background(), gh, demoPR)
+	labels, err := github.IssueLabels(context.Background(), gh, demoPR)
 	require.NoError(t, err)
 	require.Equal(t, []string{"bug", "needs-tests"}, labels)
-	require.Equal(t, "https://github.test/acme/widgets/pull/1", url)
 }

@@ -43,7 +43,7 @@ func (w *agentRun) initialConversation() []api.Message {
 // offeredTools are the tools the model may call.
 func (w *agentRun) offeredTools() []api.ToolSpec {
 	if !w.generic {
-		return builtin.registry.Specs(w.agent)
+		return modelcall.Tools()
 	}
 	return w.registry.Specs(w.agent)
 }

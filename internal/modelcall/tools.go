@@ -12,14 +12,15 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// prReview is the tools of the built-in pr-review agent, the only tools runs
-// from before the registry had.
+// prReview is the tools runs from before the registry had: the built-in
+// pr-review agent's first three.
 var prReview = func() []api.ToolSpec {
 	reg := agents.MustBuiltin(nil)
 	a, err := reg.Agent(agents.PRReview)
 	if err != nil {
 		panic(err)
 	}
+	a.Tools = a.Tools[:3]
 	return reg.Specs(a)
 }()
 

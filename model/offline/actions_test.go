@@ -20,12 +20,12 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 // actionSchemas are the registry's action tools' argument schemas: what the
 // workflow checks every call against before anything runs.
 var actionSchemas = map[string]string{
-	toolAddLabels: `{"type":"object","properties":{"labels":{"type":"array","minItems":1,"maxItems":10,"uniqueItems":true,
+	api.ToolAddLabels: `{"type":"object","properties":{"labels":{"type":"array","minItems":1,"maxItems":10,"uniqueItems":true,
 		"items":{"type":"string","minLength":1,"maxLength":50}}},"required":["labels"],"additionalProperties":false}`,
-	toolCreateIssue: `{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":256},
+	api.ToolCreateIssue: `{"type":"object","properties":{"title":{"type":"string","minLength":1,"maxLength":256},
 		"body":{"type":"string"},"labels":{"type":"array","items":{"type":"string"}}},
 		"required":["title","body"],"additionalProperties":false}`,
-	toolCreatePullRequestReview: `{"type":"object","properties":{"body":{"type":"string"},
+	api.ToolCreatePullRequestReview: `{"type":"object","properties":{"body":{"type":"string"},
 		"event":{"type":"string","enum":["COMMENT","REQUEST_CHANGES"]},
 		"comments":{"type":"array","maxItems":50,"items":{"type":"object","properties":{
 			"path":{"type":"string","minLength":1},"line":{"type":"integer","minimum":1},
@@ -54,8 +54,8 @@ func offeredTools(t testing.TB, names ...string) []api.ToolSpec {
 
 // Tools of the three behaviours.
 var (
-	reviewTools = []string{api.ToolGetPullRequest, api.ToolListPullRequestFiles, toolCreatePullRequestReview}
-	triageTools = []string{api.ToolGetPullRequest, api.ToolListPullRequestFiles, toolAddLabels, toolCreateIssue}
+	reviewTools = []string{api.ToolGetPullRequest, api.ToolListPullRequestFiles, api.ToolCreatePullRequestReview}
+	triageTools = []string{api.ToolGetPullRequest, api.ToolListPullRequestFiles, api.ToolAddLabels, api.ToolCreateIssue}
 )
 
 // requireValidCalls checks every call of a decision as the workflow does:

@@ -10,15 +10,6 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// The tool registry's action names the offline model knows besides
-// api.ToolCreateIssueComment. They are the registry's wire names; they live
-// here until api names them.
-const (
-	toolCreatePullRequestReview = "create_pull_request_review"
-	toolAddLabels               = "add_labels"
-	toolCreateIssue             = "create_issue"
-)
-
 // behaviour is what the offline model does with a pull request. It follows
 // from the tools a model call is offered, never from the prompt: prompts
 // carry the user's and the pull request's text, tools are the agent's own
@@ -42,9 +33,9 @@ func behaviourFor(tools []api.ToolSpec) behaviour {
 	switch {
 	case offered(tools, api.ToolCreateIssueComment):
 		return commentReview
-	case offered(tools, toolCreatePullRequestReview):
+	case offered(tools, api.ToolCreatePullRequestReview):
 		return inlineReview
-	case offered(tools, toolAddLabels), offered(tools, toolCreateIssue):
+	case offered(tools, api.ToolAddLabels), offered(tools, api.ToolCreateIssue):
 		return triage
 	default:
 		return commentReview

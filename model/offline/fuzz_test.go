@@ -37,7 +37,7 @@ func FuzzActionArgumentsStayWithinTheirSchemas(f *testing.F) {
 			for _, l := range c.Labels {
 				require.Contains(t, known, l)
 			}
-			if c.Name == toolCreateIssue {
+			if c.Name == api.ToolCreateIssue {
 				issues++
 				require.True(t, strings.HasPrefix(c.Title, "Follow up: "))
 				require.LessOrEqual(t, utf8.RuneCountInString(c.Title), len("Follow up: ")+maxTitleRunes)

@@ -55,7 +55,7 @@ func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int)
 	if result, ok := c.results[api.ToolCreateIssueComment]; ok {
 		return c.commentOutcome(ctx, result)
 	}
-	if result, ok := c.results[toolCreatePullRequestReview]; ok {
+	if result, ok := c.results[api.ToolCreatePullRequestReview]; ok {
 		return c.reviewOutcome(ctx, result)
 	}
 	if c.proposedTriage() {

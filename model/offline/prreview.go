@@ -45,7 +45,7 @@ type reviewArgs struct {
 // comment variant would post.
 func proposeReview(body string, files []api.PullRequestFile, turn int) (api.ModelDecision, error) {
 	calls := newTurnCalls(turn)
-	if err := calls.add(toolCreatePullRequestReview, reviewArgs{Body: body, Event: reviewEvent, Comments: inlineComments(files)}); err != nil {
+	if err := calls.add(api.ToolCreatePullRequestReview, reviewArgs{Body: body, Event: reviewEvent, Comments: inlineComments(files)}); err != nil {
 		return api.ModelDecision{}, err
 	}
 	return api.ModelDecision{ToolCalls: calls.calls}, nil

@@ -164,7 +164,7 @@ func TestInlineCommentsSayEverythingFoundOnTheirLine(t *testing.T) {
 }
 
 func TestCommentToolWinsWhenBothReviewToolsAreOffered(t *testing.T) {
-	d := triageDialogue(t, "Review pull request acme/widgets#7.", slices.Concat(reviewTools, []string{api.ToolCreateIssueComment, toolAddLabels})...)
+	d := triageDialogue(t, "Review pull request acme/widgets#7.", slices.Concat(reviewTools, []string{api.ToolCreateIssueComment, api.ToolAddLabels})...)
 	d.readPullRequest(loadFixture(t, "clean"))
 	decision := d.checkedNext()
 	require.Len(t, decision.ToolCalls, 1)

@@ -193,21 +193,21 @@ func (fu followUp) issue(pr string) issueArgs {
 func (c conversation) proposeTriage(pr api.PullRequest, files []api.PullRequestFile, tools []api.ToolSpec, turn int) (api.ModelDecision, error) {
 	label := c.label(&pr)
 	calls := newTurnCalls(turn)
-	if offered(tools, toolAddLabels) {
-		if err := calls.add(toolAddLabels, labelArgs{Labels: triageLabels(files)}); err != nil {
+	if offered(tools, api.ToolAddLabels) {
+		if err := calls.add(api.ToolAddLabels, labelArgs{Labels: triageLabels(files)}); err != nil {
 			return api.ModelDecision{}, err
 		}
 	}
-	if offered(tools, toolCreateIssue) {
+	if offered(tools, api.ToolCreateIssue) {
 		for _, fu := range followUps(files) {
-			if err := calls.add(toolCreateIssue, fu.issue(label)); err != nil {
+			if err := calls.add(api.ToolCreateIssue, fu.issue(label)); err != nil {
 				return api.ModelDecision{}, err
 			}
 		}
 	}
 	if len(calls.calls) == 0 {
 		return final(fmt.Sprintf("Triaged %s: its added lines have no TODO or FIXME, so no follow-up issue was filed, "+
-			"and the %s tool is not offered, so no label was added.", label, toolAddLabels)), nil
+			"and the %s tool is not offered, so no label was added.", label, api.ToolAddLabels)), nil
 	}
 	return api.ModelDecision{ToolCalls: calls.calls}, nil
 }
@@ -219,7 +219,7 @@ type labelArgs struct {
 
 // isTriageCall is true for the calls a triage proposes.
 func isTriageCall(call api.ToolCall) bool {
-	return call.Name == toolAddLabels || call.Name == toolCreateIssue
+	return call.Name == api.ToolAddLabels || call.Name == api.ToolCreateIssue
 }
 
 // proposedTriage is true once the assistant asked for a triage action: the
@@ -248,7 +248,7 @@ func (c conversation) triageOutcome(tools []api.ToolSpec) api.ModelDecision {
 			continue
 		}
 		total++
-		if call.Name == toolCreateIssue {
+		if call.Name == api.ToolCreateIssue {
 			issues++
 		}
 		line, done := c.triageLine(call)
@@ -257,7 +257,7 @@ func (c conversation) triageOutcome(tools []api.ToolSpec) api.ModelDecision {
 		}
 		lines = append(lines, "- "+line)
 	}
-	if issues == 0 && offered(tools, toolCreateIssue) {
+	if issues == 0 && offered(tools, api.ToolCreateIssue) {
 		lines = append(lines, "- Its added lines have no TODO or FIXME, so no follow-up issue was filed.")
 	}
 	head := fmt.Sprintf("Triaged %s.", c.label(pr))
@@ -277,7 +277,7 @@ func (c conversation) triageLine(call api.ToolCall) (string, bool) {
 	}
 	_ = json.Unmarshal(call.Arguments, &args)
 	what, do, doing, done, made := "the issue "+quote(args.Title), "file", "Filing", "filed", "issue"
-	if call.Name == toolAddLabels {
+	if call.Name == api.ToolAddLabels {
 		what, do, doing, done, made = "the labels "+quoteList(args.Labels), "add", "Adding", "added", ""
 	}
 	result, answered := c.answers[call.ID]

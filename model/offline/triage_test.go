@@ -127,7 +127,7 @@ func TestTriageOfAPullRequestWithTodosAndAHostileBody(t *testing.T) {
 			require.NotContains(t, text, "\u202e")
 			require.NotContains(t, text, "document the backups", "the fourth marker is past the cap")
 		}
-		if c.Name == toolCreateIssue {
+		if c.Name == api.ToolCreateIssue {
 			require.LessOrEqual(t, utf8.RuneCountInString(c.Title), len("Follow up: ")+maxTitleRunes)
 		}
 	}
@@ -159,7 +159,7 @@ func TestTriageLabelsDoNotDependOnWhatThePullRequestSays(t *testing.T) {
 		tame.Files[i].Patch = strings.Join(kept, "\n")
 	}
 	labels := func(fx pullRequestFixture) []string {
-		d := triageDialogue(t, "Triage pull request acme/widgets#11.", api.ToolGetPullRequest, api.ToolListPullRequestFiles, toolAddLabels)
+		d := triageDialogue(t, "Triage pull request acme/widgets#11.", api.ToolGetPullRequest, api.ToolListPullRequestFiles, api.ToolAddLabels)
 		d.readPullRequest(fx)
 		return readTriageCalls(t, d.checkedNext().ToolCalls)[0].Labels
 	}
@@ -217,10 +217,10 @@ func TestTriageProposesOnlyTheOfferedTools(t *testing.T) {
 		want    []string
 		final   string
 	}{
-		{"labels only", "triage", append(slices.Clone(reads), toolAddLabels), []string{"call_5_add_labels"}, ""},
-		{"issues only", "triage", append(slices.Clone(reads), toolCreateIssue),
+		{"labels only", "triage", append(slices.Clone(reads), api.ToolAddLabels), []string{"call_5_add_labels"}, ""},
+		{"issues only", "triage", append(slices.Clone(reads), api.ToolCreateIssue),
 			[]string{"call_5_create_issue", "call_5_create_issue_2", "call_5_create_issue_3"}, ""},
-		{"issues only, no markers", "clean", append(slices.Clone(reads), toolCreateIssue), nil,
+		{"issues only, no markers", "clean", append(slices.Clone(reads), api.ToolCreateIssue), nil,
 			"Triaged acme/widgets#11: its added lines have no TODO or FIXME, so no follow-up issue was filed, " +
 				"and the add_labels tool is not offered, so no label was added."},
 	}
@@ -262,7 +262,7 @@ func TestTriageThatCannotReadThePullRequestSaysWhy(t *testing.T) {
 	d.answer(first.ToolCalls[1], "[]")
 	require.Equal(t, `Could not triage acme/widgets#11: get_pull_request failed: "404 Not Found: no such pull request"`, d.checkedNext().Final)
 
-	d = triageDialogue(t, "Triage pull request acme/widgets#11.", api.ToolGetPullRequest, toolAddLabels)
+	d = triageDialogue(t, "Triage pull request acme/widgets#11.", api.ToolGetPullRequest, api.ToolAddLabels)
 	require.Equal(t, "Could not triage acme/widgets#11: the list_pull_request_files tool is not offered, "+
 		"and the triage needs get_pull_request and list_pull_request_files.", d.checkedNext().Final)
 }

@@ -76,7 +76,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("POST /repos/acme/widgets/pulls/7/reviews", f.createReview)
 	mux.HandleFunc("GET /repos/acme/widgets/issues", f.listIssues)
 	mux.HandleFunc("POST /repos/acme/widgets/issues", f.createIssue)
-	mux.HandleFunc("GET /repos/acme/widgets/issues/7", f.getIssue)
+	mux.HandleFunc("GET /repos/acme/widgets/issues/7/labels", f.getIssue)
 	mux.HandleFunc("POST /repos/acme/widgets/issues/7/labels", f.addLabels)
 	f.srv = httptest.NewUnstartedServer(mux)
 	f.srv.Listener.Close()
@@ -355,11 +355,9 @@ func (f *fakeGitHub) getIssue(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	is := *f.issues[pr.PullNumber-1]
-	is.Labels = f.labelsNow()
-	is.HTMLURL = gogithub.String("https://github.test/acme/widgets/pull/7")
+	labels := f.labelsNow()
 	f.mu.Unlock()
-	f.answer(w, opGetIssue, http.StatusOK, is)
+	f.answer(w, opGetIssue, http.StatusOK, labels)
 }
 
 func (f *fakeGitHub) addLabels(w http.ResponseWriter, r *http.Request) {
@@ -392,7 +390,7 @@ func registry(t *testing.T, acc ghtools.Access) (*tools.Registry, tools.Agent) {
 	for _, a := range []tools.Action{ghtools.NewCreateReview(acc), ghtools.NewAddLabels(acc), ghtools.NewCreateIssue(acc)} {
 		require.NoError(t, reg.Add(a, tools.AlwaysAsk))
 	}
-	agent := tools.Agent{Name: "t", Tools: []tools.AgentTool{{Name: ghtools.ToolCreateReview}, {Name: ghtools.ToolAddLabels}, {Name: ghtools.ToolCreateIssue}}}
+	agent := tools.Agent{Name: "t", Tools: []tools.AgentTool{{Name: api.ToolCreatePullRequestReview}, {Name: api.ToolAddLabels}, {Name: api.ToolCreateIssue}}}
 	require.NoError(t, reg.AddAgent(agent))
 	return reg, agent
 }

@@ -13,9 +13,6 @@ import (
 	"github.com/agentrun/agentrun/tools"
 )
 
-// ToolCreateIssue is the name the model calls the issue action by.
-const ToolCreateIssue = "create_issue"
-
 var issueSchema = mustSchema(`{
   "type": "object",
   "additionalProperties": false,
@@ -51,7 +48,7 @@ func NewCreateIssue(acc Access) tools.Action { return createIssue{acc: acc} }
 
 func (createIssue) Spec() api.ToolSpec {
 	return api.ToolSpec{
-		Name: ToolCreateIssue,
+		Name: api.ToolCreateIssue,
 		Description: "File a follow-up issue in the pull request's repository: a title, a body " +
 			"(Markdown) and optional labels. A person approves the exact issue first.",
 		Parameters: issueSchema.raw,

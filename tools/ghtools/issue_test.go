@@ -19,7 +19,7 @@ const issueArgs = `{"title":"Add tests for package cache","body":"The review fou
 
 func TestCreateIssueFilesOneIssueWithItsMarker(t *testing.T) {
 	f := newFakeGitHub(t)
-	out, err := ghtools.NewCreateIssue(f.access()).Execute(context.Background(), approvedCall(t, ghtools.ToolCreateIssue, issueArgs, "run-1:6"))
+	out, err := ghtools.NewCreateIssue(f.access()).Execute(context.Background(), approvedCall(t, api.ToolCreateIssue, issueArgs, "run-1:6"))
 	require.NoError(t, err)
 
 	require.Len(t, f.issuesNow(), 8)
@@ -48,7 +48,7 @@ func TestCreateIssueFilesOneIssueWithItsMarker(t *testing.T) {
 func TestCreateIssueWithoutBodyOrLabels(t *testing.T) {
 	f := newFakeGitHub(t)
 	action := ghtools.NewCreateIssue(f.access())
-	call := approvedCall(t, ghtools.ToolCreateIssue, `{"title":"Follow up"}`, "run-1:6")
+	call := approvedCall(t, api.ToolCreateIssue, `{"title":"Follow up"}`, "run-1:6")
 	require.Equal(t, "New issue in acme/widgets\nTitle: \"Follow up\"\nLabels: none\n\n", call.Approved)
 	_, err := action.Execute(context.Background(), call)
 	require.NoError(t, err)
@@ -67,7 +67,7 @@ func TestCreateIssueAfterALostResponseFindsItsIssueAndFilesNothing(t *testing.T)
 			f.setPageSize(1)
 			f.loseNext(opCreateIssue, lose)
 			action := ghtools.NewCreateIssue(f.access())
-			call := approvedCall(t, ghtools.ToolCreateIssue, issueArgs, "run-1:6")
+			call := approvedCall(t, api.ToolCreateIssue, issueArgs, "run-1:6")
 
 			_, err := action.Execute(context.Background(), call)
 			require.Error(t, err)
@@ -129,7 +129,7 @@ func TestCreateIssueReconcile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
 			tc.setup(f)
-			rec, err := ghtools.NewCreateIssue(f.access()).Reconcile(context.Background(), approvedCall(t, ghtools.ToolCreateIssue, issueArgs, "run-1:6"))
+			rec, err := ghtools.NewCreateIssue(f.access()).Reconcile(context.Background(), approvedCall(t, api.ToolCreateIssue, issueArgs, "run-1:6"))
 			require.NoError(t, err)
 			require.Equal(t, tc.outcome, rec.Outcome, rec.Reason)
 			require.Equal(t, tc.externalID, rec.Output.ExternalID)
@@ -153,7 +153,7 @@ func TestCreateIssueThatCannotFinishLookingFilesNothing(t *testing.T) {
 	for range 11 {
 		f.addIssue(botLogin, "older", "")
 	}
-	_, err := ghtools.NewCreateIssue(f.access()).Execute(context.Background(), approvedCall(t, ghtools.ToolCreateIssue, issueArgs, "run-1:6"))
+	_, err := ghtools.NewCreateIssue(f.access()).Execute(context.Background(), approvedCall(t, api.ToolCreateIssue, issueArgs, "run-1:6"))
 	require.ErrorIs(t, err, ghapi.ErrProofSearchIncomplete)
 	require.Empty(t, outerType(err), "the outcome is unknown: the run reconciles, and a person decides")
 	require.Zero(t, f.count(opCreateIssue))
@@ -173,7 +173,7 @@ func TestCreateIssueRefusals(t *testing.T) {
 			call := tools.Call{Args: json.RawMessage(args), Target: pr, OperationKey: "run-1:6"}
 			_, err := action.Preview(call)
 			require.Error(t, err)
-			require.Contains(t, refusal(t, ghtools.ToolCreateIssue, args), err.Error(), "the model is told why")
+			require.Contains(t, refusal(t, api.ToolCreateIssue, args), err.Error(), "the model is told why")
 			_, err = action.Execute(context.Background(), call)
 			require.Equal(t, api.ErrTypeToolRejected, outerType(err), "%v", err)
 			require.Zero(t, f.total(), "nothing reached GitHub")
@@ -215,8 +215,8 @@ func TestCreateIssueSchemaRefusesBadCalls(t *testing.T) {
 		`{"title":"T","assignees":["mallory"]}`,
 		`{"title":7}`,
 	} {
-		require.NotEmpty(t, refusal(t, ghtools.ToolCreateIssue, args), api.TruncateUTF8(args, 80))
+		require.NotEmpty(t, refusal(t, api.ToolCreateIssue, args), api.TruncateUTF8(args, 80))
 	}
-	require.Empty(t, refusal(t, ghtools.ToolCreateIssue, issueArgs))
-	require.Empty(t, refusal(t, ghtools.ToolCreateIssue, `{"title":"`+strings.Repeat("é", 256)+`"}`), "the limit counts characters, not bytes")
+	require.Empty(t, refusal(t, api.ToolCreateIssue, issueArgs))
+	require.Empty(t, refusal(t, api.ToolCreateIssue, `{"title":"`+strings.Repeat("é", 256)+`"}`), "the limit counts characters, not bytes")
 }

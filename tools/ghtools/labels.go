@@ -9,10 +9,8 @@ import (
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/tools"
+	gogithub "github.com/google/go-github/v62/github"
 )
-
-// ToolAddLabels is the name the model calls the label action by.
-const ToolAddLabels = "add_labels"
 
 var labelsSchema = mustSchema(`{
   "type": "object",
@@ -45,7 +43,7 @@ func NewAddLabels(acc Access) tools.Action { return addLabels{acc: acc} }
 
 func (addLabels) Spec() api.ToolSpec {
 	return api.ToolSpec{
-		Name: ToolAddLabels,
+		Name: api.ToolAddLabels,
 		Description: "Add labels to the pull request (labels it already carries stay; a label the " +
 			"repository does not have yet is created). A person approves the exact labels first.",
 		Parameters: labelsSchema.raw,
@@ -90,7 +88,8 @@ func (l addLabels) Execute(ctx context.Context, call tools.Call) (api.ToolOutput
 		return api.ToolOutput{}, err
 	}
 	t := call.Target
-	have, url, err := ghapi.IssueLabels(ctx, gh, t)
+	have, err := ghapi.IssueLabels(ctx, gh, t)
+	url := pullURL(gh, t)
 	if err != nil {
 		return api.ToolOutput{}, unknownUnlessRateLimited(ghapi.ClassifyError(op+": read its labels", err))
 	}
@@ -122,7 +121,8 @@ func (l addLabels) Reconcile(ctx context.Context, call tools.Call) (api.ToolReco
 	if err != nil {
 		return cannotTellIfRefused(err, nil)
 	}
-	have, url, err := ghapi.IssueLabels(ctx, gh, call.Target)
+	have, err := ghapi.IssueLabels(ctx, gh, call.Target)
+	url := pullURL(gh, call.Target)
 	if err != nil {
 		return cannotTellIfRefused(ghapi.ClassifyError(op, err), nil)
 	}
@@ -145,4 +145,14 @@ func labelsOutput(asked, now []string, url string) api.ToolOutput {
 		ExternalID: strings.Join(id, ","),
 		URL:        url,
 	}
+}
+
+// pullURL is where people see the pull request's labels. The labels API
+// does not say, so it is made the way GitHub makes it: its web host is the
+// API's without the api. prefix (and, on GitHub Enterprise, without /api/v3).
+func pullURL(gh *gogithub.Client, t api.Target) string {
+	u := *gh.BaseURL
+	u.Host = strings.TrimPrefix(u.Host, "api.")
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3")
+	return fmt.Sprintf("%s/%s/%s/pull/%d", strings.TrimSuffix(u.String(), "/"), t.Owner, t.Repo, t.PullNumber)
 }

@@ -18,11 +18,11 @@ const labelsArgs = `{"labels":["needs-tests","bug"]}`
 func TestAddLabelsAddsThemAndNamesTheEffectByTheSortedLabels(t *testing.T) {
 	f := newFakeGitHub(t)
 	f.setLabels("area/api")
-	out, err := ghtools.NewAddLabels(f.access()).Execute(context.Background(), approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5"))
+	out, err := ghtools.NewAddLabels(f.access()).Execute(context.Background(), approvedCall(t, api.ToolAddLabels, labelsArgs, "run-1:5"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"area/api", "needs-tests", "bug"}, f.labels())
 	require.Equal(t, "bug,needs-tests", out.ExternalID)
-	require.Equal(t, "https://github.test/acme/widgets/pull/7", out.URL)
+	require.Equal(t, f.srv.URL+"/acme/widgets/pull/7", out.URL, "the web page of the pull request, on the API's host")
 	require.False(t, out.AlreadyExisted)
 	var content struct {
 		Labels []string `json:"labels"`
@@ -39,7 +39,7 @@ func TestAddLabelsAfterALostResponseFindsThemAndAddsNothing(t *testing.T) {
 			f := newFakeGitHub(t)
 			f.loseNext(opAddLabels, lose)
 			action := ghtools.NewAddLabels(f.access())
-			call := approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5")
+			call := approvedCall(t, api.ToolAddLabels, labelsArgs, "run-1:5")
 
 			_, err := action.Execute(context.Background(), call)
 			require.Error(t, err)
@@ -78,7 +78,7 @@ func TestAddLabelsReconcile(t *testing.T) {
 			if tc.refuse != 0 {
 				f.refuseWith(opGetIssue, tc.refuse)
 			}
-			rec, err := ghtools.NewAddLabels(f.access()).Reconcile(context.Background(), approvedCall(t, ghtools.ToolAddLabels, labelsArgs, "run-1:5"))
+			rec, err := ghtools.NewAddLabels(f.access()).Reconcile(context.Background(), approvedCall(t, api.ToolAddLabels, labelsArgs, "run-1:5"))
 			require.NoError(t, err)
 			require.Equal(t, tc.outcome, rec.Outcome, rec.Reason)
 			switch tc.outcome {
@@ -140,7 +140,7 @@ func TestAddLabelsSchemaRefusesBadCalls(t *testing.T) {
 		`{"labels":["` + strings.Repeat("x", 51) + `"]}`,
 		`{"labels":["bug"],"color":"red"}`,
 	} {
-		require.NotEmpty(t, refusal(t, ghtools.ToolAddLabels, args), args)
+		require.NotEmpty(t, refusal(t, api.ToolAddLabels, args), args)
 	}
-	require.Empty(t, refusal(t, ghtools.ToolAddLabels, labelsArgs))
+	require.Empty(t, refusal(t, api.ToolAddLabels, labelsArgs))
 }

@@ -13,9 +13,6 @@ import (
 	"github.com/agentrun/agentrun/tools"
 )
 
-// ToolCreateReview is the name the model calls the review action by.
-const ToolCreateReview = "create_pull_request_review"
-
 var reviewSchema = mustSchema(`{
   "type": "object",
   "additionalProperties": false,
@@ -67,7 +64,7 @@ func NewCreateReview(acc Access) tools.Action { return createReview{acc: acc} }
 
 func (createReview) Spec() api.ToolSpec {
 	return api.ToolSpec{
-		Name: ToolCreateReview,
+		Name: api.ToolCreatePullRequestReview,
 		Description: "Post one review on the pull request: a body, an event (COMMENT, or REQUEST_CHANGES " +
 			"to ask for changes) and optional inline comments on lines of the diff (path, line, side: " +
 			"RIGHT for the new code, LEFT for the old). A person approves the exact review first; " +

@@ -21,7 +21,7 @@ const reviewArgs = `{"body":"Two things to fix.","event":"REQUEST_CHANGES","comm
 
 func TestCreateReviewPostsOneReviewWithItsMarkerAndInlineComments(t *testing.T) {
 	f := newFakeGitHub(t)
-	call := approvedCall(t, ghtools.ToolCreateReview, reviewArgs, "run-1:4")
+	call := approvedCall(t, api.ToolCreatePullRequestReview, reviewArgs, "run-1:4")
 	out, err := ghtools.NewCreateReview(f.access()).Execute(context.Background(), call)
 	require.NoError(t, err)
 
@@ -59,7 +59,7 @@ func TestCreateReviewAfterALostResponseFindsItsReviewAndPostsNothing(t *testing.
 			f.addReview(2, "mallory", ghapi.MarkedBody("Two things to fix.", "run-1:4"))
 			f.loseNext(opCreateReview, lose)
 			action := ghtools.NewCreateReview(f.access())
-			call := approvedCall(t, ghtools.ToolCreateReview, reviewArgs, "run-1:4")
+			call := approvedCall(t, api.ToolCreatePullRequestReview, reviewArgs, "run-1:4")
 
 			_, err := action.Execute(context.Background(), call)
 			require.Error(t, err)
@@ -117,7 +117,7 @@ func TestCreateReviewReconcile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
 			tc.setup(f)
-			call := approvedCall(t, ghtools.ToolCreateReview, reviewArgs, "run-1:4")
+			call := approvedCall(t, api.ToolCreatePullRequestReview, reviewArgs, "run-1:4")
 			rec, err := ghtools.NewCreateReview(f.access()).Reconcile(context.Background(), call)
 			require.NoError(t, err)
 			require.Equal(t, tc.outcome, rec.Outcome, rec.Reason)
@@ -139,7 +139,7 @@ func TestCreateReviewReconcile(t *testing.T) {
 func TestCreateReviewReconcileRetriesAServerErrorRatherThanAnswer(t *testing.T) {
 	f := newFakeGitHub(t)
 	f.refuseWith(opListReviews, 500)
-	call := approvedCall(t, ghtools.ToolCreateReview, reviewArgs, "run-1:4")
+	call := approvedCall(t, api.ToolCreatePullRequestReview, reviewArgs, "run-1:4")
 	_, err := ghtools.NewCreateReview(f.access()).Reconcile(context.Background(), call)
 	require.Error(t, err, "a 500 is neither an answer nor a refusal to let us look")
 }
@@ -169,7 +169,7 @@ func TestCreateReviewRefusals(t *testing.T) {
 			if tc.tamper == nil {
 				_, err := action.Preview(call)
 				require.Error(t, err, "the workflow refuses it before anyone is asked")
-				require.Contains(t, refusal(t, ghtools.ToolCreateReview, tc.args), err.Error(), "the model is told why")
+				require.Contains(t, refusal(t, api.ToolCreatePullRequestReview, tc.args), err.Error(), "the model is told why")
 			} else {
 				var err error
 				call.Approved, err = action.Preview(call)
@@ -204,7 +204,7 @@ func TestCreateReviewWriteErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFakeGitHub(t)
 			tc.setup(f)
-			call := approvedCall(t, ghtools.ToolCreateReview, reviewArgs, "run-1:4")
+			call := approvedCall(t, api.ToolCreatePullRequestReview, reviewArgs, "run-1:4")
 			_, err := ghtools.NewCreateReview(f.access()).Execute(context.Background(), call)
 			require.Error(t, err)
 			require.Equal(t, tc.want, outerType(err), "%v", err)
@@ -262,9 +262,9 @@ func TestCreateReviewSchemaRefusesBadCalls(t *testing.T) {
 		`{"body":"x","event":"COMMENT","comments":[` + many + `]}`,
 		`{"body":"x","event":"COMMENT","pullNumber":8}`,
 	} {
-		require.NotEmpty(t, refusal(t, ghtools.ToolCreateReview, args), args)
+		require.NotEmpty(t, refusal(t, api.ToolCreatePullRequestReview, args), args)
 	}
-	require.Empty(t, refusal(t, ghtools.ToolCreateReview, reviewArgs))
+	require.Empty(t, refusal(t, api.ToolCreatePullRequestReview, reviewArgs))
 }
 
 // jsonEscape is s as it reads inside a JSON string.
@@ -291,8 +291,8 @@ func TestMarkerActionsWhenTheWorkerMayNotLookOrPost(t *testing.T) {
 			f := newFakeGitHub(t)
 			acc := f.access()
 			tc.set(&acc)
-			actions := map[string]tools.Action{ghtools.ToolCreateReview: ghtools.NewCreateReview(acc), ghtools.ToolCreateIssue: ghtools.NewCreateIssue(acc)}
-			args := map[string]string{ghtools.ToolCreateReview: reviewArgs, ghtools.ToolCreateIssue: issueArgs}
+			actions := map[string]tools.Action{api.ToolCreatePullRequestReview: ghtools.NewCreateReview(acc), api.ToolCreateIssue: ghtools.NewCreateIssue(acc)}
+			args := map[string]string{api.ToolCreatePullRequestReview: reviewArgs, api.ToolCreateIssue: issueArgs}
 			for name, action := range actions {
 				call := approvedCall(t, name, args[name], "run-1:4")
 				_, err := action.Execute(context.Background(), call)
