@@ -27,6 +27,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -237,7 +238,10 @@ func (c *Conn) call(ctx context.Context, tool string, args json.RawMessage, oper
 	}
 	res, err := session.CallTool(ctx, params)
 	if err != nil {
-		if errors.Is(err, mcp.ErrConnectionClosed) {
+		var answered *jsonrpc.Error
+		if !errors.As(err, &answered) && ctx.Err() == nil {
+			// Not the server's answer, nor the caller's deadline: the
+			// session is broken, and the next call starts a new one.
 			c.forget(session)
 			go func() { _ = session.Close() }()
 		}
