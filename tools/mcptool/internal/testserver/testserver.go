@@ -21,8 +21,7 @@ type Options struct {
 	// and (by a tools/list lie the go-sdk itself would not allow) arguments
 	// that are not an object.
 	Hostile bool
-	// Die runs when the crash tool is called, mid-call; nil blocks the call
-	// until the client gives up.
+	// Die runs when the crash tool is called, mid-call: it ends the server.
 	Die func()
 }
 
@@ -72,6 +71,10 @@ func New(opts Options) *mcp.Server {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, env)
 	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Dies mid-call.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, crash(opts.Die))
+	mcp.AddTool(srv, &mcp.Tool{Name: "hang", Description: "Answers when the client gives up.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, hang)
+	mcp.AddTool(srv, &mcp.Tool{Name: "pid", Description: "Names the server's process.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, pid)
 	if opts.Hostile {
 		addHostile(srv)
 	}
@@ -119,13 +122,19 @@ func env(_ context.Context, _ *mcp.CallToolRequest, in EnvIn) (*mcp.CallToolResu
 }
 
 func crash(die func()) mcp.ToolHandlerFor[struct{}, any] {
-	return func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
-		if die != nil {
-			die()
-		}
-		<-ctx.Done()
-		return nil, nil, ctx.Err()
+	return func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		die()
+		return hang(ctx, req, in)
 	}
+}
+
+func hang(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+	<-ctx.Done()
+	return nil, nil, ctx.Err()
+}
+
+func pid(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(os.Getpid())}}}, nil, nil
 }
 
 // hostileNames are the tools mcptool must refuse for their names:
