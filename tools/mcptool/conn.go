@@ -228,24 +228,35 @@ const metaOperationKey = "agentrun/operationKey"
 // call calls one of the server's tools. An error is the transport's (the
 // server's answer, isError included, is the result).
 func (c *Conn) call(ctx context.Context, tool string, args json.RawMessage, operationKey string) (*mcp.CallToolResult, error) {
-	session, err := c.live(ctx)
-	if err != nil {
-		return nil, err
-	}
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
 	if operationKey != "" {
 		params.Meta = mcp.Meta{metaOperationKey: operationKey}
 	}
-	res, err := session.CallTool(ctx, params)
+	res, err := c.callOnce(ctx, params)
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		// The HTTP server answered 404 for a session it no longer knows (it
+		// restarted): it ran nothing, so one call on a new session is safe,
+		// an action's included.
+		res, err = c.callOnce(ctx, params)
+	}
 	if err != nil {
-		var answered *jsonrpc.Error
-		if !errors.As(err, &answered) && ctx.Err() == nil {
-			// Not the server's answer, nor the caller's deadline: the
-			// session is broken, and the next call starts a new one.
-			c.forget(session)
-			go func() { _ = session.Close() }()
-		}
 		return nil, fmt.Errorf("call %s.%s: %w", c.server.Name, tool, err)
 	}
 	return res, nil
+}
+
+func (c *Conn) callOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	session, err := c.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := session.CallTool(ctx, params)
+	var answered *jsonrpc.Error
+	if err != nil && !errors.As(err, &answered) && ctx.Err() == nil {
+		// Not the server's answer, nor the caller's deadline: the session is
+		// broken, and the next call starts a new one.
+		c.forget(session)
+		go func() { _ = session.Close() }()
+	}
+	return res, err
 }

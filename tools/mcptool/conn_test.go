@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -95,4 +96,29 @@ func callText(t *testing.T, r mcptool.Registered) string {
 	out, err := r.Tool.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{}`)})
 	require.NoError(t, err)
 	return readContent(t, out).Text
+}
+
+func TestARestartedHTTPServerIsReconnectedWithoutFailingTheCall(t *testing.T) {
+	ln := testenv.Listen(t)
+	var current atomic.Pointer[http.Handler]
+	start := func() {
+		mcpServer := testserver.New(testserver.Options{Die: func() {}})
+		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
+		current.Store(&h)
+	}
+	start()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) })}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	_, byName := connect(t, mcptool.Server{Name: "kv", URL: "http://" + ln.Addr().String()})
+	put := action(t, byName["kv__put"])
+	_, err := put.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{"key":"a","value":"1"}`)})
+	require.NoError(t, err)
+
+	start() // a new server: it knows no session
+	_, err = put.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{"key":"b","value":"2"}`)})
+	require.NoError(t, err, "a 404 for a lost session ran nothing: the call is made on a new session")
+	assert.Equal(t, 1, lookup(t, byName["kv__lookup"], "b").Applied, "once")
+	_, err = byName["kv__lookup"].Tool.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{"key":"a"}`)})
+	requireRejected(t, err) // the new server's store is its own
 }
