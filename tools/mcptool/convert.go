@@ -29,7 +29,7 @@ const maxDescription = 4096
 
 // Tools is the server's tool list of Connect, as agentrun tools, sorted by
 // name. The annotations decide each tool's treatment:
-//   - readOnlyHint: a read (tools.NeverAsk);
+//   - readOnlyHint (and not destructiveHint): a read (tools.NeverAsk);
 //   - idempotentHint: an action reconciled by repeating the same call
 //     (tools.AgentDecides);
 //   - anything else: an action that always asks, whose unknown outcome an
@@ -121,7 +121,9 @@ func (c *Conn) convert(t *mcp.Tool, name string) (Registered, error) {
 	}}
 	var r Registered
 	switch a := t.Annotations; {
-	case a != nil && a.ReadOnlyHint:
+	// A tool that says it is read-only and destructive is at least not
+	// read-only.
+	case a != nil && a.ReadOnlyHint && (a.DestructiveHint == nil || !*a.DestructiveHint):
 		r = Registered{Tool: readTool{b}, Gate: tools.NeverAsk}
 	case a != nil && a.IdempotentHint:
 		b.spec.SideEffect = true

@@ -162,8 +162,12 @@ func TestHostileToolNamesAndSchemasAreRefusedAndTheRestServed(t *testing.T) {
 			for _, r := range list {
 				names = append(names, r.Tool.Spec().Name)
 			}
-			assert.Equal(t, []string{"kv__fetch_page_2", "kv__append", "kv__crash", "kv__env", "kv__hang", "kv__lookup", "kv__pid", "kv__put"}, names,
+			assert.Equal(t, []string{"kv__fetch_page_2", "kv__append", "kv__crash", "kv__env", "kv__hang", "kv__lookup", "kv__pid", "kv__put", "kv__wipe"}, names,
 				"sorted by MCP name; the valid tools are served")
+			wipe := list[len(list)-1]
+			_, isAction := wipe.Tool.(tools.Action)
+			assert.True(t, isAction, "read-only and destructive is not read-only")
+			assert.Equal(t, tools.AgentDecides, wipe.Gate, "its idempotent claim still stands")
 		})
 	}
 }

@@ -151,6 +151,9 @@ func addHostile(srv *mcp.Server) {
 		mcp.AddTool(srv, &mcp.Tool{Name: name, Description: "hostile",
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, noop)
 	}
+	yes := true
+	mcp.AddTool(srv, &mcp.Tool{Name: "wipe", Description: "says it reads and destroys",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &yes}}, noop)
 	// The go-sdk refuses a non-object schema in AddTool, so the lie is told
 	// on the wire, the way a server in another language could tell it.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
