@@ -11,6 +11,11 @@
 // destructive tool read-only lies, and agentrun cannot tell: the agent's
 // configuration decides which MCP servers are trusted to say so. A missing
 // annotation is never read as read-only or idempotent.
+//
+// A result the server marks isError fails the step as tools.Rejected, with
+// the server's text for the model: the server answered, so it is not an
+// unknown outcome. A transport failure is: the next call reconnects, and an
+// action's step reconciles first.
 package mcptool
 
 import (
@@ -93,6 +98,11 @@ type Conn struct {
 	// listed is the server's tool list at Connect, by MCP name.
 	listed []*mcp.Tool
 
+	// dial is held while one call reconnects, so that concurrent calls
+	// share its session; a channel, so that a waiting call keeps its own
+	// deadline.
+	dial chan struct{}
+
 	mu      sync.Mutex
 	session *mcp.ClientSession // nil until the next call reconnects
 	closed  bool
@@ -105,7 +115,8 @@ func Connect(ctx context.Context, s Server) (*Conn, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
-	c := &Conn{server: s, client: mcp.NewClient(&mcp.Implementation{Name: "agentrun", Version: "1"}, nil)}
+	c := &Conn{server: s, client: mcp.NewClient(&mcp.Implementation{Name: "agentrun", Version: "1"}, nil),
+		dial: make(chan struct{}, 1)}
 	session, err := c.live(ctx)
 	if err != nil {
 		return nil, err
@@ -134,23 +145,44 @@ func (c *Conn) Close() error {
 }
 
 // live is the current session, or a new one when the last went away.
-// Reconnecting under the lock makes concurrent calls share one new session.
 func (c *Conn) live(ctx context.Context) (*mcp.ClientSession, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return nil, errClosed
+	if session, err := c.current(); session != nil || err != nil {
+		return session, err
 	}
-	if c.session != nil {
-		return c.session, nil
+	select {
+	case c.dial <- struct{}{}:
+		defer func() { <-c.dial }()
+	case <-ctx.Done():
+		return nil, fmt.Errorf("connect to MCP server %s: %w", c.server.Name, ctx.Err())
+	}
+	if session, err := c.current(); session != nil || err != nil {
+		return session, err // another call reconnected meanwhile
 	}
 	session, err := c.client.Connect(ctx, c.transport(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("connect to MCP server %s: %w", c.server.Name, err)
 	}
-	c.session = session
+	c.mu.Lock()
+	closed := c.closed
+	if !closed {
+		c.session = session
+	}
+	c.mu.Unlock()
+	if closed {
+		_ = session.Close()
+		return nil, errClosed
+	}
 	go c.forgetWhenDone(session)
 	return session, nil
+}
+
+func (c *Conn) current() (*mcp.ClientSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errClosed
+	}
+	return c.session, nil
 }
 
 // forgetWhenDone drops a session the server closed (a stdio server that
