@@ -122,3 +122,46 @@ func TestARestartedHTTPServerIsReconnectedWithoutFailingTheCall(t *testing.T) {
 	_, err = byName["kv__lookup"].Tool.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{"key":"a"}`)})
 	requireRejected(t, err) // the new server's store is its own
 }
+
+func TestACallWaitingForAnotherCallsReconnectKeepsItsOwnDeadline(t *testing.T) {
+	ln := testenv.Listen(t)
+	var current atomic.Pointer[http.Handler]
+	start := func() {
+		mcpServer := testserver.New(testserver.Options{Die: func() {}})
+		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
+		current.Store(&h)
+	}
+	start()
+	var holdInitialize atomic.Bool
+	initializing, release := make(chan struct{}, 1), make(chan struct{})
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Only initialize is sent without a session.
+		if holdInitialize.Load() && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			initializing <- struct{}{}
+			<-release
+		}
+		(*current.Load()).ServeHTTP(w, r)
+	})}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	_, byName := connect(t, mcptool.Server{Name: "kv", URL: "http://" + ln.Addr().String()})
+	pid := byName["kv__pid"].Tool
+
+	holdInitialize.Store(true)
+	start() // the session is lost: the next call reconnects, and its initialize hangs
+	first := make(chan error, 1)
+	go func() {
+		_, err := pid.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{}`)})
+		first <- err
+	}()
+	<-initializing
+
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	_, err := pid.Execute(ctx, tools.Call{Args: json.RawMessage(`{}`)})
+	require.ErrorIs(t, err, context.DeadlineExceeded, "the waiting call gave up at its own deadline")
+
+	holdInitialize.Store(false)
+	close(release)
+	require.NoError(t, <-first, "the reconnecting call went on")
+}
