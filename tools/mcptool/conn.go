@@ -37,25 +37,26 @@ import (
 )
 
 // Server says how to reach one MCP server: Command (stdio) or URL
-// (streamable HTTP), never both.
+// (streamable HTTP), never both. Its JSON form is what a worker's
+// configuration lists.
 type Server struct {
 	// Name prefixes the server's tool names (<name>__<tool>) and names what
 	// its actions touch (mcp:<name>): lower case letters and digits, single
 	// underscores between them.
-	Name string
+	Name string `json:"name"`
 	// Command runs a stdio server: the program and its arguments.
-	Command []string
+	Command []string `json:"command,omitempty"`
 	// Env is the stdio server's whole environment ("KEY=value"), with PATH
 	// and HOME added from the worker's when Env sets none: the worker's own
 	// secrets (GitHub token, model keys) never reach a server by accident.
-	Env []string
+	Env []string `json:"env,omitempty"`
 	// Stderr receives a stdio server's standard error; nil discards it.
-	Stderr io.Writer
+	Stderr io.Writer `json:"-"`
 	// URL is a streamable HTTP server's endpoint.
-	URL string
+	URL string `json:"url,omitempty"`
 	// Headers are sent with every HTTP request (an Authorization header, for
 	// example).
-	Headers map[string]string
+	Headers map[string]string `json:"headers,omitempty"`
 }
 
 // serverName keeps "__" the one separator between server and tool names.

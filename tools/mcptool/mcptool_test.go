@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -242,8 +244,10 @@ func TestAConnOutlivesTheContextItWasMadeWith(t *testing.T) {
 
 func TestAStdioServerGetsOnlyItsOwnEnvironment(t *testing.T) {
 	t.Setenv("AGENTRUN_TEST_SECRET", "s3cret")
-	s := stdioServer(t, testserver.Options{})
-	s.Env = append(s.Env, "MCPTOOL_VISIBLE=yes")
+	// As a worker's configuration says it.
+	var s mcptool.Server
+	cfg := fmt.Sprintf(`{"name":"kv","command":[%q],"env":[%q,"MCPTOOL_VISIBLE=yes"]}`, os.Args[0], serverMode+"=plain")
+	require.NoError(t, json.Unmarshal([]byte(cfg), &s))
 	_, byName := connect(t, s)
 	env := func(name string) string {
 		out, err := byName["kv__env"].Tool.Execute(callCtx(t), tools.Call{Args: mustJSON(t, map[string]string{"name": name})})
