@@ -39,27 +39,26 @@ const maxDescription = 4096
 // arguments that are not an object) is left out and named in the error; the
 // others are returned all the same, for a worker that chooses to serve them.
 func (c *Conn) Tools() ([]Registered, error) {
-	names := map[string][]string{} // agentrun name -> MCP names
 	var refused []error
-	named := map[string]string{} // MCP name -> agentrun name
+	names := map[string][]string{} // agentrun name -> the MCP names that become it
 	for _, t := range c.listed {
-		name, err := toolName(c.server.Name, t.Name)
-		if err != nil {
+		if name, err := toolName(c.server.Name, t.Name); err != nil {
 			refused = append(refused, err)
-			continue
+		} else {
+			names[name] = append(names[name], t.Name)
 		}
-		names[name] = append(names[name], t.Name)
-		named[t.Name] = name
 	}
 	var out []Registered
-	for _, t := range c.listed {
-		name, ok := named[t.Name]
-		if !ok {
+	for i, t := range c.listed {
+		if i > 0 && c.listed[i-1].Name == t.Name {
+			continue // listed twice (the list is sorted): refused once
+		}
+		name, err := toolName(c.server.Name, t.Name)
+		if err != nil {
 			continue
 		}
 		if same := names[name]; len(same) > 1 {
-			refused = append(refused, fmt.Errorf("MCP tool %s.%s: its name %s is also that of %s: rename one on the server",
-				c.server.Name, t.Name, name, strings.Join(others(same, t.Name), ", ")))
+			refused = append(refused, collision(c.server.Name, t.Name, name, same))
 			continue
 		}
 		r, err := c.convert(t, name)
@@ -70,6 +69,22 @@ func (c *Conn) Tools() ([]Registered, error) {
 		out = append(out, r)
 	}
 	return out, errors.Join(refused...)
+}
+
+// collision refuses a tool whose name is not its own: which of the tools
+// that share it is meant, only the server's owner can say.
+func collision(server, mcpName, name string, same []string) error {
+	var others []string
+	for _, n := range same {
+		if n != mcpName {
+			others = append(others, n)
+		}
+	}
+	if len(others) == 0 {
+		return fmt.Errorf("MCP tool %s.%s: the server lists it %d times", server, mcpName, len(same))
+	}
+	return fmt.Errorf("MCP tool %s.%s: its name %s is also that of %s: rename one on the server",
+		server, mcpName, name, strings.Join(others, ", "))
 }
 
 // toolName is <server>__<tool>, the tool's name lower-cased with every
@@ -93,16 +108,6 @@ func toolName(server, mcpName string) (string, error) {
 		return "", fmt.Errorf("MCP tool %s.%s: its name %s is longer than 64 characters", server, mcpName, name)
 	}
 	return name, nil
-}
-
-func others(names []string, self string) []string {
-	var out []string
-	for _, n := range names {
-		if n != self {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 func (c *Conn) convert(t *mcp.Tool, name string) (Registered, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -159,6 +160,8 @@ func TestHostileToolNamesAndSchemasAreRefusedAndTheRestServed(t *testing.T) {
 			assert.Contains(t, msg, "longer than 64 characters")
 			assert.Contains(t, msg, `kv."bad name": not an MCP tool name`)
 			assert.Contains(t, msg, `kv.scalar: tool "kv__scalar": parameters describe "string"; a tool takes an object`)
+			assert.Contains(t, msg, "kv.twice: the server lists it 2 times")
+			assert.Equal(t, 1, strings.Count(msg, "kv.twice"), "refused once")
 
 			var names []string
 			for _, r := range list {

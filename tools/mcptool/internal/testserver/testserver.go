@@ -18,8 +18,8 @@ import (
 // Options shape the server.
 type Options struct {
 	// Hostile adds tools mcptool must refuse: colliding and unusable names,
-	// and (by a tools/list lie the go-sdk itself would not allow) arguments
-	// that are not an object.
+	// and (by tools/list lies the go-sdk itself would not allow) arguments
+	// that are not an object and a tool listed twice.
 	Hostile bool
 	// Die runs when the crash tool is called, mid-call: it ends the server.
 	Die func()
@@ -160,8 +160,9 @@ func addHostile(srv *mcp.Server) {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				twice := &mcp.Tool{Name: "twice", InputSchema: json.RawMessage(`{"type":"object"}`)}
 				list.Tools = append(list.Tools, &mcp.Tool{Name: "scalar", Description: "takes a bare string",
-					InputSchema: json.RawMessage(`{"type":"string"}`)})
+					InputSchema: json.RawMessage(`{"type":"string"}`)}, twice, twice)
 			}
 			return res, err
 		}
