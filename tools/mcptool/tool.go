@@ -54,7 +54,7 @@ type action struct{ base }
 func (a action) Preview(call tools.Call) (string, error) {
 	var args bytes.Buffer
 	if err := json.Compact(&args, call.Args); err != nil {
-		return "", fmt.Errorf("arguments are not JSON: %w", err)
+		return "", fmt.Errorf("%s: arguments are not JSON: %w", a.spec.Name, err)
 	}
 	return fmt.Sprintf("%s.%s(%s)", a.conn.server.Name, a.mcpName, args.String()), nil
 }
