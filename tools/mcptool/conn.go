@@ -206,7 +206,12 @@ func (c *Conn) transport() mcp.Transport {
 	if s.URL != "" {
 		return &mcp.StreamableClientTransport{
 			Endpoint:   s.URL,
-			HTTPClient: &http.Client{Transport: headerTransport{headers: s.Headers, next: http.DefaultTransport}},
+			HTTPClient: &http.Client{
+				Transport: headerTransport{headers: s.Headers, next: http.DefaultTransport},
+				// The headers go with every request the transport makes: a
+				// redirect would hand them to whatever host it names.
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+			},
 			// A call's outcome is the activity's to judge: the transport
 			// does not retry behind its back.
 			MaxRetries:           -1,

@@ -165,3 +165,23 @@ func TestACallWaitingForAnotherCallsReconnectKeepsItsOwnDeadline(t *testing.T) {
 	close(release)
 	require.NoError(t, <-first, "the reconnecting call went on")
 }
+
+func TestHTTPHeadersAreNotHandedToARedirectsHost(t *testing.T) {
+	var leaked atomic.Value
+	other := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		leaked.Store(r.Header.Get("Authorization"))
+		http.Error(w, "no", http.StatusNotFound)
+	})}
+	otherLn := testenv.Listen(t)
+	go func() { _ = other.Serve(otherLn) }()
+	t.Cleanup(func() { _ = other.Close() })
+	redirector := &http.Server{Handler: http.RedirectHandler("http://"+otherLn.Addr().String()+"/mcp", http.StatusTemporaryRedirect)}
+	ln := testenv.Listen(t)
+	go func() { _ = redirector.Serve(ln) }()
+	t.Cleanup(func() { _ = redirector.Close() })
+
+	_, err := mcptool.Connect(callCtx(t), mcptool.Server{Name: "kv", URL: "http://" + ln.Addr().String(),
+		Headers: map[string]string{"Authorization": "Bearer t0ken"}})
+	require.Error(t, err)
+	assert.Nil(t, leaked.Load(), "the redirect was not followed")
+}
