@@ -205,7 +205,7 @@ func (c *Conn) transport() mcp.Transport {
 	s := c.server
 	if s.URL != "" {
 		return &mcp.StreamableClientTransport{
-			Endpoint:   s.URL,
+			Endpoint: s.URL,
 			HTTPClient: &http.Client{
 				Transport: headerTransport{headers: s.Headers, next: http.DefaultTransport},
 				// The headers go with every request the transport makes: a
