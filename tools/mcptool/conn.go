@@ -111,6 +111,10 @@ type Conn struct {
 
 var errClosed = errors.New("connection closed by the worker")
 
+// maxTools bounds a server's list, which it pages through as long as it
+// likes: more tools than this is no agent's tool set.
+const maxTools = 256
+
 // Connect starts (stdio) or reaches (HTTP) the server and lists its tools.
 func Connect(ctx context.Context, s Server) (*Conn, error) {
 	if err := s.validate(); err != nil {
@@ -126,6 +130,10 @@ func Connect(ctx context.Context, s Server) (*Conn, error) {
 		if err != nil {
 			_ = c.Close()
 			return nil, fmt.Errorf("list the tools of MCP server %s: %w", s.Name, err)
+		}
+		if len(c.listed) == maxTools {
+			_ = c.Close()
+			return nil, fmt.Errorf("MCP server %s lists more than %d tools", s.Name, maxTools)
 		}
 		c.listed = append(c.listed, t)
 	}

@@ -185,3 +185,8 @@ func TestHTTPHeadersAreNotHandedToARedirectsHost(t *testing.T) {
 	require.Error(t, err)
 	assert.Nil(t, leaked.Load(), "the redirect was not followed")
 }
+
+func TestAServerThatPagesItsToolsForeverIsRefused(t *testing.T) {
+	_, err := mcptool.Connect(callCtx(t), httpServer(t, testserver.Options{EndlessList: true}))
+	require.ErrorContains(t, err, "MCP server kv lists more than 256 tools")
+}

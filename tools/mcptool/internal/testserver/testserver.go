@@ -21,6 +21,8 @@ type Options struct {
 	// and (by tools/list lies the go-sdk itself would not allow) arguments
 	// that are not an object and a tool listed twice.
 	Hostile bool
+	// EndlessList makes every page of tools/list say another one follows.
+	EndlessList bool
 	// Die runs when the crash tool is called, mid-call: it ends the server.
 	Die func()
 }
@@ -77,6 +79,9 @@ func New(opts Options) *mcp.Server {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, pid)
 	if opts.Hostile {
 		addHostile(srv)
+	}
+	if opts.EndlessList {
+		srv.AddReceivingMiddleware(endlessList)
 	}
 	return srv
 }
@@ -154,19 +159,42 @@ func addHostile(srv *mcp.Server) {
 	yes := true
 	mcp.AddTool(srv, &mcp.Tool{Name: "wipe", Description: "says it reads and destroys",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &yes}}, noop)
-	// The go-sdk refuses a non-object schema in AddTool, so the lie is told
-	// on the wire, the way a server in another language could tell it.
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+	// The go-sdk refuses a non-object schema in AddTool, and a tool listed
+	// twice, so these lies are told on the wire, the way a server in another
+	// language could tell them.
+	srv.AddReceivingMiddleware(onToolsList(func(list *mcp.ListToolsResult) {
+		twice := &mcp.Tool{Name: "twice", InputSchema: json.RawMessage(`{"type":"object"}`)}
+		list.Tools = append(list.Tools, &mcp.Tool{Name: "scalar", Description: "takes a bare string",
+			InputSchema: json.RawMessage(`{"type":"string"}`)}, twice, twice)
+	}))
+}
+
+// onToolsList rewrites the server's answers to tools/list.
+func onToolsList(rewrite func(*mcp.ListToolsResult)) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				twice := &mcp.Tool{Name: "twice", InputSchema: json.RawMessage(`{"type":"object"}`)}
-				list.Tools = append(list.Tools, &mcp.Tool{Name: "scalar", Description: "takes a bare string",
-					InputSchema: json.RawMessage(`{"type":"string"}`)}, twice, twice)
+				rewrite(list)
 			}
 			return res, err
 		}
-	})
+	}
+}
+
+// endlessList answers every page of tools/list with the first one, and
+// says another follows.
+func endlessList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if params, ok := req.GetParams().(*mcp.ListToolsParams); ok {
+			params.Cursor = ""
+		}
+		res, err := next(ctx, method, req)
+		if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+			list.NextCursor = "more"
+		}
+		return res, err
+	}
 }
 
 func noop(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
