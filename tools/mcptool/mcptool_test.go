@@ -167,8 +167,9 @@ func TestHostileToolNamesAndSchemasAreRefusedAndTheRestServed(t *testing.T) {
 			for _, r := range list {
 				names = append(names, r.Tool.Spec().Name)
 			}
-			assert.Equal(t, []string{"kv__fetch_page_2", "kv__append", "kv__crash", "kv__env", "kv__hang", "kv__lookup", "kv__pid", "kv__put", "kv__wipe"}, names,
+			assert.Equal(t, []string{"kv__fetch_page_2", "kv__append", "kv__chatty", "kv__crash", "kv__env", "kv__hang", "kv__lookup", "kv__pid", "kv__put", "kv__wipe"}, names,
 				"sorted by MCP name; the valid tools are served")
+			assert.LessOrEqual(t, len(list[2].Tool.Spec().Description), 4096, "a server's words in every prompt are bounded")
 			wipe := list[len(list)-1]
 			_, isAction := wipe.Tool.(tools.Action)
 			assert.True(t, isAction, "read-only and destructive is not read-only")
