@@ -24,7 +24,23 @@ type ApprovalSignal struct {
 	// page, CLI). A requestId is remembered per channel and approver, so one
 	// person cannot burn another's requestId.
 	Channel string `json:"channel,omitempty"`
+	// ArgsHash, when set, binds the decision to the action's exact input:
+	// it applies only while it is the action's ArgsHash.
+	ArgsHash string `json:"argsHash,omitempty"`
+	// Batch lists more actions of the same run that the decision covers,
+	// each bound by its argsHash. Only a run whose agent takes batch
+	// approvals accepts one, and then ActionID's ArgsHash is required too.
+	Batch []ActionRef `json:"batch,omitempty"`
 }
+
+// ActionRef names one pending action and the input it was approved for.
+type ActionRef struct {
+	ActionID string `json:"actionId"`
+	ArgsHash string `json:"argsHash"`
+}
+
+// MaxBatch bounds the actions one decision covers.
+const MaxBatch = 20
 
 // ResolveSignal is the payload of SignalResolve.
 type ResolveSignal struct {

@@ -68,6 +68,52 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, "", "malformed approval signal: "+err.Error())
 		return
 	}
+	if len(sig.Batch) > 0 {
+		w.onBatch(ctx, sig)
+		return
+	}
+	w.onDecision(ctx, sig)
+}
+
+// onBatch splits a decision on several actions into one decision per
+// action, each as if it came alone. The batch is taken whole or not at all:
+// every action must exist and still have the input its argsHash names.
+func (w *agentRun) onBatch(ctx workflow.Context, sig api.ApprovalSignal) {
+	refs := append([]api.ActionRef{{ActionID: sig.ActionID, ArgsHash: sig.ArgsHash}}, sig.Batch...)
+	seen := map[string]bool{}
+	why := ""
+	switch {
+	case !w.generic || !w.agent.BatchApproval:
+		why = fmt.Sprintf("agent %s takes one decision per action, not a batch", w.agent.Name)
+	case len(refs) > api.MaxBatch:
+		why = fmt.Sprintf("a batch covers at most %d actions, not %d", api.MaxBatch, len(refs))
+	}
+	for _, ref := range refs {
+		pa := w.ActionByID(ref.ActionID)
+		switch {
+		case why != "":
+		case pa == nil:
+			why = fmt.Sprintf("the batch names unknown action %q", ref.ActionID)
+		case seen[ref.ActionID]:
+			why = fmt.Sprintf("the batch names action %s twice", ref.ActionID)
+		case ref.ArgsHash != pa.ArgsHash:
+			why = fmt.Sprintf("the batch's argsHash for %s is not the action's input", ref.ActionID)
+		}
+		seen[ref.ActionID] = true
+	}
+	if why != "" {
+		w.ignore(ctx, "", fmt.Sprintf("batch %s by %s not applied: %s", sig.Decision, strings.TrimSpace(sig.Approver), why))
+		return
+	}
+	for _, ref := range refs {
+		one := sig
+		one.ActionID, one.ArgsHash, one.Batch = ref.ActionID, ref.ArgsHash, nil
+		w.onDecision(ctx, one)
+	}
+}
+
+// onDecision handles a decision on one action.
+func (w *agentRun) onDecision(ctx workflow.Context, sig api.ApprovalSignal) {
 	pa := w.ActionByID(sig.ActionID)
 	if pa == nil {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
@@ -75,6 +121,10 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 	}
 	if !rememberRequest(pa, api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)) {
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("repeated request %q", sig.RequestID))
+		return
+	}
+	if sig.ArgsHash != "" && sig.ArgsHash != pa.ArgsHash {
+		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s names another input (argsHash) than the action's", sig.Decision, strings.TrimSpace(sig.Approver)))
 		return
 	}
 	if why := w.refuseDecision(ctx, pa, sig); why != "" {
@@ -228,7 +278,7 @@ func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *api.PendingAc
 		if err != nil || pa.State != api.ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) == 0 {
 			return err
 		}
-		if err := w.checkNextDecision(ctx, timer); err != nil {
+		if err := w.checkNextDecision(ctx, pa, timer); err != nil {
 			return err
 		}
 	}

@@ -45,13 +45,18 @@ func (w *agentRun) queueDecision(ctx workflow.Context, pa *api.PendingAction, si
 // checkNextDecision takes the oldest queued decision, checks its decider's
 // permission unless the action's state already refuses it, and applies it or
 // records why not. It returns an error only when the run is cancelled.
-func (w *agentRun) checkNextDecision(ctx workflow.Context, timer workflow.Future) error {
+func (w *agentRun) checkNextDecision(ctx workflow.Context, awaited *api.PendingAction, timer workflow.Future) error {
 	sig := w.QueuedDecisions[0]
 	w.QueuedDecisions = w.QueuedDecisions[1:]
 	pa := w.ActionByID(sig.ActionID)
 	if pa == nil {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return nil
+	}
+	if w.generic && pa != awaited {
+		// The timer is the awaited action's; this one's deadline is read
+		// by refuseDecision, before and after the check.
+		timer = nil
 	}
 	// An earlier decision may have settled the action since this one came.
 	if why := w.refuseDecision(ctx, pa, sig); why != "" {
@@ -143,10 +148,15 @@ func (w *agentRun) startPermissionCheck(ctx workflow.Context, pa *api.PendingAct
 // dropQueuedDecisions records why each decision still queued was never
 // applied: the action it named was settled first, or (why) the run ended.
 func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
+	var keep []api.ApprovalSignal
 	for _, sig := range w.QueuedDecisions {
 		who := strings.TrimSpace(sig.Approver)
 		pa := w.ActionByID(sig.ActionID)
 		switch {
+		case w.generic && why == "" && pa != nil && pa.State == api.ActionWaiting:
+			// Another action of the turn, still waiting: its decision
+			// stays queued for its own wait.
+			keep = append(keep, sig)
 		case pa == nil:
 			w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		case why != "":
@@ -157,5 +167,5 @@ func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy))
 		}
 	}
-	w.QueuedDecisions = nil
+	w.QueuedDecisions = keep
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 )
@@ -23,26 +24,24 @@ const maxCreateAttempts = 10
 // outcome is unknown. The step status is the state machine, so the same code
 // resumes a step carried across a continue-as-new.
 func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools.Checked) (string, error) {
-	if st.OperationKey == "" {
-		st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
-		if w.generic {
-			st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview})
-		} else {
-			st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "body": c.Preview})
-		}
-		w.stepNote(ctx, st, "operationKey "+st.OperationKey)
-	}
+	w.beginAction(ctx, st, c)
 	for {
 		var err error
 		switch st.Status {
 		case api.StepPending:
 			if c.Ask {
 				w.requestApproval(ctx, st, c)
+				w.proposeTurn(ctx)
 			} else {
 				w.setLabel(api.LabelPosting)
 				w.setStepStatus(ctx, st, api.StepRunning, "runs without approval (gate: "+string(tools.NeverAsk)+")")
 			}
 		case api.StepWaitingForApproval:
+			// An action proposed with an earlier one of its turn waits
+			// again once that one is settled.
+			if pa := w.ActionForStep(st.ID); w.generic && pa.State == api.ActionWaiting && w.Run.Status != api.RunWaitingForUser {
+				w.setRunStatus(ctx, api.RunWaitingForUser, api.LabelWaitingApproval, "")
+			}
 			var content string
 			if content, err = w.awaitDecision(ctx, st); err == nil && content != "" {
 				return content, nil
@@ -59,6 +58,42 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 		if err != nil {
 			return "", err
 		}
+	}
+}
+
+// beginAction gives an action's step its operationKey, recorded before any
+// attempt.
+func (w *agentRun) beginAction(ctx workflow.Context, st *api.AgentStep, c tools.Checked) {
+	if st.OperationKey != "" {
+		return
+	}
+	st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
+	if w.generic {
+		st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview})
+	} else {
+		st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "body": c.Preview})
+	}
+	w.stepNote(ctx, st, "operationKey "+st.OperationKey)
+}
+
+// proposeTurn asks at once for the approval of every later action of the
+// turn that asks one, so that each shows in the inbox and a person may
+// decide them in any order, or in one batch. They still run in call order.
+func (w *agentRun) proposeTurn(ctx workflow.Context) {
+	if !w.generic || len(w.OpenToolCalls) < 2 {
+		return
+	}
+	for _, call := range w.OpenToolCalls[1:] {
+		if w.openStepFor(call.ID) != nil {
+			continue
+		}
+		c, refusal := w.checkCall(call, nil)
+		if refusal != "" || c.Action == nil || !c.Ask {
+			continue
+		}
+		st := w.newStep(ctx, api.StepToolCall, call.ID, call.Name, redact.JSON(json.RawMessage(modelcall.Arguments(call.Arguments))))
+		w.beginAction(ctx, st, c)
+		w.requestApproval(ctx, st, c)
 	}
 }
 

@@ -126,8 +126,14 @@ func newCustomRun(t *testing.T, agent tools.Agent, stamp *stampTool, turns ...[]
 
 func (r *customRun) run(t *testing.T, agent string) api.RunSnapshot {
 	t.Helper()
-	r.env.ExecuteWorkflow(api.WorkflowName, api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", Agent: agent, InlineConversationBytes: -1})
+	r.env.ExecuteWorkflow(api.WorkflowName, api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", Agent: agent,
+		Approvers: []string{"alice"}, InlineConversationBytes: -1})
 	require.True(t, r.env.IsWorkflowCompleted())
+	return r.snapshot(t)
+}
+
+func (r *customRun) snapshot(t *testing.T) api.RunSnapshot {
+	t.Helper()
 	v, err := r.env.QueryWorkflow(api.QueryRun)
 	require.NoError(t, err)
 	var snap api.RunSnapshot
@@ -222,4 +228,141 @@ func TestACallOfAToolTheAgentWasNotGivenIsRefusedAndNothingRuns(t *testing.T) {
 	require.Empty(t, stamp.effects, "a registered tool the agent lacks is unknown to its runs")
 	require.Equal(t, `unknown tool "stamp"`, snap.Steps[1].Error)
 	require.Equal(t, api.OutcomeComplete, snap.Run.Outcome, "a refused call is the model's mistake, not a degraded run")
+}
+
+// twoStamps is one turn that asks for two approved stamps.
+var twoStamps = []api.ToolCall{call("s1", "stamp", `{"word":"one"}`), call("s2", "stamp", `{"word":"two"}`)}
+
+// whenBothWait runs decide once both actions of twoStamps wait, with them.
+func (r *customRun) whenBothWait(t *testing.T, decide func(first, second api.PendingAction)) {
+	r.env.RegisterDelayedCallback(func() {
+		snap := r.snapshot(t)
+		require.Len(t, snap.Actions, 2, "both actions of the turn are proposed at once")
+		for _, pa := range snap.Actions {
+			require.Equal(t, api.ActionWaiting, pa.State)
+		}
+		require.Equal(t, api.RunWaitingForUser, snap.Run.Status)
+		decide(snap.Actions[0], snap.Actions[1])
+	}, time.Minute)
+}
+
+func (r *customRun) decide(sig api.ApprovalSignal) {
+	sig.Approver = "alice"
+	r.env.SignalWorkflow(api.SignalApproval, sig)
+}
+
+func requireStamped(t *testing.T, stamp *stampTool, n int) {
+	t.Helper()
+	require.Len(t, stamp.effects, n)
+	for key, count := range stamp.effects {
+		require.Equal(t, 1, count, "once under %s", key)
+	}
+}
+
+func TestTwoActionsOfOneTurnWaitTogetherAndRunInCallOrderWhateverOrderTheyAreApprovedIn(t *testing.T) {
+	stamp := &stampTool{effects: map[string]int{}}
+	agent := tools.Agent{Name: "stamper", Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
+	r := newCustomRun(t, agent, stamp, twoStamps)
+	r.whenBothWait(t, func(first, second api.PendingAction) {
+		r.decide(api.ApprovalSignal{ActionID: second.ID, Decision: api.DecisionApprove, ArgsHash: second.ArgsHash})
+		r.decide(api.ApprovalSignal{ActionID: first.ID, Decision: api.DecisionApprove})
+	})
+
+	snap := r.run(t, "stamper")
+
+	require.NoError(t, r.env.GetWorkflowError())
+	requireStamped(t, stamp, 2)
+	var done []string
+	for _, st := range snap.Steps {
+		if st.ToolName == "stamp" && st.Type == api.StepToolCall {
+			require.Equal(t, api.StepSucceeded, st.Status)
+			done = append(done, st.CallID)
+		}
+	}
+	require.Equal(t, []string{"s1", "s2"}, done)
+}
+
+func TestOneBatchDecisionCoversTheActionsItNamesByTheirArgsHashes(t *testing.T) {
+	stamp := &stampTool{effects: map[string]int{}}
+	agent := tools.Agent{Name: "batcher", BatchApproval: true, Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
+	r := newCustomRun(t, agent, stamp, twoStamps)
+	r.whenBothWait(t, func(first, second api.PendingAction) {
+		r.decide(api.ApprovalSignal{ActionID: first.ID, ArgsHash: first.ArgsHash, Decision: api.DecisionApprove,
+			Batch: []api.ActionRef{{ActionID: second.ID, ArgsHash: second.ArgsHash}}})
+	})
+
+	snap := r.run(t, "batcher")
+
+	require.NoError(t, r.env.GetWorkflowError())
+	requireStamped(t, stamp, 2)
+	for _, pa := range snap.Actions {
+		require.Equal(t, api.ActionApproved, pa.State)
+		require.Equal(t, "alice", pa.DecidedBy)
+	}
+}
+
+func TestABatchThatIsNotExactlyWhatWaitsAppliesNothing(t *testing.T) {
+	cases := map[string]struct {
+		batchAgent bool
+		batch      func(first, second api.PendingAction) api.ApprovalSignal
+		why        string
+	}{
+		"an agent without batch approval": {false, func(first, second api.PendingAction) api.ApprovalSignal {
+			return api.ApprovalSignal{ActionID: first.ID, ArgsHash: first.ArgsHash, Batch: []api.ActionRef{{ActionID: second.ID, ArgsHash: second.ArgsHash}}}
+		}, "takes one decision per action, not a batch"},
+		"another input's argsHash": {true, func(first, second api.PendingAction) api.ApprovalSignal {
+			return api.ApprovalSignal{ActionID: first.ID, ArgsHash: first.ArgsHash, Batch: []api.ActionRef{{ActionID: second.ID, ArgsHash: first.ArgsHash}}}
+		}, "is not the action's input"},
+		"the first action without its argsHash": {true, func(first, second api.PendingAction) api.ApprovalSignal {
+			return api.ApprovalSignal{ActionID: first.ID, Batch: []api.ActionRef{{ActionID: second.ID, ArgsHash: second.ArgsHash}}}
+		}, "is not the action's input"},
+		"an action twice": {true, func(first, second api.PendingAction) api.ApprovalSignal {
+			return api.ApprovalSignal{ActionID: first.ID, ArgsHash: first.ArgsHash, Batch: []api.ActionRef{{ActionID: first.ID, ArgsHash: first.ArgsHash}}}
+		}, "twice"},
+		"an unknown action": {true, func(first, second api.PendingAction) api.ApprovalSignal {
+			return api.ApprovalSignal{ActionID: first.ID, ArgsHash: first.ArgsHash, Batch: []api.ActionRef{{ActionID: "act-0000000000000000", ArgsHash: second.ArgsHash}}}
+		}, "unknown action"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			stamp := &stampTool{effects: map[string]int{}}
+			agent := tools.Agent{Name: "batcher", BatchApproval: tc.batchAgent, Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
+			r := newCustomRun(t, agent, stamp, twoStamps)
+			r.whenBothWait(t, func(first, second api.PendingAction) {
+				sig := tc.batch(first, second)
+				sig.Decision = api.DecisionApprove
+				r.decide(sig)
+			})
+
+			snap := r.run(t, "batcher")
+
+			require.NoError(t, r.env.GetWorkflowError())
+			require.Empty(t, stamp.effects, "nothing approved, nothing done")
+			for _, pa := range snap.Actions {
+				require.Equal(t, api.ActionExpired, pa.State)
+			}
+			v, err := r.env.QueryWorkflow(api.QueryEvents, int64(0))
+			require.NoError(t, err)
+			var events []api.Event
+			require.NoError(t, v.Get(&events))
+			ignored := eventsWith(events, func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
+			require.Len(t, ignored, 1)
+			require.Contains(t, ignored[0].Detail, tc.why)
+		})
+	}
+}
+
+func TestADecisionNamingAnotherInputThanTheActionsIsIgnored(t *testing.T) {
+	stamp := &stampTool{effects: map[string]int{}}
+	agent := tools.Agent{Name: "stamper", Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
+	r := newCustomRun(t, agent, stamp, twoStamps)
+	r.whenBothWait(t, func(first, second api.PendingAction) {
+		r.decide(api.ApprovalSignal{ActionID: first.ID, ArgsHash: second.ArgsHash, Decision: api.DecisionApprove})
+	})
+
+	snap := r.run(t, "stamper")
+
+	require.NoError(t, r.env.GetWorkflowError())
+	require.Empty(t, stamp.effects)
+	require.Equal(t, api.ActionExpired, snap.Actions[0].State)
 }
