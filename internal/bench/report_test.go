@@ -138,7 +138,7 @@ func measureRows(t *testing.T, ctx context.Context, rig *overheadRig, s benchSca
 	rows = append(rows, ratioGoal("history bytes per approved run", "≤ 2× bare",
 		float64(rig.shape.HistoryBytes), float64(rig.baseShape.HistoryBytes), atMost(2)))
 
-	agentLat, err := signalLatencies(ctx, rig.client, ids[agent.name()], api.ActivityCreateIssueComment)
+	agentLat, err := signalLatencies(ctx, rig.client, ids[agent.name()], api.ActivityExecuteTool)
 	require.NoError(t, err)
 	baseLat, err := signalLatencies(ctx, rig.client, ids[base.name()], "")
 	require.NoError(t, err)

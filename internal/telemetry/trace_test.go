@@ -41,8 +41,7 @@ func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testi
 		"RunWorkflow:" + api.WorkflowName,
 		"SignalWorkflow:" + api.SignalApproval, "HandleSignal:" + api.SignalApproval,
 		"StartActivity:ModelNext", "RunActivity:ModelNext",
-		"RunActivity:GetPullRequest", "RunActivity:ListPullRequestFiles",
-		"RunActivity:CheckRepoPermission", "RunActivity:CreateIssueComment",
+		"RunActivity:ExecuteTool", "RunActivity:CheckRepoPermission",
 	} {
 		require.NotEmpty(t, byName[name], "no %s span; spans: %v", name, byName)
 		for _, id := range byName[name] {
