@@ -12,6 +12,7 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/runmetrics"
 )
 
 // acts is only used to name activities; its fields are never read here.
@@ -59,7 +60,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 		now := workflow.Now(ctx)
 		w.Run = in.NewRun(info.WorkflowExecution.ID, now)
 		w.Label = api.LabelStarting
-		countRun(ctx, api.MetricRunsStarted)
+		runmetrics.Run(ctx, w.in.Agent, api.MetricRunsStarted)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/runmetrics"
 )
 
 // maxRequestIDs bounds the requestIds an action remembers.
@@ -228,7 +229,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 	}
 	w.Actions = append(w.Actions, pa)
-	countRun(ctx, api.MetricApprovalsRequested)
+	runmetrics.Run(ctx, w.in.Agent, api.MetricApprovalsRequested)
 	if w.hardened {
 		w.upsertActionIDs(ctx)
 	}

@@ -63,7 +63,7 @@ func TestAnUnansweredApprovalCountsAsExpiredNotDecided(t *testing.T) {
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
 
-	require.EqualValues(t, 1, counted(scope, api.MetricRunsStarted, map[string]string{"agent": api.WorkflowName}))
+	require.EqualValues(t, 1, counted(scope, api.MetricRunsStarted, map[string]string{"agent": api.DefaultAgent}))
 	require.EqualValues(t, 1, counted(scope, api.MetricApprovalsRequested, nil))
 	require.EqualValues(t, 1, counted(scope, api.MetricApprovalsExpired, nil))
 	require.EqualValues(t, 0, counted(scope, api.MetricApprovalsDecided, nil))

@@ -14,6 +14,8 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/legacy"
+	"github.com/agentrun/agentrun/workflows/runmetrics"
 )
 
 // maxCreateAttempts bounds how often one operationKey is tried.
@@ -118,7 +120,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	if w.generic {
 		err = workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c)).Get(ctx, &out)
 	} else {
-		out, err = w.legacyCreate(ctx, actx, st, c)
+		out, err = legacy.Create(ctx, actx, w.target, st.OperationKey, c.Preview)
 	}
 	if err == nil {
 		w.reportLookalikes(ctx, st, out.Ignored)
@@ -167,7 +169,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	if w.generic {
 		err = workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(ctx, &res)
 	} else {
-		res, err = w.legacyFind(ctx, actx, st, c)
+		res, err = legacy.Find(ctx, actx, w.target, st.OperationKey, c.Preview)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -176,7 +178,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
 	}
 	w.reportLookalikes(ctx, st, res.Output.Ignored)
-	countReconciliation(ctx, res.Outcome)
+	runmetrics.Reconciliation(ctx, w.in.Agent, res.Outcome)
 	switch res.Outcome {
 	case api.ReconcileFound:
 		res.Output.AlreadyExisted = true
@@ -280,7 +282,7 @@ func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
 func (w *agentRun) markedSucceeded(st *api.AgentStep, r api.ResolveSignal) api.ToolOutput {
 	if !w.generic {
 		id, _ := strconv.ParseInt(r.ExternalResourceID, 10, 64)
-		out := legacyCommentOutput(api.CommentResult{CommentID: id, AlreadyExisted: true})
+		out := legacy.CommentOutput(api.CommentResult{CommentID: id, AlreadyExisted: true})
 		out.ExternalID = r.ExternalResourceID
 		return out
 	}

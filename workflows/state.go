@@ -8,6 +8,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/runmetrics"
 )
 
 // runState is everything a run knows. Its Checkpoint is the run's state
@@ -83,7 +84,7 @@ func (s *runState) setRunStatus(ctx workflow.Context, to api.RunStatus, label, d
 	}
 	mustNotFail(api.CheckRunTransition(s.Run.Status, to))
 	s.Run.Status = to
-	countRunStatus(ctx, to)
+	runmetrics.RunStatus(ctx, s.in.Agent, to)
 	s.emit(ctx, api.EventRunStatus, "", string(to), detail)
 	s.upsertStatus(ctx)
 }
@@ -150,7 +151,7 @@ func (s *runState) setActionState(ctx workflow.Context, pa *api.PendingAction, t
 	pa.DecidedBy = by
 	pa.Reason = reason
 	pa.DecidedAt = &now
-	countActionState(ctx, pa, to)
+	runmetrics.ActionState(ctx, s.in.Agent, pa, to)
 	s.emit(ctx, api.EventActionState, pa.StepID, string(to), reason)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/legacy"
 )
 
 // chooseAgent finds the run's agent in the registry; an agent's MaxSteps
@@ -133,7 +134,7 @@ func (w *agentRun) runReads(ctx workflow.Context) (int, error) {
 // one.
 func (w *agentRun) checkCall(call api.ToolCall, st *api.AgentStep) (tools.Checked, string) {
 	if !w.generic {
-		return w.legacyCheck(call, st)
+		return legacy.Check(call, w.target, w.in.Repo, w.hardened, st == nil || st.Status == api.StepPending, builtin.registry)
 	}
 	return w.registry.Check(w.agent, call, w.target)
 }
@@ -154,7 +155,7 @@ func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, w.readToolOptions(st.ToolName))
 	if !w.generic {
-		return w.legacyStartRead(actx, st)
+		return legacy.StartRead(actx, st.ToolName, w.target)
 	}
 	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c))
 }
@@ -186,7 +187,7 @@ func (w *agentRun) finishRead(ctx workflow.Context, st *api.AgentStep, c tools.C
 
 func (w *agentRun) readOutput(ctx workflow.Context, st *api.AgentStep, f workflow.Future) (api.ToolOutput, error) {
 	if !w.generic {
-		return legacyReadOutput(ctx, st, f)
+		return legacy.ReadOutput(ctx, st.ToolName, f)
 	}
 	var out api.ToolOutput
 	err := f.Get(ctx, &out)

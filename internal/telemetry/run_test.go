@@ -58,9 +58,9 @@ func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
 		return f.Value("agentrun_runs_ended_total", nil) >= 1 && f.Value("temporal_workflow_completed_total", nil) >= 1
 	})
 
-	agent := map[string]string{"agent": api.WorkflowName}
+	agent := map[string]string{"agent": api.DefaultAgent}
 	require.Equal(t, 1.0, f.Value("agentrun_runs_started_total", agent))
-	require.Equal(t, 1.0, f.Value("agentrun_runs_ended_total", map[string]string{"agent": api.WorkflowName, "status": "completed"}))
+	require.Equal(t, 1.0, f.Value("agentrun_runs_ended_total", map[string]string{"agent": api.DefaultAgent, "status": "completed"}))
 	require.Equal(t, 1.0, f.Value("agentrun_runs_ended_total", nil), "no other end")
 	require.Equal(t, 1.0, f.Value("agentrun_approvals_requested_total", agent))
 	require.Equal(t, 1.0, f.Value("agentrun_approvals_decided_total", map[string]string{"decision": "approve"}))
