@@ -1,6 +1,7 @@
 package runclient
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -23,6 +24,11 @@ type StartRequest struct {
 	RunID     string
 	TaskQueue string
 	Input     api.RunInput
+	// RequestHash, when set, is RequestHash of the request that asked for
+	// the run. Start stores it on the run (memo api.MemoRequestHash) and
+	// answers ErrIdempotencyConflict, instead of the run, when the run the ID
+	// names holds another.
+	RequestHash string
 }
 
 // Started is what Start did.
@@ -37,10 +43,15 @@ type Started struct {
 // is reused (so a repeated request is harmless), a closed one is reported in
 // ClosedStatus and never restarted (so a finished review does not post twice).
 func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
+	agent := cmp.Or(req.Input.Agent, api.DefaultAgent)
+	if !api.ValidAgentName(agent) {
+		return Started{}, fmt.Errorf("start run %s with agent %.40q: %w", req.RunID, agent, ErrBadAgent)
+	}
 	attrs := []temporal.SearchAttributeUpdate{
 		// The workflow upserts the status as it goes; setting it at start
 		// makes the run visible to a listing by status at once.
 		api.SearchAttrStatus.ValueSet(string(api.RunRunning)),
+		api.SearchAttrAgent.ValueSet(agent),
 	}
 	if req.Input.ConversationID != "" {
 		attrs = append(attrs, api.SearchAttrConversation.ValueSet(req.Input.ConversationID))
@@ -58,21 +69,34 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 		// What the Temporal UI shows for the run before anyone opens it.
 		StaticSummary: api.StaticSummary(req.Input),
 	}
+	if req.RequestHash != "" {
+		opts.Memo = map[string]any{api.MemoRequestHash: req.RequestHash}
+	}
 	startCtx, cancel := c.bound(ctx)
 	_, err := c.temporal.ExecuteWorkflow(startCtx, opts, api.WorkflowName, req.Input)
 	cancel()
 	var alreadyStarted *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &alreadyStarted) {
-		desc, err := c.Describe(ctx, req.RunID)
-		if err != nil {
-			return Started{}, err
-		}
-		return Started{RunID: req.RunID, ClosedStatus: desc.StatusName()}, nil
-	}
-	if err != nil {
+	closed := errors.As(err, &alreadyStarted)
+	if err != nil && !closed {
 		return Started{}, classify(ctx, req.RunID, "start run", err)
 	}
-	return Started{RunID: req.RunID}, nil
+	if !closed && req.RequestHash == "" {
+		return Started{RunID: req.RunID}, nil
+	}
+	// The conflict policy hands back an open run without saying whether it
+	// was this request's: only the run's memo tells.
+	desc, err := c.Describe(ctx, req.RunID)
+	if err != nil {
+		return Started{}, err
+	}
+	if req.RequestHash != "" && desc.RequestHash != req.RequestHash {
+		return Started{}, fmt.Errorf("start run %s: %w", req.RunID, ErrIdempotencyConflict)
+	}
+	started := Started{RunID: req.RunID}
+	if closed {
+		started.ClosedStatus = desc.StatusName()
+	}
+	return started, nil
 }
 
 // IdempotencyKey is the default key of a review: a repeated identical

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -110,15 +109,11 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 	}, nil
 }
 
-// GitHub's own rules: an owner is letters, digits and hyphens; a repository
-// name also allows dots and underscores.
-var repoPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$`)
-
 func (c *startCommand) validate() error {
 	switch {
 	case c.repo == "":
 		return errors.New("--repo is required")
-	case !repoPattern.MatchString(c.repo) || strings.HasSuffix(c.repo, "/.") || strings.HasSuffix(c.repo, "/.."):
+	case !runclient.ValidRepo(c.repo):
 		return fmt.Errorf("--repo %q: want OWNER/NAME, e.g. acme/widgets", c.repo)
 	case c.pr <= 0:
 		return fmt.Errorf("--pr %d: want a pull request number above 0", c.pr)
