@@ -113,7 +113,7 @@ func TestListPageFiltersByStatusAndAgentAndPagesWithAToken(t *testing.T) {
 	require.NoError(t, err)
 
 	ids := func(f runclient.ListFilter) []string {
-		page, err := rc.ListPage(ctx, f, runclient.MaxPageSize, nil)
+		page, err := rc.ListPage(ctx, f, runclient.MaxPageSize, "")
 		require.NoError(t, err)
 		var got []string
 		for _, r := range page.Runs {
@@ -133,7 +133,7 @@ func TestListPageFiltersByStatusAndAgentAndPagesWithAToken(t *testing.T) {
 	require.Empty(t, ids(runclient.ListFilter{Agent: "nobody"}))
 
 	var all []string
-	var token []byte
+	var token string
 	for pages := 0; ; pages++ {
 		require.Less(t, pages, 4, "two runs a page: the token must run out")
 		page, err := rc.ListPage(ctx, runclient.ListFilter{}, 2, token)
@@ -142,7 +142,7 @@ func TestListPageFiltersByStatusAndAgentAndPagesWithAToken(t *testing.T) {
 		for _, r := range page.Runs {
 			all = append(all, r.RunID)
 		}
-		if token = page.NextPageToken; len(token) == 0 {
+		if token = page.NextPageToken; token == "" {
 			break
 		}
 	}
@@ -151,9 +151,21 @@ func TestListPageFiltersByStatusAndAgentAndPagesWithAToken(t *testing.T) {
 	for _, f := range []runclient.ListFilter{
 		{Agent: `x' OR 1=1`}, {Agent: `x" OR "1"="1`}, {Agent: "Triage"}, {Status: `running' OR '1'='1`}, {Status: "terminated"},
 	} {
-		_, err := rc.ListPage(ctx, f, 10, nil)
+		_, err := rc.ListPage(ctx, f, 10, "")
 		require.ErrorIs(t, err, runclient.ErrBadFilter, fmt.Sprint(f))
 	}
+	first, err := rc.ListPage(ctx, runclient.ListFilter{}, 1, "")
+	require.NoError(t, err)
+	require.NotEmpty(t, first.NextPageToken)
+	for name, token := range map[string]string{
+		"not base64": "not base64!", "too short": "AAAA", "made up": "eyJ4IjoxfQeyJ4IjoxfQ",
+		"edited": editedToken(first.NextPageToken),
+	} {
+		_, err := rc.ListPage(ctx, runclient.ListFilter{}, 10, token)
+		require.ErrorIs(t, err, runclient.ErrBadPageToken, name)
+	}
+	_, err = rc.ListPage(ctx, runclient.ListFilter{Agent: "triage"}, 10, first.NextPageToken)
+	require.ErrorIs(t, err, runclient.ErrBadPageToken, "a token pages only the listing it came from")
 }
 
 // executionsOf counts the executions, open or closed, of one run ID.
@@ -198,4 +210,17 @@ func TestKeyedRunIDsAreStableAndCannotBeReCut(t *testing.T) {
 	require.NotEqual(t, runclient.KeyedRunID("ab", "c"), runclient.KeyedRunID("a", "bc"))
 	require.NotEqual(t, runclient.KeyedRunID("a:1", "c"), runclient.KeyedRunID("a", "1:c"))
 	require.Regexp(t, `^run-[0-9a-f]{32}$`, runclient.KeyedRunID("carol", "k"))
+}
+
+// editedToken changes one character in the middle of token, where every
+// bit of it counts.
+func editedToken(token string) string {
+	b := []byte(token)
+	i := len(b) / 2
+	if b[i] == 'A' {
+		b[i] = 'B'
+	} else {
+		b[i] = 'A'
+	}
+	return string(b)
 }

@@ -1,7 +1,10 @@
 package runclient
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -90,30 +93,74 @@ func (c *Client) List(ctx context.Context, status api.RunStatus) ([]Listed, erro
 // MaxPageSize bounds one page of ListPage.
 const MaxPageSize = listPageSize
 
-// Page is one page of a listing. NextPageToken, opaque, asks for the next
-// one; it is empty on the last.
+// Page is one page of a listing. NextPageToken, opaque and safe in a URL's
+// query, asks for the next one; it is empty on the last.
 type Page struct {
 	Runs          []Listed `json:"runs"`
-	NextPageToken []byte   `json:"nextPageToken,omitempty"`
+	NextPageToken string   `json:"nextPageToken,omitempty"`
 }
 
+// ErrBadPageToken: the page token is not one ListPage handed out.
+var ErrBadPageToken = errors.New("the page token is not one a listing handed out")
+
 // ListPage lists one page of at most size (1..MaxPageSize) runs that match
-// f, from token (nil for the first page). Visibility hands pages out in its
-// own order, newest first on Temporal's stores for runs that are still
-// open; each page is sorted newest first.
-func (c *Client) ListPage(ctx context.Context, f ListFilter, size int, token []byte) (Page, error) {
+// f, from token ("" for the first page). Visibility hands pages out in its
+// own order (on Temporal's stores, open runs first, newest first); each
+// page is sorted newest first.
+func (c *Client) ListPage(ctx context.Context, f ListFilter, size int, token string) (Page, error) {
 	query, err := f.query()
 	if err != nil {
 		return Page{}, err
 	}
-	size = min(max(size, 1), MaxPageSize)
-	page, err := c.listPage(ctx, query, size, token)
+	raw, err := openPageToken(query, token)
+	if err != nil {
+		return Page{}, err
+	}
+	page, err := c.listPage(ctx, query, min(max(size, 1), MaxPageSize), raw)
 	if err != nil {
 		return Page{}, err
 	}
 	rows := listedOf(page.GetExecutions())
 	sortNewestFirst(rows)
-	return Page{Runs: rows, NextPageToken: page.GetNextPageToken()}, nil
+	return Page{Runs: rows, NextPageToken: sealPageToken(query, page.GetNextPageToken())}, nil
+}
+
+// A page token is Temporal's behind a digest of it and of the query it
+// pages. The server answers a token it cannot read with an error its client
+// retries until the call's deadline, and a token of another filter would
+// page the wrong listing: the digest turns a mangled, made-up or moved token
+// into ErrBadPageToken at once. It is a checksum, not a MAC: the callers are
+// authenticated, and one who forges a token only gets an error.
+const pageTokenDigestBytes = 8
+
+func pageTokenDigest(query string, raw []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(query))
+	h.Write([]byte{0})
+	h.Write(raw)
+	return h.Sum(nil)[:pageTokenDigestBytes]
+}
+
+func sealPageToken(query string, raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(append(pageTokenDigest(query, raw), raw...))
+}
+
+func openPageToken(query, token string) ([]byte, error) {
+	if token == "" {
+		return nil, nil
+	}
+	sealed, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(sealed) <= pageTokenDigestBytes {
+		return nil, fmt.Errorf("list runs: %w", ErrBadPageToken)
+	}
+	digest, raw := sealed[:pageTokenDigestBytes], sealed[pageTokenDigestBytes:]
+	if !bytes.Equal(digest, pageTokenDigest(query, raw)) {
+		return nil, fmt.Errorf("list runs: %w", ErrBadPageToken)
+	}
+	return raw, nil
 }
 
 func listedOf(execs []*workflowpb.WorkflowExecutionInfo) []Listed {
