@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -13,7 +14,7 @@ import (
 // The first request and every repeat answer 202 with the run's ID and its
 // snapshot's URL; the key reused for another request is 422.
 func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
-	key, err := request.CheckIdempotencyKey(r.Header.Values("Idempotency-Key"))
+	key, err := request.CheckIdempotencyKey(r.Header.Values(auth.HeaderIdempotencyKey))
 	if err != nil {
 		s.writeBadRequest(w, err)
 		return
