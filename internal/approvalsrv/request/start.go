@@ -74,7 +74,8 @@ func (req Start) Input() api.RunInput {
 }
 
 // CheckIdempotencyKey checks the Idempotency-Key header's values: exactly
-// one, of 1 to MaxIdempotencyKeyLength printable ASCII characters.
+// one, of 1 to MaxIdempotencyKeyLength printable ASCII characters (HTTP
+// drops a value's surrounding spaces, so a client cannot send them).
 func CheckIdempotencyKey(values []string) (string, error) {
 	if len(values) != 1 || values[0] == "" {
 		return "", Invalidf("send one Idempotency-Key header: 1 to %d printable ASCII characters", MaxIdempotencyKeyLength)
