@@ -54,6 +54,16 @@ func TestAKeyReusedForAnotherRequestIsAConflictAndARepeatIsTheSameRun(t *testing
 	require.NoError(t, err)
 	require.Equal(t, runclient.RequestHash(in), desc.RequestHash, "the run holds the digest of the request that started it")
 
+	// A run from before request hashes holds none: it is taken for the
+	// request's, so that a repeat after an upgrade finds it.
+	legacy := runclient.StartRequest{RunID: "review-legacy", TaskQueue: queue, Input: in}
+	_, err = rc.Start(ctx, legacy)
+	require.NoError(t, err)
+	legacy.RequestHash = runclient.RequestHash(in)
+	found, err := rc.Start(ctx, legacy)
+	require.NoError(t, err)
+	require.Equal(t, "review-legacy", found.RunID)
+
 	// The same key from another caller is another run.
 	dave := in
 	dave.UserID = "dave"

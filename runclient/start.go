@@ -27,13 +27,16 @@ type StartRequest struct {
 	// RequestHash, when set, is RequestHash of the request that asked for
 	// the run. Start stores it on the run (memo api.MemoRequestHash) and
 	// answers ErrIdempotencyConflict, instead of the run, when the run the ID
-	// names holds another.
+	// names holds another. A run that holds none (started before the memo
+	// existed) is taken for this request's.
 	RequestHash string
 }
 
 // Started is what Start did.
 type Started struct {
 	RunID string `json:"runId"`
+	// Agent is the run's agent: the one the request named, or the default.
+	Agent string `json:"agent"`
 	// ClosedStatus is set when the ID's run had already finished: it was
 	// not started again.
 	ClosedStatus string `json:"closedStatus,omitempty"`
@@ -80,8 +83,9 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if err != nil && !closed {
 		return Started{}, classify(ctx, req.RunID, "start run", err)
 	}
+	started := Started{RunID: req.RunID, Agent: agent}
 	if !closed && req.RequestHash == "" {
-		return Started{RunID: req.RunID}, nil
+		return started, nil
 	}
 	// The conflict policy hands back an open run without saying whether it
 	// was this request's: only the run's memo tells.
@@ -89,20 +93,24 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if err != nil {
 		return Started{}, err
 	}
-	if req.RequestHash != "" && desc.RequestHash != req.RequestHash {
+	if req.RequestHash != "" && desc.RequestHash != "" && desc.RequestHash != req.RequestHash {
 		return Started{}, fmt.Errorf("start run %s: %w", req.RunID, ErrIdempotencyConflict)
 	}
-	started := Started{RunID: req.RunID}
 	if closed {
 		started.ClosedStatus = desc.StatusName()
 	}
 	return started, nil
 }
 
-// IdempotencyKey is the default key of a review: a repeated identical
-// request finds the same run.
-func IdempotencyKey(repo string, pr int, goal, user string) string {
-	return fmt.Sprintf("repo=%s\npr=%d\ngoal=%s\nuser=%s", repo, pr, goal, user)
+// IdempotencyKey is the default key of a run: a repeated identical request
+// finds the same run. The default agent adds nothing, so that the runs of
+// before agents had names keep their keys.
+func IdempotencyKey(repo string, pr int, goal, user, agent string) string {
+	key := fmt.Sprintf("repo=%s\npr=%d\ngoal=%s\nuser=%s", repo, pr, goal, user)
+	if agent != "" && agent != api.DefaultAgent {
+		key += "\nagent=" + agent
+	}
+	return key
 }
 
 // RunID names a run readably (whose pull request) and uniquely per key.
