@@ -10,9 +10,8 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// handleStartRun serves POST /v1/runs: a run per user and Idempotency-Key.
-// The first request and every repeat answer 202 with the run's ID and its
-// snapshot's URL; the key reused for another request is 422.
+// handleStartRun serves POST /v1/runs: one run per user and Idempotency-Key,
+// 202 with its ID and snapshot URL to every repeat, 422 to another request.
 func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 	key, err := request.CheckIdempotencyKey(r.Header.Values(auth.HeaderIdempotencyKey))
 	if err != nil {
