@@ -1,7 +1,9 @@
 package request
 
 import (
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/agentrun/agentrun/api"
@@ -104,7 +106,9 @@ type List struct {
 // silently wider listing.
 func ParseList(query url.Values) (List, error) {
 	list := List{PageSize: DefaultPageSize}
-	for name, values := range query {
+	// In order, so that a query with two faults is always told the same one.
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		values := query[name]
 		if len(values) != 1 {
 			return List{}, Invalidf("query parameter %q is given %d times", Clip(name, MaxEcho), len(values))
 		}
