@@ -61,6 +61,11 @@ var (
 	SearchAttrAgent = temporal.NewSearchAttributeKeyKeyword("AgentRunAgent")
 )
 
+// MemoRequestHash is the memo field of a run started through an
+// idempotency key: the digest of the request that started it, so that the
+// key reused for another request is told apart from a repeat.
+const MemoRequestHash = "AgentRunRequestHash"
+
 // Activity names, as the worker registers them: the worker registers the
 // methods of activities.Activities, and Temporal names each activity after
 // its method. They are recorded in every run's history, so a renamed method

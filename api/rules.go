@@ -99,3 +99,19 @@ func TruncateUTF8(s string, n int) string {
 	}
 	return s[:n]
 }
+
+// ValidAgentName is the rule for an agent's name, wherever it comes from (the
+// registry, a start request, a listing's filter): lower case letters, digits
+// and '-', starting with a letter, at most 63 bytes. Its alphabet cannot
+// break out of the quotes of a visibility query.
+func ValidAgentName(name string) bool {
+	if name == "" || len(name) > 63 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}

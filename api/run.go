@@ -70,6 +70,14 @@ const (
 	RunCancelled      RunStatus = "cancelled"
 )
 
+// Known reports whether s is one of the statuses above (the lifecycle table
+// names each): what a listing may filter by, since the value is quoted into
+// a visibility query.
+func (s RunStatus) Known() bool {
+	_, ok := runTransitions[s]
+	return ok
+}
+
 // IsTerminal reports whether a run status is final.
 func (s RunStatus) IsTerminal() bool {
 	return s == RunCompleted || s == RunFailed || s == RunCancelled

@@ -64,6 +64,7 @@ func startStackWith(t *testing.T, vars map[string]string) *stack {
 	vars["TEMPORAL_ADDRESS"] = base.TemporalAddress()
 	vars["GITHUB_API_URL"] = base.GitHubURL
 	vars["GITHUB_TOKEN"] = "sandbox-token"
+	vars["AGENT_TASK_QUEUE"] = e2eQueue
 	cfg, err := loadConfig(envtest.Getenv(vars))
 	require.NoError(t, err)
 	s := &stack{t: t, temporal: base.Client(), sandbox: base.Sandbox(), cfg: cfg}

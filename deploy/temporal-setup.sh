@@ -36,3 +36,4 @@ register() {
 register AgentRunStatus Keyword
 register ConversationId Keyword
 register AgentRunActionIds KeywordList
+register AgentRunAgent Keyword

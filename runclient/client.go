@@ -116,6 +116,9 @@ type Description struct {
 	// PendingActivities carry the try counts and last failures that the
 	// run's own state does not record (it records outcomes, not tries).
 	PendingActivities []*workflowpb.PendingActivityInfo
+	// RequestHash is the run's memo api.MemoRequestHash: set on runs started
+	// through an idempotency key (StartRequest.RequestHash).
+	RequestHash string
 }
 
 // Open tells whether the run can still take a signal.
@@ -132,10 +135,18 @@ func (c *Client) Describe(ctx context.Context, runID string) (Description, error
 	if err != nil {
 		return Description{}, classify(ctx, runID, "describe run", err)
 	}
-	return Description{
+	d := Description{
 		Status:            desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(),
 		PendingActivities: desc.RawResponse.GetPendingActivities(),
-	}, nil
+	}
+	if _, ok := desc.Memo.GetFields()[api.MemoRequestHash]; ok {
+		// Through the client's converter: with AGENTRUN_PAYLOAD_KEYS the memo
+		// is encrypted like every payload.
+		if err := desc.GetMemoValue(api.MemoRequestHash, &d.RequestHash); err != nil {
+			return Description{}, fmt.Errorf("decode the request hash of run %s: %w", runID, err)
+		}
+	}
+	return d, nil
 }
 
 // Ended tells whether the run's workflow is no longer running.

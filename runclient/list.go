@@ -1,7 +1,11 @@
 package runclient
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -31,27 +35,52 @@ type Listed struct {
 	RunID string `json:"runId"`
 	// Status is the run's own status (AgentRunStatus), or the execution's
 	// when the workflow was stopped from outside ("terminated").
-	Status    string    `json:"status"`
+	Status string `json:"status"`
+	// Agent is AgentRunAgent; empty on runs started before it existed.
+	Agent     string    `json:"agent,omitempty"`
 	StartedAt time.Time `json:"startedAt"`
+}
+
+// ListFilter narrows a listing; a zero field matches every run. Both values
+// are quoted into the visibility query, so query refuses any that breaks its
+// rule (api.RunStatus.Known, api.ValidAgentName) with ErrBadFilter.
+type ListFilter struct {
+	Status api.RunStatus
+	Agent  string
+}
+
+// ErrBadFilter: a listing's filter names no status agentrun has, or an agent
+// name that breaks api.ValidAgentName; it was not queried.
+var ErrBadFilter = errors.New("unknown status or malformed agent name in the filter")
+
+func (f ListFilter) query() (string, error) {
+	query := fmt.Sprintf("WorkflowType = %q", api.WorkflowName)
+	if f.Status != "" {
+		if !f.Status.Known() {
+			return "", fmt.Errorf("list runs with status %.40q: %w", f.Status, ErrBadFilter)
+		}
+		query += fmt.Sprintf(" AND %s = '%s'", api.SearchAttrStatus.GetName(), f.Status)
+	}
+	if f.Agent != "" {
+		if !api.ValidAgentName(f.Agent) {
+			return "", fmt.Errorf("list runs of agent %.40q: %w", f.Agent, ErrBadFilter)
+		}
+		query += fmt.Sprintf(" AND %s = '%s'", api.SearchAttrAgent.GetName(), f.Agent)
+	}
+	return query, nil
 }
 
 // List lists every run, or those whose AgentRunStatus is status, newest
 // first. Visibility is eventually consistent: a run that changed status a
 // moment ago may be listed under its old one.
 func (c *Client) List(ctx context.Context, status api.RunStatus) ([]Listed, error) {
-	query := fmt.Sprintf("WorkflowType = %q", api.WorkflowName)
-	if status != "" {
-		query += fmt.Sprintf(" AND %s = %q", api.SearchAttrStatus.GetName(), status)
+	query, err := ListFilter{Status: status}.query()
+	if err != nil {
+		return nil, err
 	}
 	var rows []Listed
-	err := c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
-		for _, ex := range execs {
-			rows = append(rows, Listed{
-				RunID:     ex.GetExecution().GetWorkflowId(),
-				Status:    runStatusOf(ex.GetSearchAttributes().GetIndexedFields(), ex.GetStatus()),
-				StartedAt: ex.GetStartTime().AsTime(),
-			})
-		}
+	err = c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
+		rows = append(rows, listedOf(execs)...)
 		return true
 	})
 	if err != nil {
@@ -59,6 +88,93 @@ func (c *Client) List(ctx context.Context, status api.RunStatus) ([]Listed, erro
 	}
 	sortNewestFirst(rows)
 	return rows, nil
+}
+
+// MaxPageSize bounds one page of ListPage.
+const MaxPageSize = listPageSize
+
+// Page is one page of a listing. NextPageToken, opaque and safe in a URL's
+// query, asks for the next one; it is empty on the last.
+type Page struct {
+	Runs          []Listed `json:"runs"`
+	NextPageToken string   `json:"nextPageToken,omitempty"`
+}
+
+// ErrBadPageToken: the page token is not one ListPage handed out.
+var ErrBadPageToken = errors.New("the page token is not one a listing handed out")
+
+// ListPage lists one page of at most size (1..MaxPageSize) runs that match
+// f, from token ("" for the first page). Visibility hands pages out in its
+// own order (on Temporal's stores, open runs first, newest first); each
+// page is sorted newest first.
+func (c *Client) ListPage(ctx context.Context, f ListFilter, size int, token string) (Page, error) {
+	query, err := f.query()
+	if err != nil {
+		return Page{}, err
+	}
+	raw, err := openPageToken(query, token)
+	if err != nil {
+		return Page{}, err
+	}
+	page, err := c.listPage(ctx, query, min(max(size, 1), MaxPageSize), raw)
+	if err != nil {
+		return Page{}, err
+	}
+	rows := listedOf(page.GetExecutions())
+	sortNewestFirst(rows)
+	return Page{Runs: rows, NextPageToken: sealPageToken(query, page.GetNextPageToken())}, nil
+}
+
+// A page token is Temporal's behind a digest of it and of the query it
+// pages. The server answers a token it cannot read with an error its client
+// retries until the call's deadline, and a token of another filter would
+// page the wrong listing: the digest turns a mangled, made-up or moved token
+// into ErrBadPageToken at once. It is a checksum, not a MAC: the callers are
+// authenticated, and one who forges a token only gets an error.
+const pageTokenDigestBytes = 8
+
+func pageTokenDigest(query string, raw []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(query))
+	h.Write([]byte{0})
+	h.Write(raw)
+	return h.Sum(nil)[:pageTokenDigestBytes]
+}
+
+func sealPageToken(query string, raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(append(pageTokenDigest(query, raw), raw...))
+}
+
+func openPageToken(query, token string) ([]byte, error) {
+	if token == "" {
+		return nil, nil
+	}
+	sealed, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil || len(sealed) <= pageTokenDigestBytes {
+		return nil, fmt.Errorf("list runs: %w", ErrBadPageToken)
+	}
+	digest, raw := sealed[:pageTokenDigestBytes], sealed[pageTokenDigestBytes:]
+	if !bytes.Equal(digest, pageTokenDigest(query, raw)) {
+		return nil, fmt.Errorf("list runs: %w", ErrBadPageToken)
+	}
+	return raw, nil
+}
+
+func listedOf(execs []*workflowpb.WorkflowExecutionInfo) []Listed {
+	rows := make([]Listed, 0, len(execs))
+	for _, ex := range execs {
+		fields := ex.GetSearchAttributes().GetIndexedFields()
+		rows = append(rows, Listed{
+			RunID:     ex.GetExecution().GetWorkflowId(),
+			Status:    runStatusOf(fields, ex.GetStatus()),
+			Agent:     keywordOf(fields, api.SearchAttrAgent.GetName()),
+			StartedAt: ex.GetStartTime().AsTime(),
+		})
+	}
+	return rows
 }
 
 // sortNewestFirst orders runs by start time, newest first, and runs started
@@ -84,14 +200,22 @@ func runStatusOf(fields map[string]*commonpb.Payload, execution enumspb.Workflow
 	default:
 		return StatusName(execution)
 	}
-	var status string
-	p, ok := fields[api.SearchAttrStatus.GetName()]
+	if status := keywordOf(fields, api.SearchAttrStatus.GetName()); status != "" {
+		return status
+	}
+	return StatusName(execution)
+}
+
+// keywordOf reads a Keyword search attribute; "" when the run has none.
+func keywordOf(fields map[string]*commonpb.Payload, name string) string {
+	var value string
+	p, ok := fields[name]
 	// Search attributes are always encoded by the default converter, never by
 	// a custom codec.
-	if !ok || converter.GetDefaultDataConverter().FromPayload(p, &status) != nil || status == "" {
-		return StatusName(execution)
+	if !ok || converter.GetDefaultDataConverter().FromPayload(p, &value) != nil {
+		return ""
 	}
-	return status
+	return value
 }
 
 // WaitingRunIDs lists the open runs whose AgentRunStatus is
@@ -128,7 +252,7 @@ func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, er
 	closedSince := c.now().Add(-closedRunLookback).UTC().Format(time.RFC3339)
 	query := fmt.Sprintf("WorkflowType = %q AND %s = '%s' AND (ExecutionStatus = \"Running\" OR CloseTime > '%s')",
 		api.WorkflowName, api.SearchAttrActionIDs.GetName(), actionID, closedSince)
-	page, err := c.listPage(ctx, query, nil)
+	page, err := c.listPage(ctx, query, listPageSize, nil)
 	if err != nil {
 		return "", err
 	}
@@ -149,7 +273,7 @@ func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, er
 func (c *Client) eachPage(ctx context.Context, query string, visit func([]*workflowpb.WorkflowExecutionInfo) (more bool)) error {
 	var token []byte
 	for {
-		page, err := c.listPage(ctx, query, token)
+		page, err := c.listPage(ctx, query, listPageSize, token)
 		if err != nil {
 			return err
 		}
@@ -160,12 +284,12 @@ func (c *Client) eachPage(ctx context.Context, query string, visit func([]*workf
 	}
 }
 
-func (c *Client) listPage(ctx context.Context, query string, token []byte) (*workflowservice.ListWorkflowExecutionsResponse, error) {
+func (c *Client) listPage(ctx context.Context, query string, size int, token []byte) (*workflowservice.ListWorkflowExecutionsResponse, error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 	page, err := c.temporal.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
 		Query:         query,
-		PageSize:      listPageSize,
+		PageSize:      int32(size),
 		NextPageToken: token,
 	})
 	if err != nil {

@@ -120,6 +120,32 @@ func TestStartTwiceWithTheSameRequestReturnsTheSameRun(t *testing.T) {
 	require.NotEqual(t, first.stdout, otherGoal.stdout)
 }
 
+func TestStartWithAnAgentNamesItAndIndexesTheRunByIt(t *testing.T) {
+	s := startStack(t)
+
+	text := s.starter("start", "--repo", "acme/widgets", "--pr", "2", "--idempotency-key", "k-agent")
+	require.Equal(t, 0, text.code, text.stderr)
+	runID := strings.TrimSpace(text.stdout)
+	require.Equal(t, runID, firstLine(text.stdout), "stdout is the run ID alone, for scripts")
+	require.Contains(t, text.stderr, "run "+runID+": agent pr-review")
+
+	triage := s.starter("start", "--repo", "acme/widgets", "--pr", "3", "--agent", "triage", "--json")
+	require.Equal(t, 0, triage.code, triage.stderr)
+	var started runclient.Started
+	require.NoError(t, json.Unmarshal([]byte(triage.stdout), &started))
+	require.Equal(t, "triage", started.Agent)
+	desc, err := s.Client().DescribeWorkflow(context.Background(), started.RunID, "")
+	require.NoError(t, err)
+	agent, ok := desc.TypedSearchAttributes.GetKeyword(api.SearchAttrAgent)
+	require.True(t, ok)
+	require.Equal(t, "triage", agent)
+
+	otherAgent := s.starter("start", "--repo", "acme/widgets", "--pr", "2", "--idempotency-key", "k-agent", "--agent", "triage")
+	require.Equal(t, 1, otherAgent.code, otherAgent.stdout)
+	require.Contains(t, otherAgent.stderr, "already used for a different request")
+	require.Empty(t, otherAgent.stdout)
+}
+
 func TestStartWithTheKeyOfAFinishedRunReportsItInsteadOfStartingAgain(t *testing.T) {
 	s := startStack(t)
 	first := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--idempotency-key", "k1", "--follow")
@@ -136,7 +162,7 @@ func TestStartWithTheKeyOfAFinishedRunReportsItInsteadOfStartingAgain(t *testing
 	require.Equal(t, 0, again.code, again.stderr)
 	var res runclient.Started
 	require.NoError(t, json.Unmarshal([]byte(again.stdout), &res))
-	require.Equal(t, runclient.Started{RunID: runID, ClosedStatus: "completed"}, res)
+	require.Equal(t, runclient.Started{RunID: runID, Agent: api.DefaultAgent, ClosedStatus: "completed"}, res)
 	require.Contains(t, again.stderr, "already finished")
 	require.Empty(t, s.Sandbox().Comments("acme", "widgets", 1))
 }

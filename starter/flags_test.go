@@ -27,6 +27,10 @@ func TestBadCommandLinesExit2WithUsage(t *testing.T) {
 		{"start without pr", []string{"start", "--repo", "acme/widgets"}, "--pr 0: want a pull request number above 0"},
 		{"start with negative pr", []string{"start", "--repo", "acme/widgets", "--pr", "-3"}, "--pr -3"},
 		{"start with non-numeric pr", []string{"start", "--repo", "acme/widgets", "--pr", "one"}, "invalid value \"one\" for flag -pr"},
+		{"start with an upper-case agent", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--agent", "PR-Review"}, `--agent "PR-Review": want lower case`},
+		{"start with an agent with a space", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--agent", "pr review"}, `--agent "pr review"`},
+		{"start with an agent with a quote", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--agent", "x' OR 1=1"}, `--agent "x' OR 1=1"`},
+		{"start with an empty agent", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--agent", ""}, `--agent ""`},
 		{"start with zero timeout", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--approval-timeout", "0s"}, "--approval-timeout 0s"},
 		{"start with negative timeout", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--approval-timeout", "-1h"}, "--approval-timeout -1h0m0s"},
 		{"start with zero max steps", []string{"start", "--repo", "acme/widgets", "--pr", "1", "--max-steps", "0"}, "--max-steps 0"},
@@ -107,4 +111,28 @@ func TestRunIDIsDerivedFromTheIdempotencyKey(t *testing.T) {
 	require.Equal(t, plain.RunID, plain.Input.ConversationID)
 	require.Equal(t, "carol", plain.Input.UserID)
 	require.Equal(t, "agent-runs", plain.TaskQueue)
+}
+
+// The default agent keeps the run IDs of before agents had names, so that a
+// repeated start after an upgrade finds its run; another agent is another run.
+func TestTheAgentIsPartOfTheRequestAndOnlyANamedOneChangesTheDefaultKey(t *testing.T) {
+	parse := func(args ...string) runclient.StartRequest {
+		t.Helper()
+		cmd := &startCommand{env: newEnv(func(k string) string { return map[string]string{"USER": "carol"}[k] }, nil, nil)}
+		req, err := cmd.parse(append([]string{"--repo", "acme/widgets", "--pr", "7"}, args...))
+		require.NoError(t, err)
+		return req
+	}
+	plain, named, triage := parse(), parse("--agent", "pr-review"), parse("--agent", "triage")
+
+	require.Equal(t, runclient.RunID("acme/widgets", 7, "repo=acme/widgets\npr=7\ngoal=\nuser=carol"), plain.RunID, "the key of before agents")
+	require.Equal(t, plain.RunID, named.RunID)
+	require.NotEqual(t, plain.RunID, triage.RunID)
+	require.Equal(t, "pr-review", plain.Input.Agent)
+	require.Equal(t, "triage", triage.Input.Agent)
+	require.Equal(t, runclient.RequestHash(plain.Input), plain.RequestHash, "the starter's keys are guarded like the API's")
+
+	keyed, keyedTriage := parse("--idempotency-key", "k"), parse("--idempotency-key", "k", "--agent", "triage")
+	require.Equal(t, keyed.RunID, keyedTriage.RunID, "an explicit key names one run")
+	require.NotEqual(t, keyed.RequestHash, keyedTriage.RequestHash, "so Start refuses the second agent under it")
 }

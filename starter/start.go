@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-const startSynopsis = "start --repo OWNER/NAME --pr N [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--task-queue Q] [--follow] [--json]"
+const startSynopsis = "start --repo OWNER/NAME --pr N [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--task-queue Q] [--follow] [--json]"
 
 // startCommand starts a review run, or finds the run its idempotency key
 // already started.
@@ -23,6 +22,7 @@ type startCommand struct {
 
 	repo            string
 	pr              int
+	agent           string
 	goal            string
 	user            string
 	approvers       stringList
@@ -51,6 +51,10 @@ func (c *startCommand) Run(ctx context.Context, args []string) error {
 	if err := runview.Started(c.env.stdout, started, c.json); err != nil {
 		return err
 	}
+	if !c.json {
+		// stdout is the run ID alone, for scripts; the person reads the rest.
+		fmt.Fprintf(c.env.stderr, "run %s: agent %s\n", started.RunID, started.Agent)
+	}
 	if started.ClosedStatus != "" {
 		fmt.Fprintf(c.env.stderr, "run %s already finished (%s); its idempotency key does not start it again\n", started.RunID, started.ClosedStatus)
 		return nil
@@ -65,6 +69,7 @@ func (c *startCommand) flags() *flag.FlagSet {
 	fs := newFlagSet("start")
 	fs.StringVar(&c.repo, "repo", "", "the repository, `OWNER/NAME` (required)")
 	fs.IntVar(&c.pr, "pr", 0, "the pull request `number` (required)")
+	fs.StringVar(&c.agent, "agent", api.DefaultAgent, "the agent that runs, by `NAME`")
 	fs.StringVar(&c.goal, "goal", "", "what the review should focus on")
 	fs.StringVar(&c.user, "user", defaultUser(c.env.getenv), "the `LOGIN` the run acts for")
 	fs.Var(&c.approvers, "approver", "a `LOGIN` allowed to approve (repeatable; none means any authenticated approver)")
@@ -91,37 +96,35 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 	}
 	key := c.idempotencyKey
 	if key == "" {
-		key = runclient.IdempotencyKey(c.repo, c.pr, c.goal, c.user)
+		key = runclient.IdempotencyKey(c.repo, c.pr, c.goal, c.user, c.agent)
 	}
 	runID := runclient.RunID(c.repo, c.pr, key)
-	return runclient.StartRequest{
-		RunID:     runID,
-		TaskQueue: c.taskQueue,
-		Input: api.RunInput{
-			Repo:            c.repo,
-			PullNumber:      c.pr,
-			Goal:            c.goal,
-			UserID:          c.user,
-			ConversationID:  runID,
-			Approvers:       c.approvers,
-			ApprovalTimeout: c.approvalTimeout,
-			MaxSteps:        c.maxSteps,
-		},
-	}, nil
+	in := api.RunInput{
+		Repo:            c.repo,
+		PullNumber:      c.pr,
+		Goal:            c.goal,
+		Agent:           c.agent,
+		UserID:          c.user,
+		ConversationID:  runID,
+		Approvers:       c.approvers,
+		ApprovalTimeout: c.approvalTimeout,
+		MaxSteps:        c.maxSteps,
+	}
+	// The key reused for another request is refused, not answered with the
+	// first request's run.
+	return runclient.StartRequest{RunID: runID, TaskQueue: c.taskQueue, Input: in, RequestHash: runclient.RequestHash(in)}, nil
 }
-
-// GitHub's own rules: an owner is letters, digits and hyphens; a repository
-// name also allows dots and underscores.
-var repoPattern = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?/[A-Za-z0-9._-]+$`)
 
 func (c *startCommand) validate() error {
 	switch {
 	case c.repo == "":
 		return errors.New("--repo is required")
-	case !repoPattern.MatchString(c.repo) || strings.HasSuffix(c.repo, "/.") || strings.HasSuffix(c.repo, "/.."):
+	case !runclient.ValidRepo(c.repo):
 		return fmt.Errorf("--repo %q: want OWNER/NAME, e.g. acme/widgets", c.repo)
 	case c.pr <= 0:
 		return fmt.Errorf("--pr %d: want a pull request number above 0", c.pr)
+	case !api.ValidAgentName(c.agent):
+		return fmt.Errorf("--agent %q: want lower case letters, digits and '-', starting with a letter, e.g. %s", c.agent, api.DefaultAgent)
 	case c.approvalTimeout <= 0:
 		return fmt.Errorf("--approval-timeout %s: want a duration above 0, e.g. 24h", c.approvalTimeout)
 	case c.maxSteps <= 0:

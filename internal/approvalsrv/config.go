@@ -1,12 +1,14 @@
 package approvalsrv
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
@@ -36,6 +38,9 @@ type Config struct {
 	// TrustedProxies is APPROVAL_TRUSTED_PROXIES: the peers whose
 	// IdentityHeader is believed. Anyone else could type the header.
 	TrustedProxies []netip.Prefix
+	// TaskQueue is AGENT_TASK_QUEUE, the workers' queue: where the runs
+	// POST /v1/runs starts go.
+	TaskQueue string
 	// InsecureDev is APPROVAL_INSECURE_DEV=1: missing secrets are tolerated,
 	// unsigned requests are accepted, reads need no credentials and the web
 	// form takes a typed name. Only on a loopback address.
@@ -50,6 +55,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		Secret:         getenv("APPROVAL_SECRET"),
 		WebhookSecret:  getenv("GITHUB_WEBHOOK_SECRET"),
 		IdentityHeader: strings.TrimSpace(getenv("APPROVAL_IDENTITY_HEADER")),
+		TaskQueue:      cmp.Or(strings.TrimSpace(getenv("AGENT_TASK_QUEUE")), api.DefaultTaskQueue),
 	}
 	if cfg.Addr == "" {
 		cfg.Addr = DefaultAddr

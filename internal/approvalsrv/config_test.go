@@ -20,6 +20,7 @@ func TestConfigWithSecretsUsesTheDefaultAddress(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, Config{
 		Addr: "127.0.0.1:8080", Secret: testSecret, WebhookSecret: webhookSecret, IdentityHeader: "X-Forwarded-User",
+		TaskQueue: "agent-runs",
 		TrustedProxies: []netip.Prefix{
 			netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("192.168.1.7/32"), netip.MustParsePrefix("::1/128"),
 		},

@@ -4,6 +4,8 @@
 //
 // Endpoints:
 //
+//	POST /v1/runs                                      signed, Idempotency-Key; {repo, pullNumber, goal, agent, approvers, userId}
+//	GET  /v1/runs?status=&agent=&pageSize=&pageToken=  signed; a page of runs, newest first
 //	POST /v1/runs/{runId}/actions/{actionId}/decision  signed; {decision, approver, reason, requestId}
 //	POST /v1/runs/{runId}/steps/{stepId}/resolve       signed; {decision, by, externalResourceId, requestId}
 //	POST /github/webhook                               X-Hub-Signature-256; issue_comment commands
@@ -20,8 +22,9 @@
 // carries X-Agentrun-Timestamp (unix seconds, within five minutes) and
 // X-Agentrun-Signature: sha256=hex(HMAC-SHA256(APPROVAL_SECRET, timestamp +
 // "." + method + "." + target + "." + body)), where target is the escaped
-// path plus "?" and the raw query when there is one (auth.SignedTarget); a
-// GET signs an empty body. The pages need the user a trusted login proxy
+// path plus "?" and the raw query when there is one (auth.SignedTarget), and
+// "\nIdempotency-Key: " and the key when the request has one; a GET signs an
+// empty body. The pages need the user a trusted login proxy
 // names in APPROVAL_IDENTITY_HEADER (package auth).
 //
 // Who may decide: when the run names approvers, only they (compared as GitHub

@@ -39,6 +39,9 @@ type fakeRuns struct {
 	staleIndex map[string]string
 	// snapshotsUnavailable fails only the run query.
 	snapshotsUnavailable bool
+	// starts are the Start requests, pageListings the ListPage filters.
+	starts       []runclient.StartRequest
+	pageListings []runclient.ListFilter
 }
 
 func newFakeRuns() *fakeRuns {
@@ -289,4 +292,31 @@ func (f *fakeRuns) List(ctx context.Context, status api.RunStatus) ([]runclient.
 		return strings.Compare(a.RunID, b.RunID)
 	})
 	return rows, nil
+}
+
+// Start records the request; the handler tests of POST /v1/runs check what
+// reaches it (or that nothing does). Idempotency is the real client's, and
+// is tested against a real server (startrun_devserver_test.go).
+func (f *fakeRuns) Start(ctx context.Context, req runclient.StartRequest) (runclient.Started, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.starts = append(f.starts, req)
+	if f.unavailable {
+		return runclient.Started{}, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+	}
+	return runclient.Started{RunID: req.RunID}, nil
+}
+
+func (f *fakeRuns) startRequests() []runclient.StartRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.starts)
+}
+
+// ListPage records the filter and answers an empty page.
+func (f *fakeRuns) ListPage(ctx context.Context, filter runclient.ListFilter, size int, token string) (runclient.Page, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pageListings = append(f.pageListings, filter)
+	return runclient.Page{}, nil
 }

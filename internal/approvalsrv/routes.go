@@ -79,6 +79,8 @@ func (s *Server) routes() []route {
 	table := []route{
 		{"POST /v1/runs/{runId}/actions/{actionId}/decision", credentialSigned, onMain, http.HandlerFunc(s.handleSignedDecision)},
 		{"POST /v1/runs/{runId}/steps/{stepId}/resolve", credentialSigned, onMain, http.HandlerFunc(s.handleSignedResolve)},
+		{"POST /v1/runs", credentialSigned, onMain, http.HandlerFunc(s.handleStartRun)},
+		{"GET /v1/runs", credentialSigned, onMain, http.HandlerFunc(s.handleListRuns)},
 		{"GET /v1/runs/{runId}", credentialSigned, onMain, http.HandlerFunc(s.handleSnapshot)},
 		{"GET /v1/runs/{runId}/events", credentialSigned, onMain, http.HandlerFunc(s.handleEvents)},
 		{"GET /v1/approvals", credentialSigned, onMain, http.HandlerFunc(s.handleApprovals)},

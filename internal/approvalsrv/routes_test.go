@@ -135,6 +135,8 @@ func TestEveryRouteRefusesCallersWithoutItsOwnCredential(t *testing.T) {
 	require.ElementsMatch(t, []string{"GET /healthz", "GET /static/"}, open, "only what docs/security.md names as open is open")
 	snapshots, events, lookups, listings := runs.counts()
 	require.Zero(t, snapshots+events+lookups+listings, "no refused probe read a run")
+	require.Empty(t, runs.startRequests(), "no refused probe started a run")
+	require.Empty(t, runs.pageListings, "no refused probe listed runs")
 	require.Empty(t, runs.approvalSignals())
 	require.Empty(t, runs.resolveSignals())
 	require.Empty(t, runs.refusalSignals())

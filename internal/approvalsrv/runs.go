@@ -20,6 +20,10 @@ var (
 // Runs is what the approval server needs from Temporal: the server's seam.
 // *runclient.Client is the real one; handler tests use a fake.
 type Runs interface {
+	// Start starts a run, or answers the one its ID names (see runclient.Start).
+	Start(ctx context.Context, req runclient.StartRequest) (runclient.Started, error)
+	// ListPage lists one page of the runs that match a filter.
+	ListPage(ctx context.Context, f runclient.ListFilter, size int, token string) (runclient.Page, error)
 	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
 	// Events returns the run's events after sinceSequence, in order.
 	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)

@@ -97,7 +97,7 @@ start_temporal() {
     --dynamic-config-value matching.numTaskqueueReadPartitions=1 \
     --dynamic-config-value matching.numTaskqueueWritePartitions=1 \
     --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal \
-    --search-attribute AgentRunStatus=Keyword --search-attribute ConversationId=Keyword --search-attribute AgentRunActionIds=KeywordList \
+    --search-attribute AgentRunStatus=Keyword --search-attribute ConversationId=Keyword --search-attribute AgentRunActionIds=KeywordList --search-attribute AgentRunAgent=Keyword \
     --log-level warn
   wait_ready temporal "$BIN/temporal" operator cluster health --address "$TEMPORAL_ADDRESS"
 }

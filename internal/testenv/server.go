@@ -158,13 +158,14 @@ func portOf(addr string) string {
 	return port
 }
 
-// SearchAttributes are those the workflow upserts, as api declares them (the
+// SearchAttributes are those the workflow and the run client set, as api declares them (the
 // values only carry the types): what every server of the tests registers.
 func SearchAttributes() temporal.SearchAttributes {
 	return temporal.NewSearchAttributes(
 		api.SearchAttrStatus.ValueSet(""),
 		api.SearchAttrConversation.ValueSet(""),
 		api.SearchAttrActionIDs.ValueSet(nil),
+		api.SearchAttrAgent.ValueSet(""),
 	)
 }
 

@@ -83,6 +83,11 @@ func TemporalFailure(logger *slog.Logger, err error, what string) Outcome {
 	switch {
 	case errors.Is(err, runclient.ErrRunNotFound):
 		return Refused(http.StatusNotFound, "unknown run")
+	case errors.Is(err, runclient.ErrIdempotencyConflict):
+		logger.Info("refused: idempotency key reused for another request", "during", what)
+		return Refused(http.StatusUnprocessableEntity, runclient.ErrIdempotencyConflict.Error())
+	case errors.Is(err, runclient.ErrBadPageToken):
+		return Refused(http.StatusBadRequest, runclient.ErrBadPageToken.Error())
 	case errors.Is(err, runclient.ErrUnavailable):
 		logger.Warn("temporal unavailable", "during", what, "err", err)
 		return Refused(http.StatusServiceUnavailable, "temporal is unreachable; try again later")

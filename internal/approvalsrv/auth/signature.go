@@ -17,6 +17,8 @@ import (
 const (
 	HeaderTimestamp = "X-Agentrun-Timestamp"
 	HeaderSignature = "X-Agentrun-Signature"
+	// HeaderIdempotencyKey names the run POST /v1/runs starts or finds.
+	HeaderIdempotencyKey = "Idempotency-Key"
 )
 
 // MaxSkew is how far the timestamp of a signed request may be from now.
@@ -48,20 +50,33 @@ func SignedTarget(u *url.URL) string {
 
 // Sign returns the X-Agentrun-Signature value of a request: HMAC-SHA256
 // over timestamp + "." + method + "." + target + "." + body, where target is
-// SignedTarget of the request's URL and a GET signs an empty body. Binding
-// the method, path and query means a captured signature cannot be replayed
-// to another run, action, endpoint or query.
+// SignedTarget of the request's URL (followed, when the request carries an
+// Idempotency-Key, by "\nIdempotency-Key: " and the key) and a GET signs an
+// empty body. Binding the method, path and query means a captured signature
+// cannot be replayed to another run, action, endpoint or query; binding the
+// key, that a captured start cannot be replayed under a fresh key to start
+// another run. A target is escaped, so it never holds the newline.
 func Sign(secret []byte, timestamp, method, target string, body []byte) string {
 	return signaturePrefix + hex.EncodeToString(mac(secret, timestamp, method, target, body))
 }
 
 // SignRequest sets the two signature headers of req, as made at at; body is
-// what req sends (nil for a GET). Every caller of the signed API in this
-// repository signs through it.
+// what req sends (nil for a GET). An Idempotency-Key must be set on req
+// before. Every caller of the signed API in this repository signs through it.
 func SignRequest(req *http.Request, secret, body []byte, at time.Time) {
 	stamp := strconv.FormatInt(at.Unix(), 10)
 	req.Header.Set(HeaderTimestamp, stamp)
-	req.Header.Set(HeaderSignature, Sign(secret, stamp, req.Method, SignedTarget(req.URL), body))
+	req.Header.Set(HeaderSignature, Sign(secret, stamp, req.Method, signedTarget(req), body))
+}
+
+// signedTarget is what Sign calls target for r.
+func signedTarget(r *http.Request) string {
+	target := SignedTarget(r.URL)
+	if keys := r.Header.Values(HeaderIdempotencyKey); len(keys) > 0 {
+		// Several values are signed as one; the start handler refuses them.
+		target += "\n" + HeaderIdempotencyKey + ": " + strings.Join(keys, ", ")
+	}
+	return target
 }
 
 // GitHubSignature is the X-Hub-Signature-256 value GitHub sends with a
@@ -100,7 +115,7 @@ func VerifySignature(secret []byte, r *http.Request, body []byte, now time.Time)
 	if err != nil || len(got) != sha256.Size {
 		return errBadSignatureForm
 	}
-	if !hmac.Equal(got, mac(secret, timestamp, r.Method, SignedTarget(r.URL), body)) {
+	if !hmac.Equal(got, mac(secret, timestamp, r.Method, signedTarget(r), body)) {
 		return errBadSignature
 	}
 	return nil

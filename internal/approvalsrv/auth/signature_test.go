@@ -98,3 +98,35 @@ func TestSignedTargetIsThePathAloneWithoutAQuery(t *testing.T) {
 		require.Equal(t, want, SignedTarget(httptest.NewRequest(http.MethodGet, raw, nil).URL), raw)
 	}
 }
+
+// The key decides which run a start finds: a signature made under one key
+// holds for it alone, and one made without a key does not hold with one.
+func TestSignatureCoversTheIdempotencyKey(t *testing.T) {
+	keyed := func(key string) *http.Request {
+		r := httptest.NewRequest(http.MethodPost, "/v1/runs", nil)
+		if key != "" {
+			r.Header.Set(HeaderIdempotencyKey, key)
+		}
+		SignRequest(r, []byte(testSecret), []byte("{}"), testNow)
+		return r
+	}
+	r := keyed("k-1")
+	require.NoError(t, VerifySignature([]byte(testSecret), r, []byte("{}"), testNow))
+
+	r.Header.Set(HeaderIdempotencyKey, "k-2")
+	require.ErrorIs(t, VerifySignature([]byte(testSecret), r, []byte("{}"), testNow), errBadSignature, "another key")
+
+	r.Header.Del(HeaderIdempotencyKey)
+	require.ErrorIs(t, VerifySignature([]byte(testSecret), r, []byte("{}"), testNow), errBadSignature, "the key dropped")
+
+	unkeyed := keyed("")
+	unkeyed.Header.Set(HeaderIdempotencyKey, "k-1")
+	require.ErrorIs(t, VerifySignature([]byte(testSecret), unkeyed, []byte("{}"), testNow), errBadSignature, "a key added")
+
+	// The key's line cannot be moved into the body: the target never holds a
+	// newline, so "target\nIdempotency-Key: k" has one reading only.
+	moved := httptest.NewRequest(http.MethodPost, "/v1/runs", nil)
+	SignRequest(moved, []byte(testSecret), []byte("\nIdempotency-Key: k-1.{}"), testNow)
+	moved.Header.Set(HeaderIdempotencyKey, "k-1")
+	require.Error(t, VerifySignature([]byte(testSecret), moved, []byte("{}"), testNow))
+}

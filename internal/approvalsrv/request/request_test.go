@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 func TestPathIDRulesAcceptTheIDsRunsHave(t *testing.T) {
@@ -46,4 +49,43 @@ func FuzzParseDecision(f *testing.F) {
 			require.NotEmpty(t, strings.TrimSpace(req.Reason))
 		}
 	})
+}
+
+// FuzzParseStart: any body is either refused with a *Invalid or yields a
+// start whose every field keeps its rule.
+func FuzzParseStart(f *testing.F) {
+	f.Add([]byte(`{"repo":"acme/widgets","pullNumber":7,"userId":"carol"}`))
+	f.Add([]byte(`{"repo":"acme/widgets","pullNumber":7,"goal":"g","agent":"triage","approvers":["alice"],"userId":"carol"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		req, err := ParseStart(body)
+		if err != nil {
+			var bad *Invalid
+			require.True(t, errors.As(err, &bad), "unexpected error type %T: %v", err, err)
+			require.Equal(t, Start{}, req)
+			return
+		}
+		require.True(t, runclient.ValidRepo(req.Repo))
+		require.Positive(t, req.PullNumber)
+		require.True(t, req.Agent == "" || api.ValidAgentName(req.Agent))
+		require.LessOrEqual(t, len(req.Approvers), MaxApprovers)
+		for _, a := range req.Approvers {
+			require.True(t, runclient.ValidLogin(a))
+		}
+		require.LessOrEqual(t, len(req.Goal), MaxGoalLength)
+		require.False(t, HasControl(req.Goal))
+		require.NotEmpty(t, strings.TrimSpace(req.UserID))
+		require.False(t, HasControl(req.UserID))
+	})
+}
+
+func TestIdempotencyKeyIsOnePrintableASCIIValueOfAtMost255(t *testing.T) {
+	for _, ok := range [][]string{{"k"}, {strings.Repeat("k", MaxIdempotencyKeyLength)}, {`a b/c:"d"~`}} {
+		key, err := CheckIdempotencyKey(ok)
+		require.NoError(t, err, ok)
+		require.Equal(t, ok[0], key)
+	}
+	for _, bad := range [][]string{nil, {""}, {"a", "b"}, {strings.Repeat("k", MaxIdempotencyKeyLength+1)}, {"clé"}, {"a\tb"}, {"a\x7f"}, {"a\x00"}} {
+		_, err := CheckIdempotencyKey(bad)
+		require.Error(t, err, bad)
+	}
 }

@@ -1,0 +1,138 @@
+package request
+
+import (
+	"maps"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// Limits of a start request.
+const (
+	// MaxIdempotencyKeyLength is the Idempotency-Key header's, as Stripe's.
+	MaxIdempotencyKeyLength = 255
+	// MaxGoalLength bounds a run's goal: it goes into the model's prompt and
+	// the run's history.
+	MaxGoalLength = 2000
+	// MaxApprovers bounds a run's approvers.
+	MaxApprovers = 20
+	// DefaultPageSize is a listing's page when the caller names none.
+	DefaultPageSize = 50
+)
+
+// Start is the body of POST /v1/runs. UserID is who the run acts for: the
+// signed API authenticates a client holding the secret, not a person, so
+// the client names its user, as a decision names its approver.
+type Start struct {
+	Repo       string   `json:"repo"`
+	PullNumber int      `json:"pullNumber"`
+	Goal       string   `json:"goal,omitempty"`
+	Agent      string   `json:"agent,omitempty"`
+	Approvers  []string `json:"approvers,omitempty"`
+	UserID     string   `json:"userId"`
+}
+
+// ParseStart parses and validates a start body. Every error it returns is
+// a *Invalid.
+func ParseStart(body []byte) (Start, error) {
+	var req Start
+	if err := decodeStrictJSON(body, &req); err != nil {
+		return Start{}, err
+	}
+	switch {
+	case req.Repo == "":
+		return Start{}, Invalidf("missing field: repo")
+	case !runclient.ValidRepo(req.Repo):
+		return Start{}, Invalidf("repo %q: want OWNER/NAME as GitHub allows them, e.g. acme/widgets", Clip(req.Repo, MaxEcho))
+	case req.PullNumber <= 0:
+		return Start{}, Invalidf("pullNumber must be a number above 0")
+	case len(req.Goal) > MaxGoalLength || HasControl(req.Goal):
+		return Start{}, Invalidf("goal must be valid UTF-8 of at most %d bytes, without control characters", MaxGoalLength)
+	case req.Agent != "" && !api.ValidAgentName(req.Agent):
+		return Start{}, Invalidf("agent: %s", runclient.ErrBadAgent)
+	case len(req.Approvers) > MaxApprovers:
+		return Start{}, Invalidf("approvers: at most %d", MaxApprovers)
+	}
+	for _, login := range req.Approvers {
+		if !runclient.ValidLogin(login) {
+			return Start{}, Invalidf("approver %q is not a GitHub login", Clip(login, MaxEcho))
+		}
+	}
+	if err := checkName("userId", req.UserID); err != nil {
+		return Start{}, err
+	}
+	return req, nil
+}
+
+// Input is the run the request asks for.
+func (req Start) Input() api.RunInput {
+	return api.RunInput{
+		Repo: req.Repo, PullNumber: req.PullNumber, Goal: req.Goal,
+		Agent: req.Agent, Approvers: req.Approvers, UserID: req.UserID,
+	}
+}
+
+// CheckIdempotencyKey checks the Idempotency-Key header's values: exactly
+// one, of 1 to MaxIdempotencyKeyLength printable ASCII characters (HTTP
+// drops a value's surrounding spaces, so a client cannot send them).
+func CheckIdempotencyKey(values []string) (string, error) {
+	if len(values) != 1 || values[0] == "" {
+		return "", Invalidf("send one Idempotency-Key header: 1 to %d printable ASCII characters", MaxIdempotencyKeyLength)
+	}
+	key := values[0]
+	if len(key) > MaxIdempotencyKeyLength {
+		return "", Invalidf("Idempotency-Key is over %d characters", MaxIdempotencyKeyLength)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return "", Invalidf("Idempotency-Key must be printable ASCII")
+		}
+	}
+	return key, nil
+}
+
+// List is the query of GET /v1/runs.
+type List struct {
+	Filter    runclient.ListFilter
+	PageSize  int
+	PageToken string
+}
+
+// ParseList reads GET /v1/runs?status=&agent=&pageSize=&pageToken=. It
+// refuses any other parameter, and any given twice, so that a typo is not a
+// silently wider listing.
+func ParseList(query url.Values) (List, error) {
+	list := List{PageSize: DefaultPageSize}
+	// In order, so that a query with two faults is always told the same one.
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		values := query[name]
+		if len(values) != 1 {
+			return List{}, Invalidf("query parameter %q is given %d times", Clip(name, MaxEcho), len(values))
+		}
+		value := values[0]
+		switch name {
+		case "status":
+			if list.Filter.Status = api.RunStatus(value); value != "" && !list.Filter.Status.Known() {
+				return List{}, Invalidf("unknown status %q", Clip(value, MaxEcho))
+			}
+		case "agent":
+			if list.Filter.Agent = value; value != "" && !api.ValidAgentName(value) {
+				return List{}, Invalidf("agent: %s", runclient.ErrBadAgent)
+			}
+		case "pageSize":
+			size, err := strconv.Atoi(value)
+			if err != nil || size < 1 || size > runclient.MaxPageSize {
+				return List{}, Invalidf("pageSize must be a number from 1 to %d", runclient.MaxPageSize)
+			}
+			list.PageSize = size
+		case "pageToken":
+			list.PageToken = value
+		default:
+			return List{}, Invalidf("unknown query parameter %q: want status, agent, pageSize or pageToken", Clip(name, MaxEcho))
+		}
+	}
+	return list, nil
+}

@@ -1,0 +1,54 @@
+package approvalsrv
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// handleStartRun serves POST /v1/runs: one run per user and Idempotency-Key,
+// 202 with its ID and snapshot URL to every repeat, 422 to another request.
+func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
+	key, err := request.CheckIdempotencyKey(r.Header.Values(auth.HeaderIdempotencyKey))
+	if err != nil {
+		s.writeBadRequest(w, err)
+		return
+	}
+	req, ok := parseSigned(s, w, r, request.ParseStart)
+	if !ok {
+		return
+	}
+	in := req.Input()
+	runID := runclient.KeyedRunID(in.UserID, key)
+	in.ConversationID = runID
+	logger := s.logger.With("run", runID, "user", in.UserID, "repo", in.Repo, "pr", in.PullNumber, "agent", in.Agent)
+	started, err := s.runs.Start(r.Context(), runclient.StartRequest{
+		RunID: runID, TaskQueue: s.cfg.TaskQueue, Input: in, RequestHash: runclient.RequestHash(in),
+	})
+	if err != nil {
+		answer.Write(w, answer.TemporalFailure(logger, err, "start run"))
+		return
+	}
+	logger.Info("run started or found", "closedStatus", started.ClosedStatus)
+	w.Header().Set("Location", "/v1/runs/"+url.PathEscape(started.RunID))
+	answer.JSON(w, http.StatusAccepted, started)
+}
+
+// handleListRuns serves GET /v1/runs?status=&agent=&pageSize=&pageToken=.
+func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
+	list, err := request.ParseList(r.URL.Query())
+	if err != nil {
+		s.writeBadRequest(w, err)
+		return
+	}
+	page, err := s.runs.ListPage(r.Context(), list.Filter, list.PageSize, list.PageToken)
+	if err != nil {
+		answer.Write(w, answer.TemporalFailure(s.logger, err, "list runs"))
+		return
+	}
+	answer.JSON(w, http.StatusOK, page)
+}
