@@ -12,8 +12,8 @@ import (
 // the Web UI and `temporal --codec-endpoint` are given http(s)://HOST/codec
 // and append /encode or /decode.
 func codecHandler(cfg config, logger *slog.Logger) http.Handler {
-	if !cfg.codec.Enabled() {
+	if !cfg.Codec.Enabled() {
 		return nil
 	}
-	return payloadcodec.NewHandler(cfg.temporal.Codec, cfg.codec, cfg.temporal.Namespace, logger)
+	return payloadcodec.NewHandler(cfg.Temporal.Codec, cfg.Codec, cfg.Temporal.Namespace, logger)
 }

@@ -5,9 +5,15 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/config"
+	"github.com/agentrun/agentrun/internal/payloadcodec"
+	"github.com/agentrun/agentrun/internal/startup"
+	"github.com/agentrun/agentrun/internal/telemetry"
+	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
 // DefaultAddr is where the server listens unless APPROVAL_ADDR says otherwise.
@@ -42,34 +48,103 @@ type Config struct {
 	InsecureDev bool
 }
 
-// ConfigFromEnv reads the configuration through getenv (os.Getenv in the main).
+// Program is everything the approval program reads from its environment.
+type Program struct {
+	Server   Config
+	Temporal temporalclient.Config
+	// Codec serves /codec/encode and /codec/decode for the Web UI and the
+	// CLI when payloads are encrypted (see docs/operations.md).
+	Codec payloadcodec.ServerConfig
+	// GitHubAPIURL and GitHubToken reach the GitHub API for the webhook's
+	// write-permission check; the same variables as the worker's.
+	GitHubAPIURL string
+	GitHubToken  string
+	// Telemetry is METRICS_ADDR and the OTEL_* variables.
+	Telemetry telemetry.Config
+}
+
+// ServiceName names the approval server in its spans unless
+// OTEL_SERVICE_NAME does.
+const ServiceName = "agentrun-approval"
+
+// ConfigFromEnv reads the approval program's settings through getenv and
+// returns the server's part.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	cfg := Config{
-		Addr:           strings.TrimSpace(getenv("APPROVAL_ADDR")),
-		WebhookAddr:    strings.TrimSpace(getenv("APPROVAL_WEBHOOK_ADDR")),
-		Secret:         getenv("APPROVAL_SECRET"),
-		WebhookSecret:  getenv("GITHUB_WEBHOOK_SECRET"),
-		IdentityHeader: strings.TrimSpace(getenv("APPROVAL_IDENTITY_HEADER")),
+	p, err := Settings().Read(getenv)
+	return p.Server, err
+}
+
+// Settings is every variable the approval program reads.
+func Settings() config.Table[Program] {
+	return config.Table[Program]{
+		Program: "approval",
+		Settings: slices.Concat(serverSettings(), startup.TemporalSettings[Program](), startup.TelemetrySettings[Program](ServiceName),
+			codecSettings(), startup.GitHubSettings(func(p *Program) (*string, *string) { return &p.GitHubAPIURL, &p.GitHubToken })),
+		Finish: finish,
 	}
-	if cfg.Addr == "" {
-		cfg.Addr = DefaultAddr
+}
+
+// outsideDev is when the secrets are required.
+const outsideDev = "unless APPROVAL_INSECURE_DEV=1 (local development only)"
+
+func serverSettings() []config.Setting[Program] {
+	notDev := func(p *Program) bool { return !p.Server.InsecureDev }
+	return []config.Setting[Program]{
+		{Name: "APPROVAL_ADDR", Default: DefaultAddr, Description: "listen address of the API and the pages (and of the webhook unless APPROVAL_WEBHOOK_ADDR is set)",
+			Parse: func(p *Program, v string) error { p.Server.Addr = strings.TrimSpace(v); return nil }},
+		{Name: "APPROVAL_WEBHOOK_ADDR", Description: "serve /github/webhook on this address only, so that only the webhook faces the internet",
+			Parse: func(p *Program, v string) error { p.Server.WebhookAddr = strings.TrimSpace(v); return nil }},
+		{Name: "APPROVAL_SECRET", Secret: true, Required: notDev, RequiredWhen: outsideDev,
+			Description: "HMAC key of the signed API; at least 32 bytes (openssl rand -hex 32)",
+			Parse:       func(p *Program, v string) error { p.Server.Secret = v; return checkSecret(v) }},
+		{Name: "GITHUB_WEBHOOK_SECRET", Secret: true, Required: notDev, RequiredWhen: outsideDev,
+			Description: "GitHub webhook secret; at least 32 bytes",
+			Parse:       func(p *Program, v string) error { p.Server.WebhookSecret = v; return checkSecret(v) }},
+		{Name: "APPROVAL_IDENTITY_HEADER", Description: "header a login proxy sets to the logged-in user (X-Forwarded-User); needs APPROVAL_TRUSTED_PROXIES",
+			Parse: func(p *Program, v string) error { p.Server.IdentityHeader = strings.TrimSpace(v); return nil }},
+		{Name: "APPROVAL_TRUSTED_PROXIES", Description: "comma-separated CIDRs (or addresses) of that proxy as the server sees it",
+			Parse: func(p *Program, v string) (err error) {
+				p.Server.TrustedProxies, err = auth.ParseTrustedProxies(v)
+				return err
+			}},
+		{Name: "APPROVAL_INSECURE_DEV", Default: "0", Description: "1: no secrets, reads without credentials, a typed name on the page; loopback only; dev only",
+			Parse: func(p *Program, v string) (err error) { p.Server.InsecureDev, err = config.Flag(v); return err }},
 	}
-	switch v := strings.TrimSpace(getenv("APPROVAL_INSECURE_DEV")); v {
-	case "", "0", "false":
-	case "1", "true":
-		cfg.InsecureDev = true
-	default:
-		return Config{}, fmt.Errorf("APPROVAL_INSECURE_DEV=%q: want 1 or 0", v)
+}
+
+func codecSettings() []config.Setting[Program] {
+	return []config.Setting[Program]{
+		{Name: "AGENTRUN_CODEC_TOKEN", Secret: true, Description: "serve /codec/encode and /codec/decode to callers with this bearer token; at least 32 bytes; needs AGENTRUN_PAYLOAD_KEYS"},
+		{Name: "AGENTRUN_CODEC_CORS_ORIGINS", Description: "comma-separated Web UI origins whose pages may call the codec endpoint; needs AGENTRUN_CODEC_TOKEN"},
 	}
-	proxies, err := auth.ParseTrustedProxies(getenv("APPROVAL_TRUSTED_PROXIES"))
-	if err != nil {
-		return Config{}, err
+}
+
+// checkSecret refuses a short key: an HMAC key shorter than SHA-256's is
+// easier to guess than the MAC it protects.
+func checkSecret(v string) error {
+	if v != "" && len(v) < minSecretLength {
+		return fmt.Errorf("too short: want at least %d bytes (openssl rand -hex 32)", minSecretLength)
 	}
-	cfg.TrustedProxies = proxies
-	if err := cfg.validate(); err != nil {
-		return Config{}, err
+	return nil
+}
+
+// finish reads the shared settings and checks the rules across settings.
+func finish(p *Program, get func(string) string) error {
+	if err := p.Server.validate(); err != nil {
+		return err
 	}
-	return cfg, nil
+	var err error
+	if p.Temporal, err = temporalclient.ConfigFromEnv(get); err != nil {
+		return err
+	}
+	if p.Codec, err = payloadcodec.ServerConfigFromEnv(get); err != nil {
+		return err
+	}
+	if p.Codec.Enabled() && p.Temporal.Codec == nil {
+		return fmt.Errorf("AGENTRUN_CODEC_TOKEN: set, but AGENTRUN_PAYLOAD_KEYS is empty: there is nothing to decode")
+	}
+	p.Telemetry, err = telemetry.ConfigFromEnv(get, ServiceName)
+	return err
 }
 
 func (c Config) validate() error {
@@ -84,29 +159,7 @@ func (c Config) validate() error {
 			return fmt.Errorf("APPROVAL_WEBHOOK_ADDR=%s is APPROVAL_ADDR: leave it unset to serve the webhook there", c.WebhookAddr)
 		}
 	}
-	for _, secret := range []struct{ name, value string }{{"APPROVAL_SECRET", c.Secret}, {"GITHUB_WEBHOOK_SECRET", c.WebhookSecret}} {
-		if secret.value != "" && len(secret.value) < minSecretLength {
-			return fmt.Errorf("%s is too short: want at least %d bytes (openssl rand -hex 32)", secret.name, minSecretLength)
-		}
-	}
-	if err := c.validateIdentity(); err != nil {
-		return err
-	}
-	if c.InsecureDev {
-		return nil
-	}
-	var missing []string
-	if c.Secret == "" {
-		missing = append(missing, "APPROVAL_SECRET")
-	}
-	if c.WebhookSecret == "" {
-		missing = append(missing, "GITHUB_WEBHOOK_SECRET")
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("%s not set: the approval server refuses to start without its secrets (set APPROVAL_INSECURE_DEV=1 for local development only)",
-			strings.Join(missing, " and "))
-	}
-	return nil
+	return c.validateIdentity()
 }
 
 func (c Config) validateIdentity() error {
