@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/internal/telemetry"
@@ -84,15 +83,14 @@ func Settings() config.Table[Config] {
 	return config.Table[Config]{
 		Program: "worker",
 		Settings: slices.Concat(startup.TemporalSettings[Config](), startup.TelemetrySettings[Config](ServiceName),
-			startup.GitHubSettings(gitHubFields), workerSettings(), deploymentSettings()),
+			startup.GitHubSettings(gitHubFields),
+			startup.TaskQueueSettings(func(c *Config) *string { return &c.TaskQueue }), workerSettings(), deploymentSettings()),
 		Finish: finish,
 	}
 }
 
 func workerSettings() []config.Setting[Config] {
 	return []config.Setting[Config]{
-		{Name: "AGENT_TASK_QUEUE", Default: api.DefaultTaskQueue, Description: "task queue of AgentRun",
-			Parse: func(c *Config, v string) error { c.TaskQueue = v; return config.NoWhitespace(v) }},
 		{Name: "GITHUB_BOT_LOGIN", Description: "the login the token posts as (a GitHub App: name[bot]); default from GET /user",
 			Parse: parseBotLogin},
 		{Name: "AGENT_ALLOWED_REPOS", Description: "comma-separated owner/repo list the GitHub tools may touch; default any",

@@ -1,6 +1,7 @@
 package startup
 
 import (
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 )
@@ -57,5 +58,14 @@ func GitHubSettings[C any](fields func(c *C) (apiURL, token *string)) []config.S
 			Parse: func(c *C, v string) error { apiURL, _ := fields(c); *apiURL = v; return config.HTTPURL(v) }},
 		{Name: "GITHUB_TOKEN", Secret: true, Description: "GitHub token; unset calls GitHub anonymously, which cannot comment",
 			Parse: func(c *C, v string) error { _, token := fields(c); *token = v; return config.NoWhitespace(v) }},
+	}
+}
+
+// TaskQueueSettings is AGENT_TASK_QUEUE, which the worker polls and the
+// starter starts runs on; field says where a program keeps it.
+func TaskQueueSettings[C any](field func(c *C) *string) []config.Setting[C] {
+	return []config.Setting[C]{
+		{Name: "AGENT_TASK_QUEUE", Default: api.DefaultTaskQueue, Description: "task queue of AgentRun",
+			Parse: func(c *C, v string) error { *field(c) = v; return config.NoWhitespace(v) }},
 	}
 }

@@ -27,36 +27,21 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/httpstatus"
 )
 
-const (
-	defaultAddr     = "127.0.0.1:9090"
-	shutdownTimeout = 5 * time.Second
-)
+const shutdownTimeout = 5 * time.Second
 
-type config struct {
-	Addr        string
-	FixturePath string
-	StatePath   string
-}
-
-func loadConfig(getenv func(string) string) (config, error) {
-	cfg := config{Addr: defaultAddr, FixturePath: getenv("SANDBOX_FIXTURE"), StatePath: getenv("SANDBOX_STATE")}
-	if v := getenv("SANDBOX_ADDR"); v != "" {
-		cfg.Addr = v
-	}
-	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
-		return config{}, fmt.Errorf("SANDBOX_ADDR %q is not host:port: %w", cfg.Addr, err)
-	}
-	return cfg, nil
+func loadConfig(getenv func(string) string) (ghsandbox.Config, error) {
+	return ghsandbox.Settings().Read(getenv)
 }
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, log, os.Getenv, nil)
+	err := run(ctx, log, config.Getenv, nil)
 	stop()
 	if err != nil {
 		log.Error("ghsandbox stopped", "err", err)
