@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -33,9 +34,13 @@ const shutdownGrace = 10 * time.Second
 const temporalCallTimeout = 10 * time.Second
 
 func main() {
+	if config.IsHelp(os.Args[1:]) {
+		_ = approvalsrv.Settings().WriteHelp(os.Stdout) // nothing to do if the terminal is gone
+		return
+	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Getenv, logger)
+	err := run(ctx, config.Getenv, logger)
 	stop()
 	os.Exit(exitCode(err, logger))
 }
@@ -130,7 +135,7 @@ func listenAll(endpoints []endpoint, bound map[string]net.Listener, logger *slog
 }
 
 // newServer wires the server over the process's one Temporal client.
-func newServer(cfg config, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
+func newServer(cfg approvalsrv.Program, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
 	gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
 	if err != nil {
 		return nil, err

@@ -27,12 +27,17 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 )
 
 func main() {
+	if config.IsHelp(os.Args[1:]) {
+		_ = agentworker.Settings().WriteHelp(os.Stdout) // nothing to do if the terminal is gone
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Getenv, os.Stderr)
+	err := run(ctx, config.Getenv, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }

@@ -85,7 +85,7 @@ func Settings() config.Table[Program] {
 }
 
 // outsideDev is when the secrets are required.
-const outsideDev = "unless APPROVAL_INSECURE_DEV=1 (local development only)"
+const outsideDev = "unless APPROVAL_INSECURE_DEV=1"
 
 func serverSettings() []config.Setting[Program] {
 	notDev := func(p *Program) bool { return !p.Server.InsecureDev }

@@ -114,7 +114,11 @@ func (t Table[C]) checkRequired(c *C, values map[string]string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("%s not set: %s needs it", joinNames(missing), t.Program)
+	them := "it"
+	if len(missing) > 1 {
+		them = "them"
+	}
+	msg := fmt.Sprintf("%s not set: %s needs %s", joinNames(missing), t.Program, them)
 	if len(when) > 0 {
 		msg += " " + strings.Join(when, "; ")
 	}

@@ -64,3 +64,9 @@ func (v Var) defaultText() string {
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }
+
+// IsHelp tells the arguments of a program configured only by its
+// environment asking for its settings: -h, -help or --help.
+func IsHelp(args []string) bool {
+	return len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
+}

@@ -39,6 +39,10 @@ func loadConfig(getenv func(string) string) (ghsandbox.Config, error) {
 }
 
 func main() {
+	if config.IsHelp(os.Args[1:]) {
+		_ = ghsandbox.Settings().WriteHelp(os.Stdout) // nothing to do if the terminal is gone
+		return
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, log, config.Getenv, nil)
