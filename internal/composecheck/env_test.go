@@ -1,9 +1,12 @@
 package composecheck
 
 import (
+	"maps"
 	"net"
 	"net/netip"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -15,30 +18,49 @@ import (
 	"github.com/agentrun/agentrun/model"
 )
 
-// TestEveryProgramServiceSetsExactlyTheVariablesItsCodeReads compares each
-// built service's environment with the variables its program's reachable
-// code reads (see LoadProgram): a variable read but not set runs on a
-// default nobody chose for the stack; one set but not read is a typo or a
-// leftover that makes the file lie.
-func TestEveryProgramServiceSetsExactlyTheVariablesItsCodeReads(t *testing.T) {
-	project := mustLoadCompose(t, nil)
-	m := repoModule(t)
-	programs := builtPrograms(t)
+// TestEveryProgramServiceSetsOnlyVariablesOfItsTable compares each built
+// service's environment with its program's settings table: a variable set
+// but not in the table is a typo or a leftover that makes the file lie, and
+// a required one left out stops the program.
+func TestEveryProgramServiceSetsOnlyVariablesOfItsTable(t *testing.T) {
+	require.NoError(t, CheckEnvironments(mustLoadCompose(t, nil), Tables()))
+}
 
-	for _, s := range builtServices(project) {
-		t.Run(s.Name, func(t *testing.T) {
-			program, err := m.LoadProgram(programs[s.Command[0]])
-			require.NoError(t, err)
-			set := environment(s)
+func TestTheCheckNamesATypoedVariableAndAMissingRequiredOne(t *testing.T) {
+	compose := readCompose(t)
+	typo := strings.Replace(compose, "      GITHUB_BOT_LOGIN: ${GITHUB_BOT_LOGIN:-}", "      GITHUB_BOT_LOGNI: ${GITHUB_BOT_LOGIN:-}", 1)
+	require.NotEqual(t, compose, typo, "the worker sets GITHUB_BOT_LOGIN")
+	missing := regexp.MustCompile(`(?m)^      APPROVAL_SECRET: .*\n`).ReplaceAllString(compose, "")
+	require.NotEqual(t, compose, missing, "the approval server sets APPROVAL_SECRET")
 
-			for _, name := range program.Env.Names() {
-				require.Contains(t, set, name, "%s reads %s (%v) but docker-compose.yml does not set it", s.Command[0], name, program.Env[name])
+	err := CheckEnvironments(mustLoadComposeFile(t, writeCompose(t, typo), nil), Tables())
+	require.ErrorContains(t, err, "service worker sets GITHUB_BOT_LOGNI, which worker does not read")
+	err = CheckEnvironments(mustLoadComposeFile(t, writeCompose(t, missing), nil), Tables())
+	require.ErrorContains(t, err, "service approval does not set APPROVAL_SECRET, which approval requires")
+}
+
+func TestTheCheckRefusesAServiceWhoseProgramHasNoTable(t *testing.T) {
+	tables := Tables()
+	delete(tables, "ghsandbox")
+
+	err := CheckEnvironments(mustLoadCompose(t, nil), tables)
+
+	require.ErrorContains(t, err, "service ghsandbox: runs ghsandbox, which has no settings table here")
+}
+
+// The variables compose refuses to start without are exactly the required
+// settings of the programs it runs, so that adding one to a table without
+// adding it here fails.
+func TestComposeRequiresExactlyTheRequiredSettings(t *testing.T) {
+	var required []string
+	for _, vars := range Tables() {
+		for _, v := range vars {
+			if v.Required && v.Default == "" {
+				required = append(required, v.Name)
 			}
-			for name := range set {
-				require.Contains(t, program.Env, name, "docker-compose.yml sets %s, which %s never reads", name, s.Command[0])
-			}
-		})
+		}
 	}
+	require.ElementsMatch(t, slices.Collect(maps.Keys(requiredEnv)), slices.Compact(slices.Sorted(slices.Values(required))))
 }
 
 func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
