@@ -34,8 +34,7 @@ const shutdownGrace = 10 * time.Second
 const temporalCallTimeout = 10 * time.Second
 
 func main() {
-	if config.IsHelp(os.Args[1:]) {
-		_ = approvalsrv.Settings().WriteHelp(os.Stdout) // nothing to do if the terminal is gone
+	if approvalsrv.Settings().PrintHelp(os.Args[1:], os.Stdout) {
 		return
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))

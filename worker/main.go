@@ -32,8 +32,7 @@ import (
 )
 
 func main() {
-	if config.IsHelp(os.Args[1:]) {
-		_ = agentworker.Settings().WriteHelp(os.Stdout) // nothing to do if the terminal is gone
+	if agentworker.Settings().PrintHelp(os.Args[1:], os.Stdout) {
 		return
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -7,7 +7,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -55,7 +54,8 @@ type Table[C any] struct {
 }
 
 // Read reads every setting of the table through getenv (Getenv in a main, a
-// map in a test), where an empty variable counts as unset.
+// map in a test), where an empty variable counts as unset. Every error it
+// returns is an *Error.
 func (t Table[C]) Read(getenv func(string) string) (C, error) {
 	var c C
 	values := make(map[string]string, len(t.Settings))
@@ -89,7 +89,7 @@ func (t Table[C]) Read(getenv func(string) string) (C, error) {
 	err := t.Finish(&c, get)
 	if len(undeclared) > 0 {
 		// A bug, not a bad value: the table must list what the program reads.
-		return c, fmt.Errorf("%s reads %s, which its settings table does not list", t.Program, strings.Join(undeclared, ", "))
+		return c, &Error{msg: fmt.Sprintf("%s reads %s, which its settings table does not list", t.Program, strings.Join(undeclared, ", "))}
 	}
 	if err != nil {
 		return c, t.redact(err, values)
@@ -122,7 +122,7 @@ func (t Table[C]) checkRequired(c *C, values map[string]string) error {
 	if len(when) > 0 {
 		msg += " " + strings.Join(when, "; ")
 	}
-	return errors.New(msg)
+	return &Error{msg: msg}
 }
 
 func joinNames(names []string) string {
@@ -149,14 +149,12 @@ func (t Table[C]) redact(err error, values map[string]string) error {
 			msg = strings.ReplaceAll(msg, v, "[redacted]")
 		}
 	}
-	if msg == err.Error() {
-		return err
-	}
 	return &Error{msg: msg, err: err}
 }
 
-// Error is a bad value, named by its variable (empty for a rule that spans
-// settings, whose message names them).
+// Error is a configuration the program must not start with: a bad value,
+// named by its variable, or a rule across settings or a missing one, whose
+// message names them (Name empty).
 type Error struct {
 	Name string
 	msg  string

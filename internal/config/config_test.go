@@ -85,11 +85,15 @@ func TestReadNeverQuotesASecretValue(t *testing.T) {
 	_, err = sampleTable().Read(env(map[string]string{"SAMPLE_TOKEN": "hunter2", "SAMPLE_SHARED": "boom"}))
 	require.ErrorContains(t, err, "SAMPLE_SHARED: boom")
 	require.NotContains(t, err.Error(), "hunter2", "a shared reader's message is redacted too")
+	var cfgErr *config.Error
+	require.ErrorAs(t, err, &cfgErr)
 }
 
 func TestReadNamesEveryMissingRequiredVariableUnlessWaived(t *testing.T) {
 	_, err := sampleTable().Read(env(nil))
 	require.EqualError(t, err, "SAMPLE_TOKEN not set: sample needs it unless SAMPLE_DEV=1")
+	var cfgErr *config.Error
+	require.ErrorAs(t, err, &cfgErr, "a main tells a configuration error by its type")
 
 	s, err := sampleTable().Read(env(map[string]string{"SAMPLE_DEV": "1"}))
 	require.NoError(t, err)
@@ -146,9 +150,16 @@ func TestHelpListsEverySettingWithItsDefaultOrRequirement(t *testing.T) {
 	require.Regexp(t, `SAMPLE_PORT +\[default 8080\] +port`, lines[2])
 	require.Regexp(t, `SAMPLE_TOKEN +\[required unless SAMPLE_DEV=1, secret\] +token`, lines[3])
 	require.Regexp(t, `SAMPLE_SHARED +\[optional\] +read by a shared reader`, lines[5])
-	require.True(t, config.IsHelp([]string{"--help"}))
-	require.False(t, config.IsHelp([]string{"--help", "x"}))
-	require.False(t, config.IsHelp(nil))
+	for _, args := range [][]string{nil, {"--help", "x"}, {"help"}, {"--verbose"}} {
+		out.Reset()
+		require.False(t, sampleTable().PrintHelp(args, &out), "%q", args)
+		require.Empty(t, out.String())
+	}
+	for _, arg := range []string{"-h", "-help", "--help"} {
+		out.Reset()
+		require.True(t, sampleTable().PrintHelp([]string{arg}, &out))
+		require.Contains(t, out.String(), "SAMPLE_SHARED")
+	}
 }
 
 func TestVarsDescribeTheTableInItsOrder(t *testing.T) {

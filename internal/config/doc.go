@@ -65,8 +65,13 @@ func (v Var) defaultText() string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
-// IsHelp tells the arguments of a program configured only by its
-// environment asking for its settings: -h, -help or --help.
-func IsHelp(args []string) bool {
-	return len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help")
+// PrintHelp lists the table's settings on w when args, the arguments of a
+// program configured only by its environment, ask for them (-h, -help or
+// --help alone), and tells whether they did.
+func (t Table[C]) PrintHelp(args []string, w io.Writer) bool {
+	if len(args) != 1 || (args[0] != "-h" && args[0] != "-help" && args[0] != "--help") {
+		return false
+	}
+	_ = t.WriteHelp(w) // the terminal is gone: nothing left to tell
+	return true
 }

@@ -111,19 +111,9 @@ func envReads(path string, src []byte) ([]string, error) {
 	}
 	var reads []string
 	ast.Inspect(file, func(n ast.Node) bool {
-		sel, ok := n.(*ast.SelectorExpr)
-		if !ok {
-			return true
-		}
-		ident, ok := sel.X.(*ast.Ident)
-		if !ok {
-			return true
-		}
-		// With object resolution a package name stays unresolved (Obj nil),
-		// while a local variable that shadows it is bound.
-		if p, ok := imported[ident.Name]; ok && envFuncs[p][sel.Sel.Name] && ident.Obj == nil {
-			pos := fset.Position(sel.Pos())
-			reads = append(reads, fmt.Sprintf("%s:%d: %s.%s", pos.Filename, pos.Line, p, sel.Sel.Name))
+		if read, ok := envRead(n, imported); ok {
+			pos := fset.Position(n.Pos())
+			reads = append(reads, fmt.Sprintf("%s:%d: %s", pos.Filename, pos.Line, read))
 		}
 		return true
 	})
@@ -135,4 +125,23 @@ func moduleRoot(t *testing.T) string {
 	out, err := exec.Command("go", "env", "GOMOD").Output()
 	require.NoError(t, err)
 	return filepath.Dir(strings.TrimSpace(string(out)))
+}
+
+// envRead tells a selector naming an environment reader of an imported
+// package. With object resolution a package name stays unresolved (Obj
+// nil), while a local variable that shadows it is bound.
+func envRead(n ast.Node, imported map[string]string) (string, bool) {
+	sel, ok := n.(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	ident, ok := sel.X.(*ast.Ident)
+	if !ok || ident.Obj != nil {
+		return "", false
+	}
+	p, ok := imported[ident.Name]
+	if !ok || !envFuncs[p][sel.Sel.Name] {
+		return "", false
+	}
+	return p + "." + sel.Sel.Name, true
 }

@@ -39,8 +39,7 @@ func loadConfig(getenv func(string) string) (ghsandbox.Config, error) {
 }
 
 func main() {
-	if config.IsHelp(os.Args[1:]) {
-		_ = ghsandbox.Settings().WriteHelp(os.Stdout) // nothing to do if the terminal is gone
+	if ghsandbox.Settings().PrintHelp(os.Args[1:], os.Stdout) {
 		return
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -49,8 +48,18 @@ func main() {
 	stop()
 	if err != nil {
 		log.Error("ghsandbox stopped", "err", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// exitCode is 2 for a bad setting, as for the other programs, and 1 for
+// any other failure.
+func exitCode(err error) int {
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) {
+		return 2
+	}
+	return 1
 }
 
 // run serves until ctx ends. It serves on listener when one is given (a test
