@@ -4,6 +4,8 @@ import (
 	"maps"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,6 +16,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/model"
 )
@@ -164,4 +167,18 @@ func TestGitHubSettingsReachBothTheWorkerAndTheApprovalServer(t *testing.T) {
 	}
 	sandboxPort := listenAddresses(t, service(t, project, serviceSandbox))["SANDBOX_ADDR"].port
 	require.Equal(t, 9090, sandboxPort, "the documented GITHUB_API_URL reaches the sandbox")
+}
+
+// The README's configuration table says which program reads each variable;
+// it must agree with the tables (the starter's is checked in its package).
+func TestTheREADMEDocumentsEverySettingOfEveryProgram(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(repoModule(t).Root, "README.md"))
+	require.NoError(t, err)
+	documented := config.DocumentedPrograms(string(readme), "## Configuration")
+
+	for program, vars := range Tables() {
+		missing, stale := config.Undocumented(program, vars, documented)
+		require.Empty(t, missing, "the README's configuration table does not list these as read by %s", program)
+		require.Empty(t, stale, "the README's configuration table lists these as read by %s, which its table does not", program)
+	}
 }

@@ -176,3 +176,20 @@ func names(vars []config.Var) []string {
 	}
 	return out
 }
+
+func TestDocumentedProgramsReadsOnlyTheSectionsSettingsTable(t *testing.T) {
+	page := "# T\n\n| endpoint | what |\n|---|---|\n| `GET /` | `NOT_A_SETTING` |\n\n" +
+		"## Configuration\n\n| variable | used by | default | meaning |\n|---|---|---|---|\n" +
+		"| `SAMPLE_PORT` | sample, other | `8080` | port (see `SAMPLE_DEV`) |\n" +
+		"| `SAMPLE_TOKEN`, `SAMPLE_GONE` | sample | (required) | token |\n" +
+		"| `SAMPLE_DEV` | other | `0` | dev |\n\n## Next\n\n| `SAMPLE_SHARED` | sample | | |\n"
+
+	documented := config.DocumentedPrograms(page, "## Configuration")
+
+	require.Equal(t, map[string][]string{
+		"SAMPLE_PORT": {"sample", "other"}, "SAMPLE_TOKEN": {"sample"}, "SAMPLE_GONE": {"sample"}, "SAMPLE_DEV": {"other"},
+	}, documented)
+	missing, stale := config.Undocumented("sample", sampleTable().Vars(), documented)
+	require.Equal(t, []string{"SAMPLE_DEV", "SAMPLE_SHARED"}, missing)
+	require.Equal(t, []string{"SAMPLE_GONE"}, stale)
+}
