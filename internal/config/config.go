@@ -57,9 +57,22 @@ type Table[C any] struct {
 // map in a test), where an empty variable counts as unset. Every error it
 // returns is an *Error.
 func (t Table[C]) Read(getenv func(string) string) (C, error) {
+	var zero C
+	c, err := t.read(getenv)
+	if err != nil {
+		return zero, err
+	}
+	return c, nil
+}
+
+func (t Table[C]) read(getenv func(string) string) (C, error) {
 	var c C
 	values := make(map[string]string, len(t.Settings))
 	for _, s := range t.Settings {
+		if _, twice := values[s.Name]; twice {
+			// A bug: the second Parse would silently win over the first.
+			return c, &Error{msg: fmt.Sprintf("%s's settings table lists %s twice", t.Program, s.Name)}
+		}
 		v := getenv(s.Name)
 		values[s.Name] = v
 		if v == "" {

@@ -193,3 +193,16 @@ func TestDocumentedProgramsReadsOnlyTheSectionsSettingsTable(t *testing.T) {
 	require.Equal(t, []string{"SAMPLE_DEV", "SAMPLE_SHARED"}, missing)
 	require.Equal(t, []string{"SAMPLE_GONE"}, stale)
 }
+
+func TestReadRefusesATableThatListsAVariableTwice(t *testing.T) {
+	table := sampleTable()
+	table.Settings = append(table.Settings, config.Setting[sample]{Name: "SAMPLE_PORT", Parse: func(s *sample, v string) error {
+		s.port = 1
+		return nil
+	}})
+
+	s, err := table.Read(env(map[string]string{"SAMPLE_TOKEN": "t0k"}))
+
+	require.EqualError(t, err, "sample's settings table lists SAMPLE_PORT twice")
+	require.Equal(t, sample{}, s, "a failed read hands back nothing half-filled")
+}
