@@ -1,14 +1,9 @@
 package composecheck
 
 import (
-	"maps"
 	"net"
 	"net/netip"
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,55 +11,9 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
-	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/model"
 )
-
-// TestEveryProgramServiceSetsOnlyVariablesOfItsTable compares each built
-// service's environment with its program's settings table: a variable set
-// but not in the table is a typo or a leftover that makes the file lie, and
-// a required one left out stops the program.
-func TestEveryProgramServiceSetsOnlyVariablesOfItsTable(t *testing.T) {
-	require.NoError(t, CheckEnvironments(mustLoadCompose(t, nil), Tables()))
-}
-
-func TestTheCheckNamesATypoedVariableAndAMissingRequiredOne(t *testing.T) {
-	compose := readCompose(t)
-	typo := strings.Replace(compose, "      GITHUB_BOT_LOGIN: ${GITHUB_BOT_LOGIN:-}", "      GITHUB_BOT_LOGNI: ${GITHUB_BOT_LOGIN:-}", 1)
-	require.NotEqual(t, compose, typo, "the worker sets GITHUB_BOT_LOGIN")
-	missing := regexp.MustCompile(`(?m)^      APPROVAL_SECRET: .*\n`).ReplaceAllString(compose, "")
-	require.NotEqual(t, compose, missing, "the approval server sets APPROVAL_SECRET")
-
-	err := CheckEnvironments(mustLoadComposeFile(t, writeCompose(t, typo), nil), Tables())
-	require.ErrorContains(t, err, "service worker sets GITHUB_BOT_LOGNI, which worker does not read")
-	err = CheckEnvironments(mustLoadComposeFile(t, writeCompose(t, missing), nil), Tables())
-	require.ErrorContains(t, err, "service approval does not set APPROVAL_SECRET, which approval requires")
-}
-
-func TestTheCheckRefusesAServiceWhoseProgramHasNoTable(t *testing.T) {
-	tables := Tables()
-	delete(tables, "ghsandbox")
-
-	err := CheckEnvironments(mustLoadCompose(t, nil), tables)
-
-	require.ErrorContains(t, err, "service ghsandbox: runs ghsandbox, which has no settings table here")
-}
-
-// The variables compose refuses to start without are exactly the required
-// settings of the programs it runs, so that adding one to a table without
-// adding it here fails.
-func TestComposeRequiresExactlyTheRequiredSettings(t *testing.T) {
-	var required []string
-	for _, vars := range Tables() {
-		for _, v := range vars {
-			if v.Required && v.Default == "" {
-				required = append(required, v.Name)
-			}
-		}
-	}
-	require.ElementsMatch(t, slices.Collect(maps.Keys(requiredEnv)), slices.Compact(slices.Sorted(slices.Values(required))))
-}
 
 func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
 	worker := service(t, mustLoadCompose(t, nil), serviceWorker)
@@ -167,18 +116,4 @@ func TestGitHubSettingsReachBothTheWorkerAndTheApprovalServer(t *testing.T) {
 	}
 	sandboxPort := listenAddresses(t, service(t, project, serviceSandbox))["SANDBOX_ADDR"].port
 	require.Equal(t, 9090, sandboxPort, "the documented GITHUB_API_URL reaches the sandbox")
-}
-
-// The README's configuration table says which program reads each variable;
-// it must agree with the tables (the starter's is checked in its package).
-func TestTheREADMEDocumentsEverySettingOfEveryProgram(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(repoModule(t).Root, "README.md"))
-	require.NoError(t, err)
-	documented := config.DocumentedPrograms(string(readme), "## Configuration")
-
-	for program, vars := range Tables() {
-		missing, stale := config.Undocumented(program, vars, documented)
-		require.Empty(t, missing, "the README's configuration table does not list these as read by %s", program)
-		require.Empty(t, stale, "the README's configuration table lists these as read by %s, which its table does not", program)
-	}
 }

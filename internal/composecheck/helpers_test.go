@@ -84,7 +84,13 @@ func mustLoadComposeFile(t *testing.T, file string, extra map[string]string) *ty
 // readCompose is the text of docker-compose.yml, for a test to break.
 func readCompose(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoModule(t).Root, "docker-compose.yml"))
+	return readRepoFile(t, "docker-compose.yml")
+}
+
+// readRepoFile is the text of a file of this repository.
+func readRepoFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoModule(t).Root, name))
 	require.NoError(t, err)
 	return string(b)
 }
