@@ -1,11 +1,7 @@
 // Command ghsandbox serves the fake GitHub for the local stack and the fault
-// suite. Point GITHUB_API_URL at it.
-//
-//	SANDBOX_ADDR     listen address (default 127.0.0.1:9090)
-//	SANDBOX_FIXTURE  path of a fixture JSON file (default: the embedded demo fixture)
-//	SANDBOX_STATE    path of a state file: comments and the next comment ID are
-//	                 read from it at start and saved to it after every change, so
-//	                 that they survive a restart (default: none, all in memory)
+// suite. Point GITHUB_API_URL at it. `ghsandbox --help` lists its settings
+// (ghsandbox.Settings): the listen address, a fixture, and a state file
+// that keeps comments and the next comment ID across a restart.
 //
 // Any token is accepted and stands for the fixture's botLogin (GET /user).
 // To play a person on the pull request, for example its author forging an
