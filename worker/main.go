@@ -5,8 +5,9 @@
 // for the run to reconcile. With AGENT_VERSIONING=pinned it polls as one
 // version of its Worker Deployment (AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID),
 // so each run stays on the build that started it. Configuration comes
-// from the environment (see internal/agentworker.Config); a bad value stops
-// it at start-up with exit code 2.
+// from the environment, read once through its table (agentworker.Settings,
+// which `worker --help` lists); a bad value stops it at start-up with exit
+// code 2.
 package main
 
 import (
