@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 )
 
@@ -12,7 +12,7 @@ import (
 // otherwise. The approval server serves it at /codec/ on its main listener:
 // the Web UI and `temporal --codec-endpoint` are given http(s)://HOST/codec
 // and append /encode or /decode.
-func codecHandler(cfg approvalsrv.Program, logger *slog.Logger) http.Handler {
+func codecHandler(cfg settings.Program, logger *slog.Logger) http.Handler {
 	if !cfg.Codec.Enabled() {
 		return nil
 	}

@@ -20,6 +20,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/config"
@@ -34,7 +35,7 @@ const shutdownGrace = 10 * time.Second
 const temporalCallTimeout = 10 * time.Second
 
 func main() {
-	if approvalsrv.Settings().PrintHelp(os.Args[1:], os.Stdout) {
+	if settings.Settings().PrintHelp(os.Args[1:], os.Stdout) {
 		return
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
@@ -134,7 +135,7 @@ func listenAll(endpoints []endpoint, bound map[string]net.Listener, logger *slog
 }
 
 // newServer wires the server over the process's one Temporal client.
-func newServer(cfg approvalsrv.Program, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
+func newServer(cfg settings.Program, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
 	gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
 	if err != nil {
 		return nil, err

@@ -5,15 +5,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strings"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/config"
-	"github.com/agentrun/agentrun/internal/payloadcodec"
-	"github.com/agentrun/agentrun/internal/startup"
-	"github.com/agentrun/agentrun/internal/telemetry"
-	"github.com/agentrun/agentrun/internal/temporalclient"
 )
 
 // DefaultAddr is where the server listens unless APPROVAL_ADDR says otherwise.
@@ -48,74 +43,43 @@ type Config struct {
 	InsecureDev bool
 }
 
-// Program is everything the approval program reads from its environment.
-type Program struct {
-	Server   Config
-	Temporal temporalclient.Config
-	// Codec serves /codec/encode and /codec/decode for the Web UI and the
-	// CLI when payloads are encrypted (see docs/operations.md).
-	Codec payloadcodec.ServerConfig
-	// GitHubAPIURL and GitHubToken reach the GitHub API for the webhook's
-	// write-permission check; the same variables as the worker's.
-	GitHubAPIURL string
-	GitHubToken  string
-	// Telemetry is METRICS_ADDR and the OTEL_* variables.
-	Telemetry telemetry.Config
-}
-
-// ServiceName names the approval server in its spans unless
-// OTEL_SERVICE_NAME does.
-const ServiceName = "agentrun-approval"
-
-// ConfigFromEnv reads the approval program's settings through getenv and
-// returns the server's part.
+// ConfigFromEnv reads the server's settings alone through getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	p, err := Settings().Read(getenv)
-	return p.Server, err
-}
-
-// Settings is every variable the approval program reads.
-func Settings() config.Table[Program] {
-	return config.Table[Program]{
-		Program: "approval",
-		Settings: slices.Concat(serverSettings(), startup.TemporalSettings[Program](), startup.TelemetrySettings[Program](ServiceName),
-			codecSettings(), startup.GitHubSettings(func(p *Program) (*string, *string) { return &p.GitHubAPIURL, &p.GitHubToken })),
-		Finish: finish,
-	}
+	return config.Table[Config]{
+		Program:  "approval",
+		Settings: ServerSettings(func(c *Config) *Config { return c }),
+		Finish:   func(c *Config, _ func(string) string) error { return c.Validate() },
+	}.Read(getenv)
 }
 
 // outsideDev is when the secrets are required.
 const outsideDev = "unless APPROVAL_INSECURE_DEV=1"
 
-func serverSettings() []config.Setting[Program] {
-	notDev := func(p *Program) bool { return !p.Server.InsecureDev }
-	return []config.Setting[Program]{
+// ServerSettings are the server's variables, for the approval program's
+// table; field says where it keeps the Config, whose Validate its Finish
+// calls.
+func ServerSettings[C any](field func(c *C) *Config) []config.Setting[C] {
+	notDev := func(c *C) bool { return !field(c).InsecureDev }
+	return []config.Setting[C]{
 		{Name: "APPROVAL_ADDR", Default: DefaultAddr, Description: "listen address of the API and the pages (and of the webhook unless APPROVAL_WEBHOOK_ADDR is set)",
-			Parse: func(p *Program, v string) error { p.Server.Addr = strings.TrimSpace(v); return nil }},
+			Parse: func(c *C, v string) error { field(c).Addr = strings.TrimSpace(v); return nil }},
 		{Name: "APPROVAL_WEBHOOK_ADDR", Description: "serve /github/webhook on this address only, so that only the webhook faces the internet",
-			Parse: func(p *Program, v string) error { p.Server.WebhookAddr = strings.TrimSpace(v); return nil }},
+			Parse: func(c *C, v string) error { field(c).WebhookAddr = strings.TrimSpace(v); return nil }},
 		{Name: "APPROVAL_SECRET", Secret: true, Required: notDev, RequiredWhen: outsideDev,
 			Description: "HMAC key of the signed API; at least 32 bytes (openssl rand -hex 32)",
-			Parse:       func(p *Program, v string) error { p.Server.Secret = v; return checkSecret(v) }},
+			Parse:       func(c *C, v string) error { field(c).Secret = v; return checkSecret(v) }},
 		{Name: "GITHUB_WEBHOOK_SECRET", Secret: true, Required: notDev, RequiredWhen: outsideDev,
 			Description: "GitHub webhook secret; at least 32 bytes",
-			Parse:       func(p *Program, v string) error { p.Server.WebhookSecret = v; return checkSecret(v) }},
+			Parse:       func(c *C, v string) error { field(c).WebhookSecret = v; return checkSecret(v) }},
 		{Name: "APPROVAL_IDENTITY_HEADER", Description: "header a login proxy sets to the logged-in user (X-Forwarded-User); needs APPROVAL_TRUSTED_PROXIES",
-			Parse: func(p *Program, v string) error { p.Server.IdentityHeader = strings.TrimSpace(v); return nil }},
+			Parse: func(c *C, v string) error { field(c).IdentityHeader = strings.TrimSpace(v); return nil }},
 		{Name: "APPROVAL_TRUSTED_PROXIES", Description: "comma-separated CIDRs (or addresses) of that proxy as the server sees it",
-			Parse: func(p *Program, v string) (err error) {
-				p.Server.TrustedProxies, err = auth.ParseTrustedProxies(v)
+			Parse: func(c *C, v string) (err error) {
+				field(c).TrustedProxies, err = auth.ParseTrustedProxies(v)
 				return err
 			}},
 		{Name: "APPROVAL_INSECURE_DEV", Default: "0", Description: "1: no secrets, reads without credentials, a typed name on the page; loopback only; dev only",
-			Parse: func(p *Program, v string) (err error) { p.Server.InsecureDev, err = config.Flag(v); return err }},
-	}
-}
-
-func codecSettings() []config.Setting[Program] {
-	return []config.Setting[Program]{
-		{Name: "AGENTRUN_CODEC_TOKEN", Secret: true, Description: "serve /codec/encode and /codec/decode to callers with this bearer token; at least 32 bytes; needs AGENTRUN_PAYLOAD_KEYS"},
-		{Name: "AGENTRUN_CODEC_CORS_ORIGINS", Description: "comma-separated Web UI origins whose pages may call the codec endpoint; needs AGENTRUN_CODEC_TOKEN"},
+			Parse: func(c *C, v string) (err error) { field(c).InsecureDev, err = config.Flag(v); return err }},
 	}
 }
 
@@ -128,26 +92,8 @@ func checkSecret(v string) error {
 	return nil
 }
 
-// finish reads the shared settings and checks the rules across settings.
-func finish(p *Program, get func(string) string) error {
-	if err := p.Server.validate(); err != nil {
-		return err
-	}
-	var err error
-	if p.Temporal, err = temporalclient.ConfigFromEnv(get); err != nil {
-		return err
-	}
-	if p.Codec, err = payloadcodec.ServerConfigFromEnv(get); err != nil {
-		return err
-	}
-	if p.Codec.Enabled() && p.Temporal.Codec == nil {
-		return fmt.Errorf("AGENTRUN_CODEC_TOKEN: set, but AGENTRUN_PAYLOAD_KEYS is empty: there is nothing to decode")
-	}
-	p.Telemetry, err = telemetry.ConfigFromEnv(get, ServiceName)
-	return err
-}
-
-func (c Config) validate() error {
+// Validate checks the rules across the server's settings.
+func (c Config) Validate() error {
 	if err := checkListenAddr("APPROVAL_ADDR", c.Addr, c.InsecureDev); err != nil {
 		return err
 	}

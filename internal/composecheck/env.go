@@ -8,10 +8,10 @@ import (
 
 	"github.com/compose-spec/compose-go/v2/types"
 
+	approvalsettings "github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/config"
-	"github.com/agentrun/agentrun/internal/ghsandbox"
+	sandboxsettings "github.com/agentrun/agentrun/internal/ghsandbox/cmd/ghsandbox/settings"
 )
 
 // Tables are the settings of the programs docker-compose.yml runs, by the
@@ -19,8 +19,8 @@ import (
 func Tables() map[string][]config.Var {
 	return map[string][]config.Var{
 		"worker":    agentworker.Settings().Vars(),
-		"approval":  approvalsrv.Settings().Vars(),
-		"ghsandbox": ghsandbox.Settings().Vars(),
+		"approval":  approvalsettings.Settings().Vars(),
+		"ghsandbox": sandboxsettings.Settings().Vars(),
 	}
 }
 

@@ -1,6 +1,6 @@
 // Command ghsandbox serves the fake GitHub for the local stack and the fault
 // suite. Point GITHUB_API_URL at it. `ghsandbox --help` lists its settings
-// (ghsandbox.Settings): the listen address, a fixture, and a state file
+// (its settings package): the listen address, a fixture, and a state file
 // that keeps comments and the next comment ID across a restart.
 //
 // Any token is accepted and stands for the fixture's botLogin (GET /user).
@@ -25,17 +25,18 @@ import (
 
 	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/ghsandbox/cmd/ghsandbox/settings"
 	"github.com/agentrun/agentrun/internal/httpstatus"
 )
 
 const shutdownTimeout = 5 * time.Second
 
-func loadConfig(getenv func(string) string) (ghsandbox.Config, error) {
-	return ghsandbox.Settings().Read(getenv)
+func loadConfig(getenv func(string) string) (settings.Config, error) {
+	return settings.Settings().Read(getenv)
 }
 
 func main() {
-	if ghsandbox.Settings().PrintHelp(os.Args[1:], os.Stdout) {
+	if settings.Settings().PrintHelp(os.Args[1:], os.Stdout) {
 		return
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))

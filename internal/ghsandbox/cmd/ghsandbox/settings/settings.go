@@ -1,4 +1,7 @@
-package ghsandbox
+// Package settings is the ghsandbox command's table of settings. It sits
+// beside the main, in a package of its own, so that internal/composecheck
+// can import it.
+package settings
 
 import (
 	"fmt"
@@ -17,8 +20,7 @@ type Config struct {
 	StatePath   string
 }
 
-// Settings is every variable the ghsandbox command reads. It lives here, not
-// beside the command, so that internal/composecheck can import it.
+// Settings is every variable the ghsandbox command reads.
 func Settings() config.Table[Config] {
 	return config.Table[Config]{
 		Program: "ghsandbox",
