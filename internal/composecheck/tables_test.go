@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentrun/agentrun/internal/config"
+	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/stretchr/testify/require"
 )
 
@@ -75,4 +76,29 @@ func withoutLinesStarting(text, prefix string) string {
 		}
 	}
 	return strings.Join(kept, "")
+}
+
+// A secret written into docker-compose.yml would be in every clone of the
+// repository: each one must come from the operator's environment.
+func TestComposeWritesNoSecretIntoTheFile(t *testing.T) {
+	require.Empty(t, secretsWritten(mustLoadCompose(t, nil), Tables()))
+
+	literal := strings.Replace(readCompose(t), "GITHUB_TOKEN: ${GITHUB_TOKEN:-}", "GITHUB_TOKEN: ghp_committed", 1)
+	project := mustLoadComposeFile(t, writeCompose(t, literal), nil)
+	require.Equal(t, []string{"worker sets GITHUB_TOKEN"}, secretsWritten(project, Tables()), "a literal token is caught")
+}
+
+// secretsWritten lists the secret settings a built service sets to a value
+// that is neither empty nor what the test's environment gave.
+func secretsWritten(project *types.Project, tables map[string][]config.Var) []string {
+	var written []string
+	for _, s := range builtServices(project) {
+		env := environment(s)
+		for _, v := range tables[s.Command[0]] {
+			if value := env[v.Name]; v.Secret && value != "" && value != requiredEnv[v.Name] {
+				written = append(written, s.Name+" sets "+v.Name)
+			}
+		}
+	}
+	return written
 }
