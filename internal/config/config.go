@@ -88,24 +88,37 @@ func (t Table[C]) read(getenv func(string) string) (C, error) {
 	if err := t.checkRequired(&c, values); err != nil {
 		return c, err
 	}
-	if t.Finish == nil {
-		return c, nil
+	finish := t.Finish
+	if finish == nil {
+		finish = func(*C, func(string) string) error { return nil }
 	}
 	var undeclared []string
+	asked := make(map[string]bool)
 	get := func(name string) string {
 		v, ok := values[name]
 		if !ok && !slices.Contains(undeclared, name) {
 			undeclared = append(undeclared, name)
 		}
+		asked[name] = true
 		return v
 	}
-	err := t.Finish(&c, get)
+	err := finish(&c, get)
+	// Both are bugs, not bad values: the table must list exactly what the
+	// program reads, or its docs and the compose check would lie.
 	if len(undeclared) > 0 {
-		// A bug, not a bad value: the table must list what the program reads.
 		return c, &Error{msg: fmt.Sprintf("%s reads %s, which its settings table does not list", t.Program, strings.Join(undeclared, ", "))}
 	}
 	if err != nil {
 		return c, t.redact(err, values)
+	}
+	var unread []string
+	for _, s := range t.Settings {
+		if s.Parse == nil && !asked[s.Name] {
+			unread = append(unread, s.Name)
+		}
+	}
+	if len(unread) > 0 {
+		return c, &Error{msg: fmt.Sprintf("%s's settings table lists %s, which nothing parses or reads", t.Program, strings.Join(unread, ", "))}
 	}
 	return c, nil
 }

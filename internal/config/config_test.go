@@ -206,3 +206,17 @@ func TestReadRefusesATableThatListsAVariableTwice(t *testing.T) {
 	require.EqualError(t, err, "sample's settings table lists SAMPLE_PORT twice")
 	require.Equal(t, sample{}, s, "a failed read hands back nothing half-filled")
 }
+
+// A setting nothing parses or reads would be documented, checked against
+// compose and shown by --help while changing nothing.
+func TestReadRefusesATableListingAVariableNothingReads(t *testing.T) {
+	table := sampleTable()
+	table.Settings = append(table.Settings, config.Setting[sample]{Name: "SAMPLE_DEAD", Description: "no one reads it"})
+
+	_, err := table.Read(env(map[string]string{"SAMPLE_TOKEN": "t0k"}))
+	require.EqualError(t, err, "sample's settings table lists SAMPLE_DEAD, which nothing parses or reads")
+
+	table.Finish = nil
+	_, err = table.Read(env(map[string]string{"SAMPLE_TOKEN": "t0k"}))
+	require.EqualError(t, err, "sample's settings table lists SAMPLE_SHARED, SAMPLE_DEAD, which nothing parses or reads")
+}
