@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 )
 
@@ -11,9 +12,9 @@ import (
 // otherwise. The approval server serves it at /codec/ on its main listener:
 // the Web UI and `temporal --codec-endpoint` are given http(s)://HOST/codec
 // and append /encode or /decode.
-func codecHandler(cfg config, logger *slog.Logger) http.Handler {
-	if !cfg.codec.Enabled() {
+func codecHandler(cfg settings.Program, logger *slog.Logger) http.Handler {
+	if !cfg.Codec.Enabled() {
 		return nil
 	}
-	return payloadcodec.NewHandler(cfg.temporal.Codec, cfg.codec, cfg.temporal.Namespace, logger)
+	return payloadcodec.NewHandler(cfg.Temporal.Codec, cfg.Codec, cfg.Temporal.Namespace, logger)
 }

@@ -20,8 +20,10 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -33,9 +35,12 @@ const shutdownGrace = 10 * time.Second
 const temporalCallTimeout = 10 * time.Second
 
 func main() {
+	if settings.Settings().PrintHelp(os.Args[1:], os.Stdout) {
+		return
+	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Getenv, logger)
+	err := run(ctx, config.Getenv, logger)
 	stop()
 	os.Exit(exitCode(err, logger))
 }
@@ -68,33 +73,33 @@ func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	if err != nil {
 		return &startup.ConfigError{Err: err}
 	}
-	for _, warning := range cfg.server.InsecureWarnings() {
+	for _, warning := range cfg.Server.InsecureWarnings() {
 		logger.Warn("APPROVAL_INSECURE_DEV=1: NOT FOR PRODUCTION: " + warning)
 	}
-	if !cfg.server.InsecureDev && cfg.server.IdentityHeader == "" {
+	if !cfg.Server.InsecureDev && cfg.Server.IdentityHeader == "" {
 		logger.Warn("the pages answer 401 to everyone: serve them behind a login proxy named by APPROVAL_IDENTITY_HEADER and APPROVAL_TRUSTED_PROXIES")
 	}
-	conn, err := startup.Connect(ctx, cfg.telemetry, bound["METRICS_ADDR"], cfg.temporal, logger)
+	conn, err := startup.Connect(ctx, cfg.Telemetry, bound["METRICS_ADDR"], cfg.Temporal, logger)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
 	tel, temporal := conn.Telemetry, conn.Temporal
-	tel.Tracing.Join(temporal, cfg.temporal.Namespace)
+	tel.Tracing.Join(temporal, cfg.Temporal.Namespace)
 	srv, err := newServer(cfg, temporal, logger)
 	if err != nil {
 		return err
 	}
-	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.server.Addr, handler: withHTTPMetrics(tel, srv.Handler())}}
-	if cfg.server.WebhookAddr != "" {
-		endpoints = append(endpoints, endpoint{variable: "APPROVAL_WEBHOOK_ADDR", addr: cfg.server.WebhookAddr,
+	endpoints := []endpoint{{variable: "APPROVAL_ADDR", addr: cfg.Server.Addr, handler: withHTTPMetrics(tel, srv.Handler())}}
+	if cfg.Server.WebhookAddr != "" {
+		endpoints = append(endpoints, endpoint{variable: "APPROVAL_WEBHOOK_ADDR", addr: cfg.Server.WebhookAddr,
 			handler: withHTTPMetrics(tel, srv.WebhookHandler())})
 	}
 	if err := listenAll(endpoints, bound, logger); err != nil {
 		return err
 	}
-	logger.Info("approval server ready", append(cfg.temporal.LogAttrs(), "identityHeader", cfg.server.IdentityHeader,
-		"separateWebhook", cfg.server.WebhookAddr != "", "codecEndpoint", cfg.codec.Enabled())...)
+	logger.Info("approval server ready", append(cfg.Temporal.LogAttrs(), "identityHeader", cfg.Server.IdentityHeader,
+		"separateWebhook", cfg.Server.WebhookAddr != "", "codecEndpoint", cfg.Codec.Enabled())...)
 	return serve(ctx, endpoints)
 }
 
@@ -130,12 +135,12 @@ func listenAll(endpoints []endpoint, bound map[string]net.Listener, logger *slog
 }
 
 // newServer wires the server over the process's one Temporal client.
-func newServer(cfg config, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
-	gh, err := github.NewClient(cfg.gitHubAPIURL, cfg.gitHubToken)
+func newServer(cfg settings.Program, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
+	gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
 	if err != nil {
 		return nil, err
 	}
-	return approvalsrv.New(cfg.server, approvalsrv.Options{
+	return approvalsrv.New(cfg.Server, approvalsrv.Options{
 		Runs:        runclient.New(temporal, runclient.Options{CallTimeout: temporalCallTimeout}),
 		Permissions: approvalsrv.GitHubPermissions{Client: gh},
 		Logger:      logger,

@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/internal/envtest"
@@ -42,7 +43,7 @@ type stack struct {
 	temporal client.Client
 	sandbox  *ghsandbox.Server
 	approval *httptest.Server
-	cfg      config
+	cfg      settings.Program
 }
 
 func startStack(t *testing.T) *stack {

@@ -16,7 +16,10 @@ import (
 // env is what every command shares: the process environment, its output,
 // and the one Temporal client, dialled on first use, under the run client.
 type env struct {
-	getenv         func(string) string
+	// settings is the environment, read once; settingsErr stops every
+	// command that needs it.
+	settings       settings
+	settingsErr    error
 	stdout, stderr io.Writer
 	client         client.Client
 	runs           *runclient.Client
@@ -32,8 +35,10 @@ type env struct {
 }
 
 func newEnv(getenv func(string) string, stdout, stderr io.Writer) *env {
+	s, err := starterSettings().Read(getenv)
 	return &env{
-		getenv:       getenv,
+		settings:     s,
+		settingsErr:  err,
 		stdout:       stdout,
 		stderr:       stderr,
 		pollEvery:    300 * time.Millisecond,
@@ -46,15 +51,9 @@ func (e *env) runClient(ctx context.Context) (*runclient.Client, error) {
 	if e.runs != nil {
 		return e.runs, nil
 	}
-	cfg, err := temporalclient.ConfigFromEnv(e.getenv)
-	if err != nil {
-		return nil, &configError{err}
-	}
-	traces, err := telemetry.TracesFromEnv(e.getenv, "agentrun-starter")
-	if err != nil {
-		return nil, &configError{err}
-	}
-	if e.tracing, err = telemetry.NewTracing(ctx, traces); err != nil {
+	cfg := e.settings.temporal
+	var err error
+	if e.tracing, err = telemetry.NewTracing(ctx, e.settings.traces); err != nil {
 		return nil, err
 	}
 	cfg.Interceptors = e.tracing.Interceptors()

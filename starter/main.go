@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/agentrun/agentrun/internal/config"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	code := run(ctx, os.Args[1:], config.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -31,10 +33,8 @@ commands:
   resolve   decide a step whose outcome could not be determined
   list      list runs; --status waiting_for_user lists the actions waiting for approval
 
-Run 'starter <command> -h' for the flags of a command.
-Temporal is reached at TEMPORAL_ADDRESS (default localhost:7233), namespace TEMPORAL_NAMESPACE (default "default"),
-with TEMPORAL_API_KEY or TEMPORAL_TLS_* if set, or from a temporal.toml profile (TEMPORAL_PROFILE, TEMPORAL_CONFIG_FILE).
-Encrypted runs need the worker's AGENTRUN_PAYLOAD_KEYS. See docs/operations.md.
+Run 'starter <command> -h' for the flags of a command. Encrypted runs need the
+worker's AGENTRUN_PAYLOAD_KEYS; docs/operations.md covers real clusters.
 `
 
 // Exit codes.
@@ -92,7 +92,8 @@ func unknownCommand(typed string) string {
 // run executes one command line and returns the process exit code.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage+"\n")
+		_ = starterSettings().WriteHelp(stderr) // stderr is the terminal; nothing to do if it fails
 		if len(args) == 0 {
 			return exitUsage
 		}
@@ -100,6 +101,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	e := newEnv(getenv, stdout, stderr)
 	defer e.close()
+	if e.settingsErr != nil {
+		return exitCode(&configError{e.settingsErr}, stderr)
+	}
 	cmd, ok := newCommand(args[0], e)
 	if !ok {
 		fmt.Fprint(stderr, unknownCommand(args[0]))

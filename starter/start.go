@@ -71,12 +71,12 @@ func (c *startCommand) flags() *flag.FlagSet {
 	fs.IntVar(&c.pr, "pr", 0, "the pull request `number` (required)")
 	fs.StringVar(&c.agent, "agent", api.DefaultAgent, "the agent that runs, by `NAME`")
 	fs.StringVar(&c.goal, "goal", "", "what the review should focus on")
-	fs.StringVar(&c.user, "user", defaultUser(c.env.getenv), "the `LOGIN` the run acts for")
+	fs.StringVar(&c.user, "user", c.env.settings.user, "the `LOGIN` the run acts for")
 	fs.Var(&c.approvers, "approver", "a `LOGIN` allowed to approve (repeatable; none means any authenticated approver)")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", api.DefaultApprovalTimeout, "how long a pending action waits for a decision")
 	fs.IntVar(&c.maxSteps, "max-steps", api.DefaultMaxSteps, "the most model and tool steps the run may take")
 	fs.StringVar(&c.idempotencyKey, "idempotency-key", "", "starts at most one run per `KEY` (default: derived from repo, pr, goal and user)")
-	fs.StringVar(&c.taskQueue, "task-queue", defaultTaskQueue(c.env.getenv), "the `QUEUE` the workers poll")
+	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll")
 	fs.BoolVar(&c.follow, "follow", false, "then print the run's events until it ends or waits for a person")
 	fs.BoolVar(&c.json, "json", false, "print JSON")
 	return fs
@@ -135,18 +135,4 @@ func (c *startCommand) validate() error {
 		return errors.New("--task-queue is empty")
 	}
 	return nil
-}
-
-func defaultUser(getenv func(string) string) string {
-	if u := getenv("USER"); u != "" {
-		return u
-	}
-	return "cli"
-}
-
-func defaultTaskQueue(getenv func(string) string) string {
-	if q := getenv("AGENT_TASK_QUEUE"); q != "" {
-		return q
-	}
-	return api.DefaultTaskQueue
 }

@@ -5,8 +5,9 @@
 // for the run to reconcile. With AGENT_VERSIONING=pinned it polls as one
 // version of its Worker Deployment (AGENT_DEPLOYMENT_NAME, AGENT_BUILD_ID),
 // so each run stays on the build that started it. Configuration comes
-// from the environment (see internal/agentworker.Config); a bad value stops
-// it at start-up with exit code 2.
+// from the environment, read once through its table (agentworker.Settings,
+// which `worker --help` lists); a bad value stops it at start-up with exit
+// code 2.
 package main
 
 import (
@@ -27,12 +28,16 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 )
 
 func main() {
+	if agentworker.Settings().PrintHelp(os.Args[1:], os.Stdout) {
+		return
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Getenv, os.Stderr)
+	err := run(ctx, config.Getenv, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/config"
+	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/model"
@@ -71,103 +72,106 @@ type Config struct {
 // ServiceName names the worker in its spans unless OTEL_SERVICE_NAME does.
 const ServiceName = "agentrun-worker"
 
-// ConfigFromEnv reads the worker's variables (see the README's table),
+// ConfigFromEnv reads the worker's settings (see Settings) through getenv,
 // applying defaults to the unset ones and naming the variable of a bad value.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	temporalCfg, err := temporalclient.ConfigFromEnv(getenv)
-	if err != nil {
-		return Config{}, err
-	}
-	allowed, err := activities.ParseRepoAllowlist(getenv("AGENT_ALLOWED_REPOS"))
-	if err != nil {
-		return Config{}, fmt.Errorf("AGENT_ALLOWED_REPOS: %w", err)
-	}
-	stopTimeout, err := parseStopTimeout(getenv("AGENT_STOP_TIMEOUT"))
-	if err != nil {
-		return Config{}, err
-	}
-	tel, err := telemetry.ConfigFromEnv(getenv, ServiceName)
-	if err != nil {
-		return Config{}, err
-	}
-	deployment, err := deploymentFromEnv(getenv)
-	if err != nil {
-		return Config{}, err
-	}
-	cfg := Config{
-		Deployment:     deployment,
-		Telemetry:      tel,
-		Temporal:       temporalCfg,
-		TaskQueue:      orDefault(getenv("AGENT_TASK_QUEUE"), api.DefaultTaskQueue),
-		GitHubToken:    getenv("GITHUB_TOKEN"),
-		GitHubAPIURL:   getenv("GITHUB_API_URL"),
-		GitHubBotLogin: getenv("GITHUB_BOT_LOGIN"),
-		AllowedRepos:   allowed,
-		ModelProvider:  orDefault(getenv("MODEL_PROVIDER"), DefaultModelProvider),
-		LogFormat:      orDefault(getenv("LOG_FORMAT"), LogText),
-		StopTimeout:    stopTimeout,
-	}
-	if cfg.ModelProvider == model.ProviderOpenAI {
-		cfg.OpenAI = openai.Config{
-			BaseURL:      orDefault(getenv(openai.EnvBaseURL), openai.DefaultBaseURL),
-			APIKey:       getenv(openai.EnvAPIKey),
-			Model:        getenv(openai.EnvModel),
-			Organization: getenv(openai.EnvOrg),
-		}
-	}
-	if err := cfg.validate(); err != nil {
-		return Config{}, err
-	}
-	return cfg, nil
+	return Settings().Read(getenv)
 }
 
-func (c Config) validate() error {
-	if strings.ContainsFunc(c.TaskQueue, isSpaceOrControl) {
-		return fmt.Errorf("AGENT_TASK_QUEUE: %q contains whitespace", c.TaskQueue)
+// Settings is every variable the worker reads.
+func Settings() config.Table[Config] {
+	return config.Table[Config]{
+		Program: "worker",
+		Settings: slices.Concat(startup.TemporalSettings[Config](), startup.TelemetrySettings[Config](ServiceName),
+			startup.GitHubSettings(gitHubFields),
+			startup.TaskQueueSettings(func(c *Config) *string { return &c.TaskQueue }), workerSettings(), deploymentSettings()),
+		Finish: finish,
 	}
-	// A token pasted with its trailing newline fails every call with a 401
-	// that says nothing about why; refuse it up front.
-	if strings.ContainsFunc(c.GitHubToken, isSpaceOrControl) {
-		return fmt.Errorf("GITHUB_TOKEN: contains whitespace (a pasted newline?)")
+}
+
+func workerSettings() []config.Setting[Config] {
+	return []config.Setting[Config]{
+		{Name: "GITHUB_BOT_LOGIN", Description: "the login the token posts as (a GitHub App: name[bot]); default from GET /user",
+			Parse: parseBotLogin},
+		{Name: "AGENT_ALLOWED_REPOS", Description: "comma-separated owner/repo list the GitHub tools may touch; default any",
+			Parse: func(c *Config, v string) (err error) {
+				c.AllowedRepos, err = activities.ParseRepoAllowlist(v)
+				return err
+			}},
+		{Name: "MODEL_PROVIDER", Default: DefaultModelProvider, Description: "offline (the deterministic reviewer) or openai",
+			Parse: parseModelProvider},
+		{Name: openai.EnvBaseURL, Default: openai.DefaultBaseURL, Description: "any OpenAI-compatible server (with MODEL_PROVIDER=openai)",
+			Parse: func(c *Config, v string) error { c.OpenAI.BaseURL = v; return nil }},
+		{Name: openai.EnvAPIKey, Secret: true, Description: "the API key; required with MODEL_PROVIDER=openai",
+			Parse: func(c *Config, v string) error { c.OpenAI.APIKey = v; return nil }},
+		{Name: openai.EnvModel, Description: "the model name; required with MODEL_PROVIDER=openai",
+			Parse: func(c *Config, v string) error { c.OpenAI.Model = v; return nil }},
+		{Name: openai.EnvOrg, Description: "the OpenAI organization (optional)",
+			Parse: func(c *Config, v string) error { c.OpenAI.Organization = v; return nil }},
+		{Name: "LOG_FORMAT", Default: LogText, Description: "text or json", Parse: parseLogFormat},
+		{Name: "AGENT_STOP_TIMEOUT", Default: DefaultStopTimeout.String(), Description: "on SIGTERM, how long activities in flight may finish before they are cancelled",
+			Parse: parseStopTimeout},
 	}
-	// A wrong login is worse than none: the worker would never recognise
-	// its own comments and would post again after a lost response.
-	if c.GitHubBotLogin != "" && !validGitHubLogin(c.GitHubBotLogin) {
-		return fmt.Errorf("GITHUB_BOT_LOGIN: %q is not a GitHub login (letters, digits and single inner hyphens, "+
-			"\"[bot]\" after a GitHub App's name; no \"@\")", c.GitHubBotLogin)
+}
+
+// finish reads the shared settings and checks the OpenAI ones only for the
+// provider that uses them: a worker on the offline reviewer ignores them.
+func finish(c *Config, get func(string) string) error {
+	var err error
+	if c.Temporal, err = temporalclient.ConfigFromEnv(get); err != nil {
+		return err
 	}
-	if c.GitHubAPIURL != "" {
-		if err := openai.ValidateBaseURL("GITHUB_API_URL", c.GitHubAPIURL); err != nil {
-			return err
-		}
+	if c.Telemetry, err = telemetry.ConfigFromEnv(get, ServiceName); err != nil {
+		return err
 	}
-	if !slices.Contains(model.KnownProviders(), c.ModelProvider) {
-		return fmt.Errorf("MODEL_PROVIDER: %q is not a known provider; known: %s",
-			c.ModelProvider, strings.Join(model.KnownProviders(), ", "))
+	if c.ModelProvider != model.ProviderOpenAI {
+		c.OpenAI = openai.Config{}
+	} else if err := c.OpenAI.Validate(); err != nil {
+		return err
 	}
-	if c.ModelProvider == model.ProviderOpenAI {
-		if err := c.OpenAI.Validate(); err != nil {
-			return err
-		}
-	}
-	if c.LogFormat != LogText && c.LogFormat != LogJSON {
-		return fmt.Errorf("LOG_FORMAT: %q is neither text nor json", c.LogFormat)
+	return finishDeployment(&c.Deployment)
+}
+
+func gitHubFields(c *Config) (apiURL, token *string) { return &c.GitHubAPIURL, &c.GitHubToken }
+
+// parseBotLogin refuses a wrong login, which is worse than none: the worker
+// would never recognise its own comments and would post again after a lost
+// response.
+func parseBotLogin(c *Config, v string) error {
+	c.GitHubBotLogin = v
+	if v != "" && !validGitHubLogin(v) {
+		return fmt.Errorf("%q is not a GitHub login (letters, digits and single inner hyphens, "+
+			"\"[bot]\" after a GitHub App's name; no \"@\")", v)
 	}
 	return nil
 }
 
-func parseStopTimeout(v string) (time.Duration, error) {
-	if v == "" {
-		return DefaultStopTimeout, nil
+func parseModelProvider(c *Config, v string) error {
+	c.ModelProvider = v
+	if !slices.Contains(model.KnownProviders(), v) {
+		return fmt.Errorf("%q is not a known provider; known: %s", v, strings.Join(model.KnownProviders(), ", "))
 	}
+	return nil
+}
+
+func parseLogFormat(c *Config, v string) error {
+	c.LogFormat = v
+	if v != LogText && v != LogJSON {
+		return fmt.Errorf("%q is neither text nor json", v)
+	}
+	return nil
+}
+
+func parseStopTimeout(c *Config, v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return 0, fmt.Errorf("AGENT_STOP_TIMEOUT: %q is not a duration like 30s or 2m: %w", v, err)
+		return fmt.Errorf("%q is not a duration like 30s or 2m: %w", v, err)
 	}
 	if d < 0 {
-		return 0, fmt.Errorf("AGENT_STOP_TIMEOUT: %s is negative", v)
+		return fmt.Errorf("%s is negative", v)
 	}
-	return d, nil
+	c.StopTimeout = d
+	return nil
 }
 
 // githubLogin is GitHub's rule for user names, plus the "[bot]" suffix a
@@ -179,15 +183,4 @@ const maxGitHubLoginLen = 39
 
 func validGitHubLogin(login string) bool {
 	return githubLogin.MatchString(login) && len(strings.TrimSuffix(login, "[bot]")) <= maxGitHubLoginLen
-}
-
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
-func isSpaceOrControl(r rune) bool {
-	return r <= ' ' || r == 0x7f
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.temporal.io/sdk/worker"
+
+	"github.com/agentrun/agentrun/internal/config"
 )
 
 // Versioning modes AGENT_VERSIONING accepts.
@@ -51,44 +53,62 @@ type Deployment struct {
 	BuildID string
 }
 
-// deploymentFromEnv reads the versioning variables. Each one set is checked
+// deploymentSettings are the versioning variables. Each one set is checked
 // even when versioning is off, so that a bad value fails the deploy that sets
-// it rather than the later one that turns versioning on; the binary's own
-// build ID is worked out only when it is needed.
-func deploymentFromEnv(getenv func(string) string) (Deployment, error) {
-	mode := orDefault(getenv("AGENT_VERSIONING"), DefaultVersioning)
-	if mode != VersioningPinned && mode != VersioningOff {
-		return Deployment{}, fmt.Errorf("AGENT_VERSIONING: %q is neither %s nor %s", mode, VersioningPinned, VersioningOff)
+// it rather than the later one that turns versioning on.
+func deploymentSettings() []config.Setting[Config] {
+	return []config.Setting[Config]{
+		{Name: "AGENT_VERSIONING", Default: DefaultVersioning, Description: "pinned: one version of a Worker Deployment, each run stays on the build that started it; off: unversioned",
+			Parse: parseVersioning},
+		{Name: "AGENT_DEPLOYMENT_NAME", Default: DefaultDeploymentName, Description: "the Worker Deployment every build of this worker belongs to; no dot",
+			Parse: parseDeploymentName},
+		{Name: "AGENT_BUILD_ID", Description: "this build's ID within the deployment; default the binary's git revision, module version or digest",
+			Parse: func(c *Config, v string) error { c.Deployment.BuildID = v; return checkDeploymentField(v) }},
 	}
-	d := Deployment{Pinned: mode == VersioningPinned, Name: orDefault(getenv("AGENT_DEPLOYMENT_NAME"), DefaultDeploymentName)}
-	if err := checkDeploymentField(d.Name); err != nil {
-		return Deployment{}, fmt.Errorf("AGENT_DEPLOYMENT_NAME: %w", err)
+}
+
+func parseVersioning(c *Config, v string) error {
+	if v != VersioningPinned && v != VersioningOff {
+		return fmt.Errorf("%q is neither %s nor %s", v, VersioningPinned, VersioningOff)
+	}
+	c.Deployment.Pinned = v == VersioningPinned
+	return nil
+}
+
+func parseDeploymentName(c *Config, v string) error {
+	c.Deployment.Name = v
+	if err := checkDeploymentField(v); err != nil {
+		return err
 	}
 	// The server joins the two as name.buildID in older APIs; a dot in the
 	// name would make that ambiguous, so it refuses one.
-	if strings.Contains(d.Name, ".") {
-		return Deployment{}, fmt.Errorf("AGENT_DEPLOYMENT_NAME: %q contains a dot, which Temporal reserves", d.Name)
+	if strings.Contains(v, ".") {
+		return fmt.Errorf("%q contains a dot, which Temporal reserves", v)
 	}
-	d.BuildID = getenv("AGENT_BUILD_ID")
-	if err := checkDeploymentField(d.BuildID); err != nil {
-		return Deployment{}, fmt.Errorf("AGENT_BUILD_ID: %w", err)
-	}
+	return nil
+}
+
+// finishDeployment leaves an unversioned worker the zero Deployment, and
+// works out a pinned one's build ID from the binary only when none is set.
+func finishDeployment(d *Deployment) error {
 	if !d.Pinned {
-		return Deployment{}, nil
+		*d = Deployment{}
+		return nil
 	}
-	if d.BuildID == "" {
-		id, err := BuildID()
-		if err != nil {
-			return Deployment{}, fmt.Errorf("AGENT_BUILD_ID: unset, and this binary's own could not be worked out: %w", err)
-		}
-		d.BuildID = id
+	if d.BuildID != "" {
+		return nil
 	}
-	return d, nil
+	id, err := BuildID()
+	if err != nil {
+		return fmt.Errorf("AGENT_BUILD_ID: unset, and this binary's own could not be worked out: %w", err)
+	}
+	d.BuildID = id
+	return nil
 }
 
 func checkDeploymentField(v string) error {
-	if strings.ContainsFunc(v, isSpaceOrControl) {
-		return fmt.Errorf("%q contains whitespace", v)
+	if err := config.NoWhitespace(v); err != nil {
+		return err
 	}
 	if len(v) > maxDeploymentField {
 		return fmt.Errorf("%d bytes, more than Temporal's %d", len(v), maxDeploymentField)

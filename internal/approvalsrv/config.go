@@ -1,15 +1,14 @@
 package approvalsrv
 
 import (
-	"cmp"
 	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 
-	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/config"
 )
 
 // DefaultAddr is where the server listens unless APPROVAL_ADDR says otherwise.
@@ -47,38 +46,57 @@ type Config struct {
 	InsecureDev bool
 }
 
-// ConfigFromEnv reads the configuration through getenv (os.Getenv in the main).
+// ConfigFromEnv reads the server's settings alone through getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
-	cfg := Config{
-		Addr:           strings.TrimSpace(getenv("APPROVAL_ADDR")),
-		WebhookAddr:    strings.TrimSpace(getenv("APPROVAL_WEBHOOK_ADDR")),
-		Secret:         getenv("APPROVAL_SECRET"),
-		WebhookSecret:  getenv("GITHUB_WEBHOOK_SECRET"),
-		IdentityHeader: strings.TrimSpace(getenv("APPROVAL_IDENTITY_HEADER")),
-		TaskQueue:      cmp.Or(strings.TrimSpace(getenv("AGENT_TASK_QUEUE")), api.DefaultTaskQueue),
-	}
-	if cfg.Addr == "" {
-		cfg.Addr = DefaultAddr
-	}
-	switch v := strings.TrimSpace(getenv("APPROVAL_INSECURE_DEV")); v {
-	case "", "0", "false":
-	case "1", "true":
-		cfg.InsecureDev = true
-	default:
-		return Config{}, fmt.Errorf("APPROVAL_INSECURE_DEV=%q: want 1 or 0", v)
-	}
-	proxies, err := auth.ParseTrustedProxies(getenv("APPROVAL_TRUSTED_PROXIES"))
-	if err != nil {
-		return Config{}, err
-	}
-	cfg.TrustedProxies = proxies
-	if err := cfg.validate(); err != nil {
-		return Config{}, err
-	}
-	return cfg, nil
+	return config.Table[Config]{
+		Program:  "approval",
+		Settings: ServerSettings(func(c *Config) *Config { return c }),
+		Finish:   func(c *Config, _ func(string) string) error { return c.Validate() },
+	}.Read(getenv)
 }
 
-func (c Config) validate() error {
+// outsideDev is when the secrets are required.
+const outsideDev = "unless APPROVAL_INSECURE_DEV=1"
+
+// ServerSettings are the server's variables, for the approval program's
+// table; field says where it keeps the Config, whose Validate its Finish
+// calls.
+func ServerSettings[C any](field func(c *C) *Config) []config.Setting[C] {
+	notDev := func(c *C) bool { return !field(c).InsecureDev }
+	return []config.Setting[C]{
+		{Name: "APPROVAL_ADDR", Default: DefaultAddr, Description: "listen address of the API and the pages (and of the webhook unless APPROVAL_WEBHOOK_ADDR is set)",
+			Parse: func(c *C, v string) error { field(c).Addr = strings.TrimSpace(v); return nil }},
+		{Name: "APPROVAL_WEBHOOK_ADDR", Description: "serve /github/webhook on this address only, so that only the webhook faces the internet",
+			Parse: func(c *C, v string) error { field(c).WebhookAddr = strings.TrimSpace(v); return nil }},
+		{Name: "APPROVAL_SECRET", Secret: true, Required: notDev, RequiredWhen: outsideDev,
+			Description: "HMAC key of the signed API; at least 32 bytes (openssl rand -hex 32)",
+			Parse:       func(c *C, v string) error { field(c).Secret = v; return checkSecret(v) }},
+		{Name: "GITHUB_WEBHOOK_SECRET", Secret: true, Required: notDev, RequiredWhen: outsideDev,
+			Description: "GitHub webhook secret; at least 32 bytes",
+			Parse:       func(c *C, v string) error { field(c).WebhookSecret = v; return checkSecret(v) }},
+		{Name: "APPROVAL_IDENTITY_HEADER", Description: "header a login proxy sets to the logged-in user (X-Forwarded-User); needs APPROVAL_TRUSTED_PROXIES",
+			Parse: func(c *C, v string) error { field(c).IdentityHeader = strings.TrimSpace(v); return nil }},
+		{Name: "APPROVAL_TRUSTED_PROXIES", Description: "comma-separated CIDRs (or addresses) of that proxy as the server sees it",
+			Parse: func(c *C, v string) (err error) {
+				field(c).TrustedProxies, err = auth.ParseTrustedProxies(v)
+				return err
+			}},
+		{Name: "APPROVAL_INSECURE_DEV", Default: "0", Description: "1: no secrets, reads without credentials, a typed name on the page; loopback only; dev only",
+			Parse: func(c *C, v string) (err error) { field(c).InsecureDev, err = config.Flag(v); return err }},
+	}
+}
+
+// checkSecret refuses a short key: an HMAC key shorter than SHA-256's is
+// easier to guess than the MAC it protects.
+func checkSecret(v string) error {
+	if v != "" && len(v) < minSecretLength {
+		return fmt.Errorf("too short: want at least %d bytes (openssl rand -hex 32)", minSecretLength)
+	}
+	return nil
+}
+
+// Validate checks the rules across the server's settings.
+func (c Config) Validate() error {
 	if err := checkListenAddr("APPROVAL_ADDR", c.Addr, c.InsecureDev); err != nil {
 		return err
 	}
@@ -90,29 +108,7 @@ func (c Config) validate() error {
 			return fmt.Errorf("APPROVAL_WEBHOOK_ADDR=%s is APPROVAL_ADDR: leave it unset to serve the webhook there", c.WebhookAddr)
 		}
 	}
-	for _, secret := range []struct{ name, value string }{{"APPROVAL_SECRET", c.Secret}, {"GITHUB_WEBHOOK_SECRET", c.WebhookSecret}} {
-		if secret.value != "" && len(secret.value) < minSecretLength {
-			return fmt.Errorf("%s is too short: want at least %d bytes (openssl rand -hex 32)", secret.name, minSecretLength)
-		}
-	}
-	if err := c.validateIdentity(); err != nil {
-		return err
-	}
-	if c.InsecureDev {
-		return nil
-	}
-	var missing []string
-	if c.Secret == "" {
-		missing = append(missing, "APPROVAL_SECRET")
-	}
-	if c.WebhookSecret == "" {
-		missing = append(missing, "GITHUB_WEBHOOK_SECRET")
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("%s not set: the approval server refuses to start without its secrets (set APPROVAL_INSECURE_DEV=1 for local development only)",
-			strings.Join(missing, " and "))
-	}
-	return nil
+	return c.validateIdentity()
 }
 
 func (c Config) validateIdentity() error {

@@ -15,32 +15,6 @@ import (
 	"github.com/agentrun/agentrun/model"
 )
 
-// TestEveryProgramServiceSetsExactlyTheVariablesItsCodeReads compares each
-// built service's environment with the variables its program's reachable
-// code reads (see LoadProgram): a variable read but not set runs on a
-// default nobody chose for the stack; one set but not read is a typo or a
-// leftover that makes the file lie.
-func TestEveryProgramServiceSetsExactlyTheVariablesItsCodeReads(t *testing.T) {
-	project := mustLoadCompose(t, nil)
-	m := repoModule(t)
-	programs := builtPrograms(t)
-
-	for _, s := range builtServices(project) {
-		t.Run(s.Name, func(t *testing.T) {
-			program, err := m.LoadProgram(programs[s.Command[0]])
-			require.NoError(t, err)
-			set := environment(s)
-
-			for _, name := range program.Env.Names() {
-				require.Contains(t, set, name, "%s reads %s (%v) but docker-compose.yml does not set it", s.Command[0], name, program.Env[name])
-			}
-			for name := range set {
-				require.Contains(t, program.Env, name, "docker-compose.yml sets %s, which %s never reads", name, s.Command[0])
-			}
-		})
-	}
-}
-
 func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
 	worker := service(t, mustLoadCompose(t, nil), serviceWorker)
 

@@ -45,13 +45,19 @@ func repoModule(t *testing.T) Module {
 // the variables it interpolates.
 func loadCompose(t *testing.T, env map[string]string) (*types.Project, error) {
 	t.Helper()
+	return loadComposeFile(t, filepath.Join(repoModule(t).Root, "docker-compose.yml"), env)
+}
+
+// loadComposeFile loads file as if it were the repository's compose file.
+func loadComposeFile(t *testing.T, file string, env map[string]string) (*types.Project, error) {
+	t.Helper()
 	root := repoModule(t).Root
 	var list []string
 	for _, key := range slices.Sorted(maps.Keys(env)) {
 		list = append(list, key+"="+env[key])
 	}
 	options, err := cli.NewProjectOptions(
-		[]string{filepath.Join(root, "docker-compose.yml")},
+		[]string{file},
 		cli.WithWorkingDirectory(root),
 		cli.WithEnv(list),
 		cli.WithProfiles([]string{"*"}),
@@ -63,11 +69,38 @@ func loadCompose(t *testing.T, env map[string]string) (*types.Project, error) {
 // mustLoadCompose loads the file with its required variables and extra.
 func mustLoadCompose(t *testing.T, extra map[string]string) *types.Project {
 	t.Helper()
+	return mustLoadComposeFile(t, filepath.Join(repoModule(t).Root, "docker-compose.yml"), extra)
+}
+
+func mustLoadComposeFile(t *testing.T, file string, extra map[string]string) *types.Project {
+	t.Helper()
 	env := maps.Clone(requiredEnv)
 	maps.Copy(env, extra)
-	project, err := loadCompose(t, env)
+	project, err := loadComposeFile(t, file, env)
 	require.NoError(t, err)
 	return project
+}
+
+// readCompose is the text of docker-compose.yml, for a test to break.
+func readCompose(t *testing.T) string {
+	t.Helper()
+	return readRepoFile(t, "docker-compose.yml")
+}
+
+// readRepoFile is the text of a file of this repository.
+func readRepoFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoModule(t).Root, name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// writeCompose writes a compose file of the test's own.
+func writeCompose(t *testing.T, text string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "docker-compose.yml")
+	require.NoError(t, os.WriteFile(file, []byte(text), 0o644))
+	return file
 }
 
 func service(t *testing.T, project *types.Project, name string) types.ServiceConfig {
@@ -75,19 +108,6 @@ func service(t *testing.T, project *types.Project, name string) types.ServiceCon
 	s, err := project.GetService(name)
 	require.NoError(t, err, "docker-compose.yml must have the service %s", name)
 	return s
-}
-
-// environment flattens a service's environment; a variable set to nothing
-// (`NAME:` or `${NAME:-}`) is the empty string, as the program sees it.
-func environment(s types.ServiceConfig) map[string]string {
-	env := make(map[string]string, len(s.Environment))
-	for key, value := range s.Environment {
-		env[key] = ""
-		if value != nil {
-			env[key] = *value
-		}
-	}
-	return env
 }
 
 // getenv is the service's environment as a program's getenv sees it.

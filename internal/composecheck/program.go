@@ -1,34 +1,17 @@
 package composecheck
 
 import (
-	"errors"
 	"fmt"
 	"go/ast"
 	"go/build"
 	"go/parser"
 	"go/token"
 	"path/filepath"
-	"slices"
 	"strconv"
 )
 
-// EnvReads maps each environment variable a program reads to where it reads it.
-type EnvReads map[string][]string
-
-// Names lists the variables, sorted.
-func (r EnvReads) Names() []string {
-	names := make([]string, 0, len(r))
-	for name := range r {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // Program is what the checks know of a program from its source.
 type Program struct {
-	// Env is every environment variable its reachable code reads.
-	Env EnvReads
 	// Strings holds every string literal of its reachable code, e.g. the
 	// routes it serves.
 	Strings map[string]bool
@@ -36,20 +19,15 @@ type Program struct {
 
 // LoadProgram reads the program whose main package is mainImportPath: the
 // code reachable from its main function through the module's packages. Test
-// files and packages outside the module are not read, so a library that
-// reads the environment on its own is not seen.
+// files and packages outside the module are not read. (The environment a
+// program reads is its settings table, not something to find in its code.)
 //
 // Reachability is syntactic, and errs on the side of too much: a function
 // counts once its name is mentioned in reached code; every method counts,
 // since interfaces and reflection (Temporal registers activities that way)
 // call methods without naming them; init functions and package-level
 // variable initialisers count. So a package imported for one function does
-// not lend the program the variables its other functions read.
-//
-// An environment read is a call of os.Getenv, os.LookupEnv, or of a function
-// value named getenv or lookupEnv (the mains pass os.Getenv down as one)
-// whose argument is a string constant. A read whose name is not a constant
-// makes LoadProgram fail: the check could not tell which variable it is.
+// not lend the program the routes its other functions serve.
 func (m Module) LoadProgram(mainImportPath string) (Program, error) {
 	s := &programScanner{
 		module:   m,
@@ -57,7 +35,7 @@ func (m Module) LoadProgram(mainImportPath string) (Program, error) {
 		packages: make(map[string]*sourcePackage),
 		funcs:    make(map[funcKey]codeUnit),
 		reached:  make(map[ast.Node]bool),
-		program:  Program{Env: make(EnvReads), Strings: make(map[string]bool)},
+		program:  Program{Strings: make(map[string]bool)},
 	}
 	if err := s.loadClosure(mainImportPath); err != nil {
 		return Program{}, err
@@ -71,9 +49,6 @@ func (m Module) LoadProgram(mainImportPath string) (Program, error) {
 		unit := s.queue[0]
 		s.queue = s.queue[1:]
 		s.walk(unit)
-	}
-	if len(s.unresolved) > 0 {
-		return Program{}, errors.Join(s.unresolved...)
 	}
 	return s.program, nil
 }
@@ -89,14 +64,13 @@ type codeUnit struct {
 }
 
 type programScanner struct {
-	module     Module
-	fset       *token.FileSet
-	packages   map[string]*sourcePackage // by import path
-	funcs      map[funcKey]codeUnit      // package-level functions
-	reached    map[ast.Node]bool
-	queue      []codeUnit
-	program    Program
-	unresolved []error
+	module   Module
+	fset     *token.FileSet
+	packages map[string]*sourcePackage // by import path
+	funcs    map[funcKey]codeUnit      // package-level functions
+	reached  map[ast.Node]bool
+	queue    []codeUnit
+	program  Program
 }
 
 type sourcePackage struct {
@@ -104,7 +78,6 @@ type sourcePackage struct {
 	name    string
 	files   []*ast.File
 	imports []string
-	consts  map[string]constDecl
 }
 
 // loadClosure loads the package and every module package it imports,
@@ -161,10 +134,6 @@ func (s *programScanner) walk(unit codeUnit) {
 	var visit func(ast.Node) bool
 	visit = func(n ast.Node) bool {
 		switch n := n.(type) {
-		case *ast.CallExpr:
-			if readsEnv(n) && len(n.Args) > 0 {
-				s.recordEnvRead(unit, n)
-			}
 		case *ast.BasicLit:
 			if v, err := strconv.Unquote(n.Value); n.Kind == token.STRING && err == nil {
 				s.program.Strings[v] = true
@@ -190,42 +159,6 @@ func (s *programScanner) walk(unit codeUnit) {
 	ast.Inspect(unit.node, visit)
 }
 
-func (s *programScanner) recordEnvRead(unit codeUnit, call *ast.CallExpr) {
-	pos := s.position(call.Pos())
-	name, ok := s.stringValue(unit.pkg, unit.file, call.Args[0], 0)
-	if !ok {
-		s.unresolved = append(s.unresolved, fmt.Errorf("%s: reads an environment variable whose name is not a string constant", pos))
-		return
-	}
-	s.program.Env[name] = append(s.program.Env[name], pos)
-}
-
-func (s *programScanner) position(p token.Pos) string {
-	position := s.fset.Position(p)
-	if rel, err := filepath.Rel(s.module.Root, position.Filename); err == nil {
-		position.Filename = filepath.ToSlash(rel)
-	}
-	return fmt.Sprintf("%s:%d", position.Filename, position.Line)
-}
-
-// readsEnv tells a call of os.Getenv, os.LookupEnv or a getenv function value.
-func readsEnv(call *ast.CallExpr) bool {
-	var name string
-	switch fun := call.Fun.(type) {
-	case *ast.Ident:
-		name = fun.Name
-	case *ast.SelectorExpr:
-		name = fun.Sel.Name
-	default:
-		return false
-	}
-	switch name {
-	case "Getenv", "LookupEnv", "getenv", "lookupEnv":
-		return true
-	}
-	return false
-}
-
 func (s *programScanner) load(importPath string) (*sourcePackage, error) {
 	if pkg, ok := s.packages[importPath]; ok {
 		return pkg, nil
@@ -244,7 +177,6 @@ func (s *programScanner) load(importPath string) (*sourcePackage, error) {
 		path:    importPath,
 		name:    built.Name,
 		imports: built.Imports,
-		consts:  make(map[string]constDecl),
 	}
 	for _, name := range built.GoFiles {
 		file, err := parser.ParseFile(s.fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
@@ -252,8 +184,37 @@ func (s *programScanner) load(importPath string) (*sourcePackage, error) {
 			return nil, fmt.Errorf("parse %s: %w", name, err)
 		}
 		pkg.files = append(pkg.files, file)
-		collectConsts(file, pkg.consts)
 	}
 	s.packages[importPath] = pkg
 	return pkg, nil
+}
+
+// importedPackage resolves x, the left of a selector, to the module package
+// file imports under that name; false if x is anything else.
+func (s *programScanner) importedPackage(file *ast.File, x ast.Expr) (*sourcePackage, bool) {
+	ident, ok := x.(*ast.Ident)
+	if !ok {
+		return nil, false
+	}
+	for _, spec := range file.Imports {
+		path, err := strconv.Unquote(spec.Path.Value)
+		if err != nil {
+			continue
+		}
+		if _, inModule := s.module.PackageDir(path); !inModule {
+			continue
+		}
+		pkg, err := s.load(path)
+		if err != nil {
+			continue
+		}
+		name := pkg.name
+		if spec.Name != nil {
+			name = spec.Name.Name
+		}
+		if name == ident.Name {
+			return pkg, true
+		}
+	}
+	return nil, false
 }

@@ -1,11 +1,7 @@
 // Command ghsandbox serves the fake GitHub for the local stack and the fault
-// suite. Point GITHUB_API_URL at it.
-//
-//	SANDBOX_ADDR     listen address (default 127.0.0.1:9090)
-//	SANDBOX_FIXTURE  path of a fixture JSON file (default: the embedded demo fixture)
-//	SANDBOX_STATE    path of a state file: comments and the next comment ID are
-//	                 read from it at start and saved to it after every change, so
-//	                 that they survive a restart (default: none, all in memory)
+// suite. Point GITHUB_API_URL at it. `ghsandbox --help` lists its settings
+// (its settings package): the listen address, a fixture, and a state file
+// that keeps comments and the next comment ID across a restart.
 //
 // Any token is accepted and stands for the fixture's botLogin (GET /user).
 // To play a person on the pull request, for example its author forging an
@@ -27,41 +23,40 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/ghsandbox/cmd/ghsandbox/settings"
 	"github.com/agentrun/agentrun/internal/httpstatus"
 )
 
-const (
-	defaultAddr     = "127.0.0.1:9090"
-	shutdownTimeout = 5 * time.Second
-)
+const shutdownTimeout = 5 * time.Second
 
-type config struct {
-	Addr        string
-	FixturePath string
-	StatePath   string
-}
-
-func loadConfig(getenv func(string) string) (config, error) {
-	cfg := config{Addr: defaultAddr, FixturePath: getenv("SANDBOX_FIXTURE"), StatePath: getenv("SANDBOX_STATE")}
-	if v := getenv("SANDBOX_ADDR"); v != "" {
-		cfg.Addr = v
-	}
-	if _, _, err := net.SplitHostPort(cfg.Addr); err != nil {
-		return config{}, fmt.Errorf("SANDBOX_ADDR %q is not host:port: %w", cfg.Addr, err)
-	}
-	return cfg, nil
+func loadConfig(getenv func(string) string) (settings.Config, error) {
+	return settings.Settings().Read(getenv)
 }
 
 func main() {
+	if settings.Settings().PrintHelp(os.Args[1:], os.Stdout) {
+		return
+	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, log, os.Getenv, nil)
+	err := run(ctx, log, config.Getenv, nil)
 	stop()
 	if err != nil {
 		log.Error("ghsandbox stopped", "err", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
+}
+
+// exitCode is 2 for a bad setting, as for the other programs, and 1 for
+// any other failure.
+func exitCode(err error) int {
+	var cfgErr *config.Error
+	if errors.As(err, &cfgErr) {
+		return 2
+	}
+	return 1
 }
 
 // run serves until ctx ends. It serves on listener when one is given (a test

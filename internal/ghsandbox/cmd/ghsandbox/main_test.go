@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -70,4 +71,16 @@ func TestSandboxServesOnTheListenerItIsGivenUntilItsContextEnds(t *testing.T) {
 	}
 	_, err = net.Dial("tcp", l.Addr().String())
 	require.Error(t, err, "the listener is closed once the sandbox stops")
+}
+
+func TestBadSandboxAddrStopsStartUpWithExitCode2NamingIt(t *testing.T) {
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+
+	err := run(context.Background(), quiet, func(name string) string {
+		return map[string]string{"SANDBOX_ADDR": "9090"}[name]
+	}, nil)
+
+	require.ErrorContains(t, err, `SANDBOX_ADDR: "9090" is not host:port`)
+	require.Equal(t, 2, exitCode(err))
+	require.Equal(t, 1, exitCode(errors.New("serve: closed")))
 }

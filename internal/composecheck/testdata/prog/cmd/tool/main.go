@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"os"
 
-	"example.com/envprog/config"
-	"example.com/envprog/other"
+	"example.com/prog/config"
+	"example.com/prog/other"
 )
 
 const prefix = "TOOL_"

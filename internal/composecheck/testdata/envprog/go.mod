@@ -1,3 +1,0 @@
-module example.com/envprog
-
-go 1.26
