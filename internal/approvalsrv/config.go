@@ -5,10 +5,12 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/config"
+	"github.com/agentrun/agentrun/internal/startup"
 )
 
 // DefaultAddr is where the server listens unless APPROVAL_ADDR says otherwise.
@@ -46,12 +48,14 @@ type Config struct {
 	InsecureDev bool
 }
 
-// ConfigFromEnv reads the server's settings alone through getenv.
+// ConfigFromEnv reads the server's settings, and the task queue it starts
+// runs on, through getenv.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	return config.Table[Config]{
-		Program:  "approval",
-		Settings: ServerSettings(func(c *Config) *Config { return c }),
-		Finish:   func(c *Config, _ func(string) string) error { return c.Validate() },
+		Program: "approval",
+		Settings: slices.Concat(ServerSettings(func(c *Config) *Config { return c }),
+			startup.TaskQueueSettings(func(c *Config) *string { return &c.TaskQueue })),
+		Finish: func(c *Config, _ func(string) string) error { return c.Validate() },
 	}.Read(getenv)
 }
 
