@@ -60,7 +60,7 @@ type recordScenario struct {
 	fixture func(*ghsandbox.Fixture)
 	// check runs on the completed run's last snapshot, with the sandbox
 	// the run acted on.
-	check func(t *testing.T, snap api.RunSnapshot, sandbox *ghsandbox.Server)
+	check func(t *testing.T, c client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server)
 }
 
 func recordScenarios() []recordScenario {
@@ -198,7 +198,11 @@ func recordScenarios() []recordScenario {
 					require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalApproval, pa))
 				}
 			},
-			check: requireTriaged(2),
+			check: func(t *testing.T, c client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server) {
+				requireTriaged(2)(t, c, snap, sandbox)
+				require.Equal(t, []string{snap.Actions[1].StepID, snap.Actions[0].StepID}, approvedSteps(t, c, snap.Run.ID),
+					"the later action was approved first")
+			},
 		},
 		{
 			// The run continues as new while it waits (refusals grow its
@@ -276,7 +280,7 @@ func TestRecordHistories(t *testing.T) {
 			if sc.check != nil {
 				snap, err := querySnapshot(c, id)
 				require.NoError(t, err)
-				sc.check(t, snap, sandbox)
+				sc.check(t, c, snap, sandbox)
 			}
 			if sc.chain {
 				writeChain(t, c, id, sc.name)

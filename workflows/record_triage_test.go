@@ -1,6 +1,7 @@
 package workflows_test
 
 import (
+	"context"
 	"net/http/httptest"
 	"strconv"
 	"strings"
@@ -54,8 +55,8 @@ func startSandboxWorker(t *testing.T, c client.Client, taskQueue string, edit fu
 // requireTriaged checks a triage run end to end: the labels were added once
 // without asking, and each of its issues was approved, then filed exactly
 // once, in call order, its step pointing at it.
-func requireTriaged(issues int) func(*testing.T, api.RunSnapshot, *ghsandbox.Server) {
-	return func(t *testing.T, snap api.RunSnapshot, sandbox *ghsandbox.Server) {
+func requireTriaged(issues int) func(*testing.T, client.Client, api.RunSnapshot, *ghsandbox.Server) {
+	return func(t *testing.T, _ client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server) {
 		require.Equal(t, agents.Triage, snap.Run.Agent)
 		require.Equal(t, api.OutcomeComplete, snap.Run.Outcome)
 		require.Len(t, snap.Actions, issues, "one approval per issue, none for the labels")
@@ -86,4 +87,20 @@ func requireTriaged(issues int) func(*testing.T, api.RunSnapshot, *ghsandbox.Ser
 			require.Contains(t, is.Body, api.OperationMarker(filed[i].OperationKey))
 		}
 	}
+}
+
+// approvedSteps are the steps of the run's approved actions, in the order the
+// run's events say they were approved.
+func approvedSteps(t *testing.T, c client.Client, id string) []string {
+	v, err := c.QueryWorkflow(context.Background(), id, "", api.QueryEvents, int64(0))
+	require.NoError(t, err)
+	var events []api.Event
+	require.NoError(t, v.Get(&events))
+	var steps []string
+	for _, e := range events {
+		if e.Type == api.EventActionState && e.Status == string(api.ActionApproved) {
+			steps = append(steps, e.StepID)
+		}
+	}
+	return steps
 }
