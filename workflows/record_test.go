@@ -16,6 +16,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
@@ -54,6 +55,12 @@ type recordScenario struct {
 	chain bool
 	// fails says the run ends failed rather than completed.
 	fails bool
+	// fixture, when set, edits the default fixture for a sandbox of the
+	// scenario's own, which a worker of its own calls.
+	fixture func(*ghsandbox.Fixture)
+	// check runs on the completed run's last snapshot, with the sandbox
+	// the run acted on.
+	check func(t *testing.T, c client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server)
 }
 
 func recordScenarios() []recordScenario {
@@ -160,6 +167,44 @@ func recordScenarios() []recordScenario {
 			fails: true,
 		},
 		{
+			// Triage labels the pull request without asking, then files its
+			// one TODO's issue once approved; the history is also cut while
+			// the issue waits.
+			name:  "triage",
+			input: func(in *api.RunInput) { in.Agent = agents.Triage },
+			decide: func(t *testing.T, c client.Client, id, actionID string) {
+				writeHistory(t, c, id, "", corpusPath("triage.waiting"))
+				approve(t, c, id, actionID)
+			},
+			check: requireTriaged(1),
+		},
+		{
+			// A pull request adding two TODOs: triage files two issues, each
+			// its own approval, given in reverse order (the later one bound
+			// to its argsHash); they are still filed in call order.
+			name:    "two-approvals",
+			input:   func(in *api.RunInput) { in.Agent, in.PullNumber = agents.Triage, twoTodosPull },
+			fixture: addTwoTodosPull,
+			decide: func(t *testing.T, c client.Client, id, _ string) {
+				waiting := waitFor(t, c, id, func(snap api.RunSnapshot) ([]api.PendingAction, bool) {
+					return snap.Actions, len(snap.Actions) == 2 && snap.Actions[0].State == api.ActionWaiting &&
+						snap.Actions[1].State == api.ActionWaiting
+				})
+				for i, pa := range []api.ApprovalSignal{
+					{ActionID: waiting[1].ID, ArgsHash: waiting[1].ArgsHash},
+					{ActionID: waiting[0].ID},
+				} {
+					pa.Decision, pa.Approver, pa.RequestID, pa.Channel = api.DecisionApprove, "alice", fmt.Sprintf("%s-%d", id, i), "recording"
+					require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalApproval, pa))
+				}
+			},
+			check: func(t *testing.T, c client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server) {
+				requireTriaged(2)(t, c, snap, sandbox)
+				require.Equal(t, []string{snap.Actions[1].StepID, snap.Actions[0].StepID}, approvedSteps(t, c, snap.Run.ID),
+					"the later action was approved first")
+			},
+		},
+		{
 			// The run continues as new while it waits (refusals grow its
 			// history past the threshold); the next run restores the waiting
 			// action and is approved.
@@ -195,6 +240,7 @@ func TestRecordHistories(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second}
+			sandbox := stack.Sandbox()
 			if sc.input != nil {
 				sc.input(&in)
 			}
@@ -211,6 +257,10 @@ func TestRecordHistories(t *testing.T) {
 				require.NoError(t, err)
 				stack.StartWorker(t, taskQueue, model)
 			}
+			if sc.fixture != nil {
+				taskQueue = queue + "-" + sc.name
+				sandbox = startSandboxWorker(t, c, taskQueue, sc.fixture)
+			}
 			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, api.WorkflowName, in)
 			require.NoError(t, err)
 			if sc.decide != nil {
@@ -226,6 +276,11 @@ func TestRecordHistories(t *testing.T) {
 			require.Equal(t, api.RunCompleted, res.Status)
 			if sc.byReference {
 				requireModelCallsByReference(t, c, id)
+			}
+			if sc.check != nil {
+				snap, err := querySnapshot(c, id)
+				require.NoError(t, err)
+				sc.check(t, c, snap, sandbox)
 			}
 			if sc.chain {
 				writeChain(t, c, id, sc.name)

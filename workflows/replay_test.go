@@ -47,6 +47,7 @@ var corpus = map[string][]string{
 		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
 		"openai-marker-refused.json", "refused-decisions.json",
 		"policy-refused.json", "policy-queued.json", "read-failed.json",
+		"triage.json", "triage.waiting.json", "two-approvals.json",
 	},
 }
 
