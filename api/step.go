@@ -2,6 +2,8 @@ package api
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,4 +70,25 @@ type AgentStep struct {
 	CompletedAt        *time.Time      `json:"completedAt,omitempty"`
 	DurationMs         int64           `json:"durationMs"`
 	Usage              *Usage          `json:"usage,omitempty"`
+}
+
+// StepActivityID is the activity ID a run gives the activity of one of its
+// steps (runs since the tool registry): the step's ID, then for an action
+// what the activity does in which attempt ("step-7.create-2"). Clients read
+// a pending activity's step with StepOfActivity.
+func StepActivityID(stepID, what string, attempt int) string {
+	if what == "" {
+		return stepID
+	}
+	return fmt.Sprintf("%s.%s-%d", stepID, what, attempt)
+}
+
+// StepOfActivity is the step an activity ID names, or "" when the activity
+// was not given one by StepActivityID (runs from before the registry).
+func StepOfActivity(activityID string) string {
+	step, _, _ := strings.Cut(activityID, ".")
+	if !strings.HasPrefix(step, "step-") {
+		return ""
+	}
+	return step
 }

@@ -190,7 +190,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	}
 	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, w.modelCallOptions())
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.modelCallOptions(), st, "", 0))
 	var d api.ModelDecision
 	if err := workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, &d); err != nil {
 		if ctx.Err() != nil {

@@ -112,7 +112,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	if w.Run.Status != api.RunRunning {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
 	}
-	actx := workflow.WithActivityOptions(ctx, w.createCommentOptions(st))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.createCommentOptions(st), st, "create", st.Attempt))
 	var (
 		out api.ToolOutput
 		err error
@@ -161,7 +161,7 @@ func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.T
 // effect.
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	w.setRunStatus(ctx, api.RunReconciling, api.LabelReconciling, "")
-	actx := workflow.WithActivityOptions(ctx, w.findCommentOptions(st))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.findCommentOptions(st), st, "reconcile", st.Attempt))
 	var (
 		res api.ToolReconciliation
 		err error

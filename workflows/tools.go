@@ -153,7 +153,7 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked) workflow.Future {
 	w.setLabel(api.ToolLabel(st.ToolName))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, w.readToolOptions(st.ToolName))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.readToolOptions(st.ToolName), st, "", 0))
 	if !w.generic {
 		return legacy.StartRead(actx, st.ToolName, w.target)
 	}
@@ -206,4 +206,15 @@ type inputUnreadableError struct {
 
 func (e *inputUnreadableError) Error() string {
 	return fmt.Sprintf("could not read the input (%s): %s", e.tool, e.msg)
+}
+
+// ofStep names a step's activity after the step (api.StepActivityID), so
+// that a client matches Temporal's pending activities to steps even while a
+// turn's reads run together. Runs from before the registry let Temporal
+// number them.
+func (w *agentRun) ofStep(opts workflow.ActivityOptions, st *api.AgentStep, what string, attempt int) workflow.ActivityOptions {
+	if w.generic {
+		opts.ActivityID = api.StepActivityID(st.ID, what, attempt)
+	}
+	return opts
 }

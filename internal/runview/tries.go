@@ -21,11 +21,11 @@ type Try struct {
 	NextAt time.Time
 }
 
-// TriesByStep gives the step in flight the tries of the activity in flight,
-// when a try has failed. A run does one thing at a time, so one unfinished
-// step and one pending activity belong together; anything else is left
-// unmatched rather than guessed (the activity's type names a Go method, not
-// a tool, and the step records no activity ID).
+// TriesByStep gives each step in flight the tries of its activity, when a
+// try has failed. A run since the tool registry names each activity after
+// its step (api.StepOfActivity); for an older run, one unfinished step and
+// one pending activity belong together, and anything else is left
+// unmatched rather than guessed.
 func TriesByStep(steps []api.AgentStep, pending []*workflowpb.PendingActivityInfo) map[string]Try {
 	var inFlight []api.AgentStep
 	for _, st := range steps {
@@ -33,16 +33,23 @@ func TriesByStep(steps []api.AgentStep, pending []*workflowpb.PendingActivityInf
 			inFlight = append(inFlight, st)
 		}
 	}
-	if len(inFlight) != 1 || len(pending) != 1 {
+	tries := map[string]Try{}
+	for _, p := range pending {
+		step := api.StepOfActivity(p.GetActivityId())
+		if step == "" && len(inFlight) == 1 && len(pending) == 1 {
+			step = inFlight[0].ID
+		}
+		if step == "" || (p.GetAttempt() <= 1 && p.GetLastFailure() == nil) {
+			continue
+		}
+		try := Try{Attempt: p.GetAttempt(), LastError: oneLine(p.GetLastFailure().GetMessage())}
+		if next := p.GetNextAttemptScheduleTime(); next != nil {
+			try.NextAt = next.AsTime()
+		}
+		tries[step] = try
+	}
+	if len(tries) == 0 {
 		return nil
 	}
-	p := pending[0]
-	if p.GetAttempt() <= 1 && p.GetLastFailure() == nil {
-		return nil
-	}
-	try := Try{Attempt: p.GetAttempt(), LastError: oneLine(p.GetLastFailure().GetMessage())}
-	if next := p.GetNextAttemptScheduleTime(); next != nil {
-		try.NextAt = next.AsTime()
-	}
-	return map[string]Try{inFlight[0].ID: try}
+	return tries
 }
