@@ -39,7 +39,9 @@ func exampleBinary(t *testing.T) string {
 			exampleErr = err
 			return
 		}
-		exampleBin = filepath.Join(t.TempDir(), "customtool")
+		// Next to the mains, in the directory TestMain removes: a test's own
+		// TempDir would go with the first test that built it.
+		exampleBin = filepath.Join(builder.dir, "customtool")
 		cmd := exec.Command("go", "build", "-C", filepath.Join(root, "examples", "customtool"), "-o", exampleBin, ".")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			exampleErr = fmt.Errorf("go build -C examples/customtool: %w\n%s", err, out)
