@@ -3,7 +3,7 @@
 // release-notes agent that uses it (docs/tools.md walks through it). It
 // reads the variables the real worker reads for the same things:
 // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, GITHUB_API_URL,
-// GITHUB_TOKEN and GITHUB_BOT_LOGIN.
+// GITHUB_TOKEN, GITHUB_BOT_LOGIN and AGENT_ALLOWED_REPOS.
 package main
 
 import (
@@ -40,7 +40,11 @@ func run(ctx context.Context, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("GITHUB_API_URL: %w", err)
 	}
-	acts := &activities.Activities{GitHub: gh, BotLogin: getenv("GITHUB_BOT_LOGIN"),
+	allowed, err := activities.ParseRepoAllowlist(getenv("AGENT_ALLOWED_REPOS"))
+	if err != nil {
+		return fmt.Errorf("AGENT_ALLOWED_REPOS: %w", err)
+	}
+	acts := &activities.Activities{GitHub: gh, BotLogin: getenv("GITHUB_BOT_LOGIN"), AllowedRepos: allowed,
 		Model: noteWriter{next: offline.NewReviewer()}}
 	// Only a comment by this login proves an operation: learn it once, as
 	// the real worker does, and refuse to start without it.
