@@ -1,0 +1,36 @@
+// Package registration puts agentrun on a Temporal worker: the AgentRun
+// workflow under its wire name and the activities, both over one tool
+// registry. The worker main and a user's own worker main (with their own
+// tools and agents, see docs/tools.md and examples/customtool) register
+// through it, so that both serve runs the same way.
+package registration
+
+import (
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/workflows"
+)
+
+// Register puts the AgentRun workflow (under api.WorkflowName) and every
+// method of acts on a worker or a test environment, both over acts.Tools:
+// the built-in tools and agents over acts' GitHub access when it is nil.
+// The workflow checks a call against the same registry the activities then
+// run it from, so every worker of a task queue must register the same one.
+//
+// AgentRun is pinned: on a versioned worker, a run stays on the build that
+// started it, so a run that waits a day for approval is never replayed on
+// code deployed in the meantime. An unversioned worker ignores the behaviour.
+func Register(w worker.Registry, acts *activities.Activities) {
+	if acts.Tools == nil {
+		acts.Tools = agents.MustBuiltin(activities.NewGitHubAccess(acts))
+	}
+	w.RegisterWorkflowWithOptions(workflows.New(acts.Tools).AgentRun, workflow.RegisterOptions{
+		Name:               api.WorkflowName,
+		VersioningBehavior: workflow.VersioningBehaviorPinned,
+	})
+	w.RegisterActivity(acts)
+}
