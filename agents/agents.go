@@ -60,7 +60,7 @@ func Builtin(acc ghtools.Access) (*tools.Registry, error) {
 				tools.AgentTool{Name: api.ToolCreatePullRequestReview, Ask: true}),
 		},
 		{
-			Name: Triage, SystemPrompt: triagePrompt, Task: "Triage pull request",
+			Name: Triage, SystemPrompt: triagePrompt, Task: "Triage pull request", BatchApproval: true,
 			Tools: append(reads[:len(reads):len(reads)],
 				tools.AgentTool{Name: api.ToolAddLabels},
 				tools.AgentTool{Name: api.ToolCreateIssue, Ask: true, Optional: true}),

@@ -127,12 +127,15 @@ type RunResult struct {
 
 // Run is the AgentRun record the run query shows (the function AgentRun is the workflow).
 type Run struct {
-	ID                    string    `json:"id"`
-	ConversationID        string    `json:"conversationId"`
-	UserID                string    `json:"userId"`
-	Repo                  string    `json:"repo"`
-	PullNumber            int       `json:"pullNumber"`
-	Agent                 string    `json:"agent,omitempty"`
+	ID             string `json:"id"`
+	ConversationID string `json:"conversationId"`
+	UserID         string `json:"userId"`
+	Repo           string `json:"repo"`
+	PullNumber     int    `json:"pullNumber"`
+	Agent          string `json:"agent,omitempty"`
+	// BatchApproval: the agent takes one decision for several of its
+	// waiting actions (ApprovalSignal.Batch).
+	BatchApproval         bool      `json:"batchApproval,omitempty"`
 	Approvers             []string  `json:"approvers,omitempty"`
 	Status                RunStatus `json:"status"`
 	LastCommittedSequence int64     `json:"lastCommittedSequence"`

@@ -59,6 +59,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	} else {
 		now := workflow.Now(ctx)
 		w.Run = in.NewRun(info.WorkflowExecution.ID, now)
+		w.Run.BatchApproval = w.generic && w.agent.BatchApproval
 		w.Label = api.LabelStarting
 		runmetrics.Run(ctx, w.in.Agent, api.MetricRunsStarted)
 	}
