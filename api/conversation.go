@@ -111,16 +111,3 @@ func ConversationDigest(canonical []byte) string {
 	sum := sha256.Sum256(canonical)
 	return hex.EncodeToString(sum[:])
 }
-
-// ConversationUpTo answers QueryConversation: the first length messages, or
-// all of them for 0. The conversation only ever grows at its end, so a prefix
-// a reference named stays the same for the rest of the run.
-func (cp *Checkpoint) ConversationUpTo(length int) ([]Message, error) {
-	if length < 0 || length > len(cp.Conversation) {
-		return nil, fmt.Errorf("the conversation has %d messages, not %d", len(cp.Conversation), length)
-	}
-	if length == 0 {
-		length = len(cp.Conversation)
-	}
-	return cp.Conversation[:length], nil
-}

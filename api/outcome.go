@@ -1,10 +1,7 @@
 package api
 
 import (
-	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -19,13 +16,16 @@ type Outcome struct {
 	Failed   []FailedOutcome   `json:"failed,omitempty"`
 }
 
-// PostedOutcome is a comment the run posted (or found already posted).
+// PostedOutcome is an action the run did (or found already done).
 type PostedOutcome struct {
 	StepID   string `json:"stepId"`
 	ActionID string `json:"actionId,omitempty"`
-	Target   string `json:"target"` // owner/name#number
-	// CommentID and URL are GitHub's; URL is empty when an operator marked
-	// the step succeeded without one.
+	Tool     string `json:"tool"`
+	Target   string `json:"target"` // what it touched: owner/name#number
+	// ExternalID names what it made (a comment ID, an issue number); URL
+	// is where people see it, empty when the tool or an operator's
+	// mark_succeeded gave none. CommentID is a comment's ExternalID.
+	ExternalID string `json:"externalId,omitempty"`
 	CommentID  int64  `json:"commentId,omitempty"`
 	URL        string `json:"url,omitempty"`
 	ApprovedBy string `json:"approvedBy,omitempty"`
@@ -36,6 +36,7 @@ type PostedOutcome struct {
 type DeclinedOutcome struct {
 	StepID   string      `json:"stepId"`
 	ActionID string      `json:"actionId"`
+	Tool     string      `json:"tool"`
 	Target   string      `json:"target"`
 	State    ActionState `json:"state"` // rejected or expired
 	By       string      `json:"by,omitempty"`
@@ -48,127 +49,6 @@ type FailedOutcome struct {
 	// What names it: a tool name, "model_call", or "run".
 	What  string `json:"what"`
 	Error string `json:"error"`
-}
-
-// Outcome derives what the run did from its steps and actions.
-func (cp *Checkpoint) Outcome() Outcome {
-	var o Outcome
-	for _, st := range cp.Steps {
-		if st.Type == StepToolCall && st.ToolName == ToolCreateIssueComment {
-			cp.commentOutcome(&o, st)
-			continue
-		}
-		if st.Status == StepFailed && (st.Type == StepToolCall || st.Type == StepModelCall) {
-			o.Failed = append(o.Failed, FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
-		}
-	}
-	if cp.Run.Status == RunFailed {
-		o.Failed = append(o.Failed, FailedOutcome{What: "run", Error: cp.Run.Error})
-	}
-	o.Summary = cp.outcomeSummary(o)
-	return o
-}
-
-func (cp *Checkpoint) commentOutcome(o *Outcome, st *AgentStep) {
-	pa := cp.ActionForStep(st.ID)
-	switch {
-	case st.Status == StepSucceeded:
-		p := PostedOutcome{StepID: st.ID, Target: cp.Run.TargetRef()}
-		p.CommentID, _ = strconv.ParseInt(st.ExternalResourceID, 10, 64)
-		var res CommentResult
-		if json.Unmarshal(st.SafeOutput, &res) == nil {
-			p.URL = res.HTMLURL
-		}
-		if pa != nil {
-			p.ActionID, p.ApprovedBy = pa.ID, pa.DecidedBy
-		}
-		o.Posted = append(o.Posted, p)
-	case (st.Status == StepRejected || st.Status == StepExpired) && pa != nil:
-		o.Declined = append(o.Declined, DeclinedOutcome{
-			StepID: st.ID, ActionID: pa.ID, Target: pa.Target, State: pa.State, By: pa.DecidedBy, Reason: pa.Reason,
-		})
-	case st.Status == StepFailed:
-		o.Failed = append(o.Failed, FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
-	}
-}
-
-func stepWhat(st *AgentStep) string {
-	if st.ToolName != "" {
-		return st.ToolName
-	}
-	return string(st.Type)
-}
-
-// outcomeSummary is the outcome in one line, e.g. "Posted 1 comment on
-// acme/widgets#1" or "Nothing posted; 1 comment rejected by bob".
-func (cp *Checkpoint) outcomeSummary(o Outcome) string {
-	var parts []string
-	if n := len(o.Posted); n > 0 {
-		parts = append(parts, fmt.Sprintf("Posted %d comment%s on %s", n, plural(n), cp.Run.TargetRef()))
-	} else if cp.Run.Status.IsTerminal() {
-		parts = append(parts, "Nothing posted on "+cp.Run.TargetRef())
-	} else {
-		parts = append(parts, "Nothing posted yet on "+cp.Run.TargetRef())
-	}
-	for _, d := range o.Declined {
-		if d.State == ActionRejected {
-			parts = append(parts, "a comment rejected by "+d.By)
-		} else {
-			parts = append(parts, "a comment expired without a decision")
-		}
-	}
-	steps := 0
-	for _, f := range o.Failed {
-		if f.StepID != "" {
-			steps++
-		}
-	}
-	if steps > 0 {
-		parts = append(parts, fmt.Sprintf("%d step%s failed", steps, plural(steps)))
-	}
-	if cp.Run.Status == RunFailed {
-		parts = append(parts, "run failed: "+TruncateUTF8(cp.Run.Error, 200))
-	}
-	return strings.Join(parts, "; ")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// Details is what the Temporal UI shows next to a run now: its outcome once
-// it ended, who may decide while an action waits, else its label.
-func (cp *Checkpoint) Details(now time.Time) string {
-	n := len(cp.Actions)
-	switch {
-	case cp.Run.Status.IsTerminal():
-		return cp.Label + ": " + cp.Outcome().Summary
-	case cp.Run.Status == RunWaitingForUser && n > 0 && cp.Actions[n-1].State == ActionWaiting:
-		return cp.WaitingDetails(cp.Actions[n-1], now)
-	}
-	return cp.Label + " (" + cp.Run.TargetRef() + ")"
-}
-
-// WaitingDetails says who may decide and how long is left, e.g. "Waiting
-// for alice or bob to approve a comment on acme/widgets#1, 23h left".
-func (cp *Checkpoint) WaitingDetails(pa *PendingAction, now time.Time) string {
-	who := "someone with write access to " + cp.Run.Repo
-	if len(cp.Run.Approvers) > 0 {
-		who = orList(cp.Run.Approvers)
-	}
-	left := pa.ExpiresAt.Sub(now)
-	return fmt.Sprintf("Waiting for %s to approve a comment on %s, %s left", who, pa.Target, HumanDuration(left))
-}
-
-// orList joins names as people write them: "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) <= 1 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // HumanDuration writes a duration for people, to the unit that matters:

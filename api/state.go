@@ -36,48 +36,6 @@ func (cp *Checkpoint) ModelCalls() int {
 	return n
 }
 
-// Snapshot copies the state for the run query; the history's length and
-// threshold come from the workflow.
-func (cp *Checkpoint) Snapshot(historyLength, historyThreshold int) RunSnapshot {
-	snap := RunSnapshot{
-		Run:     cp.Run,
-		Actions: make([]PendingAction, 0, len(cp.Actions)),
-		Label:   cp.Label,
-		// The resolve rule (ResolveApplies) reads this, not the label.
-		AwaitingResolve: cp.AwaitingResolve,
-		Checkpoint: CheckpointView{
-			Generation:         cp.Run.Generation,
-			StepSequence:       cp.StepSequence,
-			EventSequence:      cp.EventSequence,
-			ConversationLength: len(cp.Conversation),
-			HistoryLength:      historyLength,
-			HistoryThreshold:   historyThreshold,
-		},
-	}
-	snap.Outcome = cp.Outcome()
-	newest := cp.StepsPage(StepPage{From: len(cp.Steps) - SnapshotSteps})
-	snap.Steps, snap.StepsFrom, snap.StepCount = newest.Steps, newest.From, newest.StepCount
-	for _, pa := range cp.Actions {
-		snap.Actions = append(snap.Actions, *pa)
-	}
-	if n := len(snap.Actions); n > 0 {
-		last := snap.Actions[n-1]
-		snap.PendingAction = &last
-	}
-	return snap
-}
-
-// EventsSince returns the events after a sequence number, in order.
-func (cp *Checkpoint) EventsSince(since int64) []Event {
-	out := []Event{}
-	for _, e := range cp.Events {
-		if e.Sequence > since {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // TargetRef names the run's pull request, e.g. "acme/widgets#1".
 func (r Run) TargetRef() string {
 	return fmt.Sprintf("%s#%d", r.Repo, r.PullNumber)

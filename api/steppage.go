@@ -19,18 +19,3 @@ type StepsPage struct {
 	From      int         `json:"from"`
 	StepCount int         `json:"stepCount"`
 }
-
-// StepsPage answers QuerySteps from the state: out-of-range pages are empty.
-func (cp *Checkpoint) StepsPage(p StepPage) StepsPage {
-	limit := p.Limit
-	if limit <= 0 || limit > SnapshotSteps {
-		limit = SnapshotSteps
-	}
-	from := min(max(p.From, 0), len(cp.Steps))
-	to := min(from+limit, len(cp.Steps))
-	page := StepsPage{Steps: make([]AgentStep, 0, to-from), From: from, StepCount: len(cp.Steps)}
-	for _, st := range cp.Steps[from:to] {
-		page.Steps = append(page.Steps, *st)
-	}
-	return page
-}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
+	"github.com/agentrun/agentrun/workflows/view"
 )
 
 // acts is only used to name activities; its fields are never read here.
@@ -108,11 +109,11 @@ func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 		handler any
 	}{
 		{api.QueryRun, func() (api.RunSnapshot, error) {
-			return w.Snapshot(workflow.GetInfo(ctx).GetCurrentHistoryLength(), w.in.HistoryThreshold), nil
+			return view.Snapshot(&w.Checkpoint, workflow.GetInfo(ctx).GetCurrentHistoryLength(), w.in.HistoryThreshold), nil
 		}},
-		{api.QueryEvents, func(since int64) ([]api.Event, error) { return w.EventsSince(since), nil }},
-		{api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) { return w.StepsPage(p), nil }},
-		{api.QueryConversation, w.ConversationUpTo},
+		{api.QueryEvents, func(since int64) ([]api.Event, error) { return view.EventsSince(&w.Checkpoint, since), nil }},
+		{api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) { return view.StepsPage(&w.Checkpoint, p), nil }},
+		{api.QueryConversation, func(n int) ([]api.Message, error) { return view.ConversationUpTo(&w.Checkpoint, n) }},
 	}
 	for _, q := range queries {
 		if err := workflow.SetQueryHandler(ctx, q.name, q.handler); err != nil {
@@ -234,7 +235,7 @@ func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 
 // resultOutcome is the outcome the run returns, as its snapshot shows it.
 func (w *agentRun) resultOutcome() *api.Outcome {
-	o := w.Outcome()
+	o := view.Outcome(&w.Checkpoint)
 	return &o
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
+	"github.com/agentrun/agentrun/workflows/view"
 )
 
 // maxRequestIDs bounds the requestIds an action remembers.
@@ -272,7 +273,7 @@ func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {
 // the timer before them.
 func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *api.PendingAction, timer workflow.Future) error {
 	for {
-		workflow.SetCurrentDetails(ctx, w.WaitingDetails(pa, workflow.Now(ctx)))
+		workflow.SetCurrentDetails(ctx, view.WaitingDetails(&w.Checkpoint, pa, workflow.Now(ctx)))
 		err := workflow.Await(ctx, func() bool {
 			return pa.State != api.ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) > 0 || w.continueAsNewDue(ctx)
 		})

@@ -9,6 +9,7 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
+	"github.com/agentrun/agentrun/workflows/view"
 )
 
 // runState is everything a run knows. Its Checkpoint is the run's state
@@ -172,5 +173,5 @@ func (s *runState) appendToolResult(callID, tool, content string) {
 // may change without a version gate, and they are built from workflow time,
 // so they replay the same.
 func (s *runState) refreshDetails(ctx workflow.Context) {
-	workflow.SetCurrentDetails(ctx, s.Details(workflow.Now(ctx)))
+	workflow.SetCurrentDetails(ctx, view.Details(&s.Checkpoint, workflow.Now(ctx)))
 }

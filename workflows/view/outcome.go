@@ -1,0 +1,192 @@
+package view
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+// nouns name what the built-in actions make, for people; any other action
+// is "action".
+var nouns = map[string]string{
+	api.ToolCreateIssueComment:      "comment",
+	api.ToolCreatePullRequestReview: "review",
+	api.ToolCreateIssue:             "issue",
+	api.ToolAddLabels:               "label change",
+}
+
+func noun(tool string) string {
+	if n, ok := nouns[tool]; ok {
+		return n
+	}
+	return "action"
+}
+
+// aNoun is noun with its article: "a comment", "an issue".
+func aNoun(tool string) string {
+	n := noun(tool)
+	if strings.ContainsRune("aeiou", rune(n[0])) {
+		return "an " + n
+	}
+	return "a " + n
+}
+
+// Outcome derives what the run did from its steps and actions: each action
+// done (or found done), declined or failed, and each other step that failed.
+func Outcome(cp *api.Checkpoint) api.Outcome {
+	var o api.Outcome
+	for _, st := range cp.Steps {
+		if st.Type == api.StepToolCall && st.OperationKey != "" {
+			actionOutcome(cp, &o, st)
+			continue
+		}
+		if st.Status == api.StepFailed && (st.Type == api.StepToolCall || st.Type == api.StepModelCall) {
+			o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
+		}
+	}
+	if cp.Run.Status == api.RunFailed {
+		o.Failed = append(o.Failed, api.FailedOutcome{What: "run", Error: cp.Run.Error})
+	}
+	o.Summary = summary(cp, o)
+	return o
+}
+
+func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
+	pa := cp.ActionForStep(st.ID)
+	switch {
+	case st.Status == api.StepSucceeded:
+		p := api.PostedOutcome{StepID: st.ID, Tool: st.ToolName, Target: cp.Run.TargetRef(), ExternalID: st.ExternalResourceID}
+		if pa != nil {
+			p.ActionID, p.ApprovedBy, p.Target = pa.ID, pa.DecidedBy, pa.Target
+		}
+		if st.ToolName == api.ToolCreateIssueComment {
+			p.CommentID, _ = strconv.ParseInt(st.ExternalResourceID, 10, 64)
+		}
+		var out struct {
+			HTMLURL string `json:"htmlUrl"`
+			URL     string `json:"url"`
+		}
+		if json.Unmarshal(st.SafeOutput, &out) == nil {
+			p.URL = cmpOr(out.HTMLURL, out.URL)
+		}
+		o.Posted = append(o.Posted, p)
+	case (st.Status == api.StepRejected || st.Status == api.StepExpired) && pa != nil:
+		o.Declined = append(o.Declined, api.DeclinedOutcome{
+			StepID: st.ID, ActionID: pa.ID, Tool: st.ToolName, Target: pa.Target, State: pa.State, By: pa.DecidedBy, Reason: pa.Reason,
+		})
+	case st.Status == api.StepFailed:
+		o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
+	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+func stepWhat(st *api.AgentStep) string {
+	if st.ToolName != "" {
+		return st.ToolName
+	}
+	return string(st.Type)
+}
+
+// summary is the outcome in one line, e.g. "Posted 1 comment on
+// acme/widgets#1" or "Nothing posted; a comment rejected by bob".
+func summary(cp *api.Checkpoint, o api.Outcome) string {
+	var parts []string
+	if len(o.Posted) > 0 {
+		parts = append(parts, "Posted "+counted(o.Posted)+" on "+cp.Run.TargetRef())
+	} else if cp.Run.Status.IsTerminal() {
+		parts = append(parts, "Nothing posted on "+cp.Run.TargetRef())
+	} else {
+		parts = append(parts, "Nothing posted yet on "+cp.Run.TargetRef())
+	}
+	for _, d := range o.Declined {
+		if d.State == api.ActionRejected {
+			parts = append(parts, aNoun(d.Tool)+" rejected by "+d.By)
+		} else {
+			parts = append(parts, aNoun(d.Tool)+" expired without a decision")
+		}
+	}
+	steps := 0
+	for _, f := range o.Failed {
+		if f.StepID != "" {
+			steps++
+		}
+	}
+	if steps > 0 {
+		parts = append(parts, fmt.Sprintf("%d step%s failed", steps, plural(steps)))
+	}
+	if cp.Run.Status == api.RunFailed {
+		parts = append(parts, "run failed: "+api.TruncateUTF8(cp.Run.Error, 200))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// counted says how many of each kind were done, in the order they were
+// first done: "1 comment", "1 label change and 2 issues".
+func counted(posted []api.PostedOutcome) string {
+	var kinds []string
+	n := map[string]int{}
+	for _, p := range posted {
+		k := noun(p.Tool)
+		if n[k] == 0 {
+			kinds = append(kinds, k)
+		}
+		n[k]++
+	}
+	words := make([]string, len(kinds))
+	for i, k := range kinds {
+		words[i] = fmt.Sprintf("%d %s%s", n[k], k, plural(n[k]))
+	}
+	return joinList(words, "and")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Details is what the Temporal UI shows next to a run now: its outcome once
+// it ended, who may decide while an action waits, else its label.
+func Details(cp *api.Checkpoint, now time.Time) string {
+	switch {
+	case cp.Run.Status.IsTerminal():
+		return cp.Label + ": " + Outcome(cp).Summary
+	case cp.Run.Status == api.RunWaitingForUser:
+		for _, pa := range cp.Actions {
+			if pa.State == api.ActionWaiting {
+				return WaitingDetails(cp, pa, now)
+			}
+		}
+	}
+	return cp.Label + " (" + cp.Run.TargetRef() + ")"
+}
+
+// WaitingDetails says who may decide and how long is left, e.g. "Waiting
+// for alice or bob to approve a comment on acme/widgets#1, 23h left".
+func WaitingDetails(cp *api.Checkpoint, pa *api.PendingAction, now time.Time) string {
+	who := "someone with write access to " + cp.Run.Repo
+	if len(cp.Run.Approvers) > 0 {
+		who = joinList(cp.Run.Approvers, "or")
+	}
+	left := pa.ExpiresAt.Sub(now)
+	return fmt.Sprintf("Waiting for %s to approve %s on %s, %s left", who, aNoun(pa.ToolName), pa.Target, api.HumanDuration(left))
+}
+
+// joinList joins words as people write them: "a", "a or b", "a, b or c".
+func joinList(words []string, conj string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
+}

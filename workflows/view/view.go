@@ -1,0 +1,82 @@
+// Package view is what a run shows of its state: the answers of its queries
+// (the snapshot, events, step pages, the conversation), its outcome, and the
+// details the Temporal UI shows beside it. Everything here reads the
+// Checkpoint, the run's state, and runs in the workflow.
+package view
+
+import (
+	"fmt"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+// Snapshot answers the run query; the history's length and threshold come
+// from the workflow.
+func Snapshot(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSnapshot {
+	snap := api.RunSnapshot{
+		Run:     cp.Run,
+		Actions: make([]api.PendingAction, 0, len(cp.Actions)),
+		Label:   cp.Label,
+		// The resolve rule (ResolveApplies) reads this, not the label.
+		AwaitingResolve: cp.AwaitingResolve,
+		Checkpoint: api.CheckpointView{
+			Generation:         cp.Run.Generation,
+			StepSequence:       cp.StepSequence,
+			EventSequence:      cp.EventSequence,
+			ConversationLength: len(cp.Conversation),
+			HistoryLength:      historyLength,
+			HistoryThreshold:   historyThreshold,
+		},
+	}
+	snap.Outcome = Outcome(cp)
+	newest := StepsPage(cp, api.StepPage{From: len(cp.Steps) - api.SnapshotSteps})
+	snap.Steps, snap.StepsFrom, snap.StepCount = newest.Steps, newest.From, newest.StepCount
+	for _, pa := range cp.Actions {
+		snap.Actions = append(snap.Actions, *pa)
+	}
+	if n := len(snap.Actions); n > 0 {
+		last := snap.Actions[n-1]
+		snap.PendingAction = &last
+	}
+	return snap
+}
+
+// EventsSince answers the events query: the events after a sequence number,
+// in order.
+func EventsSince(cp *api.Checkpoint, since int64) []api.Event {
+	out := []api.Event{}
+	for _, e := range cp.Events {
+		if e.Sequence > since {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// StepsPage answers QuerySteps: out-of-range pages are empty.
+func StepsPage(cp *api.Checkpoint, p api.StepPage) api.StepsPage {
+	limit := p.Limit
+	if limit <= 0 || limit > api.SnapshotSteps {
+		limit = api.SnapshotSteps
+	}
+	from := min(max(p.From, 0), len(cp.Steps))
+	to := min(from+limit, len(cp.Steps))
+	page := api.StepsPage{Steps: make([]api.AgentStep, 0, to-from), From: from, StepCount: len(cp.Steps)}
+	for _, st := range cp.Steps[from:to] {
+		page.Steps = append(page.Steps, *st)
+	}
+	return page
+}
+
+// ConversationUpTo answers QueryConversation: the first length messages, or
+// all of them for 0. The conversation only ever grows at its end, so a prefix
+// a reference named stays the same for the rest of the run.
+func ConversationUpTo(cp *api.Checkpoint, length int) ([]api.Message, error) {
+	if length < 0 || length > len(cp.Conversation) {
+		return nil, fmt.Errorf("the conversation has %d messages, not %d", len(cp.Conversation), length)
+	}
+	if length == 0 {
+		length = len(cp.Conversation)
+	}
+	return cp.Conversation[:length], nil
+}

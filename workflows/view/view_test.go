@@ -1,0 +1,88 @@
+package view
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+func checkpointWithSteps(n int) *api.Checkpoint {
+	cp := &api.Checkpoint{}
+	for i := range n {
+		cp.Steps = append(cp.Steps, &api.AgentStep{ID: fmt.Sprintf("step-%d", i+1), Sequence: i + 1, Type: api.StepModelCall})
+	}
+	return cp
+}
+
+func stepIDs(steps []api.AgentStep) []string {
+	ids := make([]string, len(steps))
+	for i, st := range steps {
+		ids[i] = st.ID
+	}
+	return ids
+}
+
+func TestSnapshotOfALongRunCarriesItsNewestStepsAndTheirPlace(t *testing.T) {
+	cp := checkpointWithSteps(api.SnapshotSteps + 150)
+	snap := Snapshot(cp, 0, 0)
+	if snap.StepCount != api.SnapshotSteps+150 || snap.StepsFrom != 150 || len(snap.Steps) != api.SnapshotSteps {
+		t.Fatalf("stepCount %d, stepsFrom %d, %d steps; want %d, 150, %d", snap.StepCount, snap.StepsFrom, len(snap.Steps), api.SnapshotSteps+150, api.SnapshotSteps)
+	}
+	if first, last := snap.Steps[0].ID, snap.Steps[len(snap.Steps)-1].ID; first != "step-151" || last != fmt.Sprintf("step-%d", api.SnapshotSteps+150) {
+		t.Fatalf("steps %s..%s, want the newest, oldest first", first, last)
+	}
+}
+
+func TestSnapshotOfAShortRunCarriesEveryStep(t *testing.T) {
+	snap := Snapshot(checkpointWithSteps(3), 0, 0)
+	if got := stepIDs(snap.Steps); snap.StepsFrom != 0 || snap.StepCount != 3 || fmt.Sprint(got) != "[step-1 step-2 step-3]" {
+		t.Fatalf("stepsFrom %d, stepCount %d, steps %v", snap.StepsFrom, snap.StepCount, got)
+	}
+	if empty := Snapshot(&api.Checkpoint{}, 0, 0); empty.Steps == nil || len(empty.Steps) != 0 {
+		t.Fatalf("a run without steps shows %#v, want an empty list (JSON [])", empty.Steps)
+	}
+}
+
+func TestStepsPagesCoverEveryStepOnceInOrder(t *testing.T) {
+	cp := checkpointWithSteps(2*api.SnapshotSteps + 7)
+	var all []string
+	for from := 0; ; {
+		page := StepsPage(cp, api.StepPage{From: from, Limit: 40})
+		if page.StepCount != 2*api.SnapshotSteps+7 || page.From != from {
+			t.Fatalf("page from %d: from %d, stepCount %d", from, page.From, page.StepCount)
+		}
+		if len(page.Steps) == 0 {
+			break
+		}
+		if len(page.Steps) > 40 {
+			t.Fatalf("page from %d has %d steps, limit 40", from, len(page.Steps))
+		}
+		all = append(all, stepIDs(page.Steps)...)
+		from += len(page.Steps)
+	}
+	if len(all) != 2*api.SnapshotSteps+7 {
+		t.Fatalf("pages held %d steps, want %d", len(all), 2*api.SnapshotSteps+7)
+	}
+	for i, id := range all {
+		if id != fmt.Sprintf("step-%d", i+1) {
+			t.Fatalf("step %d of the pages is %s", i, id)
+		}
+	}
+}
+
+func TestStepsPageBoundsItsLimitAndRange(t *testing.T) {
+	cp := checkpointWithSteps(3 * api.SnapshotSteps)
+	if n := len(StepsPage(cp, api.StepPage{From: 0}).Steps); n != api.SnapshotSteps {
+		t.Fatalf("limit 0 gave %d steps, want %d", n, api.SnapshotSteps)
+	}
+	if n := len(StepsPage(cp, api.StepPage{From: 0, Limit: 10 * api.SnapshotSteps}).Steps); n != api.SnapshotSteps {
+		t.Fatalf("a limit past api.SnapshotSteps gave %d steps, want %d", n, api.SnapshotSteps)
+	}
+	if p := StepsPage(cp, api.StepPage{From: -5, Limit: 2}); p.From != 0 || fmt.Sprint(stepIDs(p.Steps)) != "[step-1 step-2]" {
+		t.Fatalf("from -5: from %d, %v", p.From, stepIDs(p.Steps))
+	}
+	if p := StepsPage(cp, api.StepPage{From: 5 * api.SnapshotSteps}); len(p.Steps) != 0 || p.From != 3*api.SnapshotSteps {
+		t.Fatalf("past the end: from %d, %d steps", p.From, len(p.Steps))
+	}
+}
