@@ -12,6 +12,7 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/options"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
 	"github.com/agentrun/agentrun/workflows/view"
 )
@@ -192,7 +193,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	}
 	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.modelCallOptions(), st, "", 0))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.ModelCall(w.Run.TargetRef(), w.ModelCalls()), st, "", 0))
 	var d api.ModelDecision
 	if err := workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, &d); err != nil {
 		if ctx.Err() != nil {

@@ -102,7 +102,7 @@ func TestAKeyThatIsNeverCreatedIsTriedTenTimesThenFails(t *testing.T) {
 	summaries := log.activitySummaries(createActivity)
 	require.Len(t, summaries, maxCreateAttempts)
 	for i, s := range summaries {
-		require.Equal(t, fmt.Sprintf("Post the comment alice approved on acme/widgets#1 (operationKey %s:5, attempt %d)", testRunID, i+1), s)
+		require.Equal(t, fmt.Sprintf("Run create_issue_comment alice approved on acme/widgets#1 (operationKey %s:5, attempt %d)", testRunID, i+1), s)
 	}
 }
 

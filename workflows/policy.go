@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/workflows/options"
 )
 
 // The approval policy, enforced here for every channel (page, CLI, API,
@@ -133,7 +134,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 // startPermissionCheck starts CheckRepoPermission: as a local activity on
 // the local-check batch, as a scheduled one on histories from before it.
 func (w *agentRun) startPermissionCheck(ctx workflow.Context, pa *api.PendingAction, who string, in api.RepoPermissionInput) workflow.Future {
-	opts := w.permissionCheckOptions(pa, who)
+	opts := options.PermissionCheck(who, w.in.Repo, pa.ID)
 	if !w.localCheck {
 		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.CheckRepoPermission, in)
 	}

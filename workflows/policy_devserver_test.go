@@ -55,7 +55,7 @@ func TestReadOnlyUserCannotApproveThroughARawSignalOnADevServer(t *testing.T) {
 	summaries := historySummaries(t, c, id)
 	require.Contains(t, summaries, "Check mallory's permission on acme/widgets (decision on "+pa.ID+")")
 	require.Contains(t, summaries, "Check bob's permission on acme/widgets (decision on "+pa.ID+")")
-	require.Contains(t, summaries, "Read pull request acme/widgets#1")
+	require.Contains(t, summaries, "Read get_pull_request of acme/widgets#1")
 	require.Contains(t, summaries, "Approval of "+pa.ID+" on acme/widgets#1 expires (24h)")
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/workflows/legacy"
+	"github.com/agentrun/agentrun/workflows/options"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
 )
 
@@ -112,7 +113,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	if w.Run.Status != api.RunRunning {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
 	}
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.createCommentOptions(st), st, "create", st.Attempt))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.attemptOptions(st), st, "create", st.Attempt))
 	var (
 		out api.ToolOutput
 		err error
@@ -147,6 +148,14 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	return nil
 }
 
+func (w *agentRun) attemptOptions(st *api.AgentStep) workflow.ActivityOptions {
+	approvedBy := ""
+	if pa := w.ActionForStep(st.ID); pa != nil {
+		approvedBy = pa.DecidedBy
+	}
+	return options.Attempt(st.ToolName, approvedBy, w.Run.TargetRef(), st.OperationKey, st.Attempt, w.in.ToolTimeout)
+}
+
 // actionDone settles the step on the effect that proves it.
 func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.ToolOutput, detail string) {
 	st.ExternalResourceID = out.ExternalID
@@ -161,7 +170,7 @@ func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.T
 // effect.
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	w.setRunStatus(ctx, api.RunReconciling, api.LabelReconciling, "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.findCommentOptions(st), st, "reconcile", st.Attempt))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.Reconcile(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
 	var (
 		res api.ToolReconciliation
 		err error

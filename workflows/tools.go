@@ -12,6 +12,7 @@ import (
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/workflows/legacy"
+	"github.com/agentrun/agentrun/workflows/options"
 )
 
 // chooseAgent finds the run's agent in the registry; an agent's MaxSteps
@@ -153,7 +154,7 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked) workflow.Future {
 	w.setLabel(api.ToolLabel(st.ToolName))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.readToolOptions(st.ToolName), st, "", 0))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, "", 0))
 	if !w.generic {
 		return legacy.StartRead(actx, st.ToolName, w.target)
 	}

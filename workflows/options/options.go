@@ -1,0 +1,88 @@
+// Package options is the options of every activity a run schedules, one
+// name each: how long an attempt may take, how Temporal retries it, and the
+// summary the Temporal UI shows for it. They are plain data of the run, so
+// each is a function of what it names.
+package options
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
+)
+
+// PermissionCheckTimeout bounds one attempt of the permission check.
+const PermissionCheckTimeout = 30 * time.Second
+
+// retryRead retries a call that only reads: doubling from a second, at
+// most 30 seconds apart.
+func retryRead(attempts int32, nonRetryable ...string) *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{
+		InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: 30 * time.Second, MaximumAttempts: attempts,
+		NonRetryableErrorTypes: nonRetryable,
+	}
+}
+
+// ModelCall: a model call may take minutes, and only a refusal or a bad tool
+// call is final. call counts the run's model calls so far.
+func ModelCall(target string, call int) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: 5 * time.Minute,
+		// A worker that dies mid-call is noticed within this, not 5 minutes.
+		HeartbeatTimeout: 4 * activities.ModelHeartbeatInterval,
+		Summary:          fmt.Sprintf("Ask the model for the next step of the run on %s (call %d)", target, call),
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8,
+			NonRetryableErrorTypes: []string{api.ErrTypeModelRejected, api.ErrTypeBadToolCall},
+		},
+	}
+}
+
+// Read: a read is retried with backoff until its tool proves it cannot
+// succeed.
+func Read(tool, target string, timeout time.Duration) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: timeout,
+		RetryPolicy:         retryRead(10, api.ErrTypeGitHubRejected, api.ErrTypeToolRejected),
+		Summary:             fmt.Sprintf("Read %s of %s", tool, target),
+	}
+}
+
+// Attempt: one attempt of an action. Temporal never retries it blindly;
+// reconcile decides whether the same operationKey goes round again.
+// approvedBy is "" for an action that asks nobody.
+func Attempt(tool, approvedBy, target, operationKey string, attempt int, timeout time.Duration) workflow.ActivityOptions {
+	what := tool
+	if approvedBy != "" {
+		what = fmt.Sprintf("%s %s approved", tool, approvedBy)
+	}
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: timeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+		Summary:             fmt.Sprintf("Run %s on %s (operationKey %s, attempt %d)", what, target, operationKey, attempt),
+	}
+}
+
+// Reconcile: the look for an operationKey's effect only reads, so it is
+// retried; after its last attempt the run cannot tell and asks an operator.
+func Reconcile(tool, target, operationKey string, timeout time.Duration) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: timeout,
+		RetryPolicy:         retryRead(5),
+		Summary:             fmt.Sprintf("Look on %s for the effect of %s under operationKey %s", target, tool, operationKey),
+	}
+}
+
+// PermissionCheck: a check GitHub refuses is final; the decision it could
+// not confirm is not applied.
+func PermissionCheck(who, repo, actionID string) workflow.ActivityOptions {
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: PermissionCheckTimeout,
+		RetryPolicy:         retryRead(5, api.ErrTypeGitHubRejected),
+		Summary:             fmt.Sprintf("Check %s's permission on %s (decision on %s)", who, repo, actionID),
+	}
+}
