@@ -12,6 +12,7 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/failure"
 	"github.com/agentrun/agentrun/workflows/options"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
 	"github.com/agentrun/agentrun/workflows/view"
@@ -91,7 +92,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	}
 	w.target = target
 	if cp == nil && len(w.Conversation) == 0 {
-		w.Conversation = w.initialConversation()
+		w.Conversation = modelcall.Opening(w.agent.SystemPrompt, w.agent.Task, w.in)
 		w.emit(ctx, api.EventRunStatus, "", string(api.RunRunning), "run started by "+in.UserID)
 	}
 	return w, nil
@@ -199,7 +200,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 		if ctx.Err() != nil {
 			return d, ctx.Err()
 		}
-		msg := "model call failed: " + errorMessage(err)
+		msg := "model call failed: " + failure.Message(err)
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		return d, errors.New(msg)
 	}
@@ -262,17 +263,4 @@ func (w *agentRun) cancelOpenWork(ctx workflow.Context) {
 			}
 		}
 	}
-}
-
-// errorMessage is the innermost useful message of an activity error.
-func errorMessage(err error) string {
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) {
-		return appErr.Error()
-	}
-	var toErr *temporal.TimeoutError
-	if errors.As(err, &toErr) {
-		return "timed out (" + toErr.TimeoutType().String() + ")"
-	}
-	return err.Error()
 }

@@ -3,7 +3,6 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -12,12 +11,10 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/decide"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
 	"github.com/agentrun/agentrun/workflows/view"
 )
-
-// maxRequestIDs bounds the requestIds an action remembers.
-const maxRequestIDs = 100
 
 // listenForSignals handles signals as they arrive, whatever the loop is
 // doing, so that a late or duplicate decision is recorded at once.
@@ -42,10 +39,6 @@ func handleEach(ctx workflow.Context, ch workflow.ReceiveChannel, handle func(wo
 	})
 }
 
-// maxRefusalFieldBytes bounds what one refusal writes into the run's events
-// and history.
-const maxRefusalFieldBytes = 200
-
 // onRefusal records a decision the approval server refused, so that the
 // refusal is part of the run itself and survives a restart of that server.
 func (w *agentRun) onRefusal(ctx workflow.Context, raw json.RawMessage) {
@@ -58,10 +51,7 @@ func (w *agentRun) onRefusal(ctx workflow.Context, raw json.RawMessage) {
 	if pa := w.ActionByID(sig.ActionID); pa != nil {
 		stepID = pa.StepID
 	}
-	w.ignore(ctx, stepID, fmt.Sprintf("refused by the approval server (%s): %s by %s",
-		api.TruncateUTF8(sig.Channel, maxRefusalFieldBytes),
-		api.TruncateUTF8(sig.Reason, maxRefusalFieldBytes),
-		api.TruncateUTF8(sig.Who, maxRefusalFieldBytes)))
+	w.ignore(ctx, stepID, decide.Refusal(sig))
 }
 
 func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
@@ -77,39 +67,15 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 	w.onDecision(ctx, sig)
 }
 
-// onBatch splits a decision on several actions into one decision per
-// action, each as if it came alone. The batch is taken whole or not at all:
-// every action must exist and still have the input its argsHash names.
+// onBatch applies a decision on several actions as one decision per
+// action (decide.SplitBatch), or records why it applies none.
 func (w *agentRun) onBatch(ctx workflow.Context, sig api.ApprovalSignal) {
-	refs := append([]api.ActionRef{{ActionID: sig.ActionID, ArgsHash: sig.ArgsHash}}, sig.Batch...)
-	seen := map[string]bool{}
-	why := ""
-	switch {
-	case !w.generic || !w.agent.BatchApproval:
-		why = fmt.Sprintf("agent %s takes one decision per action, not a batch", w.agent.Name)
-	case len(refs) > api.MaxBatch:
-		why = fmt.Sprintf("a batch covers at most %d actions, not %d", api.MaxBatch, len(refs))
-	}
-	for _, ref := range refs {
-		pa := w.ActionByID(ref.ActionID)
-		switch {
-		case why != "":
-		case pa == nil:
-			why = fmt.Sprintf("the batch names unknown action %q", ref.ActionID)
-		case seen[ref.ActionID]:
-			why = fmt.Sprintf("the batch names action %s twice", ref.ActionID)
-		case ref.ArgsHash != pa.ArgsHash:
-			why = fmt.Sprintf("the batch's argsHash for %s is not the action's input", ref.ActionID)
-		}
-		seen[ref.ActionID] = true
-	}
+	each, why := decide.SplitBatch(sig, w.generic && w.agent.BatchApproval, w.agent.Name, w.ActionByID)
 	if why != "" {
-		w.ignore(ctx, "", fmt.Sprintf("batch %s by %s not applied: %s", sig.Decision, strings.TrimSpace(sig.Approver), why))
+		w.ignore(ctx, "", why)
 		return
 	}
-	for _, ref := range refs {
-		one := sig
-		one.ActionID, one.ArgsHash, one.Batch = ref.ActionID, ref.ArgsHash, nil
+	for _, one := range each {
 		w.onDecision(ctx, one)
 	}
 }
@@ -121,7 +87,7 @@ func (w *agentRun) onDecision(ctx workflow.Context, sig api.ApprovalSignal) {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return
 	}
-	if !rememberRequest(pa, api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)) {
+	if !decide.Remember(pa, api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)) {
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("repeated request %q", sig.RequestID))
 		return
 	}
@@ -150,62 +116,15 @@ func (w *agentRun) applyDecision(ctx workflow.Context, pa *api.PendingAction, si
 	}
 }
 
-// rememberRequest records a request's RequestKey on the action and reports
-// whether it is new. Refused requests are remembered too, so a retry is
-// recognised.
-func rememberRequest(pa *api.PendingAction, key string) bool {
-	if key == "" {
-		return true
-	}
-	if slices.Contains(pa.RequestKeys, key) {
-		return false
-	}
-	if len(pa.RequestKeys) < maxRequestIDs {
-		pa.RequestKeys = append(pa.RequestKeys, key)
-	}
-	return true
-}
-
 // refuseDecision says why a decision cannot apply, or "" when it can. A
 // decision at or past the deadline expires the action here, so that the
 // race with the timer has one outcome, settled in the workflow.
 func (w *agentRun) refuseDecision(ctx workflow.Context, pa *api.PendingAction, sig api.ApprovalSignal) string {
-	who := strings.TrimSpace(sig.Approver)
-	switch {
-	case sig.Decision != api.DecisionApprove && sig.Decision != api.DecisionReject:
-		return fmt.Sprintf("unknown decision %q from %s", sig.Decision, who)
-	case who == "":
-		return "decision without an approver"
-	case w.hardened && sig.Decision == api.DecisionReject && strings.TrimSpace(sig.Reason) == "":
-		// The model and the requester learn only the reason; a bare no
-		// teaches neither, so the approval layer asks for one and so do we.
-		return fmt.Sprintf("reject by %s without a reason; a reject must say why", who)
-	case len(w.Run.Approvers) > 0 && !w.isApprover(who):
-		return fmt.Sprintf("%s is not an allowed approver", who)
-	case pa.State == api.ActionExpired:
-		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
-	case pa.State != api.ActionWaiting:
-		return fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy)
-	case !workflow.Now(ctx).Before(pa.ExpiresAt):
+	why, expired := decide.Rules{Hardened: w.hardened, Approvers: w.Run.Approvers}.Refuse(pa, sig, workflow.Now(ctx))
+	if expired {
 		w.setActionState(ctx, pa, api.ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
-		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who)
 	}
-	return ""
-}
-
-// isApprover reports whether who is one of the run's approvers, by SameLogin.
-func (w *agentRun) isApprover(who string) bool {
-	for _, v := range w.Run.Approvers {
-		if w.hardened && api.SameLogin(v, who) {
-			return true
-		}
-		// Before the security batch, logins folded Unicode too ("ſam" was
-		// "sam"); older histories replay with that rule.
-		if !w.hardened && strings.EqualFold(v, who) {
-			return true
-		}
-	}
-	return false
+	return why
 }
 
 // requestApproval creates the pending action for a gated step.

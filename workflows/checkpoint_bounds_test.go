@@ -53,15 +53,3 @@ func TestCheckpointCarriesExactlyTheNewest1000Events(t *testing.T) {
 		require.Equal(t, int64(n-len(cp.Events)+1), cp.Events[0].Sequence, "the oldest are the ones dropped")
 	}
 }
-
-// TestAnActionRemembersAtMost100RequestKeys: the requestIds an action
-// remembers are bounded; a repeat of a remembered one is still recognised.
-func TestAnActionRemembersAtMost100RequestKeys(t *testing.T) {
-	pa := &api.PendingAction{}
-	for i := 0; i < maxRequestIDs+1; i++ {
-		require.True(t, rememberRequest(pa, fmt.Sprintf("key-%d", i)))
-	}
-	require.Len(t, pa.RequestKeys, maxRequestIDs)
-	require.False(t, rememberRequest(pa, "key-99"), "the 100th key is remembered")
-	require.True(t, rememberRequest(pa, "key-100"), "the 101st was not kept, so it counts as new")
-}

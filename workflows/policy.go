@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/workflows/failure"
 	"github.com/agentrun/agentrun/workflows/options"
 )
 
@@ -123,7 +124,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 		w.setStepStatus(ctx, st, api.StepFailed, "the action expired before the check finished")
 		return "", true, nil
 	case err != nil:
-		w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
+		w.setStepStatus(ctx, st, api.StepFailed, failure.Message(err))
 		return "", false, nil
 	}
 	st.SafeOutput = redact.JSON(res)

@@ -2,18 +2,17 @@ package workflows
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
-	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/decide"
+	"github.com/agentrun/agentrun/workflows/failure"
 	"github.com/agentrun/agentrun/workflows/legacy"
 	"github.com/agentrun/agentrun/workflows/options"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
@@ -131,20 +130,16 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && (appErr.Type() == api.ErrTypeGitHubRejected || appErr.Type() == api.ErrTypeToolRejected) {
-		w.setStepStatus(ctx, st, api.StepFailed, appErr.Message())
+	if msg, rejected := failure.Rejected(err); rejected {
+		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		return nil
 	}
-	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeRateLimited {
-		var d api.RateLimitDetails
-		_ = appErr.Details(&d)
-		wait := time.Duration(max(d.RetryAfterSeconds, 1)) * time.Second
-		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", appErr.Message(), wait))
+	if wait, msg, limited := failure.RateLimited(err); limited {
+		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", msg, wait))
 		w.setRunStatus(ctx, api.RunReconciling, api.LabelRateLimited, fmt.Sprintf("retry after %s", wait))
 		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for the rate limit before trying again", api.HumanDuration(wait)))
 	}
-	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, errorMessage(err))
+	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, failure.Message(err))
 	return nil
 }
 
@@ -184,7 +179,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
+		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + failure.Message(err)}
 	}
 	w.reportLookalikes(ctx, st, res.Output.Ignored)
 	runmetrics.Reconciliation(ctx, w.in.Agent, res.Outcome)
@@ -207,15 +202,11 @@ func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) 
 	return workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: summary}).Get(ctx, nil)
 }
 
-// maxLookalikeFieldBytes bounds what one look-alike writes into the events.
-const maxLookalikeFieldBytes = 200
-
-// reportLookalikes records each comment that carried the step's marker but
-// was not taken as proof, so that someone forging a marker shows in the run.
+// reportLookalikes records each look-alike of the step's effect that was not
+// taken as proof, so that someone forging a marker shows in the run.
 func (w *agentRun) reportLookalikes(ctx workflow.Context, st *api.AgentStep, ignored []api.IgnoredComment) {
 	for _, c := range ignored {
-		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), fmt.Sprintf("ignored comment %d by %s: %s",
-			c.CommentID, api.TruncateUTF8(c.Author, maxLookalikeFieldBytes), api.TruncateUTF8(c.Why, maxLookalikeFieldBytes)))
+		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), decide.Lookalike(c))
 	}
 }
 
@@ -256,7 +247,7 @@ func (w *agentRun) awaitResolve(ctx workflow.Context, st *api.AgentStep, reason 
 	case api.ResolveRetry:
 		return w.retryCreate(ctx, st, "retry ordered by "+r.By)
 	case api.ResolveMarkSucceeded:
-		w.actionDone(ctx, st, w.markedSucceeded(st, r), "marked succeeded by "+r.By)
+		w.actionDone(ctx, st, w.markedSucceeded(r), "marked succeeded by "+r.By)
 	default:
 		w.setStepStatus(ctx, st, api.StepFailed, "abandoned by "+r.By)
 	}
@@ -270,30 +261,18 @@ func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, "", "malformed resolve signal: "+err.Error())
 		return
 	}
-	switch {
-	case !api.ResolveApplies(api.RunSnapshot{AwaitingResolve: w.AwaitingResolve}, sig.StepID):
-		w.ignore(ctx, sig.StepID, fmt.Sprintf("step %q is not waiting for an operator", sig.StepID))
-	case sig.Decision != api.ResolveRetry && sig.Decision != api.ResolveMarkSucceeded && sig.Decision != api.ResolveAbandon:
-		w.ignore(ctx, sig.StepID, fmt.Sprintf("unknown resolve decision %q", sig.Decision))
-	case sig.By == "":
-		w.ignore(ctx, sig.StepID, "resolve without who decided (by)")
-	case sig.Decision == api.ResolveMarkSucceeded && sig.ExternalResourceID == "":
-		w.ignore(ctx, sig.StepID, "mark_succeeded needs the externalResourceId of what the action made")
-	case w.resolution != nil:
-		w.ignore(ctx, sig.StepID, "duplicate: the step was already resolved by "+w.resolution.By)
-	default:
-		w.resolution = &sig
-		w.emit(ctx, api.EventStepStatus, sig.StepID, string(api.StepOutcomeUnknown), "resolve "+sig.Decision+" by "+sig.By)
+	if why := decide.RefuseResolve(sig, w.AwaitingResolve, w.resolution); why != "" {
+		w.ignore(ctx, sig.StepID, why)
+		return
 	}
+	w.resolution = &sig
+	w.emit(ctx, api.EventStepStatus, sig.StepID, string(api.StepOutcomeUnknown), "resolve "+sig.Decision+" by "+sig.By)
 }
 
 // markedSucceeded is what an operator's mark_succeeded makes of a step.
-func (w *agentRun) markedSucceeded(st *api.AgentStep, r api.ResolveSignal) api.ToolOutput {
+func (w *agentRun) markedSucceeded(r api.ResolveSignal) api.ToolOutput {
 	if !w.generic {
-		id, _ := strconv.ParseInt(r.ExternalResourceID, 10, 64)
-		out := legacy.CommentOutput(api.CommentResult{CommentID: id, AlreadyExisted: true})
-		out.ExternalID = r.ExternalResourceID
-		return out
+		return legacy.MarkedSucceeded(r.ExternalResourceID)
 	}
 	content, _ := json.Marshal(map[string]string{"externalId": r.ExternalResourceID, "markedSucceededBy": r.By})
 	return api.ToolOutput{Content: content, ExternalID: r.ExternalResourceID, AlreadyExisted: true}

@@ -3,7 +3,6 @@ package workflows
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/failure"
 	"github.com/agentrun/agentrun/workflows/legacy"
 	"github.com/agentrun/agentrun/workflows/options"
 )
@@ -36,10 +36,6 @@ func (w *agentRun) chooseAgent(in *api.RunInput) error {
 		in.MaxSteps = a.MaxSteps
 	}
 	return nil
-}
-
-func (w *agentRun) initialConversation() []api.Message {
-	return modelcall.Opening(w.agent.SystemPrompt, w.agent.Task, w.in)
 }
 
 // offeredTools are the tools the model may call.
@@ -171,10 +167,10 @@ func (w *agentRun) finishRead(ctx workflow.Context, st *api.AgentStep, c tools.C
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		msg := errorMessage(err)
+		msg := failure.Message(err)
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		if w.policy && !c.Optional {
-			return "", &inputUnreadableError{tool: st.ToolName, msg: msg}
+			return "", &failure.InputUnreadable{Tool: st.ToolName, Msg: msg}
 		}
 		return "failed: " + msg, nil
 	}
@@ -198,15 +194,6 @@ func (w *agentRun) readOutput(ctx workflow.Context, st *api.AgentStep, f workflo
 // toolInput is what ExecuteTool and ReconcileTool get for a step's call.
 func (w *agentRun) toolInput(st *api.AgentStep, c tools.Checked) api.ToolInput {
 	return api.ToolInput{Tool: st.ToolName, Args: c.Call.Args, Target: w.target, OperationKey: st.OperationKey, Approved: c.Preview}
-}
-
-// inputUnreadableError ends a run that could not read its pull request.
-type inputUnreadableError struct {
-	tool, msg string
-}
-
-func (e *inputUnreadableError) Error() string {
-	return fmt.Sprintf("could not read the input (%s): %s", e.tool, e.msg)
 }
 
 // ofStep names a step's activity after the step (api.StepActivityID), so

@@ -106,3 +106,12 @@ func CommentOutput(res api.CommentResult) api.ToolOutput {
 	safe, _ := json.Marshal(res)
 	return api.ToolOutput{Content: safe, SafeOutput: safe, ExternalID: strconv.FormatInt(res.CommentID, 10), URL: res.HTMLURL, AlreadyExisted: res.AlreadyExisted}
 }
+
+// MarkedSucceeded is what an operator's mark_succeeded recorded on those
+// runs' comment steps.
+func MarkedSucceeded(externalID string) api.ToolOutput {
+	id, _ := strconv.ParseInt(externalID, 10, 64)
+	out := CommentOutput(api.CommentResult{CommentID: id, AlreadyExisted: true})
+	out.ExternalID = externalID
+	return out
+}

@@ -1,0 +1,154 @@
+// Package decide is the rules a run applies to the signals people send it:
+// which decision may apply to which action, how a batch splits into single
+// decisions, when a resolve applies, and what a refusal records. They are
+// pure functions of the signal and the run's state; the workflow applies
+// what they allow.
+package decide
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+// maxRequestIDs bounds the requestIds an action remembers.
+const maxRequestIDs = 100
+
+// maxFieldBytes bounds what one refusal or look-alike writes into the run's
+// events and history.
+const maxFieldBytes = 200
+
+// Rules are the run's rules for decisions: Hardened is the security batch
+// (reject needs a reason, ASCII-only login matching), Approvers the run's.
+type Rules struct {
+	Hardened  bool
+	Approvers []string
+}
+
+// Remember records a request's RequestKey on the action and reports whether
+// it is new. Refused requests are remembered too, so a retry is recognised.
+func Remember(pa *api.PendingAction, key string) bool {
+	if key == "" {
+		return true
+	}
+	if slices.Contains(pa.RequestKeys, key) {
+		return false
+	}
+	if len(pa.RequestKeys) < maxRequestIDs {
+		pa.RequestKeys = append(pa.RequestKeys, key)
+	}
+	return true
+}
+
+// Refuse says why a decision cannot apply to pa now, or "" when it can.
+// expired is true when the decision came at or past the deadline: the
+// workflow then expires the action itself, so that the race with the timer
+// has one outcome.
+func (r Rules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now time.Time) (why string, expired bool) {
+	who := strings.TrimSpace(sig.Approver)
+	switch {
+	case sig.Decision != api.DecisionApprove && sig.Decision != api.DecisionReject:
+		return fmt.Sprintf("unknown decision %q from %s", sig.Decision, who), false
+	case who == "":
+		return "decision without an approver", false
+	case r.Hardened && sig.Decision == api.DecisionReject && strings.TrimSpace(sig.Reason) == "":
+		// The model and the requester learn only the reason; a bare no
+		// teaches neither, so the approval layer asks for one and so do we.
+		return fmt.Sprintf("reject by %s without a reason; a reject must say why", who), false
+	case len(r.Approvers) > 0 && !r.isApprover(who):
+		return fmt.Sprintf("%s is not an allowed approver", who), false
+	case pa.State == api.ActionExpired:
+		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who), false
+	case pa.State != api.ActionWaiting:
+		return fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy), false
+	case !now.Before(pa.ExpiresAt):
+		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who), true
+	}
+	return "", false
+}
+
+// isApprover reports whether who is one of the run's approvers, by SameLogin.
+func (r Rules) isApprover(who string) bool {
+	for _, v := range r.Approvers {
+		if r.Hardened && api.SameLogin(v, who) {
+			return true
+		}
+		// Before the security batch, logins folded Unicode too ("ſam" was
+		// "sam"); older histories replay with that rule.
+		if !r.Hardened && strings.EqualFold(v, who) {
+			return true
+		}
+	}
+	return false
+}
+
+// SplitBatch splits a decision on several actions into one decision per
+// action, each as if it came alone, or says why the batch is refused. It is
+// taken whole or not at all: every action must exist (lookup) and still have
+// the input its argsHash names. allowed is the run's agent's BatchApproval.
+func SplitBatch(sig api.ApprovalSignal, allowed bool, agent string, lookup func(id string) *api.PendingAction) ([]api.ApprovalSignal, string) {
+	refs := append([]api.ActionRef{{ActionID: sig.ActionID, ArgsHash: sig.ArgsHash}}, sig.Batch...)
+	why := ""
+	switch {
+	case !allowed:
+		why = fmt.Sprintf("agent %s takes one decision per action, not a batch", agent)
+	case len(refs) > api.MaxBatch:
+		why = fmt.Sprintf("a batch covers at most %d actions, not %d", api.MaxBatch, len(refs))
+	}
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		pa := lookup(ref.ActionID)
+		switch {
+		case why != "":
+		case pa == nil:
+			why = fmt.Sprintf("the batch names unknown action %q", ref.ActionID)
+		case seen[ref.ActionID]:
+			why = fmt.Sprintf("the batch names action %s twice", ref.ActionID)
+		case ref.ArgsHash != pa.ArgsHash:
+			why = fmt.Sprintf("the batch's argsHash for %s is not the action's input", ref.ActionID)
+		}
+		seen[ref.ActionID] = true
+	}
+	if why != "" {
+		return nil, fmt.Sprintf("batch %s by %s not applied: %s", sig.Decision, strings.TrimSpace(sig.Approver), why)
+	}
+	out := make([]api.ApprovalSignal, len(refs))
+	for i, ref := range refs {
+		out[i] = sig
+		out[i].ActionID, out[i].ArgsHash, out[i].Batch = ref.ActionID, ref.ArgsHash, nil
+	}
+	return out, ""
+}
+
+// RefuseResolve says why a resolve cannot apply, or "": awaiting is the step
+// the run waits on an operator for, resolved the resolve it already took.
+func RefuseResolve(sig api.ResolveSignal, awaiting string, resolved *api.ResolveSignal) string {
+	switch {
+	case !api.ResolveApplies(api.RunSnapshot{AwaitingResolve: awaiting}, sig.StepID):
+		return fmt.Sprintf("step %q is not waiting for an operator", sig.StepID)
+	case sig.Decision != api.ResolveRetry && sig.Decision != api.ResolveMarkSucceeded && sig.Decision != api.ResolveAbandon:
+		return fmt.Sprintf("unknown resolve decision %q", sig.Decision)
+	case sig.By == "":
+		return "resolve without who decided (by)"
+	case sig.Decision == api.ResolveMarkSucceeded && sig.ExternalResourceID == "":
+		return "mark_succeeded needs the externalResourceId of what the action made"
+	case resolved != nil:
+		return "duplicate: the step was already resolved by " + resolved.By
+	}
+	return ""
+}
+
+// Refusal is what a decision the approval server refused records in the run.
+func Refusal(sig api.RefusalSignal) string {
+	return fmt.Sprintf("refused by the approval server (%s): %s by %s",
+		api.TruncateUTF8(sig.Channel, maxFieldBytes), api.TruncateUTF8(sig.Reason, maxFieldBytes), api.TruncateUTF8(sig.Who, maxFieldBytes))
+}
+
+// Lookalike is what one look-alike of an action's effect records in the run.
+func Lookalike(c api.IgnoredComment) string {
+	return fmt.Sprintf("ignored comment %d by %s: %s",
+		c.CommentID, api.TruncateUTF8(c.Author, maxFieldBytes), api.TruncateUTF8(c.Why, maxFieldBytes))
+}

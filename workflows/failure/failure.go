@@ -1,0 +1,58 @@
+// Package failure reads what an activity's error says about the outside
+// world, for the run to decide on: nothing happened (rejected), try again
+// after a wait (rate limited), or the outcome is unknown.
+package failure
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+// Message is the innermost useful message of an activity error.
+func Message(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) {
+		return appErr.Error()
+	}
+	var toErr *temporal.TimeoutError
+	if errors.As(err, &toErr) {
+		return "timed out (" + toErr.TimeoutType().String() + ")"
+	}
+	return err.Error()
+}
+
+// Rejected is the message of an error that proves nothing happened (a
+// GitHub 4xx that says so, or a tool's tools.Rejected), and whether it is one.
+func Rejected(err error) (string, bool) {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && (appErr.Type() == api.ErrTypeGitHubRejected || appErr.Type() == api.ErrTypeToolRejected) {
+		return appErr.Message(), true
+	}
+	return "", false
+}
+
+// RateLimited is how long a rate-limit error says to wait (at least a
+// second), its message, and whether it is one.
+func RateLimited(err error) (time.Duration, string, bool) {
+	var appErr *temporal.ApplicationError
+	if !errors.As(err, &appErr) || appErr.Type() != api.ErrTypeRateLimited {
+		return 0, "", false
+	}
+	var d api.RateLimitDetails
+	_ = appErr.Details(&d)
+	return time.Duration(max(d.RetryAfterSeconds, 1)) * time.Second, appErr.Message(), true
+}
+
+// InputUnreadable ends a run that could not read a required input.
+type InputUnreadable struct {
+	Tool, Msg string
+}
+
+func (e *InputUnreadable) Error() string {
+	return fmt.Sprintf("could not read the input (%s): %s", e.Tool, e.Msg)
+}
