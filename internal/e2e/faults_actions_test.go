@@ -1,0 +1,233 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
+)
+
+// The in-process table of workflows/actions_test.go, on the real mains: every
+// GitHub action, under every fault, with real worker processes SIGKILLed at
+// each step boundary and a new one started in their place.
+
+// actionToolTimeout is the runs' ToolTimeout here: a held answer past it is
+// a timeout, and a call lost with a killed worker comes back after it.
+const actionToolTimeout = 2 * time.Second
+
+// heldMs holds an answer longer than the test ever waits: the worker dies
+// with the call in flight.
+const heldMs = 120000
+
+// sideEffect is one side-effecting GitHub tool and how to see its effect.
+type sideEffect struct {
+	tool, agent string
+	// write is the sandbox op of the one write; find is the op both the
+	// write's own lookup (before it writes) and the reconciliation read.
+	write, find string
+	// gated says a person approves the action first.
+	gated bool
+	// reviewModel runs the worker on reviewOnlyModel: the offline model
+	// always takes the comment when it may.
+	reviewModel bool
+	// effects lists what the run made on pull, by the ID a step holds; nil
+	// for labels, which say nothing of who added them.
+	effects func(s *Sandbox, t testing.TB, pull int, runID string) []string
+}
+
+var sideEffects = []sideEffect{
+	{tool: api.ToolCreateIssueComment, agent: agents.PRReview, write: ghsandbox.OpCreateComment, find: ghsandbox.OpListComments,
+		gated: true, effects: (*Sandbox).runComments},
+	{tool: api.ToolCreatePullRequestReview, agent: agents.PRReview, write: ghsandbox.OpCreateReview, find: ghsandbox.OpListReviews,
+		gated: true, reviewModel: true, effects: (*Sandbox).runReviews},
+	{tool: api.ToolCreateIssue, agent: agents.Triage, write: ghsandbox.OpCreateIssue, find: ghsandbox.OpListIssues,
+		gated: true, effects: (*Sandbox).runIssues},
+	{tool: api.ToolAddLabels, agent: agents.Triage, write: ghsandbox.OpAddLabels, find: ghsandbox.OpListLabels},
+}
+
+// actionFault is one row of the fault table.
+type actionFault struct {
+	name string
+	// faults are queued before the run starts.
+	faults func(a sideEffect) []ghsandbox.Fault
+	// killAt names the op whose held request is the moment the worker is
+	// SIGKILLed; empty for no kill.
+	killAt func(a sideEffect) string
+	// needsApproval: the boundary is the approval, which an ungated action has not.
+	needsApproval bool
+}
+
+var actionFaults = []actionFault{
+	{name: "lost response", faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDropResponse}}
+	}},
+	{name: "timeout", faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDelay, DelayMs: int(5 * time.Second / time.Millisecond)}}
+	}},
+	{name: "5xx", faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeStatus, Status: http.StatusBadGateway}}
+	}},
+	// The attempt's first GitHub call after the approval is its lookup: held
+	// there, the worker dies approved and before the write.
+	{name: "kill after approval", needsApproval: true, faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{{Op: a.find, Mode: ghsandbox.ModeDelay, DelayMs: heldMs}}
+	}, killAt: func(a sideEffect) string { return a.find }},
+	{name: "kill during create", faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDelay, DelayMs: heldMs}}
+	}, killAt: func(a sideEffect) string { return a.write }},
+	// The lookup before the write passes; the one after the lost answer is
+	// the reconciliation's, and it is held.
+	{name: "kill during reconcile", faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{
+			{Op: a.write, Mode: ghsandbox.ModeDropResponse},
+			{Op: a.find, Mode: ghsandbox.ModeDelay, DelayMs: heldMs, After: 1},
+		}
+	}, killAt: func(a sideEffect) string { return a.find }},
+}
+
+func TestFaultEveryActionHappensOnceUnderEveryFault(t *testing.T) {
+	bins := builder.Binaries(t)
+	pulls := len(sideEffects) * len(actionFaults)
+	s := &Stack{
+		Bins:    bins,
+		Server:  testenv.StartServer(t, testenv.ServerOptions{}),
+		Sandbox: StartSandboxWith(t, bins.Sandbox, map[string]string{"SANDBOX_FIXTURE": pullsFixture(t, pulls)}),
+	}
+	pull := 0
+	for _, a := range sideEffects {
+		queue := "faults-" + a.tool
+		var modelEnv map[string]string
+		if a.reviewModel {
+			modelEnv = openAIEnv(reviewOnlyModel(t).URL)
+		}
+		start := func() *Process { return s.StartWorkerOn(t, queue, modelEnv) }
+		worker := start()
+		for _, f := range actionFaults {
+			pull++
+			if f.needsApproval && !a.gated {
+				// add_labels runs unasked in triage: there is no approval to die after.
+				continue
+			}
+			t.Run(a.tool+"/"+f.name, func(t *testing.T) {
+				c := actionCase{s: s, a: a, f: f, pull: pull, queue: queue, worker: &worker, start: start}
+				c.run(t)
+			})
+		}
+		worker.Kill()
+	}
+}
+
+// actionCase is one cell of the table: one run on its own pull request.
+type actionCase struct {
+	s      *Stack
+	a      sideEffect
+	f      actionFault
+	pull   int
+	queue  string
+	worker **Process
+	start  func() *Process
+}
+
+func (c actionCase) run(t *testing.T) {
+	runID := fmt.Sprintf("fault-%s-%d", strings.ReplaceAll(c.a.tool, "_", "-"), c.pull)
+	since := len(c.s.Sandbox.Requests(t))
+	c.s.Sandbox.AddFaults(t, c.f.faults(c.a)...)
+	in := ReviewInput(actionToolTimeout)
+	in.Agent, in.PullNumber = c.a.agent, c.pull
+	MustStartRun(t, c.s.Client(), c.queue, runID, in)
+
+	killAt := ""
+	if c.f.killAt != nil {
+		killAt = c.f.killAt(c.a)
+	}
+	snap, killed := c.drive(t, runID, since, killAt)
+	require.Equal(t, killAt != "", killed, "the worker was killed at the %s boundary", c.f.name)
+
+	res := WaitForResult(t, c.s.Client(), runID, runTimeout)
+	require.Equal(t, api.RunCompleted, res.Status, res.Error)
+	require.Empty(t, c.s.Sandbox.Faults(t), "every injected fault was met")
+	steps := toolSteps(snap, c.a.tool)
+	require.Len(t, steps, 1, "one %s step: %s", c.a.tool, Describe(snap))
+	step := steps[0]
+	require.Equal(t, api.StepSucceeded, step.Status, step.Error)
+	require.NotEmpty(t, step.ExternalResourceID, "the step holds what it made")
+
+	log := c.s.Sandbox.Requests(t)[since:]
+	performed := 0
+	for _, r := range RequestsFor(log, c.a.write) {
+		if r.Status >= 200 && r.Status < 300 {
+			performed++
+		}
+	}
+	require.Equal(t, 1, performed, "%s was performed once: %v", c.a.write, statuses(RequestsFor(log, c.a.write)))
+	if c.a.effects != nil {
+		require.Equal(t, []string{step.ExternalResourceID}, c.a.effects(c.s.Sandbox, t, c.pull, runID),
+			"exactly one %s, the one the step holds", c.a.tool)
+	} else {
+		have := c.s.Sandbox.pullLabels(t, c.pull, runID)
+		for _, label := range strings.Split(step.ExternalResourceID, ",") {
+			require.Equal(t, 1, count(have, label), "label %q once among %v", label, have)
+		}
+	}
+	require.Equal(t, 1, toolResults(t, c.s.Client(), runID, step.CallID), "the result joined the conversation once")
+	t.Logf("%s: %s requests %v, %s requests %v", c.f.name, c.a.write, statuses(RequestsFor(log, c.a.write)),
+		c.a.find, statuses(RequestsFor(log, c.a.find)))
+}
+
+// drive takes the run to completion: it approves each action as alice when
+// it waits, and SIGKILLs the worker (starting another) once a request for
+// killAt is in the sandbox's log with its answer held.
+func (c actionCase) drive(t *testing.T, runID string, since int, killAt string) (api.RunSnapshot, bool) {
+	t.Helper()
+	killed := false
+	approved := map[string]bool{}
+	snap := Eventually(t, runTimeout, "run "+runID+" to complete", func() (api.RunSnapshot, bool, string) {
+		if killAt != "" && !killed && held(c.s.Sandbox.Requests(t)[since:], killAt) {
+			(*c.worker).Kill()
+			*c.worker = c.start()
+			killed = true
+		}
+		snap, err := Snapshot(context.Background(), c.s.Client(), runID)
+		if err != nil {
+			return snap, false, err.Error()
+		}
+		for _, pa := range snap.Actions {
+			if pa.State != api.ActionWaiting || approved[pa.ID] {
+				continue
+			}
+			if err := Approve(context.Background(), c.s.Client(), runID, pa.ID, "alice", "e2e-"+pa.ID); err != nil {
+				return snap, false, err.Error()
+			}
+			approved[pa.ID] = true
+		}
+		return snap, snap.Run.Status == api.RunCompleted, Describe(snap)
+	})
+	return snap, killed
+}
+
+// held reports whether a request for op met a delay fault.
+func held(log []ghsandbox.RequestRecord, op string) bool {
+	return slices.ContainsFunc(RequestsFor(log, op), func(r ghsandbox.RequestRecord) bool {
+		return r.Fault == ghsandbox.ModeDelay
+	})
+}
+
+func count(ss []string, s string) int {
+	n := 0
+	for _, x := range ss {
+		if x == s {
+			n++
+		}
+	}
+	return n
+}
