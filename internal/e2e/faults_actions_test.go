@@ -63,31 +63,33 @@ type actionFault struct {
 	// killAt names the op whose held request is the moment the worker is
 	// SIGKILLed; empty for no kill.
 	killAt func(a sideEffect) string
-	// needsApproval: the boundary is the approval, which an ungated action has not.
-	needsApproval bool
+	// writes are the faults the write requests met, in order ("" for none):
+	// one request under a fault that lets the write happen is the effect
+	// found by the reconciliation, never made again.
+	writes []string
 }
 
 var actionFaults = []actionFault{
-	{name: "lost response", faults: func(a sideEffect) []ghsandbox.Fault {
+	{name: "lost response", writes: []string{ghsandbox.ModeDropResponse}, faults: func(a sideEffect) []ghsandbox.Fault {
 		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDropResponse}}
 	}},
-	{name: "timeout", faults: func(a sideEffect) []ghsandbox.Fault {
+	{name: "timeout", writes: []string{ghsandbox.ModeDelay}, faults: func(a sideEffect) []ghsandbox.Fault {
 		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDelay, DelayMs: int(5 * time.Second / time.Millisecond)}}
 	}},
-	{name: "5xx", faults: func(a sideEffect) []ghsandbox.Fault {
+	{name: "5xx", writes: []string{ghsandbox.ModeStatus, ""}, faults: func(a sideEffect) []ghsandbox.Fault {
 		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeStatus, Status: http.StatusBadGateway}}
 	}},
-	// The attempt's first GitHub call after the approval is its lookup: held
-	// there, the worker dies approved and before the write.
-	{name: "kill after approval", needsApproval: true, faults: func(a sideEffect) []ghsandbox.Fault {
+	// An attempt's first GitHub call is its lookup: held there, the worker
+	// dies with the action approved (add_labels is not asked) and unwritten.
+	{name: "kill before the write", writes: []string{""}, faults: func(a sideEffect) []ghsandbox.Fault {
 		return []ghsandbox.Fault{{Op: a.find, Mode: ghsandbox.ModeDelay, DelayMs: heldMs}}
 	}, killAt: func(a sideEffect) string { return a.find }},
-	{name: "kill during create", faults: func(a sideEffect) []ghsandbox.Fault {
+	{name: "kill during create", writes: []string{ghsandbox.ModeDelay}, faults: func(a sideEffect) []ghsandbox.Fault {
 		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDelay, DelayMs: heldMs}}
 	}, killAt: func(a sideEffect) string { return a.write }},
 	// The lookup before the write passes; the one after the lost answer is
 	// the reconciliation's, and it is held.
-	{name: "kill during reconcile", faults: func(a sideEffect) []ghsandbox.Fault {
+	{name: "kill during reconcile", writes: []string{ghsandbox.ModeDropResponse}, faults: func(a sideEffect) []ghsandbox.Fault {
 		return []ghsandbox.Fault{
 			{Op: a.write, Mode: ghsandbox.ModeDropResponse},
 			{Op: a.find, Mode: ghsandbox.ModeDelay, DelayMs: heldMs, After: 1},
@@ -114,10 +116,6 @@ func TestFaultEveryActionHappensOnceUnderEveryFault(t *testing.T) {
 		worker := start()
 		for _, f := range actionFaults {
 			pull++
-			if f.needsApproval && !a.gated {
-				// add_labels runs unasked in triage: there is no approval to die after.
-				continue
-			}
 			t.Run(a.tool+"/"+f.name, func(t *testing.T) {
 				c := actionCase{s: s, a: a, f: f, pull: pull, queue: queue, worker: &worker, start: start}
 				c.run(t)
@@ -162,6 +160,18 @@ func (c actionCase) run(t *testing.T) {
 	require.Equal(t, api.StepSucceeded, step.Status, step.Error)
 	require.NotEmpty(t, step.ExternalResourceID, "the step holds what it made")
 
+	var decided []api.ActionState
+	for _, pa := range snap.Actions {
+		if pa.StepID == step.ID {
+			decided = append(decided, pa.State)
+		}
+	}
+	if c.a.gated {
+		require.Equal(t, []api.ActionState{api.ActionApproved}, decided, "the step ran on one approval")
+	} else {
+		require.Empty(t, decided, "%s is not asked in %s", c.a.tool, c.a.agent)
+	}
+
 	log := c.s.Sandbox.Requests(t)[since:]
 	performed := 0
 	for _, r := range RequestsFor(log, c.a.write) {
@@ -180,6 +190,20 @@ func (c actionCase) run(t *testing.T) {
 		}
 	}
 	require.Equal(t, 1, toolResults(t, c.s.Client(), runID, step.CallID), "the result joined the conversation once")
+	// Every fault left the outcome unknown, and the run reconciled rather
+	// than guess: proof that each row took the path it names.
+	unknown := 0
+	for _, e := range MustEvents(t, c.s.Client(), runID) {
+		if e.StepID == step.ID && e.Type == api.EventStepStatus && e.Status == string(api.StepOutcomeUnknown) {
+			unknown++
+		}
+	}
+	require.GreaterOrEqual(t, unknown, 1, "step %s went outcome_unknown", step.ID)
+	var met []string
+	for _, r := range RequestsFor(log, c.a.write) {
+		met = append(met, r.Fault)
+	}
+	require.Equal(t, c.f.writes, met, "the faults the %s requests met", c.a.write)
 	t.Logf("%s: %s requests %v, %s requests %v", c.f.name, c.a.write, statuses(RequestsFor(log, c.a.write)),
 		c.a.find, statuses(RequestsFor(log, c.a.find)))
 }
