@@ -107,22 +107,47 @@ func TestFaultEveryActionHappensOnceUnderEveryFault(t *testing.T) {
 	}
 	pull := 0
 	for _, a := range sideEffects {
-		queue := "faults-" + a.tool
-		var modelEnv map[string]string
+		w := &actionWorker{s: s, queue: "faults-" + a.tool}
 		if a.reviewModel {
-			modelEnv = openAIEnv(reviewOnlyModel(t).URL)
+			w.modelEnv = openAIEnv(reviewOnlyModel(t).URL)
 		}
-		start := func() *Process { return s.StartWorkerOn(t, queue, modelEnv) }
-		worker := start()
 		for _, f := range actionFaults {
 			pull++
 			t.Run(a.tool+"/"+f.name, func(t *testing.T) {
-				c := actionCase{s: s, a: a, f: f, pull: pull, queue: queue, worker: &worker, start: start}
-				c.run(t)
+				w.ensure(t)
+				actionCase{s: s, a: a, f: f, pull: pull, worker: w}.run(t)
 			})
 		}
-		worker.Kill()
+		w.p.Kill()
 	}
+}
+
+// actionWorker is the one worker process of an action's rows: the rows
+// without a kill share it, and a kill replaces it.
+type actionWorker struct {
+	s        *Stack
+	queue    string
+	modelEnv map[string]string
+	p        *Process
+}
+
+// ensure starts a worker unless one is running. A worker belongs to the test
+// that started it and dies with it, so a row after a kill starts its own.
+func (w *actionWorker) ensure(t *testing.T) {
+	t.Helper()
+	if w.p != nil {
+		if done, _ := w.p.Exited(); !done {
+			return
+		}
+	}
+	w.p = w.s.StartWorkerOn(t, w.queue, w.modelEnv)
+}
+
+// restart SIGKILLs the worker and starts another in its place.
+func (w *actionWorker) restart(t *testing.T) {
+	t.Helper()
+	w.p.Kill()
+	w.p = w.s.StartWorkerOn(t, w.queue, w.modelEnv)
 }
 
 // actionCase is one cell of the table: one run on its own pull request.
@@ -131,9 +156,7 @@ type actionCase struct {
 	a      sideEffect
 	f      actionFault
 	pull   int
-	queue  string
-	worker **Process
-	start  func() *Process
+	worker *actionWorker
 }
 
 func (c actionCase) run(t *testing.T) {
@@ -142,7 +165,7 @@ func (c actionCase) run(t *testing.T) {
 	c.s.Sandbox.AddFaults(t, c.f.faults(c.a)...)
 	in := ReviewInput(actionToolTimeout)
 	in.Agent, in.PullNumber = c.a.agent, c.pull
-	MustStartRun(t, c.s.Client(), c.queue, runID, in)
+	MustStartRun(t, c.s.Client(), c.worker.queue, runID, in)
 
 	killAt := ""
 	if c.f.killAt != nil {
@@ -217,8 +240,7 @@ func (c actionCase) drive(t *testing.T, runID string, since int, killAt string) 
 	approved := map[string]bool{}
 	snap := Eventually(t, runTimeout, "run "+runID+" to complete", func() (api.RunSnapshot, bool, string) {
 		if killAt != "" && !killed && held(c.s.Sandbox.Requests(t)[since:], killAt) {
-			(*c.worker).Kill()
-			*c.worker = c.start()
+			c.worker.restart(t)
 			killed = true
 		}
 		snap, err := Snapshot(context.Background(), c.s.Client(), runID)
