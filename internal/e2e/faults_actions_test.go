@@ -209,7 +209,7 @@ func (c actionCase) run(t *testing.T) {
 	} else {
 		have := c.s.Sandbox.pullLabels(t, c.pull, runID)
 		for _, label := range strings.Split(step.ExternalResourceID, ",") {
-			require.Equal(t, 1, count(have, label), "label %q once among %v", label, have)
+			require.Equal(t, 1, occurrences(have, label), "label %q once among %v", label, have)
 		}
 	}
 	require.Equal(t, 1, toolResults(t, c.s.Client(), runID, step.CallID), "the result joined the conversation once")
@@ -268,7 +268,7 @@ func held(log []ghsandbox.RequestRecord, op string) bool {
 	})
 }
 
-func count(ss []string, s string) int {
+func occurrences(ss []string, s string) int {
 	n := 0
 	for _, x := range ss {
 		if x == s {
