@@ -74,7 +74,7 @@ var actionFaults = []actionFault{
 		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDropResponse}}
 	}},
 	{name: "timeout", writes: []string{ghsandbox.ModeDelay}, faults: func(a sideEffect) []ghsandbox.Fault {
-		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDelay, DelayMs: int(5 * time.Second / time.Millisecond)}}
+		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeDelay, DelayMs: int((actionToolTimeout + 3*time.Second).Milliseconds())}}
 	}},
 	{name: "5xx", writes: []string{ghsandbox.ModeStatus, ""}, faults: func(a sideEffect) []ghsandbox.Fault {
 		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeStatus, Status: http.StatusBadGateway}}
@@ -182,7 +182,19 @@ func (c actionCase) run(t *testing.T) {
 	step := steps[0]
 	require.Equal(t, api.StepSucceeded, step.Status, step.Error)
 	require.NotEmpty(t, step.ExternalResourceID, "the step holds what it made")
+	c.requireApprovedIfGated(t, snap, step)
+	log := c.s.Sandbox.Requests(t)[since:]
+	c.requireOneEffect(t, runID, step, log)
+	require.Equal(t, 1, toolResults(t, c.s.Client(), runID, step.CallID), "the result joined the conversation once")
+	c.requireReconciled(t, runID, step, log)
+	t.Logf("%s: %s requests %v, %s requests %v", c.f.name, c.a.write, statuses(RequestsFor(log, c.a.write)),
+		c.a.find, statuses(RequestsFor(log, c.a.find)))
+}
 
+// requireApprovedIfGated: a gated step ran on exactly one approval; an
+// ungated one was never put to a person.
+func (c actionCase) requireApprovedIfGated(t *testing.T, snap api.RunSnapshot, step api.AgentStep) {
+	t.Helper()
 	var decided []api.ActionState
 	for _, pa := range snap.Actions {
 		if pa.StepID == step.ID {
@@ -194,8 +206,12 @@ func (c actionCase) run(t *testing.T) {
 	} else {
 		require.Empty(t, decided, "%s is not asked in %s", c.a.tool, c.a.agent)
 	}
+}
 
-	log := c.s.Sandbox.Requests(t)[since:]
+// requireOneEffect checks the effect on the wire (one write performed) and
+// as a user sees it (one comment, review or issue, or each label once).
+func (c actionCase) requireOneEffect(t *testing.T, runID string, step api.AgentStep, log []ghsandbox.RequestRecord) {
+	t.Helper()
 	performed := 0
 	for _, r := range RequestsFor(log, c.a.write) {
 		if r.Status >= 200 && r.Status < 300 {
@@ -212,9 +228,13 @@ func (c actionCase) run(t *testing.T) {
 			require.Equal(t, 1, occurrences(have, label), "label %q once among %v", label, have)
 		}
 	}
-	require.Equal(t, 1, toolResults(t, c.s.Client(), runID, step.CallID), "the result joined the conversation once")
-	// Every fault left the outcome unknown, and the run reconciled rather
-	// than guess: proof that each row took the path it names.
+}
+
+// requireReconciled checks that the row took the path it names: the fault
+// left the step's outcome unknown, and the write requests met the faults the
+// row expects, so that an effect made before the unknown was found, not made again.
+func (c actionCase) requireReconciled(t *testing.T, runID string, step api.AgentStep, log []ghsandbox.RequestRecord) {
+	t.Helper()
 	unknown := 0
 	for _, e := range MustEvents(t, c.s.Client(), runID) {
 		if e.StepID == step.ID && e.Type == api.EventStepStatus && e.Status == string(api.StepOutcomeUnknown) {
@@ -227,8 +247,6 @@ func (c actionCase) run(t *testing.T) {
 		met = append(met, r.Fault)
 	}
 	require.Equal(t, c.f.writes, met, "the faults the %s requests met", c.a.write)
-	t.Logf("%s: %s requests %v, %s requests %v", c.f.name, c.a.write, statuses(RequestsFor(log, c.a.write)),
-		c.a.find, statuses(RequestsFor(log, c.a.find)))
 }
 
 // drive takes the run to completion: it approves each action as alice when
