@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -41,11 +42,20 @@ type Sandbox struct {
 // StartSandbox starts the sandbox with the default fixture and waits until it answers.
 func StartSandbox(t testing.TB, binary string) *Sandbox {
 	t.Helper()
+	return StartSandboxWith(t, binary, nil)
+}
+
+// StartSandboxWith is StartSandbox with more of the sandbox's environment,
+// e.g. SANDBOX_FIXTURE.
+func StartSandboxWith(t testing.TB, binary string, env map[string]string) *Sandbox {
+	t.Helper()
 	addr := testenv.FreeAddress(t)
+	procEnv := map[string]string{"SANDBOX_ADDR": addr}
+	maps.Copy(procEnv, env)
 	proc := StartProcess(t, ProcessSpec{
 		Name:   "ghsandbox",
 		Binary: binary,
-		Env:    map[string]string{"SANDBOX_ADDR": addr},
+		Env:    procEnv,
 	})
 	s := &Sandbox{proc: proc, base: "http://" + addr, http: &http.Client{Timeout: sandboxCallTimeout}}
 	gh, err := ghapi.NewClient(s.APIURL(), "e2e-reader")

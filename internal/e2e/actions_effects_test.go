@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-github/v62/github"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+// pullsFixture is the default fixture with its PR #1 repeated as PRs
+// 1..n, so that each case of a table acts on a pull request of its own:
+// labels, unlike marked comments, cannot tell which run added them.
+func pullsFixture(t *testing.T, n int) string {
+	t.Helper()
+	fx := ghsandbox.DefaultFixture()
+	repo := &fx.Repos[0]
+	first := repo.Pulls[0]
+	repo.Pulls = nil
+	for i := 1; i <= n; i++ {
+		pull := first
+		pull.Number = i
+		repo.Pulls = append(repo.Pulls, pull)
+	}
+	data, err := json.Marshal(fx)
+	if err != nil {
+		t.Fatalf("encode the fixture: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "fixture.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatalf("write the fixture: %v", err)
+	}
+	return path
+}
+
+// runsOwn keeps the IDs of the bodies that carry one of runID's operation markers.
+func runsOwn(runID string, bodies map[string]string) []string {
+	var ids []string
+	for id, body := range bodies {
+		if key, ok := OperationKeyOf(body); ok && RunIDOfKey(key) == runID {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// The readers below see GitHub as a user would, through go-github. They are
+// list requests like the agent's lookups, so a test reads only once the
+// faults it queued on those lookups are spent.
+
+func (s *Sandbox) runComments(t testing.TB, pull int, runID string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
+	defer cancel()
+	page, _, err := s.gh.Issues.ListComments(ctx, RepoOwner, RepoName, pull, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		t.Fatalf("list the comments on #%d: %v", pull, err)
+	}
+	bodies := map[string]string{}
+	for _, c := range page {
+		bodies[strconv.FormatInt(c.GetID(), 10)] = c.GetBody()
+	}
+	return runsOwn(runID, bodies)
+}
+
+func (s *Sandbox) runReviews(t testing.TB, pull int, runID string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
+	defer cancel()
+	page, _, err := s.gh.PullRequests.ListReviews(ctx, RepoOwner, RepoName, pull, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		t.Fatalf("list the reviews of #%d: %v", pull, err)
+	}
+	bodies := map[string]string{}
+	for _, r := range page {
+		bodies[strconv.FormatInt(r.GetID(), 10)] = r.GetBody()
+	}
+	return runsOwn(runID, bodies)
+}
+
+func (s *Sandbox) runIssues(t testing.TB, _ int, runID string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
+	defer cancel()
+	bodies := map[string]string{}
+	opts := &github.IssueListByRepoOptions{State: "all", ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		page, resp, err := s.gh.Issues.ListByRepo(ctx, RepoOwner, RepoName, opts)
+		if err != nil {
+			t.Fatalf("list the issues of %s: %v", PullRepo, err)
+		}
+		for _, is := range page {
+			bodies[strconv.Itoa(is.GetNumber())] = is.GetBody()
+		}
+		if resp.NextPage == 0 {
+			return runsOwn(runID, bodies)
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// pullLabels is every label pull carries, in GitHub's order.
+func (s *Sandbox) pullLabels(t testing.TB, pull int, _ string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
+	defer cancel()
+	page, _, err := s.gh.Issues.ListLabelsByIssue(ctx, RepoOwner, RepoName, pull, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		t.Fatalf("list the labels of #%d: %v", pull, err)
+	}
+	var names []string
+	for _, l := range page {
+		names = append(names, l.GetName())
+	}
+	return names
+}
+
+// toolSteps are the run's steps that called tool.
+func toolSteps(s api.RunSnapshot, tool string) []api.AgentStep {
+	var out []api.AgentStep
+	for _, st := range s.Steps {
+		if st.Type == api.StepToolCall && st.ToolName == tool {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// toolResults counts the tool messages in a run's conversation that answer callID.
+func toolResults(t testing.TB, c client.Client, runID, callID string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), queryTimeout)
+	defer cancel()
+	v, err := c.QueryWorkflow(ctx, runID, "", api.QueryConversation, 0)
+	if err != nil {
+		t.Fatalf("query the conversation of %s: %v", runID, err)
+	}
+	var messages []api.Message
+	if err := v.Get(&messages); err != nil {
+		t.Fatalf("decode the conversation of %s: %v", runID, err)
+	}
+	n := 0
+	for _, m := range messages {
+		if m.Role == api.RoleTool && m.ToolCallID == callID {
+			n++
+		}
+	}
+	return n
+}
