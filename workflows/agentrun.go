@@ -12,6 +12,7 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/workflows/decide"
 	"github.com/agentrun/agentrun/workflows/failure"
 	"github.com/agentrun/agentrun/workflows/options"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
@@ -47,7 +48,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
 	var refused error
-	if cp != nil && w.hardened && !carriedByContinueAsNew(info) {
+	if cp != nil && w.hardened && !decide.CarriedByContinueAsNew(info.ContinuedExecutionRunID, info.CronSchedule) {
 		// A checkpoint is the run's own memory, approvals included; taken
 		// from a start request it would let anyone post an action "already
 		// approved". The run starts empty only to fail where queries see it.
@@ -98,28 +99,11 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	return w, nil
 }
 
-// carriedByContinueAsNew reports whether this run's input came from the
-// previous run of its chain. A cron run also has a previous run, but its input
-// is the original start request's, so it does not count.
-func carriedByContinueAsNew(info *workflow.Info) bool {
-	return info.ContinuedExecutionRunID != "" && info.CronSchedule == ""
-}
-
 func (w *agentRun) registerHandlers(ctx workflow.Context) error {
-	queries := []struct {
-		name    string
-		handler any
-	}{
-		{api.QueryRun, func() (api.RunSnapshot, error) {
-			return view.Snapshot(&w.Checkpoint, workflow.GetInfo(ctx).GetCurrentHistoryLength(), w.in.HistoryThreshold), nil
-		}},
-		{api.QueryEvents, func(since int64) ([]api.Event, error) { return view.EventsSince(&w.Checkpoint, since), nil }},
-		{api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) { return view.StepsPage(&w.Checkpoint, p), nil }},
-		{api.QueryConversation, func(n int) ([]api.Message, error) { return view.ConversationUpTo(&w.Checkpoint, n) }},
-	}
-	for _, q := range queries {
-		if err := workflow.SetQueryHandler(ctx, q.name, q.handler); err != nil {
-			return fmt.Errorf("register %s query: %w", q.name, err)
+	historyLength := func() int { return workflow.GetInfo(ctx).GetCurrentHistoryLength() }
+	for _, q := range view.Queries(&w.Checkpoint, historyLength, w.in.HistoryThreshold) {
+		if err := workflow.SetQueryHandler(ctx, q.Name, q.Handler); err != nil {
+			return fmt.Errorf("register %s query: %w", q.Name, err)
 		}
 	}
 	w.listenForSignals(ctx)
@@ -222,23 +206,17 @@ func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 			w.Run.Outcome = api.OutcomePartial
 		}
 		w.setRunStatus(ctx, api.RunCompleted, api.LabelDone, "")
-		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: w.resultOutcome()}, nil
+		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: view.Result(&w.Checkpoint)}, nil
 	}
 	if ctx.Err() != nil || temporal.IsCanceledError(err) {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		w.cancelOpenWork(dctx)
 		w.setRunStatus(dctx, api.RunCancelled, api.LabelCancelled, "cancelled")
-		return api.RunResult{Status: api.RunCancelled, Outcome: w.resultOutcome()}, temporal.NewCanceledError()
+		return api.RunResult{Status: api.RunCancelled, Outcome: view.Result(&w.Checkpoint)}, temporal.NewCanceledError()
 	}
 	w.Run.Error = err.Error()
 	w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())
-	return api.RunResult{Status: api.RunFailed, Error: err.Error(), Outcome: w.resultOutcome()}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
-}
-
-// resultOutcome is the outcome the run returns, as its snapshot shows it.
-func (w *agentRun) resultOutcome() *api.Outcome {
-	o := view.Outcome(&w.Checkpoint)
-	return &o
+	return api.RunResult{Status: api.RunFailed, Error: err.Error(), Outcome: view.Result(&w.Checkpoint)}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
 }
 
 // cancelOpenWork closes what a cancellation interrupted: waiting actions

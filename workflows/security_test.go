@@ -18,6 +18,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
+	"github.com/agentrun/agentrun/workflows/decide"
 )
 
 // checkpointWaitingForApproval runs generations (each "too long", so each
@@ -89,9 +90,9 @@ func TestCheckpointFromAContinueAsNewIsRestored(t *testing.T) {
 }
 
 func TestOnlyAContinueAsNewCarriesACheckpoint(t *testing.T) {
-	require.False(t, carriedByContinueAsNew(&workflow.Info{}), "a fresh start")
-	require.True(t, carriedByContinueAsNew(&workflow.Info{ContinuedExecutionRunID: "r1"}))
-	require.False(t, carriedByContinueAsNew(&workflow.Info{ContinuedExecutionRunID: "r1", CronSchedule: "* * * * *"}),
+	require.False(t, decide.CarriedByContinueAsNew("", ""), "a fresh start")
+	require.True(t, decide.CarriedByContinueAsNew("r1", ""))
+	require.False(t, decide.CarriedByContinueAsNew("r1", "* * * * *"),
 		"a cron run repeats the start request's input, whoever sent it")
 }
 

@@ -152,3 +152,11 @@ func Lookalike(c api.IgnoredComment) string {
 	return fmt.Sprintf("ignored comment %d by %s: %s",
 		c.CommentID, api.TruncateUTF8(c.Author, maxFieldBytes), api.TruncateUTF8(c.Why, maxFieldBytes))
 }
+
+// CarriedByContinueAsNew reports whether a run's input came from the
+// previous run of its chain (ContinuedExecutionRunID), the only source a
+// checkpoint may come from. A cron run also has a previous run, but its input
+// is the original start request's, so it does not count.
+func CarriedByContinueAsNew(continuedFrom, cronSchedule string) bool {
+	return continuedFrom != "" && cronSchedule == ""
+}

@@ -55,6 +55,12 @@ func Outcome(cp *api.Checkpoint) api.Outcome {
 	return o
 }
 
+// Result is the outcome a run returns, as its snapshot shows it.
+func Result(cp *api.Checkpoint) *api.Outcome {
+	o := Outcome(cp)
+	return &o
+}
+
 func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 	pa := cp.ActionForStep(st.ID)
 	switch {

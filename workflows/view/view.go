@@ -10,6 +10,23 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
+// Query is one of a run's queries: its name and its handler.
+type Query struct {
+	Name    string
+	Handler any
+}
+
+// Queries are the run's queries over cp, which stays the run's state for
+// the run's life; historyLength reads the history's length at query time.
+func Queries(cp *api.Checkpoint, historyLength func() int, historyThreshold int) []Query {
+	return []Query{
+		{api.QueryRun, func() (api.RunSnapshot, error) { return Snapshot(cp, historyLength(), historyThreshold), nil }},
+		{api.QueryEvents, func(since int64) ([]api.Event, error) { return EventsSince(cp, since), nil }},
+		{api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) { return StepsPage(cp, p), nil }},
+		{api.QueryConversation, func(n int) ([]api.Message, error) { return ConversationUpTo(cp, n) }},
+	}
+}
+
 // Snapshot answers the run query; the history's length and threshold come
 // from the workflow.
 func Snapshot(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSnapshot {
