@@ -20,7 +20,7 @@ type Outcome struct {
 type PostedOutcome struct {
 	StepID   string `json:"stepId"`
 	ActionID string `json:"actionId,omitempty"`
-	Tool     string `json:"tool"`
+	Tool     string `json:"tool,omitempty"`
 	Target   string `json:"target"` // what it touched: owner/name#number
 	// ExternalID names what it made (a comment ID, an issue number); URL
 	// is where people see it, empty when the tool or an operator's
@@ -36,7 +36,7 @@ type PostedOutcome struct {
 type DeclinedOutcome struct {
 	StepID   string      `json:"stepId"`
 	ActionID string      `json:"actionId"`
-	Tool     string      `json:"tool"`
+	Tool     string      `json:"tool,omitempty"`
 	Target   string      `json:"target"`
 	State    ActionState `json:"state"` // rejected or expired
 	By       string      `json:"by,omitempty"`
