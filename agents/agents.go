@@ -4,6 +4,7 @@ package agents
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
@@ -33,11 +34,88 @@ const triagePrompt = "You triage GitHub pull requests. Read the pull request and
 // agents. acc may be nil for a registry that only describes (the workflow's
 // side).
 func Builtin(acc ghtools.Access) (*tools.Registry, error) {
+	return BuiltinWith(acc)
+}
+
+// Extension is what a worker adds to the built-in tools and agents: its own
+// tools, grants of tools to agents (built-in or its own), and its own
+// agents. The registry is part of the workflow's determinism, so every
+// worker of a task queue must add the same extensions.
+type Extension struct {
+	// Tools are registered after the built-in tools, in order. A name a
+	// built-in tool has is refused.
+	Tools []ExtraTool
+	// Grants add tools to agents, after the agent's own tools and in order.
+	Grants []Grant
+	// Agents are registered after the built-in agents, over any registered
+	// tool. A name a built-in agent has is refused.
+	Agents []tools.Agent
+}
+
+// ExtraTool is one tool and its gate (tools.Registry.Add).
+type ExtraTool struct {
+	Tool tools.Tool
+	Gate tools.Gate
+}
+
+// Grant offers one more tool to the named agent.
+type Grant struct {
+	Agent string
+	Tool  tools.AgentTool
+}
+
+// BuiltinWith is Builtin with the extensions' tools and agents added, and
+// their grants applied, to the built-in agents too.
+func BuiltinWith(acc ghtools.Access, extensions ...Extension) (*tools.Registry, error) {
 	r := tools.NewRegistry()
-	for _, add := range []struct {
-		tool tools.Tool
-		gate tools.Gate
-	}{
+	for _, add := range builtinTools(acc) {
+		if err := r.Add(add.Tool, add.Gate); err != nil {
+			return nil, fmt.Errorf("built-in tools: %w", err)
+		}
+	}
+	builtin := builtinAgents()
+	var ownAgents []tools.Agent
+	var grants []Grant
+	for _, ext := range extensions {
+		for _, add := range ext.Tools {
+			name := add.Tool.Spec().Name
+			if _, taken := r.Tool(name); taken {
+				return nil, fmt.Errorf("tool %q: the name is taken by a tool registered before it", name)
+			}
+			if err := r.Add(add.Tool, add.Gate); err != nil {
+				return nil, err
+			}
+		}
+		ownAgents = append(ownAgents, ext.Agents...)
+		grants = append(grants, ext.Grants...)
+	}
+	for _, a := range ownAgents {
+		if slices.ContainsFunc(builtin, func(b tools.Agent) bool { return b.Name == a.Name }) {
+			return nil, fmt.Errorf("agent %q: a built-in agent has that name", a.Name)
+		}
+	}
+	all := append(builtin, ownAgents...)
+	for _, g := range grants {
+		i := slices.IndexFunc(all, func(a tools.Agent) bool { return a.Name == g.Agent })
+		if i < 0 {
+			return nil, fmt.Errorf("tool %q is granted to agent %q, which is neither built in nor defined", g.Tool.Name, g.Agent)
+		}
+		// A copy: the built-in definitions are shared by every call.
+		all[i].Tools = append(slices.Clip(all[i].Tools), g.Tool)
+	}
+	for i, a := range all {
+		if err := r.AddAgent(a); err != nil {
+			if i < len(builtin) {
+				return nil, fmt.Errorf("built-in agents: %w", err)
+			}
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func builtinTools(acc ghtools.Access) []ExtraTool {
+	return []ExtraTool{
 		{ghtools.NewGetPullRequest(acc), tools.NeverAsk},
 		{ghtools.NewListPullRequestFiles(acc), tools.NeverAsk},
 		{ghtools.NewCreateIssueComment(acc), tools.AlwaysAsk},
@@ -46,31 +124,25 @@ func Builtin(acc ghtools.Access) (*tools.Registry, error) {
 		// says whether a person looks first.
 		{ghtools.NewAddLabels(acc), tools.AgentDecides},
 		{ghtools.NewCreateIssue(acc), tools.AlwaysAsk},
-	} {
-		if err := r.Add(add.tool, add.gate); err != nil {
-			return nil, fmt.Errorf("built-in tools: %w", err)
-		}
 	}
+}
+
+func builtinAgents() []tools.Agent {
 	reads := []tools.AgentTool{{Name: api.ToolGetPullRequest}, {Name: api.ToolListPullRequestFiles}}
-	for _, a := range []tools.Agent{
+	return []tools.Agent{
 		{
 			Name: PRReview, SystemPrompt: reviewPrompt, Task: "Review pull request",
-			Tools: append(reads[:len(reads):len(reads)],
+			Tools: append(slices.Clip(reads),
 				tools.AgentTool{Name: api.ToolCreateIssueComment, Ask: true},
 				tools.AgentTool{Name: api.ToolCreatePullRequestReview, Ask: true}),
 		},
 		{
 			Name: Triage, SystemPrompt: triagePrompt, Task: "Triage pull request", BatchApproval: true,
-			Tools: append(reads[:len(reads):len(reads)],
+			Tools: append(slices.Clip(reads),
 				tools.AgentTool{Name: api.ToolAddLabels},
 				tools.AgentTool{Name: api.ToolCreateIssue, Ask: true, Optional: true}),
 		},
-	} {
-		if err := r.AddAgent(a); err != nil {
-			return nil, fmt.Errorf("built-in agents: %w", err)
-		}
 	}
-	return r, nil
 }
 
 // MustBuiltin is Builtin for a process that cannot start without it.

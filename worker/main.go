@@ -69,6 +69,22 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	logger.Info("GitHub target",
 		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin,
 		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
+	// Before the Temporal connection: a tool set that cannot be served
+	// stops the worker before it takes a task.
+	toolset, err := agentworker.LoadTools(ctx, cfg, acts, logOutput)
+	if err != nil {
+		return err
+	}
+	// Deferred before the connection's close, so it runs after it: the
+	// stopped worker's activities are done with the MCP servers by then.
+	defer func() {
+		if err := toolset.Close(); err != nil {
+			logger.Warn("closing the MCP connections", "err", err)
+		}
+	}()
+	if len(toolset.Extra) > 0 {
+		logger.Info("tools from AGENT_TOOLS_FILE", "tools", strings.Join(toolset.Extra, ","))
+	}
 	conn, err := startup.Connect(ctx, cfg.Telemetry, nil, cfg.Temporal, logger)
 	if err != nil {
 		return err

@@ -67,6 +67,9 @@ type Config struct {
 	// Deployment is the Worker Deployment Version the worker polls as; the
 	// zero value (AGENT_VERSIONING=off) is unversioned.
 	Deployment Deployment
+	// Tools is AGENT_TOOLS_FILE read and checked; nil serves the built-in
+	// tools and agents only.
+	Tools *ToolsFile
 }
 
 // ServiceName names the worker in its spans unless OTEL_SERVICE_NAME does.
@@ -109,6 +112,9 @@ func workerSettings() []config.Setting[Config] {
 		{Name: openai.EnvOrg, Description: "the OpenAI organization (optional)",
 			Parse: func(c *Config, v string) error { c.OpenAI.Organization = v; return nil }},
 		{Name: "LOG_FORMAT", Default: LogText, Description: "text or json", Parse: parseLogFormat},
+		{Name: "AGENT_TOOLS_FILE", Description: "a JSON file of MCP servers, http_request tools and agents to serve besides the built-in ones " +
+			"(docs/tools.md); every worker of a task queue must load the same file; default none",
+			Parse: parseToolsFile},
 		{Name: "AGENT_STOP_TIMEOUT", Default: DefaultStopTimeout.String(), Description: "on SIGTERM, how long activities in flight may finish before they are cancelled",
 			Parse: parseStopTimeout},
 	}
@@ -160,6 +166,14 @@ func parseLogFormat(c *Config, v string) error {
 		return fmt.Errorf("%q is neither text nor json", v)
 	}
 	return nil
+}
+
+func parseToolsFile(c *Config, v string) (err error) {
+	if v == "" {
+		return nil
+	}
+	c.Tools, err = ReadToolsFile(v)
+	return err
 }
 
 func parseStopTimeout(c *Config, v string) error {

@@ -1,0 +1,153 @@
+package agentworker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/ghtools"
+	"github.com/agentrun/agentrun/tools/mcptool"
+)
+
+// mcpConnectTimeout bounds one MCP server's start (or reach) and tool list.
+const mcpConnectTimeout = 30 * time.Second
+
+// Toolset is the registry a worker serves and the MCP connections its tools
+// call through, which Close ends (a stdio server's process with them).
+type Toolset struct {
+	Registry *tools.Registry
+	// Extra names the tools the file added, in registration order.
+	Extra []string
+	conns []*mcptool.Conn
+}
+
+// Close closes every MCP connection.
+func (s *Toolset) Close() error {
+	var errs []error
+	for _, c := range s.conns {
+		errs = append(errs, c.Close())
+	}
+	s.conns = nil
+	return errors.Join(errs...)
+}
+
+// LoadTools gives acts the registry of cfg's tools file (AGENT_TOOLS_FILE):
+// the built-in tools and agents over acts' GitHub access, extended with the
+// file's. Without a file it leaves acts.Tools to registration's default and
+// returns an empty Toolset. The caller closes the Toolset once the worker
+// has stopped.
+func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcpStderr io.Writer) (*Toolset, error) {
+	if cfg.Tools == nil {
+		return &Toolset{}, nil
+	}
+	set, err := ConnectTools(ctx, cfg.Tools, activities.NewGitHubAccess(acts), mcpStderr)
+	if err != nil {
+		return nil, err
+	}
+	acts.Tools = set.Registry
+	return set, nil
+}
+
+// ConnectTools connects to each of f's MCP servers and builds the registry
+// over acc, all or nothing: a server that cannot be reached, or that lists a
+// tool agentrun cannot serve, fails it, with every connection made so far
+// closed. mcpStderr receives the stdio servers' standard error (nil
+// discards it).
+func ConnectTools(ctx context.Context, f *ToolsFile, acc ghtools.Access, mcpStderr io.Writer) (*Toolset, error) {
+	set := &Toolset{}
+	ext, err := f.connect(ctx, set, mcpStderr)
+	if err == nil {
+		set.Registry, err = agents.BuiltinWith(acc, ext)
+		if err != nil {
+			err = f.errorf("", "%w", err)
+		}
+	}
+	if err != nil {
+		_ = set.Close()
+		return nil, err
+	}
+	return set, nil
+}
+
+// connect makes the extension: the HTTP tools, then each server's tools,
+// then the file's agents, each name checked with its JSON path.
+func (f *ToolsFile) connect(ctx context.Context, set *Toolset, mcpStderr io.Writer) (agents.Extension, error) {
+	var ext agents.Extension
+	builtin := agents.MustBuiltin(nil)
+	taken := func(name string) bool {
+		_, ok := builtin.Tool(name)
+		return ok || slices.Contains(set.Extra, name)
+	}
+	add := func(t tools.Tool, gate tools.Gate, grants []AgentGrant) {
+		name := t.Spec().Name
+		ext.Tools = append(ext.Tools, agents.ExtraTool{Tool: t, Gate: gate})
+		set.Extra = append(set.Extra, name)
+		for _, g := range grants {
+			ext.Grants = append(ext.Grants, agents.Grant{Agent: g.Name, Tool: tools.AgentTool{Name: name, Ask: g.ask()}})
+		}
+	}
+	for i, h := range f.HTTPTools {
+		// AgentDecides: each agent's grant says whether it asks (unset: it does).
+		add(f.httpTools[i], tools.AgentDecides, h.Agents)
+	}
+	for i, s := range f.MCPServers {
+		at := fmt.Sprintf("mcpServers[%d]", i)
+		served, err := connectServer(ctx, s.Server, mcpStderr)
+		if served.conn != nil {
+			set.conns = append(set.conns, served.conn)
+		}
+		if err != nil {
+			return ext, f.errorf(at, "%w", err)
+		}
+		for _, r := range served.tools {
+			if name := r.Tool.Spec().Name; taken(name) {
+				return ext, f.errorf(at, "MCP tool %q: the name is taken by another tool", name)
+			}
+			add(r.Tool, r.Gate, s.Agents)
+		}
+	}
+	for i, a := range f.Agents {
+		agent := tools.Agent{Name: a.Name, SystemPrompt: a.SystemPrompt, Task: a.Task, MaxSteps: a.MaxSteps, BatchApproval: a.BatchApproval}
+		for j, name := range a.Tools {
+			if !taken(name) {
+				return ext, f.errorf(fmt.Sprintf("agents[%d].tools[%d]", i, j), "no tool is named %q", name)
+			}
+			// Ask: an agent the file defines asks for its AgentDecides
+			// actions; a grant with ask false is how one is let through.
+			agent.Tools = append(agent.Tools, tools.AgentTool{Name: name, Ask: true})
+		}
+		ext.Agents = append(ext.Agents, agent)
+	}
+	return ext, nil
+}
+
+type servedMCP struct {
+	conn  *mcptool.Conn
+	tools []mcptool.Registered
+}
+
+func connectServer(ctx context.Context, s mcptool.Server, stderr io.Writer) (servedMCP, error) {
+	ctx, cancel := context.WithTimeout(ctx, mcpConnectTimeout)
+	defer cancel()
+	s.Stderr = stderr
+	conn, err := mcptool.Connect(ctx, s)
+	if err != nil {
+		return servedMCP{}, err
+	}
+	listed, err := conn.Tools()
+	if err != nil {
+		// All or nothing: serving the rest would give the agents another
+		// tool set than the operator listed.
+		return servedMCP{conn: conn}, fmt.Errorf("a tool cannot be served: %w", err)
+	}
+	if len(listed) == 0 {
+		return servedMCP{conn: conn}, fmt.Errorf("MCP server %s lists no tools", s.Name)
+	}
+	return servedMCP{conn: conn, tools: listed}, nil
+}
