@@ -70,6 +70,9 @@ type Config struct {
 	// Tools is AGENT_TOOLS_FILE read and checked; nil serves the built-in
 	// tools and agents only.
 	Tools *ToolsFile
+	// ChildEnv is what stdio MCP servers get of the worker's environment:
+	// PATH and HOME.
+	ChildEnv []string
 }
 
 // ServiceName names the worker in its spans unless OTEL_SERVICE_NAME does.
@@ -115,6 +118,10 @@ func workerSettings() []config.Setting[Config] {
 		{Name: "AGENT_TOOLS_FILE", Description: "a JSON file of MCP servers, http_request tools and agents to serve besides the built-in ones " +
 			"(docs/tools.md); every worker of a task queue must load the same file; default none",
 			Parse: parseToolsFile},
+		{Name: "PATH", Description: "handed to stdio MCP servers, which get no other variable of the worker's but HOME and their own env",
+			Parse: func(c *Config, v string) error { c.ChildEnv = appendSet(c.ChildEnv, "PATH", v); return nil }},
+		{Name: "HOME", Description: "handed to stdio MCP servers, as PATH is",
+			Parse: func(c *Config, v string) error { c.ChildEnv = appendSet(c.ChildEnv, "HOME", v); return nil }},
 		{Name: "AGENT_STOP_TIMEOUT", Default: DefaultStopTimeout.String(), Description: "on SIGTERM, how long activities in flight may finish before they are cancelled",
 			Parse: parseStopTimeout},
 	}
@@ -136,6 +143,14 @@ func finish(c *Config, get func(string) string) error {
 		return err
 	}
 	return finishDeployment(&c.Deployment)
+}
+
+// appendSet appends key=v to env when v is set.
+func appendSet(env []string, key, v string) []string {
+	if v == "" {
+		return env
+	}
+	return append(env, key+"="+v)
 }
 
 func gitHubFields(c *Config) (apiURL, token *string) { return &c.GitHubAPIURL, &c.GitHubToken }

@@ -46,6 +46,9 @@ func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcp
 	if cfg.Tools == nil {
 		return &Toolset{}, nil
 	}
+	for i := range cfg.Tools.MCPServers {
+		cfg.Tools.MCPServers[i].BaseEnv = cfg.ChildEnv
+	}
 	set, err := ConnectTools(ctx, cfg.Tools, activities.NewGitHubAccess(acts), mcpStderr)
 	if err != nil {
 		return nil, err

@@ -26,10 +26,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -46,10 +46,13 @@ type Server struct {
 	Name string `json:"name"`
 	// Command runs a stdio server: the program and its arguments.
 	Command []string `json:"command,omitempty"`
-	// Env is the stdio server's whole environment ("KEY=value"), with PATH
-	// and HOME added from the worker's when Env sets none: the worker's own
-	// secrets (GitHub token, model keys) never reach a server by accident.
+	// Env is the stdio server's whole environment ("KEY=value"), with the
+	// BaseEnv entries it sets none of: the worker's own secrets (GitHub
+	// token, model keys) never reach a server by accident.
 	Env []string `json:"env,omitempty"`
+	// BaseEnv is what the worker hands every stdio server ("PATH=...",
+	// "HOME=..."), from its own settings; no variable is read here.
+	BaseEnv []string `json:"-"`
 	// Stderr receives a stdio server's standard error; nil discards it.
 	Stderr io.Writer `json:"-"`
 	// URL is a streamable HTTP server's endpoint.
@@ -228,16 +231,16 @@ func (c *Conn) transport() mcp.Transport {
 	}
 	// Not exec.CommandContext: the server outlives the call that started it.
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
-	cmd.Env = childEnv(s.Env)
+	cmd.Env = childEnv(s.Env, s.BaseEnv)
 	cmd.Stderr = s.Stderr
 	return &mcp.CommandTransport{Command: cmd}
 }
 
-func childEnv(env []string) []string {
+func childEnv(env, base []string) []string {
 	out := append([]string{}, env...)
-	for _, k := range []string{"PATH", "HOME"} {
-		if v, ok := os.LookupEnv(k); ok && !hasKey(env, k) {
-			out = append(out, k+"="+v)
+	for _, kv := range base {
+		if k, _, ok := strings.Cut(kv, "="); ok && !hasKey(env, k) {
+			out = append(out, kv)
 		}
 	}
 	return out

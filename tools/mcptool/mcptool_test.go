@@ -252,6 +252,7 @@ func TestAStdioServerGetsOnlyItsOwnEnvironment(t *testing.T) {
 	var s mcptool.Server
 	cfg := fmt.Sprintf(`{"name":"kv","command":[%q],"env":[%q,"MCPTOOL_VISIBLE=yes"]}`, os.Args[0], serverMode+"=plain")
 	require.NoError(t, json.Unmarshal([]byte(cfg), &s))
+	s.BaseEnv = []string{"PATH=/usr/bin:/bin", "MCPTOOL_VISIBLE=overridden"}
 	_, byName := connect(t, s)
 	env := func(name string) string {
 		out, err := byName["kv__env"].Tool.Execute(callCtx(t), tools.Call{Args: mustJSON(t, map[string]string{"name": name})})
@@ -259,8 +260,8 @@ func TestAStdioServerGetsOnlyItsOwnEnvironment(t *testing.T) {
 		return readContent(t, out).Text
 	}
 	assert.Equal(t, "", env("AGENTRUN_TEST_SECRET"), "the worker's secrets stay in the worker")
-	assert.Equal(t, "yes", env("MCPTOOL_VISIBLE"))
-	assert.NotEmpty(t, env("PATH"))
+	assert.Equal(t, "yes", env("MCPTOOL_VISIBLE"), "the server's own env wins over the worker's base")
+	assert.Equal(t, "/usr/bin:/bin", env("PATH"), "the base the worker hands over, not the process's own")
 }
 
 func TestServerConfigIsCheckedBeforeAnythingStarts(t *testing.T) {
