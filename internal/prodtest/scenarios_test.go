@@ -84,7 +84,7 @@ func twoWorkersOneKilled(t *testing.T, s *stack) {
 		n := createsSoFar(t, s) - createsBefore
 		return struct{}{}, n == 1, fmt.Sprintf("%d new create_comment requests", n)
 	})
-	posting := runningActivity(t, s.client(), runID, api.ActivityCreateIssueComment, workers...)
+	posting := runningActivity(t, s.client(), runID, workers...)
 
 	posting.Kill()
 

@@ -9,6 +9,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/e2e"
 	"github.com/agentrun/agentrun/internal/prodstack"
 )
@@ -57,9 +58,12 @@ func (s *stack) startWorker(t *testing.T, queue string) *e2e.Process {
 // runningActivity is the worker process running the run's activity of this
 // type: the one to kill. Temporal names the worker by its identity, which
 // the SDK starts with the process ID.
-func runningActivity(t *testing.T, c client.Client, runID, activityType string, workers ...*e2e.Process) *e2e.Process {
+// runningActivity is the worker running the action's attempt of runID (an
+// activity the run named "<step>.create-<attempt>", api.StepActivityID).
+func runningActivity(t *testing.T, c client.Client, runID string, workers ...*e2e.Process) *e2e.Process {
 	t.Helper()
-	return e2e.Eventually(t, runTimeout, activityType+" of "+runID+" to be started by a worker", func() (*e2e.Process, bool, string) {
+	const activityType = api.ActivityExecuteTool
+	return e2e.Eventually(t, runTimeout, "the action's attempt of "+runID+" to be started by a worker", func() (*e2e.Process, bool, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		desc, err := c.DescribeWorkflowExecution(ctx, runID, "")
@@ -67,7 +71,7 @@ func runningActivity(t *testing.T, c client.Client, runID, activityType string, 
 			return nil, false, err.Error()
 		}
 		for _, a := range desc.GetPendingActivities() {
-			if a.GetActivityType().GetName() != activityType {
+			if a.GetActivityType().GetName() != activityType || !strings.Contains(a.GetActivityId(), ".create-") {
 				continue
 			}
 			for _, w := range workers {
