@@ -80,13 +80,16 @@ func waitingHarness(t *testing.T, perms PermissionChecker, approvers ...string) 
 	return h
 }
 
+// act1Hash is waitingRun's act-1 input: the hash of its preview.
+var act1Hash = api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "Looks good, but `fmt.Println` is left in cache.go.")
+
 // waitingRun is a run waiting on action act-1, created 1 h before testNow
 // and expiring 23 h after it.
 func waitingRun(approvers ...string) api.RunSnapshot {
 	action := api.PendingAction{
 		ID: "act-1", StepID: "step-3", ToolName: "create_issue_comment",
 		Preview: "Looks good, but `fmt.Println` is left in cache.go.", Target: "acme/widgets#1",
-		State: api.ActionWaiting, RequestedBy: "agent", Approvers: approvers,
+		ArgsHash: act1Hash, State: api.ActionWaiting, RequestedBy: "agent", Approvers: approvers,
 		CreatedAt: testNow.Add(-time.Hour), ExpiresAt: testNow.Add(23 * time.Hour),
 	}
 	return api.RunSnapshot{

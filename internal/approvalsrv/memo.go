@@ -51,7 +51,7 @@ func decisionMemoKey(runID, actionID string, in request.Decision, channel string
 
 // decisionMemoBody is what a repeat must ask for again to be a repeat.
 func decisionMemoBody(in request.Decision) string {
-	return in.Decision + "\x00" + in.Reason
+	return in.Decision + "\x00" + in.Reason + "\x00" + in.ArgsHash
 }
 
 // resolveMemoBody is what a repeated resolve must ask for again.

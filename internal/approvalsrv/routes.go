@@ -78,6 +78,7 @@ func (s *Server) routes() []route {
 	formGuard := http.NewCrossOriginProtection()
 	table := []route{
 		{"POST /v1/runs/{runId}/actions/{actionId}/decision", credentialSigned, onMain, http.HandlerFunc(s.handleSignedDecision)},
+		{"POST /v1/runs/{runId}/decision", credentialSigned, onMain, http.HandlerFunc(s.handleSignedBatch)},
 		{"POST /v1/runs/{runId}/steps/{stepId}/resolve", credentialSigned, onMain, http.HandlerFunc(s.handleSignedResolve)},
 		{"POST /v1/runs", credentialSigned, onMain, http.HandlerFunc(s.handleStartRun)},
 		{"GET /v1/runs", credentialSigned, onMain, http.HandlerFunc(s.handleListRuns)},

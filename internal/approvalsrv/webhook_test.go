@@ -100,7 +100,7 @@ func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "LGTM\n/agentrun approve act-1\n").payload(t))
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "github-comment:9001", Channel: "GitHub comment"}},
+	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", ArgsHash: act1Hash, Decision: "approve", Approver: "alice", RequestID: "github-comment:9001", Channel: "GitHub comment"}},
 		h.runs.approvalSignals())
 }
 
