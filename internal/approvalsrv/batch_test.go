@@ -26,7 +26,7 @@ func twoWaitingRun(batches bool, approvers ...string) api.RunSnapshot {
 	second.ID, second.StepID, second.ArgsHash = "act-2", "step-4", act2Hash
 	second.ToolName, second.Preview = "create_issue", "File an issue: TODO in cache.go."
 	snap.Actions = append(snap.Actions, second)
-	snap.PendingAction = &second
+	snap.PendingAction = &snap.Actions[1]
 	snap.Run.Agent = "pr-review"
 	if batches {
 		snap.Run.Agent, snap.Run.BatchApproval = "triage", true

@@ -50,6 +50,11 @@ func (s *Server) decideForm(ctx context.Context, runID, actionID string, req req
 	return s.decideOnce(ctx, decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
 }
 
+// decideBatchForm is decideBatchOnce for the run page's "approve all" form.
+func (s *Server) decideBatchForm(ctx context.Context, runID string, req request.Batch) answer.Outcome {
+	return s.decideBatchOnce(ctx, runID, req, channelWeb)
+}
+
 // decide checks a decision through the run query and, when it can count,
 // sends the approval signal. The workflow checks again: the query only spares
 // people a signal that would be ignored and tells them why.

@@ -40,11 +40,9 @@ func TestApprovalsListsEveryWaitingActionAcrossRuns(t *testing.T) {
 	sooner := waitingRun()
 	sooner.PendingAction.ID = "act-2"
 	sooner.PendingAction.ExpiresAt = testNow.Add(time.Hour)
-	sooner.Actions = []api.PendingAction{*sooner.PendingAction}
 	h.runs.put("run-2", sooner)
 	decided := waitingRun()
 	decided.PendingAction.State = api.ActionApproved
-	decided.Actions = []api.PendingAction{*decided.PendingAction}
 	h.runs.put("run-3", decided)
 	running := waitingRun()
 	running.Run.Status = api.RunRunning

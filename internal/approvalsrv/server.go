@@ -86,7 +86,8 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	s.pages, err = pages.New(pages.Options{
 		Runs: opts.Runs, Inbox: s.inbox.list, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
-		CSRF: csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
+		DecideBatch: s.decideBatchForm,
+		CSRF:        csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("approval server: %w", err)
