@@ -27,7 +27,7 @@ func (s *Server) handleSignedBatch(w http.ResponseWriter, r *http.Request) {
 // decision with one requestId are two requests.
 func (s *Server) decideBatchOnce(ctx context.Context, runID string, req request.Batch, channel string) answer.Outcome {
 	key := decisionMemoKey(runID, batchMemoID(req.Actions), req.Decision, channel)
-	return s.answers.do(key, decisionMemoBody(req.Decision), func() answer.Outcome { return s.decideBatch(ctx, runID, req, channel) })
+	return s.answers.Do(key, decisionMemoBody(req.Decision), func() answer.Outcome { return s.decideBatch(ctx, runID, req, channel) })
 }
 
 func batchMemoID(refs []api.ActionRef) string {

@@ -42,7 +42,7 @@ type decisionInput struct {
 // sends nothing; the same requestId with another decision or reason is 409.
 func (s *Server) decideOnce(ctx context.Context, in decisionInput) answer.Outcome {
 	key := decisionMemoKey(in.RunID, in.ActionID, in.Request, in.Channel)
-	return s.answers.do(key, decisionMemoBody(in.Request), func() answer.Outcome { return s.decide(ctx, in) })
+	return s.answers.Do(key, decisionMemoBody(in.Request), func() answer.Outcome { return s.decide(ctx, in) })
 }
 
 // decideForm is decideOnce for the run page's form.

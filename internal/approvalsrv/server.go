@@ -45,8 +45,8 @@ type Server struct {
 	now         func() time.Time
 	streams     *sse.Hub
 	inbox       *inboxCache
-	answers     *answerMemo
-	deliveries  *answerMemo
+	answers     *answer.Memo
+	deliveries  *answer.Memo
 	refusals    *refusal.Keeper
 	pages       *pages.Pages
 	codec       http.Handler
@@ -79,8 +79,8 @@ func New(cfg Config, opts Options) (*Server, error) {
 		now:         opts.Now,
 		streams:     sse.NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
 		inbox:       newInboxCache(opts.Runs, opts.Now),
-		answers:     newAnswerMemo(rememberedAnswers),
-		deliveries:  newAnswerMemo(rememberedAnswers),
+		answers:     answer.NewMemo(rememberedAnswers),
+		deliveries:  answer.NewMemo(rememberedAnswers),
 		refusals:    refusal.NewKeeper(opts.Runs, opts.Now),
 		codec:       opts.Codec,
 	}
