@@ -12,11 +12,17 @@ import (
 // snapshotQueries bounds the run queries one listing sends at once.
 const snapshotQueries = 8
 
-// PendingApproval is one entry of the approval inbox.
+// PendingApproval is one entry of the approval inbox: one waiting action.
 type PendingApproval struct {
-	RunID       string    `json:"runId"`
-	ActionID    string    `json:"actionId"`
-	Tool        string    `json:"tool"`
+	RunID    string `json:"runId"`
+	ActionID string `json:"actionId"`
+	// ArgsHash is the action's input, which a decision may be bound to.
+	ArgsHash string `json:"argsHash"`
+	Tool     string `json:"tool"`
+	// Agent is the run's agent; Batch, whether it takes one decision on
+	// several of its waiting actions.
+	Agent       string    `json:"agent,omitempty"`
+	Batch       bool      `json:"batch,omitempty"`
 	Repo        string    `json:"repo"`
 	PullNumber  int       `json:"pullNumber"`
 	Target      string    `json:"target"`
@@ -56,37 +62,48 @@ func PendingApprovals(ctx context.Context, src InboxSource) ([]PendingApproval, 
 		if f.err != nil {
 			continue
 		}
-		if entry, ok := pendingApprovalOf(f.runID, f.snap); ok {
-			inbox = append(inbox, entry)
-		}
+		inbox = append(inbox, pendingApprovalsOf(f.runID, f.snap)...)
 	}
 	sort.SliceStable(inbox, func(i, j int) bool { return inbox[i].ExpiresAt.Before(inbox[j].ExpiresAt) })
 	return inbox, nil
 }
 
-func pendingApprovalOf(runID string, snap api.RunSnapshot) (PendingApproval, bool) {
-	a := snap.PendingAction
-	if a == nil || a.State != api.ActionWaiting {
-		return PendingApproval{}, false
+// pendingApprovalsOf is one entry per waiting action of the run: a model
+// turn may propose several actions at once, each decided on its own.
+func pendingApprovalsOf(runID string, snap api.RunSnapshot) []PendingApproval {
+	actions := snap.Actions
+	if len(actions) == 0 && snap.PendingAction != nil {
+		// A snapshot from before Actions lists only the newest.
+		actions = []api.PendingAction{*snap.PendingAction}
 	}
-	approvers := a.Approvers
-	if len(approvers) == 0 {
-		approvers = snap.Run.Approvers
+	var entries []PendingApproval
+	for _, a := range actions {
+		if a.State != api.ActionWaiting {
+			continue
+		}
+		approvers := a.Approvers
+		if len(approvers) == 0 {
+			approvers = snap.Run.Approvers
+		}
+		entries = append(entries, PendingApproval{
+			RunID:       runID,
+			ActionID:    a.ID,
+			ArgsHash:    a.ArgsHash,
+			Tool:        a.ToolName,
+			Agent:       snap.Run.Agent,
+			Repo:        snap.Run.Repo,
+			PullNumber:  snap.Run.PullNumber,
+			Target:      a.Target,
+			Preview:     a.Preview,
+			RequestedBy: a.RequestedBy,
+			Approvers:   approvers,
+			CreatedAt:   a.CreatedAt,
+			ExpiresAt:   a.ExpiresAt,
+			Label:       snap.Label,
+			Batch:       snap.Run.BatchApproval,
+		})
 	}
-	return PendingApproval{
-		RunID:       runID,
-		ActionID:    a.ID,
-		Tool:        a.ToolName,
-		Repo:        snap.Run.Repo,
-		PullNumber:  snap.Run.PullNumber,
-		Target:      a.Target,
-		Preview:     a.Preview,
-		RequestedBy: a.RequestedBy,
-		Approvers:   approvers,
-		CreatedAt:   a.CreatedAt,
-		ExpiresAt:   a.ExpiresAt,
-		Label:       snap.Label,
-	}, true
+	return entries
 }
 
 // found is one answer of snapshots.

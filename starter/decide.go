@@ -13,7 +13,7 @@ import (
 )
 
 const (
-	approveSynopsis = "approve RUN_ID --action ID --as LOGIN [--reason TEXT]"
+	approveSynopsis = "approve RUN_ID (--action ID | --all) --as LOGIN [--reason TEXT]"
 	rejectSynopsis  = "reject RUN_ID --action ID --as LOGIN --reason TEXT"
 )
 
@@ -25,6 +25,8 @@ type decideCommand struct {
 	actionID string
 	as       string
 	reason   string
+	// all approves every waiting action of the run (approve only).
+	all bool
 }
 
 func (c *decideCommand) synopsis() string {
@@ -42,6 +44,9 @@ func (c *decideCommand) flags() *flag.FlagSet {
 	fs.StringVar(&c.actionID, "action", "", "the pending action's `ID` (see `starter status`)")
 	fs.StringVar(&c.as, "as", "", "your GitHub `LOGIN`")
 	fs.StringVar(&c.reason, "reason", "", "why (required to reject)")
+	if c.approve {
+		fs.BoolVar(&c.all, "all", false, "approve every waiting action of the run: as one batch when its agent takes batches, else one by one")
+	}
 	return fs
 }
 
@@ -49,6 +54,9 @@ func (c *decideCommand) Run(ctx context.Context, args []string) error {
 	sig, runID, err := c.parse(args)
 	if err != nil {
 		return err
+	}
+	if c.all {
+		return c.approveAll(ctx, runID, sig)
 	}
 	send := func(ctx context.Context, rc *runclient.Client, runID string) error { return rc.Decide(ctx, runID, sig) }
 	return signalOpenRun(ctx, c.env, runID, send, func(ev api.Event) bool {
@@ -67,7 +75,9 @@ func (c *decideCommand) parse(args []string) (api.ApprovalSignal, string, error)
 		return api.ApprovalSignal{}, "", err
 	}
 	switch {
-	case strings.TrimSpace(c.actionID) == "":
+	case c.all && strings.TrimSpace(c.actionID) != "":
+		err = errors.New("--all approves every waiting action; leave out --action")
+	case !c.all && strings.TrimSpace(c.actionID) == "":
 		err = errors.New("--action is required")
 	case strings.TrimSpace(c.as) == "":
 		err = errors.New("--as is required")

@@ -29,7 +29,7 @@ func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
 	}
 	runID, stepID := r.PathValue("runId"), r.PathValue("stepId")
 	key := "resolve\x00" + runID + "\x00" + stepID + "\x00" + req.RequestID
-	answer.Write(w, s.answers.do(key, resolveMemoBody(req), func() answer.Outcome {
+	answer.Write(w, s.answers.Do(key, resolveMemoBody(req), func() answer.Outcome {
 		return s.resolve(r.Context(), runID, stepID, req)
 	}))
 }

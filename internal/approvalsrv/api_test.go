@@ -21,7 +21,7 @@ func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, map[string]string{"status": "signal sent"}, replyOf(t, resp))
-	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "req-1", Channel: "signed API"}},
+	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", ArgsHash: act1Hash, Decision: "approve", Approver: "alice", RequestID: "req-1", Channel: "signed API"}},
 		h.runs.approvalSignals())
 }
 
@@ -31,7 +31,7 @@ func TestSignedRejectCarriesItsReason(t *testing.T) {
 	resp := h.signedPost(decisionPath, decisionBody(t, "reject", "carol", "too harsh", "req-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "reject", Approver: "carol", Reason: "too harsh", RequestID: "req-1", Channel: "signed API"}},
+	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", ArgsHash: act1Hash, Decision: "reject", Approver: "carol", Reason: "too harsh", RequestID: "req-1", Channel: "signed API"}},
 		h.runs.approvalSignals())
 }
 

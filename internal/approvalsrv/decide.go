@@ -42,12 +42,17 @@ type decisionInput struct {
 // sends nothing; the same requestId with another decision or reason is 409.
 func (s *Server) decideOnce(ctx context.Context, in decisionInput) answer.Outcome {
 	key := decisionMemoKey(in.RunID, in.ActionID, in.Request, in.Channel)
-	return s.answers.do(key, decisionMemoBody(in.Request), func() answer.Outcome { return s.decide(ctx, in) })
+	return s.answers.Do(key, decisionMemoBody(in.Request), func() answer.Outcome { return s.decide(ctx, in) })
 }
 
 // decideForm is decideOnce for the run page's form.
 func (s *Server) decideForm(ctx context.Context, runID, actionID string, req request.Decision) answer.Outcome {
 	return s.decideOnce(ctx, decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
+}
+
+// decideBatchForm is decideBatchOnce for the run page's "approve all" form.
+func (s *Server) decideBatchForm(ctx context.Context, runID string, req request.Batch) answer.Outcome {
+	return s.decideBatchOnce(ctx, runID, req, channelWeb)
 }
 
 // decide checks a decision through the run query and, when it can count,
@@ -84,17 +89,37 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSna
 	if !o.OK() {
 		return s.refuse(ctx, logger, in, o)
 	}
-	if o := s.checkActionOpen(action); !o.OK() {
+	if o := s.checkDecidable(action, in.Request.ArgsHash); !o.OK() {
 		return s.refuse(ctx, logger, in, o)
 	}
-	sig := api.ApprovalSignal{
+	return s.sendDecision(ctx, logger, in, api.ApprovalSignal{
 		ActionID:  in.ActionID,
+		ArgsHash:  action.ArgsHash,
 		Decision:  in.Request.Decision,
 		Approver:  approver,
 		Reason:    in.Request.Reason,
 		RequestID: in.Request.RequestID,
 		Channel:   in.Channel,
+	})
+}
+
+// checkDecidable is checkActionOpen, then the input: a decision made on a
+// preview whose argsHash is no longer the action's is refused, so that a
+// stale page or script cannot approve what its person did not see. An
+// empty argsHash is a channel that showed no hash (a GitHub comment); the
+// signal then carries the hash the server authorised.
+func (s *Server) checkDecidable(action *api.PendingAction, argsHash string) answer.Outcome {
+	if o := s.checkActionOpen(action); !o.OK() {
+		return o
 	}
+	if argsHash != "" && argsHash != action.ArgsHash {
+		return answer.Refused(http.StatusConflict, fmt.Sprintf("action %s no longer has the input (argsHash) this decision was made on; read the action again", action.ID))
+	}
+	return answer.Accepted("")
+}
+
+// sendDecision sends an authorised decision to the run.
+func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, sig api.ApprovalSignal) answer.Outcome {
 	if err := s.runs.Decide(ctx, in.RunID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
 			// Nothing can be recorded in a closed run.

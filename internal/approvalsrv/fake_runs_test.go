@@ -171,18 +171,31 @@ func (f *fakeRuns) Decide(ctx context.Context, runID string, sig api.ApprovalSig
 	}
 	f.approvals = append(f.approvals, sig)
 	snap := f.snaps[runID]
-	if a := snap.PendingAction; a != nil && a.ID == sig.ActionID && a.State == api.ActionWaiting {
-		decided := *a
-		decided.State = api.ActionApproved
-		if sig.Decision == api.DecisionReject {
-			decided.State = api.ActionRejected
+	for _, ref := range append([]api.ActionRef{{ActionID: sig.ActionID}}, sig.Batch...) {
+		if a := snap.PendingAction; a != nil && a.ID == ref.ActionID && a.State == api.ActionWaiting {
+			decided := decidedBy(*a, sig)
+			snap.PendingAction = &decided
 		}
-		decided.DecidedBy = sig.Approver
-		decided.RequestKeys = append(slices.Clone(a.RequestKeys), api.RequestKey(sig.Channel, sig.Approver, sig.RequestID))
-		snap.PendingAction = &decided
-		f.snaps[runID] = snap
+		snap.Actions = slices.Clone(snap.Actions)
+		for i, a := range snap.Actions {
+			if a.ID == ref.ActionID && a.State == api.ActionWaiting {
+				snap.Actions[i] = decidedBy(a, sig)
+			}
+		}
 	}
+	f.snaps[runID] = snap
 	return nil
+}
+
+// decidedBy is a as the workflow leaves it after applying sig.
+func decidedBy(a api.PendingAction, sig api.ApprovalSignal) api.PendingAction {
+	a.State = api.ActionApproved
+	if sig.Decision == api.DecisionReject {
+		a.State = api.ActionRejected
+	}
+	a.DecidedBy = sig.Approver
+	a.RequestKeys = append(slices.Clone(a.RequestKeys), api.RequestKey(sig.Channel, sig.Approver, sig.RequestID))
+	return a
 }
 
 func (f *fakeRuns) Resolve(ctx context.Context, runID string, sig api.ResolveSignal) error {

@@ -80,15 +80,19 @@ func waitingHarness(t *testing.T, perms PermissionChecker, approvers ...string) 
 	return h
 }
 
+// act1Hash is waitingRun's act-1 input: the hash of its preview.
+var act1Hash = api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "Looks good, but `fmt.Println` is left in cache.go.")
+
 // waitingRun is a run waiting on action act-1, created 1 h before testNow
 // and expiring 23 h after it.
 func waitingRun(approvers ...string) api.RunSnapshot {
 	action := api.PendingAction{
 		ID: "act-1", StepID: "step-3", ToolName: "create_issue_comment",
 		Preview: "Looks good, but `fmt.Println` is left in cache.go.", Target: "acme/widgets#1",
-		State: api.ActionWaiting, RequestedBy: "agent", Approvers: approvers,
+		ArgsHash: act1Hash, State: api.ActionWaiting, RequestedBy: "agent", Approvers: approvers,
 		CreatedAt: testNow.Add(-time.Hour), ExpiresAt: testNow.Add(23 * time.Hour),
 	}
+	actions := []api.PendingAction{action}
 	return api.RunSnapshot{
 		Run: api.Run{
 			Repo: "acme/widgets", PullNumber: 1, Approvers: approvers, Status: api.RunWaitingForUser,
@@ -98,8 +102,10 @@ func waitingRun(approvers ...string) api.RunSnapshot {
 			{ID: "step-2", Sequence: 2, Type: api.StepToolCall, ToolName: "get_pull_request", Status: api.StepSucceeded, Attempt: 2, DurationMs: 2300, Error: "attempt 1: connection reset"},
 			{ID: "step-3", Sequence: 3, Type: api.StepHumanApproval, Status: api.StepWaitingForApproval, Attempt: 1},
 		},
-		PendingAction: &action,
-		Actions:       []api.PendingAction{action},
+		// PendingAction is the newest of Actions, as in a real snapshot: a
+		// test that changes it changes the run's list too.
+		PendingAction: &actions[0],
+		Actions:       actions,
 		Label:         "Waiting for approval to comment on acme/widgets#1",
 	}
 }

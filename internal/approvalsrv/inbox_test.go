@@ -1,12 +1,17 @@
 package approvalsrv
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 func (h *harness) listings() int {
@@ -75,4 +80,41 @@ func TestInboxFailureIsNotKept(t *testing.T) {
 
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Contains(t, readAll(t, resp), `"runId":"run-1"`)
+}
+
+func TestInboxListsEachWaitingActionOfARunOnItsOwnRowWithOneQueryPerRun(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", twoWaitingRun(true))
+	h.runs.put("run-2", waitingRun())
+	decided := twoWaitingRun(true)
+	decided.Actions[0].State = api.ActionApproved
+	h.runs.put("run-3", decided)
+
+	resp := h.get("/v1/approvals", nil)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var body struct{ Approvals []runclient.PendingApproval }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&body))
+	snapshots, _, _, listings := h.runs.counts()
+	page := readAll(t, h.get("/", nil))
+
+	rows := map[string][]string{}
+	for _, a := range body.Approvals {
+		rows[a.RunID] = append(rows[a.RunID], a.ActionID)
+	}
+	require.Equal(t, map[string][]string{"run-1": {"act-1", "act-2"}, "run-2": {"act-1"}, "run-3": {"act-2"}}, rows)
+	for _, a := range body.Approvals {
+		if a.RunID == "run-1" && a.ActionID == "act-2" {
+			require.Equal(t, runclient.PendingApproval{
+				RunID: "run-1", ActionID: "act-2", ArgsHash: act2Hash, Tool: "create_issue", Agent: "triage", Batch: true,
+				Repo: "acme/widgets", PullNumber: 1, Target: "acme/widgets#1", Preview: "File an issue: TODO in cache.go.",
+				RequestedBy: "agent", CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt, Label: a.Label,
+			}, a)
+		}
+	}
+	require.Equal(t, 3, snapshots, "one run query per waiting run, however many actions it has")
+	require.Equal(t, 1, listings)
+	require.Equal(t, 4, strings.Count(page, `class="card"`), "the page has the same rows")
+	require.Contains(t, page, "acme/widgets#1: create_issue</a>")
+	require.Contains(t, page, "agent triage")
+	require.Contains(t, page, "File an issue: TODO in cache.go.")
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
@@ -42,7 +41,7 @@ func TestOverlappingRepeatsOfOneRequestSendOneSignal(t *testing.T) {
 	// memo all n would be signalled.
 	h.runs.signalGate = func(int) {
 		waitUntil(func() bool {
-			return h.server.answers.repeats.Load() >= n-1 || h.runs.signalCallCount() >= n
+			return h.server.answers.Repeats() >= n-1 || h.runs.signalCallCount() >= n
 		}, 10*time.Second)
 	}
 
@@ -123,42 +122,4 @@ func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.
 		"logins compare case-insensitively, as in the workflow")
 	require.NotEqual(t, decisionMemoKey("run-1", "act-1", req, channelAPI), decisionMemoKey("run-1", "act-1", req, channelWeb))
 	require.Contains(t, decisionMemoKey("run-1", "act-1", req, channelAPI), api.RequestKey(channelAPI, "alice", "r-1"))
-}
-
-func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
-	m := newAnswerMemo(2)
-	calls := map[string]int{}
-	answerFor := func(key string) answer.Outcome {
-		return m.do(key, "", func() answer.Outcome { calls[key]++; return answer.Accepted(key) })
-	}
-	release := make(chan struct{})
-	inFlight := make(chan answer.Outcome)
-	go func() {
-		inFlight <- m.do("slow", "", func() answer.Outcome { <-release; return answer.Accepted("slow") })
-	}()
-	require.True(t, waitUntil(func() bool { m.mu.Lock(); defer m.mu.Unlock(); return len(m.answers) == 1 }, 10*time.Second))
-
-	answerFor("a")
-	answerFor("b")
-	answerFor("c")
-	close(release)
-	require.Equal(t, answer.Accepted("slow"), <-inFlight)
-	require.Equal(t, answer.Accepted("slow"), m.do("slow", "", func() answer.Outcome { return answer.Accepted("again") }),
-		"an answer still being computed when it was the oldest is kept")
-	answerFor("d")
-	answerFor("a")
-	answerFor("d")
-	require.Equal(t, 2, calls["a"], "past the cap the oldest answer is forgotten")
-	require.Equal(t, 1, calls["d"], "the newest answer is remembered")
-}
-
-func TestMemoForgetsServerFailuresSoThatARetryIsReal(t *testing.T) {
-	m := newAnswerMemo(10)
-	first := m.do("k", "", func() answer.Outcome { return answer.Refused(http.StatusInternalServerError, "internal error") })
-	second := m.do("k", "", func() answer.Outcome { return answer.Accepted("sent") })
-	third := m.do("k", "", func() answer.Outcome { return answer.Accepted("twice") })
-
-	require.Equal(t, http.StatusInternalServerError, first.Code)
-	require.Equal(t, answer.Accepted("sent"), second)
-	require.Equal(t, answer.Accepted("sent"), third)
 }

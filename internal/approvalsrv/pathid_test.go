@@ -43,10 +43,10 @@ func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
 // The check reads the path as ServeMux does; the rules themselves are
 // request's (TestPathIDRulesAcceptTheIDsRunsHave).
 func TestPathIDCheckReadsOnlyTheRoutesIDs(t *testing.T) {
-	require.EqualError(t, pathIDsError("/runs/run%zz"), "runId is not a valid path segment")
-	require.NoError(t, pathIDsError("/v1/approvals"))
-	require.NoError(t, pathIDsError("/static/app.js"))
-	require.NoError(t, pathIDsError("/v1/runs/run-1/events"))
-	require.Error(t, pathIDsError("/v1/runs/run%60x/events"))
-	require.Error(t, pathIDsError("/v1/runs/run-1/actions/step-4/decision"))
+	require.EqualError(t, request.PathIDsError("/runs/run%zz"), "runId is not a valid path segment")
+	require.NoError(t, request.PathIDsError("/v1/approvals"))
+	require.NoError(t, request.PathIDsError("/static/app.js"))
+	require.NoError(t, request.PathIDsError("/v1/runs/run-1/events"))
+	require.Error(t, request.PathIDsError("/v1/runs/run%60x/events"))
+	require.Error(t, request.PathIDsError("/v1/runs/run-1/actions/step-4/decision"))
 }

@@ -78,6 +78,7 @@ func (s *Server) routes() []route {
 	formGuard := http.NewCrossOriginProtection()
 	table := []route{
 		{"POST /v1/runs/{runId}/actions/{actionId}/decision", credentialSigned, onMain, http.HandlerFunc(s.handleSignedDecision)},
+		{"POST /v1/runs/{runId}/decision", credentialSigned, onMain, http.HandlerFunc(s.handleSignedBatch)},
 		{"POST /v1/runs/{runId}/steps/{stepId}/resolve", credentialSigned, onMain, http.HandlerFunc(s.handleSignedResolve)},
 		{"POST /v1/runs", credentialSigned, onMain, http.HandlerFunc(s.handleStartRun)},
 		{"GET /v1/runs", credentialSigned, onMain, http.HandlerFunc(s.handleListRuns)},
@@ -90,6 +91,7 @@ func (s *Server) routes() []route {
 		{"GET /runs/{runId}/panel", credentialPage, onMain, http.HandlerFunc(s.pages.Panel)},
 		{"GET /runs/{runId}/events", credentialPage, onMain, http.HandlerFunc(s.handleEvents)},
 		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.Form))},
+		{"POST /runs/{runId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.BatchForm))},
 		{"POST /github/webhook", credentialGitHub, onWebhook, http.HandlerFunc(s.handleWebhook)},
 		{"GET /healthz", credentialOpen, onMain | onWebhook, http.HandlerFunc(handleHealth)},
 		{"GET /static/", credentialOpen, onMain, pages.Static()},

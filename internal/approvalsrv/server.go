@@ -45,8 +45,8 @@ type Server struct {
 	now         func() time.Time
 	streams     *sse.Hub
 	inbox       *inboxCache
-	answers     *answerMemo
-	deliveries  *answerMemo
+	answers     *answer.Memo
+	deliveries  *answer.Memo
 	refusals    *refusal.Keeper
 	pages       *pages.Pages
 	codec       http.Handler
@@ -79,14 +79,15 @@ func New(cfg Config, opts Options) (*Server, error) {
 		now:         opts.Now,
 		streams:     sse.NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
 		inbox:       newInboxCache(opts.Runs, opts.Now),
-		answers:     newAnswerMemo(rememberedAnswers),
-		deliveries:  newAnswerMemo(rememberedAnswers),
+		answers:     answer.NewMemo(rememberedAnswers),
+		deliveries:  answer.NewMemo(rememberedAnswers),
 		refusals:    refusal.NewKeeper(opts.Runs, opts.Now),
 		codec:       opts.Codec,
 	}
 	s.pages, err = pages.New(pages.Options{
 		Runs: opts.Runs, Inbox: s.inbox.list, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
-		CSRF: csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
+		DecideBatch: s.decideBatchForm,
+		CSRF:        csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("approval server: %w", err)

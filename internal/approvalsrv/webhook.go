@@ -79,7 +79,7 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 	// Anyone can comment on a public pull request, so comments have a memo of
 	// their own: a flood of them cannot push signed API answers out.
 	key := decisionMemoKey("", in.ActionID, in.Request, in.Channel)
-	return s.deliveries.do(key, decisionMemoBody(in.Request), func() answer.Outcome {
+	return s.deliveries.Do(key, decisionMemoBody(in.Request), func() answer.Outcome {
 		return s.commentDecision(ctx, logger.With("action", cmd.ActionID), in, event)
 	})
 }

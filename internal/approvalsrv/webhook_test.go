@@ -100,7 +100,7 @@ func TestCommentApproveByListedApproverSendsTheSignal(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "LGTM\n/agentrun approve act-1\n").payload(t))
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", Decision: "approve", Approver: "alice", RequestID: "github-comment:9001", Channel: "GitHub comment"}},
+	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-1", ArgsHash: act1Hash, Decision: "approve", Approver: "alice", RequestID: "github-comment:9001", Channel: "GitHub comment"}},
 		h.runs.approvalSignals())
 }
 
@@ -462,4 +462,15 @@ func TestCommandWhenTheRunQueryFailsAnswers503AndARedeliveryWorks(t *testing.T) 
 
 	require.Equal(t, http.StatusAccepted, again.StatusCode)
 	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+func TestCommentOnARunWithTwoWaitingActionsDecidesTheNamedOneBoundToItsInput(t *testing.T) {
+	h := newHarness(t, testConfig(), sandboxPermissions(t))
+	h.runs.put("run-1", twoWaitingRun(true, "alice"))
+
+	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-2").payload(t))
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, []api.ApprovalSignal{{ActionID: "act-2", ArgsHash: act2Hash, Decision: "approve", Approver: "alice", RequestID: "github-comment:9001", Channel: "GitHub comment"}},
+		h.runs.approvalSignals(), "the comment names only the action; the server binds it to the input the run shows")
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
@@ -18,6 +19,7 @@ var formNotices = map[string]string{
 	"400": "The form was incomplete: a rejection needs a reason.",
 	"403": "You may not decide this action.",
 	"404": "This action is not part of the run.",
+	"422": "This run's agent takes one decision per action, or an action is not part of the run.",
 	"409": "The action was already decided or has expired.",
 	"502": "Your permission could not be checked; try again.",
 	"503": "The run could not be reached; try again.",
@@ -37,7 +39,44 @@ const (
 // authenticated it; only dev mode without that user lets a person type a name.
 func (s *Pages) Form(w http.ResponseWriter, r *http.Request) {
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
-	o, stale := s.formDecision(w, r, runID, actionID)
+	req, o, stale := s.formRequest(w, r)
+	if o.OK() {
+		req.ArgsHash = r.PostForm.Get("argsHash")
+		if o = validForm(req.Validate()); o.OK() {
+			o = s.opts.Decide(r.Context(), runID, actionID, req)
+		}
+	}
+	s.answerForm(w, r, runID, o, stale)
+}
+
+// BatchForm serves the run page's "approve all" form:
+// POST /runs/{runId}/decision, with an actionId and an argsHash field for
+// each action, in the same order.
+func (s *Pages) BatchForm(w http.ResponseWriter, r *http.Request) {
+	runID := r.PathValue("runId")
+	req, o, stale := s.formRequest(w, r)
+	if o.OK() {
+		batch := request.Batch{Decision: req}
+		ids, hashes := r.PostForm["actionId"], r.PostForm["argsHash"]
+		if len(ids) != len(hashes) {
+			o = answer.Refused(http.StatusBadRequest, "each actionId needs its argsHash")
+		}
+		for i := 0; o.OK() && i < len(ids); i++ {
+			batch.Actions = append(batch.Actions, api.ActionRef{ActionID: ids[i], ArgsHash: hashes[i]})
+		}
+		if o.OK() {
+			o = validForm(batch.Validate())
+		}
+		if o.OK() {
+			o = s.opts.DecideBatch(r.Context(), runID, batch)
+		}
+	}
+	s.answerForm(w, r, runID, o, stale)
+}
+
+// answerForm answers a script with JSON, and a browser without script with
+// the run page again, carrying a notice.
+func (s *Pages) answerForm(w http.ResponseWriter, r *http.Request, runID string, o answer.Outcome, stale bool) {
 	if answer.WantsJSON(r) {
 		answer.Write(w, o)
 		return
@@ -50,38 +89,44 @@ func (s *Pages) Form(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, target, http.StatusSeeOther)
 }
 
-// formDecision also reports whether the form was stale (its CSRF token no
-// longer checks out), which the page words differently from a refusal.
-func (s *Pages) formDecision(w http.ResponseWriter, r *http.Request, runID, actionID string) (answer.Outcome, bool) {
+// formRequest reads what every decision form posts (CSRF token, approver,
+// decision, reason, requestId); it also reports whether the form was stale
+// (its CSRF token no longer checks out), which the page words differently
+// from a refusal.
+func (s *Pages) formRequest(w http.ResponseWriter, r *http.Request) (request.Decision, answer.Outcome, bool) {
 	if !answer.HasMediaType(r, "application/x-www-form-urlencoded") {
-		return answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
+		return request.Decision{}, answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBodyBytes)
 	if err := r.ParseForm(); err != nil {
-		return answer.Refused(http.StatusBadRequest, "could not read the form"), false
+		return request.Decision{}, answer.Refused(http.StatusBadRequest, "could not read the form"), false
 	}
 	if !s.opts.CSRF.Valid(r, r.PostForm.Get("csrf")) {
-		return answer.Refused(http.StatusForbidden, staleFormMessage), true
+		return request.Decision{}, answer.Refused(http.StatusForbidden, staleFormMessage), true
 	}
 	approver := s.viewer(r).Identity
 	if approver == "" && s.opts.InsecureDev && s.opts.IdentityHeader == "" {
 		approver = strings.TrimSpace(r.PostForm.Get("approver"))
 	}
 	if approver == "" {
-		return answer.Refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
+		return request.Decision{}, answer.Refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
 	}
-	req := request.Decision{
+	return request.Decision{
 		Decision:  r.PostForm.Get("decision"),
 		Approver:  approver,
 		Reason:    strings.TrimSpace(r.PostForm.Get("reason")),
 		RequestID: r.PostForm.Get("requestId"),
+	}, answer.Accepted(""), false
+}
+
+// validForm is a validation error as the form's answer.
+func validForm(err error) answer.Outcome {
+	if err == nil {
+		return answer.Accepted("")
 	}
-	if err := req.Validate(); err != nil {
-		var bad *request.Invalid
-		if !errors.As(err, &bad) {
-			return answer.Refused(http.StatusBadRequest, "bad request"), false
-		}
-		return answer.Refused(http.StatusBadRequest, bad.Problem), false
+	var bad *request.Invalid
+	if !errors.As(err, &bad) {
+		return answer.Refused(http.StatusBadRequest, "bad request")
 	}
-	return s.opts.Decide(r.Context(), runID, actionID, req), false
+	return answer.Refused(http.StatusBadRequest, bad.Problem)
 }

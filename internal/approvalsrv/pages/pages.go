@@ -53,7 +53,9 @@ type Options struct {
 	ActionOpen func(action *api.PendingAction) answer.Outcome
 	// Decide takes the form's decision, as the server takes any other.
 	Decide func(ctx context.Context, runID, actionID string, req request.Decision) answer.Outcome
-	CSRF   *auth.CSRFGuard
+	// DecideBatch takes the "approve all" form's decision.
+	DecideBatch func(ctx context.Context, runID string, req request.Batch) answer.Outcome
+	CSRF        *auth.CSRFGuard
 	// IdentityHeader and InsecureDev are the server's configuration: who
 	// the viewer is, and whether a typed name may stand in for it.
 	IdentityHeader string
@@ -181,20 +183,13 @@ type runView struct {
 	// snapshot has none.
 	ShowOutcome bool
 	Steps       []api.AgentStep
-	Action      *actionView
-	Refusals    []refusal.Refusal
-	Viewer      viewer
-	CSRF        string
-	RequestID   string
-	Notice      string
-}
-
-type actionView struct {
-	api.PendingAction
-	// Key changes whenever the action's form must be redrawn.
-	Key       string
-	Open      bool
-	Approvers []string
+	// Actions are the run's waiting actions, each with its own form, or
+	// else its newest action; Batch is the "approve all" form.
+	Actions  []actionView
+	Batch    *batchView
+	Refusals []refusal.Refusal
+	Viewer   viewer
+	Notice   string
 }
 
 type viewer struct {
@@ -207,7 +202,7 @@ type viewer struct {
 func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
 	steps := append([]api.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
-	return runView{
+	view := runView{
 		RunID:       runID,
 		Title:       "Run " + runID,
 		Snap:        snap,
@@ -217,13 +212,13 @@ func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, statusText(snap.Run.Status)),
 		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
 		Steps:       steps,
-		Action:      s.actionView(snap),
 		Refusals:    s.pageRefusals(runID, snap, events),
 		Viewer:      s.viewer(r),
-		CSRF:        s.opts.CSRF.Token(w, r),
-		RequestID:   "web-" + auth.RandomToken(),
 		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
 	}
+	form := formView{RunID: runID, CSRF: s.opts.CSRF.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer}
+	view.Actions, view.Batch = s.actionViews(snap, form)
+	return view
 }
 
 // formNotice is what a browser without script sees after its form post. A
@@ -236,24 +231,6 @@ func (s *Pages) formNotice(result string, snap api.RunSnapshot) string {
 		}
 	}
 	return formNotices[result]
-}
-
-func (s *Pages) actionView(snap api.RunSnapshot) *actionView {
-	a := snap.PendingAction
-	if a == nil {
-		return nil
-	}
-	approvers := a.Approvers
-	if len(approvers) == 0 {
-		approvers = snap.Run.Approvers
-	}
-	open := a.State == api.ActionWaiting && s.opts.Now().Before(a.ExpiresAt) && !snap.Run.Status.IsTerminal()
-	return &actionView{
-		PendingAction: *a,
-		Key:           fmt.Sprintf("%s/%s/%t", a.ID, a.State, open),
-		Open:          open,
-		Approvers:     approvers,
-	}
 }
 
 func (s *Pages) viewer(r *http.Request) viewer {

@@ -1,6 +1,9 @@
 package request
 
 import (
+	"net/url"
+	"strings"
+
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -41,4 +44,40 @@ func plainID(id string) bool {
 		}
 	}
 	return true
+}
+
+// pathIDNames maps the path segment that precedes an ID to the ID's name.
+var pathIDNames = map[string]string{"runs": "runId", "actions": "actionId", "steps": "stepId"}
+
+// PathIDsError checks every runId, actionId and stepId of a path under
+// /runs/ or /v1/runs/, each segment unescaped on its own as ServeMux does,
+// so that it checks exactly what PathValue returns.
+func PathIDsError(escapedPath string) error {
+	rest, ok := strings.CutPrefix(escapedPath, "/v1")
+	if !ok {
+		rest = escapedPath
+	}
+	if !strings.HasPrefix(rest, "/runs/") {
+		return nil
+	}
+	segments := strings.Split(strings.TrimPrefix(rest, "/"), "/")
+	for i := 0; i+1 < len(segments); i += 2 {
+		name, ok := pathIDNames[segments[i]]
+		if !ok {
+			return nil
+		}
+		id, err := url.PathUnescape(segments[i+1])
+		if err != nil {
+			return Invalidf("%s is not a valid path segment", name)
+		}
+		if name == "actionId" {
+			err = CheckActionID(id)
+		} else {
+			err = CheckPathID(name, id)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -31,6 +31,10 @@ type Decision struct {
 	Approver  string `json:"approver"`
 	Reason    string `json:"reason,omitempty"`
 	RequestID string `json:"requestId"`
+	// ArgsHash, when set, is the input (api.PendingAction.ArgsHash) the
+	// caller saw and decided on; the server refuses it once the action's
+	// input is another.
+	ArgsHash string `json:"argsHash,omitempty"`
 }
 
 // Resolve is the body of POST /v1/runs/{runId}/steps/{stepId}/resolve.
@@ -82,7 +86,26 @@ func (req Decision) Validate() error {
 	if err := checkRequestID(req.RequestID); err != nil {
 		return err
 	}
+	if req.ArgsHash != "" {
+		if err := CheckArgsHash("argsHash", req.ArgsHash); err != nil {
+			return err
+		}
+	}
 	return checkReason(req.Decision, req.Reason)
+}
+
+// argsHashLength is a sha256 in hex, as api.ArgsHash and api.ToolArgsHash
+// make it.
+const argsHashLength = 64
+
+// CheckArgsHash is the rule for an argsHash, wherever it comes from.
+func CheckArgsHash(field, hash string) error {
+	if len(hash) != argsHashLength || strings.IndexFunc(hash, func(r rune) bool {
+		return (r < '0' || r > '9') && (r < 'a' || r > 'f')
+	}) >= 0 {
+		return Invalidf("%s must be %d lowercase hex digits (the action's argsHash)", field, argsHashLength)
+	}
+	return nil
 }
 
 // ParseResolve parses and validates a resolve body.

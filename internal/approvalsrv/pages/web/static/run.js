@@ -19,10 +19,12 @@
   // reopen gives the form back after the run ignored a decision: the
   // action is still open, so someone (maybe with another name) may decide.
   function reopen() {
-    var form = panel.querySelector("form.decision");
-    if (!sent || !form) return;
+    var forms = panel.querySelectorAll("form.decision");
+    if (!sent || !forms.length) return;
     sent = false;
-    form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+    forms.forEach(function (form) {
+      form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+    });
     say("The run did not take that decision; see Refused or ignored.");
   }
 

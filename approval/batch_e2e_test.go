@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model/offline"
+)
+
+// twoTodosPull is a pull request of acme/widgets whose added lines hold two
+// TODOs: the triage agent proposes two issues in one turn.
+const twoTodosPull = 3
+
+// twoTodosSandbox serves the default fixture plus that pull request, and a
+// worker on its own queue whose GitHub tools call it.
+func (s *stack) twoTodosSandbox(queue string) *ghsandbox.Server {
+	s.t.Helper()
+	f := ghsandbox.DefaultFixture()
+	pull := f.Repos[0].Pulls[0]
+	pull.Number, pull.Title, pull.Body = twoTodosPull, "Retry widget lookups", "Retries a failed lookup, with two things left to do."
+	pull.HeadRef, pull.Comments = "feature/retry", nil
+	pull.Files = []ghsandbox.FixtureFile{{Filename: "lookup/retry.go", Status: "added", Patch: "@@ -0,0 +1,8 @@\n" +
+		"+package lookup\n+\n+// TODO: give up after a deadline, not a count\n+const attempts = 3\n+\n" +
+		"+func retry(f func() error) error {\n+\t// TODO: back off between attempts\n+\treturn f()\n+}"}}
+	f.Repos[0].Pulls = append(f.Repos[0].Pulls, pull)
+	sandbox := ghsandbox.New(f)
+	srv := httptest.NewServer(sandbox)
+	s.t.Cleanup(srv.Close)
+	gh, err := ghapi.NewClient(srv.URL, "sandbox-token")
+	require.NoError(s.t, err)
+	w := agentworker.NewWithActivities(s.temporal, queue, &activities.Activities{GitHub: gh, BotLogin: sandbox.BotLogin(), Model: offline.NewReviewer()})
+	require.NoError(s.t, w.Start())
+	s.t.Cleanup(w.Stop)
+	return sandbox
+}
+
+func (s *stack) signedBatch(runID string, req request.Batch) (int, map[string]string) {
+	s.t.Helper()
+	body, err := json.Marshal(req)
+	require.NoError(s.t, err)
+	httpReq, err := http.NewRequest(http.MethodPost, s.approval.URL+"/v1/runs/"+runID+"/decision", bytes.NewReader(body))
+	require.NoError(s.t, err)
+	httpReq.Header.Set("Content-Type", "application/json")
+	auth.SignRequest(httpReq, []byte(e2eSecret), body, time.Now())
+	return s.send(httpReq)
+}
+
+func TestTriageRunApprovedAsOneBatchFilesEachIssueExactlyOnce(t *testing.T) {
+	s := startStack(t)
+	const queue, runID = "approval-e2e-triage", "triage-batch-1"
+	sandbox := s.twoTodosSandbox(queue)
+	_, err := s.temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName,
+		api.RunInput{Repo: "acme/widgets", PullNumber: twoTodosPull, UserID: "carol", Agent: agents.Triage, Approvers: []string{"alice"}})
+	require.NoError(t, err)
+	var refs []api.ActionRef
+	require.Eventually(t, func() bool {
+		snap, ok := s.snapshot(runID)
+		refs = nil
+		for _, a := range snap.Actions {
+			if a.State == api.ActionWaiting {
+				refs = append(refs, api.ActionRef{ActionID: a.ID, ArgsHash: a.ArgsHash})
+			}
+		}
+		return ok && len(refs) == 2
+	}, waitLong, 50*time.Millisecond, "run %s never had two actions waiting", runID)
+	require.Empty(t, sandbox.Issues("acme", "widgets"), "nothing is filed before approval")
+	require.Eventually(t, func() bool { return s.inboxHas(refs[0].ActionID) && s.inboxHas(refs[1].ActionID) }, waitLong, 100*time.Millisecond,
+		"the inbox never listed both actions")
+	page := s.page("/runs/" + runID)
+	require.Contains(t, page, "Approve all 2")
+
+	stale := []api.ActionRef{refs[0], {ActionID: refs[1].ActionID, ArgsHash: strings.Repeat("0", 64)}}
+	staleCode, staleAnswer := s.signedBatch(runID, request.Batch{Decision: request.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-stale"}, Actions: stale})
+	require.Equal(t, http.StatusConflict, staleCode, staleAnswer)
+
+	req := request.Batch{Decision: request.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-batch"}, Actions: refs}
+	code, answer := s.signedBatch(runID, req)
+	require.Equal(t, http.StatusAccepted, code, answer)
+	repeatCode, _ := s.signedBatch(runID, req)
+	require.Equal(t, http.StatusAccepted, repeatCode)
+
+	s.followEvents(runID)
+	snap, ok := s.snapshot(runID)
+	require.True(t, ok)
+	require.Equal(t, api.RunCompleted, snap.Run.Status, snap.Run.Error)
+	require.Len(t, snap.Actions, 2)
+	for _, a := range snap.Actions {
+		require.Equal(t, api.ActionApproved, a.State, a.ID)
+		require.Equal(t, "alice", a.DecidedBy)
+	}
+	sigs := s.approvalSignals(runID)
+	require.Len(t, sigs, 1, "one signal for the batch")
+	require.Equal(t, refs[0], api.ActionRef{ActionID: sigs[0].ActionID, ArgsHash: sigs[0].ArgsHash})
+	require.Equal(t, refs[1:], sigs[0].Batch)
+	issues := sandbox.Issues("acme", "widgets")
+	require.Len(t, issues, 2, "each issue filed exactly once")
+	require.NotEqual(t, issues[0].Body, issues[1].Body)
+	for _, is := range issues {
+		require.Contains(t, is.Body, "<!-- agent-operation:")
+	}
+}
+
+// approvalSignals are the approval signals the run's history holds.
+func (s *stack) approvalSignals(runID string) []api.ApprovalSignal {
+	s.t.Helper()
+	var sigs []api.ApprovalSignal
+	iter := s.temporal.GetWorkflowHistory(context.Background(), runID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for iter.HasNext() {
+		ev, err := iter.Next()
+		require.NoError(s.t, err)
+		attrs := ev.GetWorkflowExecutionSignaledEventAttributes()
+		if attrs == nil || attrs.GetSignalName() != api.SignalApproval {
+			continue
+		}
+		var sig api.ApprovalSignal
+		require.NoError(s.t, converter.GetDefaultDataConverter().FromPayloads(attrs.GetInput(), &sig))
+		sigs = append(sigs, sig)
+	}
+	return sigs
+}

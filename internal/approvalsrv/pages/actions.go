@@ -1,0 +1,99 @@
+package pages
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+type actionView struct {
+	api.PendingAction
+	// Key changes whenever the action's form must be redrawn.
+	Key       string
+	Open      bool
+	Approvers []string
+	// Suffix keeps the element IDs of the second and later actions apart;
+	// the first keeps the plain ones (#preview, #reason).
+	Suffix string
+	Form   formView
+}
+
+// formView is what one decision form posts besides the person's choice.
+type formView struct {
+	RunID     string
+	ActionID  string
+	ArgsHash  string
+	CSRF      string
+	RequestID string
+	Suffix    string
+	Viewer    viewer
+}
+
+// batchView is the form that approves every open action of the run at once,
+// each bound to the input its preview on this page shows.
+type batchView struct {
+	Form formView
+	Refs []api.ActionRef
+	Key  string
+}
+
+// actionViews lists the run's waiting actions, oldest first, or, when none
+// waits, its newest action, so that the page still says what became of it.
+// A run whose agent takes batches gets an "approve all" form over two or
+// more open actions.
+func (s *Pages) actionViews(snap api.RunSnapshot, form formView) ([]actionView, *batchView) {
+	var actions []api.PendingAction
+	for _, a := range snap.Actions {
+		if a.State == api.ActionWaiting {
+			actions = append(actions, a)
+		}
+	}
+	if len(actions) == 0 && snap.PendingAction != nil {
+		actions = []api.PendingAction{*snap.PendingAction}
+	}
+	views := make([]actionView, len(actions))
+	var open []api.ActionRef
+	for i, a := range actions {
+		views[i] = s.actionView(snap, a, form, i)
+		if views[i].Open {
+			open = append(open, api.ActionRef{ActionID: a.ID, ArgsHash: a.ArgsHash})
+		}
+	}
+	if !snap.Run.BatchApproval || len(open) < 2 {
+		return views, nil
+	}
+	open = open[:min(len(open), api.MaxBatch)]
+	batch := &batchView{Form: form, Refs: open}
+	batch.Form.RequestID, batch.Form.Suffix = form.RequestID+"-all", "-all"
+	keys := make([]string, len(open))
+	for i, ref := range open {
+		keys[i] = ref.ActionID + "=" + ref.ArgsHash
+	}
+	batch.Key = strings.Join(keys, ",")
+	return views, batch
+}
+
+func (s *Pages) actionView(snap api.RunSnapshot, a api.PendingAction, form formView, i int) actionView {
+	approvers := a.Approvers
+	if len(approvers) == 0 {
+		approvers = snap.Run.Approvers
+	}
+	open := a.State == api.ActionWaiting && s.opts.Now().Before(a.ExpiresAt) && !snap.Run.Status.IsTerminal()
+	suffix := ""
+	if i > 0 {
+		suffix = fmt.Sprintf("-%d", i+1)
+	}
+	form.ActionID, form.ArgsHash, form.Suffix = a.ID, a.ArgsHash, suffix
+	// Each form is its own request: the run remembers a requestId per
+	// action, and the batch names several.
+	form.RequestID += suffix
+	return actionView{
+		PendingAction: a,
+		Key:           fmt.Sprintf("%s/%s/%t", a.ID, a.State, open),
+		Open:          open,
+		Approvers:     approvers,
+		Suffix:        suffix,
+		Form:          form,
+	}
+}

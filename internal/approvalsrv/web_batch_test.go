@@ -1,0 +1,143 @@
+package approvalsrv
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+const batchPagePath = "/runs/run-1/decision"
+
+var formTag = regexp.MustCompile(`(?s)<form class="decision" method="post" action="([^"]+)">(.*?)</form>`)
+var hiddenInput = regexp.MustCompile(`<input type="hidden" name="([a-zA-Z]+)" value="([^"]*)">`)
+
+// pageForms are the run page's decision forms, by action URL, each with
+// its hidden fields in page order.
+func pageForms(t *testing.T, page string) map[string]url.Values {
+	t.Helper()
+	forms := map[string]url.Values{}
+	for _, m := range formTag.FindAllStringSubmatch(page, -1) {
+		fields := url.Values{}
+		for _, in := range hiddenInput.FindAllStringSubmatch(m[2], -1) {
+			fields.Add(in[1], html.UnescapeString(in[2]))
+		}
+		forms[m[1]] = fields
+	}
+	return forms
+}
+
+func TestRunPageWithTwoWaitingActionsShowsEachWithItsFormAndOneApproveAll(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", twoWaitingRun(true))
+	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+
+	page, _ := b.openRun("run-1")
+	forms := pageForms(t, page)
+
+	require.Len(t, forms, 3)
+	require.Equal(t, []string{act1Hash}, forms["/runs/run-1/actions/act-1/decision"]["argsHash"])
+	require.Equal(t, []string{act2Hash}, forms["/runs/run-1/actions/act-2/decision"]["argsHash"])
+	require.Equal(t, []string{"act-1", "act-2"}, forms[batchPagePath]["actionId"])
+	require.Equal(t, []string{act1Hash, act2Hash}, forms[batchPagePath]["argsHash"])
+	require.Contains(t, page, "Approve all 2")
+	require.Contains(t, page, `id="preview"`)
+	require.Contains(t, page, `id="preview-2"`)
+	require.Contains(t, page, "File an issue: TODO in cache.go.")
+	requestIDs := map[string]bool{}
+	for _, f := range forms {
+		requestIDs[f.Get("requestId")] = true
+	}
+	require.Len(t, requestIDs, 3, "each form is its own request")
+}
+
+func TestRunPageOfAnAgentWithoutBatchesHasNoApproveAll(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", twoWaitingRun(false))
+	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+
+	page, _ := b.openRun("run-1")
+	forms := pageForms(t, page)
+
+	require.Len(t, forms, 2)
+	require.NotContains(t, forms, batchPagePath)
+	require.NotContains(t, page, "Approve all")
+}
+
+func TestApproveAllFormSendsOneBatchSignal(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", twoWaitingRun(true))
+	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+	page, _ := b.openRun("run-1")
+	form := pageForms(t, page)[batchPagePath]
+	form.Set("decision", "approve")
+
+	resp := b.do(http.MethodPost, batchPagePath, form, map[string]string{"Accept": "application/json"})
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, []api.ApprovalSignal{{
+		ActionID: "act-1", ArgsHash: act1Hash, Batch: []api.ActionRef{{ActionID: "act-2", ArgsHash: act2Hash}},
+		Decision: "approve", Approver: "alice", RequestID: form.Get("requestId"), Channel: "web page",
+	}}, h.runs.approvalSignals())
+	after := readAll(t, b.do(http.MethodGet, "/runs/run-1", nil, nil))
+	require.NotContains(t, after, "Approve all", "nothing is left to approve")
+}
+
+func TestApproveAllFormRefusals(t *testing.T) {
+	cases := map[string]struct {
+		batches bool
+		edit    func(url.Values)
+		extra   map[string]string
+		want    int
+	}{
+		"missing CSRF token":     {true, func(f url.Values) { f.Del("csrf") }, nil, http.StatusForbidden},
+		"cross-site post":        {true, nil, map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		"a hash short":           {true, func(f url.Values) { f["argsHash"] = f["argsHash"][:1] }, nil, http.StatusBadRequest},
+		"a stale hash":           {true, func(f url.Values) { f["argsHash"][1] = strings.Repeat("0", 64) }, nil, http.StatusConflict},
+		"agent takes no batches": {false, nil, nil, http.StatusUnprocessableEntity},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, testConfig(), nil)
+			h.runs.put("run-1", twoWaitingRun(c.batches))
+			b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+			_, hidden := b.openRun("run-1")
+			form := url.Values{"csrf": {hidden.Get("csrf")}, "requestId": {"web-1"}, "decision": {"approve"},
+				"actionId": {"act-1", "act-2"}, "argsHash": {act1Hash, act2Hash}}
+			if c.edit != nil {
+				c.edit(form)
+			}
+			extra := map[string]string{"Accept": "application/json"}
+			for k, v := range c.extra {
+				extra[k] = v
+			}
+
+			resp := b.do(http.MethodPost, batchPagePath, form, extra)
+
+			require.Equal(t, c.want, resp.StatusCode)
+			require.Empty(t, h.runs.approvalSignals())
+		})
+	}
+}
+
+func TestFormWithAStaleArgsHashAnswers409AndSendsNothing(t *testing.T) {
+	h := waitingHarness(t, nil, "alice")
+	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+	page, _ := b.openRun("run-1")
+	form := pageForms(t, page)[decisionPagePath]
+	require.Equal(t, act1Hash, form.Get("argsHash"))
+	form.Set("decision", "approve")
+	form.Set("argsHash", api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "what the page showed before"))
+
+	resp := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+
+	require.Equal(t, http.StatusConflict, resp.StatusCode)
+	require.Contains(t, replyOf(t, resp)["error"], "no longer has the input")
+	require.Empty(t, h.runs.approvalSignals())
+}
