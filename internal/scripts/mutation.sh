@@ -26,9 +26,13 @@ OUT=${OUT:-$ROOT/.data/mutation}
 
 # package: the guarantee files in it (basenames).
 GUARANTEES=(
-  "activities: comments.go permission.go"
-  "github: marker.go client.go permission.go"
-  "workflows: reconcile.go approval.go checkpoint.go policy.go options.go version.go"
+  "activities: tools.go permission.go"
+  "github: marker.go client.go permission.go proof.go"
+  "workflows: reconcile.go approval.go checkpoint.go policy.go tools.go version.go"
+  "workflows/decide: decide.go"
+  "workflows/options: options.go"
+  "tools: check.go registry.go"
+  "tools/ghtools: comment.go attempt.go issue.go labels.go review.go"
   "api: lifecycle.go"
   "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go"
   "internal/approvalsrv/auth: signature.go csrf.go identity.go"
