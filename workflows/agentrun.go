@@ -38,11 +38,11 @@ type agentRun struct {
 // It fails only on an invalid input, after the run query can say so.
 func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRun, error) {
 	w := &agentRun{}
-	w.hardened = takesBatch(ctx, securityChangeID)
-	w.policy = takesBatch(ctx, policyChangeID)
-	w.localCheck = takesBatch(ctx, localCheckChangeID)
 	w.registry = reg
 	w.generic = takesBatch(ctx, registryChangeID)
+	w.hardened = w.generic || takesBatch(ctx, securityChangeID)
+	w.policy = w.generic || takesBatch(ctx, policyChangeID)
+	w.localCheck = w.generic || takesBatch(ctx, localCheckChangeID)
 	info := workflow.GetInfo(ctx)
 	agentErr := w.chooseAgent(&in)
 	in = in.WithDefaults(info.WorkflowExecution.ID)
@@ -169,6 +169,9 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	in, size, err := w.encoding.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
 	if err != nil {
 		return api.ModelDecision{}, err
+	}
+	if w.generic {
+		in.Tools, in.Agent = nil, w.agent.Name
 	}
 	safeInput := map[string]any{
 		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": modelcall.ToolNames(tools),
