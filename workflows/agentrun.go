@@ -70,13 +70,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
-	attrs := []temporal.SearchAttributeUpdate{
-		api.SearchAttrStatus.ValueSet(string(w.Run.Status)),
-		api.SearchAttrConversation.ValueSet(in.ConversationID),
-	}
-	if w.hardened && len(w.Actions) > 0 {
-		attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(w.actionIDs()))
-	}
+	attrs := append(w.statusAttrs(w.hardened), api.SearchAttrConversation.ValueSet(in.ConversationID))
 	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
 	}
