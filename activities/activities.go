@@ -78,12 +78,16 @@ func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.Mode
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
+	offered, err := a.offeredTools(in)
+	if err != nil {
+		return api.ModelDecision{}, err
+	}
 	interval := a.HeartbeatInterval
 	if interval <= 0 {
 		interval = ModelHeartbeatInterval
 	}
 	stop := heartbeatWhile(ctx, interval)
-	d, err := a.Model.Next(ctx, conversation, in.Tools)
+	d, err := a.Model.Next(ctx, conversation, offered)
 	stop()
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {

@@ -49,14 +49,32 @@ func (a *Activities) ReconcileTool(ctx context.Context, in api.ToolInput) (api.T
 		Reason: fmt.Sprintf("%s answered the unknown outcome %q", in.Tool, res.Outcome), Output: res.Output}, nil
 }
 
-func (a *Activities) tool(in api.ToolInput) (tools.Tool, error) {
-	reg := a.Tools
-	if reg == nil {
+func (a *Activities) registry() *tools.Registry {
+	if a.Tools == nil {
 		// Activities registered on their own (the workflow tests) serve the
 		// built-in tools, as the workflow registered beside them does.
-		reg = agents.MustBuiltin(NewGitHubAccess(a))
+		return agents.MustBuiltin(NewGitHubAccess(a))
 	}
-	t, ok := reg.Tool(in.Tool)
+	return a.Tools
+}
+
+// offeredTools are the tools a model call offers: its input's own (runs
+// from before the registry), or those of the agent it names.
+func (a *Activities) offeredTools(in api.ModelInput) ([]api.ToolSpec, error) {
+	if in.Agent == "" {
+		return in.Tools, nil
+	}
+	reg := a.registry()
+	agent, err := reg.Agent(in.Agent)
+	if err != nil {
+		// Another worker of the deployment may serve it: retryable.
+		return nil, fmt.Errorf("model call: %w", err)
+	}
+	return reg.Specs(agent), nil
+}
+
+func (a *Activities) tool(in api.ToolInput) (tools.Tool, error) {
+	t, ok := a.registry().Tool(in.Tool)
 	if !ok {
 		return nil, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("tool %q is not registered on this worker", in.Tool), api.ErrTypeBadToolCall, nil)

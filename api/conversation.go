@@ -66,6 +66,10 @@ type ModelDecision struct {
 type ModelInput struct {
 	Conversation []Message  `json:"conversation"`
 	Tools        []ToolSpec `json:"tools"`
+	// Agent, when set, stands for Tools: the activity offers that agent's
+	// tools from its worker's registry, the one the workflow checks calls
+	// against, so that no call records the schemas again.
+	Agent string `json:"agent,omitempty"`
 	// Ref, when set, stands for the conversation: Conversation is then empty.
 	Ref *ConversationRef `json:"ref,omitempty"`
 }

@@ -12,8 +12,10 @@ const (
 	DefaultHistoryThreshold = 10000
 	// DefaultInlineConversationBytes is the largest conversation (in bytes of
 	// its canonical JSON) a model call carries inline; a larger one travels as
-	// a ConversationRef, which keeps history bytes per model call flat.
-	DefaultInlineConversationBytes = 16 << 10
+	// a ConversationRef, which keeps history bytes per model call flat. An
+	// opening prompt fits; past the first tool result, whose activity already
+	// recorded it, each call sends a reference, not the result again.
+	DefaultInlineConversationBytes = 1 << 10
 	// DefaultToolTimeout bounds one attempt of a GitHub tool.
 	DefaultToolTimeout = 30 * time.Second
 	// DefaultAgent is the agent of a run that names none: the pull-request

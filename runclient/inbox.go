@@ -9,8 +9,11 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// snapshotQueries bounds the run queries one listing sends at once.
-const snapshotQueries = 8
+// snapshotQueries bounds the run queries one listing sends at once. A
+// query's time is mostly its trip through the server to the worker and
+// back, not work, so at 8 a listing of 400 waiting runs took 2 to 7 s on
+// the bench's 2 cores and at 32 under 2 s.
+const snapshotQueries = 32
 
 // PendingApproval is one entry of the approval inbox: one waiting action.
 type PendingApproval struct {

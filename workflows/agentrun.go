@@ -38,11 +38,11 @@ type agentRun struct {
 // It fails only on an invalid input, after the run query can say so.
 func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRun, error) {
 	w := &agentRun{}
-	w.hardened = takesBatch(ctx, securityChangeID)
-	w.policy = takesBatch(ctx, policyChangeID)
-	w.localCheck = takesBatch(ctx, localCheckChangeID)
 	w.registry = reg
 	w.generic = takesBatch(ctx, registryChangeID)
+	w.hardened = w.generic || takesBatch(ctx, securityChangeID)
+	w.policy = w.generic || takesBatch(ctx, policyChangeID)
+	w.localCheck = w.generic || takesBatch(ctx, localCheckChangeID)
 	info := workflow.GetInfo(ctx)
 	agentErr := w.chooseAgent(&in)
 	in = in.WithDefaults(info.WorkflowExecution.ID)
@@ -70,13 +70,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
-	attrs := []temporal.SearchAttributeUpdate{
-		api.SearchAttrStatus.ValueSet(string(w.Run.Status)),
-		api.SearchAttrConversation.ValueSet(in.ConversationID),
-	}
-	if w.hardened && len(w.Actions) > 0 {
-		attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(w.actionIDs()))
-	}
+	attrs := append(w.statusAttrs(w.hardened), api.SearchAttrConversation.ValueSet(in.ConversationID))
 	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
 	}
@@ -169,6 +163,9 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	in, size, err := w.encoding.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
 	if err != nil {
 		return api.ModelDecision{}, err
+	}
+	if w.generic {
+		in.Tools, in.Agent = nil, w.agent.Name
 	}
 	safeInput := map[string]any{
 		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": modelcall.ToolNames(tools),

@@ -150,8 +150,8 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 	}
 	w.Actions = append(w.Actions, pa)
 	runmetrics.Run(ctx, w.in.Agent, api.MetricApprovalsRequested)
-	if w.hardened {
-		w.upsertActionIDs(ctx)
+	if w.hardened && (!w.generic || w.Run.Status == api.RunWaitingForUser) {
+		w.upsertActionIDs(ctx) // else the wait below publishes them
 	}
 	gate := w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, redact.JSON(map[string]string{"actionId": pa.ID}))
 	w.setLabel(api.LabelWaitingApproval)
@@ -164,17 +164,9 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 // upsertActionIDs publishes every action ID of the run, so that a decision
 // naming only an action ID finds its run in one visibility query.
 func (w *agentRun) upsertActionIDs(ctx workflow.Context) {
-	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet(w.actionIDs())); err != nil {
+	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet(view.ActionIDs(&w.Checkpoint))); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunActionIds failed", "error", err)
 	}
-}
-
-func (w *agentRun) actionIDs() []string {
-	ids := make([]string, len(w.Actions))
-	for i, pa := range w.Actions {
-		ids[i] = pa.ID
-	}
-	return ids
 }
 
 func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {

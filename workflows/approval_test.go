@@ -150,7 +150,11 @@ func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
 	reviewer := offline.NewReviewer()
 	h.env.OnActivity(acts.ModelNext, mock.Anything, mock.Anything).
 		Return(func(ctx context.Context, in api.ModelInput) (api.ModelDecision, error) {
-			return reviewer.Next(ctx, in.Conversation, in.Tools)
+			agent, err := builtin.registry.Agent(in.Agent)
+			if err != nil {
+				return api.ModelDecision{}, err
+			}
+			return reviewer.Next(ctx, in.Conversation, builtin.registry.Specs(agent))
 		}).After(time.Hour)
 	in := demoInput()
 	in.ApprovalTimeout = 2 * time.Hour

@@ -42,6 +42,9 @@ func TestRunThatCannotReadItsPullRequestFails(t *testing.T) {
 func TestRunFromBeforeThePolicyBatchCompletesWithoutItsPullRequest(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnGetVersion(policyChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	// The registry batch implies every older one, so a run from before one
+	// is from before it too.
+	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	in := demoInput()
 	in.PullNumber = 99
 	h.run(in)

@@ -292,6 +292,9 @@ func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
 func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnGetVersion(securityChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	// The registry batch implies every older one, so a run from before one
+	// is from before it too.
+	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.whenWaiting(time.Minute, func(id string) {
 		require.Equal(t, api.LegacyActionID(testRunID, 5), id)
 		h.decide(id, api.DecisionApprove, "alice", "")

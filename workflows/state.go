@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
@@ -91,10 +92,18 @@ func (s *runState) setRunStatus(ctx workflow.Context, to api.RunStatus, label, d
 }
 
 func (s *runState) upsertStatus(ctx workflow.Context) {
-	err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrStatus.ValueSet(string(s.Run.Status)))
-	if err != nil {
+	// A generic run's wait publishes its action IDs too: one visibility write, not two.
+	if err := workflow.UpsertTypedSearchAttributes(ctx, s.statusAttrs(s.generic && s.Run.Status == api.RunWaitingForUser)...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
+}
+
+func (s *runState) statusAttrs(withActionIDs bool) []temporal.SearchAttributeUpdate {
+	attrs := []temporal.SearchAttributeUpdate{api.SearchAttrStatus.ValueSet(string(s.Run.Status))}
+	if withActionIDs && len(s.Actions) > 0 {
+		attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(view.ActionIDs(&s.Checkpoint)))
+	}
+	return attrs
 }
 
 // newStep appends a pending step with the next sequence number.

@@ -3,10 +3,10 @@ package workflows
 import "go.temporal.io/sdk/workflow"
 
 // Each change ID below gates one batch of changes to the commands a run
-// makes. A run that starts (or continues as new) on a batch records its
-// marker once, at the top of setup, before any other command; a history
-// recorded before the batch replays on the old path. Version 1 of each ID
-// is its batch. The next batch of command-altering changes takes a new ID.
+// makes, at the top of setup: a history recorded before a batch replays on
+// the old path. A run on the newest batch records only its marker (and the
+// SDK's one TemporalChangeVersion upsert, a visibility write), as it implies
+// the older ones. Version 1 of each ID is its batch; the next takes a new ID.
 const (
 	// securityChangeID, December 2026: action IDs unique per execution
 	// chain, the action-ID search attribute, refusing a checkpoint on a fresh

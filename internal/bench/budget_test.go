@@ -30,7 +30,7 @@ type conversationMode struct {
 
 var (
 	inlineMode     = conversationMode{"inline (baseline)", -1}
-	defaultMode    = conversationMode{"refs past 16 KiB (default)", 0}
+	defaultMode    = conversationMode{fmt.Sprintf("refs past %d bytes (default)", api.DefaultInlineConversationBytes), 0}
 	alwaysRefsMode = conversationMode{"refs always", 1}
 )
 

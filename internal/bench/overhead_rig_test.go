@@ -237,16 +237,26 @@ func shapeOf(ctx context.Context, c client.Client, id string) (runShape, error) 
 // matchShapes runs one agentrun and reads its shape from history, then one
 // baseline of that shape, whose history must show the same, so that the
 // floor is the floor of the same work. The two runs also warm up the
-// server, the workers and the sandbox.
+// server, the workers and the sandbox. Two activities that run at once may
+// complete in one workflow task or in two, on either side, so a pair whose
+// task counts differ is measured again, a few times at most.
 func (r *overheadRig) matchShapes(tb testing.TB) {
 	tb.Helper()
-	r.shape = r.shapeOfOneRun(tb, r.agentRun())
-	require.Equal(tb, 1, r.shape.Signals, "an approved run takes exactly one signal: %s", r.shape)
-	require.NotEmpty(tb, r.shape.Before, "shape: %s", r.shape)
-	require.NotEmpty(tb, r.shape.After, "shape: %s", r.shape)
-	r.baseShape = r.shapeOfOneRun(tb, r.baseline())
+	for attempt := 1; ; attempt++ {
+		r.shape = r.shapeOfOneRun(tb, r.agentRun())
+		require.Equal(tb, 1, r.shape.Signals, "an approved run takes exactly one signal: %s", r.shape)
+		require.NotEmpty(tb, r.shape.Before, "shape: %s", r.shape)
+		require.NotEmpty(tb, r.shape.After, "shape: %s", r.shape)
+		r.baseShape = r.shapeOfOneRun(tb, r.baseline())
+		if r.baseShape.sameShape(r.shape) || attempt == maxShapeAttempts {
+			break
+		}
+	}
 	require.True(tb, r.baseShape.sameShape(r.shape), "baseline %s, agentrun %s", r.baseShape, r.shape)
 }
+
+// maxShapeAttempts bounds how often matchShapes measures a pair.
+const maxShapeAttempts = 5
 
 func (r *overheadRig) shapeOfOneRun(tb testing.TB, k contender) runShape {
 	tb.Helper()

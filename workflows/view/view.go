@@ -97,3 +97,13 @@ func ConversationUpTo(cp *api.Checkpoint, length int) ([]api.Message, error) {
 	}
 	return cp.Conversation[:length], nil
 }
+
+// ActionIDs are the IDs of every action of the run, in the order they were
+// requested: what the AgentRunActionIds search attribute publishes.
+func ActionIDs(cp *api.Checkpoint) []string {
+	ids := make([]string, len(cp.Actions))
+	for i, pa := range cp.Actions {
+		ids[i] = pa.ID
+	}
+	return ids
+}
