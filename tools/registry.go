@@ -29,10 +29,7 @@ type entry struct {
 	schema *jsonschema.Resolved
 }
 
-var (
-	toolName  = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-	agentName = regexp.MustCompile(`^[a-z][a-z0-9-]{0,62}$`)
-)
+var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
 // NewRegistry is an empty registry.
 func NewRegistry() *Registry {
@@ -85,7 +82,7 @@ func resolveSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
 
 // AddAgent registers an agent. Each of its tools must be registered first.
 func (r *Registry) AddAgent(a Agent) error {
-	if !agentName.MatchString(a.Name) {
+	if !api.ValidAgentName(a.Name) {
 		return fmt.Errorf("agent name %q: want lower case letters, digits and -", a.Name)
 	}
 	if _, dup := r.agents[a.Name]; dup {

@@ -89,12 +89,7 @@ func pullRef(t api.Target) (string, error) {
 	if t.Owner == "" || t.Repo == "" || t.PullNumber < 1 {
 		return "", fmt.Errorf("the run names no pull request (%q/%q#%d)", t.Owner, t.Repo, t.PullNumber)
 	}
-	return targetName(t), nil
-}
-
-// targetName names the target in errors, whatever it holds.
-func targetName(t api.Target) string {
-	return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.PullNumber)
+	return targetRef(t), nil
 }
 
 // approvedArgs reads the arguments of an attempt or a reconciliation and

@@ -78,7 +78,7 @@ func (addLabels) Touches(call tools.Call) (string, error) { return pullRef(call.
 // Execute reads the labels first, so that a repeated attempt says it found
 // its effect rather than claim to have made it.
 func (l addLabels) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	op := "add labels to " + targetName(call.Target)
+	op := "add labels to " + targetRef(call.Target)
 	a, err := approvedArgs(call, l.parse)
 	if err != nil {
 		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
@@ -112,7 +112,7 @@ func (l addLabels) Execute(ctx context.Context, call tools.Call) (api.ToolOutput
 // Reconcile says found only when every label is on the pull request, and
 // cannot_tell when it may not read them.
 func (l addLabels) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
-	op := "read labels of " + targetName(call.Target) + " for operation " + call.OperationKey
+	op := "read labels of " + targetRef(call.Target) + " for operation " + call.OperationKey
 	a, err := approvedArgs(call, l.parse)
 	if err != nil {
 		return cannotTell(op+": "+err.Error(), nil), nil

@@ -130,7 +130,7 @@ func (r createReview) Preview(call tools.Call) (string, error) {
 func (createReview) Touches(call tools.Call) (string, error) { return pullRef(call.Target) }
 
 func (r createReview) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	op := "create review on " + targetName(call.Target)
+	op := "create review on " + targetRef(call.Target)
 	a, err := approvedArgs(call, r.parse)
 	if err != nil {
 		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
@@ -139,7 +139,7 @@ func (r createReview) Execute(ctx context.Context, call tools.Call) (api.ToolOut
 }
 
 func (r createReview) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
-	op := "find review for operation " + call.OperationKey + " on " + targetName(call.Target)
+	op := "find review for operation " + call.OperationKey + " on " + targetRef(call.Target)
 	a, err := approvedArgs(call, r.parse)
 	if err != nil {
 		return cannotTell(op+": "+err.Error(), nil), nil
