@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
@@ -63,11 +61,15 @@ func (s *stampTool) Reconcile(_ context.Context, c tools.Call) (api.ToolReconcil
 	return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
 }
 
-// readTool answers after wait, or fails when it is broken.
+// readTool answers at once, or fails when it is broken. A waiting one
+// answers only once its gate is open (or fails after a bound), and a
+// gatekeeper opens the gate as it answers: the waiting read can succeed only
+// if the two run at the same time.
 type readTool struct {
-	name   string
-	wait   time.Duration
-	broken bool
+	name       string
+	broken     bool
+	waitsFor   <-chan struct{}
+	gatekeeper func()
 }
 
 func (r readTool) Spec() api.ToolSpec {
@@ -78,10 +80,17 @@ func (r readTool) Execute(ctx context.Context, _ tools.Call) (api.ToolOutput, er
 	if r.broken {
 		return api.ToolOutput{}, tools.Rejected(r.name+" is down", nil)
 	}
-	select {
-	case <-time.After(r.wait):
-	case <-ctx.Done():
-		return api.ToolOutput{}, ctx.Err()
+	if r.waitsFor != nil {
+		select {
+		case <-r.waitsFor:
+		case <-time.After(5 * time.Second):
+			return api.ToolOutput{}, tools.Rejected(r.name+": the other read never ran while this one did", nil)
+		case <-ctx.Done():
+			return api.ToolOutput{}, ctx.Err()
+		}
+	}
+	if r.gatekeeper != nil {
+		r.gatekeeper()
 	}
 	return api.ToolOutput{Content: json.RawMessage(`"` + r.name + `"`)}, nil
 }
@@ -110,11 +119,12 @@ type customRun struct {
 func newCustomRun(t *testing.T, agent tools.Agent, stamp *stampTool, turns ...[]api.ToolCall) *customRun {
 	t.Helper()
 	reg := tools.NewRegistry()
-	gate := tools.AgentDecides
-	require.NoError(t, reg.Add(readTool{name: "slow_read", wait: 300 * time.Millisecond}, tools.NeverAsk))
-	require.NoError(t, reg.Add(readTool{name: "fast_read"}, tools.NeverAsk))
+	gate := make(chan struct{})
+	var open sync.Once
+	require.NoError(t, reg.Add(readTool{name: "slow_read", waitsFor: gate}, tools.NeverAsk))
+	require.NoError(t, reg.Add(readTool{name: "fast_read", gatekeeper: func() { open.Do(func() { close(gate) }) }}, tools.NeverAsk))
 	require.NoError(t, reg.Add(readTool{name: "broken_read", broken: true}, tools.NeverAsk))
-	require.NoError(t, reg.Add(stamp, gate))
+	require.NoError(t, reg.Add(stamp, tools.AgentDecides))
 	require.NoError(t, reg.AddAgent(agent))
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestWorkflowEnvironment()
@@ -148,17 +158,16 @@ func call(id, name, args string) api.ToolCall {
 func TestReadsOfOneTurnRunTogetherAndJoinTheConversationInCallOrder(t *testing.T) {
 	agent := tools.Agent{Name: "reader", Tools: []tools.AgentTool{{Name: "slow_read"}, {Name: "fast_read"}}}
 	r := newCustomRun(t, agent, &stampTool{effects: map[string]int{}}, []api.ToolCall{call("a", "slow_read", `{}`), call("b", "fast_read", `{}`)})
-	var started []time.Time
-	r.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
-		if info.ActivityType.Name == api.ActivityExecuteTool {
-			started = append(started, r.env.Now())
-		}
-	})
 	snap := r.run(t, "reader")
 
 	require.NoError(t, r.env.GetWorkflowError())
-	require.Len(t, started, 2)
-	require.Equal(t, started[0], started[1], "the second read started before the first one ended")
+	// slow_read answers only after fast_read has answered, so run one
+	// after the other they would fail.
+	for _, st := range snap.Steps {
+		if st.Type == api.StepToolCall {
+			require.Equal(t, api.StepSucceeded, st.Status, "%s: %s", st.ToolName, st.Error)
+		}
+	}
 	conv, err := r.env.QueryWorkflow(api.QueryConversation, 0)
 	require.NoError(t, err)
 	var messages []api.Message

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -77,7 +78,7 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 			URL     string `json:"url"`
 		}
 		if json.Unmarshal(st.SafeOutput, &out) == nil {
-			p.URL = cmpOr(out.HTMLURL, out.URL)
+			p.URL = cmp.Or(out.HTMLURL, out.URL)
 		}
 		o.Posted = append(o.Posted, p)
 	case (st.Status == api.StepRejected || st.Status == api.StepExpired) && pa != nil:
@@ -87,13 +88,6 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 	case st.Status == api.StepFailed:
 		o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func stepWhat(st *api.AgentStep) string {
