@@ -23,25 +23,16 @@ import (
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/ghsandbox/fixture"
 	"github.com/agentrun/agentrun/model/offline"
 )
 
-// twoTodosPull is a pull request of acme/widgets whose added lines hold two
-// TODOs: the triage agent proposes two issues in one turn.
-const twoTodosPull = 3
-
-// twoTodosSandbox serves the default fixture plus that pull request, and a
-// worker on its own queue whose GitHub tools call it.
+// twoTodosSandbox serves the default fixture plus fixture.TwoTodosPull, and
+// a worker on its own queue whose GitHub tools call it.
 func (s *stack) twoTodosSandbox(queue string) *ghsandbox.Server {
 	s.t.Helper()
 	f := ghsandbox.DefaultFixture()
-	pull := f.Repos[0].Pulls[0]
-	pull.Number, pull.Title, pull.Body = twoTodosPull, "Retry widget lookups", "Retries a failed lookup, with two things left to do."
-	pull.HeadRef, pull.Comments = "feature/retry", nil
-	pull.Files = []ghsandbox.FixtureFile{{Filename: "lookup/retry.go", Status: "added", Patch: "@@ -0,0 +1,8 @@\n" +
-		"+package lookup\n+\n+// TODO: give up after a deadline, not a count\n+const attempts = 3\n+\n" +
-		"+func retry(f func() error) error {\n+\t// TODO: back off between attempts\n+\treturn f()\n+}"}}
-	f.Repos[0].Pulls = append(f.Repos[0].Pulls, pull)
+	fixture.AddTwoTodosPull(&f)
 	sandbox := ghsandbox.New(f)
 	srv := httptest.NewServer(sandbox)
 	s.t.Cleanup(srv.Close)
@@ -69,7 +60,7 @@ func TestTriageRunApprovedAsOneBatchFilesEachIssueExactlyOnce(t *testing.T) {
 	const queue, runID = "approval-e2e-triage", "triage-batch-1"
 	sandbox := s.twoTodosSandbox(queue)
 	_, err := s.temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName,
-		api.RunInput{Repo: "acme/widgets", PullNumber: twoTodosPull, UserID: "carol", Agent: agents.Triage, Approvers: []string{"alice"}})
+		api.RunInput{Repo: "acme/widgets", PullNumber: fixture.TwoTodosPull, UserID: "carol", Agent: agents.Triage, Approvers: []string{"alice"}})
 	require.NoError(t, err)
 	var refs []api.ActionRef
 	require.Eventually(t, func() bool {
