@@ -66,11 +66,7 @@ func (c *decideCommand) Run(ctx context.Context, args []string) error {
 
 func (c *decideCommand) parse(args []string) (api.ApprovalSignal, string, error) {
 	fs := c.flags()
-	positional, err := parseArgs(fs, c.synopsis(), args)
-	if err != nil {
-		return api.ApprovalSignal{}, "", err
-	}
-	runID, err := oneRunID(fs, c.synopsis(), positional)
+	runID, err := parseRunID(fs, c.synopsis(), args)
 	if err != nil {
 		return api.ApprovalSignal{}, "", err
 	}

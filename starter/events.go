@@ -33,11 +33,7 @@ func (c *eventsCommand) flags() *flag.FlagSet {
 
 func (c *eventsCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags()
-	positional, err := parseArgs(fs, eventsSynopsis, args)
-	if err != nil {
-		return err
-	}
-	runID, err := oneRunID(fs, eventsSynopsis, positional)
+	runID, err := parseRunID(fs, eventsSynopsis, args)
 	if err != nil {
 		return err
 	}

@@ -44,8 +44,13 @@ func usageErr(fs *flag.FlagSet, synopsis string, err error) error {
 	return &usageError{command: fs.Name(), usage: b.String(), err: err}
 }
 
-// oneRunID checks the positional arguments are exactly a run ID.
-func oneRunID(fs *flag.FlagSet, synopsis string, positional []string) (string, error) {
+// parseRunID parses the command line of a command about one run: flags
+// anywhere, and exactly one run ID.
+func parseRunID(fs *flag.FlagSet, synopsis string, args []string) (string, error) {
+	positional, err := parseArgs(fs, synopsis, args)
+	if err != nil {
+		return "", err
+	}
 	switch {
 	case len(positional) == 0:
 		return "", usageErr(fs, synopsis, errNoRunID)
@@ -55,6 +60,18 @@ func oneRunID(fs *flag.FlagSet, synopsis string, positional []string) (string, e
 		return "", usageErr(fs, synopsis, errors.New("empty RUN_ID"))
 	}
 	return positional[0], nil
+}
+
+// parseNoArgs parses the command line of a command that takes flags only.
+func parseNoArgs(fs *flag.FlagSet, synopsis string, args []string) error {
+	positional, err := parseArgs(fs, synopsis, args)
+	if err != nil {
+		return err
+	}
+	if len(positional) > 0 {
+		return usageErr(fs, synopsis, fmt.Errorf("unexpected arguments: %s", strings.Join(positional, " ")))
+	}
+	return nil
 }
 
 // stringList is a repeatable string flag.

@@ -49,6 +49,8 @@ func TestBadCommandLinesExit2WithUsage(t *testing.T) {
 		{"resolve with unknown decision", []string{"resolve", "r1", "--step", "step-5", "--decision", "ignore", "--as", "ops"}, `--decision "ignore"`},
 		{"resolve without step", []string{"resolve", "r1", "--decision", "retry", "--as", "ops"}, "--step is required"},
 		{"resolve with external id on retry", []string{"resolve", "r1", "--step", "step-5", "--decision", "retry", "--as", "ops", "--external-id", "7"}, "--external-id goes only with --decision mark_succeeded"},
+		{"list with stray argument", []string{"list", "now"}, "unexpected arguments: now"},
+		{"events without run", []string{"events", "--json"}, "missing RUN_ID"},
 		{"list with unknown status", []string{"list", "--status", "paused"}, `--status "paused": want one of running, waiting_for_user`},
 	}
 	for _, tc := range cases {

@@ -36,12 +36,8 @@ func (c *listCommand) flags() *flag.FlagSet {
 
 func (c *listCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags()
-	positional, err := parseArgs(fs, listSynopsis, args)
-	if err != nil {
+	if err := parseNoArgs(fs, listSynopsis, args); err != nil {
 		return err
-	}
-	if len(positional) > 0 {
-		return usageErr(fs, listSynopsis, fmt.Errorf("unexpected arguments: %s", strings.Join(positional, " ")))
 	}
 	if c.status != "" && !knownStatus(c.status) {
 		return usageErr(fs, listSynopsis, fmt.Errorf("--status %q: want one of %s", c.status, joinStatuses()))

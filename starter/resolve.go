@@ -48,11 +48,7 @@ func (c *resolveCommand) Run(ctx context.Context, args []string) error {
 
 func (c *resolveCommand) parse(args []string) (api.ResolveSignal, string, error) {
 	fs := c.flags()
-	positional, err := parseArgs(fs, resolveSynopsis, args)
-	if err != nil {
-		return api.ResolveSignal{}, "", err
-	}
-	runID, err := oneRunID(fs, resolveSynopsis, positional)
+	runID, err := parseRunID(fs, resolveSynopsis, args)
 	if err != nil {
 		return api.ResolveSignal{}, "", err
 	}

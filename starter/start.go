@@ -84,12 +84,8 @@ func (c *startCommand) flags() *flag.FlagSet {
 
 func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 	fs := c.flags()
-	positional, err := parseArgs(fs, startSynopsis, args)
-	if err != nil {
+	if err := parseNoArgs(fs, startSynopsis, args); err != nil {
 		return runclient.StartRequest{}, err
-	}
-	if len(positional) > 0 {
-		return runclient.StartRequest{}, usageErr(fs, startSynopsis, fmt.Errorf("unexpected arguments: %s", strings.Join(positional, " ")))
 	}
 	if err := c.validate(); err != nil {
 		return runclient.StartRequest{}, usageErr(fs, startSynopsis, err)

@@ -25,11 +25,7 @@ func (c *statusCommand) flags() *flag.FlagSet {
 
 func (c *statusCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags()
-	positional, err := parseArgs(fs, statusSynopsis, args)
-	if err != nil {
-		return err
-	}
-	runID, err := oneRunID(fs, statusSynopsis, positional)
+	runID, err := parseRunID(fs, statusSynopsis, args)
 	if err != nil {
 		return err
 	}
