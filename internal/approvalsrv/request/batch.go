@@ -15,16 +15,7 @@ type Batch struct {
 
 // ParseBatch parses and validates a batch body. Every error it returns is a
 // *Invalid.
-func ParseBatch(body []byte) (Batch, error) {
-	var req Batch
-	if err := decodeStrictJSON(body, &req); err != nil {
-		return Batch{}, err
-	}
-	if err := req.Validate(); err != nil {
-		return Batch{}, err
-	}
-	return req, nil
-}
+func ParseBatch(body []byte) (Batch, error) { return parse[Batch](body) }
 
 // Validate checks a batch from any channel: 2 to api.MaxBatch distinct
 // actions, each with its argsHash, so that no action is approved for an

@@ -60,13 +60,19 @@ func Invalidf(format string, args ...any) error {
 
 // ParseDecision parses and validates a decision body. Every error it returns
 // is a *Invalid.
-func ParseDecision(body []byte) (Decision, error) {
-	var req Decision
+func ParseDecision(body []byte) (Decision, error) { return parse[Decision](body) }
+
+// parse decodes a body strictly and validates it, as every channel's rule
+// for T says: a request is whole and valid, or the zero T with a *Invalid.
+func parse[T interface{ Validate() error }](body []byte) (T, error) {
+	var req T
 	if err := decodeStrictJSON(body, &req); err != nil {
-		return Decision{}, err
+		var zero T
+		return zero, err
 	}
 	if err := req.Validate(); err != nil {
-		return Decision{}, err
+		var zero T
+		return zero, err
 	}
 	return req, nil
 }
@@ -109,28 +115,27 @@ func CheckArgsHash(field, hash string) error {
 }
 
 // ParseResolve parses and validates a resolve body.
-func ParseResolve(body []byte) (Resolve, error) {
-	var req Resolve
-	if err := decodeStrictJSON(body, &req); err != nil {
-		return Resolve{}, err
-	}
+func ParseResolve(body []byte) (Resolve, error) { return parse[Resolve](body) }
+
+// Validate checks a resolve.
+func (req Resolve) Validate() error {
 	switch req.Decision {
 	case api.ResolveRetry, api.ResolveMarkSucceeded, api.ResolveAbandon:
 	case "":
-		return Resolve{}, Invalidf("missing field: decision")
+		return Invalidf("missing field: decision")
 	default:
-		return Resolve{}, Invalidf("unknown decision %q: want retry, mark_succeeded or abandon", Clip(req.Decision, MaxEcho))
+		return Invalidf("unknown decision %q: want retry, mark_succeeded or abandon", Clip(req.Decision, MaxEcho))
 	}
 	if err := checkName("by", req.By); err != nil {
-		return Resolve{}, err
+		return err
 	}
 	if err := checkRequestID(req.RequestID); err != nil {
-		return Resolve{}, err
+		return err
 	}
 	if len(req.ExternalResourceID) > maxRequestIDLength || HasControl(req.ExternalResourceID) {
-		return Resolve{}, Invalidf("externalResourceId is too long or has control characters")
+		return Invalidf("externalResourceId is too long or has control characters")
 	}
-	return req, nil
+	return nil
 }
 
 // decodeStrictJSON refuses unknown fields and trailing data so that a typo in

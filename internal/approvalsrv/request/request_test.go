@@ -26,19 +26,30 @@ func TestPathIDRulesAcceptTheIDsRunsHave(t *testing.T) {
 	}
 }
 
-// FuzzParseDecision: any body is either refused with a *Invalid or
-// yields a decision every later check can rely on.
-func FuzzParseDecision(f *testing.F) {
-	f.Add([]byte(`{"decision":"approve","approver":"alice","requestId":"r-1"}`))
-	f.Add([]byte(`{"decision":"reject","approver":"bob","reason":"no","requestId":"r-2"}`))
+// fuzzParse fuzzes a parser from seeds: any body is either refused with a
+// *Invalid and the zero request, or yields a request that keeps every rule
+// valid checks.
+func fuzzParse[T any](f *testing.F, parse func([]byte) (T, error), valid func(*testing.T, T), seeds ...string) {
+	for _, seed := range seeds {
+		f.Add([]byte(seed))
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := ParseDecision(body)
+		req, err := parse(body)
 		if err != nil {
 			var bad *Invalid
 			require.True(t, errors.As(err, &bad), "unexpected error type %T: %v", err, err)
-			require.Equal(t, Decision{}, req)
+			var zero T
+			require.Equal(t, zero, req)
 			return
 		}
+		valid(t, req)
+	})
+}
+
+// FuzzParseDecision: any body is either refused with a *Invalid or
+// yields a decision every later check can rely on.
+func FuzzParseDecision(f *testing.F) {
+	fuzzParse(f, ParseDecision, func(t *testing.T, req Decision) {
 		require.Contains(t, []string{"approve", "reject"}, req.Decision)
 		require.NotEmpty(t, strings.TrimSpace(req.Approver))
 		require.LessOrEqual(t, len(req.Approver), maxNameLength)
@@ -48,22 +59,14 @@ func FuzzParseDecision(f *testing.F) {
 		if req.Decision == "reject" {
 			require.NotEmpty(t, strings.TrimSpace(req.Reason))
 		}
-	})
+	}, `{"decision":"approve","approver":"alice","requestId":"r-1"}`,
+		`{"decision":"reject","approver":"bob","reason":"no","requestId":"r-2"}`)
 }
 
 // FuzzParseStart: any body is either refused with a *Invalid or yields a
 // start whose every field keeps its rule.
 func FuzzParseStart(f *testing.F) {
-	f.Add([]byte(`{"repo":"acme/widgets","pullNumber":7,"userId":"carol"}`))
-	f.Add([]byte(`{"repo":"acme/widgets","pullNumber":7,"goal":"g","agent":"triage","approvers":["alice"],"userId":"carol"}`))
-	f.Fuzz(func(t *testing.T, body []byte) {
-		req, err := ParseStart(body)
-		if err != nil {
-			var bad *Invalid
-			require.True(t, errors.As(err, &bad), "unexpected error type %T: %v", err, err)
-			require.Equal(t, Start{}, req)
-			return
-		}
+	fuzzParse(f, ParseStart, func(t *testing.T, req Start) {
 		require.True(t, runclient.ValidRepo(req.Repo))
 		require.Positive(t, req.PullNumber)
 		require.True(t, req.Agent == "" || api.ValidAgentName(req.Agent))
@@ -75,7 +78,41 @@ func FuzzParseStart(f *testing.F) {
 		require.False(t, HasControl(req.Goal))
 		require.NotEmpty(t, strings.TrimSpace(req.UserID))
 		require.False(t, HasControl(req.UserID))
-	})
+	}, `{"repo":"acme/widgets","pullNumber":7,"userId":"carol"}`,
+		`{"repo":"acme/widgets","pullNumber":7,"goal":"g","agent":"triage","approvers":["alice"],"userId":"carol"}`)
+}
+
+// FuzzParseResolve: any body is either refused with a *Invalid or yields a
+// resolve the run can take.
+func FuzzParseResolve(f *testing.F) {
+	fuzzParse(f, ParseResolve, func(t *testing.T, req Resolve) {
+		require.Contains(t, []string{api.ResolveRetry, api.ResolveMarkSucceeded, api.ResolveAbandon}, req.Decision)
+		require.NotEmpty(t, strings.TrimSpace(req.By))
+		require.False(t, HasControl(req.By))
+		require.NotEmpty(t, strings.TrimSpace(req.RequestID))
+		require.False(t, HasControl(req.ExternalResourceID))
+	}, `{"decision":"retry","by":"ops","requestId":"r-1"}`,
+		`{"decision":"mark_succeeded","by":"ops","externalResourceId":"7","requestId":"r-2"}`)
+}
+
+// FuzzParseBatch: any body is either refused with a *Invalid or yields a
+// batch of distinct actions, each bound to the input its approver saw.
+func FuzzParseBatch(f *testing.F) {
+	hash := strings.Repeat("a", argsHashLength)
+	fuzzParse(f, ParseBatch, func(t *testing.T, req Batch) {
+		require.NoError(t, req.Decision.Validate())
+		require.Empty(t, req.ArgsHash)
+		require.GreaterOrEqual(t, len(req.Actions), 2)
+		require.LessOrEqual(t, len(req.Actions), api.MaxBatch)
+		seen := map[string]bool{}
+		for _, ref := range req.Actions {
+			require.NoError(t, CheckActionID(ref.ActionID))
+			require.NoError(t, CheckArgsHash("argsHash", ref.ArgsHash))
+			require.False(t, seen[ref.ActionID], ref.ActionID)
+			seen[ref.ActionID] = true
+		}
+	}, `{"decision":"approve","approver":"alice","requestId":"r-1","actions":[{"actionId":"act-1","argsHash":"`+hash+`"},{"actionId":"act-2","argsHash":"`+hash+`"}]}`,
+		`{"decision":"approve","approver":"alice","requestId":"r-1","actions":[{"actionId":"act-1","argsHash":"`+hash+`"},{"actionId":"act-1","argsHash":"`+hash+`"}]}`)
 }
 
 func TestIdempotencyKeyIsOnePrintableASCIIValueOfAtMost255(t *testing.T) {

@@ -37,34 +37,30 @@ type Start struct {
 
 // ParseStart parses and validates a start body. Every error it returns is
 // a *Invalid.
-func ParseStart(body []byte) (Start, error) {
-	var req Start
-	if err := decodeStrictJSON(body, &req); err != nil {
-		return Start{}, err
-	}
+func ParseStart(body []byte) (Start, error) { return parse[Start](body) }
+
+// Validate checks a start.
+func (req Start) Validate() error {
 	switch {
 	case req.Repo == "":
-		return Start{}, Invalidf("missing field: repo")
+		return Invalidf("missing field: repo")
 	case !runclient.ValidRepo(req.Repo):
-		return Start{}, Invalidf("repo %q: want OWNER/NAME as GitHub allows them, e.g. acme/widgets", Clip(req.Repo, MaxEcho))
+		return Invalidf("repo %q: want OWNER/NAME as GitHub allows them, e.g. acme/widgets", Clip(req.Repo, MaxEcho))
 	case req.PullNumber <= 0:
-		return Start{}, Invalidf("pullNumber must be a number above 0")
+		return Invalidf("pullNumber must be a number above 0")
 	case len(req.Goal) > MaxGoalLength || HasControl(req.Goal):
-		return Start{}, Invalidf("goal must be valid UTF-8 of at most %d bytes, without control characters", MaxGoalLength)
+		return Invalidf("goal must be valid UTF-8 of at most %d bytes, without control characters", MaxGoalLength)
 	case req.Agent != "" && !api.ValidAgentName(req.Agent):
-		return Start{}, Invalidf("agent: %s", runclient.ErrBadAgent)
+		return Invalidf("agent: %s", runclient.ErrBadAgent)
 	case len(req.Approvers) > MaxApprovers:
-		return Start{}, Invalidf("approvers: at most %d", MaxApprovers)
+		return Invalidf("approvers: at most %d", MaxApprovers)
 	}
 	for _, login := range req.Approvers {
 		if !runclient.ValidLogin(login) {
-			return Start{}, Invalidf("approver %q is not a GitHub login", Clip(login, MaxEcho))
+			return Invalidf("approver %q is not a GitHub login", Clip(login, MaxEcho))
 		}
 	}
-	if err := checkName("userId", req.UserID); err != nil {
-		return Start{}, err
-	}
-	return req, nil
+	return checkName("userId", req.UserID)
 }
 
 // Input is the run the request asks for.
