@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -79,17 +80,7 @@ func parse[T interface{ Validate() error }](body []byte) (T, error) {
 
 // Validate checks a decision from any channel.
 func (req Decision) Validate() error {
-	switch req.Decision {
-	case api.DecisionApprove, api.DecisionReject:
-	case "":
-		return Invalidf("missing field: decision")
-	default:
-		return Invalidf("unknown decision %q: want approve or reject", Clip(req.Decision, MaxEcho))
-	}
-	if err := checkName("approver", req.Approver); err != nil {
-		return err
-	}
-	if err := checkRequestID(req.RequestID); err != nil {
+	if err := checkDecided(req.Decision, decisions, "approver", req.Approver, req.RequestID); err != nil {
 		return err
 	}
 	if req.ArgsHash != "" {
@@ -119,23 +110,35 @@ func ParseResolve(body []byte) (Resolve, error) { return parse[Resolve](body) }
 
 // Validate checks a resolve.
 func (req Resolve) Validate() error {
-	switch req.Decision {
-	case api.ResolveRetry, api.ResolveMarkSucceeded, api.ResolveAbandon:
-	case "":
-		return Invalidf("missing field: decision")
-	default:
-		return Invalidf("unknown decision %q: want retry, mark_succeeded or abandon", Clip(req.Decision, MaxEcho))
-	}
-	if err := checkName("by", req.By); err != nil {
-		return err
-	}
-	if err := checkRequestID(req.RequestID); err != nil {
+	if err := checkDecided(req.Decision, resolutions, "by", req.By, req.RequestID); err != nil {
 		return err
 	}
 	if len(req.ExternalResourceID) > maxRequestIDLength || HasControl(req.ExternalResourceID) {
 		return Invalidf("externalResourceId is too long or has control characters")
 	}
 	return nil
+}
+
+// The decisions each request takes, in the order an error lists them.
+var (
+	decisions   = []string{api.DecisionApprove, api.DecisionReject}
+	resolutions = []string{api.ResolveRetry, api.ResolveMarkSucceeded, api.ResolveAbandon}
+)
+
+// checkDecided checks what a decision and a resolve both carry: one of the
+// allowed decisions, who made it (under field) and the request's ID.
+func checkDecided(decision string, allowed []string, field, who, requestID string) error {
+	switch {
+	case decision == "":
+		return Invalidf("missing field: decision")
+	case !slices.Contains(allowed, decision):
+		last := len(allowed) - 1
+		return Invalidf("unknown decision %q: want %s or %s", Clip(decision, MaxEcho), strings.Join(allowed[:last], ", "), allowed[last])
+	}
+	if err := checkName(field, who); err != nil {
+		return err
+	}
+	return checkRequestID(requestID)
 }
 
 // decodeStrictJSON refuses unknown fields and trailing data so that a typo in

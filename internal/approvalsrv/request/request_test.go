@@ -126,3 +126,33 @@ func TestIdempotencyKeyIsOnePrintableASCIIValueOfAtMost255(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+func TestDecisionAndResolveRefuseWhatTheyDoNotTakeNamingWhatTheyDo(t *testing.T) {
+	cases := map[string]struct {
+		parse func([]byte) error
+		body  string
+		want  string
+	}{
+		"decision missing":      {parseDecision, `{"approver":"alice","requestId":"r-1"}`, "missing field: decision"},
+		"decision unknown":      {parseDecision, `{"decision":"retry","approver":"alice","requestId":"r-1"}`, `unknown decision "retry": want approve or reject`},
+		"decision no approver":  {parseDecision, `{"decision":"approve","requestId":"r-1"}`, "missing field: approver"},
+		"decision no requestId": {parseDecision, `{"decision":"approve","approver":"alice"}`, "missing field: requestId"},
+		"resolve missing":       {parseResolve, `{"by":"ops","requestId":"r-1"}`, "missing field: decision"},
+		"resolve unknown":       {parseResolve, `{"decision":"approve","by":"ops","requestId":"r-1"}`, `unknown decision "approve": want retry, mark_succeeded or abandon`},
+		"resolve no by":         {parseResolve, `{"decision":"retry","requestId":"r-1"}`, "missing field: by"},
+		"resolve no requestId":  {parseResolve, `{"decision":"retry","by":"ops"}`, "missing field: requestId"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := c.parse([]byte(c.body))
+
+			var bad *Invalid
+			require.ErrorAs(t, err, &bad)
+			require.Equal(t, c.want, bad.Problem)
+		})
+	}
+}
+
+func parseDecision(body []byte) error { _, err := ParseDecision(body); return err }
+
+func parseResolve(body []byte) error { _, err := ParseResolve(body); return err }
