@@ -159,7 +159,7 @@ func TestIdentityHeaderFromAnUntrustedPeerAnswers401AndDecidesNothing(t *testing
 
 	page := b.do(http.MethodGet, "/runs/run-1", nil, nil)
 	form := url.Values{"decision": {"approve"}, "requestId": {"r-1"}, "csrf": {"x"}}
-	post := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+	post := b.submit(decisionPagePath, form, nil)
 
 	require.Equal(t, http.StatusUnauthorized, page.StatusCode)
 	require.NotContains(t, readAll(t, page), "Signed in as")
@@ -202,7 +202,7 @@ func TestFormApproverIsTheAuthenticatedIdentityEvenInDevMode(t *testing.T) {
 	form.Set("decision", "reject")
 	form.Set("reason", "no")
 	form.Set("approver", "mallory")
-	refused := anonymous.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+	refused := anonymous.submit(decisionPagePath, form, nil)
 	require.Equal(t, http.StatusForbidden, refused.StatusCode)
 	require.Contains(t, replyOf(t, refused)["error"], "no signed-in user")
 
@@ -210,7 +210,7 @@ func TestFormApproverIsTheAuthenticatedIdentityEvenInDevMode(t *testing.T) {
 	_, form = alice.openRun("run-1")
 	form.Set("decision", "approve")
 	form.Set("approver", "mallory")
-	require.Equal(t, http.StatusAccepted, alice.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"}).StatusCode)
+	require.Equal(t, http.StatusAccepted, alice.submit(decisionPagePath, form, nil).StatusCode)
 
 	signals := h.runs.approvalSignals()
 	require.Len(t, signals, 1)

@@ -106,11 +106,11 @@ func TestFormRefusalIsRecordedInTheRunButAFormWithoutCSRFTokenIsNot(t *testing.T
 	form.Set("decision", "approve")
 	forged := url.Values{"decision": {"approve"}, "requestId": {"web-forged"}, "csrf": {"forged"}}
 
-	noToken := b.do(http.MethodPost, decisionPagePath, forged, map[string]string{"Accept": "application/json"})
+	noToken := b.submit(decisionPagePath, forged, nil)
 	require.Equal(t, http.StatusForbidden, noToken.StatusCode)
 	require.Empty(t, h.runs.refusalSignals())
 
-	resp := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+	resp := b.submit(decisionPagePath, form, nil)
 
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	signals := h.runs.refusalSignals()

@@ -33,12 +33,20 @@ func pageForms(t *testing.T, page string) map[string]url.Values {
 	return forms
 }
 
-func TestRunPageWithTwoWaitingActionsShowsEachWithItsFormAndOneApproveAll(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", twoWaitingRun(true))
-	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+// twoWaitingPage is alice's browser on twoWaitingRun(batches) as run-1,
+// with the run page open.
+func twoWaitingPage(t *testing.T, batches bool) (h *harness, b *browser, page string, hidden url.Values) {
+	t.Helper()
+	h = newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", twoWaitingRun(batches))
+	b = h.browser(map[string]string{"X-Forwarded-User": "alice"})
+	page, hidden = b.openRun("run-1")
+	return h, b, page, hidden
+}
 
-	page, _ := b.openRun("run-1")
+func TestRunPageWithTwoWaitingActionsShowsEachWithItsFormAndOneApproveAll(t *testing.T) {
+	_, _, page, _ := twoWaitingPage(t, true)
+
 	forms := pageForms(t, page)
 
 	require.Len(t, forms, 3)
@@ -58,11 +66,8 @@ func TestRunPageWithTwoWaitingActionsShowsEachWithItsFormAndOneApproveAll(t *tes
 }
 
 func TestRunPageOfAnAgentWithoutBatchesHasNoApproveAll(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", twoWaitingRun(false))
-	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
+	_, _, page, _ := twoWaitingPage(t, false)
 
-	page, _ := b.openRun("run-1")
 	forms := pageForms(t, page)
 
 	require.Len(t, forms, 2)
@@ -71,14 +76,11 @@ func TestRunPageOfAnAgentWithoutBatchesHasNoApproveAll(t *testing.T) {
 }
 
 func TestApproveAllFormSendsOneBatchSignal(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", twoWaitingRun(true))
-	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
-	page, _ := b.openRun("run-1")
+	h, b, page, _ := twoWaitingPage(t, true)
 	form := pageForms(t, page)[batchPagePath]
 	form.Set("decision", "approve")
 
-	resp := b.do(http.MethodPost, batchPagePath, form, map[string]string{"Accept": "application/json"})
+	resp := b.submit(batchPagePath, form, nil)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, []api.ApprovalSignal{{
@@ -104,21 +106,14 @@ func TestApproveAllFormRefusals(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			h := newHarness(t, testConfig(), nil)
-			h.runs.put("run-1", twoWaitingRun(c.batches))
-			b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
-			_, hidden := b.openRun("run-1")
+			h, b, _, hidden := twoWaitingPage(t, c.batches)
 			form := url.Values{"csrf": {hidden.Get("csrf")}, "requestId": {"web-1"}, "decision": {"approve"},
 				"actionId": {"act-1", "act-2"}, "argsHash": {act1Hash, act2Hash}}
 			if c.edit != nil {
 				c.edit(form)
 			}
-			extra := map[string]string{"Accept": "application/json"}
-			for k, v := range c.extra {
-				extra[k] = v
-			}
 
-			resp := b.do(http.MethodPost, batchPagePath, form, extra)
+			resp := b.submit(batchPagePath, form, c.extra)
 
 			require.Equal(t, c.want, resp.StatusCode)
 			require.Empty(t, h.runs.approvalSignals())
@@ -135,7 +130,7 @@ func TestFormWithAStaleArgsHashAnswers409AndSendsNothing(t *testing.T) {
 	form.Set("decision", "approve")
 	form.Set("argsHash", api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "what the page showed before"))
 
-	resp := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+	resp := b.submit(decisionPagePath, form, nil)
 
 	require.Equal(t, http.StatusConflict, resp.StatusCode)
 	require.Contains(t, replyOf(t, resp)["error"], "no longer has the input")

@@ -1,7 +1,9 @@
 package approvalsrv
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -54,6 +56,15 @@ func (b *browser) do(method, path string, form url.Values, extra map[string]stri
 	require.NoError(b.t, err)
 	b.t.Cleanup(func() { resp.Body.Close() })
 	return resp
+}
+
+// submit posts form as the page's script does, asking for a JSON reply,
+// with extra headers on top.
+func (b *browser) submit(path string, form url.Values, extra map[string]string) *http.Response {
+	b.t.Helper()
+	headers := map[string]string{"Accept": "application/json"}
+	maps.Copy(headers, extra)
+	return b.do(http.MethodPost, path, form, headers)
 }
 
 var hiddenField = regexp.MustCompile(`name="(csrf|requestId)" value="([^"]+)"`)
@@ -125,7 +136,7 @@ func TestFormApproveTakesTheApproverFromTheIdentityHeader(t *testing.T) {
 	form.Set("decision", "approve")
 	form.Set("approver", "mallory") // ignored outside dev mode
 
-	resp := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+	resp := b.submit(decisionPagePath, form, nil)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	signals := h.runs.approvalSignals()
@@ -151,53 +162,45 @@ func TestFormWithoutScriptRedirectsBackWithANotice(t *testing.T) {
 
 func TestFormRefusals(t *testing.T) {
 	cases := map[string]struct {
-		cfg     func(*Config)
-		header  map[string]string
+		// as is who the login proxy says is at the page; "" is alice.
+		as      string
 		edit    func(url.Values)
 		extra   map[string]string
 		want    int
 		wantErr string
 	}{
 		"missing CSRF token": {
-			header: map[string]string{"X-Forwarded-User": "alice"},
-			edit:   func(f url.Values) { f.Del("csrf") },
-			want:   http.StatusForbidden, wantErr: "This page is out of date",
+			edit: func(f url.Values) { f.Del("csrf") },
+			want: http.StatusForbidden, wantErr: "This page is out of date",
 		},
 		"forged CSRF token": {
-			header: map[string]string{"X-Forwarded-User": "alice"},
-			edit:   func(f url.Values) { f.Set("csrf", "forged") },
-			want:   http.StatusForbidden, wantErr: "This page is out of date",
+			edit: func(f url.Values) { f.Set("csrf", "forged") },
+			want: http.StatusForbidden, wantErr: "This page is out of date",
 		},
 		"cross-site post": {
-			header: map[string]string{"X-Forwarded-User": "alice"},
-			extra:  map[string]string{"Sec-Fetch-Site": "cross-site"},
-			want:   http.StatusForbidden,
+			extra: map[string]string{"Sec-Fetch-Site": "cross-site"},
+			want:  http.StatusForbidden,
 		},
 		"reject without reason": {
-			header: map[string]string{"X-Forwarded-User": "alice"},
-			edit:   func(f url.Values) { f.Set("decision", "reject") },
-			want:   http.StatusBadRequest, wantErr: "a rejection needs one",
+			edit: func(f url.Values) { f.Set("decision", "reject") },
+			want: http.StatusBadRequest, wantErr: "a rejection needs one",
 		},
 		"identity not an approver": {
-			header: map[string]string{"X-Forwarded-User": "mallory"},
-			want:   http.StatusForbidden, wantErr: "mallory is not an approver",
+			as:   "mallory",
+			want: http.StatusForbidden, wantErr: "mallory is not an approver",
 		},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			h := waitingHarness(t, nil, "alice")
-			b := h.browser(c.header)
+			b := h.browser(map[string]string{"X-Forwarded-User": cmp.Or(c.as, "alice")})
 			_, form := b.openRun("run-1")
 			form.Set("decision", "approve")
 			if c.edit != nil {
 				c.edit(form)
 			}
-			extra := map[string]string{"Accept": "application/json"}
-			for k, v := range c.extra {
-				extra[k] = v
-			}
 
-			resp := b.do(http.MethodPost, decisionPagePath, form, extra)
+			resp := b.submit(decisionPagePath, form, c.extra)
 
 			require.Equal(t, c.want, resp.StatusCode)
 			if c.wantErr != "" {
@@ -228,7 +231,7 @@ func TestDevModeFormTakesATypedName(t *testing.T) {
 	form.Set("decision", "approve")
 	form.Set("approver", "dana")
 
-	resp := b.do(http.MethodPost, decisionPagePath, form, map[string]string{"Accept": "application/json"})
+	resp := b.submit(decisionPagePath, form, nil)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, "dana", h.runs.approvalSignals()[0].Approver)
