@@ -1,10 +1,8 @@
 package approvalsrv
 
 import (
-	"html"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -14,24 +12,6 @@ import (
 )
 
 const batchPagePath = "/runs/run-1/decision"
-
-var formTag = regexp.MustCompile(`(?s)<form class="decision" method="post" action="([^"]+)">(.*?)</form>`)
-var hiddenInput = regexp.MustCompile(`<input type="hidden" name="([a-zA-Z]+)" value="([^"]*)">`)
-
-// pageForms are the run page's decision forms, by action URL, each with
-// its hidden fields in page order.
-func pageForms(t *testing.T, page string) map[string]url.Values {
-	t.Helper()
-	forms := map[string]url.Values{}
-	for _, m := range formTag.FindAllStringSubmatch(page, -1) {
-		fields := url.Values{}
-		for _, in := range hiddenInput.FindAllStringSubmatch(m[2], -1) {
-			fields.Add(in[1], html.UnescapeString(in[2]))
-		}
-		forms[m[1]] = fields
-	}
-	return forms
-}
 
 // twoWaitingPage is alice's browser on twoWaitingRun(batches) as run-1,
 // with the run page open.
