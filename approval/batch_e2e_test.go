@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,7 +18,6 @@ import (
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/ghsandbox/fixture"
@@ -46,13 +43,7 @@ func (s *stack) twoTodosSandbox(queue string) *ghsandbox.Server {
 
 func (s *stack) signedBatch(runID string, req request.Batch) (int, map[string]string) {
 	s.t.Helper()
-	body, err := json.Marshal(req)
-	require.NoError(s.t, err)
-	httpReq, err := http.NewRequest(http.MethodPost, s.approval.URL+"/v1/runs/"+runID+"/decision", bytes.NewReader(body))
-	require.NoError(s.t, err)
-	httpReq.Header.Set("Content-Type", "application/json")
-	auth.SignRequest(httpReq, []byte(e2eSecret), body, time.Now())
-	return s.send(httpReq)
+	return s.signedJSON("/v1/runs/"+runID+"/decision", req)
 }
 
 func TestTriageRunApprovedAsOneBatchFilesEachIssueExactlyOnce(t *testing.T) {

@@ -86,13 +86,8 @@ func TestWebhookApprovalByAWriterPostsOneCommentAfterAReaderIsRefused(t *testing
 }
 
 func (s *stack) inboxHas(actionID string) bool {
-	resp, err := http.DefaultClient.Do(s.signedGet(context.Background(), s.approval.URL+"/v1/approvals"))
-	if err != nil {
-		return false
-	}
-	defer resp.Body.Close()
-	var inbox struct{ Approvals []runclient.PendingApproval }
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&inbox) != nil {
+	inbox, ok := readSigned[struct{ Approvals []runclient.PendingApproval }](s, "/v1/approvals")
+	if !ok {
 		return false
 	}
 	for _, a := range inbox.Approvals {

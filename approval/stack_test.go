@@ -105,16 +105,23 @@ func (s *stack) startReview(runID string, approvers ...string) api.PendingAction
 }
 
 func (s *stack) snapshot(runID string) (api.RunSnapshot, bool) {
-	resp, err := http.DefaultClient.Do(s.signedGet(context.Background(), s.approval.URL+"/v1/runs/"+runID))
+	return readSigned[api.RunSnapshot](s, "/v1/runs/"+runID)
+}
+
+// readSigned reads target of the /v1 API; false for any failure, so that a
+// caller can poll it until the server has what it waits for.
+func readSigned[T any](s *stack, target string) (T, bool) {
+	var v T
+	resp, err := http.DefaultClient.Do(s.signedGet(context.Background(), s.approval.URL+target))
 	if err != nil {
-		return api.RunSnapshot{}, false
+		return v, false
 	}
 	defer resp.Body.Close()
-	var snap api.RunSnapshot
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&snap) != nil {
-		return api.RunSnapshot{}, false
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&v) != nil {
+		var zero T
+		return zero, false
 	}
-	return snap, true
+	return v, true
 }
 
 // postedReviews are the sandbox comments the agent created (they carry the
@@ -131,13 +138,29 @@ func (s *stack) postedReviews() []ghsandbox.Comment {
 
 func (s *stack) signedDecision(runID, actionID string, req request.Decision) (int, map[string]string) {
 	s.t.Helper()
-	body, err := json.Marshal(req)
+	return s.signedJSON("/v1/runs/"+runID+"/actions/"+actionID+"/decision", req)
+}
+
+// signedJSON posts v as JSON to path of the /v1 API, signed.
+func (s *stack) signedJSON(path string, v any) (int, map[string]string) {
+	s.t.Helper()
+	body, err := json.Marshal(v)
 	require.NoError(s.t, err)
-	httpReq, err := http.NewRequest(http.MethodPost, s.approval.URL+"/v1/runs/"+runID+"/actions/"+actionID+"/decision", bytes.NewReader(body))
+	return s.send(s.signedPost(path, body, ""))
+}
+
+// signedPost is a post of body to path of the /v1 API, signed as its
+// callers sign it; key, when set, is its Idempotency-Key.
+func (s *stack) signedPost(path string, body []byte, key string) *http.Request {
+	s.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, s.approval.URL+path, bytes.NewReader(body))
 	require.NoError(s.t, err)
-	httpReq.Header.Set("Content-Type", "application/json")
-	auth.SignRequest(httpReq, []byte(e2eSecret), body, time.Now())
-	return s.send(httpReq)
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set(auth.HeaderIdempotencyKey, key)
+	}
+	auth.SignRequest(req, []byte(e2eSecret), body, time.Now())
+	return req
 }
 
 // signedGet is a read of the /v1 API, signed as its callers sign it.
@@ -151,6 +174,14 @@ func (s *stack) signedGet(ctx context.Context, url string) *http.Request {
 
 func (s *stack) send(req *http.Request) (int, map[string]string) {
 	s.t.Helper()
+	resp, answer := s.do(req)
+	return resp.StatusCode, answer
+}
+
+// do sends req and decodes its {status}, {error} or other flat answer; a
+// 204 has none.
+func (s *stack) do(req *http.Request) (*http.Response, map[string]string) {
+	s.t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(s.t, err)
 	defer resp.Body.Close()
@@ -158,7 +189,7 @@ func (s *stack) send(req *http.Request) (int, map[string]string) {
 	if resp.StatusCode != http.StatusNoContent {
 		require.NoError(s.t, json.NewDecoder(resp.Body).Decode(&answer))
 	}
-	return resp.StatusCode, answer
+	return resp, answer
 }
 
 // followEvents reads the run's event stream until its end event and returns

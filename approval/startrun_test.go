@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 	"time"
@@ -11,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -19,17 +15,7 @@ import (
 // signedStart posts a start under key, signed as a client signs it.
 func (s *stack) signedStart(key string, body []byte) (*http.Response, map[string]string) {
 	s.t.Helper()
-	req, err := http.NewRequest(http.MethodPost, s.approval.URL+"/v1/runs", bytes.NewReader(body))
-	require.NoError(s.t, err)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(auth.HeaderIdempotencyKey, key)
-	auth.SignRequest(req, []byte(e2eSecret), body, time.Now())
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(s.t, err)
-	defer resp.Body.Close()
-	reply := map[string]string{}
-	require.NoError(s.t, json.NewDecoder(resp.Body).Decode(&reply))
-	return resp, reply
+	return s.do(s.signedPost("/v1/runs", body, key))
 }
 
 // The whole path a bot takes: start over HTTP, find the run waiting in the
@@ -75,14 +61,5 @@ func TestRunStartedOverHTTPIsListedWaitingAndPostsOneCommentOnceApproved(t *test
 }
 
 func (s *stack) listRuns(target string) (runclient.Page, bool) {
-	resp, err := http.DefaultClient.Do(s.signedGet(context.Background(), s.approval.URL+target))
-	if err != nil {
-		return runclient.Page{}, false
-	}
-	defer resp.Body.Close()
-	var page runclient.Page
-	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&page) != nil {
-		return runclient.Page{}, false
-	}
-	return page, true
+	return readSigned[runclient.Page](s, target)
 }
