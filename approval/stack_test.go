@@ -92,6 +92,13 @@ func (s *stack) startReview(runID string, approvers ...string) api.PendingAction
 	_, err := s.temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: runID, TaskQueue: e2eQueue},
 		api.WorkflowName, api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", Approvers: approvers})
 	require.NoError(s.t, err)
+	return s.waitingAction(runID)
+}
+
+// waitingAction waits until the run asks for approval, read through the
+// approval server's own snapshot endpoint, and returns what it waits on.
+func (s *stack) waitingAction(runID string) api.PendingAction {
+	s.t.Helper()
 	var action api.PendingAction
 	require.Eventually(s.t, func() bool {
 		snap, ok := s.snapshot(runID)

@@ -30,15 +30,7 @@ func TestRunStartedOverHTTPIsListedWaitingAndPostsOneCommentOnceApproved(t *test
 	require.Equal(t, "/v1/runs/"+runID, resp.Header.Get("Location"))
 	require.Equal(t, api.DefaultAgent, reply["agent"])
 
-	var action api.PendingAction
-	require.Eventually(t, func() bool {
-		snap, ok := s.snapshot(runID)
-		if ok && snap.PendingAction != nil && snap.PendingAction.State == api.ActionWaiting {
-			action = *snap.PendingAction
-			return true
-		}
-		return false
-	}, waitLong, 50*time.Millisecond, "run %s never asked for approval", runID)
+	action := s.waitingAction(runID)
 	require.Empty(t, s.postedReviews(), "nothing is posted before approval")
 
 	// Visibility is eventually consistent: the run shows as waiting soon.
