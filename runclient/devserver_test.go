@@ -7,19 +7,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/stubrun"
 	"github.com/agentrun/agentrun/runclient"
+	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 // startStub starts a dev server and a worker running the stub AgentRun, and
 // returns a run client and the worker's task queue.
 func startStub(t *testing.T) (*runclient.Client, string) {
 	t.Helper()
-	temporal, queue := stubrun.Start(t, "runclient")
-	return runclient.New(temporal, runclient.Options{CallTimeout: 30 * time.Second}), queue
+	return runclienttest.StartStub(t, "runclient")
 }
 
 func testContext(t *testing.T) context.Context {
@@ -116,14 +115,9 @@ func TestSnapshotAndEventsReadTheRunsQueries(t *testing.T) {
 func TestListWaitingIsTheInboxSoonestToExpireFirst(t *testing.T) {
 	rc, queue := startStub(t)
 	ctx := testContext(t)
-	start := func(runID string, in stubrun.Input) {
-		// Start sends a RunInput; these runs need the stub's own input.
-		_, err := rc.Temporal().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName, in)
-		require.NoError(t, err)
-	}
-	start("later", stubrun.Input{ActionID: "act-000000000000000b", ExpiresIn: 2 * time.Hour})
-	start("sooner", stubrun.Input{ActionID: "act-000000000000000a", ExpiresIn: time.Hour, Approvers: []string{"bob"}})
-	start("busy", stubrun.Input{})
+	runclienttest.StartStubRun(t, rc, queue, "later", "", stubrun.Input{ActionID: "act-000000000000000b", ExpiresIn: 2 * time.Hour})
+	runclienttest.StartStubRun(t, rc, queue, "sooner", "", stubrun.Input{ActionID: "act-000000000000000a", ExpiresIn: time.Hour, Approvers: []string{"bob"}})
+	runclienttest.StartStubRun(t, rc, queue, "busy", "", stubrun.Input{})
 
 	var inbox []runclient.PendingApproval
 	// Visibility is eventually consistent: wait until both waiting runs are indexed.

@@ -8,12 +8,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/stubrun"
 	"github.com/agentrun/agentrun/runclient"
+	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 func keyedRequest(queue, key string, in api.RunInput) runclient.StartRequest {
@@ -47,7 +46,7 @@ func TestAKeyReusedForAnotherRequestIsAConflictAndARepeatIsTheSameRun(t *testing
 		_, err := rc.Start(ctx, keyedRequest(queue, "k-1", other))
 		require.ErrorIs(t, err, runclient.ErrIdempotencyConflict, name)
 	}
-	require.Equal(t, 1, executionsOf(t, rc, first.RunID), "no request under the key started a second run")
+	require.Equal(t, 1, runclienttest.Executions(t, rc, first.RunID), "no request under the key started a second run")
 
 	var desc runclient.Description
 	desc, err = rc.Describe(ctx, first.RunID)
@@ -88,7 +87,7 @@ func TestConcurrentStartsWithOneKeyMakeOneRun(t *testing.T) {
 		require.NoError(t, errs[i])
 		require.Equal(t, results[0], results[i])
 	}
-	require.Equal(t, 1, executionsOf(t, rc, results[0].RunID))
+	require.Equal(t, 1, runclienttest.Executions(t, rc, results[0].RunID))
 }
 
 func TestStartRefusesAMalformedAgentAndStartsNothing(t *testing.T) {
@@ -116,11 +115,7 @@ func TestListPageFiltersByStatusAndAgentAndPagesWithAToken(t *testing.T) {
 	review1, review2, triage := start("a", ""), start("b", "pr-review"), start("c", "triage")
 	// A run waiting for a person, of agent triage (the stub upserts the status).
 	waiting := "run-waiting"
-	_, err := rc.Temporal().ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID: waiting, TaskQueue: queue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(api.SearchAttrAgent.ValueSet("triage")),
-	}, api.WorkflowName, map[string]any{"ActionID": "act-0123456789abcdef", "ExpiresIn": time.Hour})
-	require.NoError(t, err)
+	runclienttest.StartStubRun(t, rc, queue, waiting, "triage", stubrun.Input{ActionID: "act-0123456789abcdef", ExpiresIn: time.Hour})
 
 	ids := func(f runclient.ListFilter) []string {
 		page, err := rc.ListPage(ctx, f, runclient.MaxPageSize, "")
@@ -176,22 +171,6 @@ func TestListPageFiltersByStatusAndAgentAndPagesWithAToken(t *testing.T) {
 	}
 	_, err = rc.ListPage(ctx, runclient.ListFilter{Agent: "triage"}, 10, first.NextPageToken)
 	require.ErrorIs(t, err, runclient.ErrBadPageToken, "a token pages only the listing it came from")
-}
-
-// executionsOf counts the executions, open or closed, of one run ID.
-func executionsOf(t *testing.T, rc *runclient.Client, runID string) int {
-	t.Helper()
-	ctx := testContext(t)
-	var count int
-	require.Eventually(t, func() bool {
-		resp, err := rc.Temporal().ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
-			Query: fmt.Sprintf("WorkflowId = '%s'", runID),
-		})
-		require.NoError(t, err)
-		count = len(resp.GetExecutions())
-		return count > 0
-	}, time.Minute, 50*time.Millisecond)
-	return count
 }
 
 func TestInputRulesRefuseWhatGitHubAndTheQueryCannotTake(t *testing.T) {

@@ -10,27 +10,19 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/stubrun"
-	"github.com/agentrun/agentrun/runclient"
+	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) {
-	c, queue := stubrun.Start(t, "approvalsrv-action-lookup")
+	runs, queue := runclienttest.StartStub(t, "approvalsrv-action-lookup")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	start := func(runID string, in stubrun.Input) client.WorkflowRun {
-		run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName, in)
-		require.NoError(t, err)
-		return run
-	}
 	const openAction, closedAction = "act-0123456789abcdef", "act-fedcba9876543210"
-	open := start("lookup-open", stubrun.Input{ActionID: openAction, ExpiresIn: time.Hour, Approvers: []string{"alice"}})
-	start("lookup-other", stubrun.Input{ActionID: "act-00000000000000ff", ExpiresIn: time.Hour})
-	require.NoError(t, start("lookup-closed", stubrun.Input{ActionID: closedAction, ExpiresIn: time.Hour, Close: true}).Get(ctx, nil))
-	runs := runclient.New(c, runclient.Options{})
+	open := runclienttest.StartStubRun(t, runs, queue, "lookup-open", "", stubrun.Input{ActionID: openAction, ExpiresIn: time.Hour, Approvers: []string{"alice"}})
+	runclienttest.StartStubRun(t, runs, queue, "lookup-other", "", stubrun.Input{ActionID: "act-00000000000000ff", ExpiresIn: time.Hour})
+	require.NoError(t, runclienttest.StartStubRun(t, runs, queue, "lookup-closed", "", stubrun.Input{ActionID: closedAction, ExpiresIn: time.Hour, Close: true}).Get(ctx, nil))
 	// Visibility is eventually consistent: wait until both runs are indexed.
 	require.Eventually(t, func() bool {
 		_, errOpen := runs.RunByActionID(ctx, openAction)

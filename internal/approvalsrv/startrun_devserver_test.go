@@ -14,21 +14,18 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/api/workflowservice/v1"
-	"go.temporal.io/sdk/client"
-	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/stubrun"
 	"github.com/agentrun/agentrun/runclient"
+	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 // stubHarness is the server over a real dev server whose worker runs the
 // stub AgentRun on the queue the server starts runs on.
 func stubHarness(t *testing.T, prefix string) (*harness, *runclient.Client) {
 	t.Helper()
-	c, queue := stubrun.Start(t, prefix)
-	runs := runclient.New(c, runclient.Options{CallTimeout: 30 * time.Second})
+	runs, queue := runclienttest.StartStub(t, prefix)
 	cfg := testConfig()
 	cfg.TaskQueue = queue
 	srv, err := New(cfg, Options{Runs: runs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return testNow }})
@@ -36,20 +33,6 @@ func stubHarness(t *testing.T, prefix string) (*harness, *runclient.Client) {
 	h := &harness{t: t, server: srv, http: httptest.NewServer(srv.Handler())}
 	t.Cleanup(h.http.Close)
 	return h, runs
-}
-
-// executions counts the workflow executions of runID, open or closed, once
-// visibility lists at least one.
-func executions(t *testing.T, runs *runclient.Client, runID string) int {
-	t.Helper()
-	var n int
-	require.Eventually(t, func() bool {
-		resp, err := runs.Temporal().ListWorkflow(t.Context(), &workflowservice.ListWorkflowExecutionsRequest{Query: fmt.Sprintf("WorkflowId = '%s'", runID)})
-		require.NoError(t, err)
-		n = len(resp.GetExecutions())
-		return n > 0
-	}, time.Minute, 50*time.Millisecond)
-	return n
 }
 
 func TestStartOverHTTPMakesOneRunPerKeyAndRefusesTheKeyForAnotherBody(t *testing.T) {
@@ -73,7 +56,7 @@ func TestStartOverHTTPMakesOneRunPerKeyAndRefusesTheKeyForAnotherBody(t *testing
 	other := h.start("ticket-42", []byte(strings.Replace(startBody, `"pullNumber":7`, `"pullNumber":8`, 1)))
 	require.Equal(t, http.StatusUnprocessableEntity, other.StatusCode)
 	require.Equal(t, runclient.ErrIdempotencyConflict.Error(), replyOf(t, other)["error"])
-	require.Equal(t, 1, executions(t, runs, runID))
+	require.Equal(t, 1, runclienttest.Executions(t, runs, runID))
 
 	desc, err := runs.Temporal().DescribeWorkflow(t.Context(), runID, "")
 	require.NoError(t, err)
@@ -111,7 +94,7 @@ func TestStartOverHTTPMakesOneRunPerKeyAndRefusesTheKeyForAnotherBody(t *testing
 		require.Equal(t, http.StatusAccepted, codes[i], "caller %d", i)
 		require.Equal(t, runclient.KeyedRunID("carol", "burst"), ids[i], "caller %d", i)
 	}
-	require.Equal(t, 1, executions(t, runs, ids[0]))
+	require.Equal(t, 1, runclienttest.Executions(t, runs, ids[0]))
 }
 
 func TestListRunsOverHTTPFiltersByStatusAndAgent(t *testing.T) {
@@ -124,11 +107,7 @@ func TestListRunsOverHTTPFiltersByStatusAndAgent(t *testing.T) {
 	}
 	review, triage := start("a", "pr-review"), start("b", "triage")
 	const waiting = "run-waiting-triage"
-	_, err := runs.Temporal().ExecuteWorkflow(t.Context(), client.StartWorkflowOptions{
-		ID: waiting, TaskQueue: h.server.cfg.TaskQueue,
-		TypedSearchAttributes: temporal.NewSearchAttributes(api.SearchAttrAgent.ValueSet("triage")),
-	}, api.WorkflowName, stubrun.Input{ActionID: "act-0123456789abcdef", ExpiresIn: time.Hour})
-	require.NoError(t, err)
+	runclienttest.StartStubRun(t, runs, h.server.cfg.TaskQueue, waiting, "triage", stubrun.Input{ActionID: "act-0123456789abcdef", ExpiresIn: time.Hour})
 
 	list := func(query string) []string {
 		resp := h.get("/v1/runs?"+query, nil)
