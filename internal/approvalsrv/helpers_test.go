@@ -127,12 +127,22 @@ func (h *harness) signedPostAs(path, contentType string, body []byte, ts time.Ti
 // signedHeaders are the signature headers of a request to target (its
 // path, escaped as it goes on the wire, and its query) made at ts.
 func signedHeaders(method, target string, body []byte, ts time.Time) map[string]string {
+	return signedHeadersKeyed(method, target, body, ts, "")
+}
+
+// signedHeadersKeyed are signedHeaders with the Idempotency-Key key, which
+// the signature covers; "" sends none.
+func signedHeadersKeyed(method, target string, body []byte, ts time.Time, key string) map[string]string {
 	req := httptest.NewRequest(method, target, nil)
-	auth.SignRequest(req, []byte(testSecret), body, ts)
-	return map[string]string{
-		auth.HeaderTimestamp: req.Header.Get(auth.HeaderTimestamp),
-		auth.HeaderSignature: req.Header.Get(auth.HeaderSignature),
+	headers := map[string]string{}
+	if key != "" {
+		req.Header.Set(auth.HeaderIdempotencyKey, key)
+		headers[auth.HeaderIdempotencyKey] = key
 	}
+	auth.SignRequest(req, []byte(testSecret), body, ts)
+	headers[auth.HeaderTimestamp] = req.Header.Get(auth.HeaderTimestamp)
+	headers[auth.HeaderSignature] = req.Header.Get(auth.HeaderSignature)
+	return headers
 }
 
 func (h *harness) post(path string, body []byte, headers map[string]string) *http.Response {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -22,19 +21,8 @@ const startBody = `{"repo":"acme/widgets","pullNumber":7,"goal":"focus on errors
 // startHeaders are the headers of a start signed at ts under key ("" sends
 // none); the key is signed with the rest.
 func startHeaders(key string, body []byte, ts time.Time) map[string]string {
-	req := httptest.NewRequest(http.MethodPost, "/v1/runs", nil)
-	if key != "" {
-		req.Header.Set(auth.HeaderIdempotencyKey, key)
-	}
-	auth.SignRequest(req, []byte(testSecret), body, ts)
-	headers := map[string]string{
-		"Content-Type":       "application/json",
-		auth.HeaderTimestamp: req.Header.Get(auth.HeaderTimestamp),
-		auth.HeaderSignature: req.Header.Get(auth.HeaderSignature),
-	}
-	if key != "" {
-		headers[auth.HeaderIdempotencyKey] = key
-	}
+	headers := signedHeadersKeyed(http.MethodPost, "/v1/runs", body, ts, key)
+	headers["Content-Type"] = "application/json"
 	return headers
 }
 
