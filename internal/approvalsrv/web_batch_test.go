@@ -74,29 +74,21 @@ func TestApproveAllFormSendsOneBatchSignal(t *testing.T) {
 func TestApproveAllFormRefusals(t *testing.T) {
 	cases := map[string]struct {
 		batches bool
-		edit    func(url.Values)
-		extra   map[string]string
-		want    int
+		formRefusal
 	}{
-		"missing CSRF token":     {true, func(f url.Values) { f.Del("csrf") }, nil, http.StatusForbidden},
-		"cross-site post":        {true, nil, map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
-		"a hash short":           {true, func(f url.Values) { f["argsHash"] = f["argsHash"][:1] }, nil, http.StatusBadRequest},
-		"a stale hash":           {true, func(f url.Values) { f["argsHash"][1] = strings.Repeat("0", 64) }, nil, http.StatusConflict},
-		"agent takes no batches": {false, nil, nil, http.StatusUnprocessableEntity},
+		"missing CSRF token":     {true, formRefusal{edit: func(f url.Values) { f.Del("csrf") }, want: http.StatusForbidden}},
+		"cross-site post":        {true, formRefusal{extra: map[string]string{"Sec-Fetch-Site": "cross-site"}, want: http.StatusForbidden}},
+		"a hash short":           {true, formRefusal{edit: func(f url.Values) { f["argsHash"] = f["argsHash"][:1] }, want: http.StatusBadRequest}},
+		"a stale hash":           {true, formRefusal{edit: func(f url.Values) { f["argsHash"][1] = strings.Repeat("0", 64) }, want: http.StatusConflict}},
+		"agent takes no batches": {false, formRefusal{want: http.StatusUnprocessableEntity}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			h, b, _, hidden := twoWaitingPage(t, c.batches)
 			form := url.Values{"csrf": {hidden.Get("csrf")}, "requestId": {"web-1"}, "decision": {"approve"},
 				"actionId": {"act-1", "act-2"}, "argsHash": {act1Hash, act2Hash}}
-			if c.edit != nil {
-				c.edit(form)
-			}
 
-			resp := b.submit(batchPagePath, form, c.extra)
-
-			require.Equal(t, c.want, resp.StatusCode)
-			require.Empty(t, h.runs.approvalSignals())
+			c.requireRefused(t, h, b, batchPagePath, form)
 		})
 	}
 }

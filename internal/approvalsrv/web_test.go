@@ -90,35 +90,52 @@ func TestFormWithoutScriptRedirectsBackWithANotice(t *testing.T) {
 	require.Contains(t, readAll(t, b.do(http.MethodGet, "/runs/run-1?result=202", nil, nil)), "Your decision was sent to the run.")
 }
 
+// formRefusal is a post of a page's form, edited, with extra headers, that
+// the server must refuse with want (and an error containing wantErr, when
+// set) and send nothing to the run for.
+type formRefusal struct {
+	edit    func(url.Values)
+	extra   map[string]string
+	want    int
+	wantErr string
+}
+
+func (c formRefusal) requireRefused(t *testing.T, h *harness, b *browser, path string, form url.Values) {
+	t.Helper()
+	if c.edit != nil {
+		c.edit(form)
+	}
+
+	resp := b.submit(path, form, c.extra)
+
+	require.Equal(t, c.want, resp.StatusCode)
+	if c.wantErr != "" {
+		require.Contains(t, replyOf(t, resp)["error"], c.wantErr)
+	}
+	require.Empty(t, h.runs.approvalSignals())
+}
+
 func TestFormRefusals(t *testing.T) {
 	cases := map[string]struct {
 		// as is who the login proxy says is at the page; "" is alice.
-		as      string
-		edit    func(url.Values)
-		extra   map[string]string
-		want    int
-		wantErr string
+		as string
+		formRefusal
 	}{
-		"missing CSRF token": {
-			edit: func(f url.Values) { f.Del("csrf") },
-			want: http.StatusForbidden, wantErr: "This page is out of date",
-		},
-		"forged CSRF token": {
-			edit: func(f url.Values) { f.Set("csrf", "forged") },
-			want: http.StatusForbidden, wantErr: "This page is out of date",
-		},
-		"cross-site post": {
-			extra: map[string]string{"Sec-Fetch-Site": "cross-site"},
-			want:  http.StatusForbidden,
-		},
-		"reject without reason": {
-			edit: func(f url.Values) { f.Set("decision", "reject") },
-			want: http.StatusBadRequest, wantErr: "a rejection needs one",
-		},
-		"identity not an approver": {
-			as:   "mallory",
+		"missing CSRF token": {formRefusal: formRefusal{
+			edit: func(f url.Values) { f.Del("csrf") }, want: http.StatusForbidden, wantErr: "This page is out of date",
+		}},
+		"forged CSRF token": {formRefusal: formRefusal{
+			edit: func(f url.Values) { f.Set("csrf", "forged") }, want: http.StatusForbidden, wantErr: "This page is out of date",
+		}},
+		"cross-site post": {formRefusal: formRefusal{
+			extra: map[string]string{"Sec-Fetch-Site": "cross-site"}, want: http.StatusForbidden,
+		}},
+		"reject without reason": {formRefusal: formRefusal{
+			edit: func(f url.Values) { f.Set("decision", "reject") }, want: http.StatusBadRequest, wantErr: "a rejection needs one",
+		}},
+		"identity not an approver": {as: "mallory", formRefusal: formRefusal{
 			want: http.StatusForbidden, wantErr: "mallory is not an approver",
-		},
+		}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -126,17 +143,8 @@ func TestFormRefusals(t *testing.T) {
 			b := h.browser(map[string]string{"X-Forwarded-User": cmp.Or(c.as, "alice")})
 			_, form := b.openRun("run-1")
 			form.Set("decision", "approve")
-			if c.edit != nil {
-				c.edit(form)
-			}
 
-			resp := b.submit(decisionPagePath, form, c.extra)
-
-			require.Equal(t, c.want, resp.StatusCode)
-			if c.wantErr != "" {
-				require.Contains(t, replyOf(t, resp)["error"], c.wantErr)
-			}
-			require.Empty(t, h.runs.approvalSignals())
+			c.requireRefused(t, h, b, decisionPagePath, form)
 		})
 	}
 }
