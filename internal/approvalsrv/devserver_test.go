@@ -2,10 +2,7 @@ package approvalsrv
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -38,10 +35,8 @@ func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) 
 	_, err = runs.RunByActionID(ctx, "act-1' OR '1'='1")
 	require.Error(t, err, "an ID outside the rule never reaches the query")
 
-	srv, err := New(testConfig(), Options{Runs: runs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	require.NoError(t, err)
-	h := &harness{t: t, server: srv, http: httptest.NewServer(srv.Handler())}
-	t.Cleanup(h.http.Close)
+	// The stub's action expires an hour from now: the server keeps the real clock.
+	h := serve(t, testConfig(), Options{Runs: runs, Now: time.Now})
 	resp := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve "+openAction).payload(t))
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode, replyOf(t, resp)["error"])

@@ -58,18 +58,35 @@ func newHarness(t *testing.T, cfg Config, perms PermissionChecker) *harness {
 // server finds them.
 func newHarnessOn(t *testing.T, cfg Config, perms PermissionChecker, runs *fakeRuns) *harness {
 	t.Helper()
-	srv, err := New(cfg, Options{
-		Runs:              runs,
-		Permissions:       perms,
-		Logger:            slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Now:               func() time.Time { return testNow },
-		EventPollInterval: 10 * time.Millisecond,
-	})
+	h := serve(t, cfg, Options{Runs: runs, Permissions: perms, EventPollInterval: 10 * time.Millisecond})
+	h.runs = runs
+	return h
+}
+
+// serve starts a server on opts over httptest; its runs may be real, so
+// h.runs is left to the caller.
+func serve(t *testing.T, cfg Config, opts Options) *harness {
+	t.Helper()
+	srv, err := New(cfg, testOptions(opts))
 	require.NoError(t, err)
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(ts.Close)
-	return &harness{t: t, runs: runs, server: srv, http: ts}
+	return &harness{t: t, server: srv, http: ts}
 }
+
+// testOptions are opts with what handler tests want unless they say
+// otherwise: no log output, and testNow as the clock.
+func testOptions(opts Options) Options {
+	if opts.Logger == nil {
+		opts.Logger = quietLogger()
+	}
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return testNow }
+	}
+	return opts
+}
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // waitingHarness is a harness on testConfig whose run-1 is
 // waitingRun(approvers...): what most handler tests start from.

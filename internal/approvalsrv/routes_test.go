@@ -6,15 +6,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -31,11 +28,9 @@ func routeServer(t *testing.T, runs *fakeRuns) *Server {
 	t.Helper()
 	codec, err := payloadcodec.Parse("k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, payloadcodec.KeySize)))
 	require.NoError(t, err)
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := New(testConfig(), Options{
-		Runs: runs, Logger: quiet, Now: func() time.Time { return testNow },
-		Codec: payloadcodec.NewHandler(codec, payloadcodec.ServerConfig{Token: codecToken}, "default", quiet),
-	})
+	srv, err := New(testConfig(), testOptions(Options{
+		Runs: runs, Codec: payloadcodec.NewHandler(codec, payloadcodec.ServerConfig{Token: codecToken}, "default", quietLogger()),
+	}))
 	require.NoError(t, err)
 	return srv
 }

@@ -3,10 +3,7 @@ package approvalsrv
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"sync"
@@ -28,11 +25,7 @@ func stubHarness(t *testing.T, prefix string) (*harness, *runclient.Client) {
 	runs, queue := runclienttest.StartStub(t, prefix)
 	cfg := testConfig()
 	cfg.TaskQueue = queue
-	srv, err := New(cfg, Options{Runs: runs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return testNow }})
-	require.NoError(t, err)
-	h := &harness{t: t, server: srv, http: httptest.NewServer(srv.Handler())}
-	t.Cleanup(h.http.Close)
-	return h, runs
+	return serve(t, cfg, Options{Runs: runs}), runs
 }
 
 func TestStartOverHTTPMakesOneRunPerKeyAndRefusesTheKeyForAnotherBody(t *testing.T) {
