@@ -195,6 +195,16 @@ func (f *fakeGitHub) enter(w http.ResponseWriter, r *http.Request, op string) bo
 	return false
 }
 
+// received logs a write and reads its request body into a T, unless the
+// fake refused it or the body is not a T.
+func received[T any](f *fakeGitHub, w http.ResponseWriter, r *http.Request, op string) (T, bool) {
+	var req T
+	if !f.enter(w, r, op) {
+		return req, false
+	}
+	return req, assert.NoError(f.t, json.NewDecoder(r.Body).Decode(&req))
+}
+
 // answer writes v, unless the operation's answer is to be lost.
 func (f *fakeGitHub) answer(w http.ResponseWriter, op string, status int, v any) {
 	f.mu.Lock()
@@ -245,11 +255,8 @@ func (f *fakeGitHub) listReviews(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeGitHub) createReview(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opCreateReview) {
-		return
-	}
-	var req gogithub.PullRequestReviewRequest
-	if !assert.NoError(f.t, json.NewDecoder(r.Body).Decode(&req)) {
+	req, ok := received[gogithub.PullRequestReviewRequest](f, w, r, opCreateReview)
+	if !ok {
 		return
 	}
 	state := map[string]string{"COMMENT": "COMMENTED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}[req.GetEvent()]
@@ -300,11 +307,8 @@ func (f *fakeGitHub) listIssues(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeGitHub) createIssue(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opCreateIssue) {
-		return
-	}
-	var req gogithub.IssueRequest
-	if !assert.NoError(f.t, json.NewDecoder(r.Body).Decode(&req)) {
+	req, ok := received[gogithub.IssueRequest](f, w, r, opCreateIssue)
+	if !ok {
 		return
 	}
 	f.mu.Lock()
@@ -361,11 +365,8 @@ func (f *fakeGitHub) getIssue(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeGitHub) addLabels(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opAddLabels) {
-		return
-	}
-	var names []string
-	if !assert.NoError(f.t, json.NewDecoder(r.Body).Decode(&names)) {
+	names, ok := received[[]string](f, w, r, opAddLabels)
+	if !ok {
 		return
 	}
 	f.mu.Lock()
