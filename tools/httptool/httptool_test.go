@@ -67,6 +67,32 @@ func errType(err error) string {
 	return ""
 }
 
+// reconcileUnknown runs the order once, whose outcome must then be unknown
+// (neither a refusal nor a rate limit), and reconciles it: found, since the
+// server keeps the first answer under the key.
+func reconcileUnknown(t *testing.T, tool tools.Action) api.ToolReconciliation {
+	t.Helper()
+	_, err := tool.Execute(context.Background(), callOf(orderArgs))
+	require.Error(t, err)
+	assert.Empty(t, errType(err), "the outcome is unknown, neither a refusal nor a rate limit: %v", err)
+
+	rec, err := tool.Reconcile(context.Background(), callOf(orderArgs))
+	require.NoError(t, err)
+	assert.Equal(t, api.ReconcileFound, rec.Outcome)
+	return rec
+}
+
+// assertRefused checks that tool refuses call in an attempt (tools.Rejected)
+// and in a reconciliation (cannot_tell); what names the call in failures.
+func assertRefused(t *testing.T, tool tools.Action, call tools.Call, what string) {
+	t.Helper()
+	_, err := tool.Execute(context.Background(), call)
+	assert.Equal(t, api.ErrTypeToolRejected, errType(err), "Execute: %s: %v", what, err)
+	rec, err := tool.Reconcile(context.Background(), call)
+	require.NoError(t, err)
+	assert.Equal(t, api.ReconcileCannotTell, rec.Outcome, "Reconcile: %s", what)
+}
+
 func TestApprovedOrderIsPlacedOnceUnderItsOperationKey(t *testing.T) {
 	s := newKeyedServer(t)
 	tool := newTool(t, s)
@@ -99,15 +125,7 @@ func TestApprovedOrderIsPlacedOnceUnderItsOperationKey(t *testing.T) {
 
 func TestLostAnswerIsReconciledByRepeatingUnderTheSameKey(t *testing.T) {
 	s := newKeyedServer(t, loseAnswer)
-	tool := newTool(t, s)
-
-	_, err := tool.Execute(context.Background(), callOf(orderArgs))
-	require.Error(t, err)
-	assert.Empty(t, errType(err), "a lost answer leaves the outcome unknown: %v", err)
-
-	rec, err := tool.Reconcile(context.Background(), callOf(orderArgs))
-	require.NoError(t, err)
-	assert.Equal(t, api.ReconcileFound, rec.Outcome)
+	rec := reconcileUnknown(t, newTool(t, s))
 	assert.True(t, rec.Output.AlreadyExisted, "the server replayed the first answer")
 	status, body, _ := decodeContent(t, rec.Output)
 	assert.Equal(t, http.StatusCreated, status)
@@ -123,15 +141,7 @@ func TestUnknownOutcomeIsRetriedUnderTheSameKeyAndActsOnce(t *testing.T) {
 	for name, f := range map[string]fault{"503 before acting": fail503, "504 after acting": fail504AfterEffect, "409 in flight": inFlight} {
 		t.Run(name, func(t *testing.T) {
 			s := newKeyedServer(t, f)
-			tool := newTool(t, s)
-
-			_, err := tool.Execute(context.Background(), callOf(orderArgs))
-			require.Error(t, err)
-			assert.Empty(t, errType(err), "neither a refusal nor a rate limit: %v", err)
-
-			rec, err := tool.Reconcile(context.Background(), callOf(orderArgs))
-			require.NoError(t, err)
-			assert.Equal(t, api.ReconcileFound, rec.Outcome)
+			rec := reconcileUnknown(t, newTool(t, s))
 			_, body, _ := decodeContent(t, rec.Output)
 			assert.Equal(t, "ord_1", body["id"])
 			_, effects := s.counts()
