@@ -244,14 +244,20 @@ func page[T any](f *fakeGitHub, w http.ResponseWriter, r *http.Request, items []
 	return items[from:to]
 }
 
-func (f *fakeGitHub) listReviews(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opListReviews) {
+// list answers a listing with one page of what all returns; all runs
+// under mu.
+func list[T any](f *fakeGitHub, w http.ResponseWriter, r *http.Request, op string, all func() []T) {
+	if !f.enter(w, r, op) {
 		return
 	}
 	f.mu.Lock()
-	items := page(f, w, r, f.reviews)
+	items := page(f, w, r, all())
 	f.mu.Unlock()
-	f.answer(w, opListReviews, http.StatusOK, items)
+	f.answer(w, op, http.StatusOK, items)
+}
+
+func (f *fakeGitHub) listReviews(w http.ResponseWriter, r *http.Request) {
+	list(f, w, r, opListReviews, func() []*gogithub.PullRequestReview { return f.reviews })
 }
 
 func (f *fakeGitHub) createReview(w http.ResponseWriter, r *http.Request) {
@@ -289,21 +295,17 @@ func (f *fakeGitHub) storeReview(id int64, author, body string) *gogithub.PullRe
 }
 
 func (f *fakeGitHub) listIssues(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opListIssues) {
-		return
-	}
 	creator := r.URL.Query().Get("creator")
-	f.mu.Lock()
-	var mine []*gogithub.Issue
-	for _, is := range f.issues {
-		if creator == "" || strings.EqualFold(is.GetUser().GetLogin(), creator) {
-			mine = append(mine, is)
+	list(f, w, r, opListIssues, func() []*gogithub.Issue {
+		var mine []*gogithub.Issue
+		for _, is := range f.issues {
+			if creator == "" || strings.EqualFold(is.GetUser().GetLogin(), creator) {
+				mine = append(mine, is)
+			}
 		}
-	}
-	sort.Slice(mine, func(i, j int) bool { return mine[i].GetNumber() > mine[j].GetNumber() })
-	items := page(f, w, r, mine)
-	f.mu.Unlock()
-	f.answer(w, opListIssues, http.StatusOK, items)
+		sort.Slice(mine, func(i, j int) bool { return mine[i].GetNumber() > mine[j].GetNumber() })
+		return mine
+	})
 }
 
 func (f *fakeGitHub) createIssue(w http.ResponseWriter, r *http.Request) {
