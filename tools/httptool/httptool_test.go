@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/httptool"
 )
@@ -161,9 +162,7 @@ func TestKeyReusedWithAnotherBodyIsRejected(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, api.ErrTypeToolRejected, errType(err))
 	assert.Contains(t, err.Error(), "422")
-	var appErr *temporal.ApplicationError
-	require.ErrorAs(t, err, &appErr)
-	assert.True(t, appErr.NonRetryable())
+	assert.True(t, apperrtest.ApplicationError(t, err).NonRetryable())
 	_, effects := s.counts()
 	assert.Equal(t, 1, effects)
 }
@@ -177,10 +176,8 @@ func TestRateLimitSaysHowLongToWait(t *testing.T) {
 	for _, err := range []error{execErr, recErr} {
 		require.Error(t, err)
 		assert.Equal(t, api.ErrTypeRateLimited, errType(err))
-		var appErr *temporal.ApplicationError
-		require.ErrorAs(t, err, &appErr)
 		var d api.RateLimitDetails
-		require.NoError(t, appErr.Details(&d))
+		require.NoError(t, apperrtest.ApplicationError(t, err).Details(&d))
 		assert.Equal(t, int64(7), d.RetryAfterSeconds)
 	}
 	_, effects := s.counts()
