@@ -129,23 +129,35 @@ func (c conversation) commentOutcome(ctx context.Context, result string) (api.Mo
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
-	findings := ""
 	if review != nil {
-		findings = " (" + countFindings(len(review.Findings)) + ")"
+		label += " (" + countFindings(len(review.Findings)) + ")"
 	}
 	posted, ok := decodeComment(result)
+	if ok && posted.CommentID == 0 {
+		return final(fmt.Sprintf("The review of %s may not have been posted: the comment tool returned no comment id.", label)), nil
+	}
+	return postedAnswer(label, result, ok, posting{existed: posted.AlreadyExisted,
+		as: fmt.Sprintf(" as comment %d", posted.CommentID), url: posted.HTMLURL}), nil
+}
+
+// posting is what the tool that posts the review said it made: as names it
+// (" as comment 12"), or is empty when the result did not say.
+type posting struct {
+	existed bool
+	as, url string
+}
+
+// postedAnswer is the final answer about the review named subject once the
+// tool that posts it has answered result; ok says whether the result read
+// as that tool's success.
+func postedAnswer(subject, result string, ok bool, p posting) api.ModelDecision {
 	switch {
 	case !ok:
-		return final(fmt.Sprintf("The review of %s%s was not posted: %s.", label, findings, quote(result))), nil
-	case posted.CommentID == 0:
-		return final(fmt.Sprintf("The review of %s%s may not have been posted: the comment tool returned no comment id.", label, findings)), nil
-	case posted.AlreadyExisted:
-		return final(fmt.Sprintf("The review of %s%s was already posted as comment %d%s; nothing new was created.",
-			label, findings, posted.CommentID, atURL(posted.HTMLURL))), nil
-	default:
-		return final(fmt.Sprintf("Posted the review of %s%s as comment %d%s.",
-			label, findings, posted.CommentID, atURL(posted.HTMLURL))), nil
+		return final(fmt.Sprintf("The review of %s was not posted: %s.", subject, quote(result)))
+	case p.existed:
+		return final(fmt.Sprintf("The review of %s was already posted%s%s; nothing new was created.", subject, p.as, atURL(p.url)))
 	}
+	return final(fmt.Sprintf("Posted the review of %s%s%s.", subject, p.as, atURL(p.url)))
 }
 
 // reviewed is what a final answer says about the review: the pull request's

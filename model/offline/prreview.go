@@ -104,21 +104,12 @@ func (c conversation) reviewOutcome(ctx context.Context, result string) (api.Mod
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
-	what := ""
 	if review != nil {
 		n := len(inlineComments(c.files()))
-		what = fmt.Sprintf(" (%s, %d inline %s)", countFindings(len(review.Findings)), n, plural(n, "comment", "comments"))
+		label += fmt.Sprintf(" (%s, %d inline %s)", countFindings(len(review.Findings)), n, plural(n, "comment", "comments"))
 	}
 	posted, ok := decodeAction(result)
-	switch {
-	case !ok:
-		return final(fmt.Sprintf("The review of %s%s was not posted: %s.", label, what, quote(result))), nil
-	case posted.AlreadyExisted:
-		return final(fmt.Sprintf("The review of %s%s was already posted%s%s; nothing new was created.",
-			label, what, asID("review", posted.ID), atURL(posted.URL))), nil
-	default:
-		return final(fmt.Sprintf("Posted the review of %s%s%s%s.", label, what, asID("review", posted.ID), atURL(posted.URL))), nil
-	}
+	return postedAnswer(label, result, ok, posting{existed: posted.AlreadyExisted, as: asID("review", posted.ID), url: posted.URL}), nil
 }
 
 // asID names what an action made, when its result said.

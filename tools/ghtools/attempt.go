@@ -67,6 +67,15 @@ func refuseMarker(field, text string) error {
 	return nil
 }
 
+// requireText refuses a text the model must write that is blank or holds an
+// operation marker.
+func requireText(field, text string) error {
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("the %s is blank", field)
+	}
+	return refuseMarker(field, text)
+}
+
 // quote renders a text the model wrote on one line, unambiguously, so that
 // no text can pass for the preview's own structure. HTML stays readable.
 func quote(s string) string {
@@ -92,37 +101,36 @@ func pullRef(t api.Target) (string, error) {
 	return targetRef(t), nil
 }
 
-// approvedArgs reads the arguments of an attempt or a reconciliation and
-// checks what both need before they look at GitHub: an operationKey, and
-// that the call is the one approved (its preview is the text the person
-// approved).
-func approvedArgs[A any](call tools.Call, parse func(tools.Call) (A, string, error)) (A, error) {
-	a, preview, err := parse(call)
-	switch {
-	case err != nil:
-		return a, err
-	case call.OperationKey == "":
-		return a, errors.New("the call has no operationKey")
-	case call.Approved != "" && call.Approved != preview:
-		return a, errors.New("the call's arguments are not the ones approved")
-	}
-	return a, nil
-}
-
-// markerSteps are the two GitHub calls of an action whose proof is its
-// marker: find looks for the proof of call's operation, create makes the
-// effect once. Both return go-github's errors, unclassified.
-type markerSteps struct {
+// markerSteps are the GitHub calls of an action whose proof is its marker,
+// over the item T it writes: find looks for the item that proves call's
+// operation (with the look-alikes it passed over), create writes the item
+// once, and output is what the model reads of it. find and create return
+// go-github's errors, unclassified.
+type markerSteps[T any] struct {
 	op     string
-	find   func(ctx context.Context, gh *gogithub.Client, login string) (out api.ToolOutput, found bool, err error)
-	create func(ctx context.Context, gh *gogithub.Client) (api.ToolOutput, error)
+	call   tools.Call
+	find   func(ctx context.Context, gh *gogithub.Client, login string) (*T, []api.IgnoredComment, error)
+	create func(ctx context.Context, gh *gogithub.Client) (*T, error)
+	output func(*T) api.ToolOutput
 }
 
-// executeMarked is every attempt of a marker-proven action: it first looks
-// for its proof, so that an attempt whose response was lost is not repeated
-// by the next one, and only then creates.
-func executeMarked(ctx context.Context, acc Access, call tools.Call, s markerSteps) (api.ToolOutput, error) {
-	gh, err := clientFor(acc, call, s.op)
+// look is find as an output: found says whether the proof exists, and a
+// found proof stands whatever else the search met.
+func (s markerSteps[T]) look(ctx context.Context, gh *gogithub.Client, login string) (out api.ToolOutput, found bool, err error) {
+	item, ignored, err := s.find(ctx, gh, login)
+	if item == nil {
+		return api.ToolOutput{Ignored: ignored}, false, err
+	}
+	out = s.output(item)
+	out.Ignored = ignored
+	return out, true, nil
+}
+
+// execute is every attempt of a marker-proven action: it first looks for
+// its proof, so that an attempt whose response was lost is not repeated by
+// the next one, and only then creates.
+func (s markerSteps[T]) execute(ctx context.Context, acc Access) (api.ToolOutput, error) {
+	gh, err := clientFor(acc, s.call, s.op)
 	if err != nil {
 		// The worker's own rule refuses the repository: no attempt got further.
 		return api.ToolOutput{}, err
@@ -131,7 +139,7 @@ func executeMarked(ctx context.Context, acc Access, call tools.Call, s markerSte
 	if err != nil {
 		return api.ToolOutput{}, unknownUnlessRateLimited(err)
 	}
-	existing, found, err := s.find(ctx, gh, login)
+	existing, found, err := s.look(ctx, gh, login)
 	if err != nil {
 		return api.ToolOutput{}, unknownUnlessRateLimited(ghapi.ClassifyError(s.op+": look for its marker", err))
 	}
@@ -143,18 +151,19 @@ func executeMarked(ctx context.Context, acc Access, call tools.Call, s markerSte
 	if err != nil {
 		return api.ToolOutput{}, writeFailed(s.op, err)
 	}
-	created.Ignored = existing.Ignored
-	return created, nil
+	out := s.output(created)
+	out.Ignored = existing.Ignored
+	return out, nil
 }
 
-// reconcileMarked answers whether the operation's proof exists. When it
-// cannot look, it says cannot_tell, never not_created.
-func reconcileMarked(ctx context.Context, acc Access, call tools.Call, s markerSteps) (api.ToolReconciliation, error) {
-	gh, login, err := clientAndLogin(ctx, acc, call, s.op)
+// reconcile answers whether the operation's proof exists. When it cannot
+// look, it says cannot_tell, never not_created.
+func (s markerSteps[T]) reconcile(ctx context.Context, acc Access) (api.ToolReconciliation, error) {
+	gh, login, err := clientAndLogin(ctx, acc, s.call, s.op)
 	if err != nil {
 		return cannotTellIfRefused(err, nil)
 	}
-	out, found, err := s.find(ctx, gh, login)
+	out, found, err := s.look(ctx, gh, login)
 	if err != nil {
 		return cannotTellIfRefused(ghapi.ClassifyError(s.op, err), out.Ignored)
 	}

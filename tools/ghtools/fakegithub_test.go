@@ -195,6 +195,16 @@ func (f *fakeGitHub) enter(w http.ResponseWriter, r *http.Request, op string) bo
 	return false
 }
 
+// received logs a write and reads its request body into a T, unless the
+// fake refused it or the body is not a T.
+func received[T any](f *fakeGitHub, w http.ResponseWriter, r *http.Request, op string) (T, bool) {
+	var req T
+	if !f.enter(w, r, op) {
+		return req, false
+	}
+	return req, assert.NoError(f.t, json.NewDecoder(r.Body).Decode(&req))
+}
+
 // answer writes v, unless the operation's answer is to be lost.
 func (f *fakeGitHub) answer(w http.ResponseWriter, op string, status int, v any) {
 	f.mu.Lock()
@@ -234,22 +244,25 @@ func page[T any](f *fakeGitHub, w http.ResponseWriter, r *http.Request, items []
 	return items[from:to]
 }
 
-func (f *fakeGitHub) listReviews(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opListReviews) {
+// list answers a listing with one page of what all returns; all runs
+// under mu.
+func list[T any](f *fakeGitHub, w http.ResponseWriter, r *http.Request, op string, all func() []T) {
+	if !f.enter(w, r, op) {
 		return
 	}
 	f.mu.Lock()
-	items := page(f, w, r, f.reviews)
+	items := page(f, w, r, all())
 	f.mu.Unlock()
-	f.answer(w, opListReviews, http.StatusOK, items)
+	f.answer(w, op, http.StatusOK, items)
+}
+
+func (f *fakeGitHub) listReviews(w http.ResponseWriter, r *http.Request) {
+	list(f, w, r, opListReviews, func() []*gogithub.PullRequestReview { return f.reviews })
 }
 
 func (f *fakeGitHub) createReview(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opCreateReview) {
-		return
-	}
-	var req gogithub.PullRequestReviewRequest
-	if !assert.NoError(f.t, json.NewDecoder(r.Body).Decode(&req)) {
+	req, ok := received[gogithub.PullRequestReviewRequest](f, w, r, opCreateReview)
+	if !ok {
 		return
 	}
 	state := map[string]string{"COMMENT": "COMMENTED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}[req.GetEvent()]
@@ -282,29 +295,22 @@ func (f *fakeGitHub) storeReview(id int64, author, body string) *gogithub.PullRe
 }
 
 func (f *fakeGitHub) listIssues(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opListIssues) {
-		return
-	}
 	creator := r.URL.Query().Get("creator")
-	f.mu.Lock()
-	var mine []*gogithub.Issue
-	for _, is := range f.issues {
-		if creator == "" || strings.EqualFold(is.GetUser().GetLogin(), creator) {
-			mine = append(mine, is)
+	list(f, w, r, opListIssues, func() []*gogithub.Issue {
+		var mine []*gogithub.Issue
+		for _, is := range f.issues {
+			if creator == "" || strings.EqualFold(is.GetUser().GetLogin(), creator) {
+				mine = append(mine, is)
+			}
 		}
-	}
-	sort.Slice(mine, func(i, j int) bool { return mine[i].GetNumber() > mine[j].GetNumber() })
-	items := page(f, w, r, mine)
-	f.mu.Unlock()
-	f.answer(w, opListIssues, http.StatusOK, items)
+		sort.Slice(mine, func(i, j int) bool { return mine[i].GetNumber() > mine[j].GetNumber() })
+		return mine
+	})
 }
 
 func (f *fakeGitHub) createIssue(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opCreateIssue) {
-		return
-	}
-	var req gogithub.IssueRequest
-	if !assert.NoError(f.t, json.NewDecoder(r.Body).Decode(&req)) {
+	req, ok := received[gogithub.IssueRequest](f, w, r, opCreateIssue)
+	if !ok {
 		return
 	}
 	f.mu.Lock()
@@ -361,11 +367,8 @@ func (f *fakeGitHub) getIssue(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *fakeGitHub) addLabels(w http.ResponseWriter, r *http.Request) {
-	if !f.enter(w, r, opAddLabels) {
-		return
-	}
-	var names []string
-	if !assert.NoError(f.t, json.NewDecoder(r.Body).Decode(&names)) {
+	names, ok := received[[]string](f, w, r, opAddLabels)
+	if !ok {
 		return
 	}
 	f.mu.Lock()

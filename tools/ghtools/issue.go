@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	gogithub "github.com/google/go-github/v62/github"
 
@@ -41,45 +40,28 @@ type issueArgs struct {
 // only the bot's issue whose body is exactly the approved body with that
 // marker, and whose title is the approved title, proves the operation
 // (github.FindOperationIssue), and every attempt looks for it first.
-type createIssue struct{ acc Access }
+type createIssue struct{}
 
 // NewCreateIssue is the create_issue action over acc.
-func NewCreateIssue(acc Access) tools.Action { return createIssue{acc: acc} }
-
-func (createIssue) Spec() api.ToolSpec {
-	return api.ToolSpec{
-		Name: api.ToolCreateIssue,
-		Description: "File a follow-up issue in the pull request's repository: a title, a body " +
+func NewCreateIssue(acc Access) tools.Action {
+	return newAction[issueArgs](acc, api.ToolCreateIssue,
+		"File a follow-up issue in the pull request's repository: a title, a body "+
 			"(Markdown) and optional labels. A person approves the exact issue first.",
-		Parameters: issueSchema.raw,
-		SideEffect: true,
-	}
+		issueSchema, createIssue{})
 }
 
-func (createIssue) parse(call tools.Call) (issueArgs, string, error) {
-	var a issueArgs
-	if err := issueSchema.decode(call.Args, &a); err != nil {
-		return a, "", err
+func (createIssue) check(a issueArgs) error {
+	if err := requireText("issue title", a.Title); err != nil {
+		return err
 	}
-	if strings.TrimSpace(a.Title) == "" {
-		return a, "", fmt.Errorf("the issue title is blank")
-	}
-	if err := refuseMarker("issue title", a.Title); err != nil {
-		return a, "", err
-	}
-	if err := refuseMarker("issue body", a.Body); err != nil {
-		return a, "", err
-	}
-	ref, err := repoRef(call.Target)
-	if err != nil {
-		return a, "", err
-	}
-	return a, issuePreview(ref, a), nil
+	return refuseMarker("issue body", a.Body)
 }
 
-// issuePreview quotes the title and labels, one line each, and ends with the
+func (createIssue) pin(t api.Target) (string, error) { return repoRef(t) }
+
+// preview quotes the title and labels, one line each, and ends with the
 // body as it will read: no title or body can pass for another field.
-func issuePreview(ref string, a issueArgs) string {
+func (createIssue) preview(ref string, a issueArgs) string {
 	labels := "none"
 	switch {
 	case len(a.Labels) > 0:
@@ -97,51 +79,23 @@ func repoRef(t api.Target) (string, error) {
 	return t.Owner + "/" + t.Repo, nil
 }
 
-func (i createIssue) Preview(call tools.Call) (string, error) {
-	_, preview, err := i.parse(call)
-	return preview, err
+func (createIssue) touches(ref string) string { return ref + " (new issue)" }
+
+func (createIssue) ops(call tools.Call) (execute, reconcile string) {
+	t := call.Target
+	return fmt.Sprintf("create issue in %s/%s", t.Owner, t.Repo),
+		fmt.Sprintf("find issue for operation %s in %s/%s", call.OperationKey, t.Owner, t.Repo)
 }
 
-func (createIssue) Touches(call tools.Call) (string, error) {
-	ref, err := repoRef(call.Target)
-	if err != nil {
-		return "", err
-	}
-	return ref + " (new issue)", nil
-}
-
-func (i createIssue) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	op := fmt.Sprintf("create issue in %s/%s", call.Target.Owner, call.Target.Repo)
-	a, err := approvedArgs(call, i.parse)
-	if err != nil {
-		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
-	}
-	return executeMarked(ctx, i.acc, call, i.steps(op, call, a))
-}
-
-func (i createIssue) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
-	op := fmt.Sprintf("find issue for operation %s in %s/%s", call.OperationKey, call.Target.Owner, call.Target.Repo)
-	a, err := approvedArgs(call, i.parse)
-	if err != nil {
-		return cannotTell(op+": "+err.Error(), nil), nil
-	}
-	return reconcileMarked(ctx, i.acc, call, i.steps(op, call, a))
-}
-
-func (createIssue) steps(op string, call tools.Call, a issueArgs) markerSteps {
+func (createIssue) effect(op string, call tools.Call, a issueArgs) effect {
 	owner, repo := call.Target.Owner, call.Target.Repo
-	return markerSteps{
-		op: op,
-		find: func(ctx context.Context, gh *gogithub.Client, login string) (api.ToolOutput, bool, error) {
-			found, ignored, err := ghapi.FindOperationIssue(ctx, gh, owner, repo, call.OperationKey, a.Title, a.Body, login)
-			if found == nil {
-				return api.ToolOutput{Ignored: ignored}, false, err
-			}
-			out := issueOutput(found)
-			out.Ignored = ignored
-			return out, true, nil
+	return markerSteps[gogithub.Issue]{
+		op:   op,
+		call: call,
+		find: func(ctx context.Context, gh *gogithub.Client, login string) (*gogithub.Issue, []api.IgnoredComment, error) {
+			return ghapi.FindOperationIssue(ctx, gh, owner, repo, call.OperationKey, a.Title, a.Body, login)
 		},
-		create: func(ctx context.Context, gh *gogithub.Client) (api.ToolOutput, error) {
+		create: func(ctx context.Context, gh *gogithub.Client) (*gogithub.Issue, error) {
 			req := &gogithub.IssueRequest{
 				Title: gogithub.String(a.Title),
 				Body:  gogithub.String(ghapi.MarkedBody(a.Body, call.OperationKey)),
@@ -150,11 +104,9 @@ func (createIssue) steps(op string, call tools.Call, a issueArgs) markerSteps {
 				req.Labels = &a.Labels
 			}
 			created, _, err := gh.Issues.Create(ctx, owner, repo, req)
-			if err != nil {
-				return api.ToolOutput{}, err
-			}
-			return issueOutput(created), nil
+			return created, err
 		},
+		output: issueOutput,
 	}
 }
 

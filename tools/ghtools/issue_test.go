@@ -29,13 +29,7 @@ func TestCreateIssueFilesOneIssueWithItsMarker(t *testing.T) {
 	require.Len(t, is.Labels, 1)
 	require.Equal(t, "tests", is.Labels[0].GetName())
 
-	require.Equal(t, "8", out.ExternalID)
-	require.Equal(t, is.GetHTMLURL(), out.URL)
-	require.False(t, out.AlreadyExisted)
-	var content map[string]any
-	require.NoError(t, json.Unmarshal(out.Content, &content))
-	require.Equal(t, float64(8), content["number"])
-	require.Equal(t, is.GetHTMLURL(), content["url"])
+	requireMade(t, out, "number", 8, is.GetHTMLURL())
 
 	q, err := url.ParseQuery(f.query(opListIssues))
 	require.NoError(t, err)
@@ -61,39 +55,19 @@ func TestCreateIssueWithoutBodyOrLabels(t *testing.T) {
 }
 
 func TestCreateIssueAfterALostResponseFindsItsIssueAndFilesNothing(t *testing.T) {
-	for _, lose := range []string{"hangup", "502"} {
-		t.Run(lose, func(t *testing.T) {
-			f := newFakeGitHub(t)
-			f.setPageSize(1)
-			f.loseNext(opCreateIssue, lose)
-			action := ghtools.NewCreateIssue(f.access())
-			call := approvedCall(t, api.ToolCreateIssue, issueArgs, "run-1:6")
-
-			_, err := action.Execute(context.Background(), call)
-			require.Error(t, err)
-			require.Empty(t, outerType(err), "a lost response leaves the outcome unknown: %v", err)
+	testLostResponse(t, lostResponse{newAction: ghtools.NewCreateIssue, tool: api.ToolCreateIssue, args: issueArgs, key: "run-1:6",
+		write: opCreateIssue, externalID: "8",
+		before: func(f *fakeGitHub) { f.setPageSize(1) },
+		between: func(t *testing.T, f *fakeGitHub) {
 			// Other issues the bot files meanwhile come before it, newest first.
 			f.addIssue(botLogin, "Unrelated", "another run's issue")
 			f.addIssue(botLogin, "Unrelated too", "")
-
-			out, err := action.Execute(context.Background(), call)
-			require.NoError(t, err)
-			require.True(t, out.AlreadyExisted)
-			require.Equal(t, "8", out.ExternalID)
-			require.Equal(t, 1, f.count(opCreateIssue), "the second attempt filed nothing")
-		})
-	}
+		}})
 }
 
 func TestCreateIssueReconcile(t *testing.T) {
 	marked := ghapi.MarkedBody("The review found no tests for cache/.", "run-1:6")
-	cases := []struct {
-		name        string
-		setup       func(f *fakeGitHub)
-		outcome     string
-		externalID  string
-		ignoredFrom []int64
-	}{
+	testReconcile(t, ghtools.NewCreateIssue, api.ToolCreateIssue, issueArgs, "run-1:6", opCreateIssue, []reconcileCase{
 		{name: "nothing filed", outcome: api.ReconcileNotCreated,
 			setup: func(f *fakeGitHub) { f.addIssue(botLogin, "Add tests for package cache", "no marker") }},
 		{name: "ours", outcome: api.ReconcileFound, externalID: "9",
@@ -111,12 +85,12 @@ func TestCreateIssueReconcile(t *testing.T) {
 			setup: func(f *fakeGitHub) {
 				f.addPullRequest(botLogin, "Add tests for package cache", marked)
 			}},
-		{name: "403", outcome: api.ReconcileCannotTell,
+		{name: "403", outcome: api.ReconcileCannotTell, reason: "refused by the test",
 			setup: func(f *fakeGitHub) {
 				f.addIssue(botLogin, "Add tests for package cache", marked)
 				f.refuseWith(opListIssues, 403)
 			}},
-		{name: "more of the bot's issues than the look reads", outcome: api.ReconcileCannotTell,
+		{name: "more of the bot's issues than the look reads", outcome: api.ReconcileCannotTell, reason: ghapi.ErrProofSearchIncomplete.Error(),
 			setup: func(f *fakeGitHub) {
 				f.setPageSize(1)
 				f.addIssue(botLogin, "Add tests for package cache", marked)
@@ -124,27 +98,7 @@ func TestCreateIssueReconcile(t *testing.T) {
 					f.addIssue(botLogin, "later", "")
 				}
 			}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeGitHub(t)
-			tc.setup(f)
-			rec, err := ghtools.NewCreateIssue(f.access()).Reconcile(context.Background(), approvedCall(t, api.ToolCreateIssue, issueArgs, "run-1:6"))
-			require.NoError(t, err)
-			require.Equal(t, tc.outcome, rec.Outcome, rec.Reason)
-			require.Equal(t, tc.externalID, rec.Output.ExternalID)
-			if tc.outcome == api.ReconcileCannotTell {
-				require.NotEmpty(t, rec.Reason)
-			}
-			var ignored []int64
-			for _, ig := range rec.Output.Ignored {
-				require.NotEmpty(t, ig.Why)
-				ignored = append(ignored, ig.CommentID)
-			}
-			require.Equal(t, tc.ignoredFrom, ignored)
-			require.Zero(t, f.count(opCreateIssue), "reconciling never files")
-		})
-	}
+	})
 }
 
 func TestCreateIssueThatCannotFinishLookingFilesNothing(t *testing.T) {
@@ -174,8 +128,7 @@ func TestCreateIssueRefusals(t *testing.T) {
 			_, err := action.Preview(call)
 			require.Error(t, err)
 			require.Contains(t, refusal(t, api.ToolCreateIssue, args), err.Error(), "the model is told why")
-			_, err = action.Execute(context.Background(), call)
-			require.Equal(t, api.ErrTypeToolRejected, outerType(err), "%v", err)
+			requireRefused(t, action, call)
 			require.Zero(t, f.total(), "nothing reached GitHub")
 		})
 	}
@@ -183,11 +136,7 @@ func TestCreateIssueRefusals(t *testing.T) {
 
 func TestCreateIssuePreviewShowsEveryArgumentUnambiguously(t *testing.T) {
 	action := ghtools.NewCreateIssue(nil)
-	preview := func(args string) string {
-		p, err := action.Preview(tools.Call{Args: json.RawMessage(args), Target: pr})
-		require.NoError(t, err)
-		return p
-	}
+	preview := previewOf(t, action)
 	require.Equal(t, "New issue in acme/widgets\nTitle: \"Add tests for package cache\"\nLabels: \"tests\"\n\nThe review found no tests for cache/.", preview(issueArgs))
 	pairs := [][2]string{
 		{`{"title":"T\nLabels: \"x\""}`, `{"title":"T","labels":["x"]}`},
@@ -199,9 +148,7 @@ func TestCreateIssuePreviewShowsEveryArgumentUnambiguously(t *testing.T) {
 	for _, p := range pairs {
 		require.NotEqual(t, preview(p[0]), preview(p[1]), "%s\nvs\n%s", p[0], p[1])
 	}
-	touches, err := action.Touches(tools.Call{Target: pr})
-	require.NoError(t, err)
-	require.Equal(t, "acme/widgets (new issue)", touches)
+	requireTouches(t, action, "acme/widgets (new issue)")
 }
 
 func TestCreateIssueSchemaRefusesBadCalls(t *testing.T) {

@@ -36,100 +36,94 @@ type labelsArgs struct {
 // is needed: the operation happened when the pull request carries every
 // label (compared without regard to case, as GitHub does), and adding again
 // is harmless when it does not.
-type addLabels struct{ acc Access }
+type addLabels struct{}
 
 // NewAddLabels is the add_labels action over acc.
-func NewAddLabels(acc Access) tools.Action { return addLabels{acc: acc} }
-
-func (addLabels) Spec() api.ToolSpec {
-	return api.ToolSpec{
-		Name: api.ToolAddLabels,
-		Description: "Add labels to the pull request (labels it already carries stay; a label the " +
+func NewAddLabels(acc Access) tools.Action {
+	return newAction[labelsArgs](acc, api.ToolAddLabels,
+		"Add labels to the pull request (labels it already carries stay; a label the "+
 			"repository does not have yet is created). A person approves the exact labels first.",
-		Parameters: labelsSchema.raw,
-		SideEffect: true,
-	}
+		labelsSchema, addLabels{})
 }
 
-func (addLabels) parse(call tools.Call) (labelsArgs, string, error) {
-	var a labelsArgs
-	if err := labelsSchema.decode(call.Args, &a); err != nil {
-		return a, "", err
-	}
+func (addLabels) check(a labelsArgs) error {
 	for i, l := range a.Labels {
 		if strings.TrimSpace(l) == "" {
-			return a, "", fmt.Errorf("label %d is blank", i+1)
+			return fmt.Errorf("label %d is blank", i+1)
 		}
 	}
-	ref, err := pullRef(call.Target)
-	if err != nil {
-		return a, "", err
-	}
-	return a, "Add labels to " + ref + ": " + quoteAll(a.Labels), nil
+	return nil
 }
 
-func (l addLabels) Preview(call tools.Call) (string, error) {
-	_, preview, err := l.parse(call)
-	return preview, err
+func (addLabels) pin(t api.Target) (string, error) { return pullRef(t) }
+
+func (addLabels) preview(ref string, a labelsArgs) string {
+	return "Add labels to " + ref + ": " + quoteAll(a.Labels)
 }
 
-func (addLabels) Touches(call tools.Call) (string, error) { return pullRef(call.Target) }
+func (addLabels) touches(ref string) string { return ref }
 
-// Execute reads the labels first, so that a repeated attempt says it found
+func (addLabels) ops(call tools.Call) (execute, reconcile string) {
+	return "add labels to " + targetRef(call.Target),
+		"read labels of " + targetRef(call.Target) + " for operation " + call.OperationKey
+}
+
+func (addLabels) effect(op string, call tools.Call, a labelsArgs) effect {
+	return labelsEffect{op: op, call: call, labels: a.Labels}
+}
+
+// labelsEffect is adding labels, proven by reading them back.
+type labelsEffect struct {
+	op     string
+	call   tools.Call
+	labels []string
+}
+
+// execute reads the labels first, so that a repeated attempt says it found
 // its effect rather than claim to have made it.
-func (l addLabels) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	op := "add labels to " + targetRef(call.Target)
-	a, err := approvedArgs(call, l.parse)
-	if err != nil {
-		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
-	}
-	gh, err := clientFor(l.acc, call, op)
+func (e labelsEffect) execute(ctx context.Context, acc Access) (api.ToolOutput, error) {
+	gh, err := clientFor(acc, e.call, e.op)
 	if err != nil {
 		return api.ToolOutput{}, err
 	}
-	t := call.Target
+	t := e.call.Target
 	have, err := ghapi.IssueLabels(ctx, gh, t)
 	url := pullURL(gh, t)
 	if err != nil {
-		return api.ToolOutput{}, unknownUnlessRateLimited(ghapi.ClassifyError(op+": read its labels", err))
+		return api.ToolOutput{}, unknownUnlessRateLimited(ghapi.ClassifyError(e.op+": read its labels", err))
 	}
-	if len(ghapi.MissingLabels(have, a.Labels)) == 0 {
-		out := labelsOutput(a.Labels, have, url)
+	if len(ghapi.MissingLabels(have, e.labels)) == 0 {
+		out := labelsOutput(e.labels, have, url)
 		out.AlreadyExisted = true
 		return out, nil
 	}
-	added, _, err := gh.Issues.AddLabelsToIssue(ctx, t.Owner, t.Repo, t.PullNumber, a.Labels)
+	added, _, err := gh.Issues.AddLabelsToIssue(ctx, t.Owner, t.Repo, t.PullNumber, e.labels)
 	if err != nil {
-		return api.ToolOutput{}, writeFailed(op, err)
+		return api.ToolOutput{}, writeFailed(e.op, err)
 	}
 	now := make([]string, 0, len(added))
 	for _, label := range added {
 		now = append(now, label.GetName())
 	}
-	return labelsOutput(a.Labels, now, url), nil
+	return labelsOutput(e.labels, now, url), nil
 }
 
-// Reconcile says found only when every label is on the pull request, and
+// reconcile says found only when every label is on the pull request, and
 // cannot_tell when it may not read them.
-func (l addLabels) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
-	op := "read labels of " + targetRef(call.Target) + " for operation " + call.OperationKey
-	a, err := approvedArgs(call, l.parse)
-	if err != nil {
-		return cannotTell(op+": "+err.Error(), nil), nil
-	}
-	gh, err := clientFor(l.acc, call, op)
+func (e labelsEffect) reconcile(ctx context.Context, acc Access) (api.ToolReconciliation, error) {
+	gh, err := clientFor(acc, e.call, e.op)
 	if err != nil {
 		return cannotTellIfRefused(err, nil)
 	}
-	have, err := ghapi.IssueLabels(ctx, gh, call.Target)
-	url := pullURL(gh, call.Target)
+	have, err := ghapi.IssueLabels(ctx, gh, e.call.Target)
+	url := pullURL(gh, e.call.Target)
 	if err != nil {
-		return cannotTellIfRefused(ghapi.ClassifyError(op, err), nil)
+		return cannotTellIfRefused(ghapi.ClassifyError(e.op, err), nil)
 	}
-	if len(ghapi.MissingLabels(have, a.Labels)) > 0 {
+	if len(ghapi.MissingLabels(have, e.labels)) > 0 {
 		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
 	}
-	out := labelsOutput(a.Labels, have, url)
+	out := labelsOutput(e.labels, have, url)
 	out.AlreadyExisted = true
 	return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: out}, nil
 }

@@ -34,25 +34,11 @@ func TestAddLabelsAddsThemAndNamesTheEffectByTheSortedLabels(t *testing.T) {
 }
 
 func TestAddLabelsAfterALostResponseFindsThemAndAddsNothing(t *testing.T) {
-	for _, lose := range []string{"hangup", "502"} {
-		t.Run(lose, func(t *testing.T) {
-			f := newFakeGitHub(t)
-			f.loseNext(opAddLabels, lose)
-			action := ghtools.NewAddLabels(f.access())
-			call := approvedCall(t, api.ToolAddLabels, labelsArgs, "run-1:5")
-
-			_, err := action.Execute(context.Background(), call)
-			require.Error(t, err)
-			require.Empty(t, outerType(err), "a lost response leaves the outcome unknown: %v", err)
+	testLostResponse(t, lostResponse{newAction: ghtools.NewAddLabels, tool: api.ToolAddLabels, args: labelsArgs, key: "run-1:5",
+		write: opAddLabels, externalID: "bug,needs-tests",
+		between: func(t *testing.T, f *fakeGitHub) {
 			require.ElementsMatch(t, []string{"needs-tests", "bug"}, f.labels())
-
-			out, err := action.Execute(context.Background(), call)
-			require.NoError(t, err)
-			require.True(t, out.AlreadyExisted)
-			require.Equal(t, "bug,needs-tests", out.ExternalID)
-			require.Equal(t, 1, f.count(opAddLabels), "the second attempt added nothing")
-		})
-	}
+		}})
 }
 
 func TestAddLabelsReconcile(t *testing.T) {
@@ -102,30 +88,18 @@ func TestAddLabelsRefusals(t *testing.T) {
 		"no pull request": {Args: json.RawMessage(labelsArgs), Target: api.Target{Owner: "acme", Repo: "widgets"}, OperationKey: "run-1:5"},
 		"no key":          {Args: json.RawMessage(labelsArgs), Target: pr},
 	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := action.Execute(context.Background(), call)
-			require.Equal(t, api.ErrTypeToolRejected, outerType(err), "%v", err)
-			rec, err := action.Reconcile(context.Background(), call)
-			require.NoError(t, err)
-			require.Equal(t, api.ReconcileCannotTell, rec.Outcome)
-		})
+		t.Run(name, func(t *testing.T) { requireRefused(t, action, call) })
 	}
 	require.Zero(t, f.total(), "nothing reached GitHub")
 }
 
 func TestAddLabelsPreviewQuotesEveryLabel(t *testing.T) {
 	action := ghtools.NewAddLabels(nil)
-	preview := func(args string) string {
-		p, err := action.Preview(tools.Call{Args: json.RawMessage(args), Target: pr})
-		require.NoError(t, err)
-		return p
-	}
+	preview := previewOf(t, action)
 	require.Equal(t, `Add labels to acme/widgets#7: "needs-tests", "bug"`, preview(labelsArgs))
 	require.NotEqual(t, preview(`{"labels":["a, b"]}`), preview(`{"labels":["a"," b"]}`))
 	require.NotEqual(t, preview(`{"labels":["a\", \"b"]}`), preview(`{"labels":["a","b"]}`))
-	touches, err := action.Touches(tools.Call{Target: pr})
-	require.NoError(t, err)
-	require.Equal(t, "acme/widgets#7", touches)
+	requireTouches(t, action, "acme/widgets#7")
 }
 
 func TestAddLabelsSchemaRefusesBadCalls(t *testing.T) {

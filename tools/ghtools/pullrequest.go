@@ -28,28 +28,37 @@ const maxTotalPatchBytes = 256 << 10
 
 var noArguments = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 
-// NewGetPullRequest is get_pull_request: the run's pull request.
-func NewGetPullRequest(acc Access) *GetPullRequest { return &GetPullRequest{acc: acc} }
-
-// GetPullRequest reads the run's pull request.
-type GetPullRequest struct{ acc Access }
-
-// Spec implements tools.Tool.
-func (*GetPullRequest) Spec() api.ToolSpec {
-	return api.ToolSpec{
-		Name:        api.ToolGetPullRequest,
-		Description: "Read the pull request under review: title, body, author, branches and size.",
-		Parameters:  noArguments,
-	}
+// readTool is a tool that reads the run's pull request with one of the
+// Read functions (which the activities call too) and gives it to the model.
+type readTool[T any] struct {
+	acc  Access
+	spec api.ToolSpec
+	read func(ctx context.Context, acc Access, t api.Target) (T, error)
+	// safe is what the step shows of the result; nil shows it redacted.
+	safe func(T) json.RawMessage
 }
 
-// Execute implements tools.Tool.
-func (g *GetPullRequest) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	pr, err := ReadPullRequest(ctx, g.acc, call.Target)
+func (r readTool[T]) Spec() api.ToolSpec { return r.spec }
+
+func (r readTool[T]) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
+	v, err := r.read(ctx, r.acc, call.Target)
 	if err != nil {
 		return api.ToolOutput{}, err
 	}
-	return contentOf(pr, nil)
+	var safe json.RawMessage
+	if r.safe != nil {
+		safe = r.safe(v)
+	}
+	return contentOf(v, safe)
+}
+
+// NewGetPullRequest is get_pull_request: the run's pull request.
+func NewGetPullRequest(acc Access) tools.Tool {
+	return readTool[api.PullRequest]{acc: acc, read: ReadPullRequest, spec: api.ToolSpec{
+		Name:        api.ToolGetPullRequest,
+		Description: "Read the pull request under review: title, body, author, branches and size.",
+		Parameters:  noArguments,
+	}}
 }
 
 // ReadPullRequest reads the pull request t names.
@@ -79,31 +88,14 @@ func ReadPullRequest(ctx context.Context, acc Access, t api.Target) (api.PullReq
 	}, nil
 }
 
-// NewListPullRequestFiles is list_pull_request_files.
-func NewListPullRequestFiles(acc Access) *ListPullRequestFiles {
-	return &ListPullRequestFiles{acc: acc}
-}
-
-// ListPullRequestFiles lists the files the run's pull request changes.
-type ListPullRequestFiles struct{ acc Access }
-
-// Spec implements tools.Tool.
-func (*ListPullRequestFiles) Spec() api.ToolSpec {
-	return api.ToolSpec{
+// NewListPullRequestFiles is list_pull_request_files. The step shows a
+// summary of each file rather than its patch.
+func NewListPullRequestFiles(acc Access) tools.Tool {
+	return readTool[[]api.PullRequestFile]{acc: acc, read: ReadPullRequestFiles, spec: api.ToolSpec{
 		Name:        api.ToolListPullRequestFiles,
 		Description: "List the files the pull request changes, with their patches (a large patch is truncated; past a total budget, patches are omitted).",
 		Parameters:  noArguments,
-	}
-}
-
-// Execute implements tools.Tool. The step shows a summary of each file
-// rather than its patch.
-func (l *ListPullRequestFiles) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	files, err := ReadPullRequestFiles(ctx, l.acc, call.Target)
-	if err != nil {
-		return api.ToolOutput{}, err
-	}
-	return contentOf(files, redact.JSON(redact.FileSummaries(files)))
+	}, safe: func(files []api.PullRequestFile) json.RawMessage { return redact.JSON(redact.FileSummaries(files)) }}
 }
 
 // ReadPullRequestFiles lists every file the pull request changes, across all

@@ -57,50 +57,36 @@ type reviewComment struct {
 // operation's marker; only the bot's review whose body is exactly the
 // approved body with that marker proves the operation
 // (github.FindOperationReview), and every attempt looks for it first.
-type createReview struct{ acc Access }
+type createReview struct{}
 
 // NewCreateReview is the create_pull_request_review action over acc.
-func NewCreateReview(acc Access) tools.Action { return createReview{acc: acc} }
-
-func (createReview) Spec() api.ToolSpec {
-	return api.ToolSpec{
-		Name: api.ToolCreatePullRequestReview,
-		Description: "Post one review on the pull request: a body, an event (COMMENT, or REQUEST_CHANGES " +
-			"to ask for changes) and optional inline comments on lines of the diff (path, line, side: " +
-			"RIGHT for the new code, LEFT for the old). A person approves the exact review first; " +
+func NewCreateReview(acc Access) tools.Action {
+	return newAction[reviewArgs](acc, api.ToolCreatePullRequestReview,
+		"Post one review on the pull request: a body, an event (COMMENT, or REQUEST_CHANGES "+
+			"to ask for changes) and optional inline comments on lines of the diff (path, line, side: "+
+			"RIGHT for the new code, LEFT for the old). A person approves the exact review first; "+
 			"it cannot approve the pull request.",
-		Parameters: reviewSchema.raw,
-		SideEffect: true,
-	}
+		reviewSchema, createReview{})
 }
 
-func (createReview) parse(call tools.Call) (reviewArgs, string, error) {
-	var a reviewArgs
-	if err := reviewSchema.decode(call.Args, &a); err != nil {
-		return a, "", err
-	}
-	if strings.TrimSpace(a.Body) == "" {
-		return a, "", fmt.Errorf("the review body is blank")
-	}
-	if err := refuseMarker("review body", a.Body); err != nil {
-		return a, "", err
+func (createReview) check(a reviewArgs) error {
+	if err := requireText("review body", a.Body); err != nil {
+		return err
 	}
 	for i, c := range a.Comments {
 		if err := refuseMarker(fmt.Sprintf("body of inline comment %d", i+1), c.Body); err != nil {
-			return a, "", err
+			return err
 		}
 	}
-	ref, err := pullRef(call.Target)
-	if err != nil {
-		return a, "", err
-	}
-	return a, reviewPreview(ref, a), nil
+	return nil
 }
 
-// reviewPreview shows the body as it will read, and everything else quoted,
+func (createReview) pin(t api.Target) (string, error) { return pullRef(t) }
+
+// preview shows the body as it will read, and everything else quoted,
 // one inline comment a line, after a header that counts them: so no body can
 // pass for inline comments, and no two reviews read the same.
-func reviewPreview(ref string, a reviewArgs) string {
+func (createReview) preview(ref string, a reviewArgs) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Review (%s) on %s", a.Event, ref)
 	if n := len(a.Comments); n > 0 {
@@ -122,45 +108,22 @@ func reviewPreview(ref string, a reviewArgs) string {
 	return b.String()
 }
 
-func (r createReview) Preview(call tools.Call) (string, error) {
-	_, preview, err := r.parse(call)
-	return preview, err
+func (createReview) touches(ref string) string { return ref }
+
+func (createReview) ops(call tools.Call) (execute, reconcile string) {
+	return "create review on " + targetRef(call.Target),
+		"find review for operation " + call.OperationKey + " on " + targetRef(call.Target)
 }
 
-func (createReview) Touches(call tools.Call) (string, error) { return pullRef(call.Target) }
-
-func (r createReview) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	op := "create review on " + targetRef(call.Target)
-	a, err := approvedArgs(call, r.parse)
-	if err != nil {
-		return api.ToolOutput{}, tools.Rejected(op+": "+err.Error(), nil)
-	}
-	return executeMarked(ctx, r.acc, call, r.steps(op, call, a))
-}
-
-func (r createReview) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
-	op := "find review for operation " + call.OperationKey + " on " + targetRef(call.Target)
-	a, err := approvedArgs(call, r.parse)
-	if err != nil {
-		return cannotTell(op+": "+err.Error(), nil), nil
-	}
-	return reconcileMarked(ctx, r.acc, call, r.steps(op, call, a))
-}
-
-func (createReview) steps(op string, call tools.Call, a reviewArgs) markerSteps {
+func (createReview) effect(op string, call tools.Call, a reviewArgs) effect {
 	t := call.Target
-	return markerSteps{
-		op: op,
-		find: func(ctx context.Context, gh *gogithub.Client, login string) (api.ToolOutput, bool, error) {
-			found, ignored, err := ghapi.FindOperationReview(ctx, gh, t, call.OperationKey, a.Body, login)
-			if found == nil {
-				return api.ToolOutput{Ignored: ignored}, false, err
-			}
-			out := reviewOutput(found)
-			out.Ignored = ignored
-			return out, true, nil
+	return markerSteps[gogithub.PullRequestReview]{
+		op:   op,
+		call: call,
+		find: func(ctx context.Context, gh *gogithub.Client, login string) (*gogithub.PullRequestReview, []api.IgnoredComment, error) {
+			return ghapi.FindOperationReview(ctx, gh, t, call.OperationKey, a.Body, login)
 		},
-		create: func(ctx context.Context, gh *gogithub.Client) (api.ToolOutput, error) {
+		create: func(ctx context.Context, gh *gogithub.Client) (*gogithub.PullRequestReview, error) {
 			req := &gogithub.PullRequestReviewRequest{
 				Body:  gogithub.String(ghapi.MarkedBody(a.Body, call.OperationKey)),
 				Event: gogithub.String(a.Event),
@@ -173,11 +136,9 @@ func (createReview) steps(op string, call tools.Call, a reviewArgs) markerSteps 
 				req.Comments = append(req.Comments, dc)
 			}
 			created, _, err := gh.PullRequests.CreateReview(ctx, t.Owner, t.Repo, t.PullNumber, req)
-			if err != nil {
-				return api.ToolOutput{}, err
-			}
-			return reviewOutput(created), nil
+			return created, err
 		},
+		output: reviewOutput,
 	}
 }
 

@@ -40,52 +40,30 @@ func TestCreateReviewPostsOneReviewWithItsMarkerAndInlineComments(t *testing.T) 
 		require.False(t, ghapi.CarriesOperationMarker(c.GetBody()), "only the review body carries the marker")
 	}
 
-	require.Equal(t, "1001", out.ExternalID)
-	require.Equal(t, rv.GetHTMLURL(), out.URL)
-	require.False(t, out.AlreadyExisted)
-	var content map[string]any
-	require.NoError(t, json.Unmarshal(out.Content, &content))
-	require.Equal(t, float64(1001), content["id"])
-	require.Equal(t, rv.GetHTMLURL(), content["url"])
+	requireMade(t, out, "id", 1001, rv.GetHTMLURL())
 	require.Equal(t, 1, f.count(opListReviews), "the attempt looked for its proof before it posted")
 }
 
 func TestCreateReviewAfterALostResponseFindsItsReviewAndPostsNothing(t *testing.T) {
-	for _, lose := range []string{"hangup", "502"} {
-		t.Run(lose, func(t *testing.T) {
-			f := newFakeGitHub(t)
+	testLostResponse(t, lostResponse{newAction: ghtools.NewCreateReview, tool: api.ToolCreatePullRequestReview, args: reviewArgs, key: "run-1:4",
+		write: opCreateReview, externalID: "1001",
+		before: func(f *fakeGitHub) {
 			f.setPageSize(2)
 			f.addReview(1, "alice", "Looks fine to me.")
 			f.addReview(2, "mallory", ghapi.MarkedBody("Two things to fix.", "run-1:4"))
-			f.loseNext(opCreateReview, lose)
-			action := ghtools.NewCreateReview(f.access())
-			call := approvedCall(t, api.ToolCreatePullRequestReview, reviewArgs, "run-1:4")
-
-			_, err := action.Execute(context.Background(), call)
-			require.Error(t, err)
-			require.Empty(t, outerType(err), "a lost response leaves the outcome unknown, not refused: %v", err)
+		},
+		between: func(t *testing.T, f *fakeGitHub) {
 			require.Len(t, f.reviewsNow(), 3, "GitHub made the review before the answer was lost")
-
-			out, err := action.Execute(context.Background(), call)
-			require.NoError(t, err)
-			require.True(t, out.AlreadyExisted)
-			require.Equal(t, "1001", out.ExternalID)
-			require.Equal(t, 1, f.count(opCreateReview), "the second attempt posted nothing")
+		},
+		after: func(t *testing.T, out api.ToolOutput) {
 			require.Len(t, out.Ignored, 1, "mallory's copy of the marked body is a look-alike")
 			require.Equal(t, int64(2), out.Ignored[0].CommentID)
-		})
-	}
+		}})
 }
 
 func TestCreateReviewReconcile(t *testing.T) {
 	marked := ghapi.MarkedBody("Two things to fix.", "run-1:4")
-	cases := []struct {
-		name        string
-		setup       func(f *fakeGitHub)
-		outcome     string
-		externalID  string
-		ignoredFrom []int64
-	}{
+	testReconcile(t, ghtools.NewCreateReview, api.ToolCreatePullRequestReview, reviewArgs, "run-1:4", opCreateReview, []reconcileCase{
 		{name: "nothing posted", outcome: api.ReconcileNotCreated,
 			setup: func(f *fakeGitHub) { f.addReview(1, "alice", "LGTM") }},
 		{name: "ours is on the third page", outcome: api.ReconcileFound, externalID: "9",
@@ -108,32 +86,11 @@ func TestCreateReviewReconcile(t *testing.T) {
 				f.addReview(3, "mallory", marked)
 				f.addReview(6, botLogin, "Two things to fix.\r\n\r\n"+api.OperationMarker("run-1:4")+"\n")
 			}},
-		{name: "403 on the listing", outcome: api.ReconcileCannotTell,
+		{name: "403 on the listing", outcome: api.ReconcileCannotTell, reason: "refused by the test",
 			setup: func(f *fakeGitHub) { f.addReview(9, botLogin, marked); f.refuseWith(opListReviews, 403) }},
-		{name: "404 on the listing", outcome: api.ReconcileCannotTell,
+		{name: "404 on the listing", outcome: api.ReconcileCannotTell, reason: "refused by the test",
 			setup: func(f *fakeGitHub) { f.refuseWith(opListReviews, 404) }},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeGitHub(t)
-			tc.setup(f)
-			call := approvedCall(t, api.ToolCreatePullRequestReview, reviewArgs, "run-1:4")
-			rec, err := ghtools.NewCreateReview(f.access()).Reconcile(context.Background(), call)
-			require.NoError(t, err)
-			require.Equal(t, tc.outcome, rec.Outcome, rec.Reason)
-			require.Equal(t, tc.externalID, rec.Output.ExternalID)
-			if tc.outcome == api.ReconcileCannotTell {
-				require.Contains(t, rec.Reason, "refused by the test")
-			}
-			var ignored []int64
-			for _, ig := range rec.Output.Ignored {
-				require.NotEmpty(t, ig.Why)
-				ignored = append(ignored, ig.CommentID)
-			}
-			require.Equal(t, tc.ignoredFrom, ignored)
-			require.Zero(t, f.count(opCreateReview), "reconciling never posts")
-		})
-	}
+	})
 }
 
 func TestCreateReviewReconcileRetriesAServerErrorRatherThanAnswer(t *testing.T) {
@@ -176,11 +133,7 @@ func TestCreateReviewRefusals(t *testing.T) {
 				require.NoError(t, err)
 				tc.tamper(&call)
 			}
-			_, err := action.Execute(context.Background(), call)
-			require.Equal(t, api.ErrTypeToolRejected, outerType(err), "%v", err)
-			rec, err := action.Reconcile(context.Background(), call)
-			require.NoError(t, err)
-			require.Equal(t, api.ReconcileCannotTell, rec.Outcome)
+			requireRefused(t, action, call)
 			require.Zero(t, f.total(), "nothing reached GitHub")
 		})
 	}
@@ -215,12 +168,7 @@ func TestCreateReviewWriteErrors(t *testing.T) {
 }
 
 func TestCreateReviewPreviewShowsEveryArgumentUnambiguously(t *testing.T) {
-	action := ghtools.NewCreateReview(nil)
-	preview := func(args string) string {
-		p, err := action.Preview(tools.Call{Args: json.RawMessage(args), Target: pr})
-		require.NoError(t, err)
-		return p
-	}
+	preview := previewOf(t, ghtools.NewCreateReview(nil))
 	require.Equal(t, "Review (REQUEST_CHANGES) on acme/widgets#7, with 3 inline comments:\nTwo things to fix.\n\n"+
 		"Inline comments:\n"+
 		"- \"main.go\":12 (RIGHT): \"Leftover debug print.\"\n"+

@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/httptool"
 )
@@ -67,6 +68,32 @@ func errType(err error) string {
 	return ""
 }
 
+// reconcileUnknown runs the order once, whose outcome must then be unknown
+// (neither a refusal nor a rate limit), and reconciles it: found, since the
+// server keeps the first answer under the key.
+func reconcileUnknown(t *testing.T, tool tools.Action) api.ToolReconciliation {
+	t.Helper()
+	_, err := tool.Execute(context.Background(), callOf(orderArgs))
+	require.Error(t, err)
+	assert.Empty(t, errType(err), "the outcome is unknown, neither a refusal nor a rate limit: %v", err)
+
+	rec, err := tool.Reconcile(context.Background(), callOf(orderArgs))
+	require.NoError(t, err)
+	assert.Equal(t, api.ReconcileFound, rec.Outcome)
+	return rec
+}
+
+// assertRefused checks that tool refuses call in an attempt (tools.Rejected)
+// and in a reconciliation (cannot_tell); what names the call in failures.
+func assertRefused(t *testing.T, tool tools.Action, call tools.Call, what string) {
+	t.Helper()
+	_, err := tool.Execute(context.Background(), call)
+	assert.Equal(t, api.ErrTypeToolRejected, errType(err), "Execute: %s: %v", what, err)
+	rec, err := tool.Reconcile(context.Background(), call)
+	require.NoError(t, err)
+	assert.Equal(t, api.ReconcileCannotTell, rec.Outcome, "Reconcile: %s", what)
+}
+
 func TestApprovedOrderIsPlacedOnceUnderItsOperationKey(t *testing.T) {
 	s := newKeyedServer(t)
 	tool := newTool(t, s)
@@ -99,15 +126,7 @@ func TestApprovedOrderIsPlacedOnceUnderItsOperationKey(t *testing.T) {
 
 func TestLostAnswerIsReconciledByRepeatingUnderTheSameKey(t *testing.T) {
 	s := newKeyedServer(t, loseAnswer)
-	tool := newTool(t, s)
-
-	_, err := tool.Execute(context.Background(), callOf(orderArgs))
-	require.Error(t, err)
-	assert.Empty(t, errType(err), "a lost answer leaves the outcome unknown: %v", err)
-
-	rec, err := tool.Reconcile(context.Background(), callOf(orderArgs))
-	require.NoError(t, err)
-	assert.Equal(t, api.ReconcileFound, rec.Outcome)
+	rec := reconcileUnknown(t, newTool(t, s))
 	assert.True(t, rec.Output.AlreadyExisted, "the server replayed the first answer")
 	status, body, _ := decodeContent(t, rec.Output)
 	assert.Equal(t, http.StatusCreated, status)
@@ -123,15 +142,7 @@ func TestUnknownOutcomeIsRetriedUnderTheSameKeyAndActsOnce(t *testing.T) {
 	for name, f := range map[string]fault{"503 before acting": fail503, "504 after acting": fail504AfterEffect, "409 in flight": inFlight} {
 		t.Run(name, func(t *testing.T) {
 			s := newKeyedServer(t, f)
-			tool := newTool(t, s)
-
-			_, err := tool.Execute(context.Background(), callOf(orderArgs))
-			require.Error(t, err)
-			assert.Empty(t, errType(err), "neither a refusal nor a rate limit: %v", err)
-
-			rec, err := tool.Reconcile(context.Background(), callOf(orderArgs))
-			require.NoError(t, err)
-			assert.Equal(t, api.ReconcileFound, rec.Outcome)
+			rec := reconcileUnknown(t, newTool(t, s))
 			_, body, _ := decodeContent(t, rec.Output)
 			assert.Equal(t, "ord_1", body["id"])
 			_, effects := s.counts()
@@ -151,9 +162,7 @@ func TestKeyReusedWithAnotherBodyIsRejected(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, api.ErrTypeToolRejected, errType(err))
 	assert.Contains(t, err.Error(), "422")
-	var appErr *temporal.ApplicationError
-	require.ErrorAs(t, err, &appErr)
-	assert.True(t, appErr.NonRetryable())
+	assert.True(t, apperrtest.ApplicationError(t, err).NonRetryable())
 	_, effects := s.counts()
 	assert.Equal(t, 1, effects)
 }
@@ -167,10 +176,8 @@ func TestRateLimitSaysHowLongToWait(t *testing.T) {
 	for _, err := range []error{execErr, recErr} {
 		require.Error(t, err)
 		assert.Equal(t, api.ErrTypeRateLimited, errType(err))
-		var appErr *temporal.ApplicationError
-		require.ErrorAs(t, err, &appErr)
 		var d api.RateLimitDetails
-		require.NoError(t, appErr.Details(&d))
+		require.NoError(t, apperrtest.ApplicationError(t, err).Details(&d))
 		assert.Equal(t, int64(7), d.RetryAfterSeconds)
 	}
 	_, effects := s.counts()

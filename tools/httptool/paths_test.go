@@ -3,11 +3,11 @@ package httptool_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
@@ -64,11 +64,7 @@ func TestHostilePathsNeverReachTheServer(t *testing.T) {
 		assert.Error(t, err, "Preview of %q", path)
 		_, err = tool.Touches(call)
 		assert.Error(t, err, "Touches of %q", path)
-		_, err = tool.Execute(context.Background(), call)
-		assert.Equal(t, api.ErrTypeToolRejected, errType(err), "Execute of %q: %v", path, err)
-		rec, err := tool.Reconcile(context.Background(), call)
-		require.NoError(t, err)
-		assert.Equal(t, api.ReconcileCannotTell, rec.Outcome, "Reconcile of %q", path)
+		assertRefused(t, tool, call, fmt.Sprintf("path %q", path))
 	}
 	requests, _ := s.counts()
 	assert.Zero(t, requests, "no hostile path reached the server")
@@ -109,11 +105,7 @@ func TestHostileArgumentsNeverReachTheServer(t *testing.T) {
 	} {
 		call := callOf(orderArgs)
 		edit(&call)
-		_, err := tool.Execute(context.Background(), call)
-		assert.Equal(t, api.ErrTypeToolRejected, errType(err), "Execute: %s: %v", name, err)
-		rec, err := tool.Reconcile(context.Background(), call)
-		require.NoError(t, err)
-		assert.Equal(t, api.ReconcileCannotTell, rec.Outcome, "Reconcile: %s", name)
+		assertRefused(t, tool, call, name)
 	}
 	requests, _ := s.counts()
 	assert.Zero(t, requests, "no hostile call reached the server")

@@ -98,24 +98,37 @@ func callText(t *testing.T, r mcptool.Registered) string {
 	return readContent(t, out).Text
 }
 
-func TestARestartedHTTPServerIsReconnectedWithoutFailingTheCall(t *testing.T) {
+// restartableServer serves an MCP server over streamable HTTP at url;
+// restart replaces it by a new one, which knows no session. before, when
+// not nil, sees every request first.
+func restartableServer(t *testing.T, before func(r *http.Request)) (url string, restart func()) {
 	ln := testenv.Listen(t)
 	var current atomic.Pointer[http.Handler]
-	start := func() {
+	restart = func() {
 		mcpServer := testserver.New(testserver.Options{Die: func() {}})
 		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
 		current.Store(&h)
 	}
-	start()
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) })}
+	restart()
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if before != nil {
+			before(r)
+		}
+		(*current.Load()).ServeHTTP(w, r)
+	})}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
-	_, byName := connect(t, mcptool.Server{Name: "kv", URL: "http://" + ln.Addr().String()})
+	return "http://" + ln.Addr().String(), restart
+}
+
+func TestARestartedHTTPServerIsReconnectedWithoutFailingTheCall(t *testing.T) {
+	url, restart := restartableServer(t, nil)
+	_, byName := connect(t, mcptool.Server{Name: "kv", URL: url})
 	put := action(t, byName["kv__put"])
 	_, err := put.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{"key":"a","value":"1"}`)})
 	require.NoError(t, err)
 
-	start() // a new server: it knows no session
+	restart() // a new server: it knows no session
 	_, err = put.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{"key":"b","value":"2"}`)})
 	require.NoError(t, err, "a 404 for a lost session ran nothing: the call is made on a new session")
 	assert.Equal(t, 1, lookup(t, byName["kv__lookup"], "b").Applied, "once")
@@ -124,31 +137,20 @@ func TestARestartedHTTPServerIsReconnectedWithoutFailingTheCall(t *testing.T) {
 }
 
 func TestACallWaitingForAnotherCallsReconnectKeepsItsOwnDeadline(t *testing.T) {
-	ln := testenv.Listen(t)
-	var current atomic.Pointer[http.Handler]
-	start := func() {
-		mcpServer := testserver.New(testserver.Options{Die: func() {}})
-		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
-		current.Store(&h)
-	}
-	start()
 	var holdInitialize atomic.Bool
 	initializing, release := make(chan struct{}, 1), make(chan struct{})
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	url, restart := restartableServer(t, func(r *http.Request) {
 		// Only initialize is sent without a session.
 		if holdInitialize.Load() && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
 			initializing <- struct{}{}
 			<-release
 		}
-		(*current.Load()).ServeHTTP(w, r)
-	})}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	_, byName := connect(t, mcptool.Server{Name: "kv", URL: "http://" + ln.Addr().String()})
+	})
+	_, byName := connect(t, mcptool.Server{Name: "kv", URL: url})
 	pid := byName["kv__pid"].Tool
 
 	holdInitialize.Store(true)
-	start() // the session is lost: the next call reconnects, and its initialize hangs
+	restart() // the session is lost: the next call reconnects, and its initialize hangs
 	first := make(chan error, 1)
 	go func() {
 		_, err := pid.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{}`)})

@@ -3,7 +3,6 @@ package mcptool_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
 	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
@@ -52,8 +52,7 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 
 func requireRejected(t *testing.T, err error) *temporal.ApplicationError {
 	t.Helper()
-	var appErr *temporal.ApplicationError
-	require.True(t, errors.As(err, &appErr), "want a tools.Rejected error, got %v", err)
+	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	return appErr

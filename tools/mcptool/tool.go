@@ -24,18 +24,28 @@ func (b base) Spec() api.ToolSpec { return b.spec }
 // an action that is the server's word that it refused; a server that errs
 // after acting breaks MCP's contract, which trusting it accepts.)
 func (b base) run(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	res, err := b.conn.call(ctx, b.mcpName, call.Args, call.OperationKey)
+	out, text, isError, err := b.result(ctx, call)
 	if err != nil {
 		return api.ToolOutput{}, err
 	}
-	out, text, err := output(res)
-	if err != nil {
-		return api.ToolOutput{}, fmt.Errorf("result of %s.%s: %w", b.conn.server.Name, b.mcpName, err)
-	}
-	if res.IsError {
+	if isError {
 		return api.ToolOutput{}, tools.Rejected(fmt.Sprintf("%s.%s failed: %s", b.conn.server.Name, b.mcpName, api.TruncateUTF8(text, maxErrorText)), nil)
 	}
 	return out, nil
+}
+
+// result calls the tool and reads its result: the output, the server's
+// text, and whether the server marked the result isError.
+func (b base) result(ctx context.Context, call tools.Call) (out api.ToolOutput, text string, isError bool, err error) {
+	res, err := b.conn.call(ctx, b.mcpName, call.Args, call.OperationKey)
+	if err != nil {
+		return api.ToolOutput{}, "", false, err
+	}
+	out, text, err = output(res)
+	if err != nil {
+		return api.ToolOutput{}, "", false, fmt.Errorf("result of %s.%s: %w", b.conn.server.Name, b.mcpName, err)
+	}
+	return out, text, res.IsError, nil
 }
 
 // readTool is a tool its server calls read-only: Temporal may run it any
@@ -91,15 +101,11 @@ func (a repeatAction) Reconcile(ctx context.Context, call tools.Call) (api.ToolR
 	if why := a.notApproved(call); why != "" {
 		return api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: why}, nil
 	}
-	res, err := a.conn.call(ctx, a.mcpName, call.Args, call.OperationKey)
+	out, text, isError, err := a.result(ctx, call)
 	if err != nil {
 		return api.ToolReconciliation{}, err
 	}
-	out, text, err := output(res)
-	if err != nil {
-		return api.ToolReconciliation{}, fmt.Errorf("result of %s.%s: %w", a.conn.server.Name, a.mcpName, err)
-	}
-	if res.IsError {
+	if isError {
 		// The repeat was refused: the first call may have run or not.
 		return api.ToolReconciliation{Outcome: api.ReconcileCannotTell,
 			Reason: "repeating the idempotent MCP call failed: " + api.TruncateUTF8(text, maxErrorText)}, nil
