@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
@@ -127,10 +125,7 @@ func newCustomRun(t *testing.T, agent tools.Agent, stamp *stampTool, turns ...[]
 	require.NoError(t, reg.Add(stamp, tools.AgentDecides))
 	require.NoError(t, reg.AddAgent(agent))
 	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(New(reg).AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	env.RegisterActivity(&activities.Activities{Tools: reg, Model: &scriptedModel{turns: turns}})
-	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
+	env := newRunEnv(&suite, New(reg).AgentRun, &activities.Activities{Tools: reg, Model: &scriptedModel{turns: turns}})
 	return &customRun{env: env, stamp: stamp}
 }
 
