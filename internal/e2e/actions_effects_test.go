@@ -87,27 +87,45 @@ func (s *Sandbox) runReviews(t testing.TB, pull int, runID string) []string {
 
 func (s *Sandbox) runIssues(t testing.TB, _ int, runID string) []string {
 	t.Helper()
+	bodies := map[string]string{}
+	for _, is := range s.issues(t) {
+		bodies[strconv.Itoa(is.GetNumber())] = is.GetBody()
+	}
+	return runsOwn(runID, bodies)
+}
+
+// pullLabels is every label pull carries, in GitHub's order.
+func (s *Sandbox) pullLabels(t testing.TB, pull int, _ string) []string {
+	t.Helper()
+	var names []string
+	for _, l := range s.labels(t, pull) {
+		names = append(names, l.GetName())
+	}
+	return names
+}
+
+// issues is every issue and pull request of the repository, all pages.
+func (s *Sandbox) issues(t testing.TB) []*github.Issue {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
 	defer cancel()
-	bodies := map[string]string{}
+	var all []*github.Issue
 	opts := &github.IssueListByRepoOptions{State: "all", ListOptions: github.ListOptions{PerPage: 100}}
 	for {
 		page, resp, err := s.gh.Issues.ListByRepo(ctx, RepoOwner, RepoName, opts)
 		if err != nil {
 			t.Fatalf("list the issues of %s: %v", PullRepo, err)
 		}
-		for _, is := range page {
-			bodies[strconv.Itoa(is.GetNumber())] = is.GetBody()
-		}
+		all = append(all, page...)
 		if resp.NextPage == 0 {
-			return runsOwn(runID, bodies)
+			return all
 		}
 		opts.Page = resp.NextPage
 	}
 }
 
-// pullLabels is every label pull carries, in GitHub's order.
-func (s *Sandbox) pullLabels(t testing.TB, pull int, _ string) []string {
+// labels is every label pull carries, in GitHub's order.
+func (s *Sandbox) labels(t testing.TB, pull int) []*github.Label {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
 	defer cancel()
@@ -115,11 +133,7 @@ func (s *Sandbox) pullLabels(t testing.TB, pull int, _ string) []string {
 	if err != nil {
 		t.Fatalf("list the labels of #%d: %v", pull, err)
 	}
-	var names []string
-	for _, l := range page {
-		names = append(names, l.GetName())
-	}
-	return names
+	return page
 }
 
 // toolSteps are the run's steps that called tool.
