@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/e2e/mcpkv/kvstate"
 	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/internal/testenv"
 )
@@ -22,24 +23,10 @@ func mcpkvBinary(t *testing.T) string {
 	return builder.Program(t, "mcpkv", ".", "./internal/e2e/mcpkv")
 }
 
-// kvState is what mcpkv keeps in its file (its State).
-type kvState struct {
-	Values        map[string]string   `json:"values"`
-	Applied       map[string]int      `json:"applied"`
-	Calls         map[string]int      `json:"calls"`
-	OperationKeys map[string][]string `json:"operationKeys"`
-	Lost          bool                `json:"lost"`
-}
-
-func readKV(t *testing.T, path string) kvState {
+func readKV(t *testing.T, path string) kvstate.State {
 	t.Helper()
-	var st kvState
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return st
-	}
+	st, err := kvstate.Load(path)
 	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &st))
 	return st
 }
 
