@@ -18,7 +18,9 @@ type failureRecorder struct {
 
 func (r *failureRecorder) Helper() {}
 
-func (r *failureRecorder) Fatalf(format string, args ...any) { r.failure = fmt.Sprintf(format, args...) }
+func (r *failureRecorder) Fatalf(format string, args ...any) {
+	r.failure = fmt.Sprintf(format, args...)
+}
 
 func TestStopWaitsForTheProgramAndFailsOnlyWhenItStopsWithAnError(t *testing.T) {
 	for name, tc := range map[string]struct {
