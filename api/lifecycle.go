@@ -71,6 +71,12 @@ func checkTransition[S ~string](kind string, table map[S][]S, from, to S) error 
 	return &IllegalTransitionError{Kind: kind, From: string(from), To: string(to)}
 }
 
+// terminal reports whether table names s and lets it move nowhere.
+func terminal[S ~string](table map[S][]S, s S) bool {
+	next, known := table[s]
+	return known && len(next) == 0
+}
+
 // CheckRunTransition says whether a run may move from one status to another.
 func CheckRunTransition(from, to RunStatus) error {
 	return checkTransition("run", runTransitions, from, to)

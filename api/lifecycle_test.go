@@ -48,10 +48,17 @@ func TestRunTransitionTable(t *testing.T) {
 	require.Error(t, CheckRunTransition(RunWaitingForUser, RunCompleted), "a run never completes while a person is asked")
 }
 
-// StepStatus.IsTerminal lists the final statuses by hand, so that it needs
-// no table; this holds the two together.
-func TestStepIsTerminalExactlyWhenTheLifecycleAllowsNoMove(t *testing.T) {
-	for s, next := range stepTransitions {
-		require.Equal(t, len(next) == 0, s.IsTerminal(), "step status %s", s)
+// IsTerminal is read from the tables; this holds the tables to the
+// statuses that are final by design, and to nothing else.
+func TestOnlyTheFinalStatusesAreTerminal(t *testing.T) {
+	finalSteps := map[StepStatus]bool{StepSucceeded: true, StepFailed: true, StepRejected: true, StepExpired: true, StepSkipped: true}
+	for _, s := range allStepStatuses {
+		require.Equal(t, finalSteps[s], s.IsTerminal(), "step status %s", s)
 	}
+	finalRuns := map[RunStatus]bool{RunCompleted: true, RunFailed: true, RunCancelled: true}
+	for _, s := range allRunStatuses {
+		require.Equal(t, finalRuns[s], s.IsTerminal(), "run status %s", s)
+	}
+	require.False(t, StepStatus("bogus").IsTerminal(), "an unknown step status is not final")
+	require.False(t, RunStatus("bogus").IsTerminal(), "an unknown run status is not final")
 }

@@ -80,10 +80,9 @@ func (s RunStatus) Known() bool {
 	return ok
 }
 
-// IsTerminal reports whether a run status is final.
-func (s RunStatus) IsTerminal() bool {
-	return s == RunCompleted || s == RunFailed || s == RunCancelled
-}
+// IsTerminal reports whether a run status is final: the lifecycle table
+// lets it move nowhere.
+func (s RunStatus) IsTerminal() bool { return terminal(runTransitions, s) }
 
 // RunInput starts an AgentRun. The workflow ID is the run ID.
 type RunInput struct {

@@ -42,14 +42,8 @@ const (
 )
 
 // IsTerminal reports whether a step status is final: the lifecycle table
-// (lifecycle.go) lets it move nowhere, which a test holds this list to.
-func (s StepStatus) IsTerminal() bool {
-	switch s {
-	case StepSucceeded, StepFailed, StepRejected, StepExpired, StepSkipped:
-		return true
-	}
-	return false
-}
+// (lifecycle.go) lets it move nowhere.
+func (s StepStatus) IsTerminal() bool { return terminal(stepTransitions, s) }
 
 // AgentStep is one model call, tool call or approval of a run.
 type AgentStep struct {

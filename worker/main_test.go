@@ -118,15 +118,12 @@ func TestWorkerWhoseTokenCannotReadItsUserRefusesToStartNamingGitHubBotLogin(t *
 
 func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	server := testenv.StartServer(t, testenv.ServerOptions{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
 	// The worker writes its log while the test reads it.
 	logs := testenv.NewTailBuffer(1 << 20)
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
 	api := sandboxURL(t, sb)
-	go func() {
-		done <- run(ctx, envtest.Getenv(map[string]string{
+	worker := testenv.RunInBackground(t, func(ctx context.Context) error {
+		return run(ctx, envtest.Getenv(map[string]string{
 			"TEMPORAL_ADDRESS":   server.Address(),
 			"AGENT_TASK_QUEUE":   "worker-main-test",
 			"GITHUB_API_URL":     api,
@@ -134,7 +131,7 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 			"AGENT_VERSIONING":   "pinned",
 			"AGENT_BUILD_ID":     "main-test",
 		}), logs)
-	}()
+	})
 
 	require.Eventually(t, func() bool {
 		resp, err := server.Client().DescribeTaskQueue(context.Background(), "worker-main-test", enumspb.TASK_QUEUE_TYPE_WORKFLOW)
@@ -150,14 +147,7 @@ func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
 	promoted := `msg="this build is the current version: the deployment had none" deploymentName=agentrun buildId=main-test`
 	require.Eventually(t, func() bool { return strings.Contains(logs.String(), promoted) }, 30*time.Second, 50*time.Millisecond,
 		"the worker never said it made its build current")
-	cancel()
-
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the worker did not stop after its context ended")
-	}
+	worker.Stop(t, "the worker")
 	require.Contains(t, logs.String(), `msg="stopping: finishing the tasks in hand" stopTimeout=45s`,
 		"an idle worker stops at once; the timeout only bounds activities in flight")
 	require.Contains(t, logs.String(), `versioning=pinned deploymentName=agentrun buildId=main-test`)

@@ -1,20 +1,16 @@
 package workflows
 
 import (
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/tools"
@@ -31,22 +27,14 @@ const reviewOnly = "review-only"
 func newActionHarness(t *testing.T) *harness {
 	t.Helper()
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
-	srv := httptest.NewServer(sandbox)
-	t.Cleanup(srv.Close)
-	gh, err := github.NewClient(srv.URL, "")
-	require.NoError(t, err)
-	acts := &activities.Activities{GitHub: gh, Model: offline.NewReviewer()}
+	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer()}
 	reg := agents.MustBuiltin(activities.NewGitHubAccess(acts))
 	require.NoError(t, reg.AddAgent(tools.Agent{Name: reviewOnly, Task: "Review pull request", Tools: []tools.AgentTool{
 		{Name: api.ToolGetPullRequest}, {Name: api.ToolListPullRequestFiles}, {Name: api.ToolCreatePullRequestReview, Ask: true},
 	}}))
 	acts.Tools = reg
 	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(New(reg).AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	env.RegisterActivity(acts)
-	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
-	return &harness{t: t, env: env, sandbox: sandbox}
+	return &harness{t: t, env: newRunEnv(&suite, New(reg).AgentRun, acts), sandbox: sandbox}
 }
 
 func marked(body string) bool { return strings.Contains(body, "<!-- agent-operation:") }

@@ -82,9 +82,7 @@ func querySnapshot(c client.Client, id string) (api.RunSnapshot, error) {
 }
 
 func TestArgumentsChangedUnderAWaitingApprovalAcrossContinueAsNewPostNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
+	testenv.NeedsDevServer(t)
 	const queue = "tamper-checkpoint"
 	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "tamper-stack"})
 	tamper := &tamperCheckpoint{body: "Approve this PR, it is perfect."}
@@ -153,9 +151,7 @@ func logEvents(t *testing.T, c client.Client, id string) {
 }
 
 func TestReusedWorkflowIDGetsNewActionIDsFoundByTheSearchAttribute(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
+	testenv.NeedsDevServer(t)
 	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "reuse-id"})
 	c := stack.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

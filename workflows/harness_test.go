@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	gogithub "github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/model/offline"
 )
 
@@ -35,15 +37,37 @@ func newHarness(t *testing.T) *harness {
 func newHarnessWith(t *testing.T, sandbox *ghsandbox.Server) *harness {
 	t.Helper()
 	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
+	return newHarnessOn(t, &suite, sandbox, offline.NewReviewer())
+}
+
+// newHarnessOn is the harness in suite's environment (a suite may carry a
+// metrics handler), with the GitHub tools on sandbox and m as the model.
+func newHarnessOn(t *testing.T, suite *testsuite.WorkflowTestSuite, sandbox *ghsandbox.Server, m model.Model) *harness {
+	t.Helper()
+	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: m}
+	return &harness{t: t, env: newRunEnv(suite, AgentRun, acts), sandbox: sandbox}
+}
+
+// sandboxGitHub serves sandbox over real HTTP until the test ends and is the
+// go-github client on it.
+func sandboxGitHub(t *testing.T, sandbox *ghsandbox.Server) *gogithub.Client {
+	t.Helper()
 	srv := httptest.NewServer(sandbox)
 	t.Cleanup(srv.Close)
 	gh, err := github.NewClient(srv.URL, "")
 	require.NoError(t, err)
-	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: offline.NewReviewer()})
+	return gh
+}
+
+// newRunEnv is a testsuite environment of suite that runs agentRun (AgentRun,
+// or a registry's) under the workflow's registered name and the test run ID,
+// with acts as its activities.
+func newRunEnv(suite *testsuite.WorkflowTestSuite, agentRun any, acts *activities.Activities) *testsuite.TestWorkflowEnvironment {
+	env := suite.NewTestWorkflowEnvironment()
+	env.RegisterWorkflowWithOptions(agentRun, workflow.RegisterOptions{Name: api.WorkflowName})
+	env.RegisterActivity(acts)
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
-	return &harness{t: t, env: env, sandbox: sandbox}
+	return env
 }
 
 func demoInput() api.RunInput {

@@ -1,20 +1,16 @@
 package workflows
 
 import (
-	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/uber-go/tally/v4"
-	"go.temporal.io/sdk/client"
 	sdktally "go.temporal.io/sdk/contrib/tally"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/model/offline"
 )
@@ -26,16 +22,7 @@ func newMeteredHarness(t *testing.T) (*harness, tally.TestScope) {
 	scope := tally.NewTestScope("", nil)
 	var suite testsuite.WorkflowTestSuite
 	suite.SetMetricsHandler(sdktally.NewMetricsHandler(scope))
-	env := suite.NewTestWorkflowEnvironment()
-	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
-	srv := httptest.NewServer(sandbox)
-	t.Cleanup(srv.Close)
-	gh, err := github.NewClient(srv.URL, "")
-	require.NoError(t, err)
-	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	env.RegisterActivity(&activities.Activities{GitHub: gh, Model: offline.NewReviewer()})
-	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
-	return &harness{t: t, env: env, sandbox: sandbox}, scope
+	return newHarnessOn(t, &suite, ghsandbox.New(ghsandbox.DefaultFixture()), offline.NewReviewer()), scope
 }
 
 // counted sums the counters called name whose tags include tags.

@@ -4,22 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/model"
@@ -100,24 +95,15 @@ func (f *fakeOpenAI) toolResult(i int, callID string) string {
 func newOpenAIHarness(t *testing.T, fixture ghsandbox.Fixture, replies ...openaifake.Reply) (*harness, *fakeOpenAI, *int) {
 	t.Helper()
 	fake := newFakeOpenAI(t, replies...)
-	sandbox := ghsandbox.New(fixture)
-	gh := httptest.NewServer(sandbox)
-	t.Cleanup(gh.Close)
-	ghClient, err := github.NewClient(gh.URL, "")
-	require.NoError(t, err)
-
 	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	env.RegisterActivity(&activities.Activities{GitHub: ghClient, Model: fake.model()})
-	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
+	h := newHarnessOn(t, &suite, ghsandbox.New(fixture), fake.model())
 	modelAttempts := 0
-	env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		if info.ActivityType.Name == "ModelNext" {
 			modelAttempts++
 		}
 	})
-	return &harness{t: t, env: env, sandbox: sandbox}, fake, &modelAttempts
+	return h, fake, &modelAttempts
 }
 
 // openAIInput is the demo run. The testsuite's activities cannot query the

@@ -20,9 +20,7 @@ import (
 // server, through the sandbox's permission endpoint, the run itself refuses
 // mallory (read) and takes bob (write).
 func TestReadOnlyUserCannotApproveThroughARawSignalOnADevServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
+	testenv.NeedsDevServer(t)
 	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "policy-raw-signal"})
 	c := stack.Client()
 	run := stack.StartReview(t, stack.TaskQueue)

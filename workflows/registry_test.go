@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
@@ -127,10 +125,7 @@ func newCustomRun(t *testing.T, agent tools.Agent, stamp *stampTool, turns ...[]
 	require.NoError(t, reg.Add(stamp, tools.AgentDecides))
 	require.NoError(t, reg.AddAgent(agent))
 	var suite testsuite.WorkflowTestSuite
-	env := suite.NewTestWorkflowEnvironment()
-	env.RegisterWorkflowWithOptions(New(reg).AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
-	env.RegisterActivity(&activities.Activities{Tools: reg, Model: &scriptedModel{turns: turns}})
-	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: testRunID})
+	env := newRunEnv(&suite, New(reg).AgentRun, &activities.Activities{Tools: reg, Model: &scriptedModel{turns: turns}})
 	return &customRun{env: env, stamp: stamp}
 }
 
@@ -260,6 +255,15 @@ func (r *customRun) decide(sig api.ApprovalSignal) {
 	r.env.SignalWorkflow(api.SignalApproval, sig)
 }
 
+// newTwoStampRun is a run of the agent name, which may stamp only after
+// approval (of each stamp, or of both at once with batch), and whose model
+// asks for two stamps in one turn.
+func newTwoStampRun(t *testing.T, name string, batch bool) *customRun {
+	t.Helper()
+	agent := tools.Agent{Name: name, BatchApproval: batch, Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
+	return newCustomRun(t, agent, &stampTool{effects: map[string]int{}}, twoStamps)
+}
+
 func requireStamped(t *testing.T, stamp *stampTool, n int) {
 	t.Helper()
 	require.Len(t, stamp.effects, n)
@@ -269,9 +273,7 @@ func requireStamped(t *testing.T, stamp *stampTool, n int) {
 }
 
 func TestTwoActionsOfOneTurnWaitTogetherAndRunInCallOrderWhateverOrderTheyAreApprovedIn(t *testing.T) {
-	stamp := &stampTool{effects: map[string]int{}}
-	agent := tools.Agent{Name: "stamper", Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
-	r := newCustomRun(t, agent, stamp, twoStamps)
+	r := newTwoStampRun(t, "stamper", false)
 	r.whenBothWait(t, func(first, second api.PendingAction) {
 		r.decide(api.ApprovalSignal{ActionID: second.ID, Decision: api.DecisionApprove, ArgsHash: second.ArgsHash})
 		r.decide(api.ApprovalSignal{ActionID: first.ID, Decision: api.DecisionApprove})
@@ -280,7 +282,7 @@ func TestTwoActionsOfOneTurnWaitTogetherAndRunInCallOrderWhateverOrderTheyAreApp
 	snap := r.run(t, "stamper")
 
 	require.NoError(t, r.env.GetWorkflowError())
-	requireStamped(t, stamp, 2)
+	requireStamped(t, r.stamp, 2)
 	var done []string
 	for _, st := range snap.Steps {
 		if st.ToolName == "stamp" && st.Type == api.StepToolCall {
@@ -292,9 +294,7 @@ func TestTwoActionsOfOneTurnWaitTogetherAndRunInCallOrderWhateverOrderTheyAreApp
 }
 
 func TestOneBatchDecisionCoversTheActionsItNamesByTheirArgsHashes(t *testing.T) {
-	stamp := &stampTool{effects: map[string]int{}}
-	agent := tools.Agent{Name: "batcher", BatchApproval: true, Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
-	r := newCustomRun(t, agent, stamp, twoStamps)
+	r := newTwoStampRun(t, "batcher", true)
 	r.whenBothWait(t, func(first, second api.PendingAction) {
 		r.decide(api.ApprovalSignal{ActionID: first.ID, ArgsHash: first.ArgsHash, Decision: api.DecisionApprove,
 			Batch: []api.ActionRef{{ActionID: second.ID, ArgsHash: second.ArgsHash}}})
@@ -303,7 +303,7 @@ func TestOneBatchDecisionCoversTheActionsItNamesByTheirArgsHashes(t *testing.T) 
 	snap := r.run(t, "batcher")
 
 	require.NoError(t, r.env.GetWorkflowError())
-	requireStamped(t, stamp, 2)
+	requireStamped(t, r.stamp, 2)
 	for _, pa := range snap.Actions {
 		require.Equal(t, api.ActionApproved, pa.State)
 		require.Equal(t, "alice", pa.DecidedBy)
@@ -334,9 +334,7 @@ func TestABatchThatIsNotExactlyWhatWaitsAppliesNothing(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			stamp := &stampTool{effects: map[string]int{}}
-			agent := tools.Agent{Name: "batcher", BatchApproval: tc.batchAgent, Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
-			r := newCustomRun(t, agent, stamp, twoStamps)
+			r := newTwoStampRun(t, "batcher", tc.batchAgent)
 			r.whenBothWait(t, func(first, second api.PendingAction) {
 				sig := tc.batch(first, second)
 				sig.Decision = api.DecisionApprove
@@ -346,7 +344,7 @@ func TestABatchThatIsNotExactlyWhatWaitsAppliesNothing(t *testing.T) {
 			snap := r.run(t, "batcher")
 
 			require.NoError(t, r.env.GetWorkflowError())
-			require.Empty(t, stamp.effects, "nothing approved, nothing done")
+			require.Empty(t, r.stamp.effects, "nothing approved, nothing done")
 			for _, pa := range snap.Actions {
 				require.Equal(t, api.ActionExpired, pa.State)
 			}
@@ -362,9 +360,7 @@ func TestABatchThatIsNotExactlyWhatWaitsAppliesNothing(t *testing.T) {
 }
 
 func TestADecisionNamingAnotherInputThanTheActionsIsIgnored(t *testing.T) {
-	stamp := &stampTool{effects: map[string]int{}}
-	agent := tools.Agent{Name: "stamper", Tools: []tools.AgentTool{{Name: "stamp", Ask: true}}}
-	r := newCustomRun(t, agent, stamp, twoStamps)
+	r := newTwoStampRun(t, "stamper", false)
 	r.whenBothWait(t, func(first, second api.PendingAction) {
 		r.decide(api.ApprovalSignal{ActionID: first.ID, ArgsHash: second.ArgsHash, Decision: api.DecisionApprove})
 	})
@@ -372,6 +368,6 @@ func TestADecisionNamingAnotherInputThanTheActionsIsIgnored(t *testing.T) {
 	snap := r.run(t, "stamper")
 
 	require.NoError(t, r.env.GetWorkflowError())
-	require.Empty(t, stamp.effects)
+	require.Empty(t, r.stamp.effects)
 	require.Equal(t, api.ActionExpired, snap.Actions[0].State)
 }

@@ -36,9 +36,7 @@ func createArrival(t *testing.T, sandbox *ghsandbox.Server) time.Time {
 // test starts and stops; it skips the test in -short mode.
 func stackAside(t *testing.T, queue string) *testenv.Stack {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
+	testenv.NeedsDevServer(t)
 	return testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue + "-idle"})
 }
 

@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -57,14 +58,8 @@ func runsOwn(runID string, bodies map[string]string) []string {
 
 func (s *Sandbox) runComments(t testing.TB, pull int, runID string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
-	defer cancel()
-	page, _, err := s.gh.Issues.ListComments(ctx, RepoOwner, RepoName, pull, &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}})
-	if err != nil {
-		t.Fatalf("list the comments on #%d: %v", pull, err)
-	}
 	bodies := map[string]string{}
-	for _, c := range page {
+	for _, c := range s.comments(t, pull) {
 		bodies[strconv.FormatInt(c.GetID(), 10)] = c.GetBody()
 	}
 	return runsOwn(runID, bodies)
@@ -72,14 +67,11 @@ func (s *Sandbox) runComments(t testing.TB, pull int, runID string) []string {
 
 func (s *Sandbox) runReviews(t testing.TB, pull int, runID string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
-	defer cancel()
-	page, _, err := s.gh.PullRequests.ListReviews(ctx, RepoOwner, RepoName, pull, &github.ListOptions{PerPage: 100})
-	if err != nil {
-		t.Fatalf("list the reviews of #%d: %v", pull, err)
-	}
+	reviews := listAll(t, fmt.Sprintf("the reviews of #%d", pull), func(ctx context.Context, page github.ListOptions) ([]*github.PullRequestReview, *github.Response, error) {
+		return s.gh.PullRequests.ListReviews(ctx, RepoOwner, RepoName, pull, &page)
+	})
 	bodies := map[string]string{}
-	for _, r := range page {
+	for _, r := range reviews {
 		bodies[strconv.FormatInt(r.GetID(), 10)] = r.GetBody()
 	}
 	return runsOwn(runID, bodies)
@@ -87,39 +79,37 @@ func (s *Sandbox) runReviews(t testing.TB, pull int, runID string) []string {
 
 func (s *Sandbox) runIssues(t testing.TB, _ int, runID string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
-	defer cancel()
 	bodies := map[string]string{}
-	opts := &github.IssueListByRepoOptions{State: "all", ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		page, resp, err := s.gh.Issues.ListByRepo(ctx, RepoOwner, RepoName, opts)
-		if err != nil {
-			t.Fatalf("list the issues of %s: %v", PullRepo, err)
-		}
-		for _, is := range page {
-			bodies[strconv.Itoa(is.GetNumber())] = is.GetBody()
-		}
-		if resp.NextPage == 0 {
-			return runsOwn(runID, bodies)
-		}
-		opts.Page = resp.NextPage
+	for _, is := range s.issues(t) {
+		bodies[strconv.Itoa(is.GetNumber())] = is.GetBody()
 	}
+	return runsOwn(runID, bodies)
 }
 
 // pullLabels is every label pull carries, in GitHub's order.
 func (s *Sandbox) pullLabels(t testing.TB, pull int, _ string) []string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
-	defer cancel()
-	page, _, err := s.gh.Issues.ListLabelsByIssue(ctx, RepoOwner, RepoName, pull, &github.ListOptions{PerPage: 100})
-	if err != nil {
-		t.Fatalf("list the labels of #%d: %v", pull, err)
-	}
 	var names []string
-	for _, l := range page {
+	for _, l := range s.labels(t, pull) {
 		names = append(names, l.GetName())
 	}
 	return names
+}
+
+// issues is every issue and pull request of the repository.
+func (s *Sandbox) issues(t testing.TB) []*github.Issue {
+	t.Helper()
+	return listAll(t, "the issues of "+PullRepo, func(ctx context.Context, page github.ListOptions) ([]*github.Issue, *github.Response, error) {
+		return s.gh.Issues.ListByRepo(ctx, RepoOwner, RepoName, &github.IssueListByRepoOptions{State: "all", ListOptions: page})
+	})
+}
+
+// labels is every label pull carries, in GitHub's order.
+func (s *Sandbox) labels(t testing.TB, pull int) []*github.Label {
+	t.Helper()
+	return listAll(t, fmt.Sprintf("the labels of #%d", pull), func(ctx context.Context, page github.ListOptions) ([]*github.Label, *github.Response, error) {
+		return s.gh.Issues.ListLabelsByIssue(ctx, RepoOwner, RepoName, pull, &page)
+	})
 }
 
 // toolSteps are the run's steps that called tool.

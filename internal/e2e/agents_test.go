@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -26,24 +25,17 @@ func TestEndToEndBothAgentsActOnceEachAfterApprovalThroughTheApprovalServer(t *t
 	approval := StartApprovalServer(t, s)
 	c := s.Client()
 	ctx := context.Background()
-	require.Empty(t, s.Sandbox.labelsOn(t), "the fixture's pull request starts without labels")
+	require.Empty(t, s.Sandbox.labels(t, PullNum), "the fixture's pull request starts without labels")
 
 	// The starter starts the review (it has no flag for an agent, so a
 	// review is what it starts); the triage is started through the run client.
-	started, err := RunCommand(ctx, s.Bins.Starter, s.StarterEnv(), "start", "--repo", PullRepo, "--pr", strconv.Itoa(PullNum), "--json")
-	require.NoError(t, err)
-	require.Equal(t, 0, started.ExitCode, started.Stderr)
-	var review struct {
-		RunID string `json:"runId"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(started.Stdout), &review), started.Stdout)
-	require.NotEmpty(t, review.RunID)
+	review := startWithStarter(ctx, t, s)
 	const triage = "e2e-agents-triage"
 	in := ReviewInput(toolTimeout)
 	in.Agent = agents.Triage
 	MustStartRun(t, c, s.Queue, triage, in)
 
-	reviewWaits := waitForStarterStatus(t, s, review.RunID, api.RunWaitingForUser)
+	reviewWaits := waitForStarterStatus(t, s, review, api.RunWaitingForUser)
 	triageWaits := waitForStarterStatus(t, s, triage, api.RunWaitingForUser)
 	require.Len(t, reviewWaits.Actions, 1)
 	require.Equal(t, api.ToolCreateIssueComment, reviewWaits.Actions[0].ToolName)
@@ -63,17 +55,17 @@ func TestEndToEndBothAgentsActOnceEachAfterApprovalThroughTheApprovalServer(t *t
 		require.Equal(t, http.StatusAccepted, ans.Code, ans.String())
 	}
 
-	reviewDone := requireCompletedBy(t, s, review.RunID, agents.PRReview)
+	reviewDone := requireCompletedBy(t, s, review, agents.PRReview)
 	triageDone := requireCompletedBy(t, s, triage, agents.Triage)
 
 	posted := s.Sandbox.PostedComments(t)
 	require.Equal(t, 1, posted.Total(), "one comment, the review's")
-	require.Len(t, posted[review.RunID], 1)
+	require.Len(t, posted[review], 1)
 	comment := toolStep(reviewDone, api.ToolCreateIssueComment)
-	require.Equal(t, strconv.FormatInt(posted[review.RunID][0].GetID(), 10), comment.ExternalResourceID)
+	require.Equal(t, strconv.FormatInt(posted[review][0].GetID(), 10), comment.ExternalResourceID)
 
 	labelStep := toolStep(triageDone, api.ToolAddLabels)
-	onPull := s.Sandbox.labelsOn(t)
+	onPull := s.Sandbox.labels(t, PullNum)
 	require.NotEmpty(t, onPull)
 	require.Equal(t, labelStep.ExternalResourceID, joinNames(onPull), "the labels the step added are the pull request's")
 	issues := s.Sandbox.agentIssues(t)
@@ -127,36 +119,15 @@ func joinNames(labels []*github.Label) string {
 	return strings.Join(names, ",")
 }
 
-// labelsOn reads the labels of the pull request under review through
-// go-github, as a GitHub user would.
-func (s *Sandbox) labelsOn(t testing.TB) []*github.Label {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
-	defer cancel()
-	labels, _, err := s.gh.Issues.ListLabelsByIssue(ctx, RepoOwner, RepoName, PullNum, &github.ListOptions{PerPage: 100})
-	require.NoError(t, err, "list the labels on %s#%d", PullRepo, PullNum)
-	return labels
-}
-
 // agentIssues reads the repository's issues (not its pull requests, which
 // GitHub lists with them) that carry an operation marker.
 func (s *Sandbox) agentIssues(t testing.TB) []*github.Issue {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
-	defer cancel()
 	var marked []*github.Issue
-	opts := &github.IssueListByRepoOptions{State: "all", ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		page, resp, err := s.gh.Issues.ListByRepo(ctx, RepoOwner, RepoName, opts)
-		require.NoError(t, err, "list the issues of %s", PullRepo)
-		for _, is := range page {
-			if _, ok := OperationKeyOf(is.GetBody()); ok && !is.IsPullRequest() {
-				marked = append(marked, is)
-			}
+	for _, is := range s.issues(t) {
+		if _, ok := OperationKeyOf(is.GetBody()); ok && !is.IsPullRequest() {
+			marked = append(marked, is)
 		}
-		if resp.NextPage == 0 {
-			return marked
-		}
-		opts.Page = resp.NextPage
 	}
+	return marked
 }

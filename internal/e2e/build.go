@@ -29,6 +29,16 @@ type Builder struct {
 	once sync.Once
 	bins Binaries
 	err  error
+
+	mu       sync.Mutex
+	programs map[string]*program
+}
+
+// program is one more program a test builds, at most once.
+type program struct {
+	once sync.Once
+	bin  string
+	err  error
 }
 
 // NewBuilder builds into dir, which the caller creates and removes.
@@ -61,4 +71,40 @@ func build(dir string) (Binaries, error) {
 		Sandbox:  filepath.Join(dir, "ghsandbox"),
 		Approval: filepath.Join(dir, "approval"),
 	}, nil
+}
+
+// Program builds package pkg of the module in dir (a path from the
+// repository root) as name, on first use, and fails the test if it does not
+// build. It goes next to the mains, in the directory the caller removes: a
+// test's own TempDir would go with the first test that built it.
+func (b *Builder) Program(t testing.TB, name, dir, pkg string) string {
+	t.Helper()
+	b.mu.Lock()
+	if b.programs == nil {
+		b.programs = map[string]*program{}
+	}
+	p, ok := b.programs[name]
+	if !ok {
+		p = &program{}
+		b.programs[name] = p
+	}
+	b.mu.Unlock()
+	p.once.Do(func() { p.bin, p.err = buildProgram(filepath.Join(b.dir, name), dir, pkg) })
+	if p.err != nil {
+		t.Fatalf("build %s: %v", name, p.err)
+	}
+	return p.bin
+}
+
+func buildProgram(bin, dir, pkg string) (string, error) {
+	root, err := testenv.RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = filepath.Join(root, dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s in %s: %w\n%s", pkg, dir, err, out)
+	}
+	return bin, nil
 }

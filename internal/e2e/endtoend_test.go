@@ -24,6 +24,21 @@ func starterStatus(t *testing.T, s *Stack, runID string) (api.RunSnapshot, strin
 	return snap, Describe(snap), true
 }
 
+// startWithStarter starts the demo review with `starter start --json` and
+// is the run ID it prints.
+func startWithStarter(ctx context.Context, t *testing.T, s *Stack) string {
+	t.Helper()
+	started, err := RunCommand(ctx, s.Bins.Starter, s.StarterEnv(), "start", "--repo", PullRepo, "--pr", strconv.Itoa(PullNum), "--json")
+	require.NoError(t, err)
+	require.Equal(t, 0, started.ExitCode, started.Stderr)
+	var start struct {
+		RunID string `json:"runId"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(started.Stdout), &start), started.Stdout)
+	require.NotEmpty(t, start.RunID)
+	return start.RunID
+}
+
 func waitForStarterStatus(t *testing.T, s *Stack, runID string, status api.RunStatus) api.RunSnapshot {
 	return Eventually(t, time.Minute, "starter status to say "+string(status), func() (api.RunSnapshot, bool, string) {
 		snap, seen, ok := starterStatus(t, s, runID)
@@ -36,32 +51,25 @@ func TestEndToEndApproveViaStarterPostsOneComment(t *testing.T) {
 	s.StartWorker(t)
 	ctx := context.Background()
 
-	started, err := RunCommand(ctx, s.Bins.Starter, s.StarterEnv(), "start", "--repo", PullRepo, "--pr", strconv.Itoa(PullNum), "--json")
-	require.NoError(t, err)
-	require.Equal(t, 0, started.ExitCode, started.Stderr)
-	var start struct {
-		RunID string `json:"runId"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(started.Stdout), &start), started.Stdout)
-	require.NotEmpty(t, start.RunID)
+	runID := startWithStarter(ctx, t, s)
 
-	waiting := waitForStarterStatus(t, s, start.RunID, api.RunWaitingForUser)
+	waiting := waitForStarterStatus(t, s, runID, api.RunWaitingForUser)
 	require.NotNil(t, waiting.PendingAction)
 	require.Empty(t, s.Sandbox.PostedComments(t), "nothing is posted before approval")
 
 	approved, err := RunCommand(ctx, s.Bins.Starter, s.StarterEnv(),
-		"approve", start.RunID, "--action", waiting.PendingAction.ID, "--as", "alice")
+		"approve", runID, "--action", waiting.PendingAction.ID, "--as", "alice")
 	require.NoError(t, err)
 	require.Equal(t, 0, approved.ExitCode, approved.Stderr)
 
-	done := waitForStarterStatus(t, s, start.RunID, api.RunCompleted)
+	done := waitForStarterStatus(t, s, runID, api.RunCompleted)
 	posted := s.Sandbox.PostedComments(t)
 	require.Equal(t, 1, posted.Total())
-	require.Len(t, posted[start.RunID], 1)
+	require.Len(t, posted[runID], 1)
 	step := CommentStep(done)
 	require.NotNil(t, step)
 	require.Equal(t, api.StepSucceeded, step.Status)
-	require.Equal(t, strconv.FormatInt(posted[start.RunID][0].GetID(), 10), step.ExternalResourceID)
+	require.Equal(t, strconv.FormatInt(posted[runID][0].GetID(), 10), step.ExternalResourceID)
 	require.Equal(t, api.ActionApproved, done.PendingAction.State)
 	require.Equal(t, "alice", done.PendingAction.DecidedBy)
 }

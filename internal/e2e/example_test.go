@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -13,7 +10,6 @@ import (
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // The example module's agent and tool, as a run names them.
@@ -22,35 +18,12 @@ const (
 	exampleTool  = "post_release_note"
 )
 
-var (
-	exampleOnce sync.Once
-	exampleBin  string
-	exampleErr  error
-)
-
 // exampleBinary builds examples/customtool, a module of its own, once per
 // test binary: Go refuses to build it if it imports an internal package, so
 // this build is the proof that a user can write the worker it is.
 func exampleBinary(t *testing.T) string {
 	t.Helper()
-	exampleOnce.Do(func() {
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			exampleErr = err
-			return
-		}
-		// Next to the mains, in the directory TestMain removes: a test's own
-		// TempDir would go with the first test that built it.
-		exampleBin = filepath.Join(builder.dir, "customtool")
-		cmd := exec.Command("go", "build", "-C", filepath.Join(root, "examples", "customtool"), "-o", exampleBin, ".")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			exampleErr = fmt.Errorf("go build -C examples/customtool: %w\n%s", err, out)
-		}
-	})
-	if exampleErr != nil {
-		t.Fatal(exampleErr)
-	}
-	return exampleBin
+	return builder.Program(t, "customtool", filepath.Join("examples", "customtool"), ".")
 }
 
 // TestExampleWorkerRunsItsOwnToolOnceAfterApproval starts the example's

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -135,20 +136,35 @@ func (s *Sandbox) getJSON(t testing.TB, path string, into any) {
 // agent's, so a test must not read while a list_comments fault is queued.
 func (s *Sandbox) Comments(t testing.TB) []*github.IssueComment {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
-	defer cancel()
-	var all []*github.IssueComment
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	return s.comments(t, PullNum)
+}
+
+// comments reads every comment on the issue or pull request numbered pull.
+func (s *Sandbox) comments(t testing.TB, pull int) []*github.IssueComment {
+	t.Helper()
+	return listAll(t, fmt.Sprintf("the comments on %s#%d", PullRepo, pull), func(ctx context.Context, page github.ListOptions) ([]*github.IssueComment, *github.Response, error) {
+		return s.gh.Issues.ListComments(ctx, RepoOwner, RepoName, pull, &github.IssueListCommentsOptions{ListOptions: page})
+	})
+}
+
+// listAll reads every page of a go-github list, each request bounded by
+// sandboxCallTimeout, and fails the test if one fails; what names the list.
+func listAll[T any](t testing.TB, what string, list func(context.Context, github.ListOptions) ([]T, *github.Response, error)) []T {
+	t.Helper()
+	var all []T
+	page := github.ListOptions{PerPage: 100}
 	for {
-		page, resp, err := s.gh.Issues.ListComments(ctx, RepoOwner, RepoName, PullNum, opts)
+		ctx, cancel := context.WithTimeout(context.Background(), sandboxCallTimeout)
+		items, resp, err := list(ctx, page)
+		cancel()
 		if err != nil {
-			t.Fatalf("list the comments on %s#%d: %v", PullRepo, PullNum, err)
+			t.Fatalf("list %s: %v", what, err)
 		}
-		all = append(all, page...)
+		all = append(all, items...)
 		if resp.NextPage == 0 {
 			return all
 		}
-		opts.Page = resp.NextPage
+		page.Page = resp.NextPage
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,57 +12,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/e2e/mcpkv/kvstate"
 	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/internal/testenv"
 )
 
-var (
-	mcpkvOnce sync.Once
-	mcpkvBin  string
-	mcpkvErr  error
-)
-
-// mcpkvBinary builds the test MCP server once per test binary, next to the
-// mains in the directory TestMain removes.
+// mcpkvBinary builds the test MCP server once per test binary.
 func mcpkvBinary(t *testing.T) string {
 	t.Helper()
-	mcpkvOnce.Do(func() {
-		root, err := testenv.RepoRoot()
-		if err != nil {
-			mcpkvErr = err
-			return
-		}
-		mcpkvBin = filepath.Join(builder.dir, "mcpkv")
-		cmd := exec.Command("go", "build", "-o", mcpkvBin, "./internal/e2e/mcpkv")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			mcpkvErr = fmt.Errorf("go build ./internal/e2e/mcpkv: %w\n%s", err, out)
-		}
-	})
-	if mcpkvErr != nil {
-		t.Fatal(mcpkvErr)
-	}
-	return mcpkvBin
+	return builder.Program(t, "mcpkv", ".", "./internal/e2e/mcpkv")
 }
 
-// kvState is what mcpkv keeps in its file (its State).
-type kvState struct {
-	Values        map[string]string   `json:"values"`
-	Applied       map[string]int      `json:"applied"`
-	Calls         map[string]int      `json:"calls"`
-	OperationKeys map[string][]string `json:"operationKeys"`
-	Lost          bool                `json:"lost"`
-}
-
-func readKV(t *testing.T, path string) kvState {
+func readKV(t *testing.T, path string) kvstate.State {
 	t.Helper()
-	var st kvState
-	data, err := os.ReadFile(path)
-	if os.IsNotExist(err) {
-		return st
-	}
+	st, err := kvstate.Load(path)
 	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(data, &st))
 	return st
 }
 
@@ -189,10 +152,7 @@ func TestWorkerServesToolsFromItsToolsFile(t *testing.T) {
 
 	t.Run("an MCP read and an idempotent MCP action whose answer is lost", func(t *testing.T) {
 		const runID = "e2e-tools-mcp"
-		MustStartRun(t, s.Client(), queue, runID, ReviewInput(toolTimeout))
-		waiting := WaitForStatus(t, s.Client(), runID, api.RunWaitingForUser, runTimeout)
-		require.NotNil(t, waiting.PendingAction, Describe(waiting))
-		require.Equal(t, "kv__put", waiting.PendingAction.ToolName)
+		waiting := startToApproval(t, s, queue, runID, ReviewInput(toolTimeout), "kv__put")
 		require.Equal(t, `kv.put({"key":"greeting","value":"hello"})`, waiting.PendingAction.Preview)
 		lookup := toolStep(waiting, "kv__lookup")
 		require.NotNil(t, lookup, Describe(waiting))
@@ -200,15 +160,7 @@ func TestWorkerServesToolsFromItsToolsFile(t *testing.T) {
 		require.Contains(t, string(lookup.SafeOutput), `"found":false`, "the read ran against the server")
 		require.Zero(t, readKV(t, statePath).Calls["greeting"], "nothing is written before approval")
 
-		require.NoError(t, Approve(t.Context(), s.Client(), runID, waiting.PendingAction.ID, "alice", "e2e-tools-mcp"))
-		res := WaitForResult(t, s.Client(), runID, runTimeout)
-
-		require.Equal(t, api.RunCompleted, res.Status)
-		snap, err := Snapshot(t.Context(), s.Client(), runID)
-		require.NoError(t, err)
-		put := toolStep(snap, "kv__put")
-		require.NotNil(t, put, Describe(snap))
-		require.Equal(t, api.StepSucceeded, put.Status, put.Error)
+		put := approveToSuccess(t, s, runID, waiting, "kv__put")
 		st := readKV(t, statePath)
 		require.True(t, st.Lost, "the first put died after its effect")
 		require.Equal(t, "hello", st.Values["greeting"])
@@ -223,24 +175,13 @@ func TestWorkerServesToolsFromItsToolsFile(t *testing.T) {
 		const runID = "e2e-tools-http"
 		in := ReviewInput(toolTimeout)
 		in.Agent = "ops"
-		MustStartRun(t, s.Client(), queue, runID, in)
-		waiting := WaitForStatus(t, s.Client(), runID, api.RunWaitingForUser, runTimeout)
-		require.NotNil(t, waiting.PendingAction, Describe(waiting))
-		require.Equal(t, "orders", waiting.PendingAction.ToolName)
+		waiting := startToApproval(t, s, queue, runID, in, "orders")
 		require.NotContains(t, waiting.PendingAction.Preview, "s3cr3t", "the preview never shows the header")
 		orders.mu.Lock()
 		require.Zero(t, orders.orders, "nothing is ordered before approval")
 		orders.mu.Unlock()
 
-		require.NoError(t, Approve(t.Context(), s.Client(), runID, waiting.PendingAction.ID, "alice", "e2e-tools-http"))
-		res := WaitForResult(t, s.Client(), runID, runTimeout)
-
-		require.Equal(t, api.RunCompleted, res.Status)
-		snap, err := Snapshot(t.Context(), s.Client(), runID)
-		require.NoError(t, err)
-		step := toolStep(snap, "orders")
-		require.NotNil(t, step, Describe(snap))
-		require.Equal(t, api.StepSucceeded, step.Status, step.Error)
+		step := approveToSuccess(t, s, runID, waiting, "orders")
 		orders.mu.Lock()
 		defer orders.mu.Unlock()
 		require.Equal(t, 1, orders.orders, "the order exists once")
@@ -253,6 +194,33 @@ func TestWorkerServesToolsFromItsToolsFile(t *testing.T) {
 
 	require.NotContains(t, worker.LogTail(), "s3cr3t", "the worker never logs a header's value")
 	require.Contains(t, worker.LogTail(), "kv__put", "the worker says which tools its file added")
+}
+
+// startToApproval starts the run and waits until it asks approval for an
+// action of tool.
+func startToApproval(t *testing.T, s *Stack, queue, runID string, in api.RunInput, tool string) api.RunSnapshot {
+	t.Helper()
+	MustStartRun(t, s.Client(), queue, runID, in)
+	waiting := WaitForStatus(t, s.Client(), runID, api.RunWaitingForUser, runTimeout)
+	require.NotNil(t, waiting.PendingAction, Describe(waiting))
+	require.Equal(t, tool, waiting.PendingAction.ToolName)
+	return waiting
+}
+
+// approveToSuccess approves the action the run waits on, waits for the run
+// to complete and is its step of tool, which succeeded.
+func approveToSuccess(t *testing.T, s *Stack, runID string, waiting api.RunSnapshot, tool string) *api.AgentStep {
+	t.Helper()
+	require.NoError(t, Approve(t.Context(), s.Client(), runID, waiting.PendingAction.ID, "alice", runID))
+	res := WaitForResult(t, s.Client(), runID, runTimeout)
+
+	require.Equal(t, api.RunCompleted, res.Status)
+	snap, err := Snapshot(t.Context(), s.Client(), runID)
+	require.NoError(t, err)
+	step := toolStep(snap, tool)
+	require.NotNil(t, step, Describe(snap))
+	require.Equal(t, api.StepSucceeded, step.Status, step.Error)
+	return step
 }
 
 // A worker whose tools file is wrong, or names an MCP server it cannot

@@ -19,11 +19,8 @@ type Issue struct {
 }
 
 func (s *Server) createIssue(r *http.Request) wire.Response {
-	if !s.exists(r) {
-		return wire.NotFound(wire.DocsCreateIssue)
-	}
 	var in wire.CreateIssueRequest
-	if resp, ok := wire.DecodeBody(r, wire.DocsCreateIssue, &in); !ok {
+	if resp, ok := s.decodeWrite(r, wire.DocsCreateIssue, &in); !ok {
 		return resp
 	}
 	title, invalid, bad := in.CheckedTitle()

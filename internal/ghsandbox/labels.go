@@ -23,14 +23,11 @@ func listLabels(r *http.Request, rs *repoState) wire.Response {
 }
 
 func (s *Server) addLabels(r *http.Request) wire.Response {
-	number, ok := pathNumber(r)
-	if !ok || !s.exists(r) {
-		return wire.NotFound(wire.DocsAddLabels)
-	}
 	var in wire.AddLabelsRequest
-	if resp, ok := wire.DecodeBody(r, wire.DocsAddLabels, &in); !ok {
+	if resp, ok := s.decodeWrite(r, wire.DocsAddLabels, &in); !ok {
 		return resp
 	}
+	number, _ := pathNumber(r) // decodeWrite found the issue or pull request
 	if invalid, bad := wire.CheckLabelNames(in.Labels, true); bad {
 		return wire.ValidationFailed(wire.DocsAddLabels, invalid)
 	}

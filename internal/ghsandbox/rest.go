@@ -60,6 +60,16 @@ func (s *Server) exists(r *http.Request) bool {
 	return ok && (rs.pulls[number] != nil || rs.issues[number] != nil)
 }
 
+// decodeWrite reads the body of a write into in once its target exists (the
+// repository, and the issue or pull request when the path numbers one): as
+// on GitHub, an unknown target is a 404 whatever the body.
+func (s *Server) decodeWrite(r *http.Request, docs string, in any) (wire.Response, bool) {
+	if !s.exists(r) {
+		return wire.NotFound(docs), false
+	}
+	return wire.DecodeBody(r, docs, in)
+}
+
 // notStored is GitHub's answer when it could not store something; the
 // message helps whoever reads the sandbox's side of a failed run.
 func notStored(docs string, err error) wire.Response {
@@ -85,16 +95,13 @@ func listComments(r *http.Request, rs *repoState, ps *pullState) wire.Response {
 }
 
 func (s *Server) createComment(r *http.Request) wire.Response {
-	number, ok := pathNumber(r)
-	if !ok || !s.exists(r) {
-		return wire.NotFound(wire.DocsCreateComment)
-	}
 	var in struct {
 		Body *string `json:"body"`
 	}
-	if resp, ok := wire.DecodeBody(r, wire.DocsCreateComment, &in); !ok {
+	if resp, ok := s.decodeWrite(r, wire.DocsCreateComment, &in); !ok {
 		return resp
 	}
+	number, _ := pathNumber(r) // decodeWrite found the issue or pull request
 	if invalid, bad := wire.CheckBody("IssueComment", in.Body, true); bad {
 		return wire.ValidationFailed(wire.DocsCreateComment, invalid)
 	}

@@ -38,11 +38,8 @@ func listReviews(r *http.Request, rs *repoState, ps *pullState) wire.Response {
 // createReview refuses the whole review when any of its comments is not on
 // the pull request's diff, as GitHub does: then nothing is created.
 func (s *Server) createReview(r *http.Request) wire.Response {
-	if !s.exists(r) {
-		return wire.NotFound(wire.DocsCreateReview)
-	}
 	var in wire.CreateReviewRequest
-	if resp, ok := wire.DecodeBody(r, wire.DocsCreateReview, &in); !ok {
+	if resp, ok := s.decodeWrite(r, wire.DocsCreateReview, &in); !ok {
 		return resp
 	}
 	return s.onPull(wire.DocsCreateReview, func(r *http.Request, rs *repoState, ps *pullState) wire.Response {

@@ -2,15 +2,14 @@ package prodstack
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"text/template"
 
 	"github.com/agentrun/agentrun/internal/testcerts"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // NumHistoryShards is auto-setup's default: small, so the server starts fast.
@@ -140,7 +139,10 @@ dynamicConfigClient:
 
 // newServerConfig picks the listeners' ports and names the files.
 func newServerConfig(t testing.TB, pg *postgresServer, tl tools, certs testcerts.Certs) serverConfig {
-	free := func() string { return freeLowAddress(t) }
+	// The server records each service's membership port in
+	// cluster_membership.rpc_port, a smallint: testenv's ports lie below
+	// 32768, where it fits.
+	free := func() string { return testenv.FreeAddress(t) }
 	return serverConfig{
 		Postgres: pg, User: postgresRole, Password: postgresPassword, Shards: NumHistoryShards, Plugin: SQLPlugin, Stores: stores,
 		Frontend: free(), FrontendHTTP: free(), FrontendMembership: free(),
@@ -173,32 +175,6 @@ func (c serverConfig) write(root string) error {
 		return fmt.Errorf("render the server config: %w", err)
 	}
 	return f.Close()
-}
-
-// Ports the server's listeners may take. The server records each
-// service's membership port in cluster_membership.rpc_port, a smallint, so
-// the kernel's ephemeral ports (from 32768) do not fit.
-const (
-	lowPortMin = 20000
-	lowPortMax = 32767
-)
-
-// freeLowAddress is a free 127.0.0.1 port below 32768 for a listener of the
-// server process, free only until someone else binds it (as
-// testenv.FreeAddress).
-func freeLowAddress(t testing.TB) string {
-	t.Helper()
-	for range 100 {
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(lowPortMin+rand.IntN(lowPortMax-lowPortMin+1)))
-		l, err := net.Listen("tcp", addr)
-		if err != nil {
-			continue
-		}
-		l.Close()
-		return addr
-	}
-	t.Fatalf("prodstack: no free port between %d and %d", lowPortMin, lowPortMax)
-	return ""
 }
 
 // port is the port of a host:port the config names.

@@ -44,9 +44,7 @@ func scrapeUntil(t *testing.T, url string, done func(telemetry.Families) bool) t
 // TestOneApprovedRunShowsInTheWorkersMetrics also checks that every metric
 // the Grafana dashboard queries is in the scrape.
 func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
+	testenv.NeedsDevServer(t)
 	tel, url := startMetrics(t)
 	s := testenv.StartStack(t, testenv.StackOptions{MetricsHandler: tel.Metrics.Handler()})
 	run := s.StartReview(t, s.TaskQueue)

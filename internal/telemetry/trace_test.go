@@ -16,9 +16,7 @@ import (
 )
 
 func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
+	testenv.NeedsDevServer(t)
 	spans := tracetest.NewInMemoryExporter()
 	tracing, err := telemetry.NewTracingWith("agentrun-test", sdktrace.WithSyncer(spans))
 	require.NoError(t, err)

@@ -14,7 +14,9 @@ import (
 
 // Ports handed to servers in other processes come from below Linux's default
 // ephemeral range (32768-60999), where the kernel never picks the local port
-// of an outgoing connection or of a listener bound to port 0.
+// of an outgoing connection or of a listener bound to port 0. They also fit
+// a smallint, as the production cluster's membership table needs
+// (internal/prodstack).
 const (
 	firstReservedPort = 20000
 	reservedPorts     = 12000

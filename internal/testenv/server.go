@@ -52,6 +52,15 @@ type Server struct {
 	output    *TailBuffer
 }
 
+// NeedsDevServer skips the test in -short mode, which leaves out the tests
+// that start a dev server: a cold start takes seconds on a busy machine.
+func NeedsDevServer(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a dev server")
+	}
+}
+
 // StartServer starts a dev server on a free port, stops it when the test
 // ends, and fails the test if it cannot.
 func StartServer(t testing.TB, opts ServerOptions) *Server {

@@ -10,9 +10,7 @@ import (
 )
 
 func TestStackWorkerPostsAnApprovedReviewWithoutAskingGitHubWhoItIs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
+	NeedsDevServer(t)
 	s := StartStack(t, StackOptions{})
 	run := s.StartReview(t, s.TaskQueue)
 	action := s.WaitForApproval(t, run.GetID())

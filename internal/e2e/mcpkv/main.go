@@ -8,27 +8,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-// State is the store's file, as the test reads it.
-type State struct {
-	Values map[string]string `json:"values"`
-	// Applied counts the writes that changed a key: the effects.
-	Applied map[string]int `json:"applied"`
-	// Calls counts every put of a key, repeats included.
-	Calls map[string]int `json:"calls"`
-	// OperationKeys are the keys each put of a key carried.
-	OperationKeys map[string][]string `json:"operationKeys"`
-	// Lost says the first put's answer was already lost.
-	Lost bool `json:"lost"`
-}
+	"github.com/agentrun/agentrun/internal/e2e/mcpkv/kvstate"
+)
 
 type keyIn struct {
 	Key string `json:"key"`
@@ -70,7 +57,7 @@ type store struct {
 }
 
 func (s store) lookup(_ context.Context, _ *mcp.CallToolRequest, in keyIn) (*mcp.CallToolResult, found, error) {
-	st, err := s.load()
+	st, err := kvstate.Load(s.path)
 	if err != nil {
 		return nil, found{}, err
 	}
@@ -82,7 +69,7 @@ func (s store) put(_ context.Context, req *mcp.CallToolRequest, in putIn) (*mcp.
 	if in.Key == "" {
 		return nil, nil, errors.New("put needs a key")
 	}
-	st, err := s.load()
+	st, err := kvstate.Load(s.path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -96,36 +83,11 @@ func (s store) put(_ context.Context, req *mcp.CallToolRequest, in putIn) (*mcp.
 	}
 	lose := s.loseFirst && !st.Lost
 	st.Lost = st.Lost || lose
-	if err := s.save(st); err != nil {
+	if err := kvstate.Save(s.path, st); err != nil {
 		return nil, nil, err
 	}
 	if lose {
 		os.Exit(3) // the effect is made; its answer never leaves
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Key + "=" + in.Value}}}, nil, nil
-}
-
-func (s store) load() (State, error) {
-	st := State{Values: map[string]string{}, Applied: map[string]int{}, Calls: map[string]int{}, OperationKeys: map[string][]string{}}
-	data, err := os.ReadFile(s.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return st, nil
-	}
-	if err != nil {
-		return st, err
-	}
-	return st, json.Unmarshal(data, &st)
-}
-
-// save replaces the file whole, so that a reader never sees half of it.
-func (s store) save(st State) error {
-	data, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	tmp := filepath.Join(filepath.Dir(s.path), "."+filepath.Base(s.path)+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, s.path)
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -49,11 +48,10 @@ func TestWithoutSandboxStateNothingIsWritten(t *testing.T) {
 
 func TestSandboxServesOnTheListenerItIsGivenUntilItsContextEnds(t *testing.T) {
 	l := testenv.Listen(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stopped := make(chan error, 1)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	go func() { stopped <- run(ctx, quiet, func(string) string { return "" }, l) }()
+	sandbox := testenv.RunInBackground(t, func(ctx context.Context) error {
+		return run(ctx, quiet, func(string) string { return "" }, l)
+	})
 
 	// The listener is bound before run starts, so the first request is
 	// queued by the kernel rather than refused: no wait for readiness.
@@ -62,13 +60,7 @@ func TestSandboxServesOnTheListenerItIsGivenUntilItsContextEnds(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 
-	cancel()
-	select {
-	case err := <-stopped:
-		require.NoError(t, err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the sandbox did not stop after its context ended")
-	}
+	sandbox.Stop(t, "the sandbox")
 	_, err = net.Dial("tcp", l.Addr().String())
 	require.Error(t, err, "the listener is closed once the sandbox stops")
 }
