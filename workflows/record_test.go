@@ -19,6 +19,7 @@ import (
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/ghsandbox/fixture"
 	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/model/openai"
@@ -183,8 +184,8 @@ func recordScenarios() []recordScenario {
 			// its own approval, given in reverse order (the later one bound
 			// to its argsHash); they are still filed in call order.
 			name:    "two-approvals",
-			input:   func(in *api.RunInput) { in.Agent, in.PullNumber = agents.Triage, twoTodosPull },
-			fixture: addTwoTodosPull,
+			input:   func(in *api.RunInput) { in.Agent, in.PullNumber = agents.Triage, fixture.TwoTodosPull },
+			fixture: fixture.AddTwoTodosPull,
 			decide: func(t *testing.T, c client.Client, id, _ string) {
 				waiting := waitFor(t, c, id, func(snap api.RunSnapshot) ([]api.PendingAction, bool) {
 					return snap.Actions, len(snap.Actions) == 2 && snap.Actions[0].State == api.ActionWaiting &&

@@ -19,22 +19,8 @@ import (
 	"github.com/agentrun/agentrun/model/offline"
 )
 
-// What the triage recordings need beyond the other scenarios: a pull request
-// with two TODOs on a sandbox of its own, and the check of what triage did.
-
-// twoTodosPull is the pull request addTwoTodosPull adds to acme/widgets.
-const twoTodosPull = 3
-
-// addTwoTodosPull adds a pull request whose added lines hold two TODOs.
-func addTwoTodosPull(f *ghsandbox.Fixture) {
-	pull := f.Repos[0].Pulls[0]
-	pull.Number, pull.Title, pull.Body = twoTodosPull, "Retry widget lookups", "Retries a failed lookup, with two things left to do."
-	pull.HeadRef, pull.Comments = "feature/retry", nil
-	pull.Files = []ghsandbox.FixtureFile{{Filename: "lookup/retry.go", Status: "added", Patch: "@@ -0,0 +1,8 @@\n" +
-		"+package lookup\n+\n+// TODO: give up after a deadline, not a count\n+const attempts = 3\n+\n" +
-		"+func retry(f func() error) error {\n+\t// TODO: back off between attempts\n+\treturn f()\n+}"}}
-	f.Repos[0].Pulls = append(f.Repos[0].Pulls, pull)
-}
+// What the triage recordings need beyond the other scenarios: a sandbox of
+// its own for fixture.AddTwoTodosPull, and the check of what triage did.
 
 // startSandboxWorker serves the default fixture, edited, from a sandbox of
 // its own, and starts a worker on taskQueue whose GitHub tools call it.
