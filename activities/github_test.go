@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,9 +17,9 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 var demoPR = api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}
@@ -35,11 +34,8 @@ type sandbox struct {
 func newSandbox(t *testing.T, fixture ghsandbox.Fixture) (sandbox, *activities.Activities) {
 	t.Helper()
 	sb := ghsandbox.New(fixture)
-	srv := httptest.NewServer(sb)
-	t.Cleanup(srv.Close)
-	gh, err := github.NewClient(srv.URL, "test-token")
-	require.NoError(t, err)
-	return sandbox{Server: sb, url: srv.URL}, &activities.Activities{GitHub: gh}
+	url, gh := testenv.ServeSandbox(t, sb)
+	return sandbox{Server: sb, url: url}, &activities.Activities{GitHub: gh}
 }
 
 // commentsViaAPI reads every comment through the sandbox's public endpoint,

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -13,15 +12,12 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
-	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/ghsandbox/fixture"
-	"github.com/agentrun/agentrun/model/offline"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // twoTodosSandbox serves the default fixture plus fixture.TwoTodosPull, and
@@ -31,13 +27,7 @@ func (s *stack) twoTodosSandbox(queue string) *ghsandbox.Server {
 	f := ghsandbox.DefaultFixture()
 	fixture.AddTwoTodosPull(&f)
 	sandbox := ghsandbox.New(f)
-	srv := httptest.NewServer(sandbox)
-	s.t.Cleanup(srv.Close)
-	gh, err := ghapi.NewClient(srv.URL, "sandbox-token")
-	require.NoError(s.t, err)
-	w := agentworker.NewWithActivities(s.temporal, queue, &activities.Activities{GitHub: gh, BotLogin: sandbox.BotLogin(), Model: offline.NewReviewer()})
-	require.NoError(s.t, w.Start())
-	s.t.Cleanup(w.Stop)
+	testenv.StartSandboxWorker(s.t, s.temporal, queue, sandbox)
 	return sandbox
 }
 

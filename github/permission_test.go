@@ -3,7 +3,6 @@ package github_test
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	gogithub "github.com/google/go-github/v62/github"
@@ -13,6 +12,7 @@ import (
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/apperrtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // sandboxClient serves the sandbox over real HTTP and points a go-github
@@ -20,10 +20,7 @@ import (
 func sandboxClient(t *testing.T) (*ghsandbox.Server, *gogithub.Client) {
 	t.Helper()
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
-	srv := httptest.NewServer(sb)
-	t.Cleanup(srv.Close)
-	gh, err := github.NewClient(srv.URL, "test-token")
-	require.NoError(t, err)
+	_, gh := testenv.ServeSandbox(t, sb)
 	return sb, gh
 }
 

@@ -2,7 +2,6 @@ package workflows_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,13 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
-	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/model/offline"
+	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // What the triage recordings need beyond the other scenarios: a sandbox of
@@ -28,13 +24,7 @@ func startSandboxWorker(t *testing.T, c client.Client, taskQueue string, edit fu
 	f := ghsandbox.DefaultFixture()
 	edit(&f)
 	sandbox := ghsandbox.New(f)
-	srv := httptest.NewServer(sandbox)
-	t.Cleanup(srv.Close)
-	gh, err := ghapi.NewClient(srv.URL, "record-token")
-	require.NoError(t, err)
-	w := agentworker.NewWithActivities(c, taskQueue, &activities.Activities{GitHub: gh, BotLogin: sandbox.BotLogin(), Model: offline.NewReviewer()})
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	testenv.StartSandboxWorker(t, c, taskQueue, sandbox)
 	return sandbox
 }
 

@@ -1,7 +1,6 @@
 package testenv
 
 import (
-	"net/http/httptest"
 	"testing"
 
 	"github.com/google/go-github/v62/github"
@@ -9,8 +8,6 @@ import (
 	"go.temporal.io/sdk/interceptor"
 
 	"github.com/agentrun/agentrun/activities"
-	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
@@ -20,9 +17,6 @@ import (
 
 // DefaultTaskQueue is the worker's queue when StackOptions leaves it empty.
 const DefaultTaskQueue = "testenv"
-
-// sandboxToken is sent as GITHUB_TOKEN would be; the sandbox accepts any.
-const sandboxToken = "sandbox-token"
 
 // StackOptions configures a stack.
 type StackOptions struct {
@@ -71,15 +65,7 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 		})
 	}
 	s.sandbox = ghsandbox.New(ghsandbox.DefaultFixture())
-	api := httptest.NewServer(s.sandbox)
-	t.Cleanup(api.Close)
-	s.GitHubURL = api.URL
-
-	gh, err := ghapi.NewClient(api.URL, sandboxToken)
-	if err != nil {
-		t.Fatalf("testenv: GitHub client for the sandbox: %v", err)
-	}
-	s.github = gh
+	s.GitHubURL, s.github = ServeSandbox(t, s.sandbox)
 	s.StartWorker(t, opts.TaskQueue, opts.Model)
 	return s
 }
@@ -88,11 +74,7 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 // and this model, on another queue; it stops when t ends.
 func (s *Stack) StartWorker(t testing.TB, taskQueue string, model model.Model) {
 	t.Helper()
-	w := agentworker.NewWithActivities(s.Client(), taskQueue, s.Activities(model))
-	if err := w.Start(); err != nil {
-		t.Fatalf("testenv: start the worker on %s: %v", taskQueue, err)
-	}
-	t.Cleanup(w.Stop)
+	startWorker(t, s.Client(), taskQueue, s.Activities(model))
 }
 
 // Activities are what the stack's workers run: the GitHub tools on the
