@@ -17,9 +17,7 @@ import (
 // server stores ciphertext, and a client with the keys still tells a repeat
 // from a conflict.
 func TestTheRequestHashIsEncryptedAndStillComparedUnderPayloadKeys(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a Temporal dev server")
-	}
+	testenv.NeedsDevServer(t)
 	codec, err := payloadcodec.Parse(payloadcodec.NewKeyEntry("2026-12"))
 	require.NoError(t, err)
 	server := testenv.StartServer(t, testenv.ServerOptions{})

@@ -248,9 +248,7 @@ func TestUnreachableTemporalExits1NamingTheAddress(t *testing.T) {
 }
 
 func TestStatusWhileGitHubKeepsFailingAReadShowsTheTryAndTheError(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a dev server")
-	}
+	testenv.NeedsDevServer(t)
 	s := startStack(t)
 	// Three failures keep the read in Temporal's backoff for about three
 	// seconds (1s, then 2s) before the fourth try succeeds.
