@@ -9,7 +9,19 @@ import (
 var allStepStatuses = []StepStatus{StepPending, StepWaitingForApproval, StepRunning, StepOutcomeUnknown,
 	StepSucceeded, StepFailed, StepRejected, StepExpired, StepSkipped}
 
-var allRunStatuses = []RunStatus{RunRunning, RunWaitingForUser, RunReconciling, RunCompleted, RunFailed, RunCancelled}
+var allRunStatuses = RunStatuses()
+
+// The design card names the run statuses; messages list them in its order.
+func TestRunStatusesAreTheDesignCardsSixInItsOrderAndTheLifecycleTablesRows(t *testing.T) {
+	var names []string
+	for _, s := range RunStatuses() {
+		names = append(names, string(s))
+		require.True(t, s.Known(), s)
+	}
+	require.Equal(t, []string{"running", "waiting_for_user", "reconciling", "completed", "failed", "cancelled"}, names)
+	require.Len(t, runTransitions, len(names), "the lifecycle table has a row for each and no other")
+	require.False(t, RunStatus("terminated").Known())
+}
 
 func TestStepTransitionTableIsTheOnlyWayToMove(t *testing.T) {
 	require.Len(t, stepTransitions, len(allStepStatuses), "every status has a row")

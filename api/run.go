@@ -72,6 +72,13 @@ const (
 	RunCancelled      RunStatus = "cancelled"
 )
 
+// RunStatuses lists every run status in the contract's order, for messages
+// that name the choices; the lifecycle table has the same set (a test holds
+// them to it).
+func RunStatuses() []RunStatus {
+	return []RunStatus{RunRunning, RunWaitingForUser, RunReconciling, RunCompleted, RunFailed, RunCancelled}
+}
+
 // Known reports whether s is one of the statuses above (the lifecycle table
 // names each): what a listing may filter by, since the value is quoted into
 // a visibility query.

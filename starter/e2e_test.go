@@ -191,7 +191,7 @@ func TestListShowsRunsFilteredByStatus(t *testing.T) {
 	completed := s.starter("list", "--status", "completed")
 	require.Equal(t, 0, completed.code, completed.stderr)
 	require.NotContains(t, completed.stdout, runID)
-	require.Equal(t, []string{"RUN", "ID", "STATUS", "STARTED"}, strings.Fields(firstLine(completed.stdout)))
+	require.Equal(t, []string{"RUN", "ID", "AGENT", "STATUS", "STARTED"}, strings.Fields(firstLine(completed.stdout)))
 }
 
 func TestListWaitingForUserShowsTheApprovalInboxWithEachActionID(t *testing.T) {
@@ -216,7 +216,7 @@ func TestListWaitingForUserShowsTheApprovalInboxWithEachActionID(t *testing.T) {
 	require.Equal(t, 0, table.code, table.stderr)
 	lines := strings.Split(strings.TrimSpace(table.stdout), "\n")
 	require.Len(t, lines, 3, table.stdout)
-	require.Equal(t, []string{runID, action.ID, "acme/widgets#1", "carol", runview.FormatTime(action.ExpiresAt)}, strings.Fields(lines[1]))
+	require.Equal(t, []string{runID, action.ID, api.ToolCreateIssueComment, "acme/widgets#1", "carol", runview.FormatTime(action.ExpiresAt)}, strings.Fields(lines[1]))
 	require.Contains(t, lines[2], "starter approve RUN_ID --action ACTION_ID")
 }
 

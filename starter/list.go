@@ -13,12 +13,6 @@ import (
 
 const listSynopsis = "list [--status STATUS] [--json]"
 
-// runStatuses are the values --status accepts.
-var runStatuses = []api.RunStatus{
-	api.RunRunning, api.RunWaitingForUser, api.RunReconciling,
-	api.RunCompleted, api.RunFailed, api.RunCancelled,
-}
-
 // listCommand lists runs, newest first; with --status waiting_for_user it
 // lists the approval inbox instead: one row per action waiting for a person.
 type listCommand struct {
@@ -39,7 +33,7 @@ func (c *listCommand) Run(ctx context.Context, args []string) error {
 	if err := parseNoArgs(fs, listSynopsis, args); err != nil {
 		return err
 	}
-	if c.status != "" && !knownStatus(c.status) {
+	if c.status != "" && !api.RunStatus(c.status).Known() {
 		return usageErr(fs, listSynopsis, fmt.Errorf("--status %q: want one of %s", c.status, joinStatuses()))
 	}
 	rc, err := c.env.runClient(ctx)
@@ -49,7 +43,7 @@ func (c *listCommand) Run(ctx context.Context, args []string) error {
 	if c.status == string(api.RunWaitingForUser) {
 		return c.showApprovalInbox(ctx, rc)
 	}
-	// status has been checked against runStatuses.
+	// status has been checked with Known.
 	rows, err := rc.List(ctx, api.RunStatus(c.status))
 	if err != nil {
 		return err
@@ -74,18 +68,10 @@ func (c *listCommand) showApprovalInbox(ctx context.Context, rc *runclient.Clien
 	return runview.ApprovalInbox(c.env.stdout, inbox)
 }
 
-func knownStatus(s string) bool {
-	for _, known := range runStatuses {
-		if string(known) == s {
-			return true
-		}
-	}
-	return false
-}
-
 func joinStatuses() string {
-	names := make([]string, len(runStatuses))
-	for i, s := range runStatuses {
+	statuses := api.RunStatuses()
+	names := make([]string, len(statuses))
+	for i, s := range statuses {
 		names[i] = string(s)
 	}
 	return strings.Join(names, ", ")

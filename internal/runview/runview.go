@@ -5,6 +5,7 @@
 package runview
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,9 +69,10 @@ func Reaction(w io.Writer, r SignalReaction) error {
 // List prints one row per run.
 func List(w io.Writer, rows []runclient.Listed) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN ID\tSTATUS\tSTARTED")
+	fmt.Fprintln(tw, "RUN ID\tAGENT\tSTATUS\tSTARTED")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.RunID, r.Status, FormatTime(r.StartedAt))
+		// A run from before runs named their agent ran the default one.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.RunID, cmp.Or(r.Agent, api.DefaultAgent), r.Status, FormatTime(r.StartedAt))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write the list: %w", err)
@@ -86,9 +88,9 @@ func ApprovalInbox(w io.Writer, inbox []runclient.PendingApproval) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN ID\tACTION ID\tTARGET\tREQUESTED BY\tEXPIRES")
+	fmt.Fprintln(tw, "RUN ID\tACTION ID\tTOOL\tTARGET\tREQUESTED BY\tEXPIRES")
 	for _, a := range inbox {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", a.RunID, a.ActionID, a.Target, a.RequestedBy, FormatTime(a.ExpiresAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.RunID, a.ActionID, a.Tool, a.Target, a.RequestedBy, FormatTime(a.ExpiresAt))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write the approval inbox: %w", err)

@@ -115,7 +115,8 @@ func TestEventsRenderingMatchesGolden(t *testing.T) {
 func TestListRenderingMatchesGolden(t *testing.T) {
 	started := time.Date(2026, 3, 4, 9, 12, 0, 0, time.UTC)
 	rows := []runclient.Listed{
-		{RunID: "review-acme-widgets-1-65735bd75e04", Status: "waiting_for_user", StartedAt: started},
+		{RunID: "review-acme-widgets-1-65735bd75e04", Agent: "pr-review", Status: "waiting_for_user", StartedAt: started},
+		{RunID: "triage-acme-widgets-3-1a2b3c4d5e6f", Agent: "triage", Status: "running", StartedAt: started.Add(-time.Minute)},
 		{RunID: "review-acme-widgets-2-0c1d2e3f4a5b", Status: "completed", StartedAt: started.Add(-time.Hour)},
 		{RunID: "nightly", Status: "terminated", StartedAt: started.Add(-48 * time.Hour)},
 	}
