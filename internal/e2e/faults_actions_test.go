@@ -67,6 +67,10 @@ type actionFault struct {
 	// one request under a fault that lets the write happen is the effect
 	// found by the reconciliation, never made again.
 	writes []string
+	// refused says the fault's answer proves nothing happened (a 422): the
+	// step fails without an effect or a reconciliation, and the run ends
+	// partial.
+	refused bool
 }
 
 var actionFaults = []actionFault{
@@ -78,6 +82,18 @@ var actionFaults = []actionFault{
 	}},
 	{name: "5xx", writes: []string{ghsandbox.ModeStatus, ""}, faults: func(a sideEffect) []ghsandbox.Fault {
 		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeStatus, Status: http.StatusBadGateway}}
+	}},
+	// A rate limit is waited out as GitHub asks, and the step is reconciled
+	// before the write is tried again: the limit's answer is not taken as
+	// proof that nothing was written.
+	{name: "secondary rate limit", writes: []string{ghsandbox.ModeStatus, ""}, faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeStatus, Status: http.StatusTooManyRequests, RetryAfter: 1}}
+	}},
+	{name: "primary rate limit", writes: []string{ghsandbox.ModeStatus, ""}, faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeStatus, Status: http.StatusForbidden, Primary: true, RetryAfter: 1}}
+	}},
+	{name: "422", writes: []string{ghsandbox.ModeStatus}, refused: true, faults: func(a sideEffect) []ghsandbox.Fault {
+		return []ghsandbox.Fault{{Op: a.write, Mode: ghsandbox.ModeStatus, Status: http.StatusUnprocessableEntity}}
 	}},
 	// An attempt's first GitHub call is its lookup: held there, the worker
 	// dies with the action approved (add_labels is not asked) and unwritten.
@@ -180,6 +196,10 @@ func (c actionCase) run(t *testing.T) {
 	steps := toolSteps(snap, c.a.tool)
 	require.Len(t, steps, 1, "one %s step: %s", c.a.tool, Describe(snap))
 	step := steps[0]
+	if c.f.refused {
+		c.requireRefused(t, runID, snap, step, since)
+		return
+	}
 	require.Equal(t, api.StepSucceeded, step.Status, step.Error)
 	require.NotEmpty(t, step.ExternalResourceID, "the step holds what it made")
 	c.requireApprovedIfGated(t, snap, step)
@@ -189,6 +209,28 @@ func (c actionCase) run(t *testing.T) {
 	c.requireReconciled(t, runID, step, log)
 	t.Logf("%s: %s requests %v, %s requests %v", c.f.name, c.a.write, statuses(RequestsFor(log, c.a.write)),
 		c.a.find, statuses(RequestsFor(log, c.a.find)))
+}
+
+// requireRefused checks a write GitHub refused: tried once, the step
+// failed with GitHub's reason and holds nothing, it was never unknown (so
+// never reconciled), nothing was made, and the run says it is partial.
+func (c actionCase) requireRefused(t *testing.T, runID string, snap api.RunSnapshot, step api.AgentStep, since int) {
+	t.Helper()
+	require.Equal(t, api.StepFailed, step.Status)
+	require.Contains(t, step.Error, "422")
+	require.Empty(t, step.ExternalResourceID)
+	c.requireApprovedIfGated(t, snap, step)
+	log := c.s.Sandbox.Requests(t)[since:]
+	require.Equal(t, []int{http.StatusUnprocessableEntity}, statuses(RequestsFor(log, c.a.write)), "the write was tried once")
+	for _, e := range MustEvents(t, c.s.Client(), runID) {
+		require.False(t, e.StepID == step.ID && e.Status == string(api.StepOutcomeUnknown), "a refusal is not an unknown outcome")
+	}
+	if c.a.effects != nil {
+		require.Empty(t, c.a.effects(c.s.Sandbox, t, c.pull, runID))
+	} else {
+		require.Empty(t, c.s.Sandbox.pullLabels(t, c.pull, runID))
+	}
+	require.Equal(t, api.OutcomePartial, snap.Run.Outcome)
 }
 
 // requireApprovedIfGated: a gated step ran on exactly one approval; an
