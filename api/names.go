@@ -29,8 +29,10 @@ const (
 	QueryRun = "run"
 	// QueryEvents takes sinceSequence (int64) and returns the []Event after it, in order.
 	QueryEvents = "events"
-	// QueryConversation takes a length (int; 0 or none means all) and returns
-	// the run's first length []Message. The ModelNext activity resolves a
+	// QueryConversation takes a length (int; 0 or none means all) and an
+	// optional from (int; none means 0) and returns the run's []Message from
+	// from up to length. A run on older code ignores from and answers the
+	// first length messages. The ModelNext activity resolves a
 	// ConversationRef through it, so that a long conversation is not copied
 	// into history on every model call. It shows nothing the conversation
 	// does not hold: the prompts, the pull request's text as the tools read

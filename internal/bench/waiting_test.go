@@ -8,15 +8,18 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/stretchr/testify/require"
 )
 
 // waitingResult is what the waiting-runs row reports.
@@ -136,4 +139,23 @@ func settledRSSKiB() (int64, error) {
 		}
 	}
 	return 0, errors.New("no VmRSS in /proc/self/status")
+}
+
+// TestBenchWaitingRows measures only the waiting runs' rows of the report;
+// AGENTRUN_BENCH_HEAPPROFILE writes the heap profile once they all wait.
+// AGENTRUN_BENCH=full go test ./internal/bench -run TestBenchWaitingRows -v -count=1
+func TestBenchWaitingRows(t *testing.T) {
+	env := requireRowBench(t)
+	rig := startOverheadRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), waitingTimeout)
+	defer cancel()
+	waiting, err := rig.measureWaiting(ctx, env.scale.waitingRuns)
+	require.NoError(t, err)
+	if path := os.Getenv("AGENTRUN_BENCH_HEAPPROFILE"); path != "" {
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, pprof.WriteHeapProfile(f))
+		require.NoError(t, f.Close())
+	}
+	logRows(t, waitingRows(waiting), "")
 }

@@ -86,3 +86,31 @@ func TestStepsPageBoundsItsLimitAndRange(t *testing.T) {
 		t.Fatalf("past the end: from %d, %d steps", p.From, len(p.Steps))
 	}
 }
+
+func TestConversationRangeAnswersTheMessagesAWorkerLacksAndRefusesWhatTheRunNeverHad(t *testing.T) {
+	cp := &api.Checkpoint{}
+	for i := range 5 {
+		cp.Conversation = append(cp.Conversation, api.Message{Role: api.RoleUser, Content: fmt.Sprintf("m%d", i)})
+	}
+	contents := func(ms []api.Message) string {
+		out := ""
+		for _, m := range ms {
+			out += m.Content
+		}
+		return out
+	}
+	for _, c := range []struct {
+		from, length int
+		want         string
+	}{{0, 0, "m0m1m2m3m4"}, {0, 3, "m0m1m2"}, {2, 4, "m2m3"}, {4, 0, "m4"}, {5, 5, ""}, {3, 3, ""}} {
+		got, err := ConversationRange(cp, c.from, c.length)
+		if err != nil || contents(got) != c.want {
+			t.Fatalf("from %d length %d: %q, %v; want %q", c.from, c.length, contents(got), err, c.want)
+		}
+	}
+	for _, bad := range [][2]int{{-1, 3}, {4, 3}, {0, 6}, {0, -1}, {6, 0}} {
+		if got, err := ConversationRange(cp, bad[0], bad[1]); err == nil {
+			t.Fatalf("from %d length %d answered %d messages, want an error", bad[0], bad[1], len(got))
+		}
+	}
+}
