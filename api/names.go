@@ -68,6 +68,19 @@ var (
 // key reused for another request is told apart from a repeat.
 const MemoRequestHash = "AgentRunRequestHash"
 
+// MemoInbox is the memo field a run sets each time it starts to wait for
+// approval: an InboxMemo, so that the inbox lists waiting runs from
+// visibility alone instead of querying each one.
+const MemoInbox = "AgentRunInbox"
+
+// InboxMemo is what the inbox shows of a waiting run: its actions still
+// waiting when it began to wait, and the run's fields beside them.
+type InboxMemo struct {
+	Run     Run             `json:"run"`
+	Label   string          `json:"label"`
+	Actions []PendingAction `json:"actions"`
+}
+
 // Activity names, as the worker registers them: the worker registers the
 // methods of activities.Activities, and Temporal names each activity after
 // its method. They are recorded in every run's history, so a renamed method

@@ -114,3 +114,26 @@ func TestConversationRangeAnswersTheMessagesAWorkerLacksAndRefusesWhatTheRunNeve
 		}
 	}
 }
+
+func TestInboxListsOnlyTheWaitingActionsAndNotTheirInputs(t *testing.T) {
+	cp := &api.Checkpoint{Label: api.LabelWaitingApproval}
+	cp.Run.Repo, cp.Run.Status = "acme/widgets", api.RunWaitingForUser
+	for i, state := range []api.ActionState{api.ActionApproved, api.ActionWaiting, api.ActionRejected, api.ActionWaiting} {
+		cp.Actions = append(cp.Actions, &api.PendingAction{ID: fmt.Sprintf("act-%d", i), State: state, Preview: "p", SafeInput: []byte(`{"body":"secret-ish"}`)})
+	}
+	memo := Inbox(cp)
+	if len(memo.Actions) != 2 || memo.Actions[0].ID != "act-1" || memo.Actions[1].ID != "act-3" {
+		t.Fatalf("actions %+v, want act-1 and act-3", memo.Actions)
+	}
+	for _, a := range memo.Actions {
+		if a.SafeInput != nil || a.Preview != "p" {
+			t.Fatalf("action %+v: want its preview without its input", a)
+		}
+	}
+	if cp.Actions[1].SafeInput == nil {
+		t.Fatal("the memo changed the run's own action")
+	}
+	if memo.Run.Repo != "acme/widgets" || memo.Label != api.LabelWaitingApproval {
+		t.Fatalf("memo %+v", memo)
+	}
+}
