@@ -221,19 +221,55 @@ func keywordOf(fields map[string]*commonpb.Payload, name string) string {
 // WaitingRunIDs lists the open runs whose AgentRunStatus is
 // waiting_for_user, at most maxWaitingRuns of them.
 func (c *Client) WaitingRunIDs(ctx context.Context) ([]string, error) {
+	runs, err := c.waitingRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.runID
+	}
+	return ids, nil
+}
+
+// waitingRun is a run the inbox lists, with its api.MemoInbox when visibility
+// holds one this client can read.
+type waitingRun struct {
+	runID string
+	inbox *api.InboxMemo
+}
+
+// waitingRuns is WaitingRunIDs with each run's inbox memo, from the same
+// listing: visibility writes a run's status and its memo together.
+func (c *Client) waitingRuns(ctx context.Context) ([]waitingRun, error) {
 	query := fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\" AND %s = %q",
 		api.WorkflowName, api.SearchAttrStatus.GetName(), api.RunWaitingForUser)
-	var ids []string
+	var runs []waitingRun
 	err := c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
 		for _, exec := range execs {
-			ids = append(ids, exec.GetExecution().GetWorkflowId())
+			runs = append(runs, waitingRun{runID: exec.GetExecution().GetWorkflowId(), inbox: c.inboxMemo(exec)})
 		}
-		return len(ids) < maxWaitingRuns
+		return len(runs) < maxWaitingRuns
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ids, nil
+	return runs, nil
+}
+
+// inboxMemo reads the run's inbox memo; nil when it has none (a run from
+// before the memo) or when it cannot be read (encrypted, and this client
+// was given no converter that decrypts it): then the inbox asks the run.
+func (c *Client) inboxMemo(exec *workflowpb.WorkflowExecutionInfo) *api.InboxMemo {
+	p, ok := exec.GetMemo().GetFields()[api.MemoInbox]
+	if !ok {
+		return nil
+	}
+	var memo api.InboxMemo
+	if err := c.converter().FromPayload(p, &memo); err != nil {
+		return nil
+	}
+	return &memo
 }
 
 // RunByActionID finds, in one visibility query, the open or recently closed
