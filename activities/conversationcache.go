@@ -19,6 +19,13 @@ import (
 // 64 MiB keeps some twenty such runs, and hundreds of ordinary ones.
 const DefaultConversationCacheBytes = 64 << 20
 
+// minCachedConversationBytes is the smallest canonical conversation worth
+// keeping. Asking again for one below it costs a fraction of a millisecond,
+// while a run that waits for approval would hold it, twice over, for as
+// long as it waits: in the bench's 2,000 waiting runs such prefixes were
+// half the worker's heap.
+const minCachedConversationBytes = 16 << 10
+
 // conversationCache keeps, per run, the prefix of its conversation that this
 // worker last verified against a reference, so that the run's next model call
 // asks the run only for the messages after it. Without it every call fetched,
@@ -68,9 +75,10 @@ func (c *conversationCache) take(runID string) *verifiedPrefix {
 }
 
 // put keeps p as its run's prefix, evicting the least recently used ones
-// past the bound; a prefix larger than the whole bound is not kept.
+// past the bound; a prefix smaller than minCachedConversationBytes, or
+// larger than the whole bound, is not kept.
 func (c *conversationCache) put(p *verifiedPrefix) {
-	if c == nil || len(p.messages) == 0 || p.size > c.maxBytes {
+	if c == nil || p.size < 2*minCachedConversationBytes || p.size > c.maxBytes {
 		return
 	}
 	c.mu.Lock()

@@ -59,12 +59,13 @@ func (f *fakeRuns) QueryWorkflow(_ context.Context, workflowID, _, queryType str
 	return payloadValue{payload: payload}, nil
 }
 
-// growingConversation is n messages of a run reading its pull request.
+// growingConversation is n messages of a run reading its pull request,
+// 3 KB each: from 8 messages on it is large enough to be kept.
 func growingConversation(n int) []api.Message {
 	out := runStart()
 	for i := len(out); i < n; i++ {
 		out = append(out, api.Message{Role: api.RoleTool, ToolCallID: fmt.Sprintf("call_%d", i), Name: api.ToolGetPullRequest,
-			Content: fmt.Sprintf(`{"title":"Ünïcode <b>&</b> %d","body":"%s"}`, i, strings.Repeat("x", 200))})
+			Content: fmt.Sprintf(`{"title":"Ünïcode <b>&</b> %d","body":"%s"}`, i, strings.Repeat("x", 3000))})
 	}
 	return out
 }
@@ -193,4 +194,17 @@ func TestWhatTheModelDoesWithItsConversationNeverChangesTheHeldOne(t *testing.T)
 	again, err := store.VerifiedConversation(context.Background(), *refTo(t, "run-1", conversation))
 	require.NoError(t, err)
 	require.Equal(t, conversation, again)
+}
+
+func TestASmallConversationIsAskedForWholeRatherThanHeld(t *testing.T) {
+	conversation := growingConversation(4)
+	runs := &fakeRuns{runs: map[string][]api.Message{"run-1": conversation}}
+	store := newCachedStore(runs, DefaultConversationCacheBytes)
+	for range 2 {
+		got, err := store.VerifiedConversation(context.Background(), *refTo(t, "run-1", conversation))
+		require.NoError(t, err)
+		require.Equal(t, conversation, got)
+	}
+	require.Equal(t, []queriedRange{{len(conversation), 0}, {len(conversation), 0}}, runs.asked)
+	require.Zero(t, store.cache.lru.Len())
 }
