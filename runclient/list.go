@@ -79,7 +79,7 @@ func (c *Client) List(ctx context.Context, status api.RunStatus) ([]Listed, erro
 		return nil, err
 	}
 	var rows []Listed
-	err = c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
+	err = c.eachPage(ctx, query, listPageSize, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
 		rows = append(rows, listedOf(execs)...)
 		return true
 	})
@@ -245,7 +245,9 @@ func (c *Client) waitingRuns(ctx context.Context) ([]waitingRun, error) {
 	query := fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\" AND %s = %q",
 		api.WorkflowName, api.SearchAttrStatus.GetName(), api.RunWaitingForUser)
 	var runs []waitingRun
-	err := c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
+	// One page holds a whole listing: the inbox reads its entries from
+	// the page itself, so every round trip saved is most of its time.
+	err := c.eachPage(ctx, query, maxWaitingRuns, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
 		for _, exec := range execs {
 			runs = append(runs, waitingRun{runID: exec.GetExecution().GetWorkflowId(), inbox: c.inboxMemo(exec)})
 		}
@@ -304,12 +306,12 @@ func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, er
 	return executions[0].GetExecution().GetWorkflowId(), nil
 }
 
-// eachPage hands visit the executions query matches, a page at a time, until
+// eachPage hands visit the executions query matches, size at a time, until
 // the last page or until visit answers false.
-func (c *Client) eachPage(ctx context.Context, query string, visit func([]*workflowpb.WorkflowExecutionInfo) (more bool)) error {
+func (c *Client) eachPage(ctx context.Context, query string, size int, visit func([]*workflowpb.WorkflowExecutionInfo) (more bool)) error {
 	var token []byte
 	for {
-		page, err := c.listPage(ctx, query, listPageSize, token)
+		page, err := c.listPage(ctx, query, size, token)
 		if err != nil {
 			return err
 		}
