@@ -48,7 +48,7 @@ func Snapshot(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSn
 		},
 	}
 	snap.Outcome = Outcome(cp)
-	newest := StepsPage(cp, api.StepPage{From: len(cp.Steps) - api.SnapshotSteps})
+	newest := StepsPage(cp, api.StepPage{From: len(cp.Steps) - api.SnapshotSteps, Limit: api.SnapshotSteps})
 	snap.Steps, snap.StepsFrom, snap.StepCount = newest.Steps, newest.From, newest.StepCount
 	for _, pa := range cp.Actions {
 		snap.Actions = append(snap.Actions, *pa)
@@ -75,8 +75,8 @@ func EventsSince(cp *api.Checkpoint, since int64) []api.Event {
 // StepsPage answers QuerySteps: out-of-range pages are empty.
 func StepsPage(cp *api.Checkpoint, p api.StepPage) api.StepsPage {
 	limit := p.Limit
-	if limit <= 0 || limit > api.SnapshotSteps {
-		limit = api.SnapshotSteps
+	if limit <= 0 || limit > api.MaxStepsPage {
+		limit = api.MaxStepsPage
 	}
 	from := min(max(p.From, 0), len(cp.Steps))
 	to := min(from+limit, len(cp.Steps))

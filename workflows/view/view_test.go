@@ -72,17 +72,17 @@ func TestStepsPagesCoverEveryStepOnceInOrder(t *testing.T) {
 }
 
 func TestStepsPageBoundsItsLimitAndRange(t *testing.T) {
-	cp := checkpointWithSteps(3 * api.SnapshotSteps)
-	if n := len(StepsPage(cp, api.StepPage{From: 0}).Steps); n != api.SnapshotSteps {
-		t.Fatalf("limit 0 gave %d steps, want %d", n, api.SnapshotSteps)
+	cp := checkpointWithSteps(3 * api.MaxStepsPage)
+	if n := len(StepsPage(cp, api.StepPage{From: 0}).Steps); n != api.MaxStepsPage {
+		t.Fatalf("limit 0 gave %d steps, want %d", n, api.MaxStepsPage)
 	}
-	if n := len(StepsPage(cp, api.StepPage{From: 0, Limit: 10 * api.SnapshotSteps}).Steps); n != api.SnapshotSteps {
-		t.Fatalf("a limit past api.SnapshotSteps gave %d steps, want %d", n, api.SnapshotSteps)
+	if n := len(StepsPage(cp, api.StepPage{From: 0, Limit: 10 * api.MaxStepsPage}).Steps); n != api.MaxStepsPage {
+		t.Fatalf("a limit past api.MaxStepsPage gave %d steps, want %d", n, api.MaxStepsPage)
 	}
 	if p := StepsPage(cp, api.StepPage{From: -5, Limit: 2}); p.From != 0 || fmt.Sprint(stepIDs(p.Steps)) != "[step-1 step-2]" {
 		t.Fatalf("from -5: from %d, %v", p.From, stepIDs(p.Steps))
 	}
-	if p := StepsPage(cp, api.StepPage{From: 5 * api.SnapshotSteps}); len(p.Steps) != 0 || p.From != 3*api.SnapshotSteps {
+	if p := StepsPage(cp, api.StepPage{From: 5 * api.MaxStepsPage}); len(p.Steps) != 0 || p.From != 3*api.MaxStepsPage {
 		t.Fatalf("past the end: from %d, %d steps", p.From, len(p.Steps))
 	}
 }
