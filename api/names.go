@@ -29,8 +29,10 @@ const (
 	QueryRun = "run"
 	// QueryEvents takes sinceSequence (int64) and returns the []Event after it, in order.
 	QueryEvents = "events"
-	// QueryConversation takes a length (int; 0 or none means all) and returns
-	// the run's first length []Message. The ModelNext activity resolves a
+	// QueryConversation takes a length (int; 0 or none means all) and an
+	// optional from (int; none means 0) and returns the run's []Message from
+	// from up to length. A run on older code ignores from and answers the
+	// first length messages. The ModelNext activity resolves a
 	// ConversationRef through it, so that a long conversation is not copied
 	// into history on every model call. It shows nothing the conversation
 	// does not hold: the prompts, the pull request's text as the tools read
@@ -65,6 +67,19 @@ var (
 // idempotency key: the digest of the request that started it, so that the
 // key reused for another request is told apart from a repeat.
 const MemoRequestHash = "AgentRunRequestHash"
+
+// MemoInbox is the memo field a run sets each time it starts to wait for
+// approval: an InboxMemo, so that the inbox lists waiting runs from
+// visibility alone instead of querying each one.
+const MemoInbox = "AgentRunInbox"
+
+// InboxMemo is what the inbox shows of a waiting run: its actions still
+// waiting when it began to wait, and the run's fields beside them.
+type InboxMemo struct {
+	Run     Run             `json:"run"`
+	Label   string          `json:"label"`
+	Actions []PendingAction `json:"actions"`
+}
 
 // Activity names, as the worker registers them: the worker registers the
 // methods of activities.Activities, and Temporal names each activity after

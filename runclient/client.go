@@ -17,6 +17,7 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -27,6 +28,11 @@ type Options struct {
 	// requests gives up instead of hanging when Temporal or the workers are
 	// gone. Zero leaves calls bounded only by the caller's context.
 	CallTimeout time.Duration
+	// DataConverter is the one the process's Temporal client has
+	// (temporalclient.Config.DataConverter); nil means the default. The inbox
+	// reads runs' memos through it: with AGENTRUN_PAYLOAD_KEYS, a client
+	// without it cannot, and asks each waiting run instead.
+	DataConverter converter.DataConverter
 }
 
 // Client talks to AgentRun workflows through a Temporal client.
@@ -45,6 +51,13 @@ func New(c client.Client, opts Options) *Client {
 // Temporal is the wrapped client, for what runclient does not cover
 // (waiting on a workflow's result, say).
 func (c *Client) Temporal() client.Client { return c.temporal }
+
+func (c *Client) converter() converter.DataConverter {
+	if c.opts.DataConverter == nil {
+		return converter.GetDefaultDataConverter()
+	}
+	return c.opts.DataConverter
+}
 
 func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
 	if c.opts.CallTimeout <= 0 {

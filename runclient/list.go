@@ -79,7 +79,7 @@ func (c *Client) List(ctx context.Context, status api.RunStatus) ([]Listed, erro
 		return nil, err
 	}
 	var rows []Listed
-	err = c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
+	err = c.eachPage(ctx, query, listPageSize, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
 		rows = append(rows, listedOf(execs)...)
 		return true
 	})
@@ -221,19 +221,57 @@ func keywordOf(fields map[string]*commonpb.Payload, name string) string {
 // WaitingRunIDs lists the open runs whose AgentRunStatus is
 // waiting_for_user, at most maxWaitingRuns of them.
 func (c *Client) WaitingRunIDs(ctx context.Context) ([]string, error) {
+	runs, err := c.waitingRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.runID
+	}
+	return ids, nil
+}
+
+// waitingRun is a run the inbox lists, with its api.MemoInbox when visibility
+// holds one this client can read.
+type waitingRun struct {
+	runID string
+	inbox *api.InboxMemo
+}
+
+// waitingRuns is WaitingRunIDs with each run's inbox memo, from the same
+// listing: visibility writes a run's status and its memo together.
+func (c *Client) waitingRuns(ctx context.Context) ([]waitingRun, error) {
 	query := fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\" AND %s = %q",
 		api.WorkflowName, api.SearchAttrStatus.GetName(), api.RunWaitingForUser)
-	var ids []string
-	err := c.eachPage(ctx, query, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
+	var runs []waitingRun
+	// One page holds a whole listing: the inbox reads its entries from
+	// the page itself, so every round trip saved is most of its time.
+	err := c.eachPage(ctx, query, maxWaitingRuns, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
 		for _, exec := range execs {
-			ids = append(ids, exec.GetExecution().GetWorkflowId())
+			runs = append(runs, waitingRun{runID: exec.GetExecution().GetWorkflowId(), inbox: c.inboxMemo(exec)})
 		}
-		return len(ids) < maxWaitingRuns
+		return len(runs) < maxWaitingRuns
 	})
 	if err != nil {
 		return nil, err
 	}
-	return ids, nil
+	return runs, nil
+}
+
+// inboxMemo reads the run's inbox memo; nil when it has none (a run from
+// before the memo) or when it cannot be read (encrypted, and this client
+// was given no converter that decrypts it): then the inbox asks the run.
+func (c *Client) inboxMemo(exec *workflowpb.WorkflowExecutionInfo) *api.InboxMemo {
+	p, ok := exec.GetMemo().GetFields()[api.MemoInbox]
+	if !ok {
+		return nil
+	}
+	var memo api.InboxMemo
+	if err := c.converter().FromPayload(p, &memo); err != nil {
+		return nil
+	}
+	return &memo
 }
 
 // RunByActionID finds, in one visibility query, the open or recently closed
@@ -268,12 +306,12 @@ func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, er
 	return executions[0].GetExecution().GetWorkflowId(), nil
 }
 
-// eachPage hands visit the executions query matches, a page at a time, until
+// eachPage hands visit the executions query matches, size at a time, until
 // the last page or until visit answers false.
-func (c *Client) eachPage(ctx context.Context, query string, visit func([]*workflowpb.WorkflowExecutionInfo) (more bool)) error {
+func (c *Client) eachPage(ctx context.Context, query string, size int, visit func([]*workflowpb.WorkflowExecutionInfo) (more bool)) error {
 	var token []byte
 	for {
-		page, err := c.listPage(ctx, query, listPageSize, token)
+		page, err := c.listPage(ctx, query, size, token)
 		if err != nil {
 			return err
 		}

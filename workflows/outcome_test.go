@@ -45,6 +45,7 @@ func TestRunFromBeforeThePolicyBatchCompletesWithoutItsPullRequest(t *testing.T)
 	// The registry batch implies every older one, so a run from before one
 	// is from before it too.
 	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(scaleChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	in := demoInput()
 	in.PullNumber = 99
 	h.run(in)

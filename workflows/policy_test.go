@@ -137,6 +137,7 @@ func TestRunFromBeforeThePolicyBatchTakesAnyApprover(t *testing.T) {
 	// The registry batch implies every older one, so a run from before one
 	// is from before it too.
 	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(scaleChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.approveAs("mallory")
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())

@@ -295,6 +295,7 @@ func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
 	// The registry batch implies every older one, so a run from before one
 	// is from before it too.
 	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(scaleChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.whenWaiting(time.Minute, func(id string) {
 		require.Equal(t, api.LegacyActionID(testRunID, 5), id)
 		h.decide(id, api.DecisionApprove, "alice", "")

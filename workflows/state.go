@@ -27,10 +27,10 @@ type runState struct {
 	approvalCh      workflow.ReceiveChannel
 	resolveCh       workflow.ReceiveChannel
 	refusalCh       workflow.ReceiveChannel
-	// hardened, policy and localCheck are true when the run took the batch
-	// of securityChangeID, policyChangeID and localCheckChangeID (version.go);
-	// false only while replaying a history from before it.
-	hardened, policy, localCheck bool
+	// hardened, policy, localCheck and inboxMemo are true when the run took
+	// the batch of securityChangeID, policyChangeID, localCheckChangeID and
+	// scaleChangeID (version.go); false only while replaying a history from before it.
+	hardened, policy, localCheck, inboxMemo bool
 	// generic is true when the run took registryChangeID's batch: its
 	// tools run through the registry's activities, and agent is its agent.
 	generic  bool
@@ -96,6 +96,7 @@ func (s *runState) upsertStatus(ctx workflow.Context) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, s.statusAttrs(s.generic && s.Run.Status == api.RunWaitingForUser)...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
+	view.PublishInbox(ctx, &s.Checkpoint, s.inboxMemo)
 }
 
 func (s *runState) statusAttrs(withActionIDs bool) []temporal.SearchAttributeUpdate {

@@ -29,6 +29,8 @@ const (
 	// agent, a turn's reads run concurrently, and an action binds its
 	// approval with ToolArgsHash (testdata/v4 and older predate it).
 	registryChangeID = "tool-registry-2026-12"
+	// scaleChangeID (issue 12): a run that starts to wait writes its waiting actions to its memo (view.PublishInbox).
+	scaleChangeID = "scale-2026-12b"
 )
 
 // batchVersion is the version of every change ID that has its batch.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,16 @@ const DefaultModelProvider = model.ProviderOffline
 // that a deploy does not turn a comment being posted into an unknown outcome
 // to reconcile.
 const DefaultStopTimeout = 30 * time.Second
+
+// DefaultStickyCacheSize is how many runs a worker process keeps in memory
+// between their workflow tasks (AGENT_STICKY_CACHE_SIZE). A run waiting for
+// approval holds about 110 KiB there (docs/benchmarks.md: its state, its
+// coroutines' stacks, the SDK's view of its history), so 2,000 bound that to
+// some 220 MiB, where the SDK's own default of 10,000 would take over 1 GiB.
+// A task of a run that was evicted (a decision on an old approval, say)
+// first replays the run's history on the worker: a few milliseconds for an
+// approval's 50 events (the bench measures it).
+const DefaultStickyCacheSize = 2000
 
 // Log formats LOG_FORMAT accepts.
 const (
@@ -70,6 +81,9 @@ type Config struct {
 	// Tools is AGENT_TOOLS_FILE read and checked; nil serves the built-in
 	// tools and agents only.
 	Tools *ToolsFile
+	// StickyCacheSize is how many runs the worker process keeps cached
+	// between their tasks (AGENT_STICKY_CACHE_SIZE).
+	StickyCacheSize int
 	// ChildEnv is what stdio MCP servers get of the worker's environment:
 	// PATH and HOME.
 	ChildEnv []string
@@ -122,6 +136,10 @@ func workerSettings() []config.Setting[Config] {
 			Parse: func(c *Config, v string) error { c.ChildEnv = appendSet(c.ChildEnv, "PATH", v); return nil }},
 		{Name: "HOME", Description: "handed to stdio MCP servers, as PATH is",
 			Parse: func(c *Config, v string) error { c.ChildEnv = appendSet(c.ChildEnv, "HOME", v); return nil }},
+		{Name: "AGENT_STICKY_CACHE_SIZE", Default: strconv.Itoa(DefaultStickyCacheSize),
+			Description: "how many runs the worker keeps in memory between their tasks (about 110 KiB each while one waits for approval); " +
+				"a task of a run evicted from it first replays the run's history",
+			Parse: parseStickyCacheSize},
 		{Name: "AGENT_STOP_TIMEOUT", Default: DefaultStopTimeout.String(), Description: "on SIGTERM, how long activities in flight may finish before they are cancelled",
 			Parse: parseStopTimeout},
 	}
@@ -189,6 +207,15 @@ func parseToolsFile(c *Config, v string) (err error) {
 	}
 	c.Tools, err = ReadToolsFile(v)
 	return err
+}
+
+func parseStickyCacheSize(c *Config, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%q is not a whole number of runs of at least 1", v)
+	}
+	c.StickyCacheSize = n
+	return nil
 }
 
 func parseStopTimeout(c *Config, v string) error {

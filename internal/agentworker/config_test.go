@@ -18,12 +18,13 @@ func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
 
 	require.NoError(t, err)
 	require.Equal(t, Config{
-		Temporal:      temporalclient.Config{Address: "localhost:7233", Namespace: "default"},
-		TaskQueue:     "agent-runs",
-		ModelProvider: "offline",
-		LogFormat:     "text",
-		StopTimeout:   30 * time.Second,
-		Telemetry:     telemetry.Config{ServiceName: ServiceName},
+		Temporal:        temporalclient.Config{Address: "localhost:7233", Namespace: "default"},
+		TaskQueue:       "agent-runs",
+		ModelProvider:   "offline",
+		LogFormat:       "text",
+		StopTimeout:     30 * time.Second,
+		StickyCacheSize: DefaultStickyCacheSize,
+		Telemetry:       telemetry.Config{ServiceName: ServiceName},
 	}, cfg)
 }
 
@@ -45,21 +46,23 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		"AGENT_VERSIONING":            "pinned",
 		"AGENT_DEPLOYMENT_NAME":       "reviews",
 		"AGENT_BUILD_ID":              "v1.4.2",
+		"AGENT_STICKY_CACHE_SIZE":     "500",
 	}))
 
 	require.NoError(t, err)
 	require.Equal(t, Config{
-		Temporal:       temporalclient.Config{Address: "temporal:7233", Namespace: "agents"},
-		TaskQueue:      "reviews",
-		GitHubToken:    "ghp_abc123",
-		GitHubAPIURL:   "http://127.0.0.1:8090/api/v3/",
-		GitHubBotLogin: "agentrun[bot]",
-		AllowedRepos:   activities.RepoAllowlist{"acme/widgets", "acme/gadgets"},
-		ModelProvider:  "offline",
-		LogFormat:      "json",
-		StopTimeout:    2 * time.Minute,
-		Telemetry:      telemetry.Config{MetricsAddr: ":9464", OTLPEndpoint: "http://otel-collector:4317", ServiceName: "reviewer"},
-		Deployment:     Deployment{Pinned: true, Name: "reviews", BuildID: "v1.4.2"},
+		Temporal:        temporalclient.Config{Address: "temporal:7233", Namespace: "agents"},
+		TaskQueue:       "reviews",
+		GitHubToken:     "ghp_abc123",
+		GitHubAPIURL:    "http://127.0.0.1:8090/api/v3/",
+		GitHubBotLogin:  "agentrun[bot]",
+		AllowedRepos:    activities.RepoAllowlist{"acme/widgets", "acme/gadgets"},
+		ModelProvider:   "offline",
+		LogFormat:       "json",
+		StopTimeout:     2 * time.Minute,
+		StickyCacheSize: 500,
+		Telemetry:       telemetry.Config{MetricsAddr: ":9464", OTLPEndpoint: "http://otel-collector:4317", ServiceName: "reviewer"},
+		Deployment:      Deployment{Pinned: true, Name: "reviews", BuildID: "v1.4.2"},
 	}, cfg)
 }
 
@@ -71,7 +74,7 @@ func TestConfigFromEnvPinnedWithoutABuildIDTakesTheBinarysOwn(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, buildID)
 	require.Equal(t, Deployment{Pinned: true, Name: "agentrun", BuildID: buildID}, cfg.Deployment)
-	require.Equal(t, WorkerOptions{TaskQueue: "agent-runs", StopTimeout: DefaultStopTimeout, Deployment: cfg.Deployment}, cfg.WorkerOptions())
+	require.Equal(t, WorkerOptions{TaskQueue: "agent-runs", StopTimeout: DefaultStopTimeout, Deployment: cfg.Deployment, StickyCacheSize: DefaultStickyCacheSize}, cfg.WorkerOptions())
 }
 
 func TestConfigFromEnvWithVersioningOffIsUnversioned(t *testing.T) {
@@ -79,7 +82,7 @@ func TestConfigFromEnvWithVersioningOffIsUnversioned(t *testing.T) {
 
 	require.NoError(t, err)
 	require.Equal(t, Deployment{}, cfg.Deployment)
-	require.Equal(t, WorkerOptions{TaskQueue: "agent-runs", StopTimeout: DefaultStopTimeout}, cfg.WorkerOptions())
+	require.Equal(t, WorkerOptions{TaskQueue: "agent-runs", StopTimeout: DefaultStopTimeout, StickyCacheSize: DefaultStickyCacheSize}, cfg.WorkerOptions())
 }
 
 func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
@@ -107,6 +110,9 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"AGENT_ALLOWED_REPOS", "acme/*"},
 		{"AGENT_ALLOWED_REPOS", "https://github.com/acme/widgets"},
 		{"AGENT_ALLOWED_REPOS", " "},
+		{"AGENT_STICKY_CACHE_SIZE", "0"},
+		{"AGENT_STICKY_CACHE_SIZE", "-5"},
+		{"AGENT_STICKY_CACHE_SIZE", "2k"},
 		{"AGENT_STOP_TIMEOUT", "30"},
 		{"AGENT_STOP_TIMEOUT", "soon"},
 		{"AGENT_STOP_TIMEOUT", "-1s"},

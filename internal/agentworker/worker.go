@@ -88,11 +88,16 @@ type WorkerOptions struct {
 	// Deployment is the version the worker polls as; the zero value is an
 	// unversioned worker.
 	Deployment Deployment
+	// StickyCacheSize, when set, is the process's sticky cache size
+	// (AGENT_STICKY_CACHE_SIZE). The SDK keeps one cache per process, sized
+	// when its first worker starts, so it takes effect only on the first
+	// worker of a process; zero leaves the SDK's size.
+	StickyCacheSize int
 }
 
 // WorkerOptions are the worker settings of cfg.
 func (c Config) WorkerOptions() WorkerOptions {
-	return WorkerOptions{TaskQueue: c.TaskQueue, StopTimeout: c.StopTimeout, Deployment: c.Deployment}
+	return WorkerOptions{TaskQueue: c.TaskQueue, StopTimeout: c.StopTimeout, Deployment: c.Deployment, StickyCacheSize: c.StickyCacheSize}
 }
 
 // NewWorkerWithOptions is NewWorker with a Worker Deployment Version: a
@@ -100,6 +105,9 @@ func (c Config) WorkerOptions() WorkerOptions {
 // of new runs once its version is the deployment's current one (see
 // PromoteFirstVersion).
 func NewWorkerWithOptions(c client.Client, opts WorkerOptions, acts *activities.Activities) worker.Worker {
+	if opts.StickyCacheSize > 0 {
+		worker.SetStickyWorkflowCacheSize(opts.StickyCacheSize)
+	}
 	w := worker.New(c, opts.TaskQueue, worker.Options{
 		WorkerStopTimeout: opts.StopTimeout,
 		DeploymentOptions: worker.DeploymentOptions{

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -13,6 +16,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/stretchr/testify/require"
 )
 
 const longRunQueue = "bench-long-run"
@@ -162,4 +166,38 @@ func (r *overheadRig) measureLongRun(ctx context.Context, turns, historyThreshol
 	res.lastMsPerStep = msPer(starts[turns].Sub(starts[turns-window]), res.windowSteps)
 	res.queryP50, res.queryP99 = percentileMs(lat, 50), percentileMs(lat, 99)
 	return res, nil
+}
+
+// TestBenchLongRunRows measures only the long run's rows of the report, to
+// tune them without the whole of `make bench`:
+// AGENTRUN_BENCH=full go test ./internal/bench -run TestBenchLongRunRows -v -count=1
+func TestBenchLongRunRows(t *testing.T) {
+	env := requireRowBench(t)
+	stopProfile := startCPUProfile(t, env.cpuProfile)
+	rig := startOverheadRig(t)
+	long, err := rig.measureLongRun(context.Background(), env.scale.longTurns, env.scale.longHistoryThreshold, env.scale.queries)
+	require.NoError(t, err)
+	logRows(t, longRunRows(long, env.scale), stopProfile())
+}
+
+// requireRowBench skips a one-row test unless AGENTRUN_BENCH asks for it
+// (full, or any other value for the smoke scale).
+func requireRowBench(t *testing.T) benchEnv {
+	t.Helper()
+	if os.Getenv("AGENTRUN_BENCH") == "" {
+		t.Skip("one row of make bench: set AGENTRUN_BENCH=full (or smoke)")
+	}
+	return readBenchEnv()
+}
+
+func logRows(t *testing.T, rows []goalRow, profileTop string) {
+	t.Helper()
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("load average at the end: %s", strings.TrimSpace(string(load)))
+	for _, r := range rows {
+		t.Logf("%s | %s | %s | met %v", r.measure, r.goal, r.measured, r.met)
+	}
+	if profileTop != "" {
+		t.Log("\n" + profileTop)
+	}
 }

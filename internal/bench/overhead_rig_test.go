@@ -93,12 +93,22 @@ type overheadRig struct {
 	started  atomic.Int64 // numbers runs, so every workflow ID is new
 	// slowQueries counts the driver's queries that timed out and were asked again.
 	slowQueries atomic.Int64
+	// stickyCache is the worker's sticky cache size when the rig set one.
+	stickyCache int
 	// shape is agentrun's, which the baseline copies; baseShape is what the
 	// baseline's own history showed.
 	shape, baseShape runShape
 }
 
 func startOverheadRig(tb testing.TB) *overheadRig {
+	tb.Helper()
+	return startOverheadRigWithCache(tb, 0)
+}
+
+// startOverheadRigWithCache is startOverheadRig with the process's sticky
+// cache sized to stickyCache runs (0 leaves it). The SDK sizes its one
+// cache when a worker starts while no other is alive, as the rig's are.
+func startOverheadRigWithCache(tb testing.TB, stickyCache int) *overheadRig {
 	tb.Helper()
 	srv := testenv.StartServer(tb, testenv.ServerOptions{})
 	sandbox := ghsandbox.New(benchFixture(tb))
@@ -107,7 +117,8 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 	ghClient, err := github.NewClient(gh.URL, "")
 	require.NoError(tb, err)
 
-	agentWorker := agentworker.NewWithActivities(srv.Client(), agentRunQueue,
+	agentWorker := agentworker.NewWorkerWithOptions(srv.Client(),
+		agentworker.WorkerOptions{TaskQueue: agentRunQueue, StopTimeout: agentworker.DefaultStopTimeout, StickyCacheSize: stickyCache},
 		// BotLogin as the worker main sets it: without it every comment
 		// call would add a GET /user that production never makes.
 		&activities.Activities{GitHub: ghClient, BotLogin: sandbox.BotLogin(), Model: offline.NewReviewer()})
@@ -120,6 +131,7 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 		tb.Cleanup(w.Stop)
 	}
 	r := &overheadRig{client: srv.Client(), ghClient: ghClient, runs: runclient.New(srv.Client(), runclient.Options{}), sandbox: sandbox}
+	r.stickyCache = stickyCache
 	r.matchShapes(tb)
 	return r
 }

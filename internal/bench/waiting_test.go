@@ -8,15 +8,19 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/stretchr/testify/require"
 )
 
 // waitingResult is what the waiting-runs row reports.
@@ -27,6 +31,11 @@ type waitingResult struct {
 	inboxMs       []float64 // each of the inbox listings
 	inboxListed   int
 	startedInSecs float64
+	// stickyCache is the worker's cache size; evictedMs and cachedMs are
+	// the p50 of a decision's signal → post started on runs it evicted and
+	// on runs it still held (none when it held every run).
+	stickyCache         int
+	evictedMs, cachedMs float64
 }
 
 // measureWaiting starts n approved-shape agentruns on the rig's worker,
@@ -81,7 +90,57 @@ func (r *overheadRig) measureWaiting(ctx context.Context, n int) (waitingResult,
 	if res.inboxListed == 0 {
 		return res, fmt.Errorf("the inbox lists none of the %d waiting actions", n)
 	}
+	if cache := r.stickyCache; cache > 0 && cache+evictionSample < n {
+		res.stickyCache = cache
+		// Started first, the oldest runs are the ones the cache evicted.
+		if res.evictedMs, err = r.approveWaiting(ctx, prefix, 0, evictionSample); err != nil {
+			return res, err
+		}
+		if res.cachedMs, err = r.approveWaiting(ctx, prefix, n-evictionSample, n); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
+}
+
+// evictionSample is how many evicted and how many cached runs the waiting
+// row approves to price a decision on a run the cache no longer holds.
+const evictionSample = 10
+
+// approveWaiting approves the waiting runs from..to-1 of prefix, without
+// asking them anything first (a query would bring an evicted run back into
+// the cache): the action ID comes from the run's inbox memo. It returns the
+// p50 of their signal → post started, once each completed.
+func (r *overheadRig) approveWaiting(ctx context.Context, prefix string, from, to int) (float64, error) {
+	ids := make([]string, 0, to-from)
+	for i := from; i < to; i++ {
+		id := fmt.Sprintf("%s-%d", prefix, i)
+		desc, err := r.client.DescribeWorkflowExecution(ctx, id, "")
+		if err != nil {
+			return 0, fmt.Errorf("describe waiting run %s: %w", id, err)
+		}
+		var memo api.InboxMemo
+		p, ok := desc.GetWorkflowExecutionInfo().GetMemo().GetFields()[api.MemoInbox]
+		if !ok || converter.GetDefaultDataConverter().FromPayload(p, &memo) != nil || len(memo.Actions) != 1 {
+			return 0, fmt.Errorf("waiting run %s has no inbox memo with its action", id)
+		}
+		err = r.runs.Decide(ctx, id, api.ApprovalSignal{ActionID: memo.Actions[0].ID, Decision: api.DecisionApprove, Approver: "alice", RequestID: id})
+		if err != nil {
+			return 0, fmt.Errorf("approve waiting run %s: %w", id, err)
+		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		var res api.RunResult
+		if err := r.client.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil || res.Status != api.RunCompleted {
+			return 0, fmt.Errorf("approved waiting run %s ended %s: %v", id, res.Status, err)
+		}
+	}
+	lat, err := signalLatencies(ctx, r.client, ids, api.ActivityExecuteTool)
+	if err != nil {
+		return 0, err
+	}
+	return percentileMs(lat, 50), nil
 }
 
 // startWaiting starts n runs from a few goroutines, so that the driver's
@@ -136,4 +195,24 @@ func settledRSSKiB() (int64, error) {
 		}
 	}
 	return 0, errors.New("no VmRSS in /proc/self/status")
+}
+
+// TestBenchWaitingRows measures only the waiting runs' rows of the report;
+// AGENTRUN_BENCH_HEAPPROFILE writes the heap profile once they all wait.
+// AGENTRUN_BENCH=full go test ./internal/bench -run TestBenchWaitingRows -v -count=1
+func TestBenchWaitingRows(t *testing.T) {
+	env := requireRowBench(t)
+	rig := startOverheadRigWithCache(t, env.scale.stickyCache)
+	ctx, cancel := context.WithTimeout(context.Background(), waitingTimeout)
+	defer cancel()
+	waiting, err := rig.measureWaiting(ctx, env.scale.waitingRuns)
+	require.NoError(t, err)
+	if path := os.Getenv("AGENTRUN_BENCH_HEAPPROFILE"); path != "" {
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		require.NoError(t, pprof.WriteHeapProfile(f))
+		require.NoError(t, f.Close())
+	}
+	t.Logf("%d runs waiting in %.0f s", waiting.runs, waiting.startedInSecs)
+	logRows(t, waitingRows(waiting), "")
 }

@@ -23,7 +23,9 @@ func Queries(cp *api.Checkpoint, historyLength func() int, historyThreshold int)
 		{api.QueryRun, func() (api.RunSnapshot, error) { return Snapshot(cp, historyLength(), historyThreshold), nil }},
 		{api.QueryEvents, func(since int64) ([]api.Event, error) { return EventsSince(cp, since), nil }},
 		{api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) { return StepsPage(cp, p), nil }},
-		{api.QueryConversation, func(n int) ([]api.Message, error) { return ConversationUpTo(cp, n) }},
+		// from is a second argument that older callers do not send (it is
+		// then 0): a query's missing arguments decode as zero values.
+		{api.QueryConversation, func(n, from int) ([]api.Message, error) { return ConversationRange(cp, from, n) }},
 	}
 }
 
@@ -46,7 +48,7 @@ func Snapshot(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSn
 		},
 	}
 	snap.Outcome = Outcome(cp)
-	newest := StepsPage(cp, api.StepPage{From: len(cp.Steps) - api.SnapshotSteps})
+	newest := StepsPage(cp, api.StepPage{From: len(cp.Steps) - api.SnapshotSteps, Limit: api.SnapshotSteps})
 	snap.Steps, snap.StepsFrom, snap.StepCount = newest.Steps, newest.From, newest.StepCount
 	for _, pa := range cp.Actions {
 		snap.Actions = append(snap.Actions, *pa)
@@ -73,8 +75,8 @@ func EventsSince(cp *api.Checkpoint, since int64) []api.Event {
 // StepsPage answers QuerySteps: out-of-range pages are empty.
 func StepsPage(cp *api.Checkpoint, p api.StepPage) api.StepsPage {
 	limit := p.Limit
-	if limit <= 0 || limit > api.SnapshotSteps {
-		limit = api.SnapshotSteps
+	if limit <= 0 || limit > api.MaxStepsPage {
+		limit = api.MaxStepsPage
 	}
 	from := min(max(p.From, 0), len(cp.Steps))
 	to := min(from+limit, len(cp.Steps))
@@ -85,17 +87,21 @@ func StepsPage(cp *api.Checkpoint, p api.StepPage) api.StepsPage {
 	return page
 }
 
-// ConversationUpTo answers QueryConversation: the first length messages, or
-// all of them for 0. The conversation only ever grows at its end, so a prefix
-// a reference named stays the same for the rest of the run.
-func ConversationUpTo(cp *api.Checkpoint, length int) ([]api.Message, error) {
+// ConversationRange answers QueryConversation: the messages from index from
+// up to length (0: up to the end). The conversation only ever grows at its
+// end, so a prefix a reference named stays the same for the rest of the run,
+// and a worker that holds the first from messages asks only for the rest.
+func ConversationRange(cp *api.Checkpoint, from, length int) ([]api.Message, error) {
 	if length < 0 || length > len(cp.Conversation) {
 		return nil, fmt.Errorf("the conversation has %d messages, not %d", len(cp.Conversation), length)
 	}
 	if length == 0 {
 		length = len(cp.Conversation)
 	}
-	return cp.Conversation[:length], nil
+	if from < 0 || from > length {
+		return nil, fmt.Errorf("messages from %d of %d", from, length)
+	}
+	return cp.Conversation[from:length], nil
 }
 
 // ActionIDs are the IDs of every action of the run, in the order they were

@@ -72,17 +72,68 @@ func TestStepsPagesCoverEveryStepOnceInOrder(t *testing.T) {
 }
 
 func TestStepsPageBoundsItsLimitAndRange(t *testing.T) {
-	cp := checkpointWithSteps(3 * api.SnapshotSteps)
-	if n := len(StepsPage(cp, api.StepPage{From: 0}).Steps); n != api.SnapshotSteps {
-		t.Fatalf("limit 0 gave %d steps, want %d", n, api.SnapshotSteps)
+	cp := checkpointWithSteps(3 * api.MaxStepsPage)
+	if n := len(StepsPage(cp, api.StepPage{From: 0}).Steps); n != api.MaxStepsPage {
+		t.Fatalf("limit 0 gave %d steps, want %d", n, api.MaxStepsPage)
 	}
-	if n := len(StepsPage(cp, api.StepPage{From: 0, Limit: 10 * api.SnapshotSteps}).Steps); n != api.SnapshotSteps {
-		t.Fatalf("a limit past api.SnapshotSteps gave %d steps, want %d", n, api.SnapshotSteps)
+	if n := len(StepsPage(cp, api.StepPage{From: 0, Limit: 10 * api.MaxStepsPage}).Steps); n != api.MaxStepsPage {
+		t.Fatalf("a limit past api.MaxStepsPage gave %d steps, want %d", n, api.MaxStepsPage)
 	}
 	if p := StepsPage(cp, api.StepPage{From: -5, Limit: 2}); p.From != 0 || fmt.Sprint(stepIDs(p.Steps)) != "[step-1 step-2]" {
 		t.Fatalf("from -5: from %d, %v", p.From, stepIDs(p.Steps))
 	}
-	if p := StepsPage(cp, api.StepPage{From: 5 * api.SnapshotSteps}); len(p.Steps) != 0 || p.From != 3*api.SnapshotSteps {
+	if p := StepsPage(cp, api.StepPage{From: 5 * api.MaxStepsPage}); len(p.Steps) != 0 || p.From != 3*api.MaxStepsPage {
 		t.Fatalf("past the end: from %d, %d steps", p.From, len(p.Steps))
+	}
+}
+
+func TestConversationRangeAnswersTheMessagesAWorkerLacksAndRefusesWhatTheRunNeverHad(t *testing.T) {
+	cp := &api.Checkpoint{}
+	for i := range 5 {
+		cp.Conversation = append(cp.Conversation, api.Message{Role: api.RoleUser, Content: fmt.Sprintf("m%d", i)})
+	}
+	contents := func(ms []api.Message) string {
+		out := ""
+		for _, m := range ms {
+			out += m.Content
+		}
+		return out
+	}
+	for _, c := range []struct {
+		from, length int
+		want         string
+	}{{0, 0, "m0m1m2m3m4"}, {0, 3, "m0m1m2"}, {2, 4, "m2m3"}, {4, 0, "m4"}, {5, 5, ""}, {3, 3, ""}} {
+		got, err := ConversationRange(cp, c.from, c.length)
+		if err != nil || contents(got) != c.want {
+			t.Fatalf("from %d length %d: %q, %v; want %q", c.from, c.length, contents(got), err, c.want)
+		}
+	}
+	for _, bad := range [][2]int{{-1, 3}, {4, 3}, {0, 6}, {0, -1}, {6, 0}} {
+		if got, err := ConversationRange(cp, bad[0], bad[1]); err == nil {
+			t.Fatalf("from %d length %d answered %d messages, want an error", bad[0], bad[1], len(got))
+		}
+	}
+}
+
+func TestInboxListsOnlyTheWaitingActionsAndNotTheirInputs(t *testing.T) {
+	cp := &api.Checkpoint{Label: api.LabelWaitingApproval}
+	cp.Run.Repo, cp.Run.Status = "acme/widgets", api.RunWaitingForUser
+	for i, state := range []api.ActionState{api.ActionApproved, api.ActionWaiting, api.ActionRejected, api.ActionWaiting} {
+		cp.Actions = append(cp.Actions, &api.PendingAction{ID: fmt.Sprintf("act-%d", i), State: state, Preview: "p", SafeInput: []byte(`{"body":"secret-ish"}`)})
+	}
+	memo := Inbox(cp)
+	if len(memo.Actions) != 2 || memo.Actions[0].ID != "act-1" || memo.Actions[1].ID != "act-3" {
+		t.Fatalf("actions %+v, want act-1 and act-3", memo.Actions)
+	}
+	for _, a := range memo.Actions {
+		if a.SafeInput != nil || a.Preview != "p" {
+			t.Fatalf("action %+v: want its preview without its input", a)
+		}
+	}
+	if cp.Actions[1].SafeInput == nil {
+		t.Fatal("the memo changed the run's own action")
+	}
+	if memo.Run.Repo != "acme/widgets" || memo.Label != api.LabelWaitingApproval {
+		t.Fatalf("memo %+v", memo)
 	}
 }
