@@ -141,7 +141,7 @@ func newServer(cfg settings.Program, temporal client.Client, logger *slog.Logger
 		return nil, err
 	}
 	return approvalsrv.New(cfg.Server, approvalsrv.Options{
-		Runs:        runclient.New(temporal, runclient.Options{CallTimeout: temporalCallTimeout}),
+		Runs:        runclient.New(temporal, runclient.Options{CallTimeout: temporalCallTimeout, DataConverter: cfg.Temporal.DataConverter()}),
 		Permissions: approvalsrv.GitHubPermissions{Client: gh},
 		Logger:      logger,
 		Codec:       codecHandler(cfg, logger),
