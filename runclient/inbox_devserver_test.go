@@ -32,6 +32,7 @@ func (q queryingInbox) Snapshot(ctx context.Context, runID string) (api.RunSnaps
 // answer a query, exactly as the run query would have shown it; a client
 // that cannot decrypt the memo asks the run instead, and lists the same.
 func TestTheInboxListsAWaitingRunFromItsMemoAsItsQueryWouldWithNoWorkerToAsk(t *testing.T) {
+	testenv.NeedsDevServer(t)
 	codec, err := payloadcodec.Parse(payloadcodec.NewKeyEntry("2026-12"))
 	require.NoError(t, err)
 	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "inbox-memo-idle", PayloadCodec: codec})
