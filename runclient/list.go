@@ -70,11 +70,11 @@ func (f ListFilter) query() (string, error) {
 	return query, nil
 }
 
-// List lists every run, or those whose AgentRunStatus is status, newest
-// first. Visibility is eventually consistent: a run that changed status a
-// moment ago may be listed under its old one.
-func (c *Client) List(ctx context.Context, status api.RunStatus) ([]Listed, error) {
-	query, err := ListFilter{Status: status}.query()
+// List lists every run that f matches, newest first. Visibility is
+// eventually consistent: a run that changed status a moment ago may be
+// listed under its old one.
+func (c *Client) List(ctx context.Context, f ListFilter) ([]Listed, error) {
+	query, err := f.query()
 	if err != nil {
 		return nil, err
 	}

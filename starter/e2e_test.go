@@ -192,6 +192,13 @@ func TestListShowsRunsFilteredByStatus(t *testing.T) {
 	require.Equal(t, 0, completed.code, completed.stderr)
 	require.NotContains(t, completed.stdout, runID)
 	require.Equal(t, []string{"RUN", "ID", "AGENT", "STATUS", "STARTED"}, strings.Fields(firstLine(completed.stdout)))
+
+	mine := s.starter("list", "--agent", "pr-review")
+	require.Equal(t, 0, mine.code, mine.stderr)
+	require.Contains(t, mine.stdout, runID)
+	other := s.starter("list", "--agent", "triage", "--status", "running")
+	require.Equal(t, 0, other.code, other.stderr)
+	require.NotContains(t, other.stdout, runID, "a pr-review run is not listed under triage")
 }
 
 func TestListWaitingForUserShowsTheApprovalInboxWithEachActionID(t *testing.T) {

@@ -52,6 +52,8 @@ func TestBadCommandLinesExit2WithUsage(t *testing.T) {
 		{"list with stray argument", []string{"list", "now"}, "unexpected arguments: now"},
 		{"events without run", []string{"events", "--json"}, "missing RUN_ID"},
 		{"list with unknown status", []string{"list", "--status", "paused"}, `--status "paused": want one of running, waiting_for_user`},
+		{"list with a hostile agent", []string{"list", "--agent", `x" OR AgentRunStatus != "`}, `is not an agent name`},
+		{"list of the inbox by agent", []string{"list", "--agent", "triage", "--status", "waiting_for_user"}, "--agent does not narrow the approval inbox"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -11,19 +12,21 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-const listSynopsis = "list [--status STATUS] [--json]"
+const listSynopsis = "list [--status STATUS] [--agent NAME] [--json]"
 
 // listCommand lists runs, newest first; with --status waiting_for_user it
 // lists the approval inbox instead: one row per action waiting for a person.
 type listCommand struct {
 	env    *env
 	status string
+	agent  string
 	json   bool
 }
 
 func (c *listCommand) flags() *flag.FlagSet {
 	fs := newFlagSet("list")
 	fs.StringVar(&c.status, "status", "", "only runs in this `STATUS`: "+joinStatuses()+"; waiting_for_user lists one row per action waiting for approval")
+	fs.StringVar(&c.agent, "agent", "", "only runs of the agent `NAME` (pr-review, triage, or your own)")
 	fs.BoolVar(&c.json, "json", false, "print JSON")
 	return fs
 }
@@ -36,6 +39,12 @@ func (c *listCommand) Run(ctx context.Context, args []string) error {
 	if c.status != "" && !api.RunStatus(c.status).Known() {
 		return usageErr(fs, listSynopsis, fmt.Errorf("--status %q: want one of %s", c.status, joinStatuses()))
 	}
+	if c.agent != "" && !api.ValidAgentName(c.agent) {
+		return usageErr(fs, listSynopsis, fmt.Errorf("--agent %q is not an agent name", c.agent))
+	}
+	if c.agent != "" && c.status == string(api.RunWaitingForUser) {
+		return usageErr(fs, listSynopsis, errors.New("--agent does not narrow the approval inbox (--status waiting_for_user); leave one out"))
+	}
 	rc, err := c.env.runClient(ctx)
 	if err != nil {
 		return err
@@ -43,8 +52,8 @@ func (c *listCommand) Run(ctx context.Context, args []string) error {
 	if c.status == string(api.RunWaitingForUser) {
 		return c.showApprovalInbox(ctx, rc)
 	}
-	// status has been checked with Known.
-	rows, err := rc.List(ctx, api.RunStatus(c.status))
+	// Both have been checked: runclient would refuse them too, but later.
+	rows, err := rc.List(ctx, runclient.ListFilter{Status: api.RunStatus(c.status), Agent: c.agent})
 	if err != nil {
 		return err
 	}

@@ -285,7 +285,7 @@ func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
 }
 
 // List lists the runs as visibility would, newest first by creation.
-func (f *fakeRuns) List(ctx context.Context, status api.RunStatus) ([]runclient.Listed, error) {
+func (f *fakeRuns) List(ctx context.Context, filter runclient.ListFilter) ([]runclient.Listed, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.listings++
@@ -294,7 +294,7 @@ func (f *fakeRuns) List(ctx context.Context, status api.RunStatus) ([]runclient.
 	}
 	var rows []runclient.Listed
 	for id, snap := range f.snaps {
-		if status == "" || snap.Run.Status == status {
+		if (filter.Status == "" || snap.Run.Status == filter.Status) && (filter.Agent == "" || snap.Run.Agent == filter.Agent) {
 			rows = append(rows, runclient.Listed{RunID: id, Status: string(snap.Run.Status), StartedAt: snap.Run.CreatedAt})
 		}
 	}

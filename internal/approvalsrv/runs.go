@@ -35,7 +35,7 @@ type Runs interface {
 	Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error
 	// List lists every run, or those with this status, newest first (the
 	// history page).
-	List(ctx context.Context, status api.RunStatus) ([]runclient.Listed, error)
+	List(ctx context.Context, f runclient.ListFilter) ([]runclient.Listed, error)
 	// WaitingRunIDs lists the open runs waiting for a person.
 	WaitingRunIDs(ctx context.Context) ([]string, error)
 	// RunByActionID finds, in one visibility query, the open or recently

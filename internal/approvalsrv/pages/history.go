@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // HistoryLimit bounds the history page: listing every run ever started
@@ -52,7 +53,7 @@ func (s *Pages) History(w http.ResponseWriter, r *http.Request) {
 		s.Error(w, answer.Refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
 		return
 	}
-	listed, err := s.opts.Runs.List(r.Context(), status)
+	listed, err := s.opts.Runs.List(r.Context(), runclient.ListFilter{Status: status})
 	if err != nil {
 		s.Error(w, answer.TemporalFailure(s.opts.Logger, err, "history page"))
 		return

@@ -38,7 +38,7 @@ const maxFormBodyBytes = 64 << 10
 type Runs interface {
 	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
 	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
-	List(ctx context.Context, status api.RunStatus) ([]runclient.Listed, error)
+	List(ctx context.Context, f runclient.ListFilter) ([]runclient.Listed, error)
 }
 
 // Options is what the pages get from the server.
