@@ -3,6 +3,7 @@ package workflows
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,43 +23,23 @@ import (
 // on the tool registry (registryChangeID); testdata/v7/ on the scale batch
 // (scaleChangeID; v6 is another batch's).
 var corpus = map[string][]string{
-	".": {"happy.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json"},
-	"v2": {
-		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
-		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
-		"openai-marker-refused.json", "refused-decisions.json",
-	},
-	// Recorded on the policy batch (policyChangeID).
-	"v3": {
-		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
-		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
-		"openai-marker-refused.json", "refused-decisions.json",
-		"policy-refused.json", "policy-queued.json", "read-failed.json",
-	},
-	// Recorded on the local permission check (localCheckChangeID).
-	"v4": {
-		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
-		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
-		"openai-marker-refused.json", "refused-decisions.json",
-		"policy-refused.json", "policy-queued.json", "read-failed.json",
-	},
-	// Recorded on the tool registry (registryChangeID).
-	"v5": {
-		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
-		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
-		"openai-marker-refused.json", "refused-decisions.json",
-		"policy-refused.json", "policy-queued.json", "read-failed.json",
-		"triage.json", "triage.waiting.json", "two-approvals.json",
-	},
-	// Recorded on the scale batch (scaleChangeID): the inbox memo.
-	"v7": {
-		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
-		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
-		"openai-marker-refused.json", "refused-decisions.json",
-		"policy-refused.json", "policy-queued.json", "read-failed.json",
-		"triage.json", "triage.waiting.json", "two-approvals.json",
-	},
+	".":  recordedFirst,
+	"v2": recordedOnSecurity,
+	"v3": recordedOnPolicy,
+	"v4": recordedOnPolicy,
+	"v5": recordedOnRegistry,
+	"v7": recordedOnRegistry,
 }
+
+// Each batch recorded the scenarios of the one before it and those it added.
+var (
+	recordedFirst      = []string{"happy.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json"}
+	recordedOnSecurity = append(slices.Clone(recordedFirst), "happy.waiting.json",
+		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
+		"openai-marker-refused.json", "refused-decisions.json")
+	recordedOnPolicy   = append(slices.Clone(recordedOnSecurity), "policy-refused.json", "policy-queued.json", "read-failed.json")
+	recordedOnRegistry = append(slices.Clone(recordedOnPolicy), "triage.json", "triage.waiting.json", "two-approvals.json")
+)
 
 // TestReplayRecordedHistories replays every history recorded from a real dev
 // server (see record_test.go), of every version. A change to the workflow
