@@ -39,7 +39,8 @@ type agentRun struct {
 func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRun, error) {
 	w := &agentRun{}
 	w.registry = reg
-	w.generic = takesBatch(ctx, registryChangeID)
+	w.engine = takesBatch(ctx, engineChangeID)
+	w.generic = w.engine || takesBatch(ctx, registryChangeID)
 	w.hardened = w.generic || takesBatch(ctx, securityChangeID)
 	w.policy = w.generic || takesBatch(ctx, policyChangeID)
 	w.localCheck = w.generic || takesBatch(ctx, localCheckChangeID)

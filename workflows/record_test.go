@@ -31,9 +31,10 @@ var record = flag.Bool("record", false, "record the replay fixtures testdata/"+c
 // batch (securityChangeID), testdata/v2 before the policy batch
 // (policyChangeID), testdata/v3 before the local permission check
 // (localCheckChangeID), testdata/v4 before the tool registry
-// (registryChangeID), and all must keep replaying; -record writes only the
+// (registryChangeID), testdata/v5 before the engine batch (engineChangeID),
+// and all must keep replaying; -record writes only the
 // files its folder does not have yet, so re-recording never overwrites one.
-const corpusVersion = "v5"
+const corpusVersion = "v6"
 
 // recordScenario is one recorded run. Its files are named after it; a file
 // name's part before the first dot names the workflow ID (record-<part>),

@@ -19,7 +19,8 @@ import (
 // (securityChangeID) and replays on its old path; testdata/v2/ after it and
 // before the policy batch (policyChangeID); testdata/v3/ on the policy batch;
 // testdata/v4/ on the local permission check (localCheckChangeID); testdata/v5/
-// on the tool registry (registryChangeID).
+// on the tool registry (registryChangeID); testdata/v6/ on the engine batch
+// (engineChangeID).
 var corpus = map[string][]string{
 	".": {"happy.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json"},
 	"v2": {
@@ -43,6 +44,14 @@ var corpus = map[string][]string{
 	},
 	// Recorded on the tool registry (registryChangeID).
 	"v5": {
+		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
+		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
+		"openai-marker-refused.json", "refused-decisions.json",
+		"policy-refused.json", "policy-queued.json", "read-failed.json",
+		"triage.json", "triage.waiting.json", "two-approvals.json",
+	},
+	// Recorded on the engine batch (engineChangeID).
+	"v6": {
 		"happy.json", "happy.waiting.json", "reject.json", "expire.json", "reconcile.json", "openai-happy.json",
 		"not-created-retry.json", "cannot-tell-resolve.json", "continued.gen1.json", "continued.gen2.json",
 		"openai-marker-refused.json", "refused-decisions.json",

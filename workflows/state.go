@@ -33,9 +33,10 @@ type runState struct {
 	hardened, policy, localCheck bool
 	// generic is true when the run took registryChangeID's batch: its
 	// tools run through the registry's activities, and agent is its agent.
-	generic  bool
-	registry *tools.Registry
-	agent    tools.Agent
+	// engine: it took engineChangeID's.
+	generic, engine bool
+	registry        *tools.Registry
+	agent           tools.Agent
 	// encoding keeps the conversation's canonical JSON between model calls.
 	encoding modelcall.Encoding
 }

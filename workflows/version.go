@@ -29,6 +29,9 @@ const (
 	// agent, a turn's reads run concurrently, and an action binds its
 	// approval with ToolArgsHash (testdata/v4 and older predate it).
 	registryChangeID = "tool-registry-2026-12"
+	// engineChangeID, December 2026 (issue 12): an action's activity input
+	// names its approved preview by digest, not as a second copy of its text.
+	engineChangeID = "engine-2026-12b"
 )
 
 // batchVersion is the version of every change ID that has its batch.
