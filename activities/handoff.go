@@ -40,8 +40,8 @@ func NewConversationHandoff(next ConversationStore) *ConversationHandoff {
 }
 
 // Offer keeps conversation[:ref.Length] for the model call that refers to
-// it by ref. The workflow calls it when it schedules the call, replays
-// included; it never blocks on anything but the handoff's own lock and
+// it by ref. The workflow calls it when it schedules the call (not while it
+// replays one); it never blocks on anything but the handoff's own lock and
 // changes nothing the workflow reads, so the workflow stays deterministic.
 // The workflow only ever appends to a conversation, so the messages are
 // shared, not copied. A nil handoff or ref does nothing.
