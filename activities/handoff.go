@@ -40,13 +40,14 @@ func NewConversationHandoff(next ConversationStore) *ConversationHandoff {
 }
 
 // Offer keeps conversation[:ref.Length] for the model call that refers to
-// it by ref. The workflow calls it when it schedules the call (not while it
-// replays one); it never blocks on anything but the handoff's own lock and
-// changes nothing the workflow reads, so the workflow stays deterministic.
-// The workflow only ever appends to a conversation, so the messages are
-// shared, not copied. A nil handoff or ref does nothing.
-func (h *ConversationHandoff) Offer(ref *api.ConversationRef, conversation []api.Message) {
-	if h == nil || ref == nil || ref.Length > len(conversation) {
+// it by ref. The workflow calls it as it schedules the call; a call it only
+// replays has run already, so nothing is kept then. It never blocks on
+// anything but the handoff's own lock and changes nothing the workflow
+// reads, so the workflow stays deterministic. The workflow only ever appends
+// to a conversation, so the messages are shared, not copied. A nil handoff
+// or ref does nothing.
+func (h *ConversationHandoff) Offer(ref *api.ConversationRef, conversation []api.Message, replaying bool) {
+	if h == nil || ref == nil || ref.Length > len(conversation) || replaying {
 		return
 	}
 	k := handoffKey{runID: ref.RunID, digest: ref.Digest, length: ref.Length}

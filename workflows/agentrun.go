@@ -174,9 +174,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	if in.Ref != nil {
 		safeInput["conversationDigest"] = in.Ref.Digest
 	}
-	if !workflow.IsReplaying(ctx) { // a replayed call has already run
-		w.handoff.Offer(in.Ref, w.Conversation)
-	}
+	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
 	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.ModelCall(w.Run.TargetRef(), w.ModelCalls()), st, "", 0))

@@ -32,9 +32,8 @@ type runState struct {
 	// of securityChangeID, policyChangeID and localCheckChangeID (version.go);
 	// false only while replaying a history from before it.
 	hardened, policy, localCheck bool
-	// generic is true when the run took registryChangeID's batch: its
-	// tools run through the registry's activities, and agent is its agent.
-	// engine: it took engineChangeID's.
+	// generic (engine) is true when the run took registryChangeID's (engineChangeID's)
+	// batch: a generic run's tools run through the registry, and agent is its agent.
 	generic, engine bool
 	registry        *tools.Registry
 	agent           tools.Agent
