@@ -143,6 +143,31 @@ func (s *QueryConversationStore) VerifiedConversation(ctx context.Context, ref a
 	return p.forModel(), nil
 }
 
+// Adopt checks a conversation handed over in this process for ref, as
+// VerifiedConversation checks an answer of the run: on the run's verified
+// prefix when the store holds one, so that only the messages after it are
+// hashed, else whole. It keeps the result as the run's prefix and gives the
+// model a copy.
+func (s *QueryConversationStore) Adopt(ref api.ConversationRef, handed []api.Message) ([]api.Message, error) {
+	if len(handed) != ref.Length {
+		return nil, conversationMismatch(ref, fmt.Sprintf("%d messages instead of %d", len(handed), ref.Length))
+	}
+	var (
+		p   *verifiedPrefix
+		err error
+	)
+	if held := s.cache.take(ref.RunID); held != nil && len(held.messages) <= ref.Length {
+		p, err = held.extend(ref, append(slices.Clip(held.messages), cloneMessages(handed[len(held.messages):])...))
+	}
+	if p == nil || err != nil {
+		if p, err = verifiedFrom(ref, cloneMessages(handed)); err != nil {
+			return nil, err
+		}
+	}
+	s.cache.put(p)
+	return p.forModel(), nil
+}
+
 func (s *QueryConversationStore) extend(ctx context.Context, ref api.ConversationRef, held *verifiedPrefix) (*verifiedPrefix, error) {
 	from := len(held.messages)
 	answer, err := s.fetch(ctx, ref, from)

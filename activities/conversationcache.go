@@ -6,7 +6,6 @@ import (
 	"encoding"
 	"encoding/hex"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/agentrun/agentrun/api"
@@ -143,5 +142,5 @@ func verifiedFrom(ref api.ConversationRef, messages []api.Message) (*verifiedPre
 // forModel is what the model is handed: its own slice, so that an append
 // to it never writes into the cached one.
 func (p *verifiedPrefix) forModel() []api.Message {
-	return slices.Clone(p.messages)
+	return cloneMessages(p.messages)
 }

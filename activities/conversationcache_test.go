@@ -2,8 +2,10 @@ package activities
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,4 +209,63 @@ func TestASmallConversationIsAskedForWholeRatherThanHeld(t *testing.T) {
 	}
 	require.Equal(t, []queriedRange{{len(conversation), 0}, {len(conversation), 0}}, runs.asked)
 	require.Zero(t, store.cache.lru.Len())
+}
+
+// A conversation handed over in the worker's process is checked on the
+// run's verified prefix and becomes the run's new one: a handoff after a
+// query, then a query after the handoff, each ask only for what is new.
+func TestAHandedOverConversationExtendsTheHeldPrefixAndTheNextQueryAsksOnlyForTheRest(t *testing.T) {
+	conversation := growingConversation(30)
+	runs := &fakeRuns{runs: map[string][]api.Message{"run-1": conversation}}
+	store := newCachedStore(runs, DefaultConversationCacheBytes)
+	handoff := NewConversationHandoff(store)
+	ctx := context.Background()
+	_, err := handoff.VerifiedConversation(ctx, *refTo(t, "run-1", conversation[:10]))
+	require.NoError(t, err)
+
+	ref := refTo(t, "run-1", conversation[:20])
+	handoff.Offer(ref, conversation, false)
+	got, err := handoff.VerifiedConversation(ctx, *ref)
+	require.NoError(t, err)
+	require.Equal(t, conversation[:20], got)
+	_, err = handoff.VerifiedConversation(ctx, *refTo(t, "run-1", conversation))
+	require.NoError(t, err)
+	require.Equal(t, []queriedRange{{10, 0}, {30, 20}}, runs.asked)
+
+	// Within what was verified, the held prefix counts, not what is handed
+	// over; past it, a forged message is a mismatch.
+	forged := slices.Clone(conversation)
+	forged[25].Content = "approved by everyone"
+	handoff.Offer(refTo(t, "run-1", conversation), forged, false)
+	got, err = handoff.VerifiedConversation(ctx, *refTo(t, "run-1", conversation))
+	require.NoError(t, err)
+	require.Equal(t, conversation, got)
+	longer := growingConversation(36)
+	runs.runs["run-1"] = longer
+	forged = slices.Clone(longer)
+	forged[33].Content = "approved by everyone"
+	handoff.Offer(refTo(t, "run-1", longer), forged, false)
+	_, err = handoff.VerifiedConversation(ctx, *refTo(t, "run-1", longer))
+	var appErr *temporal.ApplicationError
+	require.ErrorAs(t, err, &appErr)
+	require.Equal(t, api.ErrTypeConversationMismatch, appErr.Type())
+}
+
+// The handed-over messages are the workflow's own: what a model does to its
+// copy, down to a tool call's arguments, never reaches them.
+func TestWhatTheModelDoesWithAHandedOverConversationNeverReachesTheWorkflows(t *testing.T) {
+	conversation := growingConversation(12)
+	conversation[5] = api.Message{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{{ID: "call_5", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{"pullNumber":1}`)}}}
+	workflows := cloneMessages(conversation)
+	for _, next := range []ConversationStore{newCachedStore(&fakeRuns{}, DefaultConversationCacheBytes), &mapStore{}} {
+		handoff := NewConversationHandoff(next)
+		ref := refTo(t, "run-1", workflows)
+		handoff.Offer(ref, workflows, false)
+		got, err := handoff.VerifiedConversation(context.Background(), *ref)
+		require.NoError(t, err)
+		got[5].ToolCalls[0].Name = "create_issue"
+		got[5].ToolCalls[0].Arguments[2] = 'X'
+		got[9].Content = "rewritten"
+		require.Equal(t, conversation, workflows)
+	}
 }

@@ -1,6 +1,7 @@
 package activities
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 )
 
@@ -17,11 +19,17 @@ func (a *Activities) ExecuteTool(ctx context.Context, in api.ToolInput) (api.Too
 	if err != nil {
 		return api.ToolOutput{}, err
 	}
-	if _, isAction := t.(tools.Action); isAction && in.OperationKey == "" {
+	action, isAction := t.(tools.Action)
+	if isAction && in.OperationKey == "" {
 		return api.ToolOutput{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("%s: an action runs only under an operationKey", in.Tool), api.ErrTypeInvalidInput, nil)
 	}
-	return t.Execute(ctx, callOf(in))
+	call, err := callOf(action, in)
+	if err != nil {
+		return api.ToolOutput{}, err
+	}
+	out, err := t.Execute(ctx, call)
+	return withoutSafeCopy(out), err
 }
 
 // ReconcileTool asks a registered action whether its operationKey's effect
@@ -36,10 +44,15 @@ func (a *Activities) ReconcileTool(ctx context.Context, in api.ToolInput) (api.T
 		return api.ToolReconciliation{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("%s: only an action with an operationKey reconciles", in.Tool), api.ErrTypeInvalidInput, nil)
 	}
-	res, err := action.Reconcile(ctx, callOf(in))
+	call, err := callOf(action, in)
+	if err != nil {
+		return api.ToolReconciliation{}, err
+	}
+	res, err := action.Reconcile(ctx, call)
 	if err != nil {
 		return res, err
 	}
+	res.Output = withoutSafeCopy(res.Output)
 	switch res.Outcome {
 	case api.ReconcileFound, api.ReconcileNotCreated, api.ReconcileCannotTell:
 		return res, nil
@@ -82,6 +95,33 @@ func (a *Activities) tool(in api.ToolInput) (tools.Tool, error) {
 	return t, nil
 }
 
-func callOf(in api.ToolInput) tools.Call {
-	return tools.Call{Args: in.Args, Target: in.Target, OperationKey: in.OperationKey, Approved: in.Approved}
+// callOf is the call a tool gets. An input that names the approved preview
+// by its digest gets the preview the action makes of the same arguments,
+// and only when it is the approved one: a worker whose action would preview
+// them otherwise must not act on an approval of another text.
+func callOf(action tools.Action, in api.ToolInput) (tools.Call, error) {
+	call := tools.Call{Args: in.Args, Target: in.Target, OperationKey: in.OperationKey, Approved: in.Approved}
+	if in.ApprovedSHA256 == "" || in.Approved != "" {
+		return call, nil
+	}
+	if action == nil {
+		return call, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%s: only an action is approved", in.Tool), api.ErrTypeInvalidInput, nil)
+	}
+	preview, err := action.Preview(call)
+	if err != nil || api.PreviewDigest(preview) != in.ApprovedSHA256 {
+		return call, tools.Rejected(fmt.Sprintf("%s: the call is not the one approved (its preview on this worker differs)", in.Tool), err)
+	}
+	call.Approved = preview
+	return call, nil
+}
+
+// withoutSafeCopy leaves out a SafeOutput that is what the workflow makes
+// of Content anyway (api.ToolOutput: empty means Content, redacted), so
+// that the history does not record the same bytes twice.
+func withoutSafeCopy(out api.ToolOutput) api.ToolOutput {
+	if out.SafeOutput != nil && bytes.Equal(out.SafeOutput, redact.JSON(out.Content)) {
+		out.SafeOutput = nil
+	}
+	return out
 }

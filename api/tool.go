@@ -10,9 +10,27 @@ type ToolInput struct {
 	Args   json.RawMessage `json:"args"`
 	Target Target          `json:"target"`
 	// OperationKey and Approved are set for an action only (tools.Call).
-	OperationKey string `json:"operationKey,omitempty"`
-	Approved     string `json:"approved,omitempty"`
+	// Runs on the engine batch send ApprovedSHA256 (PreviewDigest) instead
+	// of Approved: the worker recomputes the preview from Args and takes it
+	// only when its digest matches, so the history records the text once
+	// (in the model's answer).
+	OperationKey   string `json:"operationKey,omitempty"`
+	Approved       string `json:"approved,omitempty"`
+	ApprovedSHA256 string `json:"approvedSha256,omitempty"`
 }
+
+// NewToolInput is the input of a call; preview is the approved text of an
+// action, sent as its PreviewDigest when byDigest.
+func NewToolInput(tool string, args json.RawMessage, target Target, operationKey, preview string, byDigest bool) ToolInput {
+	in := ToolInput{Tool: tool, Args: args, Target: target, OperationKey: operationKey, Approved: preview}
+	if byDigest && preview != "" {
+		in.Approved, in.ApprovedSHA256 = "", PreviewDigest(preview)
+	}
+	return in
+}
+
+// PreviewDigest is the sha256 of an action's approved preview.
+func PreviewDigest(preview string) string { return sha256Hex([]byte(preview)) }
 
 // ToolOutput is what a tool returns.
 type ToolOutput struct {

@@ -28,7 +28,15 @@ func Register(w worker.Registry, acts *activities.Activities) {
 	if acts.Tools == nil {
 		acts.Tools = agents.MustBuiltin(activities.NewGitHubAccess(acts))
 	}
-	w.RegisterWorkflowWithOptions(workflows.New(acts.Tools).AgentRun, workflow.RegisterOptions{
+	def := workflows.New(acts.Tools)
+	if handoff, ok := acts.Conversations.(*activities.ConversationHandoff); ok {
+		def = def.HandingOver(handoff)
+	} else if acts.Conversations != nil {
+		// Model calls that start where their run's workflow ran skip the query.
+		handoff = activities.NewConversationHandoff(acts.Conversations)
+		acts.Conversations, def = handoff, def.HandingOver(handoff)
+	}
+	w.RegisterWorkflowWithOptions(def.AgentRun, workflow.RegisterOptions{
 		Name:               api.WorkflowName,
 		VersioningBehavior: workflow.VersioningBehaviorPinned,
 	})

@@ -39,8 +39,10 @@ type agentRun struct {
 func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRun, error) {
 	w := &agentRun{}
 	w.registry = reg
-	w.inboxMemo = takesBatch(ctx, scaleChangeID)
-	w.generic = w.inboxMemo || takesBatch(ctx, registryChangeID)
+	both := takesBatch(ctx, perfChangeID)
+	w.inboxMemo = both || takesBatch(ctx, scaleChangeID)
+	w.engine = both || takesBatch(ctx, engineChangeID)
+	w.generic = w.inboxMemo || w.engine || takesBatch(ctx, registryChangeID)
 	w.hardened = w.generic || takesBatch(ctx, securityChangeID)
 	w.policy = w.generic || takesBatch(ctx, policyChangeID)
 	w.localCheck = w.generic || takesBatch(ctx, localCheckChangeID)
@@ -174,6 +176,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	if in.Ref != nil {
 		safeInput["conversationDigest"] = in.Ref.Digest
 	}
+	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
 	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.ModelCall(w.Run.TargetRef(), w.ModelCalls()), st, "", 0))

@@ -7,6 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/workflows/compact"
 )
 
 // errContinueAsNew unwinds a wait so that the loop can continue as new.
@@ -42,27 +43,9 @@ func (w *agentRun) continueAsNew(ctx workflow.Context) (api.RunResult, error) {
 	return api.RunResult{}, workflow.NewContinueAsNewError(ctx, api.WorkflowName, next)
 }
 
-// checkpoint is the run's state as continue-as-new carries it, compacted so
-// that it stays bounded: finished steps older than the newest
-// compactAfterSteps drop their input and output (statuses, keys and IDs
-// stay), and only the newest maxRetainedEvents events travel.
+// checkpoint is the run's state as continue-as-new carries it, bounded.
 func (s *runState) checkpoint() *api.Checkpoint {
-	cp := s.Checkpoint
-	if n := len(s.Steps); n > compactAfterSteps {
-		cp.Steps = make([]*api.AgentStep, n)
-		for i, st := range s.Steps {
-			if i < n-compactAfterSteps && st.Status.IsTerminal() {
-				c := *st
-				c.SafeInput, c.SafeOutput = nil, nil
-				st = &c
-			}
-			cp.Steps[i] = st
-		}
-	}
-	if n := len(cp.Events); n > maxRetainedEvents {
-		cp.Events = cp.Events[n-maxRetainedEvents:]
-	}
-	return &cp
+	return compact.Checkpoint(s.Checkpoint, compactAfterSteps, maxRetainedEvents)
 }
 
 // restore makes a checkpoint the run's state.

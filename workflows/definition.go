@@ -3,6 +3,7 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
@@ -13,10 +14,17 @@ import (
 // the same registry.
 type Definition struct {
 	registry *tools.Registry
+	handoff  *activities.ConversationHandoff
 }
 
 // New is the workflow over reg, which it only reads.
 func New(reg *tools.Registry) *Definition { return &Definition{registry: reg} }
+
+// HandingOver is the workflow handing each model call's conversation to h,
+// the ConversationStore of the activities registered beside it.
+func (d *Definition) HandingOver(h *activities.ConversationHandoff) *Definition {
+	return &Definition{registry: d.registry, handoff: h}
+}
 
 // builtin is the workflow over the built-in tools and agents. Its tools are
 // never executed here, so they need no GitHub access.
@@ -29,6 +37,7 @@ func (d *Definition) AgentRun(ctx workflow.Context, in api.RunInput) (api.RunRes
 	if err != nil {
 		return failedAtSetup(err)
 	}
+	w.handoff = d.handoff
 	return w.run(ctx)
 }
 

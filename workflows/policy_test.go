@@ -134,10 +134,12 @@ func TestPermissionCheckThatFailsAppliesNothing(t *testing.T) {
 func TestRunFromBeforeThePolicyBatchTakesAnyApprover(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnGetVersion(policyChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	// The registry batch implies every older one, so a run from before one
-	// is from before it too.
+	// The newer batches imply every older one, so a run from before one
+	// is from before them too.
 	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.env.OnGetVersion(scaleChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(engineChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(perfChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.approveAs("mallory")
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())

@@ -196,8 +196,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	}
 }
 
-// sleep is workflow.Sleep with a summary the Temporal UI shows on the timer.
-// It starts the same timer, so histories from before the summary replay.
+// sleep is workflow.Sleep with a summary for the Temporal UI: the same timer, so older histories replay.
 func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) error {
 	return workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: summary}).Get(ctx, nil)
 }

@@ -292,10 +292,12 @@ func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
 func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
 	h := newHarness(t)
 	h.env.OnGetVersion(securityChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	// The registry batch implies every older one, so a run from before one
-	// is from before it too.
+	// The newer batches imply every older one, so a run from before one
+	// is from before them too.
 	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.env.OnGetVersion(scaleChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(engineChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.env.OnGetVersion(perfChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	h.whenWaiting(time.Minute, func(id string) {
 		require.Equal(t, api.LegacyActionID(testRunID, 5), id)
 		h.decide(id, api.DecisionApprove, "alice", "")

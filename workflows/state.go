@@ -6,6 +6,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/tools"
@@ -31,13 +32,14 @@ type runState struct {
 	// the batch of securityChangeID, policyChangeID, localCheckChangeID and
 	// scaleChangeID (version.go); false only while replaying a history from before it.
 	hardened, policy, localCheck, inboxMemo bool
-	// generic is true when the run took registryChangeID's batch: its
-	// tools run through the registry's activities, and agent is its agent.
-	generic  bool
-	registry *tools.Registry
-	agent    tools.Agent
+	// generic (engine) is true when the run took registryChangeID's (engineChangeID's)
+	// batch: a generic run's tools run through the registry, and agent is its agent.
+	generic, engine bool
+	registry        *tools.Registry
+	agent           tools.Agent
 	// encoding keeps the conversation's canonical JSON between model calls.
 	encoding modelcall.Encoding
+	handoff  *activities.ConversationHandoff
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.

@@ -31,6 +31,12 @@ const (
 	registryChangeID = "tool-registry-2026-12"
 	// scaleChangeID (issue 12): a run that starts to wait writes its waiting actions to its memo (view.PublishInbox).
 	scaleChangeID = "scale-2026-12b"
+	// engineChangeID, December 2026 (issue 12): an action's activity input
+	// names its approved preview by digest, not as a second copy of its text.
+	engineChangeID = "engine-2026-12b"
+	// perfChangeID (issue 12) takes both the scale and the engine batch: a
+	// run from before it took one of them at most (testdata/v7, testdata/v6).
+	perfChangeID = "perf-2026-12c"
 )
 
 // batchVersion is the version of every change ID that has its batch.

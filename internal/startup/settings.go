@@ -29,6 +29,7 @@ func TemporalSettings[C any]() []config.Setting[C] {
 		{Name: "TEMPORAL_TLS_SERVER_CA_CERT_DATA", Description: "CA of the server's certificate, the PEM itself"},
 		{Name: "TEMPORAL_TLS_SERVER_NAME", Description: "name the server's certificate must carry; default the address's host"},
 		{Name: "TEMPORAL_TLS_DISABLE_HOST_VERIFICATION", Default: "false", Description: "true accepts any server certificate; test clusters only"},
+		{Name: "AGENTRUN_GRPC_COMPRESSION", Default: "auto", Description: "gzip, none, or auto: none to a loopback address (same machine), gzip otherwise"},
 		{Name: "AGENTRUN_PAYLOAD_KEYS", Secret: true, Description: "id:base64key,... (32-byte keys): AES-256-GCM payload encryption; every program needs the same list"},
 	}
 }

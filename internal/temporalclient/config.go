@@ -43,6 +43,9 @@ type Config struct {
 	// Codec encrypts every payload (AGENTRUN_PAYLOAD_KEYS); nil leaves them
 	// plain.
 	Codec *payloadcodec.Codec
+	// Compression is the gRPC compression (AGENTRUN_GRPC_COMPRESSION); the
+	// zero value is auto.
+	Compression Compression
 
 	// MetricsHandler and Interceptors are set by the program from
 	// internal/telemetry, never from the environment: the SDK's metrics (and
@@ -69,7 +72,8 @@ func (c Config) APIKey() bool { return c.auth.Credentials != nil }
 // ConfigFromEnv reads the connection from the environment and the optional
 // temporal.toml profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE; a variable
 // overrides the profile's value), and the payload keys from
-// AGENTRUN_PAYLOAD_KEYS. getenv is os.Getenv in a main and a map lookup in a
+// AGENTRUN_PAYLOAD_KEYS, and the gRPC compression from
+// AGENTRUN_GRPC_COMPRESSION. getenv is os.Getenv in a main and a map lookup in a
 // test; an empty variable counts as unset. A bad value is an error naming
 // the variable (or the profile's key).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
@@ -111,6 +115,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	cfg.auth = client.Options{Credentials: opts.Credentials, HeadersProvider: opts.HeadersProvider}
 	if cfg.Codec, err = payloadcodec.Parse(env["AGENTRUN_PAYLOAD_KEYS"]); err != nil {
 		return Config{}, fmt.Errorf("AGENTRUN_PAYLOAD_KEYS: %w", err)
+	}
+	if cfg.Compression, err = ParseCompression(env["AGENTRUN_GRPC_COMPRESSION"]); err != nil {
+		return Config{}, fmt.Errorf("AGENTRUN_GRPC_COMPRESSION: %w", err)
 	}
 	return cfg, nil
 }
@@ -223,6 +230,7 @@ func readEnv(getenv func(string) string) envVars {
 		"TEMPORAL_TLS_SERVER_NAME":               getenv("TEMPORAL_TLS_SERVER_NAME"),
 		"TEMPORAL_TLS_DISABLE_HOST_VERIFICATION": getenv("TEMPORAL_TLS_DISABLE_HOST_VERIFICATION"),
 		"AGENTRUN_PAYLOAD_KEYS":                  getenv("AGENTRUN_PAYLOAD_KEYS"),
+		"AGENTRUN_GRPC_COMPRESSION":              getenv("AGENTRUN_GRPC_COMPRESSION"),
 	}
 }
 

@@ -35,6 +35,7 @@ func (c Config) ClientOptions(logger *slog.Logger) client.Options {
 	}
 	conn := c.connection
 	conn.GetSystemInfoTimeout = dialTimeout
+	conn.GrpcCompression = c.Compression.For(c.Address).grpc()
 	dc := c.DataConverter()
 	return client.Options{
 		HostPort:        c.Address,
@@ -94,7 +95,8 @@ func (c Config) describeAuth() string {
 // LogAttrs describe the connection for a process's start-up log, without
 // secrets.
 func (c Config) LogAttrs() []any {
-	attrs := []any{"temporal", c.Address, "namespace", c.Namespace, "tls", c.TLS(), "apiKey", c.APIKey()}
+	attrs := []any{"temporal", c.Address, "namespace", c.Namespace, "tls", c.TLS(), "apiKey", c.APIKey(),
+		"grpcCompression", string(c.Compression.For(c.Address))}
 	if c.Profile != "" {
 		attrs = append(attrs, "temporalProfile", c.Profile, "temporalConfigFile", c.ConfigFile)
 	}

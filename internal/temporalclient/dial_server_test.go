@@ -32,3 +32,18 @@ func TestDialToUnknownNamespaceFailsNamingIt(t *testing.T) {
 	require.Contains(t, err.Error(), "namespace no-such-namespace")
 	require.Contains(t, err.Error(), s.Address())
 }
+
+// Both settings reach a real server: the SDK falls back per RPC only when
+// the server refuses gzip, so a wrong choice would show here.
+func TestDialWithEitherGRPCCompressionServesRequests(t *testing.T) {
+	s := testenv.StartServer(t, testenv.ServerOptions{})
+	for _, c := range []temporalclient.Compression{temporalclient.CompressionGzip, temporalclient.CompressionNone} {
+		cfg := s.Config()
+		cfg.Compression = c
+		cl, err := temporalclient.Dial(context.Background(), cfg, nil)
+		require.NoError(t, err, c)
+		_, err = cl.DescribeTaskQueue(context.Background(), "compression-check", 0)
+		require.NoError(t, err, c)
+		cl.Close()
+	}
+}
