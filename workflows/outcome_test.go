@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 	sdkpb "go.temporal.io/api/sdk/v1"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -41,13 +40,7 @@ func TestRunThatCannotReadItsPullRequestFails(t *testing.T) {
 
 func TestRunFromBeforeThePolicyBatchCompletesWithoutItsPullRequest(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(policyChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	// The newer batches imply every older one, so a run from before one
-	// is from before them too.
-	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(scaleChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(engineChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(perfChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.fromBefore(policyChangeID)
 	in := demoInput()
 	in.PullNumber = 99
 	h.run(in)

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -133,13 +132,7 @@ func TestPermissionCheckThatFailsAppliesNothing(t *testing.T) {
 // listed, the approval layer's word was final.
 func TestRunFromBeforeThePolicyBatchTakesAnyApprover(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(policyChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	// The newer batches imply every older one, so a run from before one
-	// is from before them too.
-	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(scaleChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(engineChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(perfChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.fromBefore(policyChangeID)
 	h.approveAs("mallory")
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())

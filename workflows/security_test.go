@@ -291,13 +291,7 @@ func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
 // that its recorded commands replay; see testdata/*.json.
 func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
 	h := newHarness(t)
-	h.env.OnGetVersion(securityChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	// The newer batches imply every older one, so a run from before one
-	// is from before them too.
-	h.env.OnGetVersion(registryChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(scaleChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(engineChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	h.env.OnGetVersion(perfChangeID, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
+	h.fromBefore(securityChangeID)
 	h.whenWaiting(time.Minute, func(id string) {
 		require.Equal(t, api.LegacyActionID(testRunID, 5), id)
 		h.decide(id, api.DecisionApprove, "alice", "")
