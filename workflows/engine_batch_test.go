@@ -98,35 +98,39 @@ func TestARunFromBeforeTheEngineBatchStillSendsTheApprovedText(t *testing.T) {
 // On the engine batch the approved text is recorded once (the model's
 // answer holds it in the arguments); the post names it by its digest.
 func TestARunOnTheEngineBatchNamesTheApprovedTextByItsDigest(t *testing.T) {
-	in, body := createInput(t, replayToolInputs(t, "v6/happy.json"))
+	for _, history := range []string{"v6/happy.json", "v8/happy.json"} {
+		in, body := createInput(t, replayToolInputs(t, history))
 
-	require.Empty(t, in.Approved)
-	require.Equal(t, api.PreviewDigest(body), in.ApprovedSHA256)
+		require.Empty(t, in.Approved, history)
+		require.Equal(t, api.PreviewDigest(body), in.ApprovedSHA256, history)
+	}
 }
 
-// A run on the engine batch records that batch alone: its marker implies
-// every older one, so no other marker (nor its TemporalChangeVersion upsert)
-// is written.
-func TestARunOnTheEngineBatchRecordsOneVersionMarker(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "v6", "*.json"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		h, err := os.Open(f)
+// A run on one of issue 12's batches records that batch alone: its marker
+// implies every older one, so no other marker (nor its TemporalChangeVersion
+// upsert) is written. A new run records perfChangeID, which takes both.
+func TestARunOnTheNewestBatchesRecordsOneVersionMarker(t *testing.T) {
+	for dir, changeID := range map[string]string{"v6": engineChangeID, "v7": scaleChangeID, "v8": perfChangeID} {
+		files, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
 		require.NoError(t, err)
-		history, err := client.HistoryFromJSON(h, client.HistoryJSONOptions{})
-		h.Close()
-		require.NoError(t, err)
-		var changeIDs []string
-		for _, ev := range history.Events {
-			m := ev.GetMarkerRecordedEventAttributes()
-			if m.GetMarkerName() != "Version" {
-				continue
+		require.NotEmpty(t, files)
+		for _, f := range files {
+			h, err := os.Open(f)
+			require.NoError(t, err)
+			history, err := client.HistoryFromJSON(h, client.HistoryJSONOptions{})
+			h.Close()
+			require.NoError(t, err)
+			var changeIDs []string
+			for _, ev := range history.Events {
+				m := ev.GetMarkerRecordedEventAttributes()
+				if m.GetMarkerName() != "Version" {
+					continue
+				}
+				var id string
+				require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["change-id"], &id))
+				changeIDs = append(changeIDs, id)
 			}
-			var id string
-			require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["change-id"], &id))
-			changeIDs = append(changeIDs, id)
+			require.Equal(t, []string{changeID}, changeIDs, f)
 		}
-		require.Equal(t, []string{engineChangeID}, changeIDs, f)
 	}
 }
