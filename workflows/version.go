@@ -29,14 +29,11 @@ const (
 	// agent, a turn's reads run concurrently, and an action binds its
 	// approval with ToolArgsHash (testdata/v4 and older predate it).
 	registryChangeID = "tool-registry-2026-12"
-	// scaleChangeID (issue 12): a run that starts to wait writes its waiting actions to its memo (view.PublishInbox).
-	scaleChangeID = "scale-2026-12b"
-	// engineChangeID, December 2026 (issue 12): an action's activity input
-	// names its approved preview by digest, not as a second copy of its text.
-	engineChangeID = "engine-2026-12b"
-	// perfChangeID (issue 12) takes both the scale and the engine batch: a
-	// run from before it took one of them at most (testdata/v7, testdata/v6).
-	perfChangeID = "perf-2026-12c"
+	// Issue 12: with scaleChangeID a waiting run writes its waiting actions
+	// to its memo (view.PublishInbox); with engineChangeID an action's input
+	// names its approved preview by digest, not by a second copy of its text;
+	// perfChangeID takes both (testdata/v6 and v7 each took one).
+	scaleChangeID, engineChangeID, perfChangeID = "scale-2026-12b", "engine-2026-12b", "perf-2026-12c"
 )
 
 // batchVersion is the version of every change ID that has its batch.
