@@ -26,28 +26,6 @@ func v5History(t *testing.T, name string) []*historypb.HistoryEvent {
 	return h.Events
 }
 
-// Every event of a run is written and read again by the server, and every
-// version marker brings the SDK's upsert of TemporalChangeVersion (a
-// visibility write), so a run on the newest batch records that batch alone.
-func TestARunOnTheRegistryBatchRecordsOneVersionMarker(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "v5", "*.json"))
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		var changeIDs []string
-		for _, ev := range v5History(t, filepath.Base(f)) {
-			m := ev.GetMarkerRecordedEventAttributes()
-			if m.GetMarkerName() != "Version" {
-				continue
-			}
-			var id string
-			require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["change-id"], &id))
-			changeIDs = append(changeIDs, id)
-		}
-		require.Equal(t, []string{registryChangeID}, changeIDs, f)
-	}
-}
-
 // A model call of a generic run names its agent instead of recording the
 // agent's tool schemas, and past the opening prompt it sends a reference
 // instead of the conversation that the tool results already recorded.
