@@ -31,9 +31,10 @@ func (e *NotFoundError) Unwrap() error        { return e.Err }
 
 // classify turns Temporal's answer into NotFoundError, or wraps it with what
 // was being done and, for a server that is down or slow, ErrUnavailable. A
-// call whose deadline passed is slow whatever the error says: the server
-// answers a query nobody polls for with Canceled once the caller's deadline
-// is gone.
+// call whose deadline passed is slow whatever the error says. So is a call
+// the server cancelled while its caller did not: the server answers a query
+// nobody polls for with Canceled as the caller's deadline comes near, and
+// that answer can arrive a moment before the caller's own timer fires.
 func classify(ctx context.Context, runID, doing string, err error) error {
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
@@ -42,7 +43,9 @@ func classify(ctx context.Context, runID, doing string, err error) error {
 	var unavailable *serviceerror.Unavailable
 	var deadline *serviceerror.DeadlineExceeded
 	var exhausted *serviceerror.ResourceExhausted
-	if errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &exhausted) ||
+	var canceled *serviceerror.Canceled
+	serverGaveUp := (errors.As(err, &canceled) || errors.Is(err, context.Canceled)) && !errors.Is(ctx.Err(), context.Canceled)
+	if errors.As(err, &unavailable) || errors.As(err, &deadline) || errors.As(err, &exhausted) || serverGaveUp ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		err = errors.Join(ErrUnavailable, err)
 	}
