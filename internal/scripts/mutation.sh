@@ -4,9 +4,10 @@
 # test efficacy (killed / (killed + lived)) is under THRESHOLD.
 #
 # Only the guarantee files are mutated: every other file of the package is
-# excluded, so the figure speaks of the marker and its proof, the comment
-# activities, GitHub's error classification and the permission check that
-# authorizes an approver; reconcile, approval, the checkpoint, the activity
+# excluded, so the figure speaks of the marker and its proof, the GitHub
+# actions and their approved-text check, GitHub's error classification and
+# the permission check that authorizes an approver; the conversation's proof
+# (length and digest, queried, cached or handed over); reconcile, approval, the checkpoint, the activity
 # options and the lifecycle tables; and the approval server's signature,
 # authorization, decision, webhook and command parsing.
 #
@@ -26,13 +27,13 @@ OUT=${OUT:-$ROOT/.data/mutation}
 
 # package: the guarantee files in it (basenames).
 GUARANTEES=(
-  "activities: tools.go permission.go"
+  "activities: tools.go permission.go conversation.go conversationcache.go handoff.go"
   "github: marker.go client.go permission.go proof.go"
   "workflows: reconcile.go approval.go checkpoint.go policy.go tools.go version.go"
   "workflows/decide: decide.go"
   "workflows/options: options.go"
   "tools: check.go registry.go"
-  "tools/ghtools: comment.go attempt.go issue.go labels.go review.go"
+  "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
   "api: lifecycle.go"
   "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go"
   "internal/approvalsrv/auth: signature.go csrf.go identity.go"
