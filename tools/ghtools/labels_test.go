@@ -118,3 +118,9 @@ func TestAddLabelsSchemaRefusesBadCalls(t *testing.T) {
 	}
 	require.Empty(t, refusal(t, api.ToolAddLabels, labelsArgs))
 }
+
+// The model is told which label is blank.
+func TestAddLabelsNamesTheBlankLabel(t *testing.T) {
+	_, err := ghtools.NewAddLabels(nil).Preview(tools.Call{Target: pr, Args: json.RawMessage(`{"labels":["bug","  "]}`)})
+	require.ErrorContains(t, err, "label 2 is blank")
+}

@@ -3,6 +3,7 @@ package ghtools_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -253,5 +254,31 @@ func TestMarkerActionsWhenTheWorkerMayNotLookOrPost(t *testing.T) {
 			}
 			require.Zero(t, f.total(), "nothing reached GitHub")
 		})
+	}
+}
+
+// What the model is told names the part it got wrong, and a review without
+// inline comments says nothing of them.
+func TestCreateReviewNamesTheInlineCommentItRefusesAndOmitsNoneFromItsPreview(t *testing.T) {
+	action := ghtools.NewCreateReview(nil)
+	marker := api.OperationMarker("run-1:3")
+	_, err := action.Preview(tools.Call{Target: pr, Args: json.RawMessage(`{"body":"ok","event":"COMMENT","comments":[` +
+		`{"path":"a.go","line":1,"body":"fine"},{"path":"a.go","line":2,"body":"` + jsonEscape(marker) + `"}]}`)})
+	require.ErrorContains(t, err, "inline comment 2")
+
+	preview := previewOf(t, action)(`{"body":"Fine.","event":"COMMENT"}`)
+	require.True(t, strings.HasPrefix(preview, "Review (COMMENT) on acme/widgets#7:"), preview)
+	require.NotContains(t, preview, "inline comment")
+}
+
+// A run on pull request #1 is a run on a pull request; one on #0 names none.
+func TestTheActionsOnAPullRequestTakeTheFirstAndRefuseNone(t *testing.T) {
+	for _, action := range []tools.Action{ghtools.NewCreateReview(nil), ghtools.NewAddLabels(nil)} {
+		first := api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}
+		touches, err := action.Touches(tools.Call{Target: first})
+		require.NoError(t, err)
+		require.Contains(t, touches, "acme/widgets#1")
+		_, err = action.Touches(tools.Call{Target: api.Target{Owner: "acme", Repo: "widgets"}})
+		require.ErrorContains(t, err, "names no pull request")
 	}
 }
