@@ -254,10 +254,15 @@ func TestAHandedOverConversationExtendsTheHeldPrefixAndTheNextQueryAsksOnlyForTh
 // The handed-over messages are the workflow's own: what a model does to its
 // copy, down to a tool call's arguments, never reaches them.
 func TestWhatTheModelDoesWithAHandedOverConversationNeverReachesTheWorkflows(t *testing.T) {
-	conversation := growingConversation(12)
-	conversation[5] = api.Message{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{{ID: "call_5", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{"pullNumber":1}`)}}}
-	workflows := cloneMessages(conversation)
+	// Built twice, so that the expected copy shares nothing with the other.
+	build := func() []api.Message {
+		c := growingConversation(12)
+		c[5] = api.Message{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{{ID: "call_5", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{"pullNumber":1}`)}}}
+		return c
+	}
+	conversation := build()
 	for _, next := range []ConversationStore{newCachedStore(&fakeRuns{}, DefaultConversationCacheBytes), &mapStore{}} {
+		workflows := build()
 		handoff := NewConversationHandoff(next)
 		ref := refTo(t, "run-1", workflows)
 		handoff.Offer(ref, workflows, false)
