@@ -39,10 +39,8 @@ type agentRun struct {
 func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRun, error) {
 	w := &agentRun{}
 	w.registry = reg
-	both := takesBatch(ctx, perfChangeID)
-	w.inboxMemo = both || takesBatch(ctx, scaleChangeID)
-	w.engine = both || takesBatch(ctx, engineChangeID)
-	w.generic = w.inboxMemo || w.engine || takesBatch(ctx, registryChangeID)
+	w.perf = takesBatch(ctx, perfChangeID)
+	w.generic = w.perf || takesBatch(ctx, registryChangeID)
 	w.hardened = w.generic || takesBatch(ctx, securityChangeID)
 	w.policy = w.generic || takesBatch(ctx, policyChangeID)
 	w.localCheck = w.generic || takesBatch(ctx, localCheckChangeID)

@@ -167,7 +167,7 @@ func (w *agentRun) upsertActionIDs(ctx workflow.Context) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet(view.ActionIDs(&w.Checkpoint))); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunActionIds failed", "error", err)
 	}
-	view.PublishInbox(ctx, &w.Checkpoint, w.inboxMemo) // an action proposed while the run already waits
+	view.PublishInbox(ctx, &w.Checkpoint, w.perf) // an action proposed while the run already waits
 }
 
 func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {

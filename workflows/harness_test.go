@@ -79,7 +79,7 @@ func demoInput() api.RunInput {
 // fromBefore makes the run one from before changeID's batch. The newer
 // batches imply every older one, so it is from before them too.
 func (h *harness) fromBefore(changeID string) {
-	for _, id := range []string{changeID, registryChangeID, scaleChangeID, engineChangeID, perfChangeID} {
+	for _, id := range []string{changeID, registryChangeID, perfChangeID} {
 		h.env.OnGetVersion(id, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
 	}
 }

@@ -38,11 +38,11 @@ func inboxMemos(t *testing.T, events []*historypb.HistoryEvent) []api.InboxMemo 
 	return memos
 }
 
-// A run on the scale batch writes, once per wait, what the inbox shows: the
+// A run on the perf batch writes, once per wait, what the inbox shows: the
 // action that waits, with its preview and input hash but not its input, and
-// the run it belongs to. It records the scale batch's marker alone.
-func TestARunOnTheScaleBatchWritesItsWaitingActionToItsMemoOncePerWait(t *testing.T) {
-	events := historyOf(t, "v7", "happy.json")
+// the run it belongs to. It records the perf batch's marker alone.
+func TestARunOnThePerfBatchWritesItsWaitingActionToItsMemoOncePerWait(t *testing.T) {
+	events := historyOf(t, "v6", "happy.json")
 	memos := inboxMemos(t, events)
 	require.Len(t, memos, 1)
 	memo := memos[0]
@@ -64,14 +64,20 @@ func TestARunOnTheScaleBatchWritesItsWaitingActionToItsMemoOncePerWait(t *testin
 			changeIDs = append(changeIDs, id)
 		}
 	}
-	require.Equal(t, []string{scaleChangeID}, changeIDs)
+	require.Equal(t, []string{perfChangeID}, changeIDs)
 
 	// An action proposed while the run already waits is written too: the
-	// memo then lists both, as the run query would.
-	two := inboxMemos(t, historyOf(t, "v7", "two-approvals.json"))
-	require.Len(t, two, 2)
+	// memo then lists both, as the run query would. The second, approved
+	// first, leaves the memo while the run still waits on the first: the
+	// inbox never offers an action that is already decided.
+	two := inboxMemos(t, historyOf(t, "v6", "two-approvals.json"))
+	require.Len(t, two, 3)
 	require.Len(t, two[0].Actions, 1)
 	require.Len(t, two[1].Actions, 2)
 	require.Equal(t, two[0].Actions[0].ID, two[1].Actions[0].ID)
 	require.NotEqual(t, two[1].Actions[0].ID, two[1].Actions[1].ID)
+	require.Equal(t, api.RunWaitingForUser, two[2].Run.Status)
+	require.Len(t, two[2].Actions, 1)
+	require.Equal(t, two[0].Actions[0].ID, two[2].Actions[0].ID)
+	require.Equal(t, api.ActionWaiting, two[2].Actions[0].State)
 }

@@ -32,12 +32,10 @@ var record = flag.Bool("record", false, "record the replay fixtures testdata/"+c
 // batch (securityChangeID), testdata/v2 before the policy batch
 // (policyChangeID), testdata/v3 before the local permission check
 // (localCheckChangeID), testdata/v4 before the tool registry
-// (registryChangeID), testdata/v5 before the engine and scale batches,
-// testdata/v6 on the engine batch alone (engineChangeID), testdata/v7 on the
-// scale batch alone (scaleChangeID), testdata/v8 on both (perfChangeID), and
+// (registryChangeID), testdata/v5 before the perf batch (perfChangeID), and
 // all must keep replaying; -record writes only the files its folder does not
 // have yet, so re-recording never overwrites one.
-const corpusVersion = "v8"
+const corpusVersion = "v6"
 
 // recordScenario is one recorded run. Its files are named after it; a file
 // name's part before the first dot names the workflow ID (record-<part>),

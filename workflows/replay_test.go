@@ -20,9 +20,8 @@ import (
 // (securityChangeID) and replays on its old path; testdata/v2/ after it and
 // before the policy batch (policyChangeID); testdata/v3/ on the policy batch;
 // testdata/v4/ on the local permission check (localCheckChangeID); testdata/v5/
-// on the tool registry (registryChangeID); testdata/v6/ on the engine batch
-// (engineChangeID) and testdata/v7/ on the scale batch (scaleChangeID), each
-// alone; testdata/v8/ on both (perfChangeID).
+// on the tool registry (registryChangeID); testdata/v6/ on the perf batch
+// (perfChangeID).
 var corpus = map[string][]string{
 	".":  recordedFirst,
 	"v2": recordedOnSecurity,
@@ -30,8 +29,6 @@ var corpus = map[string][]string{
 	"v4": recordedOnPolicy,
 	"v5": recordedOnRegistry,
 	"v6": recordedOnRegistry,
-	"v7": recordedOnRegistry,
-	"v8": recordedOnRegistry,
 }
 
 // Each batch recorded the scenarios of the one before it and those it added.

@@ -28,15 +28,14 @@ type runState struct {
 	approvalCh      workflow.ReceiveChannel
 	resolveCh       workflow.ReceiveChannel
 	refusalCh       workflow.ReceiveChannel
-	// hardened, policy, localCheck and inboxMemo are true when the run took
-	// the batch of securityChangeID, policyChangeID, localCheckChangeID and
-	// scaleChangeID (version.go); false only while replaying a history from before it.
-	hardened, policy, localCheck, inboxMemo bool
-	// generic (engine) is true when the run took registryChangeID's (engineChangeID's)
-	// batch: a generic run's tools run through the registry, and agent is its agent.
-	generic, engine bool
-	registry        *tools.Registry
-	agent           tools.Agent
+	// hardened, policy, localCheck and perf are true when the run took the
+	// batch of securityChangeID, policyChangeID, localCheckChangeID and
+	// perfChangeID (version.go); false only while replaying a history from before it.
+	hardened, policy, localCheck, perf bool
+	// generic: the run took registryChangeID's batch (tools via the registry).
+	generic  bool
+	registry *tools.Registry
+	agent    tools.Agent
 	// encoding keeps the conversation's canonical JSON between model calls.
 	encoding modelcall.Encoding
 	handoff  *activities.ConversationHandoff
@@ -98,7 +97,7 @@ func (s *runState) upsertStatus(ctx workflow.Context) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, s.statusAttrs(s.generic && s.Run.Status == api.RunWaitingForUser)...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
-	view.PublishInbox(ctx, &s.Checkpoint, s.inboxMemo)
+	view.PublishInbox(ctx, &s.Checkpoint, s.perf)
 }
 
 func (s *runState) statusAttrs(withActionIDs bool) []temporal.SearchAttributeUpdate {
@@ -166,6 +165,10 @@ func (s *runState) setActionState(ctx workflow.Context, pa *api.PendingAction, t
 	pa.DecidedAt = &now
 	runmetrics.ActionState(ctx, s.in.Agent, pa, to)
 	s.emit(ctx, api.EventActionState, pa.StepID, string(to), reason)
+	// Decided while others wait, it must leave the waiting run's memo.
+	if view.Waiting(&s.Checkpoint) > 0 {
+		view.PublishInbox(ctx, &s.Checkpoint, s.perf)
+	}
 }
 
 // ignore records a signal that changed nothing, and why.

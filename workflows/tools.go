@@ -193,7 +193,7 @@ func (w *agentRun) readOutput(ctx workflow.Context, st *api.AgentStep, f workflo
 
 // toolInput is what ExecuteTool and ReconcileTool get for a step's call.
 func (w *agentRun) toolInput(st *api.AgentStep, c tools.Checked) api.ToolInput {
-	return api.NewToolInput(st.ToolName, c.Call.Args, w.target, st.OperationKey, c.Preview, w.engine)
+	return api.NewToolInput(st.ToolName, c.Call.Args, w.target, st.OperationKey, c.Preview, w.perf)
 }
 
 // ofStep names a step's activity after the step (api.StepActivityID), so

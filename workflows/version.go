@@ -29,11 +29,10 @@ const (
 	// agent, a turn's reads run concurrently, and an action binds its
 	// approval with ToolArgsHash (testdata/v4 and older predate it).
 	registryChangeID = "tool-registry-2026-12"
-	// Issue 12: with scaleChangeID a waiting run writes its waiting actions
-	// to its memo (view.PublishInbox); with engineChangeID an action's input
-	// names its approved preview by digest, not by a second copy of its text;
-	// perfChangeID takes both (testdata/v6 and v7 each took one).
-	scaleChangeID, engineChangeID, perfChangeID = "scale-2026-12b", "engine-2026-12b", "perf-2026-12c"
+	// perfChangeID, December 2026 (issue 12): a waiting run keeps its waiting
+	// actions in its memo (view.PublishInbox), and an action's input names its
+	// approved preview by digest, not by a second copy of its text.
+	perfChangeID = "perf-2026-12c"
 )
 
 // batchVersion is the version of every change ID that has its batch.

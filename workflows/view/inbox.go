@@ -21,6 +21,17 @@ func Inbox(cp *api.Checkpoint) api.InboxMemo {
 	return memo
 }
 
+// Waiting counts the run's actions still waiting for a decision.
+func Waiting(cp *api.Checkpoint) int {
+	n := 0
+	for _, pa := range cp.Actions {
+		if pa.State == api.ActionWaiting {
+			n++
+		}
+	}
+	return n
+}
+
 // PublishInbox writes Inbox into the run's memo when the run took the
 // batch that keeps it (on) and now waits for approval. It is the one memo
 // write of a wait: a run that moves on leaves it, as the inbox lists only
