@@ -152,9 +152,9 @@ func measureRows(t *testing.T, ctx context.Context, rig *overheadRig, s benchSca
 	rows = append(rows, ratioGoal("history bytes per approved run", "≤ 2× bare",
 		float64(rig.shape.HistoryBytes), float64(rig.baseShape.HistoryBytes), atMost(2)))
 
-	agentLat, err := signalLatencies(ctx, rig.client, ids[agent.name()], api.ActivityExecuteTool)
+	agentLat, err := signalLatencies(ctx, rig.raw, ids[agent.name()], api.ActivityExecuteTool)
 	require.NoError(t, err)
-	baseLat, err := signalLatencies(ctx, rig.client, ids[base.name()], "")
+	baseLat, err := signalLatencies(ctx, rig.raw, ids[base.name()], "")
 	require.NoError(t, err)
 	rows = append(rows, ratioGoal(fmt.Sprintf("approval signal → create activity started, p99 ms (%d runs each)", len(agentLat)),
 		"≤ 1.2× bare signal → activity p99", percentileMs(agentLat, 99), percentileMs(baseLat, 99), atMost(1.2)))

@@ -1,0 +1,290 @@
+package payloadstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	commonpb "go.temporal.io/api/common/v1"
+	"go.temporal.io/api/proxy"
+	querypb "go.temporal.io/api/query/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+)
+
+// EncodingReference marks a payload that is a reference: its data is the
+// key of the stored payload, and nothing else.
+const EncodingReference = "agentrun/ref"
+
+const metadataEncoding = "encoding"
+
+// DefaultThreshold is the smallest payload stored by default: from there a
+// reference (about 75 bytes) is at most two fifths of what it replaces. What
+// stays inline below it is a run's small change (a read's arguments, a
+// status, a signal), while its pull request, patches, model answers,
+// previews and memo all go.
+const DefaultThreshold = 192
+
+// MinThreshold keeps a reference smaller than what it replaces.
+const MinThreshold = 128
+
+// Offloader stores the large payloads of the messages one client sends and
+// resolves the references in the messages it receives.
+type Offloader struct {
+	store     Store
+	threshold int
+	cache     *blobCache
+}
+
+// DefaultCacheBytes bounds the blobs an Offloader keeps in memory. A worker
+// reads back most of what it stored moments later (an activity's input in
+// its task, a result in the next workflow task); the cache spares it the
+// read and the hash. It is small because it is held for as long as runs
+// wait: the file system's own cache does the rest.
+const DefaultCacheBytes = 4 << 20
+
+// New offloads payloads of threshold bytes and more to store.
+func New(store Store, threshold int) (*Offloader, error) {
+	if threshold < MinThreshold {
+		return nil, fmt.Errorf("threshold %d bytes is under the minimum of %d", threshold, MinThreshold)
+	}
+	return &Offloader{store: store, threshold: threshold, cache: newBlobCache(DefaultCacheBytes)}, nil
+}
+
+// Store is where the payloads go.
+func (o *Offloader) Store() Store { return o.store }
+
+// Threshold is the smallest payload stored.
+func (o *Offloader) Threshold() int { return o.threshold }
+
+// recorded lists the requests whose payloads the server records in a history
+// (or a visibility memo). Heartbeats and query answers are not among them:
+// neither is recorded, and both are frequent.
+func recorded(req any) bool {
+	switch req.(type) {
+	case *workflowservice.StartWorkflowExecutionRequest,
+		*workflowservice.SignalWithStartWorkflowExecutionRequest,
+		*workflowservice.SignalWorkflowExecutionRequest,
+		*workflowservice.ExecuteMultiOperationRequest,
+		*workflowservice.UpdateWorkflowExecutionRequest,
+		*workflowservice.TerminateWorkflowExecutionRequest,
+		*workflowservice.RespondWorkflowTaskCompletedRequest,
+		*workflowservice.RespondWorkflowTaskFailedRequest,
+		*workflowservice.RespondActivityTaskCompletedRequest,
+		*workflowservice.RespondActivityTaskCompletedByIdRequest,
+		*workflowservice.RespondActivityTaskFailedRequest,
+		*workflowservice.RespondActivityTaskFailedByIdRequest,
+		*workflowservice.RespondActivityTaskCanceledRequest,
+		*workflowservice.RespondActivityTaskCanceledByIdRequest:
+		return true
+	}
+	return false
+}
+
+// UnaryClientInterceptor is the gRPC interceptor of one client.
+func (o *Offloader) UnaryClientInterceptor() grpc.UnaryClientInterceptor {
+	return func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if msg, ok := req.(proto.Message); ok && recorded(req) {
+			if err := o.offloadMessage(ctx, msg); err != nil {
+				return fmt.Errorf("payload store: %w", err)
+			}
+		}
+		if err := invoker(ctx, method, req, reply, cc, opts...); err != nil {
+			return err
+		}
+		if msg, ok := reply.(proto.Message); ok {
+			if err := proxy.VisitPayloads(ctx, msg, proxy.VisitPayloadsOptions{Visitor: o.resolve, SkipSearchAttributes: true}); err != nil {
+				return fmt.Errorf("payload store: %w", err)
+			}
+		}
+		return nil
+	}
+}
+
+// offloadMessage replaces the large payloads of msg with references, and
+// returns once the store holds them all: only then may the message go.
+func (o *Offloader) offloadMessage(ctx context.Context, msg proto.Message) error {
+	var pending []pendingRef
+	visit := func(vctx *proxy.VisitPayloadsContext, payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+		return o.offload(vctx, payloads, &pending)
+	}
+	if err := proxy.VisitPayloads(ctx, msg, proxy.VisitPayloadsOptions{Visitor: visit, SkipSearchAttributes: true}); err != nil {
+		return err
+	}
+	var blobs [][]byte
+	var fill []pendingRef
+	for _, p := range pending {
+		if where, ok := o.cache.where(p.key); ok {
+			setReference(p.ref, p.key, where)
+			continue
+		}
+		blobs = append(blobs, p.blob)
+		fill = append(fill, p)
+	}
+	if len(blobs) == 0 {
+		return nil
+	}
+	where, err := o.store.Put(ctx, blobs)
+	if err != nil {
+		return err
+	}
+	for i, p := range fill {
+		setReference(p.ref, p.key, where[i])
+		o.cache.add(p.key, where[i], p.blob)
+	}
+	return nil
+}
+
+// pendingRef is a payload on its way to the store: ref stands in for it in
+// the message and gets its place once Put says where.
+type pendingRef struct {
+	key  Key
+	blob []byte
+	ref  *commonpb.Payload
+}
+
+func (o *Offloader) offload(ctx *proxy.VisitPayloadsContext, payloads []*commonpb.Payload, pending *[]pendingRef) ([]*commonpb.Payload, error) {
+	// A legacy query's answer rides in a workflow task's completion.
+	if _, ok := ctx.Parent.(*querypb.WorkflowQueryResult); ok {
+		return payloads, nil
+	}
+	var out []*commonpb.Payload
+	for i, p := range payloads {
+		if proto.Size(p) < o.threshold || IsReference(p) {
+			continue
+		}
+		blob, err := proto.MarshalOptions{Deterministic: true}.Marshal(p)
+		if err != nil {
+			return nil, fmt.Errorf("serialize payload: %w", err)
+		}
+		ref := &commonpb.Payload{}
+		*pending = append(*pending, pendingRef{key: KeyOf(blob), blob: blob, ref: ref})
+		if out == nil {
+			out = append([]*commonpb.Payload(nil), payloads...)
+		}
+		out[i] = ref
+	}
+	if out == nil {
+		return payloads, nil
+	}
+	return out, nil
+}
+
+func (o *Offloader) resolve(ctx *proxy.VisitPayloadsContext, payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	var out []*commonpb.Payload
+	for i, p := range payloads {
+		if !IsReference(p) {
+			continue
+		}
+		resolved, err := o.fetch(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = append([]*commonpb.Payload(nil), payloads...)
+		}
+		out[i] = resolved
+	}
+	if out == nil {
+		return payloads, nil
+	}
+	return out, nil
+}
+
+func (o *Offloader) fetch(ctx context.Context, ref *commonpb.Payload) (*commonpb.Payload, error) {
+	var key Key
+	data := ref.GetData()
+	if len(data) <= len(key) {
+		return nil, errors.New("a payload reference without a sha256 and a place")
+	}
+	copy(key[:], data)
+	blob, ok := o.cache.get(key)
+	if !ok {
+		var err error
+		if blob, err = o.store.Get(ctx, data[len(key):]); err != nil {
+			return nil, err
+		}
+		if KeyOf(blob) != key {
+			return nil, fmt.Errorf("payload %s in %s: %w", key, o.store, ErrMismatch)
+		}
+		o.cache.add(key, data[len(key):], blob)
+	}
+	p := &commonpb.Payload{}
+	if err := proto.Unmarshal(blob, p); err != nil {
+		return nil, fmt.Errorf("payload %s: %w", key, err)
+	}
+	if IsReference(p) {
+		return nil, fmt.Errorf("payload %s is itself a reference", key)
+	}
+	return p, nil
+}
+
+// IsReference reports whether p is a reference to a stored payload.
+func IsReference(p *commonpb.Payload) bool {
+	return string(p.GetMetadata()[metadataEncoding]) == EncodingReference
+}
+
+// setReference makes p the reference to the payload key stored at where:
+// the sha256, then the place.
+func setReference(p *commonpb.Payload, key Key, where []byte) {
+	p.Metadata = map[string][]byte{metadataEncoding: []byte(EncodingReference)}
+	p.Data = append(append(make([]byte, 0, len(key)+len(where)), key[:]...), where...)
+}
+
+// blobCache keeps recently stored and read blobs, up to a byte budget,
+// evicting the oldest first. Its blobs are checked (or were made here).
+type blobCache struct {
+	mu       sync.Mutex
+	maxBytes int
+	bytes    int
+	blobs    map[Key]cached
+	order    []Key // insertion order; order[head:] are live or stale keys
+	head     int
+}
+
+func newBlobCache(maxBytes int) *blobCache {
+	return &blobCache{maxBytes: maxBytes, blobs: map[Key]cached{}}
+}
+
+// cached is a blob and where the store holds it.
+type cached struct{ where, blob []byte }
+
+func (c *blobCache) where(k Key) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.blobs[k]
+	return e.where, ok
+}
+
+func (c *blobCache) get(k Key) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.blobs[k]
+	return e.blob, ok
+}
+
+func (c *blobCache) add(k Key, where, blob []byte) {
+	if len(blob) > c.maxBytes {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.blobs[k]; ok {
+		return
+	}
+	c.blobs[k] = cached{where: append([]byte(nil), where...), blob: blob}
+	c.order = append(c.order, k)
+	c.bytes += len(blob)
+	for c.bytes > c.maxBytes {
+		old := c.order[c.head]
+		c.head++
+		c.bytes -= len(c.blobs[old].blob)
+		delete(c.blobs, old)
+	}
+	if c.head > len(c.order)/2 {
+		c.order = append([]Key(nil), c.order[c.head:]...)
+		c.head = 0
+	}
+}
