@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
+	"github.com/agentrun/agentrun/internal/payloadstore"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testenv"
 )
@@ -37,16 +39,23 @@ const (
 // codecApproval is the approval listener as the main wires it for keys.
 func codecApproval(t *testing.T, base *testenv.Stack, keys string) *httptest.Server {
 	t.Helper()
-	cfg, err := loadConfig(envtest.Getenv(map[string]string{
+	return codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_KEYS": keys})
+}
+
+// codecApprovalWith is codecApproval with the payload settings of payloads.
+func codecApprovalWith(t *testing.T, base *testenv.Stack, payloads map[string]string) *httptest.Server {
+	t.Helper()
+	env := map[string]string{
 		"APPROVAL_SECRET":             e2eSecret,
 		"GITHUB_WEBHOOK_SECRET":       e2eWebhookSecret,
 		"TEMPORAL_ADDRESS":            base.TemporalAddress(),
 		"GITHUB_API_URL":              base.GitHubURL,
 		"GITHUB_TOKEN":                "sandbox-token",
-		"AGENTRUN_PAYLOAD_KEYS":       keys,
 		"AGENTRUN_CODEC_TOKEN":        codecToken,
 		"AGENTRUN_CODEC_CORS_ORIGINS": "http://localhost:8233",
-	}))
+	}
+	maps.Copy(env, payloads)
+	cfg, err := loadConfig(envtest.Getenv(env))
 	require.NoError(t, err)
 	srv, err := newServer(cfg, base.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
@@ -134,6 +143,41 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+}
+
+// With a payload store as well as keys, the history holds neither the text
+// nor its ciphertext, only references; the codec endpoint of an approval
+// server with the same store and keys shows the text, and one with only the
+// store is accepted too.
+func TestAStoredEncryptedRunReadsThroughTheCodecEndpoint(t *testing.T) {
+	testenv.NeedsDevServer(t)
+	keys := payloadcodec.NewKeyEntry("2026-03")
+	codec, err := payloadcodec.Parse(keys)
+	require.NoError(t, err)
+	store := "file:" + t.TempDir()
+	payloads, err := payloadstore.Parse(store, "")
+	require.NoError(t, err)
+	const queue = "codec-store-e2e"
+	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue, PayloadCodec: codec, Payloads: payloads})
+	approval := codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_KEYS": keys, "AGENTRUN_PAYLOAD_STORE": store})
+	codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_STORE": store})
+
+	run := base.StartReview(t, queue)
+	action := base.WaitForApproval(t, run.GetID())
+	preview := firstLine(action.Preview)
+	base.Approve(t, run.GetID(), action.ID)
+	require.Equal(t, api.RunCompleted, base.WaitForResult(t, run).Status)
+
+	rawText := payloadText(t, showHistory(t, base.TemporalAddress(), run.GetID()))
+	decodedText := payloadText(t, showHistory(t, base.TemporalAddress(), run.GetID(),
+		"--codec-endpoint", approval.URL+"/codec", "--codec-auth", "Bearer "+codecToken))
+	for _, secret := range []string{prTitle, diffLine, preview} {
+		require.NotContains(t, rawText, secret, "raw history")
+		require.Contains(t, decodedText, secret, "history through the codec endpoint")
+	}
+	require.Contains(t, rawText, payloadstore.EncodingReference)
+	require.NotContains(t, decodedText, payloadstore.EncodingReference)
+	require.NotContains(t, decodedText, payloadcodec.EncodingEncrypted)
 }
 
 func dialWithKeys(t *testing.T, base *testenv.Stack, keys string) client.Client {

@@ -29,7 +29,7 @@ func routeServer(t *testing.T, runs *fakeRuns) *Server {
 	codec, err := payloadcodec.Parse("k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, payloadcodec.KeySize)))
 	require.NoError(t, err)
 	srv, err := New(testConfig(), testOptions(Options{
-		Runs: runs, Codec: payloadcodec.NewHandler(codec, payloadcodec.ServerConfig{Token: codecToken}, "default", quietLogger()),
+		Runs: runs, Codec: payloadcodec.NewHandler(codec, nil, payloadcodec.ServerConfig{Token: codecToken}, "default", quietLogger()),
 	}))
 	require.NoError(t, err)
 	return srv

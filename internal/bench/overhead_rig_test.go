@@ -96,6 +96,7 @@ type overheadRig struct {
 	client   client.Client
 	raw      client.Client
 	payloads *payloadstore.Offloader
+	server   *testenv.Server
 	ghClient *gogithub.Client // over the sandbox, for the rig's other workers
 	runs     *runclient.Client
 	sandbox  *ghsandbox.Server
@@ -143,7 +144,7 @@ func startOverheadRigWithCache(tb testing.TB, stickyCache int) *overheadRig {
 		require.NoError(tb, w.Start())
 		tb.Cleanup(w.Stop)
 	}
-	r := &overheadRig{client: agentClient, raw: srv.Client(), payloads: payloads, ghClient: ghClient, runs: runclient.New(agentClient, runclient.Options{}), sandbox: sandbox}
+	r := &overheadRig{client: agentClient, raw: srv.Client(), payloads: payloads, server: srv, ghClient: ghClient, runs: runclient.New(agentClient, runclient.Options{}), sandbox: sandbox}
 	r.stickyCache = stickyCache
 	r.matchShapes(tb)
 	return r
@@ -309,22 +310,31 @@ func (r *overheadRig) shapeOfOneRun(tb testing.TB, k contender) runShape {
 }
 
 // agentRunContender runs AgentRun with the offline reviewer against the
-// sandbox, approving its comment as the approval inbox would.
-type agentRunContender struct{ rig *overheadRig }
+// sandbox, approving its comment as the approval inbox would: on the rig's
+// agentrun worker, or on a variant's (variants_test.go).
+type agentRunContender struct {
+	rig   *overheadRig
+	label string
+	queue string
+	c     client.Client
+	runs  *runclient.Client
+}
 
-func (r *overheadRig) agentRun() agentRunContender { return agentRunContender{rig: r} }
+func (r *overheadRig) agentRun() agentRunContender {
+	return agentRunContender{rig: r, label: "agentrun", queue: agentRunQueue, c: r.client, runs: r.runs}
+}
 
-func (agentRunContender) name() string { return "agentrun" }
+func (k agentRunContender) name() string { return k.label }
 
 func (k agentRunContender) run(ctx context.Context, spec runSpec) error {
-	c, rc, id := k.rig.client, k.rig.runs, spec.id
+	c, rc, id := k.c, k.runs, spec.id
 	in := api.RunInput{
 		Repo: benchRepoOwner + "/" + benchRepoName, PullNumber: firstBenchPull + int(spec.seq%benchPulls),
 		UserID: "bench", ToolTimeout: 10 * time.Second,
 	}
 	// Started as bare as the baseline: runclient.Start's search attributes
 	// and ID policies would add visibility work the baseline does not do.
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: agentRunQueue}, api.WorkflowName, in)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: k.queue}, api.WorkflowName, in)
 	if err != nil {
 		return fmt.Errorf("start run %s: %w", id, err)
 	}

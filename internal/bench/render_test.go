@@ -25,6 +25,7 @@ type reportInput struct {
 	started          time.Time
 	took             time.Duration
 	rows             []goalRow
+	notes            []string // a line each, after the shapes
 	profileTop       string
 	shape, baseShape runShape
 	slowQueries      int64
@@ -44,6 +45,9 @@ func renderReport(in reportInput) string {
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s |\n", r.measure, r.goal, r.measured, met)
 	}
 	fmt.Fprintf(&sb, "\nagentrun: %s.\nbare: %s.\n", in.shape, in.baseShape)
+	for _, n := range in.notes {
+		sb.WriteString(n + "\n")
+	}
 	fmt.Fprintf(&sb, "Driver queries (either side) that timed out under load and were asked again: %d.\n", in.slowQueries)
 	sb.WriteString("Latencies are the server's event times (signal received → activity task started), read from each run's history. ")
 	sb.WriteString("VmRSS is that of the bench process, which holds the worker (and the driver and the sandbox, which keep nothing per waiting run).\n")

@@ -203,7 +203,7 @@ func settledRSSKiB() (int64, error) {
 func TestBenchWaitingRows(t *testing.T) {
 	env := requireRowBench(t)
 	rig := startOverheadRigWithCache(t, env.scale.stickyCache)
-	ctx, cancel := context.WithTimeout(context.Background(), waitingTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), waitingTimeout(env.scale.waitingRuns))
 	defer cancel()
 	waiting, err := rig.measureWaiting(ctx, env.scale.waitingRuns)
 	require.NoError(t, err)

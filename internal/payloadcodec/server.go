@@ -1,6 +1,7 @@
 package payloadcodec
 
 import (
+	"context"
 	"crypto/subtle"
 	"fmt"
 	"log/slog"
@@ -80,16 +81,19 @@ func validateOrigin(origin string) error {
 // token and CORS of cfg. namespace is the client's: the keys belong to it,
 // so a request for another namespace (the UI's X-Namespace) is refused.
 // Every request is logged to logger (nil means slog.Default): a decrypt
-// endpoint needs an audit trail of who used it.
-func NewHandler(codec *Codec, cfg ServerConfig, namespace string, logger *slog.Logger) http.Handler {
+// endpoint needs an audit trail of who used it. codec decrypts (nil: no
+// keys); refs, when the program has a payload store, resolves its
+// references first, within the request's context.
+func NewHandler(codec *Codec, refs func(context.Context) converter.PayloadCodec, cfg ServerConfig, namespace string, logger *slog.Logger) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &handler{codec: converter.NewPayloadCodecHTTPHandler(codec), cfg: cfg, namespace: namespace, logger: logger}
+	return &handler{crypto: codec, refs: refs, cfg: cfg, namespace: namespace, logger: logger}
 }
 
 type handler struct {
-	codec     http.Handler
+	crypto    *Codec
+	refs      func(context.Context) converter.PayloadCodec
 	cfg       ServerConfig
 	namespace string
 	logger    *slog.Logger
@@ -128,7 +132,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.logger.Info("codec request", "path", r.URL.Path, "peer", r.RemoteAddr, "origin", origin,
 		"forwardedFor", r.Header.Get("X-Forwarded-For"))
 	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
-	h.codec.ServeHTTP(w, r)
+	var codecs []converter.PayloadCodec
+	if h.refs != nil {
+		codecs = append(codecs, h.refs(r.Context()))
+	}
+	if h.crypto != nil {
+		codecs = append(codecs, h.crypto)
+	}
+	converter.NewPayloadCodecHTTPHandler(codecs...).ServeHTTP(w, r)
 }
 
 func (h *handler) authorized(r *http.Request) bool {

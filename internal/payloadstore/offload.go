@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/api/proxy"
 	querypb "go.temporal.io/api/query/v1"
 	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/converter"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
@@ -287,4 +288,33 @@ func (c *blobCache) add(k Key, where, blob []byte) {
 		c.order = append([]Key(nil), c.order[c.head:]...)
 		c.head = 0
 	}
+}
+
+// Codec resolves references for the remote codec endpoint (the Web UI and
+// `temporal --codec-endpoint`), which sees payloads as the history keeps
+// them. Its Encode leaves payloads as they are: what the UI encodes (a
+// signal it sends) goes through a client, which stores it.
+func (o *Offloader) Codec(ctx context.Context) converter.PayloadCodec { return refCodec{ctx: ctx, o: o} }
+
+type refCodec struct {
+	ctx context.Context
+	o   *Offloader
+}
+
+func (c refCodec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) { return payloads, nil }
+
+func (c refCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	out := make([]*commonpb.Payload, len(payloads))
+	for i, p := range payloads {
+		out[i] = p
+		if !IsReference(p) {
+			continue
+		}
+		resolved, err := c.o.fetch(c.ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = resolved
+	}
+	return out, nil
 }

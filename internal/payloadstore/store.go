@@ -11,6 +11,13 @@
 // converter: payloads are encrypted (AGENTRUN_PAYLOAD_KEYS) before they are
 // stored, so the store holds what the history would have held. Query answers
 // are never stored: they are not recorded, and the inbox asks them often.
+//
+// Why not the SDK's own External Storage (converter.ExternalStorage, still
+// experimental): it stores query answers too, and its reference (a protojson
+// message naming the driver) takes about 190 bytes, made for payloads of
+// 256 KiB. Here most payloads worth moving are 0.2 to 2 KB, and at 190
+// bytes a reference the approved run's history stays over twice the bare
+// shape's.
 package payloadstore
 
 import (
@@ -71,10 +78,29 @@ type Dir struct {
 	// synchronous=normal (make up).
 	noSync bool
 
-	mu      sync.Mutex
-	segment *os.File
-	name    [segmentIDBytes]byte
+	// rotateAt is the size past which the next Put starts a new segment.
+	rotateAt int64
+
+	mu      sync.Mutex // over segment and size
+	segment *segment
 	size    int64
+}
+
+// segment is the file a process appends to. Its syncs run outside Dir.mu,
+// so that the file system can commit the syncs of concurrent messages
+// together; pending holds its close until they are done.
+type segment struct {
+	f       *os.File
+	name    [segmentIDBytes]byte
+	pending sync.WaitGroup
+}
+
+// retire closes seg once the syncs in flight on it are done.
+func (seg *segment) retire() {
+	go func() {
+		seg.pending.Wait()
+		seg.f.Close()
+	}()
 }
 
 const (
@@ -93,7 +119,7 @@ func OpenDir(root string) (*Dir, error) {
 	if err := os.MkdirAll(root, 0o700); err != nil {
 		return nil, fmt.Errorf("create payload store: %w", err)
 	}
-	return &Dir{root: filepath.Clean(root)}, nil
+	return &Dir{root: filepath.Clean(root), rotateAt: maxSegmentBytes}, nil
 }
 
 // OpenDirUnsynced is OpenDir without the syncs: for a store beside a
@@ -120,49 +146,63 @@ func (d *Dir) segmentPath(id []byte) string {
 	return filepath.Join(d.root, hex.EncodeToString(id)+segmentSuffix)
 }
 
-// Put appends blobs to this process's segment in one write, then syncs it
-// once: a message costs one commit however many payloads it carries.
+// Put appends blobs to this process's segment in one write, then syncs it:
+// a message costs one commit however many payloads it carries, and the
+// syncs of messages sent at once share one.
 func (d *Dir) Put(ctx context.Context, blobs [][]byte) ([][]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.segment == nil || d.size > maxSegmentBytes {
-		if err := d.startSegment(); err != nil {
-			return nil, err
-		}
-	}
-	var buf []byte
-	where := make([][]byte, len(blobs))
-	for i, b := range blobs {
-		loc := append([]byte(nil), d.name[:]...)
-		loc = binary.AppendUvarint(loc, uint64(d.size)+uint64(len(buf)))
-		where[i] = binary.AppendUvarint(loc, uint64(len(b)))
-		buf = append(buf, b...)
-	}
-	n, err := d.segment.Write(buf)
-	d.size += int64(n)
-	if err == nil && !d.noSync {
-		err = d.segment.Sync()
-	}
+	seg, where, err := d.append(blobs)
 	if err != nil {
-		// What was written may be half a blob: start afresh.
-		d.segment.Close()
-		d.segment = nil
-		return nil, fmt.Errorf("append to payload segment %x: %w", d.name, err)
+		return nil, err
+	}
+	defer seg.pending.Done()
+	if !d.noSync {
+		if err := seg.f.Sync(); err != nil {
+			return nil, fmt.Errorf("sync payload segment %x: %w", seg.name, err)
+		}
 	}
 	return where, nil
 }
 
-func (d *Dir) startSegment() error {
-	if d.segment != nil {
-		d.segment.Close()
+// append writes blobs at the end of the current segment and says where
+// each landed; the caller syncs the segment and then calls pending.Done.
+func (d *Dir) append(blobs [][]byte) (*segment, [][]byte, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.segment == nil || d.size > d.rotateAt {
+		if err := d.startSegment(); err != nil {
+			return nil, nil, err
+		}
 	}
-	if _, err := rand.Read(d.name[:]); err != nil {
+	seg := d.segment
+	var buf []byte
+	where := make([][]byte, len(blobs))
+	for i, b := range blobs {
+		loc := append([]byte(nil), seg.name[:]...)
+		loc = binary.AppendUvarint(loc, uint64(d.size)+uint64(len(buf)))
+		where[i] = binary.AppendUvarint(loc, uint64(len(b)))
+		buf = append(buf, b...)
+	}
+	n, err := seg.f.Write(buf)
+	d.size += int64(n)
+	if err != nil {
+		// What was written may be half a blob: start afresh.
+		d.segment = nil
+		seg.retire()
+		return nil, nil, fmt.Errorf("append to payload segment %x: %w", seg.name, err)
+	}
+	seg.pending.Add(1)
+	return seg, where, nil
+}
+
+func (d *Dir) startSegment() error {
+	seg := &segment{}
+	if _, err := rand.Read(seg.name[:]); err != nil {
 		return fmt.Errorf("name a payload segment: %w", err)
 	}
-	f, err := os.OpenFile(d.segmentPath(d.name[:]), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(d.segmentPath(seg.name[:]), os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("create payload segment: %w", err)
 	}
@@ -173,7 +213,11 @@ func (d *Dir) startSegment() error {
 			return err
 		}
 	}
-	d.segment, d.size = f, 0
+	seg.f = f
+	if d.segment != nil {
+		d.segment.retire()
+	}
+	d.segment, d.size = seg, 0
 	return nil
 }
 

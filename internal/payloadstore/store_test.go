@@ -2,9 +2,11 @@ package payloadstore
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -44,6 +46,49 @@ func TestEachProcessAppendsToItsOwnSegmentAndReadsAnyOther(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "only the programs' user reads the runs' text")
 	}
+}
+
+// Messages sent at once append at once, and a full segment gives way to a
+// new one while syncs on it are still in flight: every blob reads back.
+func TestConcurrentPutsAcrossSegmentsAllReadBack(t *testing.T) {
+	ctx := context.Background()
+	d, err := OpenDir(t.TempDir())
+	require.NoError(t, err)
+	d.rotateAt = 64
+	type put struct {
+		blob  []byte
+		where []byte
+	}
+	puts := make(chan put, 200)
+	var wg sync.WaitGroup
+	for g := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 10 {
+				blob := []byte(fmt.Sprintf("message %d of sender %d, with a payload", i, g))
+				where, err := d.Put(ctx, [][]byte{blob})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				puts <- put{blob, where[0]}
+			}
+		}()
+	}
+	wg.Wait()
+	close(puts)
+	n := 0
+	for p := range puts {
+		got, err := d.Get(ctx, p.where)
+		require.NoError(t, err)
+		require.Equal(t, p.blob, got)
+		n++
+	}
+	require.Equal(t, 200, n)
+	segments, err := d.Segments()
+	require.NoError(t, err)
+	require.Greater(t, len(segments), 10, "the store rotated its segments")
 }
 
 // A reference names a place; one that points past a segment's end, into a
