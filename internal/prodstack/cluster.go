@@ -3,6 +3,7 @@ package prodstack
 import (
 	"context"
 	"maps"
+	"path/filepath"
 	"testing"
 
 	"go.temporal.io/sdk/client"
@@ -50,6 +51,9 @@ func Start(t testing.TB) *Cluster {
 		"TEMPORAL_TLS_CLIENT_KEY_PATH":     certs.ClientKeyFile,
 		"TEMPORAL_TLS_SERVER_CA_CERT_PATH": certs.CAFile,
 		"AGENTRUN_PAYLOAD_KEYS":            payloadcodec.NewKeyEntry(payloadKeyID),
+		// Synced, as beside a production server: every program reads and
+		// writes the same directory, as a deployment on one host would.
+		"AGENTRUN_PAYLOAD_STORE": "file:" + filepath.Join(root, "payloads"),
 	}
 	var err error
 	if c.cfg, err = temporalclient.ConfigFromEnv(envtest.Getenv(c.env)); err != nil {
@@ -69,7 +73,8 @@ func Start(t testing.TB) *Cluster {
 
 // ClientEnv is the environment that takes a program to this cluster:
 // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, the TEMPORAL_TLS_* paths of the
-// client certificate and the CA, and AGENTRUN_PAYLOAD_KEYS.
+// client certificate and the CA, AGENTRUN_PAYLOAD_KEYS and
+// AGENTRUN_PAYLOAD_STORE.
 func (c *Cluster) ClientEnv() map[string]string { return maps.Clone(c.env) }
 
 // Address is the frontend's host:port.
@@ -80,23 +85,39 @@ func (c *Cluster) Address() string { return c.cfg.Address }
 // RestartServer; the SDK reconnects.
 func (c *Cluster) Client() client.Client { return c.client }
 
+// RawClient is a client over the same mTLS connection with neither the
+// keys nor the store: the history exactly as the server keeps it.
+func (c *Cluster) RawClient(t testing.TB) client.Client {
+	t.Helper()
+	env := c.ClientEnv()
+	delete(env, "AGENTRUN_PAYLOAD_KEYS")
+	delete(env, "AGENTRUN_PAYLOAD_STORE")
+	return c.dial(t, env)
+}
+
 // PlainClient is a client over the same mTLS connection without the
-// payload keys: what someone who can read the namespace, but holds no key,
-// sees. It is closed when t ends.
+// payload keys (with the store, so that it sees ciphertext, not
+// references): what someone who can read the namespace and the store, but
+// holds no key, sees. It is closed when t ends.
 func (c *Cluster) PlainClient(t testing.TB) client.Client {
 	t.Helper()
 	env := c.ClientEnv()
 	delete(env, "AGENTRUN_PAYLOAD_KEYS")
+	return c.dial(t, env)
+}
+
+func (c *Cluster) dial(t testing.TB, env map[string]string) client.Client {
+	t.Helper()
 	cfg, err := temporalclient.ConfigFromEnv(envtest.Getenv(env))
 	if err != nil {
-		t.Fatalf("prodstack: the client variables without keys: %v", err)
+		t.Fatalf("prodstack: the client variables: %v", err)
 	}
-	plain, err := temporalclient.Dial(context.Background(), cfg, testenv.QuietLogger())
+	cl, err := temporalclient.Dial(context.Background(), cfg, testenv.QuietLogger())
 	if err != nil {
-		t.Fatalf("prodstack: dial the cluster without keys: %v", err)
+		t.Fatalf("prodstack: dial the cluster: %v", err)
 	}
-	t.Cleanup(plain.Close)
-	return plain
+	t.Cleanup(cl.Close)
+	return cl
 }
 
 // RestartServer stops the Temporal server process (SIGTERM, as an
