@@ -106,6 +106,12 @@ func TestAReferenceWhoseStoredPayloadWasEditedIsRefused(t *testing.T) {
 	err = o.UnaryClientInterceptor()(context.Background(), "/m", &workflowservice.PollActivityTaskQueueRequest{}, task, nil,
 		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil })
 	require.ErrorContains(t, err, "without a sha256 and a place")
+
+	hashOnly := &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte(EncodingReference)}, Data: ref.GetData()[:32]}
+	task = &workflowservice.PollActivityTaskQueueResponse{Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{hashOnly}}}
+	err = newOffloader(t, root).UnaryClientInterceptor()(context.Background(), "/m", &workflowservice.PollActivityTaskQueueRequest{}, task, nil,
+		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil })
+	require.ErrorContains(t, err, "without a sha256 and a place")
 }
 
 // Query answers are never recorded, and the inbox asks them often: they stay
@@ -156,6 +162,18 @@ func TestTheBlobCacheKeepsToItsBudget(t *testing.T) {
 	c.add(KeyOf(big), []byte("here"), big)
 	_, kept := c.get(KeyOf(big))
 	require.False(t, kept, "a blob over the whole budget is not kept")
+
+	exact := newBlobCache(100)
+	halves := [][]byte{[]byte(strings.Repeat("a", 50)), []byte(strings.Repeat("b", 50))}
+	for _, b := range halves {
+		exact.add(KeyOf(b), []byte("here"), b)
+	}
+	require.Len(t, exact.blobs, 2, "blobs that fill the budget exactly are all kept")
+	whole := []byte(strings.Repeat("c", 100))
+	exact.add(KeyOf(whole), []byte("here"), whole)
+	_, kept = exact.get(KeyOf(whole))
+	require.True(t, kept, "a blob of the whole budget is kept, alone")
+	require.Len(t, exact.blobs, 1)
 }
 
 func mustMarshal(t *testing.T, m proto.Message) []byte {

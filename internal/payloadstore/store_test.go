@@ -2,6 +2,7 @@ package payloadstore
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,6 +42,11 @@ func TestEachProcessAppendsToItsOwnSegmentAndReadsAnyOther(t *testing.T) {
 	segments, err := worker.Segments()
 	require.NoError(t, err)
 	require.Len(t, segments, 2, "one segment per process, however many blobs")
+	_, err = worker.Put(ctx, [][]byte{[]byte("a second message")})
+	require.NoError(t, err)
+	segments, err = worker.Segments()
+	require.NoError(t, err)
+	require.Len(t, segments, 2, "a second message goes to the same segment")
 	for _, s := range segments {
 		fi, err := os.Stat(s)
 		require.NoError(t, err)
@@ -91,6 +97,26 @@ func TestConcurrentPutsAcrossSegmentsAllReadBack(t *testing.T) {
 	require.Greater(t, len(segments), 10, "the store rotated its segments")
 }
 
+// A segment takes messages until it is past its size, then the next message
+// starts a new one.
+func TestASegmentGivesWayOnlyOnceItIsPastItsSize(t *testing.T) {
+	ctx := context.Background()
+	d, err := OpenDir(t.TempDir())
+	require.NoError(t, err)
+	first := []byte("sixteen bytes!!!")
+	d.rotateAt = int64(len(first))
+	count := func() int {
+		segments, err := d.Segments()
+		require.NoError(t, err)
+		return len(segments)
+	}
+	for i, want := range []int{1, 1, 2} {
+		_, err := d.Put(ctx, [][]byte{first})
+		require.NoError(t, err)
+		require.Equal(t, want, count(), "after message %d", i+1)
+	}
+}
+
 // A reference names a place; one that points past a segment's end, into a
 // segment that is not there, or that does not parse is an error, never a
 // read of something else.
@@ -110,13 +136,24 @@ func TestAPlaceTheStoreDoesNotHaveIsAnError(t *testing.T) {
 	_, err = d.Get(ctx, missing)
 	require.ErrorIs(t, err, ErrNotFound)
 
-	for _, bad := range [][]byte{w[:4], w[:segmentIDBytes], append(append([]byte(nil), w...), 1)} {
-		_, err = d.Get(ctx, bad)
-		require.Error(t, err, "%x", bad)
+	for _, bad := range []struct {
+		where []byte
+		want  string
+	}{
+		{w[:4], "without a segment"},
+		{w[:segmentIDBytes], "without an offset"},
+		{append(append([]byte(nil), w[:segmentIDBytes]...), 0), "without a valid length"},
+		{append(append([]byte(nil), w...), 1), "without a valid length"},
+	} {
+		_, err = d.Get(ctx, bad.where)
+		require.ErrorContains(t, err, bad.want, "%x", bad.where)
 	}
-	huge := append(append([]byte(nil), w[:segmentIDBytes]...), 0, 0xff, 0xff, 0xff, 0xff, 0x0f)
+	huge := binary.AppendUvarint(append(append([]byte(nil), w[:segmentIDBytes]...), 0), MaxBlobBytes+1)
 	_, err = d.Get(ctx, huge)
 	require.ErrorContains(t, err, "valid length", "a forged length is refused before anything is allocated")
+	largest := binary.AppendUvarint(append(append([]byte(nil), w[:segmentIDBytes]...), 0), MaxBlobBytes)
+	_, err = d.Get(ctx, largest)
+	require.ErrorIs(t, err, ErrNotFound, "the largest length is read, and the segment is shorter")
 }
 
 func TestParseRefusesWhatItCannotUseNamingTheVariable(t *testing.T) {
