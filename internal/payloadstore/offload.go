@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/api/proxy"
@@ -210,7 +211,8 @@ func (o *Offloader) fetch(ctx context.Context, ref *commonpb.Payload) (*commonpb
 		if KeyOf(blob) != key {
 			return nil, fmt.Errorf("payload %s in %s: %w", key, o.store, ErrMismatch)
 		}
-		o.cache.add(key, data[len(key):], blob)
+		// Read, not written here: its place may be in an old segment.
+		o.cache.add(key, nil, blob)
 	}
 	p := &commonpb.Payload{}
 	if err := proto.Unmarshal(blob, p); err != nil {
@@ -243,20 +245,34 @@ type blobCache struct {
 	blobs    map[Key]cached
 	order    []Key // insertion order; order[head:] are live or stale keys
 	head     int
+	now      func() time.Time
 }
 
 func newBlobCache(maxBytes int) *blobCache {
-	return &blobCache{maxBytes: maxBytes, blobs: map[Key]cached{}}
+	return &blobCache{maxBytes: maxBytes, blobs: map[Key]cached{}, now: time.Now}
 }
 
-// cached is a blob and where the store holds it.
-type cached struct{ where, blob []byte }
+// ReuseWithin bounds how long a process points new messages at a place it
+// wrote before, instead of writing the payload again: a segment is then never
+// referenced more than this long after its last write, which is what makes
+// removing old segments by age safe (docs/operations.md).
+const ReuseWithin = time.Hour
 
+// cached is a blob and, when this process wrote it, where and when.
+type cached struct {
+	where, blob []byte
+	written     time.Time
+}
+
+// where is the place of a blob this process wrote less than ReuseWithin ago.
 func (c *blobCache) where(k Key) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.blobs[k]
-	return e.where, ok
+	if !ok || e.where == nil || c.now().Sub(e.written) >= ReuseWithin {
+		return nil, false
+	}
+	return e.where, true
 }
 
 func (c *blobCache) get(k Key) ([]byte, bool) {
@@ -272,10 +288,18 @@ func (c *blobCache) add(k Key, where, blob []byte) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.blobs[k]; ok {
+	if e, ok := c.blobs[k]; ok {
+		if where != nil { // written again: its newest place
+			e.where, e.written = append([]byte(nil), where...), c.now()
+			c.blobs[k] = e
+		}
 		return
 	}
-	c.blobs[k] = cached{where: append([]byte(nil), where...), blob: blob}
+	e := cached{blob: blob}
+	if where != nil {
+		e.where, e.written = append([]byte(nil), where...), c.now()
+	}
+	c.blobs[k] = e
 	c.order = append(c.order, k)
 	c.bytes += len(blob)
 	for c.bytes > c.maxBytes {

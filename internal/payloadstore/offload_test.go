@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	commandpb "go.temporal.io/api/command/v1"
@@ -174,6 +175,36 @@ func TestTheBlobCacheKeepsToItsBudget(t *testing.T) {
 	_, kept = exact.get(KeyOf(whole))
 	require.True(t, kept, "a blob of the whole budget is kept, alone")
 	require.Len(t, exact.blobs, 1)
+}
+
+// A process points a new message at a place it wrote within the hour, and
+// writes the payload again after that, or when it only read the payload: a
+// segment is never referenced long after its last write, so old segments can
+// be removed by age.
+func TestAPlaceIsReusedOnlyWithinTheHourAfterThisProcessWroteIt(t *testing.T) {
+	o := newOffloader(t, t.TempDir())
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	o.cache.now = func() time.Time { return now }
+	body := jsonPayload(strings.Repeat("the same proposed comment ", 20))
+	place := func() string {
+		req := &workflowservice.RespondActivityTaskCompletedRequest{Result: &commonpb.Payloads{Payloads: []*commonpb.Payload{proto.Clone(body).(*commonpb.Payload)}}}
+		received, err := send(t, o, req, &workflowservice.RespondActivityTaskCompletedResponse{})
+		require.NoError(t, err)
+		return string(received.(*workflowservice.RespondActivityTaskCompletedRequest).GetResult().GetPayloads()[0].GetData())
+	}
+	first := place()
+	now = now.Add(ReuseWithin - time.Nanosecond)
+	require.Equal(t, first, place(), "within the hour: the same place, nothing written")
+	now = now.Add(time.Nanosecond)
+	second := place()
+	require.NotEqual(t, first, second, "an hour on: written again, at a new place")
+	now = now.Add(ReuseWithin - time.Nanosecond)
+	require.Equal(t, second, place(), "and that place is reused in its turn")
+
+	read := newOffloader(t, t.TempDir())
+	read.cache.add(KeyOf([]byte("x")), nil, []byte("x"))
+	_, ok := read.cache.where(KeyOf([]byte("x")))
+	require.False(t, ok, "a payload only read has no place to reuse")
 }
 
 func mustMarshal(t *testing.T, m proto.Message) []byte {
