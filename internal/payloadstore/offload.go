@@ -17,7 +17,7 @@ import (
 )
 
 // EncodingReference marks a payload that is a reference: its data is the
-// key of the stored payload, and nothing else.
+// sha256 of the stored payload, then its place in the store.
 const EncodingReference = "agentrun/ref"
 
 const metadataEncoding = "encoding"
