@@ -152,10 +152,9 @@ func (o *Offloader) offload(ctx *proxy.VisitPayloadsContext, payloads []*commonp
 	if _, ok := ctx.Parent.(*querypb.WorkflowQueryResult); ok {
 		return payloads, nil
 	}
-	var out []*commonpb.Payload
-	for i, p := range payloads {
+	return replaced(payloads, func(p *commonpb.Payload) (*commonpb.Payload, error) {
 		if proto.Size(p) < o.threshold || IsReference(p) {
-			continue
+			return p, nil
 		}
 		blob, err := proto.MarshalOptions{Deterministic: true}.Marshal(p)
 		if err != nil {
@@ -163,31 +162,40 @@ func (o *Offloader) offload(ctx *proxy.VisitPayloadsContext, payloads []*commonp
 		}
 		ref := &commonpb.Payload{}
 		*pending = append(*pending, pendingRef{key: KeyOf(blob), blob: blob, ref: ref})
-		if out == nil {
-			out = append([]*commonpb.Payload(nil), payloads...)
-		}
-		out[i] = ref
-	}
-	if out == nil {
-		return payloads, nil
-	}
-	return out, nil
+		return ref, nil
+	})
 }
 
 func (o *Offloader) resolve(ctx *proxy.VisitPayloadsContext, payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	return o.resolveAll(ctx, payloads)
+}
+
+// resolveAll puts back the payload of every reference in payloads.
+func (o *Offloader) resolveAll(ctx context.Context, payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	return replaced(payloads, func(p *commonpb.Payload) (*commonpb.Payload, error) {
+		if !IsReference(p) {
+			return p, nil
+		}
+		return o.fetch(ctx, p)
+	})
+}
+
+// replaced is payloads with each one swap changes, in a copy of the slice
+// made at the first change: the caller's slice stays as it was.
+func replaced(payloads []*commonpb.Payload, swap func(*commonpb.Payload) (*commonpb.Payload, error)) ([]*commonpb.Payload, error) {
 	var out []*commonpb.Payload
 	for i, p := range payloads {
-		if !IsReference(p) {
-			continue
-		}
-		resolved, err := o.fetch(ctx, p)
+		q, err := swap(p)
 		if err != nil {
 			return nil, err
+		}
+		if q == p {
+			continue
 		}
 		if out == nil {
 			out = append([]*commonpb.Payload(nil), payloads...)
 		}
-		out[i] = resolved
+		out[i] = q
 	}
 	if out == nil {
 		return payloads, nil
@@ -318,27 +326,19 @@ func (c *blobCache) add(k Key, where, blob []byte) {
 // `temporal --codec-endpoint`), which sees payloads as the history keeps
 // them. Its Encode leaves payloads as they are: what the UI encodes (a
 // signal it sends) goes through a client, which stores it.
-func (o *Offloader) Codec(ctx context.Context) converter.PayloadCodec { return refCodec{ctx: ctx, o: o} }
+func (o *Offloader) Codec(ctx context.Context) converter.PayloadCodec {
+	return refCodec{ctx: ctx, o: o}
+}
 
 type refCodec struct {
 	ctx context.Context
 	o   *Offloader
 }
 
-func (c refCodec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) { return payloads, nil }
+func (c refCodec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
+	return payloads, nil
+}
 
 func (c refCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
-	out := make([]*commonpb.Payload, len(payloads))
-	for i, p := range payloads {
-		out[i] = p
-		if !IsReference(p) {
-			continue
-		}
-		resolved, err := c.o.fetch(c.ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = resolved
-	}
-	return out, nil
+	return c.o.resolveAll(c.ctx, payloads)
 }
