@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"maps"
@@ -160,7 +161,7 @@ func TestAStoredEncryptedRunReadsThroughTheCodecEndpoint(t *testing.T) {
 	const queue = "codec-store-e2e"
 	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue, PayloadCodec: codec, Payloads: payloads})
 	approval := codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_KEYS": keys, "AGENTRUN_PAYLOAD_STORE": store})
-	codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_STORE": store})
+	storeOnly := codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_STORE": store})
 
 	run := base.StartReview(t, queue)
 	action := base.WaitForApproval(t, run.GetID())
@@ -178,6 +179,35 @@ func TestAStoredEncryptedRunReadsThroughTheCodecEndpoint(t *testing.T) {
 	require.Contains(t, rawText, payloadstore.EncodingReference)
 	require.NotContains(t, decodedText, payloadstore.EncodingReference)
 	require.NotContains(t, decodedText, payloadcodec.EncodingEncrypted)
+
+	// Without the keys the endpoint resolves references and decrypts
+	// nothing: what it shows is the ciphertext the history would have held.
+	resolvedText := payloadText(t, showHistory(t, base.TemporalAddress(), run.GetID(),
+		"--codec-endpoint", storeOnly.URL+"/codec", "--codec-auth", "Bearer "+codecToken))
+	require.NotContains(t, resolvedText, payloadstore.EncodingReference)
+	require.Contains(t, resolvedText, payloadcodec.EncodingEncrypted)
+	require.NotContains(t, resolvedText, prTitle)
+	// A forged reference is refused, naming what is wrong, never the store's path.
+	forged := `{"payloads":[{"metadata":{"encoding":"YWdlbnRydW4vcmVm"},"data":"` +
+		base64.StdEncoding.EncodeToString(append(make([]byte, 32), "\x00\x01\x02\x03\x04\x05\x06\x07\x00\x05"...)) + `"}]}`
+	req, err := http.NewRequest(http.MethodPost, storeOnly.URL+"/codec/decode", strings.NewReader(forged))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+codecToken)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Contains(t, string(answer), payloadstore.ErrNotFound.Error())
+	require.NotContains(t, string(answer), strings.TrimPrefix(store, "file:"))
+	// Without the token it resolves nothing either.
+	for _, body := range []string{`{"payloads":[]}`, `{"payloads":[{"metadata":{"encoding":"YWdlbnRydW4vcmVm"},"data":""}]}`} {
+		resp, err := http.Post(storeOnly.URL+"/codec/decode", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+	}
 }
 
 func dialWithKeys(t *testing.T, base *testenv.Stack, keys string) client.Client {

@@ -115,15 +115,16 @@ func (o *Offloader) offloadMessage(ctx context.Context, msg proto.Message) error
 	if err := proxy.VisitPayloads(ctx, msg, proxy.VisitPayloadsOptions{Visitor: visit, SkipSearchAttributes: true}); err != nil {
 		return err
 	}
+	// A payload the message carries twice is written once.
 	var blobs [][]byte
-	var fill []pendingRef
+	slot := map[Key]int{}
 	for _, p := range pending {
 		if where, ok := o.cache.where(p.key); ok {
 			setReference(p.ref, p.key, where)
-			continue
+		} else if _, ok := slot[p.key]; !ok {
+			slot[p.key] = len(blobs)
+			blobs = append(blobs, p.blob)
 		}
-		blobs = append(blobs, p.blob)
-		fill = append(fill, p)
 	}
 	if len(blobs) == 0 {
 		return nil
@@ -132,9 +133,11 @@ func (o *Offloader) offloadMessage(ctx context.Context, msg proto.Message) error
 	if err != nil {
 		return err
 	}
-	for i, p := range fill {
-		setReference(p.ref, p.key, where[i])
-		o.cache.add(p.key, where[i], p.blob)
+	for _, p := range pending {
+		if i, ok := slot[p.key]; ok {
+			setReference(p.ref, p.key, where[i])
+			o.cache.add(p.key, where[i], p.blob)
+		}
 	}
 	return nil
 }
@@ -339,6 +342,28 @@ func (c refCodec) Encode(payloads []*commonpb.Payload) ([]*commonpb.Payload, err
 	return payloads, nil
 }
 
+// Decode's errors reach the endpoint's caller as they are: they say what is
+// wrong with a reference, never where the store is.
 func (c refCodec) Decode(payloads []*commonpb.Payload) ([]*commonpb.Payload, error) {
-	return c.o.resolveAll(c.ctx, payloads)
+	out, err := c.o.resolveAll(c.ctx, payloads)
+	switch {
+	case err == nil:
+		return out, nil
+	case errors.Is(err, ErrMismatch):
+		return nil, clientError{cause: err, text: ErrMismatch.Error()}
+	case errors.Is(err, ErrNotFound):
+		return nil, clientError{cause: err, text: ErrNotFound.Error()}
+	default:
+		return nil, clientError{cause: err, text: "a payload reference that the payload store cannot resolve"}
+	}
 }
+
+// clientError is a resolution error as a remote caller may read it.
+type clientError struct {
+	cause error
+	text  string
+}
+
+func (e clientError) Error() string { return e.text }
+
+func (e clientError) Unwrap() error { return e.cause }

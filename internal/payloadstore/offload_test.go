@@ -43,6 +43,13 @@ func send(t *testing.T, o *Offloader, req, reply proto.Message) (proto.Message, 
 	return received, err
 }
 
+// receive passes reply through the interceptor as the answer of a call
+// (req): what the program gets from the server.
+func receive(o *Offloader, req, reply proto.Message) error {
+	return o.UnaryClientInterceptor()(context.Background(), "/m", req, reply, nil,
+		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil })
+}
+
 // An activity's large result reaches the server as a reference of 80 bytes
 // at most, a small one as it was; the worker that later receives the
 // reference in a history (here another process, with nothing in memory)
@@ -67,8 +74,7 @@ func TestALargeResultIsRecordedAsAReferenceAndReadBackExactly(t *testing.T) {
 		}},
 	}}}}
 	fresh := newOffloader(t, root)
-	err = fresh.UnaryClientInterceptor()(context.Background(), "/m", &workflowservice.GetWorkflowExecutionHistoryRequest{}, history, nil,
-		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil })
+	err = receive(fresh, &workflowservice.GetWorkflowExecutionHistoryRequest{}, history)
 	require.NoError(t, err)
 	back := history.GetHistory().GetEvents()[0].GetActivityTaskCompletedEventAttributes().GetResult().GetPayloads()
 	require.True(t, proto.Equal(large, back[0]))
@@ -97,21 +103,18 @@ func TestAReferenceWhoseStoredPayloadWasEditedIsRefused(t *testing.T) {
 	require.NoError(t, os.WriteFile(segments[0], []byte(edited), 0o600))
 
 	task := &workflowservice.PollActivityTaskQueueResponse{Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{ref}}}
-	err = newOffloader(t, root).UnaryClientInterceptor()(context.Background(), "/m", &workflowservice.PollActivityTaskQueueRequest{}, task, nil,
-		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil })
+	err = receive(newOffloader(t, root), &workflowservice.PollActivityTaskQueueRequest{}, task)
 	require.ErrorIs(t, err, ErrMismatch)
 
 	bogus := &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte(EncodingReference)}, Data: []byte("../../etc/passwd")}
 	require.Less(t, len(bogus.Data), 33)
 	task = &workflowservice.PollActivityTaskQueueResponse{Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{bogus}}}
-	err = o.UnaryClientInterceptor()(context.Background(), "/m", &workflowservice.PollActivityTaskQueueRequest{}, task, nil,
-		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil })
+	err = receive(o, &workflowservice.PollActivityTaskQueueRequest{}, task)
 	require.ErrorContains(t, err, "without a sha256 and a place")
 
 	hashOnly := &commonpb.Payload{Metadata: map[string][]byte{"encoding": []byte(EncodingReference)}, Data: ref.GetData()[:32]}
 	task = &workflowservice.PollActivityTaskQueueResponse{Input: &commonpb.Payloads{Payloads: []*commonpb.Payload{hashOnly}}}
-	err = newOffloader(t, root).UnaryClientInterceptor()(context.Background(), "/m", &workflowservice.PollActivityTaskQueueRequest{}, task, nil,
-		func(context.Context, string, any, any, *grpc.ClientConn, ...grpc.CallOption) error { return nil })
+	err = receive(newOffloader(t, root), &workflowservice.PollActivityTaskQueueRequest{}, task)
 	require.ErrorContains(t, err, "without a sha256 and a place")
 }
 
@@ -149,6 +152,27 @@ func TestQueryAnswersAndSearchAttributesStayInline(t *testing.T) {
 	received, err = send(t, o, heartbeat, &workflowservice.RecordActivityTaskHeartbeatResponse{})
 	require.NoError(t, err)
 	require.True(t, proto.Equal(answer, received.(*workflowservice.RecordActivityTaskHeartbeatRequest).GetDetails().GetPayloads()[0]))
+}
+
+// A message that carries one payload twice (two commands of one workflow
+// task with the same input) writes it once and points both at it.
+func TestAPayloadAMessageCarriesTwiceIsWrittenOnce(t *testing.T) {
+	o := newOffloader(t, t.TempDir())
+	body := jsonPayload(strings.Repeat("the same proposed comment ", 20))
+	req := &workflowservice.RespondActivityTaskCompletedRequest{Result: &commonpb.Payloads{Payloads: []*commonpb.Payload{body, proto.Clone(body).(*commonpb.Payload)}}}
+	received, err := send(t, o, req, &workflowservice.RespondActivityTaskCompletedResponse{})
+	require.NoError(t, err)
+	got := received.(*workflowservice.RespondActivityTaskCompletedRequest).GetResult().GetPayloads()
+	require.True(t, IsReference(got[0]))
+	require.Equal(t, got[0].GetData(), got[1].GetData(), "one place for both")
+	segments, err := o.Store().(*Dir).Segments()
+	require.NoError(t, err)
+	require.Len(t, segments, 1)
+	fi, err := os.Stat(segments[0])
+	require.NoError(t, err)
+	blob, err := proto.MarshalOptions{Deterministic: true}.Marshal(body)
+	require.NoError(t, err)
+	require.Equal(t, int64(len(blob)), fi.Size(), "written once")
 }
 
 func TestTheBlobCacheKeepsToItsBudget(t *testing.T) {

@@ -7,7 +7,7 @@
 // memos, a client reading a result) finds the reference, reads the store,
 // and takes the bytes only if they hash to it.
 //
-// It works on the gRPC messages of one client (Interceptor), under the data
+// It works on the gRPC messages of one client (Offloader.UnaryClientInterceptor), under the data
 // converter: payloads are encrypted (AGENTRUN_PAYLOAD_KEYS) before they are
 // stored, so the store holds what the history would have held. Query answers
 // are never stored: they are not recorded, and the inbox asks them often.
