@@ -36,16 +36,18 @@ func Write(path string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
-	if err := writeAtomic(path, append(raw, '\n')); err != nil {
+	if err := writeAtomic(path, append(raw, '\n'), syncDir); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
 	return nil
 }
 
 // writeAtomic sends data to a temporary file in the same directory (a rename
-// does not cross file systems), syncs it and renames it over path.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// does not cross file systems), syncs it, renames it over path and syncs the
+// directory with syncDir.
+func writeAtomic(path string, data []byte, syncDir func(dir string) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("create temporary file: %w", err)
 	}
@@ -70,5 +72,26 @@ func writeAtomic(path string, data []byte) error {
 		return fmt.Errorf("rename into place: %w", err)
 	}
 	written = true
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("renamed into place, but a crash may still undo it: %w", err)
+	}
+	return nil
+}
+
+// syncDir makes the entries of dir durable: the rename is an entry of the
+// directory, and until the directory itself is synced a crash may bring back
+// the old file although the new one was reported saved.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open directory %s: %w", dir, err)
+	}
+	if err := d.Sync(); err != nil {
+		_ = d.Close() // the sync's error is the one that matters
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	if err := d.Close(); err != nil {
+		return fmt.Errorf("close directory %s: %w", dir, err)
+	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package statefile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -64,4 +66,45 @@ func TestWriteIntoAMissingDirectoryFailsAndNamesThePath(t *testing.T) {
 
 	require.ErrorContains(t, err, path)
 	require.NoFileExists(t, path)
+}
+
+// TestWriteSyncsTheDirectoryAfterTheRename: the directory is synced once the
+// new file is in place, by the real syncDir.
+func TestWriteSyncsTheDirectoryAfterTheRename(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	var synced []string
+	err := writeAtomic(path, []byte(`{"version":2,"names":[]}`), func(d string) error {
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err, "the rename comes before the directory's sync")
+		require.JSONEq(t, `{"version":2,"names":[]}`, string(raw))
+		synced = append(synced, d)
+		return syncDir(d)
+	})
+
+	require.NoError(t, err)
+	require.Equal(t, []string{dir}, synced)
+}
+
+func TestAFailedDirectorySyncIsReportedAndLeavesNoTemporaryFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.json")
+	refused := errors.New("input/output error")
+
+	err := writeAtomic(path, []byte(`{"version":1,"names":[]}`), func(string) error { return refused })
+
+	require.ErrorIs(t, err, refused)
+	require.ErrorContains(t, err, "a crash may still undo it")
+	entries, readErr := os.ReadDir(dir)
+	require.NoError(t, readErr)
+	require.Len(t, entries, 1, "the file is in place and no temporary file stays")
+}
+
+func TestSyncDirOfAMissingDirectoryNamesIt(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "gone")
+
+	err := syncDir(gone)
+
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	require.ErrorContains(t, err, gone)
 }
