@@ -25,7 +25,8 @@ type Setting[C any] struct {
 	Default string
 	// Description is one line for --help and the docs.
 	Description string
-	// Secret keeps the value out of every message.
+	// Secret keeps the value out of every message, and lets the value come
+	// from the file that Name+"_FILE" names instead.
 	Secret bool
 	// Parse checks the value and stores it into the configuration. Its error
 	// need not name the variable: Read does. Nil means the table's Finish
@@ -74,6 +75,12 @@ func (t Table[C]) read(getenv func(string) string) (C, error) {
 			return c, &Error{msg: fmt.Sprintf("%s's settings table lists %s twice", t.Program, s.Name)}
 		}
 		v := getenv(s.Name)
+		if s.Secret {
+			var err error
+			if v, err = s.secretValue(getenv); err != nil {
+				return c, err
+			}
+		}
 		values[s.Name] = v
 		if v == "" {
 			v = s.Default

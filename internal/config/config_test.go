@@ -146,7 +146,8 @@ func TestHelpListsEverySettingWithItsDefaultOrRequirement(t *testing.T) {
 	require.NoError(t, sampleTable().WriteHelp(&out))
 
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	require.Len(t, lines, 2+len(sampleTable().Settings))
+	require.Len(t, lines, 2+len(sampleTable().Settings)+2)
+	require.Contains(t, lines[len(lines)-1], "NAME_FILE=/path", "a table with a secret tells how to give it as a file")
 	require.Regexp(t, `SAMPLE_PORT +\[default 8080\] +port`, lines[2])
 	require.Regexp(t, `SAMPLE_TOKEN +\[required unless SAMPLE_DEV=1, secret\] +token`, lines[3])
 	require.Regexp(t, `SAMPLE_SHARED +\[optional\] +read by a shared reader`, lines[5])

@@ -42,7 +42,21 @@ func (t Table[C]) WriteHelp(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write help: %w", err)
 	}
+	if t.hasSecret() {
+		if _, err := fmt.Fprintf(w, "\nA secret may instead be read from a file: NAME%s=/path (not both; one trailing newline is dropped).\n", FileSuffix); err != nil {
+			return fmt.Errorf("write help: %w", err)
+		}
+	}
 	return nil
+}
+
+func (t Table[C]) hasSecret() bool {
+	for _, s := range t.Settings {
+		if s.Secret {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultText is the default column: the value, or what it takes to leave
