@@ -85,6 +85,10 @@ func TestEveryAnswerFollowsGitHubsRESTDescription(t *testing.T) {
 		{"GET", repo + "/issues/1/comments", "", 200, "issues-list-comments"},
 		{"GET", repo + "/issues/1/labels", "", 200, "issues-list-labels-on-issue"},
 		{"GET", repo + "/issues/3/labels", "", 200, "issues-list-labels-on-issue"},
+		// GitHub's description gives the repository's list the issue's
+		// schema: an array of label.
+		{"GET", repo + "/labels?per_page=100", "", 200, "issues-list-labels-on-issue"},
+		{"GET", "/repos/acme/nope/labels", "", 404, "error-not-found"},
 		{"GET", repo + "/issues?state=all", "", 200, "issues-list-for-repo"},
 		{"GET", repo + "/issues?creator=carol&sort=created&direction=asc&per_page=1&page=1", "", 200, "issues-list-for-repo"},
 		{"GET", repo + "/collaborators/alice/permission", "", 200, "repos-get-collaborator-permission-level"},

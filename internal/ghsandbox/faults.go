@@ -21,7 +21,7 @@ const (
 // servedOps are the operations a fault can name: every endpoint of the API.
 var servedOps = []string{
 	OpGetPullRequest, OpListFiles, OpListComments, OpCreateComment, OpGetPermission, OpGetUser,
-	OpCreateReview, OpListReviews, OpAddLabels, OpListLabels, OpCreateIssue, OpListIssues,
+	OpCreateReview, OpListReviews, OpAddLabels, OpListLabels, OpListRepoLabels, OpCreateIssue, OpListIssues,
 }
 
 // AddFault queues a fault behind those already queued.

@@ -22,6 +22,12 @@ func listLabels(r *http.Request, rs *repoState) wire.Response {
 	return wire.Paginated(r, wire.NewLabels(b, rs.ref(), rs.labelsOn(number)))
 }
 
+// listRepoLabels is the repository's labels, in the order they were made:
+// the fixture's, then those an issue or pull request was the first to name.
+func listRepoLabels(r *http.Request, rs *repoState) wire.Response {
+	return wire.Paginated(r, wire.NewLabels(wire.BasesOf(r), rs.ref(), rs.labels))
+}
+
 func (s *Server) addLabels(r *http.Request) wire.Response {
 	var in wire.AddLabelsRequest
 	if resp, ok := s.decodeWrite(r, wire.DocsAddLabels, &in); !ok {

@@ -141,7 +141,13 @@ func (s *Server) restore(st savedState) error {
 		}
 	}
 	for rs, sr := range repos {
-		rs.labels = append([]wire.LabelFacts(nil), sr.Labels...)
+		// A file written before the fixture named a label keeps the
+		// fixture's label as well as its own.
+		for _, l := range sr.Labels {
+			if _, ok := rs.label(l.Name); !ok {
+				rs.labels = append(rs.labels, l)
+			}
+		}
 		for _, is := range sr.Issues {
 			rs.issues[is.Number] = &is
 		}

@@ -35,6 +35,7 @@ const (
 	OpListReviews    = "list_reviews"
 	OpAddLabels      = "add_labels"
 	OpListLabels     = "list_labels"
+	OpListRepoLabels = "list_repo_labels"
 	OpCreateIssue    = "create_issue"
 	OpListIssues     = "list_issues"
 	opUnknown        = "unknown"
@@ -84,6 +85,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpCreateReview, s.createReview))
 	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpListLabels, s.onRepo(wire.DocsListLabels, listLabels)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpAddLabels, s.addLabels))
+	s.mux.Handle("GET /repos/{owner}/{repo}/labels", s.api(OpListRepoLabels, s.onRepo(wire.DocsListRepoLabels, listRepoLabels)))
 	s.mux.Handle("GET /repos/{owner}/{repo}/issues", s.api(OpListIssues, s.onRepo(wire.DocsListIssues, listIssues)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))

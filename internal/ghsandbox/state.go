@@ -64,6 +64,7 @@ func newRepoStates(f Fixture) map[string]*repoState {
 			pulls:         map[int]*pullState{},
 			issues:        map[int]*Issue{},
 			issueLabels:   map[int][]string{},
+			labels:        append([]wire.LabelFacts(nil), fr.Labels...),
 		}
 		if rs.defaultBranch == "" {
 			rs.defaultBranch = "main"

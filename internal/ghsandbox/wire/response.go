@@ -17,6 +17,7 @@ const (
 	DocsListReviews    = "https://docs.github.com/rest/pulls/reviews#list-reviews-for-a-pull-request"
 	DocsAddLabels      = "https://docs.github.com/rest/issues/labels#add-labels-to-an-issue"
 	DocsListLabels     = "https://docs.github.com/rest/issues/labels#list-labels-for-an-issue"
+	DocsListRepoLabels = "https://docs.github.com/rest/issues/labels#list-labels-for-a-repository"
 	DocsCreateIssue    = "https://docs.github.com/rest/issues/issues#create-an-issue"
 	DocsListIssues     = "https://docs.github.com/rest/issues/issues#list-repository-issues"
 	DocsPermission     = "https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user"
