@@ -35,13 +35,15 @@ func TestSignedRejectCarriesItsReason(t *testing.T) {
 		h.runs.approvalSignals())
 }
 
-func TestSignedApproveUsesTheRunsSpellingOfTheApprover(t *testing.T) {
+// The list matches logins as GitHub does (ASCII case), but the signal
+// names whom the request names, not the list's entry.
+func TestSignedApproveForwardsTheApproverTheRequestNamesNotTheListsSpelling(t *testing.T) {
 	h := waitingHarness(t, nil, "Alice")
 
 	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow)
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
-	require.Equal(t, "Alice", h.runs.approvalSignals()[0].Approver)
+	require.Equal(t, "alice", h.runs.approvalSignals()[0].Approver)
 }
 
 func TestSignedDecisionWithBadBodyAnswers400AndSendsNothing(t *testing.T) {

@@ -93,7 +93,7 @@ func TestGoodBatchSendsOneSignalWithTheRestInBatch(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, []api.ApprovalSignal{{
 		ActionID: "act-1", ArgsHash: act1Hash, Batch: []api.ActionRef{{ActionID: "act-2", ArgsHash: act2Hash}},
-		Decision: "approve", Approver: "Alice", RequestID: "req-1", Channel: "signed API",
+		Decision: "approve", Approver: "alice", RequestID: "req-1", Channel: "signed API",
 	}}, h.runs.approvalSignals())
 
 	repeat := h.signedPost(batchPath, batchBody(t, "alice", "req-1", bothActions...), testNow)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentrun/agentrun/api"
@@ -131,18 +130,17 @@ func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decis
 	return answer.Accepted(statusSignalSent)
 }
 
-// authorizeApprover returns the approver's name as the run spells it, so that
-// the workflow's own (exact) check agrees with ours.
+// authorizeApprover returns the approver's name as the channel authenticated
+// it, never the list's spelling: the list matched by api.SameLogin, the
+// workflow's own rule, so the workflow sees and records who really decided.
 func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, answer.Outcome) {
 	approvers := action.Approvers
 	if len(approvers) == 0 {
 		approvers = run.Approvers
 	}
 	if len(approvers) > 0 {
-		for _, a := range approvers {
-			if strings.EqualFold(a, in.Request.Approver) {
-				return a, answer.Accepted("")
-			}
+		if slices.ContainsFunc(approvers, func(a string) bool { return api.SameLogin(a, in.Request.Approver) }) {
+			return in.Request.Approver, answer.Accepted("")
 		}
 		return "", answer.Refused(http.StatusForbidden, fmt.Sprintf("%s is not an approver of this run", in.Request.Approver))
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // MaxNameLength bounds a user name from the login proxy: it becomes the
@@ -94,6 +96,13 @@ func (p Proxy) Identify(r *http.Request, logger *slog.Logger) (string, error) {
 	identity := strings.TrimSpace(values[0])
 	if len(identity) > MaxNameLength || !utf8.ValidString(identity) || strings.ContainsFunc(identity, unicode.IsControl) {
 		return "", &Refusal{Code: http.StatusBadRequest, Message: "The login proxy sent an unusable user name."}
+	}
+	// The identity becomes an approver, a requester to match and a login
+	// whose GitHub permission is asked: anything but a GitHub login ("ſam",
+	// an e-mail address) would be matched or looked up as someone else.
+	if !runclient.ValidLogin(identity) {
+		logger.Warn("identity header is not a GitHub login", "peer", r.RemoteAddr, "header", p.Header)
+		return "", &Refusal{Code: http.StatusBadRequest, Message: "The login proxy sent a user name that is not a GitHub login; it must name GitHub users."}
 	}
 	return identity, nil
 }

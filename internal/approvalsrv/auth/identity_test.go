@@ -54,7 +54,7 @@ func TestIdentityIsTheProxysUserFromATrustedPeerOnly(t *testing.T) {
 	require.Empty(t, user)
 }
 
-func TestIdentityNamingTwoUsersOrAnUnusableOneIsRefused(t *testing.T) {
+func TestIdentityNamingTwoUsersOrOneThatIsNoGitHubLoginIsRefused(t *testing.T) {
 	p := proxyAt(t, "10.0.0.0/8")
 	for name, users := range map[string][]string{
 		"twice":           {"alice", "mallory"},
@@ -62,13 +62,22 @@ func TestIdentityNamingTwoUsersOrAnUnusableOneIsRefused(t *testing.T) {
 		"control":         {"ali\x01ce"},
 		"invalid UTF-8":   {"ali\xffce"},
 		"too long":        {strings.Repeat("a", MaxNameLength+1)},
+		"past 39":         {strings.Repeat("a", 40)},
+		"long s":          {"ſam"},
+		"Kelvin sign":     {"\u212Aate"},
+		"e-mail address":  {"alice@example.com"},
+		"double hyphen":   {"al--ice"},
+		"leading hyphen":  {"-alice"},
+		"inner space":     {"ali ce"},
 	} {
 		_, err := p.Identify(requestFrom("10.0.0.1:1", users...), quiet)
 		require.Equal(t, http.StatusBadRequest, refusalCode(t, err), name)
 	}
-	user, err := p.Identify(requestFrom("10.0.0.1:1", strings.Repeat("a", MaxNameLength)), quiet)
-	require.NoError(t, err)
-	require.Len(t, user, MaxNameLength)
+	for _, login := range []string{strings.Repeat("a", 39), "Kate", "sam-1", "deploy[bot]"} {
+		user, err := p.Identify(requestFrom("10.0.0.1:1", login), quiet)
+		require.NoError(t, err, login)
+		require.Equal(t, login, user)
+	}
 }
 
 func TestTrustedProxiesTakeCIDRsAndBareAddresses(t *testing.T) {
