@@ -26,6 +26,10 @@ type AgentTool struct {
 	// Ask makes an AgentDecides action wait for approval. A tool registered
 	// with AlwaysAsk asks whatever this says.
 	Ask bool
+	// Allow lists the values (labels, for add_labels) a call of a Scoped
+	// action may name and still run without asking, when Ask is false. A
+	// call naming anything else asks; with Allow empty, every call asks.
+	Allow []string
 	// Optional marks a tool whose failure degrades the answer (the run ends
 	// with outcome partial) instead of failing the run.
 	Optional bool

@@ -41,7 +41,7 @@ func (r *Registry) Check(a Agent, tc api.ToolCall, target api.Target) (Checked, 
 	if !offered || !registered {
 		return Checked{}, fmt.Sprintf("unknown tool %q", tc.Name)
 	}
-	spec := e.tool.Spec()
+	spec := spec(e, at)
 	args, refusal := readArgs(tc)
 	if refusal != "" {
 		return Checked{}, refusal
@@ -64,7 +64,7 @@ func (r *Registry) Check(a Agent, tc api.ToolCall, target api.Target) (Checked, 
 		return c, ""
 	}
 	c.Action = e.action
-	c.Ask = e.gate == AlwaysAsk || (e.gate == AgentDecides && at.Ask)
+	c.Ask = asks(e, at, c.Call)
 	// An action's own refusals read as the action's: "refused: <why>".
 	if c.Touches, err = e.action.Touches(c.Call); err != nil {
 		return Checked{}, fmt.Sprintf("refused: %v", err)

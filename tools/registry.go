@@ -99,6 +99,9 @@ func (r *Registry) AddAgent(a Agent) error {
 		if seen[t.Name] {
 			return fmt.Errorf("agent %q lists tool %q twice", a.Name, t.Name)
 		}
+		if err := checkAllow(a.Name, r.tools[t.Name], t); err != nil {
+			return err
+		}
 		seen[t.Name] = true
 	}
 	r.agents[a.Name] = a
@@ -114,6 +117,15 @@ func (r *Registry) Agent(name string) (Agent, error) {
 	return Agent{}, fmt.Errorf("unknown agent %q (this worker serves %s)", name, strings.Join(r.agentOrder, ", "))
 }
 
+// Agents are the registered agents, in the order they were added.
+func (r *Registry) Agents() []Agent {
+	out := make([]Agent, 0, len(r.agentOrder))
+	for _, name := range r.agentOrder {
+		out = append(out, r.agents[name])
+	}
+	return out
+}
+
 // Tool finds a registered tool by name.
 func (r *Registry) Tool(name string) (Tool, bool) {
 	e, ok := r.tools[name]
@@ -127,11 +139,12 @@ func (r *Registry) Action(name string) (Action, bool) {
 }
 
 // Specs are the agent's tools as the model is offered them, in the agent's
-// order.
+// order, each description ending with what the agent's calls of it ask of a
+// person (ApprovalNote).
 func (r *Registry) Specs(a Agent) []api.ToolSpec {
 	specs := make([]api.ToolSpec, 0, len(a.Tools))
 	for _, t := range a.Tools {
-		specs = append(specs, r.tools[t.Name].tool.Spec())
+		specs = append(specs, spec(r.tools[t.Name], t))
 	}
 	return specs
 }

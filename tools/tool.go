@@ -72,6 +72,7 @@ const (
 	// NeverAsk: the action runs at once, still under its operationKey and
 	// reconciled; for actions whose every possible effect is harmless.
 	NeverAsk Gate = "never"
-	// AgentDecides: the agent's AgentTool.Ask says.
+	// AgentDecides: the agent's AgentTool.Ask says, and for a Scoped
+	// action that does not Ask, its AgentTool.Allow (Approval).
 	AgentDecides Gate = "agent"
 )

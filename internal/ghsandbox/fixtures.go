@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox/fixture"
+	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // The fixture types are package fixture's; these names keep the sandbox's
@@ -14,6 +15,7 @@ type (
 	FixturePull    = fixture.Pull
 	FixtureFile    = fixture.File
 	FixtureComment = fixture.Comment
+	FixtureLabel   = wire.LabelFacts
 )
 
 // DefaultFixture is the demo state: acme/widgets with PR #1 (full of

@@ -33,7 +33,7 @@ type commentArgs struct {
 func (*CreateIssueComment) Spec() api.ToolSpec {
 	return api.ToolSpec{
 		Name:        api.ToolCreateIssueComment,
-		Description: "Post a review comment on the pull request. A person must approve the exact body first.",
+		Description: "Post a review comment on the pull request.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"body":{"type":"string","minLength":1,"maxLength":65000}},"required":["body"],"additionalProperties":false}`),
 		SideEffect:  true,
 	}

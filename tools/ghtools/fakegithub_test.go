@@ -33,6 +33,7 @@ const (
 	opCreateIssue  = "create issue"
 	opGetIssue     = "get issue"
 	opAddLabels    = "add labels"
+	opRepoLabels   = "list repo labels"
 )
 
 const botLogin = "agentrun-bot"
@@ -51,8 +52,10 @@ type fakeGitHub struct {
 	comments map[int64][]*gogithub.DraftReviewComment // by review ID
 	issues   []*gogithub.Issue                        // issue number = index + 1
 	prLabels []string
-	requests []string
-	queries  map[string]string // the last query of each operation
+	// repoLabels are the repository's own labels.
+	repoLabels []string
+	requests   []string
+	queries    map[string]string // the last query of each operation
 	// lose says how the next answer of an operation is lost after its
 	// effect: "hangup" or "502"; refuse answers an operation with a status
 	// before it does anything.
@@ -64,7 +67,8 @@ type fakeGitHub struct {
 
 func newFakeGitHub(t *testing.T) *fakeGitHub {
 	f := &fakeGitHub{t: t, comments: map[int64][]*gogithub.DraftReviewComment{}, queries: map[string]string{},
-		lose: map[string]string{}, refuse: map[string]int{}, pageSize: 100, nextID: 1000}
+		lose: map[string]string{}, refuse: map[string]int{}, pageSize: 100, nextID: 1000,
+		repoLabels: []string{"area/api", "needs-tests", "bug"}}
 	// Issue 7 is the run's pull request: GitHub lists it among the issues.
 	for n := 1; n <= pr.PullNumber; n++ {
 		f.issues = append(f.issues, &gogithub.Issue{Number: gogithub.Int(n), Title: gogithub.String(fmt.Sprintf("old %d", n)),
@@ -78,6 +82,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("POST /repos/acme/widgets/issues", f.createIssue)
 	mux.HandleFunc("GET /repos/acme/widgets/issues/7/labels", f.getIssue)
 	mux.HandleFunc("POST /repos/acme/widgets/issues/7/labels", f.addLabels)
+	mux.HandleFunc("GET /repos/acme/widgets/labels", f.listRepoLabels)
 	f.srv = httptest.NewUnstartedServer(mux)
 	f.srv.Listener.Close()
 	f.srv.Listener = testenv.Listen(t)
@@ -364,6 +369,19 @@ func (f *fakeGitHub) getIssue(w http.ResponseWriter, r *http.Request) {
 	labels := f.labelsNow()
 	f.mu.Unlock()
 	f.answer(w, opGetIssue, http.StatusOK, labels)
+}
+
+func (f *fakeGitHub) listRepoLabels(w http.ResponseWriter, r *http.Request) {
+	if !f.enter(w, r, opRepoLabels) {
+		return
+	}
+	f.mu.Lock()
+	labels := make([]*gogithub.Label, 0, len(f.repoLabels))
+	for _, l := range f.repoLabels {
+		labels = append(labels, &gogithub.Label{Name: gogithub.String(l)})
+	}
+	f.mu.Unlock()
+	f.answer(w, opRepoLabels, http.StatusOK, labels)
 }
 
 func (f *fakeGitHub) addLabels(w http.ResponseWriter, r *http.Request) {

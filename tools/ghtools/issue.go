@@ -46,7 +46,7 @@ type createIssue struct{}
 func NewCreateIssue(acc Access) tools.Action {
 	return newAction[issueArgs](acc, api.ToolCreateIssue,
 		"File a follow-up issue in the pull request's repository: a title, a body "+
-			"(Markdown) and optional labels. A person approves the exact issue first.",
+			"(Markdown) and optional labels.",
 		issueSchema, createIssue{})
 }
 

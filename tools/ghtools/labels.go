@@ -38,12 +38,13 @@ type labelsArgs struct {
 // is harmless when it does not.
 type addLabels struct{}
 
-// NewAddLabels is the add_labels action over acc.
-func NewAddLabels(acc Access) tools.Action {
-	return newAction[labelsArgs](acc, api.ToolAddLabels,
-		"Add labels to the pull request (labels it already carries stay; a label the "+
-			"repository does not have yet is created). A person approves the exact labels first.",
-		labelsSchema, addLabels{})
+// NewAddLabels is the add_labels action over acc. It is Scoped: an agent's
+// Allow list names the labels it adds without asking.
+func NewAddLabels(acc Access) tools.Scoped {
+	return scopedLabels{newAction[labelsArgs](acc, api.ToolAddLabels,
+		"Add labels the repository already has to the pull request (labels it already carries stay). "+
+			"It never creates a label: a name the repository lacks refuses the whole call.",
+		labelsSchema, addLabels{})}
 }
 
 func (addLabels) check(a labelsArgs) error {
@@ -97,7 +98,14 @@ func (e labelsEffect) execute(ctx context.Context, acc Access) (api.ToolOutput, 
 		out.AlreadyExisted = true
 		return out, nil
 	}
-	added, _, err := gh.Issues.AddLabelsToIssue(ctx, t.Owner, t.Repo, t.PullNumber, e.labels)
+	// GitHub creates a label an issue names that the repository lacks, and
+	// a new label can mean anything to the repository's bots; so only the
+	// repository's own spelling of a label it has is ever sent.
+	names, err := repoSpellings(ctx, gh, t, e.op, e.labels)
+	if err != nil {
+		return api.ToolOutput{}, err
+	}
+	added, _, err := gh.Issues.AddLabelsToIssue(ctx, t.Owner, t.Repo, t.PullNumber, names)
 	if err != nil {
 		return api.ToolOutput{}, writeFailed(e.op, err)
 	}

@@ -34,7 +34,7 @@ func TestAddLabelsAddsThemAndNamesTheEffectByTheSortedLabels(t *testing.T) {
 }
 
 func TestAddLabelsAfterALostResponseFindsThemAndAddsNothing(t *testing.T) {
-	testLostResponse(t, lostResponse{newAction: ghtools.NewAddLabels, tool: api.ToolAddLabels, args: labelsArgs, key: "run-1:5",
+	testLostResponse(t, lostResponse{newAction: func(acc ghtools.Access) tools.Action { return ghtools.NewAddLabels(acc) }, tool: api.ToolAddLabels, args: labelsArgs, key: "run-1:5",
 		write: opAddLabels, externalID: "bug,needs-tests",
 		between: func(t *testing.T, f *fakeGitHub) {
 			require.ElementsMatch(t, []string{"needs-tests", "bug"}, f.labels())

@@ -64,8 +64,7 @@ func NewCreateReview(acc Access) tools.Action {
 	return newAction[reviewArgs](acc, api.ToolCreatePullRequestReview,
 		"Post one review on the pull request: a body, an event (COMMENT, or REQUEST_CHANGES "+
 			"to ask for changes) and optional inline comments on lines of the diff (path, line, side: "+
-			"RIGHT for the new code, LEFT for the old). A person approves the exact review first; "+
-			"it cannot approve the pull request.",
+			"RIGHT for the new code, LEFT for the old). It cannot approve the pull request.",
 		reviewSchema, createReview{})
 }
 
