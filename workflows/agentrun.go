@@ -49,7 +49,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
 	var refused error
-	if cp != nil && w.hardened && !decide.CarriedByContinueAsNew(info.ContinuedExecutionRunID, info.CronSchedule) {
+	if cp != nil && w.hardened && !decide.CarriedByContinueAsNew(info.ContinuedExecutionRunID, info.Attempt, info.CronSchedule) {
 		// A checkpoint is the run's own memory, approvals included; taken
 		// from a start request it would let anyone post an action "already
 		// approved". The run starts empty only to fail where queries see it.

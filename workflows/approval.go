@@ -67,17 +67,47 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 	w.onDecision(ctx, sig)
 }
 
-// onBatch applies a decision on several actions as one decision per
-// action (decide.SplitBatch), or records why it applies none.
+// onBatch applies a decision on several actions whole or not at all: it
+// splits (decide.SplitBatch), and every part must pass every check before
+// any applies (decide.RefuseBatch). On a run that asks GitHub who may
+// decide, the batch waits in the queue as one decision, for one check.
 func (w *agentRun) onBatch(ctx workflow.Context, sig api.ApprovalSignal) {
-	each, why := decide.SplitBatch(sig, w.generic && w.agent.BatchApproval, w.agent.Name, w.ActionByID)
+	parts, why := decide.SplitBatch(sig, w.generic && w.agent.BatchApproval, w.agent.Name, w.ActionByID)
+	if why == "" {
+		why = w.rules().RefuseBatch(sig, parts, w.ActionByID, workflow.Now(ctx))
+	}
+	w.rememberBatch(sig, parts)
 	if why != "" {
 		w.ignore(ctx, "", why)
 		return
 	}
-	for _, one := range each {
-		w.onDecision(ctx, one)
+	if w.needsPermissionCheck() {
+		w.queueDecision(ctx, w.ActionByID(sig.ActionID), sig)
+		return
 	}
+	w.applyBatch(ctx, parts)
+}
+
+// rememberBatch records the batch's request on each action it names, as a
+// decision alone is remembered whether or not it applies.
+func (w *agentRun) rememberBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal) {
+	key := api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)
+	for _, part := range parts {
+		if pa := w.ActionByID(part.ActionID); pa != nil {
+			decide.Remember(pa, key)
+		}
+	}
+}
+
+// applyBatch settles every part of a batch that passed its checks.
+func (w *agentRun) applyBatch(ctx workflow.Context, parts []api.ApprovalSignal) {
+	for _, part := range parts {
+		w.applyDecision(ctx, w.ActionByID(part.ActionID), part)
+	}
+}
+
+func (w *agentRun) rules() decide.Rules {
+	return decide.Rules{Hardened: w.hardened, Approvers: w.Run.Approvers}
 }
 
 // onDecision handles a decision on one action.
@@ -120,7 +150,7 @@ func (w *agentRun) applyDecision(ctx workflow.Context, pa *api.PendingAction, si
 // decision at or past the deadline expires the action here, so that the
 // race with the timer has one outcome, settled in the workflow.
 func (w *agentRun) refuseDecision(ctx workflow.Context, pa *api.PendingAction, sig api.ApprovalSignal) string {
-	why, expired := decide.Rules{Hardened: w.hardened, Approvers: w.Run.Approvers}.Refuse(pa, sig, workflow.Now(ctx))
+	why, expired := w.rules().Refuse(pa, sig, workflow.Now(ctx))
 	if expired {
 		w.setActionState(ctx, pa, api.ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
 	}

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/workflows/decide"
 	"github.com/agentrun/agentrun/workflows/failure"
 	"github.com/agentrun/agentrun/workflows/options"
 )
@@ -50,6 +52,9 @@ func (w *agentRun) queueDecision(ctx workflow.Context, pa *api.PendingAction, si
 func (w *agentRun) checkNextDecision(ctx workflow.Context, awaited *api.PendingAction, timer workflow.Future) error {
 	sig := w.QueuedDecisions[0]
 	w.QueuedDecisions = w.QueuedDecisions[1:]
+	if len(sig.Batch) > 0 {
+		return w.checkQueuedBatch(ctx, awaited, timer, sig)
+	}
 	pa := w.ActionByID(sig.ActionID)
 	if pa == nil {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
@@ -90,6 +95,60 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, awaited *api.PendingA
 		w.applyDecision(ctx, pa, sig)
 	}
 	return nil
+}
+
+// checkQueuedBatch is checkNextDecision for a batch: its parts are judged
+// before and after one check of its decider, and apply all or none.
+func (w *agentRun) checkQueuedBatch(ctx workflow.Context, awaited *api.PendingAction, timer workflow.Future, sig api.ApprovalSignal) error {
+	refuse := func() ([]api.ApprovalSignal, string) {
+		parts, why := decide.SplitBatch(sig, w.agent.BatchApproval, w.agent.Name, w.ActionByID)
+		if why == "" {
+			why = w.rules().RefuseBatch(sig, parts, w.ActionByID, workflow.Now(ctx))
+		}
+		return parts, why
+	}
+	parts, why := refuse()
+	if why != "" {
+		w.ignore(ctx, "", why)
+		return nil
+	}
+	if !slices.ContainsFunc(parts, func(p api.ApprovalSignal) bool { return p.ActionID == awaited.ID }) {
+		timer = nil
+	}
+	who := strings.TrimSpace(sig.Approver)
+	permission, expired, err := w.checkPermission(ctx, w.ActionByID(sig.ActionID), who, timer)
+	switch {
+	case err != nil:
+		w.QueuedDecisions = append([]api.ApprovalSignal{sig}, w.QueuedDecisions...)
+		return err
+	case expired:
+		w.setActionState(ctx, awaited, api.ActionExpired, "", "no decision before "+awaited.ExpiresAt.UTC().Format(time.RFC3339))
+		w.ignore(ctx, "", fmt.Sprintf("batch %s by %s was not confirmed before action %s expired", sig.Decision, who, awaited.ID))
+	case permission == "":
+		w.ignore(ctx, "", fmt.Sprintf("batch %s by %s not applied: %s's permission on %s could not be checked",
+			sig.Decision, who, who, w.in.Repo))
+	case !api.CanApprove(permission):
+		w.ignore(ctx, "", fmt.Sprintf("%s has %s permission on %s; deciding needs write", who, permission, w.in.Repo))
+	default:
+		// The check took time: every part is judged again.
+		if parts, why = refuse(); why != "" {
+			w.ignore(ctx, "", why)
+			return nil
+		}
+		w.applyBatch(ctx, parts)
+	}
+	return nil
+}
+
+// batchStillWaiting reports whether every action a queued batch names still
+// waits, so that the batch stays queued for the wait of the next one.
+func (w *agentRun) batchStillWaiting(sig api.ApprovalSignal) bool {
+	for _, ref := range append([]api.ActionRef{{ActionID: sig.ActionID}}, sig.Batch...) {
+		if pa := w.ActionByID(ref.ActionID); pa == nil || pa.State != api.ActionWaiting {
+			return false
+		}
+	}
+	return true
 }
 
 // checkPermission runs the CheckRepoPermission activity as a
@@ -154,6 +213,17 @@ func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
 	for _, sig := range w.QueuedDecisions {
 		who := strings.TrimSpace(sig.Approver)
 		pa := w.ActionByID(sig.ActionID)
+		if len(sig.Batch) > 0 {
+			switch {
+			case why == "" && w.batchStillWaiting(sig):
+				keep = append(keep, sig)
+			case why != "":
+				w.ignore(ctx, "", fmt.Sprintf("batch %s by %s was not applied: %s", sig.Decision, who, why))
+			default:
+				w.ignore(ctx, "", fmt.Sprintf("batch %s by %s was not applied: an action it names was settled first", sig.Decision, who))
+			}
+			continue
+		}
 		switch {
 		case w.generic && why == "" && pa != nil && pa.State == api.ActionWaiting:
 			// Another action of the turn, still waiting: its decision

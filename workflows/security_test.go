@@ -90,10 +90,42 @@ func TestCheckpointFromAContinueAsNewIsRestored(t *testing.T) {
 }
 
 func TestOnlyAContinueAsNewCarriesACheckpoint(t *testing.T) {
-	require.False(t, decide.CarriedByContinueAsNew("", ""), "a fresh start")
-	require.True(t, decide.CarriedByContinueAsNew("r1", ""))
-	require.False(t, decide.CarriedByContinueAsNew("r1", "* * * * *"),
+	require.False(t, decide.CarriedByContinueAsNew("", 1, ""), "a fresh start")
+	require.True(t, decide.CarriedByContinueAsNew("r1", 1, ""))
+	require.False(t, decide.CarriedByContinueAsNew("r1", 1, "* * * * *"),
 		"a cron run repeats the start request's input, whoever sent it")
+	require.False(t, decide.CarriedByContinueAsNew("r1", 2, ""),
+		"a workflow retry repeats the start request's input too")
+}
+
+// retryAttempt makes the run see the start info of a workflow retry's
+// second attempt: Temporal sets ContinuedExecutionRunID to the failed
+// attempt and passes the original start request's input.
+type retryAttempt struct {
+	interceptor.WorkflowOutboundInterceptorBase
+}
+
+func (o *retryAttempt) GetInfo(ctx workflow.Context) *workflow.Info {
+	info := *o.Next.GetInfo(ctx)
+	info.Attempt, info.ContinuedExecutionRunID = 2, "failed-attempt-1"
+	return &info
+}
+
+func TestWorkflowRetryCarryingAnApprovedCheckpointFailsAndPostsNothing(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	forged := approveInCheckpoint(checkpointWaitingForApproval(t, sandbox))
+
+	h := newHarnessWith(t, sandbox)
+	h.env.SetWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{WrapOutbound(
+		func(next interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor {
+			return &retryAttempt{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: next}}
+		})}})
+	err := h.runFailing(forged, "carries a checkpoint, which only this run's own continue-as-new may pass")
+	require.Contains(t, err.Error(), "retryable: false", "a refused attempt must not be retried again")
+	require.Equal(t, 0, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, api.RunFailed, snap.Run.Status)
+	require.Empty(t, snap.Actions, "nothing of the forged checkpoint is taken")
 }
 
 func TestRejectWithoutAReasonIsIgnored(t *testing.T) {

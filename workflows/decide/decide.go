@@ -123,6 +123,35 @@ func SplitBatch(sig api.ApprovalSignal, allowed bool, agent string, lookup func(
 	return out, ""
 }
 
+// RefuseBatch says why the parts of a batch (SplitBatch) cannot all apply
+// now, or "" when every part passes every check it would pass alone: a new
+// request, a known decision and approver, a reject's reason, an action
+// still waiting and not past its deadline. A batch is one decision, so one
+// part that cannot apply stops every other. It changes nothing: a part at
+// its deadline is left for the timer to expire.
+func (r Rules) RefuseBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal, lookup func(id string) *api.PendingAction, now time.Time) string {
+	who := strings.TrimSpace(sig.Approver)
+	key := api.RequestKey(sig.Channel, who, sig.RequestID)
+	for _, part := range parts {
+		pa := lookup(part.ActionID)
+		why := ""
+		switch {
+		case pa == nil:
+			why = fmt.Sprintf("the batch names unknown action %q", part.ActionID)
+		case key != "" && slices.Contains(pa.RequestKeys, key):
+			why = fmt.Sprintf("repeated request %q on action %s", sig.RequestID, pa.ID)
+		default:
+			if why, _ = r.Refuse(pa, part, now); why != "" {
+				why = fmt.Sprintf("action %s: %s", pa.ID, why)
+			}
+		}
+		if why != "" {
+			return fmt.Sprintf("batch %s by %s not applied: %s", sig.Decision, api.TruncateUTF8(who, maxFieldBytes), why)
+		}
+	}
+	return ""
+}
+
 // RefuseResolve says why a resolve cannot apply, or "": awaiting is the step
 // the run waits on an operator for, resolved the resolve it already took.
 func RefuseResolve(sig api.ResolveSignal, awaiting string, resolved *api.ResolveSignal) string {
@@ -154,9 +183,11 @@ func Lookalike(c api.IgnoredComment) string {
 }
 
 // CarriedByContinueAsNew reports whether a run's input came from the
-// previous run of its chain (ContinuedExecutionRunID), the only source a
-// checkpoint may come from. A cron run also has a previous run, but its input
-// is the original start request's, so it does not count.
-func CarriedByContinueAsNew(continuedFrom, cronSchedule string) bool {
-	return continuedFrom != "" && cronSchedule == ""
+// previous run of its chain, the only source a checkpoint may come from.
+// ContinuedExecutionRunID alone does not prove it: a cron run has a previous
+// run too, and so has a workflow retry (attempt 2 and on), and both repeat
+// the original start request's input, whoever sent it. A continue-as-new
+// starts its run at attempt 1, without a cron schedule.
+func CarriedByContinueAsNew(continuedFrom string, attempt int32, cronSchedule string) bool {
+	return continuedFrom != "" && attempt == 1 && cronSchedule == ""
 }
