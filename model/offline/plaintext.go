@@ -17,6 +17,10 @@ import "strings"
 //     and the name stops "@org/team" (or an email address) from notifying.
 //   - the ":" of "://" and the "." of "www." get a backslash, which keeps
 //     GitHub's autolinker from turning a bare URL into a link.
+//   - "$" gets a backslash, so that "$x$" and "$$x$$" are not GitHub math
+//     (which renders as the author's formula, not the text typed).
+//   - "GH-123" gets a zero-width joiner after "GH": GitHub links it to
+//     issue 123 in the rendered text, where a backslash is already gone.
 func plainText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
@@ -28,7 +32,11 @@ func plainText(s string) string {
 		case c == '@':
 			b.WriteString("@\u200d")
 			continue
-		case strings.IndexByte("\\`*_[]~|&#", c) >= 0,
+		case ghAutolink(s, i):
+			b.WriteByte(c)
+			b.WriteString("\u200d")
+			continue
+		case strings.IndexByte("\\`*_[]~|&#$", c) >= 0,
 			c == ':' && strings.HasPrefix(s[i+1:], "//"),
 			c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
 			b.WriteByte('\\')
@@ -37,3 +45,13 @@ func plainText(s string) string {
 	}
 	return b.String()
 }
+
+// ghAutolink is true at the "H" of a word "GH-<digit>", in any case.
+func ghAutolink(s string, i int) bool {
+	return i > 0 && (s[i]|0x20) == 'h' && (s[i-1]|0x20) == 'g' && (i < 2 || !isAlnum(s[i-2])) &&
+		i+2 < len(s) && s[i+1] == '-' && isDigit(s[i+2])
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func isAlnum(c byte) bool { return isDigit(c) || ('a' <= c|0x20 && c|0x20 <= 'z') }
