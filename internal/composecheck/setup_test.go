@@ -48,7 +48,7 @@ func TestSetupScriptRegistersTheContractsSearchAttributesOnARealServer(t *testin
 	require.NotEmpty(t, declared)
 	setup := service(t, mustLoadCompose(t, nil), serviceTemporalSetup)
 	namespace := environment(setup)["TEMPORAL_NAMESPACE"]
-	server := startBareDevServer(t, filepath.Join(m.Root, "bin", "temporal"))
+	server := startBareDevServer(t, testenv.TemporalCLI(t))
 
 	for run := 1; run <= 2; run++ {
 		runSetupScript(t, m.Root, setup.Environment, server.address)
@@ -80,8 +80,6 @@ type bareDevServer struct {
 // what the script does).
 func startBareDevServer(t *testing.T, binary string) bareDevServer {
 	t.Helper()
-	_, err := os.Stat(binary)
-	require.NoError(t, err, "no Temporal CLI at %s; build it with `make bin/temporal`", binary)
 	address := testenv.FreeAddress(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)

@@ -32,10 +32,7 @@ func newMakeUp(t *testing.T) *makeUp {
 	require.NoError(t, err)
 	bins := builder.Binaries(t)
 	binDir := filepath.Dir(bins.Worker)
-	temporal := filepath.Join(root, "bin", "temporal")
-	if _, err := os.Stat(temporal); err != nil {
-		t.Fatalf("bin/temporal is missing (make bin/temporal): %v", err)
-	}
+	temporal := testenv.TemporalCLI(t)
 	link := filepath.Join(binDir, "temporal")
 	if _, err := os.Lstat(link); err != nil {
 		require.NoError(t, os.Symlink(temporal, link))

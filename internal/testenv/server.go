@@ -1,6 +1,6 @@
 // Package testenv is what tests share to reach real servers: a Temporal dev
-// server (the CLI binary built into bin/temporal) with the tuned settings of
-// /work/shared/DEVSERVER.md and agentrun's search attributes registered; a
+// server (the CLI binary built into bin/temporal; see TemporalCLI) with tuned
+// poll limits and agentrun's search attributes registered; a
 // stack of that server, the GitHub sandbox over real HTTP and a worker
 // registered exactly as the worker main registers it; and the repository
 // root, free addresses and bound listeners those tests need.
@@ -10,9 +10,7 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -57,7 +55,7 @@ type Server struct {
 func NeedsDevServer(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("starts a dev server")
+		t.Skip("starts a dev server; runs without -short (make test)")
 	}
 }
 
@@ -65,7 +63,7 @@ func NeedsDevServer(t testing.TB) {
 // ends, and fails the test if it cannot.
 func StartServer(t testing.TB, opts ServerOptions) *Server {
 	t.Helper()
-	s := &Server{t: t, opts: opts, binary: temporalBinary(t), output: NewTailBuffer(16 << 10)}
+	s := &Server{t: t, opts: opts, binary: TemporalCLI(t), output: NewTailBuffer(16 << 10)}
 	s.address = FreeAddress(t)
 	s.sidePorts = []string{"--http-port", portOf(FreeAddress(t)), "--metrics-port", portOf(FreeAddress(t))}
 	s.launch()
@@ -178,8 +176,8 @@ func SearchAttributes() temporal.SearchAttributes {
 	)
 }
 
-// tunedArgs are the settings measured in DEVSERVER.md: without them every
-// task hand-off waits on a 20/s poll limit.
+// tunedArgs lift the dev server's default limits: without them every task
+// hand-off waits on a 20/s poll limit, and a test's steps take seconds each.
 func tunedArgs(opts ServerOptions) []string {
 	config := []string{
 		"history.transferProcessorMaxPollRPS=1000",
@@ -199,18 +197,4 @@ func tunedArgs(opts ServerOptions) []string {
 		args = append(args, "--dynamic-config-value", kv)
 	}
 	return args
-}
-
-// temporalBinary finds bin/temporal at the repository root.
-func temporalBinary(t testing.TB) string {
-	t.Helper()
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatalf("testenv: %v", err)
-	}
-	path := filepath.Join(root, "bin", "temporal")
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("testenv: no Temporal CLI at %s; build it with `make bin/temporal` (%v)", path, err)
-	}
-	return path
 }

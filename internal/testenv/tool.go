@@ -1,0 +1,45 @@
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TemporalCLIEnv names another Temporal CLI than bin/temporal, for a machine
+// that keeps it elsewhere (or, in testenv's own test, a path where none is).
+const TemporalCLIEnv = "AGENTRUN_TEST_TEMPORAL_CLI"
+
+// CIEnv is set by CI runners; with it set, a missing tool fails its test
+// instead of skipping it, so CI never passes by leaving tests out.
+const CIEnv = "CI"
+
+// TemporalCLI is the Temporal CLI the dev servers of the tests run:
+// $AGENTRUN_TEST_TEMPORAL_CLI, or bin/temporal at the repository root.
+// Without it the test skips (a fresh clone has no bin/) with how to get it,
+// or fails when CI is set.
+func TemporalCLI(t testing.TB) string {
+	t.Helper()
+	path := os.Getenv(TemporalCLIEnv)
+	if path == "" {
+		root, err := RepoRoot()
+		if err != nil {
+			t.Fatalf("testenv: %v", err)
+		}
+		path = filepath.Join(root, "bin", "temporal")
+	}
+	if _, err := os.Stat(path); err != nil {
+		ToolMissing(t, "no Temporal CLI at "+path, "build it with `make bin/temporal` (make test does)")
+	}
+	return path
+}
+
+// ToolMissing ends t because a program it needs is not installed: a skip
+// that says how to get it, or a failure when CI is set.
+func ToolMissing(t testing.TB, problem, remedy string) {
+	t.Helper()
+	if os.Getenv(CIEnv) != "" {
+		t.Fatalf("%s; %s. CI is set, so a missing tool fails the test instead of skipping it", problem, remedy)
+	}
+	t.Skipf("%s; %s", problem, remedy)
+}
