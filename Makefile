@@ -20,6 +20,14 @@ FAULT_PKGS ?= ./...
 FUZZ_TARGETS ?= ./internal/approvalsrv/request:FuzzParseDecision ./internal/approvalsrv/ghcomment:FuzzParseCommentCommand
 FUZZTIME ?= 15s
 
+# The test steps pipe `go test -json` through testreport, which prints go
+# test's usual output and records every skip; `make test` ends by listing
+# them with how to run each. pipefail keeps go test's exit code.
+SHELL := /bin/bash
+TESTREPORT := bin/testreport
+TEST_SKIPS := bin/test-skips.jsonl
+REPORT_SKIPS := 2>&1 | $(TESTREPORT) -record $(TEST_SKIPS)
+
 # Mains built into bin/ by `make build`; approval joins once it exists.
 MAINS := ./worker ./starter ./internal/ghsandbox/cmd/ghsandbox $(if $(wildcard approval/*.go),./approval)
 
@@ -43,6 +51,9 @@ temporal-server: $(TEMPORAL_SERVER_PROGRAMS)
 bin/gremlins:
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 
+$(TESTREPORT): $(wildcard internal/testenv/cmd/testreport/*.go)
+	$(GO) build -o $@ ./internal/testenv/cmd/testreport
+
 bin/workflowcheck:
 	GOBIN=$(CURDIR)/bin $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
 
@@ -57,19 +68,24 @@ vet:
 workflowcheck: bin/workflowcheck
 	bin/workflowcheck -config workflows/workflowcheck.yaml ./workflows/...
 
-test: bin/temporal bin/workflowcheck vet workflowcheck
-	$(GO) test -count=1 -timeout 40m -skip '^(TestFault|TestProd)' ./...
-	$(GO) test -C examples/customtool -count=1 ./...
+# With CI set, a test that lacks a tool (bin/temporal, chromium, PostgreSQL)
+# fails instead of skipping; the skips left are opt-in modes (-record,
+# AGENTRUN_BENCH), and the list at the end names them.
+test: bin/temporal bin/workflowcheck $(TESTREPORT) vet workflowcheck
+	@rm -f $(TEST_SKIPS)
+	set -o pipefail; $(GO) test -json -count=1 -timeout 40m -skip '^(TestFault|TestProd)' ./... $(REPORT_SKIPS)
+	set -o pipefail; $(GO) test -C examples/customtool -json -count=1 ./... $(REPORT_SKIPS)
 	$(MAKE) test-faults test-fuzz test-prod
+	@$(TESTREPORT) -summary $(TEST_SKIPS)
 
-test-faults: bin/temporal
-	$(GO) test -count=1 -timeout 40m -run 'TestFault' $(FAULT_PKGS)
+test-faults: bin/temporal $(TESTREPORT)
+	set -o pipefail; $(GO) test -json -count=1 -timeout 40m -run 'TestFault' $(FAULT_PKGS) $(REPORT_SKIPS)
 
 # The production engine: PostgreSQL from the machine's packages and the
 # Temporal server above, over mTLS, with encrypted payloads. AGENTRUN_TEST_PROD
 # turns a missing tool into a failure that names it: CI never skips it.
-test-prod: $(TEMPORAL_SERVER_PROGRAMS)
-	AGENTRUN_TEST_PROD=1 $(GO) test -count=1 -timeout 20m -run '^TestProd' ./internal/prodtest/
+test-prod: $(TEMPORAL_SERVER_PROGRAMS) $(TESTREPORT)
+	set -o pipefail; AGENTRUN_TEST_PROD=1 $(GO) test -json -count=1 -timeout 20m -run '^TestProd' ./internal/prodtest/ $(REPORT_SKIPS)
 
 test-fuzz:
 	@if [ -z "$(strip $(FUZZ_TARGETS))" ]; then echo "test-fuzz: no fuzz targets yet"; fi
