@@ -31,6 +31,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -267,7 +268,11 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 			r.Header.Set(k, v)
 		}
 	}
-	return h.next.RoundTrip(r)
+	resp, err := h.next.RoundTrip(r)
+	if own, ok := r.Context().Value(sentRequestKey{}).(*sentRequest); ok && err == nil && resp.StatusCode == http.StatusNotFound {
+		own.notFound.Store(true)
+	}
+	return resp, err
 }
 
 // metaOperationKey carries a step's operationKey in a call's _meta, so that
@@ -275,18 +280,24 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 const metaOperationKey = "agentrun/operationKey"
 
 // call calls one of the server's tools. An error is the transport's (the
-// server's answer, isError included, is the result).
-func (c *Conn) call(ctx context.Context, tool string, args json.RawMessage, operationKey string) (*mcp.CallToolResult, error) {
+// server's answer, isError included, is the result). A read is made again on
+// a new session whenever its session went missing; an action only when the
+// 404 answered its own request, which proves that no server ran it.
+func (c *Conn) call(ctx context.Context, tool string, args json.RawMessage, operationKey string, read bool) (*mcp.CallToolResult, error) {
 	params := &mcp.CallToolParams{Name: tool, Arguments: args}
 	if operationKey != "" {
 		params.Meta = mcp.Meta{metaOperationKey: operationKey}
 	}
-	res, err := c.callOnce(ctx, params)
-	if errors.Is(err, mcp.ErrSessionMissing) {
-		// The HTTP server answered 404 for a session it no longer knows (it
-		// restarted): it ran nothing, so one call on a new session is safe,
-		// an action's included.
-		res, err = c.callOnce(ctx, params)
+	res, own, err := c.callOnce(ctx, params)
+	if errors.Is(err, mcp.ErrSessionMissing) && (read || own.sessionMissing()) {
+		// The server answered 404 to this request for a session it no longer
+		// knows (it restarted, or it is another replica): it ran nothing.
+		res, _, err = c.callOnce(ctx, params)
+	} else if errors.Is(err, mcp.ErrSessionMissing) {
+		// The go-sdk retires every call in flight when one request meets a
+		// 404. This call's request was sent and may be running on the replica
+		// that knows the session: its outcome is unknown.
+		err = fmt.Errorf("the session was lost while the call was in flight, so it may have run: %w", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("call %s.%s: %w", c.server.Name, tool, err)
@@ -294,12 +305,23 @@ func (c *Conn) call(ctx context.Context, tool string, args json.RawMessage, oper
 	return res, nil
 }
 
-func (c *Conn) callOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+// sentRequest is what the transport saw of one call's own HTTP request; the
+// call's context carries it to the transport.
+type sentRequest struct{ notFound atomic.Bool }
+
+type sentRequestKey struct{}
+
+func (s *sentRequest) sessionMissing() bool { return s != nil && s.notFound.Load() }
+
+func (c *Conn) callOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, *sentRequest, error) {
 	session, err := c.live(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := session.CallTool(ctx, params)
+	// Only the call's own POST is made with this context: the go-sdk sends
+	// each message under the context of the call that sends it.
+	own := &sentRequest{}
+	res, err := session.CallTool(context.WithValue(ctx, sentRequestKey{}, own), params)
 	var answered *jsonrpc.Error
 	if err != nil && !errors.As(err, &answered) && ctx.Err() == nil {
 		// Not the server's answer, nor the caller's deadline: the session is
@@ -307,5 +329,5 @@ func (c *Conn) callOnce(ctx context.Context, params *mcp.CallToolParams) (*mcp.C
 		c.forget(session)
 		go func() { _ = session.Close() }()
 	}
-	return res, err
+	return res, own, err
 }

@@ -37,7 +37,7 @@ func (b base) run(ctx context.Context, call tools.Call) (api.ToolOutput, error) 
 // result calls the tool and reads its result: the output, the server's
 // text, and whether the server marked the result isError.
 func (b base) result(ctx context.Context, call tools.Call) (out api.ToolOutput, text string, isError bool, err error) {
-	res, err := b.conn.call(ctx, b.mcpName, call.Args, call.OperationKey)
+	res, err := b.conn.call(ctx, b.mcpName, call.Args, call.OperationKey, !b.spec.SideEffect)
 	if err != nil {
 		return api.ToolOutput{}, "", false, err
 	}

@@ -25,9 +25,17 @@ type Options struct {
 	EndlessList bool
 	// Die runs when the crash tool is called, mid-call: it ends the server.
 	Die func()
+	// Store is the state the server keeps; a new one when nil. Replicas of
+	// one server behind one address share it, as they would share a
+	// database.
+	Store *Store
+	// AfterAppend runs once append has written its line, before it answers:
+	// a test holds the answer there to lose it after the effect.
+	AfterAppend func(ctx context.Context)
 }
 
-type store struct {
+// Store is a server's key-value store and log.
+type Store struct {
 	mu      sync.Mutex
 	values  map[string]string
 	applied map[string]int      // key -> writes that changed it
@@ -60,15 +68,31 @@ type Entry struct {
 	Appended      int      `json:"appended"`
 }
 
-// New is a fresh server with an empty store.
+// NewStore is an empty store.
+func NewStore() *Store {
+	return &Store{values: map[string]string{}, applied: map[string]int{}, opKeys: map[string][]string{}}
+}
+
+// Appended is how many lines append has written: how many times that
+// effect happened.
+func (s *Store) Appended() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.log)
+}
+
+// New is a server over opts.Store, or over a fresh store.
 func New(opts Options) *mcp.Server {
-	s := &store{values: map[string]string{}, applied: map[string]int{}, opKeys: map[string][]string{}}
+	s := opts.Store
+	if s == nil {
+		s = NewStore()
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "lookup", Description: "Reads a key.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, s.lookup)
 	mcp.AddTool(srv, &mcp.Tool{Name: "put", Description: "Sets a key to a value.",
 		Annotations: &mcp.ToolAnnotations{IdempotentHint: true}}, s.put)
-	mcp.AddTool(srv, &mcp.Tool{Name: "append", Description: "Appends a line to the log."}, s.append)
+	mcp.AddTool(srv, &mcp.Tool{Name: "append", Description: "Appends a line to the log."}, s.appendThen(opts.AfterAppend))
 	mcp.AddTool(srv, &mcp.Tool{Name: "env", Description: "Reads the server's environment.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, env)
 	mcp.AddTool(srv, &mcp.Tool{Name: "crash", Description: "Dies mid-call.",
@@ -86,7 +110,7 @@ func New(opts Options) *mcp.Server {
 	return srv
 }
 
-func (s *store) lookup(_ context.Context, _ *mcp.CallToolRequest, in LookupIn) (*mcp.CallToolResult, Entry, error) {
+func (s *Store) lookup(_ context.Context, _ *mcp.CallToolRequest, in LookupIn) (*mcp.CallToolResult, Entry, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.values[in.Key]
@@ -96,7 +120,7 @@ func (s *store) lookup(_ context.Context, _ *mcp.CallToolRequest, in LookupIn) (
 	return nil, Entry{Value: v, Applied: s.applied[in.Key], OperationKeys: s.opKeys[in.Key], Appended: len(s.log)}, nil
 }
 
-func (s *store) put(_ context.Context, req *mcp.CallToolRequest, in PutIn) (*mcp.CallToolResult, any, error) {
+func (s *Store) put(_ context.Context, req *mcp.CallToolRequest, in PutIn) (*mcp.CallToolResult, any, error) {
 	if in.Key == "" {
 		return nil, nil, errors.New("put needs a key")
 	}
@@ -112,14 +136,20 @@ func (s *store) put(_ context.Context, req *mcp.CallToolRequest, in PutIn) (*mcp
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Key + "=" + in.Value}}}, nil, nil
 }
 
-func (s *store) append(_ context.Context, _ *mcp.CallToolRequest, in AppendIn) (*mcp.CallToolResult, any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log = append(s.log, in.Text)
-	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: fmt.Sprintf("line %d:", len(s.log))},
-		&mcp.TextContent{Text: in.Text},
-	}}, nil, nil
+func (s *Store) appendThen(after func(context.Context)) mcp.ToolHandlerFor[AppendIn, any] {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in AppendIn) (*mcp.CallToolResult, any, error) {
+		s.mu.Lock()
+		s.log = append(s.log, in.Text)
+		line := len(s.log)
+		s.mu.Unlock()
+		if after != nil {
+			after(ctx)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.TextContent{Text: fmt.Sprintf("line %d:", line)},
+			&mcp.TextContent{Text: in.Text},
+		}}, nil, nil
+	}
 }
 
 func env(_ context.Context, _ *mcp.CallToolRequest, in EnvIn) (*mcp.CallToolResult, any, error) {
