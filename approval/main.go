@@ -23,7 +23,6 @@ import (
 	"github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
-	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -35,12 +34,23 @@ const shutdownGrace = 10 * time.Second
 const temporalCallTimeout = 10 * time.Second
 
 func main() {
-	if settings.Settings().PrintHelp(os.Args[1:], os.Stdout) {
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	// First: the environment as exec'd holds the webhook and API secrets
+	// and the payload keys, readable at /proc/<pid>/environ by any process
+	// of the same user until this.
+	if err := startup.MakeNonDumpable(); err != nil {
+		os.Exit(exitCode(err, logger))
+	}
+	table := settings.Settings()
+	if table.PrintHelp(os.Args[1:], os.Stdout) {
 		return
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	getenv, err := table.TakeEnvironment()
+	if err != nil {
+		os.Exit(exitCode(err, logger))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, config.Getenv, logger)
+	err = run(ctx, getenv, logger)
 	stop()
 	os.Exit(exitCode(err, logger))
 }

@@ -28,16 +28,25 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 )
 
 func main() {
-	if agentworker.Settings().PrintHelp(os.Args[1:], os.Stdout) {
+	// First: every moment before it, a process of the worker's user (a
+	// stdio MCP server is one) could read the secrets at /proc/<pid>/environ.
+	if err := startup.MakeNonDumpable(); err != nil {
+		os.Exit(exitCode(err, os.Stderr))
+	}
+	table := agentworker.Settings()
+	if table.PrintHelp(os.Args[1:], os.Stdout) {
 		return
 	}
+	getenv, err := table.TakeEnvironment()
+	if err != nil {
+		os.Exit(exitCode(err, os.Stderr))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, config.Getenv, os.Stderr)
+	err = run(ctx, getenv, os.Stderr)
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
