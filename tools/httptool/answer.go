@@ -30,6 +30,9 @@ type content struct {
 	Body json.RawMessage `json:"body,omitempty"`
 	// Truncated says the body was cut, and where.
 	Truncated string `json:"truncated,omitempty"`
+	// Location is a 303's: where the server says the result is (it is not
+	// fetched).
+	Location string `json:"location,omitempty"`
 }
 
 // output is a done request's result. A server that replays a stored answer
@@ -38,17 +41,21 @@ type content struct {
 func (t *tool) output(r request, a answer) (api.ToolOutput, error) {
 	c := content{Status: a.status}
 	c.Body, c.Truncated = t.readableBody(a)
+	var location string
+	if loc := a.header.Get("Location"); loc != "" && (a.status == http.StatusCreated || a.status == http.StatusSeeOther) {
+		if u, err := r.url.Parse(loc); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			location = t.scrub(u.Redacted())
+		}
+	}
+	if a.status == http.StatusSeeOther {
+		c.Location = location
+	}
 	raw, err := encodeJSON(c)
 	if err != nil {
 		return api.ToolOutput{}, fmt.Errorf("%s: encode the answer: %w", t.name, err)
 	}
-	out := api.ToolOutput{Content: raw, AlreadyExisted: strings.EqualFold(a.header.Get("Idempotent-Replayed"), "true")}
-	if loc := a.header.Get("Location"); loc != "" && a.status == http.StatusCreated {
-		if u, err := r.url.Parse(loc); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-			out.URL = t.scrub(u.Redacted())
-		}
-	}
-	return out, nil
+	return api.ToolOutput{Content: raw, URL: location,
+		AlreadyExisted: strings.EqualFold(a.header.Get("Idempotent-Replayed"), "true")}, nil
 }
 
 // readableBody is the body as the model reads it: JSON stays JSON, anything

@@ -15,9 +15,13 @@
 // is the claim that its server honours Idempotency-Key, and whoever writes
 // the agent's configuration makes it.
 //
-// Go's own transport leans on the same claim: it resends a request that
-// carries an Idempotency-Key when a reused connection drops before any
-// answer, with the same key.
+// An attempt sends its request once. Go's transport would send one that
+// carries an Idempotency-Key again by itself when a reused connection closes
+// before an answer, which does not prove the server never read it; the tool
+// keeps it from doing so, and such an answer is an unknown outcome that the
+// run reconciles. A redirect is never followed: to a GET it is a refusal, a
+// 303 to any other method says the request was done (its Location is the
+// result), and any other 3xx is an unknown outcome.
 package httptool
 
 import (

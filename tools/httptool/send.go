@@ -14,6 +14,9 @@ import (
 	"github.com/agentrun/agentrun/tools"
 )
 
+// idempotencyKeyField is the Idempotency-Key header as it is sent.
+const idempotencyKeyField = "idempotency-key"
+
 // maxKeyBytes is the longest Idempotency-Key sent; Stripe takes up to 255.
 const maxKeyBytes = 255
 
@@ -28,10 +31,16 @@ const (
 type verdict int
 
 const (
-	// done: 2xx, the server did it (or, for a repeat, had done it).
+	// done: 2xx, or a 303 See Other to a request that is not a GET (RFC
+	// 9110 15.4.4: the server did it, and Location names its result).
 	done verdict = iota
-	// redirected: 3xx, not followed.
+	// redirected: a 3xx to a GET, not followed. A GET changes nothing, so
+	// nothing happened.
 	redirected
+	// redirectedUnknown: any other 3xx to a request that may change
+	// something: not followed, and it does not say whether the server acted
+	// before it answered.
+	redirectedUnknown
 	// refused: a 4xx that proves the server did not act on this request.
 	refused
 	// rateLimited: 429, try again after Retry-After.
@@ -41,12 +50,16 @@ const (
 	unknown
 )
 
-func classify(status int) verdict {
+func classify(method string, status int) verdict {
 	switch {
 	case status >= 200 && status < 300:
 		return done
-	case status >= 300 && status < 400:
+	case status == http.StatusSeeOther && method != http.MethodGet:
+		return done
+	case status >= 300 && status < 400 && method == http.MethodGet:
 		return redirected
+	case status >= 300 && status < 400:
+		return redirectedUnknown
 	case status == http.StatusTooManyRequests:
 		return rateLimited
 	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooEarly:
@@ -77,13 +90,17 @@ func (t *tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, er
 	if err != nil {
 		return api.ToolOutput{}, err
 	}
-	switch classify(a.status) {
+	switch classify(r.method, a.status) {
 	case done:
 		return t.output(r, a)
 	case redirected:
 		return api.ToolOutput{}, tools.Rejected(fmt.Sprintf(
 			"%s: the server answered %d, a redirect; redirects are not followed, so that the request cannot be sent elsewhere, and it is not sent again",
 			t.name, a.status), nil)
+	case redirectedUnknown:
+		return api.ToolOutput{}, fmt.Errorf(
+			"%s: the server answered %d, a redirect, which is not followed; it does not say whether the request was done, so the outcome is unknown",
+			t.name, a.status)
 	case refused:
 		return api.ToolOutput{}, tools.Rejected(t.describe(a, "the server refused the request"), nil)
 	case rateLimited:
@@ -109,14 +126,14 @@ func (t *tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconcil
 	if err != nil {
 		return api.ToolReconciliation{}, err
 	}
-	switch classify(a.status) {
+	switch classify(r.method, a.status) {
 	case done:
 		out, err := t.output(r, a)
 		if err != nil {
 			return api.ToolReconciliation{}, err
 		}
 		return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: out}, nil
-	case redirected, refused:
+	case redirected, redirectedUnknown, refused:
 		return cannotTell(t.describe(a, "the server refused the repeated request, which does not say whether the first one happened")), nil
 	case rateLimited:
 		return api.ToolReconciliation{}, t.rateLimited(a)
@@ -179,7 +196,12 @@ func (t *tool) send(ctx context.Context, r request, key string) (answer, error) 
 		return answer{}, fmt.Errorf("%s: build the request: %w", t.name, err)
 	}
 	req.Header = t.header.Clone()
-	req.Header.Set("Idempotency-Key", key)
+	// Set under a key that is not canonical, so that Go's transport does not
+	// take the request for a replayable one: it would send it again on its
+	// own when a reused connection closes before an answer, which does not
+	// prove the server never got it. The run reconciles instead. The name
+	// is case-insensitive on the wire.
+	req.Header[idempotencyKeyField] = []string{key}
 	if r.body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

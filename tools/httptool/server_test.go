@@ -36,6 +36,12 @@ const (
 	rateLimit
 	// redirect: answer 307 to another host.
 	redirect
+	// redirectAfterEffect: perform the effect and store its answer, then
+	// answer 307 to another host, as a gateway moved after the write.
+	redirectAfterEffect
+	// seeOther: perform the effect and answer 303 See Other, naming the new
+	// order; a repeat gets the same.
+	seeOther
 )
 
 // stored is the answer a key earned, and the payload it was for.
@@ -135,8 +141,18 @@ func (s *keyedServer) handle(w http.ResponseWriter, r *http.Request) {
 		"id": fmt.Sprintf("ord_%d", s.effects), "received": json.RawMessage(orNull(body)),
 		"query": r.URL.Query(), "path": r.URL.Path, "echo": r.Header.Get("Authorization"),
 	})
+	if next == seeOther {
+		// The stored answer keeps no Location: a repeat is told the order
+		// exists by the 303 alone.
+		s.byKey[key] = stored{status: http.StatusSeeOther, body: answer, payload: payload}
+		w.Header().Set("Location", fmt.Sprintf("orders/ord_%d", s.effects))
+		writeRaw(w, http.StatusSeeOther, answer)
+		return
+	}
 	s.byKey[key] = stored{status: http.StatusCreated, body: answer, payload: payload}
 	switch next {
+	case redirectAfterEffect:
+		http.Redirect(w, r, "https://elsewhere.example/steal", http.StatusTemporaryRedirect)
 	case loseAnswer:
 		conn, _, err := http.NewResponseController(w).Hijack()
 		if err == nil {
