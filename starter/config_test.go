@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/envtest"
 )
 
@@ -48,14 +45,4 @@ func TestTheFlagsDefaultToTheSettings(t *testing.T) {
 	require.Equal(t, "reviews", req.TaskQueue)
 	_, err = starterSettings().Read(envtest.Getenv(nil))
 	require.NoError(t, err, "the defaults alone are a valid configuration")
-}
-
-func TestTheREADMEDocumentsEverySettingOfTheStarter(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
-	require.NoError(t, err)
-
-	missing, stale := config.Undocumented("starter", starterSettings().Vars(), config.DocumentedPrograms(string(readme), "## Configuration"))
-
-	require.Empty(t, missing, "the README's configuration table does not list these as read by the starter")
-	require.Empty(t, stale, "the README's configuration table lists these as read by the starter, which its table does not")
 }

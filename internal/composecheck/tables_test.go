@@ -56,18 +56,6 @@ func TestComposeRequiresExactlyTheRequiredSettings(t *testing.T) {
 	require.ElementsMatch(t, slices.Collect(maps.Keys(requiredEnv)), slices.Compact(slices.Sorted(slices.Values(required))))
 }
 
-// The README's configuration table says which program reads each variable;
-// it must agree with the tables (the starter's is checked in its package).
-func TestTheREADMEDocumentsEverySettingOfEveryProgram(t *testing.T) {
-	documented := config.DocumentedPrograms(readRepoFile(t, "README.md"), "## Configuration")
-
-	for program, vars := range Tables() {
-		missing, stale := config.Undocumented(program, vars, documented)
-		require.Empty(t, missing, "the README's configuration table does not list these as read by %s", program)
-		require.Empty(t, stale, "the README's configuration table lists these as read by %s, which its table does not", program)
-	}
-}
-
 func withoutLinesStarting(text, prefix string) string {
 	var kept []string
 	for _, line := range strings.SplitAfter(text, "\n") {
