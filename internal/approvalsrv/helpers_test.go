@@ -2,6 +2,7 @@ package approvalsrv
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -58,6 +59,9 @@ func newHarness(t *testing.T, cfg Config, perms PermissionChecker) *harness {
 // server finds them.
 func newHarnessOn(t *testing.T, cfg Config, perms PermissionChecker, runs *fakeRuns) *harness {
 	t.Helper()
+	if perms == nil {
+		perms = everyoneReads{}
+	}
 	h := serve(t, cfg, Options{Runs: runs, Permissions: perms, EventPollInterval: 10 * time.Millisecond})
 	h.runs = runs
 	return h
@@ -224,3 +228,12 @@ func readAll(t *testing.T, resp *http.Response) string {
 }
 
 const decisionPath = "/v1/runs/run-1/actions/act-1/decision"
+
+// everyoneReads is the GitHub the handler tests see unless they bring their
+// own: everyone may read every repository, nobody may write. The tests of
+// who may read a run (readscope_test.go) bring the sandbox's.
+type everyoneReads struct{}
+
+func (everyoneReads) Permission(context.Context, string, string, string) (string, error) {
+	return "read", nil
+}

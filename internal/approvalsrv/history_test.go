@@ -98,15 +98,27 @@ func TestHistoryPageWhenTemporalIsDownAnswers503WithoutDetails(t *testing.T) {
 	require.NotContains(t, page, "fake:")
 }
 
-func TestHistoryRowOfARunThatDoesNotAnswerStillShows(t *testing.T) {
-	h := newHarness(t, testConfig(), nil)
-	h.runs.put("run-1", completedRun())
-	h.runs.mu.Lock()
-	h.runs.snapshotsUnavailable = true
-	h.runs.mu.Unlock()
+// In dev mode a run that does not answer keeps its row; outside it, the
+// row goes, since nobody can tell who may read the run.
+func TestHistoryRowOfARunThatDoesNotAnswerShowsOnlyInDevMode(t *testing.T) {
+	for _, dev := range []bool{true, false} {
+		cfg := testConfig()
+		if dev {
+			cfg = Config{InsecureDev: true}
+		}
+		h := newHarness(t, cfg, nil)
+		h.runs.put("run-1", completedRun())
+		h.runs.mu.Lock()
+		h.runs.snapshotsUnavailable = true
+		h.runs.mu.Unlock()
 
-	page := readAll(t, h.get("/runs?status="+string(api.RunCompleted), nil))
+		page := readAll(t, h.get("/runs?status="+string(api.RunCompleted), nil))
 
-	require.Contains(t, page, `href="/runs/run-1"`)
-	require.Contains(t, page, "not available right now")
+		if dev {
+			require.Contains(t, page, `href="/runs/run-1"`)
+			require.Contains(t, page, "not available right now")
+		} else {
+			require.NotContains(t, page, `href="/runs/run-1"`)
+		}
+	}
 }

@@ -155,9 +155,9 @@ func TestRefusalIsShownOnceOnThePageAndStillAfterARestart(t *testing.T) {
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	const reason = "mallory has read permission on acme/widgets; approving needs write"
 
-	before := readAll(t, h.get("/runs/run-1", nil))
+	before := readAll(t, h.get("/runs/run-1", asSandboxReader))
 	restarted := newHarnessOn(t, testConfig(), sandboxPermissions(t), h.runs)
-	after := readAll(t, restarted.get("/runs/run-1/panel", nil))
+	after := readAll(t, restarted.get("/runs/run-1/panel", asSandboxReader))
 
 	require.Equal(t, 1, strings.Count(before, reason), "the in-memory and the recorded refusal are one")
 	require.Equal(t, 1, strings.Count(after, reason))

@@ -27,7 +27,9 @@ const (
 	// while no secret is set.
 	credentialSigned
 	// credentialPage: the user a trusted login proxy names in
-	// APPROVAL_IDENTITY_HEADER. Dev mode lets a page through without one.
+	// APPROVAL_IDENTITY_HEADER, a GitHub login. Dev mode lets a page through
+	// without one. Outside dev mode a page of one run ({runId}) shows only
+	// to who may read it (readscope.go).
 	credentialPage
 	// credentialGitHub: GitHub's X-Hub-Signature-256 over the delivery,
 	// keyed with GITHUB_WEBHOOK_SECRET.
@@ -142,7 +144,7 @@ func (s *Server) guard(rt route) (http.Handler, error) {
 	case credentialSigned:
 		return s.signed(rt.handler), nil
 	case credentialPage:
-		return s.page(rt.handler), nil
+		return s.page(s.scopeToReaders(rt.pattern, rt.handler)), nil
 	case credentialGitHub:
 		return s.gitHubSigned(rt.handler), nil
 	case credentialCodecToken, credentialOpen:

@@ -1,12 +1,14 @@
 package approvalsrv
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/approvalsrv/pages"
@@ -41,15 +43,18 @@ type Server struct {
 	cfg         Config
 	runs        Runs
 	permissions PermissionChecker
-	logger      *slog.Logger
-	now         func() time.Time
-	streams     *sse.Hub
-	inbox       *inboxCache
-	answers     *answer.Memo
-	deliveries  *answer.Memo
-	refusals    *refusal.Keeper
-	pages       *pages.Pages
-	codec       http.Handler
+	// readPermissions answers who may read a run's repository, briefly
+	// cached; nil without Permissions.
+	readPermissions *permissionCache
+	logger          *slog.Logger
+	now             func() time.Time
+	streams         *sse.Hub
+	inbox           *inboxCache
+	answers         *answer.Memo
+	deliveries      *answer.Memo
+	refusals        *refusal.Keeper
+	pages           *pages.Pages
+	codec           http.Handler
 }
 
 // New builds a Server. Permissions may be nil only when every run names its
@@ -72,20 +77,25 @@ func New(cfg Config, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("approval server: %w", err)
 	}
 	s := &Server{
-		cfg:         cfg,
-		runs:        opts.Runs,
-		permissions: opts.Permissions,
-		logger:      opts.Logger,
-		now:         opts.Now,
-		streams:     sse.NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
-		inbox:       newInboxCache(opts.Runs, opts.Now),
-		answers:     answer.NewMemo(rememberedAnswers),
-		deliveries:  answer.NewMemo(rememberedAnswers),
-		refusals:    refusal.NewKeeper(opts.Runs, opts.Now),
-		codec:       opts.Codec,
+		cfg:             cfg,
+		runs:            opts.Runs,
+		permissions:     opts.Permissions,
+		readPermissions: newPermissionCache(opts.Permissions, opts.Now),
+		logger:          opts.Logger,
+		now:             opts.Now,
+		streams:         sse.NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
+		inbox:           newInboxCache(opts.Runs, opts.Now),
+		answers:         answer.NewMemo(rememberedAnswers),
+		deliveries:      answer.NewMemo(rememberedAnswers),
+		refusals:        refusal.NewKeeper(opts.Runs, opts.Now),
+		codec:           opts.Codec,
+	}
+	var readable func(ctx context.Context, snap api.RunSnapshot) bool
+	if !cfg.InsecureDev {
+		readable = s.readableSnapshot
 	}
 	s.pages, err = pages.New(pages.Options{
-		Runs: opts.Runs, Inbox: s.inbox.list, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
+		Runs: opts.Runs, Inbox: s.pageInbox, Readable: readable, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
 		DecideBatch: s.decideBatchForm,
 		CSRF:        csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
 	})

@@ -147,7 +147,7 @@ func TestRefusedCommentIsShownOnTheRunsPage(t *testing.T) {
 	resp := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun approve act-1").payload(t))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 
-	page := readAll(t, h.get("/runs/run-1", nil))
+	page := readAll(t, h.get("/runs/run-1", asSandboxReader))
 	require.Contains(t, page, "mallory has read permission on acme/widgets; approving needs write")
 	require.Contains(t, page, "GitHub comment")
 }
@@ -185,7 +185,7 @@ func TestCommandOnAnotherPullRequestIsRefusedAndShownOnTheRun(t *testing.T) {
 
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 	require.Empty(t, h.runs.approvalSignals())
-	require.Contains(t, readAll(t, h.get("/runs/run-1", nil)), "posted on acme/widgets#2")
+	require.Contains(t, readAll(t, h.get("/runs/run-1", asSandboxReader)), "posted on acme/widgets#2")
 }
 
 func TestCommandForAnActionNoRunHasAnswers404(t *testing.T) {

@@ -46,7 +46,7 @@ func (s *Pages) Form(w http.ResponseWriter, r *http.Request) {
 			o = s.opts.Decide(r.Context(), runID, actionID, req)
 		}
 	}
-	s.answerForm(w, r, runID, o, stale)
+	s.AnswerForm(w, r, runID, o, stale)
 }
 
 // BatchForm serves the run page's "approve all" form:
@@ -71,12 +71,13 @@ func (s *Pages) BatchForm(w http.ResponseWriter, r *http.Request) {
 			o = s.opts.DecideBatch(r.Context(), runID, batch)
 		}
 	}
-	s.answerForm(w, r, runID, o, stale)
+	s.AnswerForm(w, r, runID, o, stale)
 }
 
-// answerForm answers a script with JSON, and a browser without script with
-// the run page again, carrying a notice.
-func (s *Pages) answerForm(w http.ResponseWriter, r *http.Request, runID string, o answer.Outcome, stale bool) {
+// AnswerForm answers a script with JSON, and a browser without script with
+// the run page again, carrying a notice. The server answers its own
+// refusals of a form through it, so they look like the form's own.
+func (s *Pages) AnswerForm(w http.ResponseWriter, r *http.Request, runID string, o answer.Outcome, stale bool) {
 	if answer.WantsJSON(r) {
 		answer.Write(w, o)
 		return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,8 +35,10 @@ type historyRow struct {
 	StartedAt  time.Time
 	Target     string
 	// Summary is the run's outcome in one line; empty when the run could
-	// not be asked (its row still shows).
+	// not be asked (its row still shows, unless only readable runs show).
 	Summary string
+	// readable: the row may show to the page's person.
+	readable bool
 }
 
 type historyFilter struct {
@@ -67,6 +70,7 @@ func (s *Pages) History(w http.ResponseWriter, r *http.Request) {
 		rows[i] = historyRow{RunID: l.RunID, Status: l.Status, StatusText: statusText(api.RunStatus(l.Status)), StartedAt: l.StartedAt}
 	}
 	s.addOutcomes(r.Context(), rows)
+	rows = slices.DeleteFunc(rows, func(row historyRow) bool { return !row.readable })
 	filters := make([]historyFilter, len(historyFilters))
 	for i, f := range historyFilters {
 		text := "All"
@@ -88,13 +92,16 @@ func historyStatus(v string) (api.RunStatus, bool) {
 	return "", false
 }
 
-// addOutcomes asks each run for its target and outcome, a few at a time. A
-// run that does not answer keeps its row without them: one stuck run must
-// not hide the others.
+// addOutcomes asks each run for its target and outcome, a few at a time,
+// and marks the rows the page's person may read. A run that does not answer
+// keeps its row without them in dev mode (one stuck run must not hide the
+// others) and loses it otherwise (nobody can tell who may read it).
 func (s *Pages) addOutcomes(ctx context.Context, rows []historyRow) {
 	slots := make(chan struct{}, historyQueries)
 	var wg sync.WaitGroup
 	for i := range rows {
+		// Without the run's snapshot nobody can tell who may read it.
+		rows[i].readable = s.opts.Readable == nil
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
@@ -105,6 +112,10 @@ func (s *Pages) addOutcomes(ctx context.Context, rows []historyRow) {
 				s.opts.Logger.Info("history row without its outcome", "run", rows[i].RunID, "err", err)
 				return
 			}
+			if s.opts.Readable != nil && !s.opts.Readable(ctx, snap) {
+				return
+			}
+			rows[i].readable = true
 			rows[i].Target = fmt.Sprintf("%s#%d", snap.Run.Repo, snap.Run.PullNumber)
 			rows[i].Summary = snap.Outcome.Summary
 			if rows[i].Summary == "" {

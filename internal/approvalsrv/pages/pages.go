@@ -44,8 +44,11 @@ type Runs interface {
 // Options is what the pages get from the server.
 type Options struct {
 	Runs Runs
-	// Inbox lists the pending approvals (the server's shared listing).
+	// Inbox lists the pending approvals the page's person may read.
 	Inbox func(ctx context.Context) ([]runclient.PendingApproval, error)
+	// Readable reports whether the page's person may read a run; nil
+	// shows every run (dev mode). The history lists only readable runs.
+	Readable func(ctx context.Context, snap api.RunSnapshot) bool
 	// Refusals are this process's refusals, shown beside the run's own.
 	Refusals *refusal.Keeper
 	// ActionOpen answers accepted while the action can be decided, and
