@@ -1,0 +1,95 @@
+// Package tickets is create_ticket, an action on a ticket service that
+// reconciles by natural key: the ticket stores the call's operationKey as its
+// external_id, and the service finds tickets by it.
+package tickets
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/tools"
+)
+
+// Tool creates tickets at BaseURL (POST /tickets, GET /tickets?external_id=K).
+type Tool struct {
+	BaseURL string
+	HTTP    *http.Client // nil: http.DefaultClient
+}
+
+type ticket struct {
+	ID         string `json:"id,omitempty"`
+	Title      string `json:"title"`
+	Body       string `json:"body"`
+	ExternalID string `json:"external_id"`
+	URL        string `json:"url,omitempty"`
+}
+
+func (Tool) Spec() api.ToolSpec {
+	return api.ToolSpec{Name: "create_ticket", Description: "Open a ticket in the team's ticket service.", SideEffect: true,
+		Parameters: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["title","body"],"properties":{
+			"title":{"type":"string","minLength":1,"maxLength":120},"body":{"type":"string","minLength":1,"maxLength":4000}}}`)}
+}
+
+// Preview quotes both arguments, so that no text passes for the preview's own words.
+func (Tool) Preview(call tools.Call) (string, error) {
+	var t ticket
+	err := json.Unmarshal(call.Args, &t)
+	return fmt.Sprintf("Create ticket %q with body %q", t.Title, t.Body), err
+}
+
+func (t Tool) Touches(tools.Call) (string, error) { return t.BaseURL + "/tickets", nil }
+
+func (t Tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
+	if p, err := t.Preview(call); err != nil || call.OperationKey == "" || (call.Approved != "" && call.Approved != p) {
+		return api.ToolOutput{}, tools.Rejected("create_ticket: not the approved call", err)
+	}
+	// Every attempt looks first: an earlier one may have made the ticket.
+	if found, err := t.find(ctx, call); err != nil || found != nil {
+		return output(found, true), err
+	}
+	var want, made ticket
+	_ = json.Unmarshal(call.Args, &want) // Preview has read them
+	want.ExternalID = call.OperationKey
+	status, err := t.do(ctx, http.MethodPost, "/tickets", &want, &made)
+	if status >= 400 && status < 500 && status != http.StatusConflict && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests {
+		return api.ToolOutput{}, tools.Rejected("create_ticket: the service refused it", err) // proven: nothing made
+	}
+	if err != nil {
+		return api.ToolOutput{}, err // unknown (a 409 is an earlier attempt's ticket): the run reconciles
+	}
+	return output(&made, false), nil
+}
+
+func (t Tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
+	found, err := t.find(ctx, call)
+	switch {
+	case err != nil:
+		return api.ToolReconciliation{}, err // retried; after the last try the run cannot tell
+	case found == nil:
+		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
+	}
+	return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: output(found, true)}, nil
+}
+
+// find is the call's ticket, or nil once the service said it has none. A
+// ticket under the key with other text proves nothing.
+func (t Tool) find(ctx context.Context, call tools.Call) (*ticket, error) {
+	var want ticket
+	var found []ticket
+	if _, err := t.do(ctx, http.MethodGet, "/tickets?external_id="+url.QueryEscape(call.OperationKey), nil, &found); err != nil {
+		return nil, fmt.Errorf("find the ticket of %s: %w", call.OperationKey, err)
+	}
+	_ = json.Unmarshal(call.Args, &want)
+	for _, f := range found {
+		if f.ExternalID == call.OperationKey && (f.Title != want.Title || f.Body != want.Body) {
+			return nil, fmt.Errorf("ticket %s carries %s with other text", f.ID, call.OperationKey)
+		} else if f.ExternalID == call.OperationKey {
+			return &f, nil
+		}
+	}
+	return nil, nil
+}
