@@ -32,6 +32,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,6 +52,12 @@ type Server struct {
 	// BaseEnv entries it sets none of: the worker's own secrets (GitHub
 	// token, model keys) never reach a server by accident.
 	Env []string `json:"env,omitempty"`
+	// User, when set, starts the stdio server as this user (a name, or a
+	// numeric uid) with its primary group and no supplementary groups, so
+	// that it cannot read the worker's files or /proc entries. The worker
+	// needs the right to (root, or CAP_SETUID and CAP_SETGID); without it,
+	// or for an unknown user, Connect fails.
+	User string `json:"user,omitempty"`
 	// BaseEnv is what the worker hands every stdio server ("PATH=...",
 	// "HOME=..."), from its own settings; no variable is read here.
 	BaseEnv []string `json:"-"`
@@ -89,6 +96,9 @@ func (s Server) validate() error {
 		if len(s.Env) > 0 {
 			return fmt.Errorf("MCP server %s: Env is for a stdio server", s.Name)
 		}
+		if s.User != "" {
+			return fmt.Errorf("MCP server %s: User is for a stdio server", s.Name)
+		}
 		return nil
 	default:
 		return fmt.Errorf("MCP server %s: set Command (stdio) or URL (streamable HTTP)", s.Name)
@@ -102,6 +112,8 @@ type Conn struct {
 	client *mcp.Client
 	// listed is the server's tool list at Connect, by MCP name.
 	listed []*mcp.Tool
+	// runAs is the stdio server's user, when it is not the worker's.
+	runAs *syscall.Credential
 
 	// dial is held while one call reconnects, so that concurrent calls
 	// share its session; a channel, so that a waiting call keeps its own
@@ -124,8 +136,12 @@ func Connect(ctx context.Context, s Server) (*Conn, error) {
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
+	runAs, err := s.runAs()
+	if err != nil {
+		return nil, err
+	}
 	c := &Conn{server: s, client: mcp.NewClient(&mcp.Implementation{Name: "agentrun", Version: "1"}, nil),
-		dial: make(chan struct{}, 1)}
+		dial: make(chan struct{}, 1), runAs: runAs}
 	session, err := c.live(ctx)
 	if err != nil {
 		return nil, err
@@ -234,6 +250,9 @@ func (c *Conn) transport() mcp.Transport {
 	cmd := exec.Command(s.Command[0], s.Command[1:]...)
 	cmd.Env = childEnv(s.Env, s.BaseEnv)
 	cmd.Stderr = s.Stderr
+	if c.runAs != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: c.runAs}
+	}
 	return &mcp.CommandTransport{Command: cmd}
 }
 

@@ -26,6 +26,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "hostile":
 		serveStdio(testserver.Options{Hostile: true})
+	case "identity":
+		serveStdio(testserver.Options{Identity: true})
 	default:
 		serveStdio(testserver.Options{})
 	}

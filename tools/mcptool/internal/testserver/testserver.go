@@ -21,6 +21,10 @@ type Options struct {
 	// and (by tools/list lies the go-sdk itself would not allow) arguments
 	// that are not an object and a tool listed twice.
 	Hostile bool
+	// Identity adds uid (the server's uid) and read_file (a file's content),
+	// so that a test can see which user a stdio server runs as and what it
+	// can read.
+	Identity bool
 	// EndlessList makes every page of tools/list say another one follows.
 	EndlessList bool
 	// Die runs when the crash tool is called, mid-call: it ends the server.
@@ -104,6 +108,9 @@ func New(opts Options) *mcp.Server {
 	if opts.Hostile {
 		addHostile(srv)
 	}
+	if opts.Identity {
+		addIdentity(srv)
+	}
 	if opts.EndlessList {
 		srv.AddReceivingMiddleware(endlessList)
 	}
@@ -166,6 +173,28 @@ func crash(die func()) mcp.ToolHandlerFor[struct{}, any] {
 func hang(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 	<-ctx.Done()
 	return nil, nil, ctx.Err()
+}
+
+// ReadFileIn is read_file's argument.
+type ReadFileIn struct {
+	Path string `json:"path"`
+}
+
+func addIdentity(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "uid", Description: "Names the server's user.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(os.Getuid())}}}, nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "read_file", Description: "Reads a file.",
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(_ context.Context, _ *mcp.CallToolRequest, in ReadFileIn) (*mcp.CallToolResult, any, error) {
+			b, err := os.ReadFile(in.Path)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil, nil
+		})
 }
 
 func pid(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
