@@ -108,7 +108,7 @@ type RunInput struct {
 	// any approver the approval layer had authenticated.
 	Approvers []string `json:"approvers,omitempty"`
 	// ApprovalTimeout travels as a duration string ("24h0m0s"); a number is
-	// read as nanoseconds. So does ToolTimeout (workflows/duration.go).
+	// read as nanoseconds. So does ToolTimeout (api/duration.go).
 	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
 	MaxSteps        int           `json:"maxSteps,omitempty"`
 	// HistoryThreshold is the history length past which the run continues as new.
