@@ -3,7 +3,8 @@
 // release-notes agent that uses it (docs/tools.md walks through it). It
 // reads the variables the real worker reads for the same things:
 // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, GITHUB_API_URL,
-// GITHUB_TOKEN, GITHUB_BOT_LOGIN and AGENT_ALLOWED_REPOS.
+// GITHUB_TOKEN, GITHUB_BOT_LOGIN and AGENT_ALLOWED_REPOS; TICKETS_URL, when
+// set, names a ticket service and adds create_ticket and the tickets agent.
 package main
 
 import (
@@ -51,7 +52,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 	if acts.BotLogin, err = acts.GitHubIdentity(ctx); err != nil {
 		return fmt.Errorf("the worker's GitHub identity (set GITHUB_BOT_LOGIN): %w", err)
 	}
-	if acts.Tools, err = newRegistry(activities.NewGitHubAccess(acts)); err != nil {
+	if acts.Tools, err = newRegistry(activities.NewGitHubAccess(acts), getenv("TICKETS_URL")); err != nil {
 		return err
 	}
 	c, err := client.Dial(client.Options{HostPort: orDefault(getenv("TEMPORAL_ADDRESS"), client.DefaultHostPort),

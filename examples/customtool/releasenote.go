@@ -36,7 +36,7 @@ type releaseNoteArgs struct {
 func (releaseNote) Spec() api.ToolSpec {
 	return api.ToolSpec{
 		Name:        ToolPostReleaseNote,
-		Description: "Post the pull request's release note as a comment. A person approves the exact text first.",
+		Description: "Post the pull request's release note as a comment.",
 		Parameters: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["kind","note"],"properties":{
 			"kind":{"type":"string","enum":["feature","fix","docs","chore"]},
 			"note":{"type":"string","minLength":1,"maxLength":300,"pattern":"^[^\\r\\n]*$"}}}`),

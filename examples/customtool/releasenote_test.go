@@ -32,7 +32,7 @@ func (u untouchable) BotLogin(context.Context, *gogithub.Client, string) (string
 // check runs a call through the registry as the workflow does.
 func check(t *testing.T, args string) (tools.Checked, string) {
 	t.Helper()
-	reg, err := newRegistry(untouchable{t})
+	reg, err := newRegistry(untouchable{t}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
