@@ -99,6 +99,13 @@ func (s Server) validate() error {
 		if s.User != "" {
 			return fmt.Errorf("MCP server %s: User is for a stdio server", s.Name)
 		}
+		for k := range s.Headers {
+			// Go's transport would take a POST carrying one for replayable
+			// and send a call again by itself after a lost answer.
+			if c := http.CanonicalHeaderKey(k); c == "Idempotency-Key" || c == "X-Idempotency-Key" {
+				return fmt.Errorf("MCP server %s: Headers may not set %s", s.Name, c)
+			}
+		}
 		return nil
 	default:
 		return fmt.Errorf("MCP server %s: set Command (stdio) or URL (streamable HTTP)", s.Name)

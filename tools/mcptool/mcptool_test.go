@@ -275,6 +275,7 @@ func TestServerConfigIsCheckedBeforeAnythingStarts(t *testing.T) {
 		{mcptool.Server{Name: "kv", URL: "file:///etc/passwd"}, "not an http(s) URL"},
 		{mcptool.Server{Name: "kv", URL: "http://h", Env: []string{"A=b"}}, "Env is for a stdio server"},
 		{mcptool.Server{Name: "kv", Command: []string{"x"}, Headers: map[string]string{"A": "b"}}, "Headers are for an HTTP server"},
+		{mcptool.Server{Name: "kv", URL: "http://h", Headers: map[string]string{"idempotency-key": "k"}}, "Headers may not set Idempotency-Key"},
 		{mcptool.Server{Name: "kv", Command: []string{"/nonexistent/mcp-server"}}, "connect to MCP server kv"},
 		{mcptool.Server{Name: "kv", Command: []string{"true"}}, "connect to MCP server kv"},
 	} {
