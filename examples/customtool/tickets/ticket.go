@@ -20,14 +20,6 @@ type Tool struct {
 	HTTP    *http.Client // nil: http.DefaultClient
 }
 
-type ticket struct {
-	ID         string `json:"id,omitempty"`
-	Title      string `json:"title"`
-	Body       string `json:"body"`
-	ExternalID string `json:"external_id"`
-	URL        string `json:"url,omitempty"`
-}
-
 func (Tool) Spec() api.ToolSpec {
 	return api.ToolSpec{Name: "create_ticket", Description: "Open a ticket in the team's ticket service.", SideEffect: true,
 		Parameters: json.RawMessage(`{"type":"object","additionalProperties":false,"required":["title","body"],"properties":{
@@ -36,9 +28,14 @@ func (Tool) Spec() api.ToolSpec {
 
 // Preview quotes both arguments, so that no text passes for the preview's own words.
 func (Tool) Preview(call tools.Call) (string, error) {
-	var t ticket
-	err := json.Unmarshal(call.Args, &t)
+	t, err := asked(call)
 	return fmt.Sprintf("Create ticket %q with body %q", t.Title, t.Body), err
+}
+
+// asked is the ticket the call asks for, under its operationKey.
+func asked(call tools.Call) (ticket, error) {
+	t := ticket{ExternalID: call.OperationKey}
+	return t, json.Unmarshal(call.Args, &t)
 }
 
 func (t Tool) Touches(tools.Call) (string, error) { return t.BaseURL + "/tickets", nil }
@@ -51,9 +48,8 @@ func (t Tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, err
 	if found, err := t.find(ctx, call); err != nil || found != nil {
 		return output(found, true), err
 	}
-	var want, made ticket
-	_ = json.Unmarshal(call.Args, &want) // Preview has read them
-	want.ExternalID = call.OperationKey
+	want, _ := asked(call) // Preview has read them
+	var made ticket
 	status, err := t.do(ctx, http.MethodPost, "/tickets", &want, &made)
 	if status >= 400 && status < 500 && status != http.StatusConflict && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests {
 		return api.ToolOutput{}, tools.Rejected("create_ticket: the service refused it", err) // proven: nothing made
@@ -78,18 +74,18 @@ func (t Tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconcili
 // find is the call's ticket, or nil once the service said it has none. A
 // ticket under the key with other text proves nothing.
 func (t Tool) find(ctx context.Context, call tools.Call) (*ticket, error) {
-	var want ticket
 	var found []ticket
 	if _, err := t.do(ctx, http.MethodGet, "/tickets?external_id="+url.QueryEscape(call.OperationKey), nil, &found); err != nil {
 		return nil, fmt.Errorf("find the ticket of %s: %w", call.OperationKey, err)
 	}
-	_ = json.Unmarshal(call.Args, &want)
+	want, _ := asked(call)
 	for _, f := range found {
-		if f.ExternalID == call.OperationKey && (f.Title != want.Title || f.Body != want.Body) {
+		if f.ExternalID != call.OperationKey {
+			continue // a service that ignored the filter proves nothing
+		} else if f.Title != want.Title || f.Body != want.Body {
 			return nil, fmt.Errorf("ticket %s carries %s with other text", f.ID, call.OperationKey)
-		} else if f.ExternalID == call.OperationKey {
-			return &f, nil
 		}
+		return &f, nil
 	}
 	return nil, nil
 }

@@ -12,6 +12,16 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
+// ticket is a ticket as the service sends and takes it; ExternalID is the
+// natural key create_ticket finds its ticket by.
+type ticket struct {
+	ID         string `json:"id,omitempty"`
+	Title      string `json:"title"`
+	Body       string `json:"body"`
+	ExternalID string `json:"external_id"`
+	URL        string `json:"url,omitempty"`
+}
+
 // do sends one request with in as its JSON body (none when nil) and decodes
 // a 2xx answer into out. Any other answer is an error, with its status.
 func (t Tool) do(ctx context.Context, method, path string, in, out any) (int, error) {
