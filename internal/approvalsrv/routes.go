@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/google/go-github/v62/github"
 
@@ -34,11 +35,14 @@ const (
 	// credentialGitHub: GitHub's X-Hub-Signature-256 over the delivery,
 	// keyed with GITHUB_WEBHOOK_SECRET.
 	credentialGitHub
-	// credentialCodecToken: AGENTRUN_CODEC_TOKEN as a bearer token. The
-	// codec handler (payloadcodec.NewHandler) checks it before anything
-	// else, after answering a browser's credential-less CORS preflight.
+	// credentialCodecToken: AGENTRUN_CODEC_TOKEN as a bearer token, checked
+	// by the guard in constant time (the endpoint's own rule, Authorized)
+	// before the endpoint runs. Only a browser's CORS preflight, which
+	// carries no credentials, passes unchecked: the endpoint answers it from
+	// its allowed origins and never decodes anything for it.
 	credentialCodecToken
-	// credentialOpen: anyone; nothing here shows or changes a run.
+	// credentialOpen: anyone; nothing here shows or changes a run, so an
+	// open route must be a GET without wildcards, or it does not build.
 	credentialOpen
 )
 
@@ -147,8 +151,10 @@ func (s *Server) guard(rt route) (http.Handler, error) {
 		return s.page(s.scopeToReaders(rt.pattern, rt.handler)), nil
 	case credentialGitHub:
 		return s.gitHubSigned(rt.handler), nil
-	case credentialCodecToken, credentialOpen:
-		return rt.handler, nil
+	case credentialCodecToken:
+		return s.codecToken(rt)
+	case credentialOpen:
+		return openRoute(rt)
 	}
 	return nil, fmt.Errorf("approval server: route %q declares no credential (%s)", rt.pattern, rt.credential)
 }
@@ -240,4 +246,44 @@ func (s *Server) gitHubSigned(next http.Handler) http.Handler {
 		r.Body = io.NopCloser(bytes.NewReader(payload))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// codecEndpoint is what the codec-token class needs of its handler: the
+// endpoint's own token rule (payloadcodec's handler).
+type codecEndpoint interface {
+	http.Handler
+	Authorized(r *http.Request) bool
+}
+
+// codecToken guards the codec endpoint: nothing reaches it without the
+// token but a browser's CORS preflight, which only asks whether the real
+// request may follow.
+func (s *Server) codecToken(rt route) (http.Handler, error) {
+	endpoint, ok := rt.handler.(codecEndpoint)
+	if !ok {
+		return nil, fmt.Errorf("approval server: route %q (codec token) has a handler that cannot check a token", rt.pattern)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions && r.Header.Get("Origin") != "" {
+			endpoint.ServeHTTP(w, r)
+			return
+		}
+		if !endpoint.Authorized(r) {
+			s.logger.Warn("codec request refused: no valid token", "path", r.URL.Path, "peer", r.RemoteAddr, "origin", r.Header.Get("Origin"))
+			w.Header().Set("WWW-Authenticate", `Bearer realm="agentrun codec"`)
+			answer.Error(w, http.StatusUnauthorized, "codec endpoint needs Authorization: Bearer <AGENTRUN_CODEC_TOKEN>")
+			return
+		}
+		endpoint.ServeHTTP(w, r)
+	}), nil
+}
+
+// openRoute is the open class's check, made when the table is built: a
+// route anyone may call reads no run and changes nothing, so it is a GET
+// (and HEAD) of a fixed path.
+func openRoute(rt route) (http.Handler, error) {
+	if !strings.HasPrefix(rt.pattern, http.MethodGet+" ") || strings.Contains(rt.pattern, "{") {
+		return nil, fmt.Errorf("approval server: open route %q must be a GET of a path without wildcards", rt.pattern)
+	}
+	return rt.handler, nil
 }

@@ -22,17 +22,82 @@ import (
 
 const codecToken = "test-codec-token-0123456789abcdef"
 
+// codecOrigin is the Web UI origin the route servers' codec endpoint allows.
+const codecOrigin = "https://temporal-ui.example.com"
+
 // routeServer is a server outside dev mode with every optional route on:
 // the webhook on the main listener and the codec endpoint.
 func routeServer(t *testing.T, runs *fakeRuns) *Server {
 	t.Helper()
-	codec, err := payloadcodec.Parse("k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, payloadcodec.KeySize)))
-	require.NoError(t, err)
-	srv, err := New(testConfig(), testOptions(Options{
-		Runs: runs, Codec: payloadcodec.NewHandler(codec, nil, payloadcodec.ServerConfig{Token: codecToken}, "default", quietLogger()),
-	}))
+	return routeServerWith(t, testConfig(), runs)
+}
+
+// routeServerWith is routeServer on cfg (a webhook listener of its own).
+func routeServerWith(t *testing.T, cfg Config, runs *fakeRuns) *Server {
+	t.Helper()
+	srv, err := New(cfg, testOptions(Options{Runs: runs, Codec: testCodecEndpoint(t)}))
 	require.NoError(t, err)
 	return srv
+}
+
+func testCodecEndpoint(t *testing.T) http.Handler {
+	t.Helper()
+	codec, err := payloadcodec.Parse("k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, payloadcodec.KeySize)))
+	require.NoError(t, err)
+	cfg := payloadcodec.ServerConfig{Token: codecToken, AllowedOrigins: []string{codecOrigin}}
+	return payloadcodec.NewHandler(codec, nil, cfg, "default", quietLogger())
+}
+
+// everyRoute is the table as the tests know it, with every optional route
+// built: a route the table gains, loses or leaves unbuilt fails
+// TestTheRouteTableIsEveryRouteTheTestsProbe until it is added here.
+var everyRoute = map[string]credential{
+	"POST /v1/runs/{runId}/actions/{actionId}/decision": credentialSigned,
+	"POST /v1/runs/{runId}/decision":                    credentialSigned,
+	"POST /v1/runs/{runId}/steps/{stepId}/resolve":      credentialSigned,
+	"POST /v1/runs":               credentialSigned,
+	"GET /v1/runs":                credentialSigned,
+	"GET /v1/runs/{runId}":        credentialSigned,
+	"GET /v1/runs/{runId}/events": credentialSigned,
+	"GET /v1/approvals":           credentialSigned,
+	"GET /{$}":                    credentialPage,
+	"GET /runs":                   credentialPage,
+	"GET /runs/{runId}":           credentialPage,
+	"GET /runs/{runId}/panel":     credentialPage,
+	"GET /runs/{runId}/events":    credentialPage,
+	"POST /runs/{runId}/actions/{actionId}/decision": credentialPage,
+	"POST /runs/{runId}/decision":                    credentialPage,
+	"POST /github/webhook":                           credentialGitHub,
+	"GET /healthz":                                   credentialOpen,
+	"GET /static/":                                   credentialOpen,
+	"/codec/":                                        credentialCodecToken,
+}
+
+// The probes below go through the table: this is what makes them cover
+// every entry, optional ones included.
+func TestTheRouteTableIsEveryRouteTheTestsProbe(t *testing.T) {
+	srv := routeServerWith(t, separateWebhook(), newFakeRuns())
+	table := map[string]credential{}
+	for _, rt := range srv.routes() {
+		table[rt.pattern] = rt.credential
+	}
+	require.Equal(t, everyRoute, table)
+}
+
+// separateWebhook is testConfig with the webhook on a listener of its own.
+func separateWebhook() Config {
+	cfg := testConfig()
+	cfg.WebhookAddr = "127.0.0.1:0"
+	return cfg
+}
+
+// listenerOf is the handler that serves rt: the main listener's, or the
+// webhook listener's for a route only there.
+func listenerOf(srv *Server, rt route) http.Handler {
+	if rt.listeners&onMain != 0 {
+		return srv.Handler()
+	}
+	return srv.WebhookHandler()
 }
 
 // probeTarget is a request line that reaches the route: its wildcards
@@ -87,12 +152,13 @@ var credentialClasses = []credential{credentialSigned, credentialPage, credentia
 func TestEveryRouteRefusesCallersWithoutItsOwnCredential(t *testing.T) {
 	runs := newFakeRuns()
 	runs.put("run-1", waitingRun("alice"))
-	srv := routeServer(t, runs)
-	handler := srv.Handler()
-	probed := 0
+	srv := routeServerWith(t, separateWebhook(), runs)
+	probed := map[string]credential{}
 	var open []string
 
 	for _, rt := range srv.routes() {
+		handler := listenerOf(srv, rt)
+		probed[rt.pattern] = rt.credential
 		require.Contains(t, credentialNames, rt.credential, "route %q declares no credential", rt.pattern)
 		method, path := probeTarget(rt.pattern)
 		body := probeBody(method)
@@ -124,9 +190,8 @@ func TestEveryRouteRefusesCallersWithoutItsOwnCredential(t *testing.T) {
 			require.Equal(t, http.StatusUnauthorized, w.Code, "%s with %s: %s", rt.pattern, name, w.Body.String())
 			require.NotContains(t, w.Body.String(), "Looks good, but", "%s with %s", rt.pattern, name)
 		}
-		probed++
 	}
-	require.Greater(t, probed, 10, "the table's guarded routes were probed")
+	require.Equal(t, everyRoute, probed, "every route of the table was probed, the optional ones too")
 	require.ElementsMatch(t, []string{"GET /healthz", "GET /static/"}, open, "only what docs/security.md names as open is open")
 	snapshots, events, lookups, listings := runs.counts()
 	require.Zero(t, snapshots+events+lookups+listings, "no refused probe read a run")
@@ -143,10 +208,12 @@ func TestEveryGuardedRouteTakesAGoodCredentialOfItsClass(t *testing.T) {
 	runs := newFakeRuns()
 	runs.put("run-1", waitingRun("alice"))
 	runs.appendEvents("run-1", finished(1)) // the event streams end at once
-	srv := routeServer(t, runs)
-	handler := srv.Handler()
+	srv := routeServerWith(t, separateWebhook(), runs)
+	probed := map[string]credential{}
 
 	for _, rt := range srv.routes() {
+		probed[rt.pattern] = rt.credential
+		handler := listenerOf(srv, rt)
 		if rt.credential == credentialOpen {
 			continue
 		}
@@ -159,6 +226,7 @@ func TestEveryGuardedRouteTakesAGoodCredentialOfItsClass(t *testing.T) {
 		handler.ServeHTTP(w, r)
 		require.NotEqual(t, http.StatusUnauthorized, w.Code, "%s: %s", rt.pattern, w.Body.String())
 	}
+	require.Equal(t, everyRoute, probed, "every route of the table was probed")
 }
 
 func TestARouteWithoutACredentialDoesNotBuild(t *testing.T) {
@@ -243,4 +311,84 @@ func TestSignedReadReplayedWithAnotherQueryAnswers401AndReadsNothing(t *testing.
 	require.Contains(t, stream, "id: 2\n")
 	require.NotContains(t, stream, "id: 1\n", "the signed lastEventId is the one served")
 	require.Equal(t, http.StatusOK, h.getAnonymous("/v1/runs/run-1", capturedSnapshot).StatusCode)
+}
+
+// reachedCodec is a codec endpoint that records whether a request reached
+// it; its token rule is the real endpoint's.
+type reachedCodec struct {
+	codecEndpoint
+	reached *bool
+}
+
+func (c reachedCodec) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	*c.reached = true
+	c.codecEndpoint.ServeHTTP(w, r)
+}
+
+// Each class's guard applies its check itself: a handler that checks
+// nothing is not reached without the class's credential.
+func TestEveryGuardChecksItsCredentialBeforeItsHandler(t *testing.T) {
+	srv := routeServer(t, newFakeRuns())
+	reached := false
+	unchecked := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { reached = true })
+	codec := reachedCodec{codecEndpoint: testCodecEndpoint(t).(codecEndpoint), reached: &reached}
+
+	for _, rt := range []route{
+		{pattern: "POST /v1/x", credential: credentialSigned, handler: unchecked},
+		{pattern: "GET /x", credential: credentialPage, handler: unchecked},
+		{pattern: "POST /x", credential: credentialGitHub, handler: unchecked},
+		{pattern: "/codec/", credential: credentialCodecToken, handler: codec},
+	} {
+		reached = false
+		guarded, err := srv.guard(rt)
+		require.NoError(t, err, rt.pattern)
+		for name, set := range map[string]func(*http.Request){
+			"no credentials": func(*http.Request) {},
+			"a forged one":   func(r *http.Request) { credentialFor(r, rt.credential, nil, true) },
+		} {
+			method, _ := probeTarget(rt.pattern)
+			r := httptest.NewRequest(method, "/codec/decode", strings.NewReader("{}"))
+			r.Header.Set("Content-Type", "application/json")
+			set(r)
+			w := httptest.NewRecorder()
+			guarded.ServeHTTP(w, r)
+			require.Equal(t, http.StatusUnauthorized, w.Code, "%s (%s) with %s", rt.pattern, rt.credential, name)
+		}
+		require.False(t, reached, "%s: the handler was reached without the class's credential", rt.credential)
+	}
+}
+
+// The codec endpoint's CORS preflight carries no token: it passes the
+// guard and is answered from the allowed origins, never decoding anything.
+func TestCodecPreflightNeedsNoTokenAndAnythingElseDoes(t *testing.T) {
+	srv := routeServer(t, newFakeRuns())
+	handler := srv.Handler()
+	send := func(method, origin string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, "/codec/decode", strings.NewReader(`{"payloads":[]}`))
+		if origin != "" {
+			r.Header.Set("Origin", origin)
+		}
+		w := httptest.NewRecorder()
+		handler.ServeHTTP(w, r)
+		return w
+	}
+
+	preflight := send(http.MethodOptions, codecOrigin)
+	require.Equal(t, http.StatusNoContent, preflight.Code)
+	require.Equal(t, codecOrigin, preflight.Header().Get("Access-Control-Allow-Origin"))
+	require.Equal(t, http.StatusForbidden, send(http.MethodOptions, "https://evil.example").Code)
+	require.Equal(t, http.StatusUnauthorized, send(http.MethodOptions, "").Code, "OPTIONS without Origin is no preflight")
+	require.Equal(t, http.StatusUnauthorized, send(http.MethodPost, codecOrigin).Code)
+}
+
+// An open route is checked when the table is built: one that could read a
+// run ({runId}) or change anything (not a GET) does not build.
+func TestAnOpenRouteThatIsNotAFixedGetDoesNotBuild(t *testing.T) {
+	srv := routeServer(t, newFakeRuns())
+	for _, pattern := range []string{"POST /healthz", "GET /runs/{runId}/badge", "/anything"} {
+		_, err := srv.guard(route{pattern: pattern, credential: credentialOpen, handler: http.NotFoundHandler()})
+		require.ErrorContains(t, err, "must be a GET of a path without wildcards", pattern)
+	}
+	_, err := srv.guard(route{pattern: "/codec/", credential: credentialCodecToken, handler: http.NotFoundHandler()})
+	require.ErrorContains(t, err, "cannot check a token")
 }

@@ -33,8 +33,9 @@ type Options struct {
 	Now func() time.Time
 	// EventPollInterval is how often an SSE stream asks the run for new events.
 	EventPollInterval time.Duration
-	// Codec, when set, is served at /codec/ (the payload codec endpoint,
-	// which checks its own bearer token; see routes.go).
+	// Codec, when set, is served at /codec/: the payload codec endpoint,
+	// behind a guard that checks its bearer token with the endpoint's own
+	// rule (Authorized) before it runs; see routes.go.
 	Codec http.Handler
 }
 
