@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
@@ -41,9 +42,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 
 // streamIdentity is whom a stream counts against: the signed-in user, or
 // the peer's address when the route has no user (the signed API, dev mode).
+// A login in another case is the same person (the page guard lets through
+// only ASCII logins, so lower-casing them is GitHub's rule).
 func streamIdentity(r *http.Request) string {
 	if user := auth.IdentityFrom(r.Context()); user != "" {
-		return "user:" + user
+		return "user:" + strings.ToLower(user)
 	}
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

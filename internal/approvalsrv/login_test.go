@@ -63,3 +63,17 @@ func TestDecisionForwardsTheAuthenticatedNameNotTheListsSpelling(t *testing.T) {
 	require.Len(t, signals, 1)
 	require.Equal(t, "sAM", signals[0].Approver)
 }
+
+// The per-person cap on event streams counts a login whatever its case:
+// "ALICE" is alice, as GitHub says.
+func TestStreamCapCountsALoginWhateverItsCase(t *testing.T) {
+	h := waitingHarness(t, nil)
+	h.server.streams.SetCaps(10, 2)
+	as := func(user string) map[string]string { return map[string]string{"X-Forwarded-User": user} }
+
+	require.Equal(t, http.StatusOK, h.get("/runs/run-1/events", as("alice")).StatusCode)
+	require.Equal(t, http.StatusOK, h.get("/runs/run-1/events", as("Alice")).StatusCode)
+	third := h.get("/runs/run-1/events", as("ALICE"))
+
+	require.Equal(t, http.StatusTooManyRequests, third.StatusCode)
+}
