@@ -33,7 +33,7 @@ const defaultSecondaryWait = time.Minute
 // baseURL means api.github.com; otherwise it is the API root (GITHUB_API_URL),
 // for example a GitHub Enterprise /api/v3/ or the sandbox.
 func NewClient(baseURL, token string) (*gogithub.Client, error) {
-	client := gogithub.NewClient(&http.Client{Timeout: githubHTTPTimeout})
+	client := gogithub.NewClient(&http.Client{Timeout: githubHTTPTimeout, CheckRedirect: followReadsOnly})
 	if token != "" {
 		client = client.WithAuthToken(token)
 	}
@@ -56,6 +56,28 @@ func NewClient(baseURL, token string) (*gogithub.Client, error) {
 	client.UploadURL = &upload
 	return client, nil
 }
+
+// followReadsOnly follows a redirect of a read (a renamed repository answers
+// 301) but never of a write: net/http would send a POST's body again to the
+// Location of a 307 or 308, a second send the run never reconciled. The
+// redirect answer itself comes back instead, which ClassifyError leaves a
+// plain error: an unknown outcome for a write, which looks for its proof
+// before it is sent again.
+func followReadsOnly(req *http.Request, via []*http.Request) error {
+	if len(via) == 0 {
+		return nil
+	}
+	if m := via[0].Method; m != http.MethodGet && m != http.MethodHead {
+		return http.ErrUseLastResponse
+	}
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	return nil
+}
+
+// maxRedirects is net/http's own default limit.
+const maxRedirects = 10
 
 // ClassifyError turns a go-github error into what the workflow branches
 // on: api.ErrTypeRateLimited (retry after the wait GitHub asked for),
