@@ -2,6 +2,7 @@ package approvalsrv
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -157,4 +158,22 @@ func (c *testClock) advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.at = c.at.Add(d)
+}
+
+// The remembered answers are bounded: a stream of new logins (anyone the
+// proxy lets sign in) does not grow the server's memory without end.
+func TestRememberedReadPermissionsAreBounded(t *testing.T) {
+	clock := &testClock{at: testNow}
+	cache := newPermissionCache(everyoneReads{}, clock.now)
+
+	for i := 0; i < readPermissionEntries+100; i++ {
+		_, err := cache.permission(t.Context(), "acme", "widgets", fmt.Sprintf("user-%d", i))
+		require.NoError(t, err)
+	}
+	require.LessOrEqual(t, len(cache.entries), readPermissionEntries)
+
+	clock.advance(readPermissionFreshFor)
+	_, err := cache.permission(t.Context(), "acme", "widgets", "late")
+	require.NoError(t, err)
+	require.Len(t, cache.entries, 1, "stale answers go first")
 }
