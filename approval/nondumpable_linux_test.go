@@ -75,6 +75,7 @@ func TestProcessOfTheApprovalServersUserCannotReadItsSecrets(t *testing.T) {
 	status, err := user.Read(t, proc+"status")
 	require.NoError(t, err, "the process is there and its public files are readable")
 	require.Regexp(t, fmt.Sprintf(`(?m)^Uid:\s+%d\s`, user.Uid()), string(status), "the reader is the server's own user")
+	require.ErrorIs(t, user.Trace(t, server.Pid()), startuptest.ErrRefused, "ptrace attach")
 	for _, file := range []string{"environ", "mem"} {
 		content, err := user.Read(t, proc+file)
 

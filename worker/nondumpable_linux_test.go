@@ -75,6 +75,7 @@ func TestProcessOfTheWorkersUserCannotReadTheWorkersSecrets(t *testing.T) {
 	status, err := user.Read(t, proc+"status")
 	require.NoError(t, err, "the process is there and its public files are readable")
 	require.Regexp(t, fmt.Sprintf(`(?m)^Uid:\s+%d\s`, user.Uid()), string(status), "the reader is the worker's own user")
+	require.ErrorIs(t, user.Trace(t, worker.Pid()), startuptest.ErrRefused, "ptrace attach")
 	for _, file := range []string{"environ", "mem"} {
 		content, err := user.Read(t, proc+file)
 

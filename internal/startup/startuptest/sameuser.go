@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"testing"
@@ -25,6 +26,7 @@ const modeVar = "STARTUPTEST_MODE"
 const (
 	modeProgram = "program"
 	modeRead    = "read"
+	modeTrace   = "trace"
 )
 
 // Exit codes of the reader, for the test to tell a refusal from a process
@@ -43,6 +45,8 @@ func Main(m *testing.M, programMain func()) {
 		os.Exit(0)
 	case modeRead:
 		os.Exit(read(os.Args[len(os.Args)-1], os.Stdout, os.Stderr))
+	case modeTrace:
+		os.Exit(trace(os.Args[len(os.Args)-1], os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -58,6 +62,32 @@ func read(path string, stdout, stderr io.Writer) int {
 		return readFailed
 	}
 	_, _ = stdout.Write(b)
+	return 0
+}
+
+// trace attaches to the process and lets it go again at once: attaching is
+// the whole attack, since a tracer reads and writes all of its memory.
+func trace(pid string, stderr io.Writer) int {
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return readFailed
+	}
+	// Every ptrace request must come from the thread that attached.
+	runtime.LockOSThread()
+	err = syscall.PtraceAttach(n)
+	switch {
+	case errors.Is(err, syscall.EPERM):
+		fmt.Fprintln(stderr, "ptrace attach:", err)
+		return readRefused
+	case err != nil:
+		fmt.Fprintln(stderr, "ptrace attach:", err)
+		return readFailed
+	}
+	var status syscall.WaitStatus
+	_, _ = syscall.Wait4(n, &status, syscall.WALL, nil)
+	_ = syscall.PtraceDetach(n) // a tracer that exits detaches too
+	fmt.Fprintln(stderr, "attached to", n)
 	return 0
 }
 
@@ -209,8 +239,21 @@ var ErrRefused = errors.New("refused")
 // would; an error is ErrRefused when the kernel said no.
 func (u *SameUser) Read(t *testing.T, path string) ([]byte, error) {
 	t.Helper()
-	cmd := exec.Command(u.exe, path)
-	cmd.Env = []string{modeVar + "=" + modeRead}
+	return u.attack(t, modeRead, path)
+}
+
+// Trace tries to ptrace-attach to pid as the user from a process of its
+// own; an error is ErrRefused when the kernel said no.
+func (u *SameUser) Trace(t *testing.T, pid int) error {
+	t.Helper()
+	_, err := u.attack(t, modeTrace, strconv.Itoa(pid))
+	return err
+}
+
+func (u *SameUser) attack(t *testing.T, mode, target string) ([]byte, error) {
+	t.Helper()
+	cmd := exec.Command(u.exe, target)
+	cmd.Env = []string{modeVar + "=" + mode}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -218,9 +261,9 @@ func (u *SameUser) Read(t *testing.T, path string) ([]byte, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case errors.As(err, &exitErr) && exitErr.ExitCode() == readRefused:
-		return nil, fmt.Errorf("read %s: %w: %s", path, ErrRefused, stderr.String())
+		return nil, fmt.Errorf("%s %s: %w: %s", mode, target, ErrRefused, stderr.String())
 	case err != nil:
-		return nil, fmt.Errorf("read %s: %w: %s", path, err, stderr.String())
+		return nil, fmt.Errorf("%s %s: %w: %s", mode, target, err, stderr.String())
 	}
 	return stdout.Bytes(), nil
 }
