@@ -17,10 +17,8 @@ func TestEveryActivityNameInTheContractIsAMethodOfActivities(t *testing.T) {
 	methods := reflect.TypeOf(&activities.Activities{})
 	for _, name := range []string{
 		api.ActivityModelNext,
-		api.ActivityGetPullRequest,
-		api.ActivityListPullRequestFiles,
-		api.ActivityCreateIssueComment,
-		api.ActivityFindCommentByOperationKey,
+		api.ActivityExecuteTool,
+		api.ActivityReconcileTool,
 		api.ActivityCheckRepoPermission,
 	} {
 		_, ok := methods.MethodByName(name)

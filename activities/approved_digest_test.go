@@ -18,7 +18,7 @@ import (
 // batch sends it: the approved body named only by its digest.
 func commentByDigest(body, approved string) api.ToolInput {
 	args, _ := json.Marshal(map[string]string{"body": body})
-	return api.NewToolInput(api.ToolCreateIssueComment, args, demoPR, "run-1:5", approved, true)
+	return api.NewToolInput(api.ToolCreateIssueComment, args, demoPR, "run-1:5", approved)
 }
 
 func TestAnActionNamedByItsApprovedDigestPostsExactlyTheApprovedText(t *testing.T) {

@@ -1,7 +1,6 @@
 package activities_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,13 +13,15 @@ import (
 func TestCommentWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, errCreate := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "Review"})
-	_, errFind := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, Body: "Review"})
+	_, errCreate := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review"})
+	_, errFind := findComment(acts, api.FindCommentInput{Target: demoPR, Body: "Review"})
 
 	for _, err := range []error{errCreate, errFind} {
 		appErr := apperrtest.ApplicationError(t, err)
 		require.True(t, appErr.NonRetryable())
-		require.Contains(t, appErr.Message(), "acme/widgets#1: operationKey is required")
+		require.Equal(t, api.ErrTypeInvalidInput, appErr.Type())
+		require.Contains(t, appErr.Message(), "create_issue_comment: ")
+		require.Contains(t, appErr.Message(), "operationKey")
 	}
 	require.Empty(t, sb.Requests())
 }
@@ -31,8 +32,7 @@ func TestCreateThatCannotListTheCommentsPostsNothing(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 500})
 
-	_, err := acts.CreateIssueComment(context.Background(),
-		api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 
 	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "create comment on acme/widgets#1: look for its marker")

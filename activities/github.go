@@ -7,20 +7,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/tools/ghtools"
 )
-
-// GetPullRequest reads the pull request under review (runs from before the
-// tool registry; newer ones call ExecuteTool).
-func (a *Activities) GetPullRequest(ctx context.Context, t api.Target) (api.PullRequest, error) {
-	return ghtools.ReadPullRequest(ctx, NewGitHubAccess(a), t)
-}
-
-// ListPullRequestFiles lists the files the pull request changes, as
-// ghtools.ReadPullRequestFiles does (runs from before the tool registry).
-func (a *Activities) ListPullRequestFiles(ctx context.Context, t api.Target) ([]api.PullRequestFile, error) {
-	return ghtools.ReadPullRequestFiles(ctx, NewGitHubAccess(a), t)
-}
 
 // GitHubAccess is the worker's GitHub access as the GitHub tools take it:
 // the allowlist, the client and the bot's login of the Activities.

@@ -1,7 +1,6 @@
 package activities_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -78,7 +77,7 @@ const earlierReview = "an earlier review"
 
 // fixtureWithComments is acme/widgets#1 with n comments by other people;
 // markedAt >= 0 makes comment markedAt the bot's own earlierReview for
-// operationKey, exactly as CreateIssueComment would have posted it.
+// operationKey, exactly as the comment tool would have posted it.
 func fixtureWithComments(n, markedAt int, operationKey string) ghsandbox.Fixture {
 	f := ghsandbox.DefaultFixture()
 	pull := &f.Repos[0].Pulls[0]
@@ -95,7 +94,7 @@ func fixtureWithComments(n, markedAt int, operationKey string) ghsandbox.Fixture
 func TestGetPullRequestReadsTheDemoPullRequest(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	pr, err := acts.GetPullRequest(context.Background(), demoPR)
+	pr, err := readPullRequest(acts, demoPR)
 
 	require.NoError(t, err)
 	require.Equal(t, api.PullRequest{
@@ -118,7 +117,7 @@ func TestListPullRequestFilesReadsEveryPageAndTruncatesHugePatches(t *testing.T)
 	}
 	sb, acts := newSandbox(t, f)
 
-	files, err := acts.ListPullRequestFiles(context.Background(), demoPR)
+	files, err := listFiles(acts, demoPR)
 
 	require.NoError(t, err)
 	require.Len(t, files, 250)
@@ -143,7 +142,7 @@ func TestTruncatedPatchWithoutLineBreaksStaysValidUTF8(t *testing.T) {
 	f.Repos[0].Pulls[0].Files = []ghsandbox.FixtureFile{{Filename: "i18n.txt", Status: "added", Patch: patch}}
 	_, acts := newSandbox(t, f)
 
-	files, err := acts.ListPullRequestFiles(context.Background(), demoPR)
+	files, err := listFiles(acts, demoPR)
 
 	require.NoError(t, err)
 	require.True(t, files[0].PatchTruncated)
@@ -152,13 +151,13 @@ func TestTruncatedPatchWithoutLineBreaksStaysValidUTF8(t *testing.T) {
 	require.True(t, strings.HasPrefix(patch, files[0].Patch))
 }
 
-func TestCreateIssueCommentPostsOnceWithTheMarker(t *testing.T) {
+func TestCommentToolPostsOnceWithTheMarker(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	in := api.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1/step-3"}
 
-	first, err := acts.CreateIssueComment(context.Background(), in)
+	first, err := createComment(acts, in)
 	require.NoError(t, err)
-	second, err := acts.CreateIssueComment(context.Background(), in)
+	second, err := createComment(acts, in)
 	require.NoError(t, err)
 
 	require.False(t, first.AlreadyExisted)
@@ -172,24 +171,23 @@ func TestCreateIssueCommentPostsOnceWithTheMarker(t *testing.T) {
 	require.Equal(t, 1, sb.countRequests(ghsandbox.OpCreateComment))
 }
 
-func TestCreateIssueCommentWithAnotherKeyPostsAnotherComment(t *testing.T) {
+func TestCommentToolWithAnotherKeyPostsAnotherComment(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	a, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k1"})
+	a, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k1"})
 	require.NoError(t, err)
-	b, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k2"})
+	b, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k2"})
 	require.NoError(t, err)
 
 	require.NotEqual(t, a.CommentID, b.CommentID)
 	require.Len(t, sb.commentsViaAPI(t, demoPR), 2)
 }
 
-func TestCreateIssueCommentFindsTheMarkerBeyondTheFirstPage(t *testing.T) {
+func TestCommentToolFindsTheMarkerBeyondTheFirstPage(t *testing.T) {
 	sb, acts := newSandbox(t, fixtureWithComments(150, 130, "run-7/step-2"))
 	marked := sb.Comments("acme", "widgets", 1)[130]
 
-	res, err := acts.CreateIssueComment(context.Background(),
-		api.CreateCommentInput{Target: demoPR, Body: earlierReview, OperationKey: "run-7/step-2"})
+	res, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: earlierReview, OperationKey: "run-7/step-2"})
 
 	require.NoError(t, err)
 	require.True(t, res.AlreadyExisted)
@@ -204,19 +202,18 @@ func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDropResponse})
 	in := api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-2/step-5"}
 
-	_, err := acts.CreateIssueComment(context.Background(), in)
+	_, err := createComment(acts, in)
 	apperrtest.RequirePlainRetryable(t, err)
 	posted := sb.Comments("acme", "widgets", 1)
 	require.Len(t, posted, 1)
 
-	found, err := acts.FindCommentByOperationKey(context.Background(),
-		api.FindCommentInput{Target: demoPR, OperationKey: "run-2/step-5", Body: "Review"})
+	found, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-2/step-5", Body: "Review"})
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileFound, found.Outcome)
 	require.Equal(t, posted[0].ID, found.CommentID)
 	require.NotEmpty(t, found.HTMLURL)
 
-	retried, err := acts.CreateIssueComment(context.Background(), in)
+	retried, err := createComment(acts, in)
 	require.NoError(t, err)
 	require.True(t, retried.AlreadyExisted)
 	require.Equal(t, posted[0].ID, retried.CommentID)
@@ -226,8 +223,7 @@ func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 func TestFindCommentIsNotCreatedOnlyAfterReadingEveryPage(t *testing.T) {
 	sb, acts := newSandbox(t, fixtureWithComments(230, -1, ""))
 
-	res, err := acts.FindCommentByOperationKey(context.Background(),
-		api.FindCommentInput{Target: demoPR, OperationKey: "run-9/step-1", Body: "Review"})
+	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-9/step-1", Body: "Review"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.FindCommentResult{Outcome: api.ReconcileNotCreated}, res)
@@ -237,7 +233,7 @@ func TestFindCommentIsNotCreatedOnlyAfterReadingEveryPage(t *testing.T) {
 func TestTooLongCommentIsRejectedWithGitHubsMessage(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{
+	_, err := createComment(acts, api.CreateCommentInput{
 		Target: demoPR, Body: strings.Repeat("a", 70000), OperationKey: "k",
 	})
 
@@ -254,7 +250,7 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeStatus, Status: 422})
 
-	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
+	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
 
 	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
@@ -262,21 +258,24 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 	require.Contains(t, appErr.Message(), "create comment on acme/widgets#1: 422 Validation Failed")
 }
 
-func TestBlankCommentIsABadToolCallAndPostsNothing(t *testing.T) {
+// The worker previews the call again from its arguments: a blank body has
+// no preview, so it cannot be the approved one.
+func TestBlankCommentIsRefusedAndPostsNothing(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: " \n", OperationKey: "k"})
+	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: " \n", OperationKey: "k"})
 
 	appErr := apperrtest.ApplicationError(t, err)
-	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
+	require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
+	require.Contains(t, appErr.Message(), "the call is not the one approved")
 	require.Empty(t, sb.Requests())
 }
 
 func TestUnknownPullRequestIsRejected(t *testing.T) {
 	_, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.GetPullRequest(context.Background(), api.Target{Owner: "acme", Repo: "widgets", PullNumber: 404})
+	_, err := readPullRequest(acts, api.Target{Owner: "acme", Repo: "widgets", PullNumber: 404})
 
 	appErr := apperrtest.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
@@ -293,7 +292,7 @@ func TestRateLimitDetailsReachTheWorkflowSide(t *testing.T) {
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
 
-	_, err := env.ExecuteActivity(acts.CreateIssueComment, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
+	_, err := env.ExecuteActivity(acts.ExecuteTool, commentCall(api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"}))
 
 	details := apperrtest.RequireRateLimited(t, err, "secondary")
 	require.Equal(t, int64(5), details.RetryAfterSeconds)
@@ -303,7 +302,7 @@ func TestFindCommentCannotTellWhenListingIsForbidden(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 403})
 
-	res, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
@@ -313,8 +312,7 @@ func TestFindCommentCannotTellWhenListingIsForbidden(t *testing.T) {
 func TestFindCommentCannotTellWhenThePullRequestIsGone(t *testing.T) {
 	_, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	res, err := acts.FindCommentByOperationKey(context.Background(),
-		api.FindCommentInput{Target: api.Target{Owner: "acme", Repo: "gone", PullNumber: 1}, OperationKey: "k", Body: "x"})
+	res, err := findComment(acts, api.FindCommentInput{Target: api.Target{Owner: "acme", Repo: "gone", PullNumber: 1}, OperationKey: "k", Body: "x"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
@@ -325,7 +323,7 @@ func TestFindCommentRateLimitIsAnErrorNotAnAnswer(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 403, RetryAfter: 2})
 
-	_, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	apperrtest.RequireRateLimited(t, err, "secondary")
 }
@@ -334,7 +332,7 @@ func TestServerErrorIsAPlainRetryableError(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetPullRequest, Mode: ghsandbox.ModeStatus, Status: 500})
 
-	_, err := acts.GetPullRequest(context.Background(), demoPR)
+	_, err := readPullRequest(acts, demoPR)
 
 	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "get pull request acme/widgets#1")
@@ -348,14 +346,14 @@ func TestFindCommentServerErrorIsAPlainRetryableError(t *testing.T) {
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeDelay, DelayMs: 1})
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 502})
 
-	_, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	apperrtest.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "page 2")
 }
 
 func TestNoGitHubClientIsAnError(t *testing.T) {
-	_, err := (&activities.Activities{}).GetPullRequest(context.Background(), demoPR)
+	_, err := readPullRequest(&activities.Activities{}, demoPR)
 
 	require.ErrorContains(t, err, "no GitHub client")
 }

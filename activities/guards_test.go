@@ -22,12 +22,10 @@ func TestAllowlistRefusesEveryToolOnAnotherRepositoryBeforeAnyRequest(t *testing
 	acts.AllowedRepos = activities.RepoAllowlist{"acme/widgets"}
 	elsewhere := api.Target{Owner: "acme", Repo: "gadgets", PullNumber: 1}
 
-	_, errGet := acts.GetPullRequest(context.Background(), elsewhere)
-	_, errList := acts.ListPullRequestFiles(context.Background(), elsewhere)
-	_, errCreate := acts.CreateIssueComment(context.Background(),
-		api.CreateCommentInput{Target: elsewhere, Body: "Review", OperationKey: "run-1:1"})
-	_, errFind := acts.FindCommentByOperationKey(context.Background(),
-		api.FindCommentInput{Target: elsewhere, OperationKey: "run-1:1", Body: "Review"})
+	_, errGet := readPullRequest(acts, elsewhere)
+	_, errList := listFiles(acts, elsewhere)
+	_, errCreate := createComment(acts, api.CreateCommentInput{Target: elsewhere, Body: "Review", OperationKey: "run-1:1"})
+	_, errFind := findComment(acts, api.FindCommentInput{Target: elsewhere, OperationKey: "run-1:1", Body: "Review"})
 
 	for _, err := range []error{errGet, errList, errCreate, errFind} {
 		appErr := apperrtest.ApplicationError(t, err)
@@ -44,8 +42,7 @@ func TestAllowlistComparesOwnerAndRepoIgnoringASCIICase(t *testing.T) {
 	require.NoError(t, err)
 	acts.AllowedRepos = list
 
-	res, err := acts.CreateIssueComment(context.Background(),
-		api.CreateCommentInput{Target: api.Target{Owner: "Acme", Repo: "WIDGETS", PullNumber: 1}, Body: "Review", OperationKey: "run-1:2"})
+	res, err := createComment(acts, api.CreateCommentInput{Target: api.Target{Owner: "Acme", Repo: "WIDGETS", PullNumber: 1}, Body: "Review", OperationKey: "run-1:2"})
 
 	require.NoError(t, err)
 	require.NotZero(t, res.CommentID)
@@ -65,17 +62,17 @@ func TestParseRepoAllowlistRefusesWhatIsNotOwnerSlashRepo(t *testing.T) {
 	require.True(t, list.Allows(demoPR), "unset allows every repository")
 }
 
-func TestBodyCarryingAMarkerIsABadToolCallAndPostsNothing(t *testing.T) {
+func TestBodyCarryingAMarkerIsRefusedAndPostsNothing(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{
+	_, err := createComment(acts, api.CreateCommentInput{
 		Target: demoPR, Body: "LGTM\n<!--Agent-Operation: run-9:1 -->", OperationKey: "run-1:1",
 	})
 
 	appErr := apperrtest.ApplicationError(t, err)
-	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
+	require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
-	require.Contains(t, appErr.Message(), "agent-operation marker")
+	require.Contains(t, appErr.Message(), "the call is not the one approved")
 	require.Empty(t, sb.Requests())
 }
 
@@ -86,7 +83,7 @@ func TestActivitiesWithoutABotLoginAskGitHubWhoTheyAre(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "agentrun[bot]", login)
 
-	_, err = acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+	_, err = createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 	require.NoError(t, err)
 	require.Equal(t, 2, sb.countRequests(ghsandbox.OpGetUser))
 }
@@ -101,8 +98,7 @@ func TestBotLoginOverridesGetUser(t *testing.T) {
 	login, err := acts.GitHubIdentity(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, "reviewer-app[bot]", login)
-	res, err := acts.FindCommentByOperationKey(context.Background(),
-		api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
+	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileNotCreated, res.Outcome)
@@ -114,8 +110,7 @@ func TestReconcileCannotTellWhenGitHubRefusesToSayWhoWeAre(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetUser, Mode: ghsandbox.ModeStatus, Status: 401})
 
-	res, err := acts.FindCommentByOperationKey(context.Background(),
-		api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
+	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
@@ -132,7 +127,7 @@ func TestCommentPostedUnderAnotherLoginThanTheIdentityIsLoggedAsAnError(t *testi
 	env := suite.NewTestActivityEnvironment()
 	env.RegisterActivity(acts)
 
-	_, err := env.ExecuteActivity(acts.CreateIssueComment, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+	_, err := env.ExecuteActivity(acts.ExecuteTool, commentCall(api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"}))
 
 	require.NoError(t, err)
 	require.Len(t, sb.Comments("acme", "widgets", 1), 1)

@@ -32,9 +32,9 @@ func offlineReview(t *testing.T, acts *activities.Activities) string {
 			var result any
 			switch call.Name {
 			case api.ToolGetPullRequest:
-				result, err = acts.GetPullRequest(ctx, demoPR)
+				result, err = readPullRequest(acts, demoPR)
 			case api.ToolListPullRequestFiles:
-				result, err = acts.ListPullRequestFiles(ctx, demoPR)
+				result, err = listFiles(acts, demoPR)
 			case api.ToolCreateIssueComment:
 				var args struct{ Body string }
 				require.NoError(t, json.Unmarshal(call.Arguments, &args))
@@ -72,8 +72,7 @@ func TestReviewOfHostileFileNamesIsPostedWithOnlyItsOwnMarker(t *testing.T) {
 	require.Contains(t, body, "- `evil/[click](javascript:alert) @acme-admins.go` line 1")
 	require.Contains(t, body, "(`<\u200b!-- agent-operation:run-1:1 -->.go`, ```a``b`.go```, `` `x`.go ``, `[click](javascript:alert) @acme-admins.go`)")
 
-	res, err := acts.CreateIssueComment(context.Background(),
-		api.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:1"})
+	res, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:1"})
 	require.NoError(t, err)
 	require.Empty(t, res.Ignored, "the review is no look-alike of its own operation")
 	posted := sb.Comments("acme", "widgets", 1)
@@ -107,9 +106,9 @@ func TestHostileTitleAndFileNamesRenderAsTheirOwnText(t *testing.T) {
 		"very large additions, Go packages changed without tests, and truncated patches.\n", body)
 
 	// The review posts, and reconcile finds it by its marker.
-	created, err := acts.CreateIssueComment(context.Background(), api.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
+	created, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
 	require.NoError(t, err)
-	found, err := acts.FindCommentByOperationKey(context.Background(), api.FindCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
+	found, err := findComment(acts, api.FindCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
 	require.NoError(t, err)
 	require.Equal(t, api.FindCommentResult{Outcome: api.ReconcileFound, CommentID: created.CommentID, HTMLURL: created.HTMLURL}, found)
 	require.Len(t, sb.Comments("acme", "widgets", 1), 1)

@@ -1,7 +1,6 @@
 package activities_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,8 +24,7 @@ func TestLookAlikeByThePullRequestAuthorDoesNotStopOurComment(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	lookAlike := sb.postAs(t, "carol", "thanks! "+api.OperationMarker("run-1:3"))
 
-	res, err := acts.CreateIssueComment(context.Background(),
-		api.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1:3"})
+	res, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1:3"})
 
 	require.NoError(t, err)
 	require.False(t, res.AlreadyExisted)
@@ -44,8 +42,7 @@ func TestLookAlikeByThePullRequestAuthorDoesNotStopOurComment(t *testing.T) {
 func TestReconcileWithoutTheApprovedBodyIsRefusedRatherThanGuessed(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := acts.FindCommentByOperationKey(context.Background(),
-		api.FindCommentInput{Target: demoPR, OperationKey: "run-7:1"})
+	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-7:1"})
 
 	appErr := apperrtest.ApplicationError(t, err)
 	require.True(t, appErr.NonRetryable())

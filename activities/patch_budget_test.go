@@ -1,7 +1,6 @@
 package activities_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -27,7 +26,7 @@ func TestListingOfManyLargePatchesStaysWithinTheTotalBudgetAndSaysWhatItLeftOut(
 	pull.Files = append(pull.Files, ghsandbox.FixtureFile{Filename: "README.md", Status: "modified", Patch: "@@ -1 +1 @@\n-a\n+b"})
 	_, acts := newSandbox(t, f)
 
-	files, err := acts.ListPullRequestFiles(context.Background(), demoPR)
+	files, err := listFiles(acts, demoPR)
 
 	require.NoError(t, err)
 	require.Len(t, files, 301)

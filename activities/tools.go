@@ -71,8 +71,8 @@ func (a *Activities) registry() *tools.Registry {
 	return a.Tools
 }
 
-// offeredTools are the tools a model call offers: its input's own (runs
-// from before the registry), or those of the agent it names.
+// offeredTools are the tools a model call offers: those of the agent it
+// names, or, for a call outside a run that names none, its input's own.
 func (a *Activities) offeredTools(in api.ModelInput) ([]api.ToolSpec, error) {
 	if in.Agent == "" {
 		return in.Tools, nil

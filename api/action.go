@@ -79,12 +79,6 @@ func ActionID(workflowID, firstRunID string, seq int) string {
 	return ActionIDPrefix + sha256Hex([]byte(fmt.Sprintf("%s:%s:%d", workflowID, firstRunID, seq)))[:16]
 }
 
-// LegacyActionID is ActionID before the security batch, kept so that older
-// histories replay: it repeats when a workflow ID is reused.
-func LegacyActionID(workflowID string, seq int) string {
-	return ActionIDPrefix + sha256Hex([]byte(fmt.Sprintf("%s:%d", workflowID, seq)))[:16]
-}
-
 // ArgsHash binds an approval to the exact action: sha256 of the canonical input.
 func ArgsHash(target Target, body string) string {
 	canonical, _ := json.Marshal(struct {

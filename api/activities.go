@@ -8,8 +8,7 @@ import (
 // The inputs and outputs of the GitHub activities. Each is recorded in the
 // history of every run that calls the activity, so its JSON is the wire.
 
-// Target pins every tool to the run's own pull request. It is the input of
-// ActivityGetPullRequest and ActivityListPullRequestFiles.
+// Target pins every tool to the run's own pull request.
 type Target struct {
 	Owner      string `json:"owner"`
 	Repo       string `json:"repo"`
@@ -47,7 +46,7 @@ type PullRequestFile struct {
 	PatchSHA256    string `json:"patchSha256,omitempty"`
 }
 
-// CreateCommentInput is the input of ActivityCreateIssueComment.
+// CreateCommentInput is what the comment tool posts (ghtools.CreateComment).
 type CreateCommentInput struct {
 	Target       Target `json:"target"`
 	Body         string `json:"body"`
@@ -66,8 +65,7 @@ type CommentResult struct {
 	Ignored []IgnoredComment `json:"ignored,omitempty"`
 }
 
-// FindCommentInput is the input of ActivityFindCommentByOperationKey, the
-// reconcile activity.
+// FindCommentInput is what the comment tool reconciles (ghtools.FindComment).
 type FindCommentInput struct {
 	Target       Target `json:"target"`
 	OperationKey string `json:"operationKey"`

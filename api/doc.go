@@ -9,6 +9,6 @@
 //
 // Every JSON name here is on the wire: in workflow histories (which replay
 // for as long as a run is open), in continue-as-new checkpoints and in query
-// answers. Renaming one breaks open runs; workflows/testdata holds the
-// recorded histories that prove a change did not.
+// answers. Renaming one breaks open runs; workflows/testdata/replay holds
+// the recorded histories that catch a change that did.
 package api

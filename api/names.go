@@ -88,14 +88,6 @@ type InboxMemo struct {
 const (
 	// ActivityModelNext takes a ModelInput and returns a ModelDecision.
 	ActivityModelNext = "ModelNext"
-	// ActivityGetPullRequest takes a Target and returns a PullRequest.
-	ActivityGetPullRequest = "GetPullRequest"
-	// ActivityListPullRequestFiles takes a Target and returns []PullRequestFile.
-	ActivityListPullRequestFiles = "ListPullRequestFiles"
-	// ActivityCreateIssueComment takes a CreateCommentInput and returns a CommentResult.
-	ActivityCreateIssueComment = "CreateIssueComment"
-	// ActivityFindCommentByOperationKey takes a FindCommentInput and returns a FindCommentResult.
-	ActivityFindCommentByOperationKey = "FindCommentByOperationKey"
 	// ActivityCheckRepoPermission takes a RepoPermissionInput and returns a RepoPermission.
 	ActivityCheckRepoPermission = "CheckRepoPermission"
 	// ActivityExecuteTool takes a ToolInput and returns a ToolOutput: any

@@ -104,8 +104,7 @@ type RunInput struct {
 	// Approvers are the GitHub logins allowed to decide. Empty means anyone
 	// with write permission on the repository (admin, maintain or write),
 	// which the run asks GitHub itself for each decision (a permission_check
-	// step; see workflows/policy.go). Runs from before the policy batch took
-	// any approver the approval layer had authenticated.
+	// step; see workflows/policy.go).
 	Approvers []string `json:"approvers,omitempty"`
 	// ApprovalTimeout travels as a duration string ("24h0m0s"); a number is
 	// read as nanoseconds. So does ToolTimeout (api/duration.go).

@@ -78,7 +78,7 @@ func StepActivityID(stepID, what string, attempt int) string {
 }
 
 // StepOfActivity is the step an activity ID names, or "" when the activity
-// was not given one by StepActivityID (runs from before the registry).
+// was not given one by StepActivityID (the permission check's local activity).
 func StepOfActivity(activityID string) string {
 	step, _, _ := strings.Cut(activityID, ".")
 	if !strings.HasPrefix(step, "step-") {

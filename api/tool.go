@@ -9,22 +9,23 @@ type ToolInput struct {
 	// Args is the canonical JSON of the call's arguments.
 	Args   json.RawMessage `json:"args"`
 	Target Target          `json:"target"`
-	// OperationKey and Approved are set for an action only (tools.Call).
-	// Runs on the engine batch send ApprovedSHA256 (PreviewDigest) instead
-	// of Approved: the worker recomputes the preview from Args and takes it
-	// only when its digest matches, so the history records the text once
-	// (in the model's answer).
+	// OperationKey and ApprovedSHA256 are set for an action only
+	// (tools.Call). The run names the approved preview by its digest
+	// (PreviewDigest), not its text: the worker recomputes the preview from
+	// Args and takes it only when its digest matches, so the history records
+	// the text once (in the model's answer). Approved carries the text
+	// itself, for a caller outside a run.
 	OperationKey   string `json:"operationKey,omitempty"`
 	Approved       string `json:"approved,omitempty"`
 	ApprovedSHA256 string `json:"approvedSha256,omitempty"`
 }
 
 // NewToolInput is the input of a call; preview is the approved text of an
-// action, sent as its PreviewDigest when byDigest.
-func NewToolInput(tool string, args json.RawMessage, target Target, operationKey, preview string, byDigest bool) ToolInput {
-	in := ToolInput{Tool: tool, Args: args, Target: target, OperationKey: operationKey, Approved: preview}
-	if byDigest && preview != "" {
-		in.Approved, in.ApprovedSHA256 = "", PreviewDigest(preview)
+// action, sent as its PreviewDigest.
+func NewToolInput(tool string, args json.RawMessage, target Target, operationKey, preview string) ToolInput {
+	in := ToolInput{Tool: tool, Args: args, Target: target, OperationKey: operationKey}
+	if preview != "" {
+		in.ApprovedSHA256 = PreviewDigest(preview)
 	}
 	return in
 }

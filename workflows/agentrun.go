@@ -39,17 +39,12 @@ type agentRun struct {
 func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRun, error) {
 	w := &agentRun{}
 	w.registry = reg
-	w.perf = takesBatch(ctx, perfChangeID)
-	w.generic = w.perf || takesBatch(ctx, registryChangeID)
-	w.hardened = w.generic || takesBatch(ctx, securityChangeID)
-	w.policy = w.generic || takesBatch(ctx, policyChangeID)
-	w.localCheck = w.generic || takesBatch(ctx, localCheckChangeID)
 	info := workflow.GetInfo(ctx)
 	agentErr := w.chooseAgent(&in)
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
 	var refused error
-	if cp != nil && w.hardened && !decide.CarriedByContinueAsNew(info.ContinuedExecutionRunID, info.Attempt, info.CronSchedule) {
+	if cp != nil && !decide.CarriedByContinueAsNew(info.ContinuedExecutionRunID, info.Attempt, info.CronSchedule) {
 		// A checkpoint is the run's own memory, approvals included; taken
 		// from a start request it would let anyone post an action "already
 		// approved". The run starts empty only to fail where queries see it.
@@ -64,14 +59,14 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	} else {
 		now := workflow.Now(ctx)
 		w.Run = in.NewRun(info.WorkflowExecution.ID, now)
-		w.Run.BatchApproval = w.generic && w.agent.BatchApproval
+		w.Run.BatchApproval = w.agent.BatchApproval
 		w.Label = api.LabelStarting
 		runmetrics.Run(ctx, w.in.Agent, api.MetricRunsStarted)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
-	attrs := append(w.statusAttrs(w.hardened), api.SearchAttrConversation.ValueSet(in.ConversationID))
+	attrs := append(w.statusAttrs(true), api.SearchAttrConversation.ValueSet(in.ConversationID))
 	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
 	}
@@ -113,15 +108,13 @@ func (w *agentRun) run(ctx workflow.Context) (api.RunResult, error) {
 			if w.continueAsNewDue(ctx) {
 				return w.continueAsNew(ctx)
 			}
-			if w.generic {
-				n, err := w.runReads(ctx)
-				if err != nil {
-					return w.end(ctx, err)
-				}
-				if n > 0 {
-					w.OpenToolCalls = w.OpenToolCalls[n:]
-					continue
-				}
+			n, err := w.runReads(ctx)
+			if err != nil {
+				return w.end(ctx, err)
+			}
+			if n > 0 {
+				w.OpenToolCalls = w.OpenToolCalls[n:]
+				continue
 			}
 			call := w.OpenToolCalls[0]
 			if err := w.runToolCall(ctx, call); errors.Is(err, errContinueAsNew) {
@@ -165,9 +158,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
-	if w.generic {
-		in.Tools, in.Agent = nil, w.agent.Name
-	}
+	in.Tools, in.Agent = nil, w.agent.Name
 	safeInput := map[string]any{
 		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": modelcall.ToolNames(tools),
 	}

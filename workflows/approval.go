@@ -72,7 +72,10 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 // any applies (decide.RefuseBatch). On a run that asks GitHub who may
 // decide, the batch waits in the queue as one decision, for one check.
 func (w *agentRun) onBatch(ctx workflow.Context, sig api.ApprovalSignal) {
-	parts, why := decide.SplitBatch(sig, w.generic && w.agent.BatchApproval, w.agent.Name, w.ActionByID)
+	parts, why := decide.SplitBatch(sig, w.agent.BatchApproval, w.agent.Name, w.ActionByID)
+	if why == "" {
+		why = decide.RepeatedBatch(sig, parts, w.ActionByID)
+	}
 	if why == "" {
 		why = w.rules().RefuseBatch(sig, parts, w.ActionByID, workflow.Now(ctx))
 	}
@@ -107,7 +110,7 @@ func (w *agentRun) applyBatch(ctx workflow.Context, parts []api.ApprovalSignal) 
 }
 
 func (w *agentRun) rules() decide.Rules {
-	return decide.Rules{Hardened: w.hardened, Approvers: w.Run.Approvers}
+	return decide.Rules{Approvers: w.Run.Approvers}
 }
 
 // onDecision handles a decision on one action.
@@ -160,12 +163,8 @@ func (w *agentRun) refuseDecision(ctx workflow.Context, pa *api.PendingAction, s
 // requestApproval creates the pending action for a gated step.
 func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c tools.Checked) {
 	now := workflow.Now(ctx)
-	id := api.LegacyActionID(w.Run.ID, st.Sequence)
-	if w.hardened {
-		id = api.ActionID(w.Run.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence)
-	}
 	pa := &api.PendingAction{
-		ID:          id,
+		ID:          api.ActionID(w.Run.ID, workflow.GetInfo(ctx).FirstRunID, st.Sequence),
 		StepID:      st.ID,
 		ToolName:    st.ToolName,
 		SafeInput:   st.SafeInput,
@@ -180,7 +179,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 	}
 	w.Actions = append(w.Actions, pa)
 	runmetrics.Run(ctx, w.in.Agent, api.MetricApprovalsRequested)
-	if w.hardened && (!w.generic || w.Run.Status == api.RunWaitingForUser) {
+	if w.Run.Status == api.RunWaitingForUser {
 		w.upsertActionIDs(ctx) // else the wait below publishes them
 	}
 	gate := w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, redact.JSON(map[string]string{"actionId": pa.ID}))
@@ -197,7 +196,7 @@ func (w *agentRun) upsertActionIDs(ctx workflow.Context) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet(view.ActionIDs(&w.Checkpoint))); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunActionIds failed", "error", err)
 	}
-	view.PublishInbox(ctx, &w.Checkpoint, w.perf) // an action proposed while the run already waits
+	view.PublishInbox(ctx, &w.Checkpoint) // an action proposed while the run already waits
 }
 
 func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {
@@ -240,13 +239,9 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *api.AgentStep) (strin
 		})
 		err := w.awaitDecisionOrExpiry(ctx, pa, timer)
 		// A worker settles a cancelled timer at once, so whether it fired
-		// must be read before the cancel. Older histories read it after, and
-		// so expired the action at every continue-as-new during the wait.
+		// must be read before the cancel.
 		fired := timer.IsReady()
 		cancelTimer()
-		if !w.hardened {
-			fired = timer.IsReady()
-		}
 		if err != nil {
 			return "", err
 		}

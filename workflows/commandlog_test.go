@@ -52,7 +52,7 @@ func (h *harness) logCommands() *commandLog {
 		defer l.mu.Unlock()
 		l.attempts = append(l.attempts, loggedAttempt{Name: toolActivityName(info.ActivityType.Name, args), Attempt: info.Attempt, At: h.env.Now()})
 	})
-	// The permission check runs as a local activity (localCheckChangeID).
+	// The permission check runs as a local activity.
 	h.env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
 		l.mu.Lock()
 		defer l.mu.Unlock()

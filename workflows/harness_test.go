@@ -76,14 +76,6 @@ func demoInput() api.RunInput {
 	return api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", ToolTimeout: 5 * time.Second, InlineConversationBytes: -1}
 }
 
-// fromBefore makes the run one from before changeID's batch. The newer
-// batches imply every older one, so it is from before them too.
-func (h *harness) fromBefore(changeID string) {
-	for _, id := range []string{changeID, registryChangeID, perfChangeID} {
-		h.env.OnGetVersion(id, workflow.DefaultVersion, batchVersion).Return(workflow.DefaultVersion)
-	}
-}
-
 func (h *harness) run(in api.RunInput) {
 	h.env.ExecuteWorkflow(AgentRun, in)
 	require.True(h.t, h.env.IsWorkflowCompleted())

@@ -15,9 +15,9 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-func v5History(t *testing.T, name string) []*historypb.HistoryEvent {
+func recordedHistory(t *testing.T, name string) []*historypb.HistoryEvent {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "v5", name))
+	f, err := os.Open(filepath.Join("testdata", "replay", name))
 	require.NoError(t, err)
 	defer f.Close()
 	h, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
@@ -26,12 +26,12 @@ func v5History(t *testing.T, name string) []*historypb.HistoryEvent {
 	return h.Events
 }
 
-// A model call of a generic run names its agent instead of recording the
+// A model call names its agent instead of recording the
 // agent's tool schemas, and past the opening prompt it sends a reference
 // instead of the conversation that the tool results already recorded.
-func TestAGenericRunsModelCallsNameTheAgentAndReferTheConversation(t *testing.T) {
+func TestARunsModelCallsNameTheAgentAndReferTheConversation(t *testing.T) {
 	var calls []api.ModelInput
-	for _, ev := range v5History(t, "happy.json") {
+	for _, ev := range recordedHistory(t, "happy.json") {
 		a := ev.GetActivityTaskScheduledEventAttributes()
 		if a.GetActivityType().GetName() != "ModelNext" {
 			continue
@@ -58,7 +58,7 @@ func TestAGenericRunsModelCallsNameTheAgentAndReferTheConversation(t *testing.T)
 // from the moment the run waits.
 func TestAWaitPublishesItsActionIDsWithItsStatusInOneUpsert(t *testing.T) {
 	waits := 0
-	for _, ev := range v5History(t, "happy.json") {
+	for _, ev := range recordedHistory(t, "happy.json") {
 		if ev.GetEventType() != enumspb.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES {
 			continue
 		}

@@ -38,16 +38,6 @@ func TestRunThatCannotReadItsPullRequestFails(t *testing.T) {
 	requireLegalHistory(t, h.events())
 }
 
-func TestRunFromBeforeThePolicyBatchCompletesWithoutItsPullRequest(t *testing.T) {
-	h := newHarness(t)
-	h.fromBefore(policyChangeID)
-	in := demoInput()
-	in.PullNumber = 99
-	h.run(in)
-	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
-}
-
 func TestOutcomeNamesThePostedCommentWithItsLink(t *testing.T) {
 	h := newHarness(t)
 	h.approveAs("alice")

@@ -31,9 +31,9 @@ import (
 const maxQueuedDecisions = 100
 
 // needsPermissionCheck reports whether a decision must wait for its decider's
-// permission: under the policy batch, on a run that names no approvers.
+// permission: on a run that names no approvers.
 func (w *agentRun) needsPermissionCheck() bool {
-	return w.policy && len(w.Run.Approvers) == 0
+	return len(w.Run.Approvers) == 0
 }
 
 // queueDecision keeps a decision for the loop's permission check.
@@ -60,7 +60,7 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, awaited *api.PendingA
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return nil
 	}
-	if w.generic && pa != awaited {
+	if pa != awaited {
 		// The timer is the awaited action's; this one's deadline is read
 		// by refuseDecision, before and after the check.
 		timer = nil
@@ -191,13 +191,11 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 	return res.Permission, false, nil
 }
 
-// startPermissionCheck starts CheckRepoPermission: as a local activity on
-// the local-check batch, as a scheduled one on histories from before it.
+// startPermissionCheck starts CheckRepoPermission as a local activity: it
+// only reads GitHub, and so runs inside the workflow task that received the
+// decision, without a round trip through the server.
 func (w *agentRun) startPermissionCheck(ctx workflow.Context, pa *api.PendingAction, who string, in api.RepoPermissionInput) workflow.Future {
 	opts := options.PermissionCheck(who, w.in.Repo, pa.ID)
-	if !w.localCheck {
-		return workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, opts), acts.CheckRepoPermission, in)
-	}
 	// By name: a local activity given a method value would run it on the
 	// workflow's nil *Activities, not the worker's registered one.
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
@@ -225,7 +223,7 @@ func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
 			continue
 		}
 		switch {
-		case w.generic && why == "" && pa != nil && pa.State == api.ActionWaiting:
+		case why == "" && pa != nil && pa.State == api.ActionWaiting:
 			// Another action of the turn, still waiting: its decision
 			// stays queued for its own wait.
 			keep = append(keep, sig)

@@ -92,7 +92,7 @@ func historySummaries(t *testing.T, c client.Client, id string) []string {
 	for iter.HasNext() {
 		ev, err := iter.Next()
 		require.NoError(t, err)
-		// A local activity's summary is on its marker (the local-check batch).
+		// A local activity's summary is on its marker.
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, enumspb.EVENT_TYPE_TIMER_STARTED, enumspb.EVENT_TYPE_MARKER_RECORDED:
 		default:

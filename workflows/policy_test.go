@@ -128,18 +128,6 @@ func TestPermissionCheckThatFailsAppliesNothing(t *testing.T) {
 	require.Equal(t, []string{"approve by bob not applied: bob's permission on acme/widgets could not be checked"}, ignoredDetails(h.events()))
 }
 
-// A run from before the policy batch replays its old rule: with no approvers
-// listed, the approval layer's word was final.
-func TestRunFromBeforeThePolicyBatchTakesAnyApprover(t *testing.T) {
-	h := newHarness(t)
-	h.fromBefore(policyChangeID)
-	h.approveAs("mallory")
-	h.run(demoInput())
-	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, 1, h.markedComments())
-	require.Empty(t, permissionSteps(h.snapshot()))
-}
-
 // Decisions still queued when a run continues as new travel in the
 // checkpoint, and the next run checks them in order before anything else.
 func TestQueuedDecisionsCarriedAcrossContinueAsNewAreCheckedInOrder(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/workflows/decide"
 	"github.com/agentrun/agentrun/workflows/failure"
-	"github.com/agentrun/agentrun/workflows/legacy"
 	"github.com/agentrun/agentrun/workflows/options"
 	"github.com/agentrun/agentrun/workflows/runmetrics"
 )
@@ -41,7 +40,7 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 		case api.StepWaitingForApproval:
 			// An action proposed with an earlier one of its turn waits
 			// again once that one is settled.
-			if pa := w.ActionForStep(st.ID); w.generic && pa.State == api.ActionWaiting && w.Run.Status != api.RunWaitingForUser {
+			if pa := w.ActionForStep(st.ID); pa.State == api.ActionWaiting && w.Run.Status != api.RunWaitingForUser {
 				w.setRunStatus(ctx, api.RunWaitingForUser, api.LabelWaitingApproval, "")
 			}
 			var content string
@@ -70,11 +69,7 @@ func (w *agentRun) beginAction(ctx workflow.Context, st *api.AgentStep, c tools.
 		return
 	}
 	st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
-	if w.generic {
-		st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview})
-	} else {
-		st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "body": c.Preview})
-	}
+	st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview})
 	w.stepNote(ctx, st, "operationKey "+st.OperationKey)
 }
 
@@ -82,14 +77,14 @@ func (w *agentRun) beginAction(ctx workflow.Context, st *api.AgentStep, c tools.
 // turn that asks one, so that each shows in the inbox and a person may
 // decide them in any order, or in one batch. They still run in call order.
 func (w *agentRun) proposeTurn(ctx workflow.Context) {
-	if !w.generic || len(w.OpenToolCalls) < 2 {
+	if len(w.OpenToolCalls) < 2 {
 		return
 	}
 	for _, call := range w.OpenToolCalls[1:] {
 		if w.openStepFor(call.ID) != nil {
 			continue
 		}
-		c, refusal := w.checkCall(call, nil)
+		c, refusal := w.checkCall(call)
 		if refusal != "" || c.Action == nil || !c.Ask {
 			continue
 		}
@@ -113,15 +108,8 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
 	}
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.attemptOptions(st), st, "create", st.Attempt))
-	var (
-		out api.ToolOutput
-		err error
-	)
-	if w.generic {
-		err = workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c)).Get(ctx, &out)
-	} else {
-		out, err = legacy.Create(ctx, actx, w.target, st.OperationKey, c.Preview)
-	}
+	var out api.ToolOutput
+	err := workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c)).Get(ctx, &out)
 	if err == nil {
 		w.reportLookalikes(ctx, st, out.Ignored)
 		w.actionDone(ctx, st, out, "")
@@ -166,16 +154,8 @@ func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.T
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	w.setRunStatus(ctx, api.RunReconciling, api.LabelReconciling, "")
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.Reconcile(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
-	var (
-		res api.ToolReconciliation
-		err error
-	)
-	if w.generic {
-		err = workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(ctx, &res)
-	} else {
-		res, err = legacy.Find(ctx, actx, w.target, st.OperationKey, c.Preview)
-	}
-	if err != nil {
+	var res api.ToolReconciliation
+	if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(ctx, &res); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -196,7 +176,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	}
 }
 
-// sleep is workflow.Sleep with a summary for the Temporal UI: the same timer, so older histories replay.
+// sleep is workflow.Sleep with a summary for the Temporal UI.
 func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) error {
 	return workflow.NewTimerWithOptions(ctx, d, workflow.TimerOptions{Summary: summary}).Get(ctx, nil)
 }
@@ -270,9 +250,6 @@ func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
 
 // markedSucceeded is what an operator's mark_succeeded makes of a step.
 func (w *agentRun) markedSucceeded(r api.ResolveSignal) api.ToolOutput {
-	if !w.generic {
-		return legacy.MarkedSucceeded(r.ExternalResourceID)
-	}
 	content, _ := json.Marshal(map[string]string{"externalId": r.ExternalResourceID, "markedSucceededBy": r.By})
 	return api.ToolOutput{Content: content, ExternalID: r.ExternalResourceID, AlreadyExisted: true}
 }

@@ -25,17 +25,13 @@ import (
 	"github.com/agentrun/agentrun/model/openai"
 )
 
-var record = flag.Bool("record", false, "record the replay fixtures testdata/"+corpusVersion+" lacks, from a real dev server")
+var record = flag.Bool("record", false, "record the replay corpus testdata/"+corpusDir+" afresh, from a real dev server")
 
-// corpusVersion is the folder of testdata that recordings go to now. The
-// corpus is append-only: testdata/*.json was recorded before the security
-// batch (securityChangeID), testdata/v2 before the policy batch
-// (policyChangeID), testdata/v3 before the local permission check
-// (localCheckChangeID), testdata/v4 before the tool registry
-// (registryChangeID), testdata/v5 before the perf batch (perfChangeID), and
-// all must keep replaying; -record writes only the files its folder does not
-// have yet, so re-recording never overwrites one.
-const corpusVersion = "v6"
+// corpusDir is the folder of testdata that holds the replay corpus: one
+// history per scenario, recorded from the current code. -record writes every
+// file again; a change that alters the commands of a recorded scenario is
+// recorded anew in the same commit (see docs/architecture.md, Versioning).
+const corpusDir = "replay"
 
 // recordScenario is one recorded run. Its files are named after it; a file
 // name's part before the first dot names the workflow ID (record-<part>),
@@ -207,6 +203,24 @@ func recordScenarios() []recordScenario {
 			},
 		},
 		{
+			// The same two issues, approved by one batch decision: both
+			// parts pass every check, then both apply.
+			name:    "batch",
+			input:   func(in *api.RunInput) { in.Agent, in.PullNumber = agents.Triage, fixture.TwoTodosPull },
+			fixture: fixture.AddTwoTodosPull,
+			decide: func(t *testing.T, c client.Client, id, _ string) {
+				waiting := waitFor(t, c, id, func(snap api.RunSnapshot) ([]api.PendingAction, bool) {
+					return snap.Actions, len(snap.Actions) == 2 && snap.Actions[0].State == api.ActionWaiting &&
+						snap.Actions[1].State == api.ActionWaiting
+				})
+				require.NoError(t, c.SignalWorkflow(context.Background(), id, "", api.SignalApproval, api.ApprovalSignal{
+					ActionID: waiting[0].ID, ArgsHash: waiting[0].ArgsHash, Decision: api.DecisionApprove, Approver: "alice",
+					RequestID: id, Channel: "recording", Batch: []api.ActionRef{{ActionID: waiting[1].ID, ArgsHash: waiting[1].ArgsHash}},
+				}))
+			},
+			check: requireTriaged(2),
+		},
+		{
 			// The run continues as new while it waits (refusals grow its
 			// history past the threshold); the next run restores the waiting
 			// action and is approved.
@@ -218,8 +232,8 @@ func recordScenarios() []recordScenario {
 	}
 }
 
-// TestRecordHistories records the replay fixtures of corpusVersion that are
-// missing, each from a real run on a dev server with the sandbox.
+// TestRecordHistories records the replay corpus, each history from a real
+// run on a dev server with the sandbox.
 //
 //	go test ./workflows -run TestRecordHistories -record
 func TestRecordHistories(t *testing.T) {
@@ -227,7 +241,7 @@ func TestRecordHistories(t *testing.T) {
 		t.Skip("recording only with -record")
 	}
 	const queue = "record-histories"
-	require.NoError(t, os.MkdirAll(filepath.Join("testdata", corpusVersion), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Join("testdata", corpusDir), 0o755))
 	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue})
 	c := stack.Client()
 	for _, sc := range recordScenarios() {
@@ -235,9 +249,6 @@ func TestRecordHistories(t *testing.T) {
 			first := corpusPath(sc.name)
 			if sc.chain {
 				first = corpusPath(sc.name + ".gen1")
-			}
-			if _, err := os.Stat(first); err == nil {
-				t.Skipf("%s exists; the corpus is append-only", first)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -250,6 +261,11 @@ func TestRecordHistories(t *testing.T) {
 				sc.before(t, stack)
 			}
 			id := "record-" + sc.name
+			defer func() {
+				if t.Failed() {
+					logEvents(t, c, id)
+				}
+			}()
 			taskQueue := queue
 			if sc.openai != nil {
 				taskQueue = queue + "-" + sc.name
@@ -294,7 +310,7 @@ func TestRecordHistories(t *testing.T) {
 }
 
 func corpusPath(name string) string {
-	return filepath.Join("testdata", corpusVersion, name+".json")
+	return filepath.Join("testdata", corpusDir, name+".json")
 }
 
 func faults(fs ...ghsandbox.Fault) func(*testing.T, *testenv.Stack) {
@@ -417,9 +433,6 @@ func waitFor[T any](t *testing.T, c client.Client, id string, ready func(api.Run
 }
 
 func writeHistory(t *testing.T, c client.Client, id, runID, path string) {
-	if _, err := os.Stat(path); err == nil {
-		t.Fatalf("%s exists; the corpus is append-only", path)
-	}
 	iter := c.GetWorkflowHistory(context.Background(), id, runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var h historypb.History
 	for iter.HasNext() {

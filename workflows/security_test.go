@@ -315,22 +315,6 @@ func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
 	require.NotEqual(t, a, api.ActionID("run-1", "first-run-a", 6))
 	require.Equal(t, a, api.ActionID("run-1", "first-run-a", 5))
 	require.True(t, strings.HasPrefix(a, "act-") && len(a) == len("act-")+16)
-	require.NotEqual(t, api.LegacyActionID("run-1", 5), a)
-}
-
-// A run whose history predates the security batch (GetVersion answers
-// DefaultVersion, as replay of such a history does) keeps the old rules, so
-// that its recorded commands replay; see testdata/*.json.
-func TestRunFromBeforeTheSecurityBatchKeepsItsActionIDs(t *testing.T) {
-	h := newHarness(t)
-	h.fromBefore(securityChangeID)
-	h.whenWaiting(time.Minute, func(id string) {
-		require.Equal(t, api.LegacyActionID(testRunID, 5), id)
-		h.decide(id, api.DecisionApprove, "alice", "")
-	})
-	h.run(demoInput())
-	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, 1, h.markedComments())
 }
 
 // The pull request talks the model into writing a marker into its comment,

@@ -28,14 +28,8 @@ type runState struct {
 	approvalCh      workflow.ReceiveChannel
 	resolveCh       workflow.ReceiveChannel
 	refusalCh       workflow.ReceiveChannel
-	// hardened, policy, localCheck and perf are true when the run took the
-	// batch of securityChangeID, policyChangeID, localCheckChangeID and
-	// perfChangeID (version.go); false only while replaying a history from before it.
-	hardened, policy, localCheck, perf bool
-	// generic: the run took registryChangeID's batch (tools via the registry).
-	generic  bool
-	registry *tools.Registry
-	agent    tools.Agent
+	registry        *tools.Registry
+	agent           tools.Agent
 	// encoding keeps the conversation's canonical JSON between model calls.
 	encoding modelcall.Encoding
 	handoff  *activities.ConversationHandoff
@@ -93,11 +87,11 @@ func (s *runState) setRunStatus(ctx workflow.Context, to api.RunStatus, label, d
 }
 
 func (s *runState) upsertStatus(ctx workflow.Context) {
-	// A generic run's wait publishes its action IDs too: one visibility write, not two.
-	if err := workflow.UpsertTypedSearchAttributes(ctx, s.statusAttrs(s.generic && s.Run.Status == api.RunWaitingForUser)...); err != nil {
+	// A wait publishes the run's action IDs too: one visibility write, not two.
+	if err := workflow.UpsertTypedSearchAttributes(ctx, s.statusAttrs(s.Run.Status == api.RunWaitingForUser)...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
-	view.PublishInbox(ctx, &s.Checkpoint, s.perf)
+	view.PublishInbox(ctx, &s.Checkpoint)
 }
 
 func (s *runState) statusAttrs(withActionIDs bool) []temporal.SearchAttributeUpdate {
@@ -167,7 +161,7 @@ func (s *runState) setActionState(ctx workflow.Context, pa *api.PendingAction, t
 	s.emit(ctx, api.EventActionState, pa.StepID, string(to), reason)
 	// Decided while others wait, it must leave the waiting run's memo.
 	if view.Waiting(&s.Checkpoint) > 0 {
-		view.PublishInbox(ctx, &s.Checkpoint, s.perf)
+		view.PublishInbox(ctx, &s.Checkpoint)
 	}
 }
 

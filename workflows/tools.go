@@ -11,28 +11,22 @@ import (
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/workflows/failure"
-	"github.com/agentrun/agentrun/workflows/legacy"
 	"github.com/agentrun/agentrun/workflows/options"
 )
 
 // chooseAgent finds the run's agent in the registry; an agent's MaxSteps
-// applies when the run sets none. Runs from before the registry are all
-// pr-review runs.
+// applies when the run sets none.
 func (w *agentRun) chooseAgent(in *api.RunInput) error {
 	name := in.Agent
-	if name == "" || !w.generic {
+	if name == "" {
 		name = api.DefaultAgent
 	}
-	reg := w.registry
-	if !w.generic {
-		reg = builtin.registry
-	}
-	a, err := reg.Agent(name)
+	a, err := w.registry.Agent(name)
 	if err != nil {
 		return err
 	}
 	w.agent = a
-	if w.generic && in.MaxSteps <= 0 && a.MaxSteps > 0 {
+	if in.MaxSteps <= 0 && a.MaxSteps > 0 {
 		in.MaxSteps = a.MaxSteps
 	}
 	return nil
@@ -40,19 +34,15 @@ func (w *agentRun) chooseAgent(in *api.RunInput) error {
 
 // offeredTools are the tools the model may call.
 func (w *agentRun) offeredTools() []api.ToolSpec {
-	if !w.generic {
-		return modelcall.Tools()
-	}
 	return w.registry.Specs(w.agent)
 }
 
 // runToolCall runs one tool call to a terminal step and appends its result to
 // the conversation exactly once. It returns an error only when the run must
-// end: cancellation, or (under policyChangeID) a required input it cannot
-// read.
+// end: cancellation, or a required input it cannot read.
 func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	st := w.openStepFor(call.ID)
-	c, refusal := w.checkCall(call, st)
+	c, refusal := w.checkCall(call)
 	if refusal == "" && c.Action == nil {
 		w.setLabel(api.ToolLabel(call.Name))
 	}
@@ -99,7 +89,7 @@ func (w *agentRun) runReads(ctx workflow.Context) (int, error) {
 		if w.openStepFor(call.ID) != nil {
 			break
 		}
-		c, refusal := w.checkCall(call, nil)
+		c, refusal := w.checkCall(call)
 		if refusal != "" || c.Action != nil {
 			break
 		}
@@ -126,13 +116,8 @@ func (w *agentRun) runReads(ctx workflow.Context) (int, error) {
 	return len(batch), ending
 }
 
-// checkCall checks a call against the registry, or (runs from before it)
-// the way those runs checked it. st is the call's step when it already has
-// one.
-func (w *agentRun) checkCall(call api.ToolCall, st *api.AgentStep) (tools.Checked, string) {
-	if !w.generic {
-		return legacy.Check(call, w.target, w.in.Repo, w.hardened, st == nil || st.Status == api.StepPending, builtin.registry)
-	}
+// checkCall checks a call against the registry, for the run's agent.
+func (w *agentRun) checkCall(call api.ToolCall) (tools.Checked, string) {
 	return w.registry.Check(w.agent, call, w.target)
 }
 
@@ -151,25 +136,22 @@ func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	w.setLabel(api.ToolLabel(st.ToolName))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, "", 0))
-	if !w.generic {
-		return legacy.StartRead(actx, st.ToolName, w.target)
-	}
 	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c))
 }
 
 // finishRead settles a read's step on its result. A required read that
-// fails ends the run (under policyChangeID): a review of what the run could
+// fails ends the run: a review of what the run could
 // not read is no review. An optional one tells the model and the run goes
 // on, its outcome partial.
 func (w *agentRun) finishRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked, f workflow.Future) (string, error) {
-	out, err := w.readOutput(ctx, st, f)
-	if err != nil {
+	var out api.ToolOutput
+	if err := f.Get(ctx, &out); err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
 		msg := failure.Message(err)
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
-		if w.policy && !c.Optional {
+		if !c.Optional {
 			return "", &failure.InputUnreadable{Tool: st.ToolName, Msg: msg}
 		}
 		return "failed: " + msg, nil
@@ -182,27 +164,15 @@ func (w *agentRun) finishRead(ctx workflow.Context, st *api.AgentStep, c tools.C
 	return string(out.Content), nil
 }
 
-func (w *agentRun) readOutput(ctx workflow.Context, st *api.AgentStep, f workflow.Future) (api.ToolOutput, error) {
-	if !w.generic {
-		return legacy.ReadOutput(ctx, st.ToolName, f)
-	}
-	var out api.ToolOutput
-	err := f.Get(ctx, &out)
-	return out, err
-}
-
 // toolInput is what ExecuteTool and ReconcileTool get for a step's call.
 func (w *agentRun) toolInput(st *api.AgentStep, c tools.Checked) api.ToolInput {
-	return api.NewToolInput(st.ToolName, c.Call.Args, w.target, st.OperationKey, c.Preview, w.perf)
+	return api.NewToolInput(st.ToolName, c.Call.Args, w.target, st.OperationKey, c.Preview)
 }
 
 // ofStep names a step's activity after the step (api.StepActivityID), so
 // that a client matches Temporal's pending activities to steps even while a
-// turn's reads run together. Runs from before the registry let Temporal
-// number them.
+// turn's reads run together.
 func (w *agentRun) ofStep(opts workflow.ActivityOptions, st *api.AgentStep, what string, attempt int) workflow.ActivityOptions {
-	if w.generic {
-		opts.ActivityID = api.StepActivityID(st.ID, what, attempt)
-	}
+	opts.ActivityID = api.StepActivityID(st.ID, what, attempt)
 	return opts
 }

@@ -1,8 +1,8 @@
 // Package modelcall is what the workflow gives a model call and how it reads
-// the answer: the opening conversation, the call's input (the conversation
-// inline or by reference), and the check of each tool call that runs from
-// before the tool registry made (tools.Registry.Check checks newer ones). Only the workflow uses it; the names and types it fills
-// in (api.ToolSpec, api.ModelInput) are the contract.
+// the answer: the opening conversation and the call's input (the
+// conversation inline or by reference); tools.Registry.Check checks each tool
+// call. Only the workflow uses it; the names and types it fills in
+// (api.ToolSpec, api.ModelInput) are the contract.
 package modelcall
 
 import (
@@ -12,8 +12,8 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// prReview is the tools runs from before the registry had: the built-in
-// pr-review agent's first three.
+// prReview is the built-in pr-review agent's first three tools: the
+// reviewer's, which the model tests offer.
 var prReview = func() []api.ToolSpec {
 	reg := agents.MustBuiltin(nil)
 	a, err := reg.Agent(agents.PRReview)
@@ -24,8 +24,7 @@ var prReview = func() []api.ToolSpec {
 	return reg.Specs(a)
 }()
 
-// Tools lists the pr-review agent's tools, in a fixed order: what runs from
-// before the registry were offered, and what CheckToolCall knows. The
+// Tools lists the pr-review agent's reviewing tools, in a fixed order. The
 // target repository and pull request are pinned by the run, so no tool
 // takes them as arguments.
 func Tools() []api.ToolSpec {

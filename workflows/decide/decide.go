@@ -21,10 +21,8 @@ const maxRequestIDs = 100
 // events and history.
 const maxFieldBytes = 200
 
-// Rules are the run's rules for decisions: Hardened is the security batch
-// (reject needs a reason, ASCII-only login matching), Approvers the run's.
+// Rules are the run's rules for decisions: Approvers are the run's.
 type Rules struct {
-	Hardened  bool
 	Approvers []string
 }
 
@@ -54,7 +52,7 @@ func (r Rules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now time.Ti
 		return fmt.Sprintf("unknown decision %q from %s", sig.Decision, who), false
 	case who == "":
 		return "decision without an approver", false
-	case r.Hardened && sig.Decision == api.DecisionReject && strings.TrimSpace(sig.Reason) == "":
+	case sig.Decision == api.DecisionReject && strings.TrimSpace(sig.Reason) == "":
 		// The model and the requester learn only the reason; a bare no
 		// teaches neither, so the approval layer asks for one and so do we.
 		return fmt.Sprintf("reject by %s without a reason; a reject must say why", who), false
@@ -70,19 +68,10 @@ func (r Rules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now time.Ti
 	return "", false
 }
 
-// isApprover reports whether who is one of the run's approvers, by SameLogin.
+// isApprover reports whether who is one of the run's approvers, by SameLogin
+// (ASCII case only: "ſam" is not "sam").
 func (r Rules) isApprover(who string) bool {
-	for _, v := range r.Approvers {
-		if r.Hardened && api.SameLogin(v, who) {
-			return true
-		}
-		// Before the security batch, logins folded Unicode too ("ſam" was
-		// "sam"); older histories replay with that rule.
-		if !r.Hardened && strings.EqualFold(v, who) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Approvers, func(v string) bool { return api.SameLogin(v, who) })
 }
 
 // SplitBatch splits a decision on several actions into one decision per
@@ -124,32 +113,44 @@ func SplitBatch(sig api.ApprovalSignal, allowed bool, agent string, lookup func(
 }
 
 // RefuseBatch says why the parts of a batch (SplitBatch) cannot all apply
-// now, or "" when every part passes every check it would pass alone: a new
-// request, a known decision and approver, a reject's reason, an action
-// still waiting and not past its deadline. A batch is one decision, so one
-// part that cannot apply stops every other. It changes nothing: a part at
-// its deadline is left for the timer to expire.
+// now, or "" when every part passes every check it would pass alone: a known
+// decision and approver, a reject's reason, an action still waiting and not
+// past its deadline. A batch is one decision, so one part that cannot apply
+// stops every other. It changes nothing: a part at its deadline is left for
+// the timer to expire.
 func (r Rules) RefuseBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal, lookup func(id string) *api.PendingAction, now time.Time) string {
-	who := strings.TrimSpace(sig.Approver)
-	key := api.RequestKey(sig.Channel, who, sig.RequestID)
 	for _, part := range parts {
-		pa := lookup(part.ActionID)
 		why := ""
-		switch {
-		case pa == nil:
+		if pa := lookup(part.ActionID); pa == nil {
 			why = fmt.Sprintf("the batch names unknown action %q", part.ActionID)
-		case key != "" && slices.Contains(pa.RequestKeys, key):
-			why = fmt.Sprintf("repeated request %q on action %s", sig.RequestID, pa.ID)
-		default:
-			if why, _ = r.Refuse(pa, part, now); why != "" {
-				why = fmt.Sprintf("action %s: %s", pa.ID, why)
-			}
+		} else if why, _ = r.Refuse(pa, part, now); why != "" {
+			why = fmt.Sprintf("action %s: %s", pa.ID, why)
 		}
 		if why != "" {
-			return fmt.Sprintf("batch %s by %s not applied: %s", sig.Decision, api.TruncateUTF8(who, maxFieldBytes), why)
+			return batchRefusal(sig, why)
 		}
 	}
 	return ""
+}
+
+// RepeatedBatch says which part of a batch already saw its request, or "".
+// It is checked once, as the batch arrives: the batch then remembers its
+// request on every part (Remember).
+func RepeatedBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal, lookup func(id string) *api.PendingAction) string {
+	key := api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)
+	if key == "" {
+		return ""
+	}
+	for _, part := range parts {
+		if pa := lookup(part.ActionID); pa != nil && slices.Contains(pa.RequestKeys, key) {
+			return batchRefusal(sig, fmt.Sprintf("repeated request %q on action %s", sig.RequestID, pa.ID))
+		}
+	}
+	return ""
+}
+
+func batchRefusal(sig api.ApprovalSignal, why string) string {
+	return fmt.Sprintf("batch %s by %s not applied: %s", sig.Decision, api.TruncateUTF8(strings.TrimSpace(sig.Approver), maxFieldBytes), why)
 }
 
 // RefuseResolve says why a resolve cannot apply, or "": awaiting is the step

@@ -32,12 +32,12 @@ func Waiting(cp *api.Checkpoint) int {
 	return n
 }
 
-// PublishInbox writes Inbox into the run's memo when the run took the
-// batch that keeps it (on) and now waits for approval. It is the one memo
-// write of a wait: a run that moves on leaves it, as the inbox lists only
-// the runs whose AgentRunStatus says they wait, and the next wait rewrites it.
-func PublishInbox(ctx workflow.Context, cp *api.Checkpoint, on bool) {
-	if !on || cp.Run.Status != api.RunWaitingForUser {
+// PublishInbox writes Inbox into the run's memo when the run waits for
+// approval. It is the one memo write of a wait: a run that moves on leaves
+// it, as the inbox lists only the runs whose AgentRunStatus says they wait,
+// and the next wait rewrites it.
+func PublishInbox(ctx workflow.Context, cp *api.Checkpoint) {
+	if cp.Run.Status != api.RunWaitingForUser {
 		return
 	}
 	if err := workflow.UpsertMemo(ctx, map[string]any{api.MemoInbox: Inbox(cp)}); err != nil {
