@@ -53,8 +53,8 @@ func Check(t *testing.T, program string, vars []config.Var) {
 		t.Fatalf("%s has no section for %s; regenerate it with\n\t%s", Page, program, RegenerateCommand)
 	}
 	if got != want {
-		t.Fatalf("%s is out of date with %s's settings table; regenerate it with\n\t%s\n\nthe table renders:\n%s\nthe page has:\n%s",
-			Page, program, RegenerateCommand, want, got)
+		t.Fatalf("%s is out of date with %s's settings table; regenerate it with\n\t%s\n%s",
+			Page, program, RegenerateCommand, lineDiff(got, want))
 	}
 }
 
@@ -158,4 +158,30 @@ func repoRoot() (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// lineDiff names the rows only the page has and those only the table
+// renders, which is what a reader needs to see the change.
+func lineDiff(page, table string) string {
+	inPage := map[string]bool{}
+	for _, l := range strings.Split(page, "\n") {
+		inPage[l] = true
+	}
+	inTable := map[string]bool{}
+	var b strings.Builder
+	for _, l := range strings.Split(table, "\n") {
+		inTable[l] = true
+		if !inPage[l] {
+			b.WriteString("+ " + l + "\n")
+		}
+	}
+	for _, l := range strings.Split(page, "\n") {
+		if !inTable[l] {
+			b.WriteString("- " + l + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		return "(the same rows, in another order)"
+	}
+	return "rows the table adds (+) and the page still has (-):\n" + b.String()
 }

@@ -50,3 +50,9 @@ func TestAStaleSectionIsFoundAndAMissingOneIsNot(t *testing.T) {
 	_, ok = sectionOf(page, "starter")
 	require.False(t, ok)
 }
+
+func TestAStaleSectionsFailureShowsOnlyTheChangedRows(t *testing.T) {
+	got := lineDiff(Section("worker", sample[2:]), Section("worker", sample[1:]))
+
+	require.Equal(t, "rows the table adds (+) and the page still has (-):\n+ | `APPROVAL_ADDR` | `127.0.0.1:8080` | listen address |\n", got)
+}
