@@ -16,8 +16,7 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
 
 # Alpine rather than distroless: the healthchecks need busybox's wget and netstat.
 FROM alpine:3.22.1
-RUN addgroup -S -g 10001 agentrun && adduser -S -D -H -u 10001 -G agentrun agentrun \
-    && install -d -o 10001 -g 10001 -m 0700 /var/lib/agentrun/payloads
+RUN addgroup -S -g 10001 agentrun && adduser -S -D -H -u 10001 -G agentrun agentrun
 COPY --from=builder /out/ /usr/local/bin/
 USER 10001:10001
 CMD ["worker"]

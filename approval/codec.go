@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
-
-	"go.temporal.io/sdk/converter"
 
 	"github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
@@ -19,9 +16,5 @@ func codecHandler(cfg settings.Program, logger *slog.Logger) http.Handler {
 	if !cfg.Codec.Enabled() {
 		return nil
 	}
-	var refs func(context.Context) converter.PayloadCodec
-	if cfg.Temporal.Payloads != nil {
-		refs = cfg.Temporal.Payloads.Codec
-	}
-	return payloadcodec.NewHandler(cfg.Temporal.Codec, refs, cfg.Codec, cfg.Temporal.Namespace, logger)
+	return payloadcodec.NewHandler(cfg.Temporal.Codec, cfg.Codec, cfg.Temporal.Namespace, logger)
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
 	"io"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
@@ -23,7 +21,6 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
-	"github.com/agentrun/agentrun/internal/payloadstore"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testenv"
 )
@@ -40,13 +37,8 @@ const (
 // codecApproval is the approval listener as the main wires it for keys.
 func codecApproval(t *testing.T, base *testenv.Stack, keys string) *httptest.Server {
 	t.Helper()
-	return codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_KEYS": keys})
-}
-
-// codecApprovalWith is codecApproval with the payload settings of payloads.
-func codecApprovalWith(t *testing.T, base *testenv.Stack, payloads map[string]string) *httptest.Server {
-	t.Helper()
 	env := map[string]string{
+		"AGENTRUN_PAYLOAD_KEYS":       keys,
 		"APPROVAL_SECRET":             e2eSecret,
 		"GITHUB_WEBHOOK_SECRET":       e2eWebhookSecret,
 		"TEMPORAL_ADDRESS":            base.TemporalAddress(),
@@ -55,7 +47,6 @@ func codecApprovalWith(t *testing.T, base *testenv.Stack, payloads map[string]st
 		"AGENTRUN_CODEC_TOKEN":        codecToken,
 		"AGENTRUN_CODEC_CORS_ORIGINS": "http://localhost:8233",
 	}
-	maps.Copy(env, payloads)
 	cfg, err := loadConfig(envtest.Getenv(env))
 	require.NoError(t, err)
 	srv, err := newServer(cfg, base.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -144,70 +135,6 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-}
-
-// With a payload store as well as keys, the history holds neither the text
-// nor its ciphertext, only references; the codec endpoint of an approval
-// server with the same store and keys shows the text, and one with only the
-// store is accepted too.
-func TestAStoredEncryptedRunReadsThroughTheCodecEndpoint(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	keys := payloadcodec.NewKeyEntry("2026-03")
-	codec, err := payloadcodec.Parse(keys)
-	require.NoError(t, err)
-	store := "file:" + t.TempDir()
-	payloads, err := payloadstore.Parse(store, "")
-	require.NoError(t, err)
-	const queue = "codec-store-e2e"
-	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue, PayloadCodec: codec, Payloads: payloads})
-	approval := codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_KEYS": keys, "AGENTRUN_PAYLOAD_STORE": store})
-	storeOnly := codecApprovalWith(t, base, map[string]string{"AGENTRUN_PAYLOAD_STORE": store})
-
-	run := base.StartReview(t, queue)
-	action := base.WaitForApproval(t, run.GetID())
-	preview := firstLine(action.Preview)
-	base.Approve(t, run.GetID(), action.ID)
-	require.Equal(t, api.RunCompleted, base.WaitForResult(t, run).Status)
-
-	rawText := payloadText(t, showHistory(t, base.TemporalAddress(), run.GetID()))
-	decodedText := payloadText(t, showHistory(t, base.TemporalAddress(), run.GetID(),
-		"--codec-endpoint", approval.URL+"/codec", "--codec-auth", "Bearer "+codecToken))
-	for _, secret := range []string{prTitle, diffLine, preview} {
-		require.NotContains(t, rawText, secret, "raw history")
-		require.Contains(t, decodedText, secret, "history through the codec endpoint")
-	}
-	require.Contains(t, rawText, payloadstore.EncodingReference)
-	require.NotContains(t, decodedText, payloadstore.EncodingReference)
-	require.NotContains(t, decodedText, payloadcodec.EncodingEncrypted)
-
-	// Without the keys the endpoint resolves references and decrypts
-	// nothing: what it shows is the ciphertext the history would have held.
-	resolvedText := payloadText(t, showHistory(t, base.TemporalAddress(), run.GetID(),
-		"--codec-endpoint", storeOnly.URL+"/codec", "--codec-auth", "Bearer "+codecToken))
-	require.NotContains(t, resolvedText, payloadstore.EncodingReference)
-	require.Contains(t, resolvedText, payloadcodec.EncodingEncrypted)
-	require.NotContains(t, resolvedText, prTitle)
-	// A forged reference is refused, naming what is wrong, never the store's path.
-	forged := `{"payloads":[{"metadata":{"encoding":"YWdlbnRydW4vcmVm"},"data":"` +
-		base64.StdEncoding.EncodeToString(append(make([]byte, 32), "\x00\x01\x02\x03\x04\x05\x06\x07\x00\x05"...)) + `"}]}`
-	req, err := http.NewRequest(http.MethodPost, storeOnly.URL+"/codec/decode", strings.NewReader(forged))
-	require.NoError(t, err)
-	req.Header.Set("Authorization", "Bearer "+codecToken)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	answer, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	require.NoError(t, err)
-	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
-	require.Contains(t, string(answer), payloadstore.ErrNotFound.Error())
-	require.NotContains(t, string(answer), strings.TrimPrefix(store, "file:"))
-	// Without the token it resolves nothing either.
-	for _, body := range []string{`{"payloads":[]}`, `{"payloads":[{"metadata":{"encoding":"YWdlbnRydW4vcmVm"},"data":""}]}`} {
-		resp, err := http.Post(storeOnly.URL+"/codec/decode", "application/json", strings.NewReader(body))
-		require.NoError(t, err)
-		resp.Body.Close()
-		require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
-	}
 }
 
 func dialWithKeys(t *testing.T, base *testenv.Stack, keys string) client.Client {

@@ -49,7 +49,7 @@ func Settings() config.Table[Program] {
 
 func codecSettings() []config.Setting[Program] {
 	return []config.Setting[Program]{
-		{Name: "AGENTRUN_CODEC_TOKEN", Secret: true, Description: "serve /codec/encode and /codec/decode to callers with this bearer token; at least 32 bytes; needs AGENTRUN_PAYLOAD_KEYS or AGENTRUN_PAYLOAD_STORE"},
+		{Name: "AGENTRUN_CODEC_TOKEN", Secret: true, Description: "serve /codec/encode and /codec/decode to callers with this bearer token; at least 32 bytes; needs AGENTRUN_PAYLOAD_KEYS"},
 		{Name: "AGENTRUN_CODEC_CORS_ORIGINS", Description: "comma-separated Web UI origins whose pages may call the codec endpoint; needs AGENTRUN_CODEC_TOKEN"},
 	}
 }
@@ -66,8 +66,8 @@ func finish(p *Program, get func(string) string) error {
 	if p.Codec, err = payloadcodec.ServerConfigFromEnv(get); err != nil {
 		return err
 	}
-	if p.Codec.Enabled() && p.Temporal.Codec == nil && p.Temporal.Payloads == nil {
-		return fmt.Errorf("AGENTRUN_CODEC_TOKEN: set, but neither AGENTRUN_PAYLOAD_KEYS nor AGENTRUN_PAYLOAD_STORE is: there is nothing to decode")
+	if p.Codec.Enabled() && p.Temporal.Codec == nil {
+		return fmt.Errorf("AGENTRUN_CODEC_TOKEN: set, but AGENTRUN_PAYLOAD_KEYS is not: there is nothing to decode")
 	}
 	p.Telemetry, err = telemetry.ConfigFromEnv(get, ServiceName)
 	return err

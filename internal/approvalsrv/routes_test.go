@@ -45,7 +45,7 @@ func testCodecEndpoint(t *testing.T) http.Handler {
 	codec, err := payloadcodec.Parse("k1:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{7}, payloadcodec.KeySize)))
 	require.NoError(t, err)
 	cfg := payloadcodec.ServerConfig{Token: codecToken, AllowedOrigins: []string{codecOrigin}}
-	return payloadcodec.NewHandler(codec, nil, cfg, "default", quietLogger())
+	return payloadcodec.NewHandler(codec, cfg, "default", quietLogger())
 }
 
 // everyRoute is the table as the tests know it, with every optional route

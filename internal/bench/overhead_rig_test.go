@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -30,8 +28,6 @@ import (
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/payloadstore"
-	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/runclient"
@@ -90,12 +86,8 @@ func slowQuery(err error) bool {
 
 // overheadRig is a dev server with a worker for each contender.
 type overheadRig struct {
-	// client is agentrun's, with the payload store when the rig has one;
-	// raw is the same server without it: the baseline's, and what reads
-	// histories as the server keeps them.
+	// client is agentrun's and the baseline's, and what reads histories.
 	client   client.Client
-	raw      client.Client
-	payloads *payloadstore.Offloader
 	server   *testenv.Server
 	ghClient *gogithub.Client // over the sandbox, for the rig's other workers
 	runs     *runclient.Client
@@ -121,10 +113,7 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 func startOverheadRigWithCache(tb testing.TB, stickyCache int) *overheadRig {
 	tb.Helper()
 	srv := testenv.StartServer(tb, testenv.ServerOptions{})
-	agentClient, payloads := srv.Client(), benchPayloadStore(tb)
-	if payloads != nil {
-		agentClient = srv.Dial(tb, temporalclient.Config{Payloads: payloads})
-	}
+	agentClient := srv.Client()
 	sandbox := ghsandbox.New(benchFixture(tb))
 	gh := httptest.NewServer(sandbox)
 	tb.Cleanup(gh.Close)
@@ -144,26 +133,10 @@ func startOverheadRigWithCache(tb testing.TB, stickyCache int) *overheadRig {
 		require.NoError(tb, w.Start())
 		tb.Cleanup(w.Stop)
 	}
-	r := &overheadRig{client: agentClient, raw: srv.Client(), payloads: payloads, server: srv, ghClient: ghClient, runs: runclient.New(agentClient, runclient.Options{}), sandbox: sandbox}
+	r := &overheadRig{client: agentClient, server: srv, ghClient: ghClient, runs: runclient.New(agentClient, runclient.Options{}), sandbox: sandbox}
 	r.stickyCache = stickyCache
 	r.matchShapes(tb)
 	return r
-}
-
-// benchPayloadStore is the payload store agentrun's side runs with, in a
-// directory of the test's, as AGENTRUN_PAYLOAD_STORE sets it in a main.
-// Unsynced, as the in-memory dev server syncs nothing of its own either (a
-// synced write costs about 1 ms here, ten of them per run: see
-// docs/benchmarks.md). AGENTRUN_BENCH_PAYLOAD_STORE=off measures agentrun
-// with every payload inline.
-func benchPayloadStore(tb testing.TB) *payloadstore.Offloader {
-	tb.Helper()
-	if os.Getenv("AGENTRUN_BENCH_PAYLOAD_STORE") == "off" {
-		return nil
-	}
-	o, err := payloadstore.Parse("file:"+filepath.Join(tb.TempDir(), "payloads")+"?sync=none", "")
-	require.NoError(tb, err)
-	return o
 }
 
 // benchFixture is the default fixture plus benchPulls copies of its pull
@@ -304,7 +277,7 @@ func (r *overheadRig) shapeOfOneRun(tb testing.TB, k contender) runShape {
 	tb.Helper()
 	spec := r.newRun(k, time.Second/inboxQueriesPerSecond)
 	require.NoError(tb, drive(context.Background(), k, spec))
-	shape, err := shapeOf(context.Background(), r.raw, spec.id)
+	shape, err := shapeOf(context.Background(), r.client, spec.id)
 	require.NoError(tb, err)
 	return shape
 }
@@ -423,7 +396,7 @@ func (r *overheadRig) baseline() baselineContender {
 func (baselineContender) name() string { return "baseline" }
 
 func (k baselineContender) run(ctx context.Context, spec runSpec) error {
-	c, id := k.rig.raw, spec.id
+	c, id := k.rig.client, spec.id
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: bareQueue}, bareWorkflowName, k.shape)
 	if err != nil {
 		return fmt.Errorf("start baseline %s: %w", id, err)

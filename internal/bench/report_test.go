@@ -151,20 +151,13 @@ func measureRows(t *testing.T, ctx context.Context, rig *overheadRig, s benchSca
 			"≥ 0.90× bare", runsPerSecond(total[agent.name()], runs), runsPerSecond(total[base.name()], runs), atLeast(0.90)))
 	}
 	require.Equal(t, commentsBefore+approved, rig.botComments(), "every approved run posts exactly one comment")
-	history := "history bytes per approved run"
-	if rig.payloads != nil {
-		history += " (payload store: `AGENTRUN_PAYLOAD_STORE`)"
-	}
-	rows = append(rows, ratioGoal(history, "≤ 2× bare",
+	rows = append(rows, ratioGoal("history bytes per approved run", "≤ 2× bare",
 		float64(rig.shape.HistoryBytes), float64(rig.baseShape.HistoryBytes), atMost(2)))
 	var notes []string
-	if rig.payloads != nil {
-		notes = append(notes, rig.measureStoreCost(ctx, t, s.sequentialRuns).String()+".")
-	}
 
-	agentLat, err := signalLatencies(ctx, rig.raw, ids[agent.name()], api.ActivityExecuteTool)
+	agentLat, err := signalLatencies(ctx, rig.client, ids[agent.name()], api.ActivityExecuteTool)
 	require.NoError(t, err)
-	baseLat, err := signalLatencies(ctx, rig.raw, ids[base.name()], "")
+	baseLat, err := signalLatencies(ctx, rig.client, ids[base.name()], "")
 	require.NoError(t, err)
 	rows = append(rows, ratioGoal(fmt.Sprintf("approval signal → create activity started, p99 ms (%d runs each)", len(agentLat)),
 		"≤ 1.2× bare signal → activity p99", percentileMs(agentLat, 99), percentileMs(baseLat, 99), atMost(1.2)))

@@ -136,7 +136,7 @@ func (r *overheadRig) approveWaiting(ctx context.Context, prefix string, from, t
 			return 0, fmt.Errorf("approved waiting run %s ended %s: %v", id, res.Status, err)
 		}
 	}
-	lat, err := signalLatencies(ctx, r.raw, ids, api.ActivityExecuteTool)
+	lat, err := signalLatencies(ctx, r.client, ids, api.ActivityExecuteTool)
 	if err != nil {
 		return 0, err
 	}

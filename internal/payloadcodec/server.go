@@ -1,7 +1,6 @@
 package payloadcodec
 
 import (
-	"context"
 	"crypto/subtle"
 	"fmt"
 	"log/slog"
@@ -82,18 +81,16 @@ func validateOrigin(origin string) error {
 // so a request for another namespace (the UI's X-Namespace) is refused.
 // Every request is logged to logger (nil means slog.Default): a decrypt
 // endpoint needs an audit trail of who used it. codec decrypts (nil: no
-// keys); refs, when the program has a payload store, resolves its
-// references first, within the request's context.
-func NewHandler(codec *Codec, refs func(context.Context) converter.PayloadCodec, cfg ServerConfig, namespace string, logger *slog.Logger) http.Handler {
+// keys, so payloads pass through as they are).
+func NewHandler(codec *Codec, cfg ServerConfig, namespace string, logger *slog.Logger) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &handler{crypto: codec, refs: refs, cfg: cfg, namespace: namespace, logger: logger}
+	return &handler{crypto: codec, cfg: cfg, namespace: namespace, logger: logger}
 }
 
 type handler struct {
 	crypto    *Codec
-	refs      func(context.Context) converter.PayloadCodec
 	cfg       ServerConfig
 	namespace string
 	logger    *slog.Logger
@@ -133,9 +130,6 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"forwardedFor", r.Header.Get("X-Forwarded-For"))
 	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBytes)
 	var codecs []converter.PayloadCodec
-	if h.refs != nil {
-		codecs = append(codecs, h.refs(r.Context()))
-	}
 	if h.crypto != nil {
 		codecs = append(codecs, h.crypto)
 	}

@@ -31,7 +31,7 @@ func codecServer(t *testing.T, c *payloadcodec.Codec) *httptest.Server {
 	}))
 	require.NoError(t, err)
 	mux := http.NewServeMux()
-	mux.Handle("/codec/", payloadcodec.NewHandler(c, nil, cfg, "default", slog.New(slog.NewTextHandler(io.Discard, nil))))
+	mux.Handle("/codec/", payloadcodec.NewHandler(c, cfg, "default", slog.New(slog.NewTextHandler(io.Discard, nil))))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv

@@ -3,7 +3,6 @@ package prodstack
 import (
 	"context"
 	"maps"
-	"path/filepath"
 	"testing"
 
 	"go.temporal.io/sdk/client"
@@ -51,9 +50,6 @@ func Start(t testing.TB) *Cluster {
 		"TEMPORAL_TLS_CLIENT_KEY_PATH":     certs.ClientKeyFile,
 		"TEMPORAL_TLS_SERVER_CA_CERT_PATH": certs.CAFile,
 		"AGENTRUN_PAYLOAD_KEYS":            payloadcodec.NewKeyEntry(payloadKeyID),
-		// Synced, as beside a production server: every program reads and
-		// writes the same directory, as a deployment on one host would.
-		"AGENTRUN_PAYLOAD_STORE": "file:" + filepath.Join(root, "payloads"),
 	}
 	var err error
 	if c.cfg, err = temporalclient.ConfigFromEnv(envtest.Getenv(c.env)); err != nil {
@@ -73,8 +69,7 @@ func Start(t testing.TB) *Cluster {
 
 // ClientEnv is the environment that takes a program to this cluster:
 // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, the TEMPORAL_TLS_* paths of the
-// client certificate and the CA, AGENTRUN_PAYLOAD_KEYS and
-// AGENTRUN_PAYLOAD_STORE.
+// client certificate and the CA, and AGENTRUN_PAYLOAD_KEYS.
 func (c *Cluster) ClientEnv() map[string]string { return maps.Clone(c.env) }
 
 // Address is the frontend's host:port.
@@ -85,20 +80,9 @@ func (c *Cluster) Address() string { return c.cfg.Address }
 // RestartServer; the SDK reconnects.
 func (c *Cluster) Client() client.Client { return c.client }
 
-// RawClient is a client over the same mTLS connection with neither the
-// keys nor the store: the history exactly as the server keeps it.
-func (c *Cluster) RawClient(t testing.TB) client.Client {
-	t.Helper()
-	env := c.ClientEnv()
-	delete(env, "AGENTRUN_PAYLOAD_KEYS")
-	delete(env, "AGENTRUN_PAYLOAD_STORE")
-	return c.dial(t, env)
-}
-
 // PlainClient is a client over the same mTLS connection without the
-// payload keys (with the store, so that it sees ciphertext, not
-// references): what someone who can read the namespace and the store, but
-// holds no key, sees. It is closed when t ends.
+// payload keys: what someone who can read the namespace, but holds no key,
+// sees. It is closed when t ends.
 func (c *Cluster) PlainClient(t testing.TB) client.Client {
 	t.Helper()
 	env := c.ClientEnv()

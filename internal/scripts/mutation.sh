@@ -39,7 +39,6 @@ GUARANTEES=(
   "internal/approvalsrv/auth: signature.go csrf.go identity.go"
   "internal/approvalsrv/ghcomment: command.go"
   "internal/approvalsrv/request: pathid.go"
-  "internal/payloadstore: offload.go store.go"
 )
 
 guarantee_files() { # package -> its guarantee files, or nothing

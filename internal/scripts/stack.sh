@@ -132,11 +132,9 @@ demo() {
   "$BIN/starter" start --repo "$DEMO_REPO" --pr "$DEMO_PR" --user "${USER:-cli}" --follow | tee "$out"
   run_id=$(head -n 1 "$out")
   action_id=$(sed -n 's/^run .* is waiting for approval of action \(.*\)$/\1/p' "$out")
-  # The starter's own default address is the default port's; a payload
-  # store the services use, the starter needs too.
+  # The starter's own default address is the default port's.
   local starter=bin/starter
   [[ $TEMPORAL_PORT == 7233 ]] || starter="TEMPORAL_ADDRESS=$TEMPORAL_ADDRESS $starter"
-  [[ -z ${AGENTRUN_PAYLOAD_STORE:-} ]] || starter="AGENTRUN_PAYLOAD_STORE='$AGENTRUN_PAYLOAD_STORE' $starter"
   echo
   echo "Temporal UI:   http://localhost:$TEMPORAL_UI_PORT/namespaces/default/workflows/$run_id"
   if [[ -x $BIN/approval ]]; then

@@ -31,8 +31,6 @@ func TemporalSettings[C any]() []config.Setting[C] {
 		{Name: "TEMPORAL_TLS_DISABLE_HOST_VERIFICATION", Default: "false", Description: "true accepts any server certificate; test clusters only"},
 		{Name: "AGENTRUN_GRPC_COMPRESSION", Default: "auto", Description: "gzip, none, or auto: none to a loopback address (same machine), gzip otherwise"},
 		{Name: "AGENTRUN_PAYLOAD_KEYS", Secret: true, Description: "id:base64key,... (32-byte keys): AES-256-GCM payload encryption; every program needs the same list"},
-		{Name: "AGENTRUN_PAYLOAD_STORE", Description: "file:/absolute/dir (add ?sync=none to skip the fsync of each write, as a dev server does): payloads of the threshold and over go there and histories hold a reference of about 75 bytes; every program needs the same store"},
-		{Name: "AGENTRUN_PAYLOAD_STORE_THRESHOLD", Default: "192", Description: "smallest payload, in bytes, that goes to AGENTRUN_PAYLOAD_STORE (at least 128)"},
 	}
 }
 

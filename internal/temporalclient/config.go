@@ -22,7 +22,6 @@ import (
 	"go.temporal.io/sdk/interceptor"
 
 	"github.com/agentrun/agentrun/internal/payloadcodec"
-	"github.com/agentrun/agentrun/internal/payloadstore"
 )
 
 // Defaults for a local dev server.
@@ -47,9 +46,6 @@ type Config struct {
 	// Compression is the gRPC compression (AGENTRUN_GRPC_COMPRESSION); the
 	// zero value is auto.
 	Compression Compression
-	// Payloads keeps large payloads out of histories (AGENTRUN_PAYLOAD_STORE,
-	// AGENTRUN_PAYLOAD_STORE_THRESHOLD); nil leaves them inline.
-	Payloads *payloadstore.Offloader
 
 	// MetricsHandler and Interceptors are set by the program from
 	// internal/telemetry, never from the environment: the SDK's metrics (and
@@ -77,8 +73,7 @@ func (c Config) APIKey() bool { return c.auth.Credentials != nil }
 // temporal.toml profile (TEMPORAL_CONFIG_FILE, TEMPORAL_PROFILE; a variable
 // overrides the profile's value), and the payload keys from
 // AGENTRUN_PAYLOAD_KEYS, and the gRPC compression from
-// AGENTRUN_GRPC_COMPRESSION, and the payload store from AGENTRUN_PAYLOAD_STORE
-// and AGENTRUN_PAYLOAD_STORE_THRESHOLD. getenv is os.Getenv in a main and a map lookup in a
+// AGENTRUN_GRPC_COMPRESSION. getenv is os.Getenv in a main and a map lookup in a
 // test; an empty variable counts as unset. A bad value is an error naming
 // the variable (or the profile's key).
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
@@ -123,9 +118,6 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	if cfg.Compression, err = ParseCompression(env["AGENTRUN_GRPC_COMPRESSION"]); err != nil {
 		return Config{}, fmt.Errorf("AGENTRUN_GRPC_COMPRESSION: %w", err)
-	}
-	if cfg.Payloads, err = payloadstore.Parse(env["AGENTRUN_PAYLOAD_STORE"], env["AGENTRUN_PAYLOAD_STORE_THRESHOLD"]); err != nil {
-		return Config{}, err
 	}
 	return cfg, nil
 }
@@ -239,8 +231,6 @@ func readEnv(getenv func(string) string) envVars {
 		"TEMPORAL_TLS_DISABLE_HOST_VERIFICATION": getenv("TEMPORAL_TLS_DISABLE_HOST_VERIFICATION"),
 		"AGENTRUN_PAYLOAD_KEYS":                  getenv("AGENTRUN_PAYLOAD_KEYS"),
 		"AGENTRUN_GRPC_COMPRESSION":              getenv("AGENTRUN_GRPC_COMPRESSION"),
-		"AGENTRUN_PAYLOAD_STORE":                 getenv("AGENTRUN_PAYLOAD_STORE"),
-		"AGENTRUN_PAYLOAD_STORE_THRESHOLD":       getenv("AGENTRUN_PAYLOAD_STORE_THRESHOLD"),
 	}
 }
 

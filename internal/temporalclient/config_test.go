@@ -182,21 +182,3 @@ func TestConfigFromEnvRejectsBadConnectionValuesNamingTheVariable(t *testing.T) 
 		})
 	}
 }
-
-func TestConfigFromEnvTakesThePayloadStoreAndPutsItOnTheConnection(t *testing.T) {
-	dir := t.TempDir()
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENTRUN_PAYLOAD_STORE": "file:" + dir, "AGENTRUN_PAYLOAD_STORE_THRESHOLD": "512"}))
-	require.NoError(t, err)
-	require.NotNil(t, cfg.Payloads)
-	require.Equal(t, 512, cfg.Payloads.Threshold())
-	require.Len(t, cfg.ClientOptions(nil).ConnectionOptions.DialOptions, 1, "the store's interceptor")
-	require.Contains(t, cfg.LogAttrs(), "file:"+dir)
-
-	cfg, err = ConfigFromEnv(envtest.Getenv(map[string]string{}))
-	require.NoError(t, err)
-	require.Nil(t, cfg.Payloads)
-	require.Empty(t, cfg.ClientOptions(nil).ConnectionOptions.DialOptions)
-
-	_, err = ConfigFromEnv(envtest.Getenv(map[string]string{"AGENTRUN_PAYLOAD_STORE": "relative"}))
-	require.ErrorContains(t, err, "AGENTRUN_PAYLOAD_STORE")
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"go.temporal.io/api/workflowservice/v1"
@@ -12,7 +11,6 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
-	"google.golang.org/grpc"
 )
 
 // dialTimeout bounds the first contact with the server: a process that cannot
@@ -38,11 +36,6 @@ func (c Config) ClientOptions(logger *slog.Logger) client.Options {
 	conn := c.connection
 	conn.GetSystemInfoTimeout = dialTimeout
 	conn.GrpcCompression = c.Compression.For(c.Address).grpc()
-	if c.Payloads != nil {
-		// Under the SDK's own interceptors, so that what it encodes (and
-		// encrypts) is what goes to the store.
-		conn.DialOptions = append(slices.Clip(conn.DialOptions), grpc.WithChainUnaryInterceptor(c.Payloads.UnaryClientInterceptor()))
-	}
 	dc := c.DataConverter()
 	return client.Options{
 		HostPort:        c.Address,
@@ -111,9 +104,6 @@ func (c Config) LogAttrs() []any {
 		attrs = append(attrs, "payloadEncryptionKey", c.Codec.EncryptingKeyID(), "payloadDecryptionKeys", len(c.Codec.KeyIDs()))
 	} else {
 		attrs = append(attrs, "payloadEncryption", false)
-	}
-	if c.Payloads != nil {
-		attrs = append(attrs, "payloadStore", c.Payloads.Store().String(), "payloadStoreThreshold", c.Payloads.Threshold())
 	}
 	return attrs
 }

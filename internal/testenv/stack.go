@@ -10,7 +10,6 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
-	"github.com/agentrun/agentrun/internal/payloadstore"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/model/offline"
@@ -32,9 +31,6 @@ type StackOptions struct {
 	// its workers, as internal/telemetry does for the mains; nil means none.
 	MetricsHandler client.MetricsHandler
 	Interceptors   []interceptor.ClientInterceptor
-	// Payloads keeps the large payloads of the stack's client and workers in
-	// a payload store, as AGENTRUN_PAYLOAD_STORE does; nil leaves them inline.
-	Payloads *payloadstore.Offloader
 }
 
 // Stack is a running dev server, sandbox and worker, all stopped when the
@@ -63,9 +59,9 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 	}
 	s := &Stack{TaskQueue: opts.TaskQueue, server: StartServer(t, ServerOptions{})}
 	s.client = s.server.Client()
-	if opts.PayloadCodec != nil || opts.MetricsHandler != nil || len(opts.Interceptors) > 0 || opts.Payloads != nil {
+	if opts.PayloadCodec != nil || opts.MetricsHandler != nil || len(opts.Interceptors) > 0 {
 		s.client = s.server.Dial(t, temporalclient.Config{
-			Codec: opts.PayloadCodec, MetricsHandler: opts.MetricsHandler, Interceptors: opts.Interceptors, Payloads: opts.Payloads,
+			Codec: opts.PayloadCodec, MetricsHandler: opts.MetricsHandler, Interceptors: opts.Interceptors,
 		})
 	}
 	s.sandbox = ghsandbox.New(ghsandbox.DefaultFixture())
@@ -93,12 +89,11 @@ func (s *Stack) Activities(model model.Model) *activities.Activities {
 	return &activities.Activities{GitHub: s.github, BotLogin: s.sandbox.BotLogin(), Model: model}
 }
 
-// Client is the stack's client of the dev server, with StackOptions.PayloadCodec
-// and StackOptions.Payloads.
+// Client is the stack's client of the dev server, with StackOptions.PayloadCodec.
 func (s *Stack) Client() client.Client { return s.client }
 
-// PlainClient is a client without the payload codec or store: what a reader
-// of the server's history without the keys (or the store) sees.
+// PlainClient is a client without the payload codec: what a reader of the
+// server's history without the keys sees.
 func (s *Stack) PlainClient() client.Client { return s.server.Client() }
 
 // TemporalAddress is the dev server's host:port, as TEMPORAL_ADDRESS takes it.
