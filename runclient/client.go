@@ -9,6 +9,7 @@
 package runclient
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -33,7 +34,15 @@ type Options struct {
 	// reads runs' memos through it: with AGENTRUN_PAYLOAD_KEYS, a client
 	// without it cannot, and asks each waiting run instead.
 	DataConverter converter.DataConverter
+	// Address and Namespace say where the wrapped client is connected
+	// (temporalclient.Config's): the search-attribute setup lists the
+	// namespace's, and the command a MissingSearchAttributesError gives
+	// names both. An empty Namespace is DefaultNamespace.
+	Address, Namespace string
 }
+
+// DefaultNamespace is Temporal's, the namespace of a client given none.
+const DefaultNamespace = "default"
 
 // Client talks to AgentRun workflows through a Temporal client.
 type Client struct {
@@ -45,6 +54,7 @@ type Client struct {
 
 // New wraps c; the caller still owns c and closes it.
 func New(c client.Client, opts Options) *Client {
+	opts.Namespace = cmp.Or(opts.Namespace, DefaultNamespace)
 	return &Client{temporal: c, opts: opts, now: time.Now}
 }
 
@@ -114,7 +124,7 @@ func (c *Client) query(ctx context.Context, runID string, into any, queryType st
 	defer cancel()
 	value, err := c.temporal.QueryWorkflow(ctx, runID, "", queryType, args...)
 	if err != nil {
-		return classify(ctx, runID, "query "+queryType+" of run", err)
+		return c.classify(ctx, runID, "query "+queryType+" of run", err)
 	}
 	if err := value.Get(into); err != nil {
 		return fmt.Errorf("decode the %s query of run %s: %w", queryType, runID, err)
@@ -146,7 +156,7 @@ func (c *Client) Describe(ctx context.Context, runID string) (Description, error
 	defer cancel()
 	desc, err := c.temporal.DescribeWorkflow(ctx, runID, "")
 	if err != nil {
-		return Description{}, classify(ctx, runID, "describe run", err)
+		return Description{}, c.classify(ctx, runID, "describe run", err)
 	}
 	d := Description{
 		Status:            desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(),
@@ -194,7 +204,7 @@ func (c *Client) signal(ctx context.Context, runID, name string, arg any) error 
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 	if err := c.temporal.SignalWorkflow(ctx, runID, "", name, arg); err != nil {
-		return classify(ctx, runID, "signal "+name+" to run", err)
+		return c.classify(ctx, runID, "signal "+name+" to run", err)
 	}
 	return nil
 }

@@ -29,6 +29,16 @@ func (e *NotFoundError) Error() string        { return fmt.Sprintf("run %q not f
 func (e *NotFoundError) Is(target error) bool { return target == ErrRunNotFound }
 func (e *NotFoundError) Unwrap() error        { return e.Err }
 
+// classify is the one rule for a call's error: a namespace that lacks
+// agentrun's search attributes is a MissingSearchAttributesError, whatever
+// the call; anything else goes by the package's classify.
+func (c *Client) classify(ctx context.Context, runID, doing string, err error) error {
+	if missing := c.missingSearchAttributes(ctx, err); missing != nil {
+		err = missing
+	}
+	return classify(ctx, runID, doing, err)
+}
+
 // classify turns Temporal's answer into NotFoundError, or wraps it with what
 // was being done and, for a server that is down or slow, ErrUnavailable. A
 // call whose deadline passed is slow whatever the error says. So is a call

@@ -331,7 +331,7 @@ func (c *Client) listPage(ctx context.Context, query string, size int, token []b
 		NextPageToken: token,
 	})
 	if err != nil {
-		return nil, classify(ctx, "", fmt.Sprintf("list runs (%s)", query), err)
+		return nil, c.classify(ctx, "", fmt.Sprintf("list runs (%s)", query), err)
 	}
 	return page, nil
 }

@@ -81,7 +81,7 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 	var alreadyStarted *serviceerror.WorkflowExecutionAlreadyStarted
 	closed := errors.As(err, &alreadyStarted)
 	if err != nil && !closed {
-		return Started{}, classify(ctx, req.RunID, "start run", err)
+		return Started{}, c.classify(ctx, req.RunID, "start run", err)
 	}
 	started := Started{RunID: req.RunID, Agent: agent}
 	if !closed && req.RequestHash == "" {

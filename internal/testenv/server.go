@@ -34,6 +34,10 @@ type ServerOptions struct {
 	// DynamicConfig adds --dynamic-config-value settings (key=value), e.g.
 	// for fault tests that need other server limits.
 	DynamicConfig []string
+	// NoSearchAttributes starts the server without agentrun's search
+	// attributes, as a `temporal server start-dev` typed by hand does: for
+	// the tests of the start-up that adds them (runclient.SetUpSearchAttributes).
+	NoSearchAttributes bool
 }
 
 // Server is a running dev server and a client connected to it.
@@ -139,6 +143,10 @@ func (s *Server) launch() {
 	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
+	attrs := SearchAttributes()
+	if s.opts.NoSearchAttributes {
+		attrs = temporal.SearchAttributes{}
+	}
 	process, err := testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 		ExistingPath: s.binary,
 		ClientOptions: &client.Options{
@@ -147,7 +155,7 @@ func (s *Server) launch() {
 		},
 		DBFilename:       s.opts.DBFile,
 		LogLevel:         "error",
-		SearchAttributes: SearchAttributes(),
+		SearchAttributes: attrs,
 		ExtraArgs:        append(tunedArgs(s.opts), s.sidePorts...),
 		Stdout:           s.output,
 		Stderr:           s.output,
