@@ -1,7 +1,6 @@
 package runclient_test
 
 import (
-	"context"
 	"errors"
 	"os/exec"
 	"path/filepath"
@@ -13,12 +12,12 @@ import (
 	"go.temporal.io/api/operatorservice/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
-	"google.golang.org/grpc"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/composecheck"
 	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/runclient"
+	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 // allFour are agentrun's search attributes, sorted, as the errors name them.
@@ -116,7 +115,7 @@ func TestASetUpTheServerRefusesAnswersTheMissingAttributesAndTheCommand(t *testi
 		serviceerror.NewUnimplemented("unknown method AddSearchAttributes"),
 	} {
 		t.Run(refusal.Error(), func(t *testing.T) {
-			rc := clientOf(server, refusingToAdd{Client: server.Client(), refusal: refusal})
+			rc := clientOf(server, runclienttest.RefusingToAddSearchAttributes(server.Client(), refusal))
 
 			added, err := rc.SetUpSearchAttributes(testContext(t))
 
@@ -153,25 +152,4 @@ func TestASetUpMeetingAnAttributeOfAnotherTypeNamesIt(t *testing.T) {
 			require.NotContains(t, listed.GetCustomAttributes(), name, "nothing is added beside an attribute of the wrong type")
 		}
 	}
-}
-
-// refusingToAdd is the real client of a dev server whose operator service
-// refuses AddSearchAttributes as Temporal Cloud or a server with an
-// authorizer does: a dev server itself always allows it.
-type refusingToAdd struct {
-	client.Client
-	refusal error
-}
-
-func (c refusingToAdd) OperatorService() operatorservice.OperatorServiceClient {
-	return refusingOperator{OperatorServiceClient: c.Client.OperatorService(), refusal: c.refusal}
-}
-
-type refusingOperator struct {
-	operatorservice.OperatorServiceClient
-	refusal error
-}
-
-func (o refusingOperator) AddSearchAttributes(context.Context, *operatorservice.AddSearchAttributesRequest, ...grpc.CallOption) (*operatorservice.AddSearchAttributesResponse, error) {
-	return nil, o.refusal
 }

@@ -100,6 +100,9 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 	}
 	defer conn.Close(ctx)
 	c := conn.Temporal
+	if err := setUpSearchAttributes(ctx, c, cfg.Temporal, logger); err != nil {
+		return err
+	}
 
 	w := agentworker.NewWorkerWithOptions(c, cfg.WorkerOptions(), acts)
 	if err := w.Start(); err != nil {
