@@ -66,7 +66,7 @@ func (e *env) runClient(ctx context.Context) (*runclient.Client, error) {
 	e.client = c
 	e.tracing.Join(c, cfg.Namespace)
 	// No call timeout: a person at a terminal stops a slow command with ^C.
-	e.runs = runclient.New(c, runclient.Options{DataConverter: cfg.DataConverter()})
+	e.runs = runclient.New(c, runclient.Options{DataConverter: cfg.DataConverter(), Address: cfg.Address, Namespace: cfg.Namespace})
 	return e.runs, nil
 }
 
