@@ -117,7 +117,7 @@ const (
 	ToolCheckRepoPermission = "check_repo_permission"
 )
 
-// The metrics a run counts at its transitions (workflows/runmetrics). The
+// The metrics a run counts at its transitions (workflows/runmetrics.go). The
 // handler carries the SDK's namespace, task_queue and workflow_type tags; it appends
 // _total to counters and _seconds to timers (internal/telemetry).
 const (

@@ -12,11 +12,6 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
-	"github.com/agentrun/agentrun/workflows/decide"
-	"github.com/agentrun/agentrun/workflows/failure"
-	"github.com/agentrun/agentrun/workflows/options"
-	"github.com/agentrun/agentrun/workflows/runmetrics"
-	"github.com/agentrun/agentrun/workflows/view"
 )
 
 // acts is only used to name activities; its fields are never read here.
@@ -44,7 +39,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
 	var refused error
-	if cp != nil && !decide.CarriedByContinueAsNew(info.ContinuedExecutionRunID, info.Attempt, info.CronSchedule) {
+	if cp != nil && !CarriedByContinueAsNew(info.ContinuedExecutionRunID, info.Attempt, info.CronSchedule) {
 		// A checkpoint is the run's own memory, approvals included; taken
 		// from a start request it would let anyone post an action "already
 		// approved". The run starts empty only to fail where queries see it.
@@ -61,7 +56,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 		w.Run = in.NewRun(info.WorkflowExecution.ID, now)
 		w.Run.BatchApproval = w.agent.BatchApproval
 		w.Label = api.LabelStarting
-		runmetrics.Run(ctx, w.in.Agent, api.MetricRunsStarted)
+		Run(ctx, w.in.Agent, api.MetricRunsStarted)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
@@ -91,7 +86,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 
 func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 	historyLength := func() int { return workflow.GetInfo(ctx).GetCurrentHistoryLength() }
-	for _, q := range view.Queries(&w.Checkpoint, historyLength, w.in.HistoryThreshold) {
+	for _, q := range Queries(&w.Checkpoint, historyLength, w.in.HistoryThreshold) {
 		if err := workflow.SetQueryHandler(ctx, q.Name, q.Handler); err != nil {
 			return fmt.Errorf("register %s query: %w", q.Name, err)
 		}
@@ -168,13 +163,13 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
 	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.ModelCall(w.Run.TargetRef(), w.ModelCalls()), st, "", 0))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelCall(w.Run.TargetRef(), w.ModelCalls()), st, "", 0))
 	var d api.ModelDecision
 	if err := workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, &d); err != nil {
 		if ctx.Err() != nil {
 			return d, ctx.Err()
 		}
-		msg := "model call failed: " + failure.Message(err)
+		msg := "model call failed: " + Message(err)
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		return d, errors.New(msg)
 	}
@@ -196,17 +191,17 @@ func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 			w.Run.Outcome = api.OutcomePartial
 		}
 		w.setRunStatus(ctx, api.RunCompleted, api.LabelDone, "")
-		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: view.Result(&w.Checkpoint)}, nil
+		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: Result(&w.Checkpoint)}, nil
 	}
 	if ctx.Err() != nil || temporal.IsCanceledError(err) {
 		dctx, _ := workflow.NewDisconnectedContext(ctx)
 		w.cancelOpenWork(dctx)
 		w.setRunStatus(dctx, api.RunCancelled, api.LabelCancelled, "cancelled")
-		return api.RunResult{Status: api.RunCancelled, Outcome: view.Result(&w.Checkpoint)}, temporal.NewCanceledError()
+		return api.RunResult{Status: api.RunCancelled, Outcome: Result(&w.Checkpoint)}, temporal.NewCanceledError()
 	}
 	w.Run.Error = err.Error()
 	w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())
-	return api.RunResult{Status: api.RunFailed, Error: err.Error(), Outcome: view.Result(&w.Checkpoint)}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
+	return api.RunResult{Status: api.RunFailed, Error: err.Error(), Outcome: Result(&w.Checkpoint)}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
 }
 
 // cancelOpenWork closes what a cancellation interrupted: waiting actions

@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/workflows/compact"
 )
 
 // errContinueAsNew unwinds a wait so that the loop can continue as new.
@@ -45,7 +44,7 @@ func (w *agentRun) continueAsNew(ctx workflow.Context) (api.RunResult, error) {
 
 // checkpoint is the run's state as continue-as-new carries it, bounded.
 func (s *runState) checkpoint() *api.Checkpoint {
-	return compact.Checkpoint(s.Checkpoint, compactAfterSteps, maxRetainedEvents)
+	return Checkpoint(s.Checkpoint, compactAfterSteps, maxRetainedEvents)
 }
 
 // restore makes a checkpoint the run's state.

@@ -26,7 +26,7 @@ func newMeteredHarness(t *testing.T) (*harness, tally.TestScope) {
 }
 
 // counted sums the counters called name whose tags include tags.
-func counted(scope tally.TestScope, name string, tags map[string]string) int64 {
+func counterValue(scope tally.TestScope, name string, tags map[string]string) int64 {
 	var sum int64
 	for _, c := range scope.Snapshot().Counters() {
 		if c.Name() != name {
@@ -50,12 +50,12 @@ func TestAnUnansweredApprovalCountsAsExpiredNotDecided(t *testing.T) {
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
 
-	require.EqualValues(t, 1, counted(scope, api.MetricRunsStarted, map[string]string{"agent": api.DefaultAgent}))
-	require.EqualValues(t, 1, counted(scope, api.MetricApprovalsRequested, nil))
-	require.EqualValues(t, 1, counted(scope, api.MetricApprovalsExpired, nil))
-	require.EqualValues(t, 0, counted(scope, api.MetricApprovalsDecided, nil))
-	require.EqualValues(t, 1, counted(scope, api.MetricRunsEnded, map[string]string{"status": string(api.RunCompleted)}))
-	require.Greater(t, counted(scope, activities.MetricModelTokens, map[string]string{"kind": "prompt"}), int64(0))
+	require.EqualValues(t, 1, counterValue(scope, api.MetricRunsStarted, map[string]string{"agent": api.DefaultAgent}))
+	require.EqualValues(t, 1, counterValue(scope, api.MetricApprovalsRequested, nil))
+	require.EqualValues(t, 1, counterValue(scope, api.MetricApprovalsExpired, nil))
+	require.EqualValues(t, 0, counterValue(scope, api.MetricApprovalsDecided, nil))
+	require.EqualValues(t, 1, counterValue(scope, api.MetricRunsEnded, map[string]string{"status": string(api.RunCompleted)}))
+	require.Greater(t, counterValue(scope, activities.MetricModelTokens, map[string]string{"kind": "prompt"}), int64(0))
 }
 
 func TestALostResponseCountsOneReconciliationThatFoundTheComment(t *testing.T) {
@@ -65,7 +65,7 @@ func TestALostResponseCountsOneReconciliationThatFoundTheComment(t *testing.T) {
 	h.run(demoInput())
 	require.NoError(t, h.env.GetWorkflowError())
 
-	require.EqualValues(t, 1, counted(scope, api.MetricReconciliations, map[string]string{"outcome": api.ReconcileFound}))
-	require.EqualValues(t, 1, counted(scope, api.MetricReconciliations, nil))
-	require.EqualValues(t, 1, counted(scope, api.MetricApprovalsDecided, map[string]string{"decision": string(api.DecisionApprove)}))
+	require.EqualValues(t, 1, counterValue(scope, api.MetricReconciliations, map[string]string{"outcome": api.ReconcileFound}))
+	require.EqualValues(t, 1, counterValue(scope, api.MetricReconciliations, nil))
+	require.EqualValues(t, 1, counterValue(scope, api.MetricApprovalsDecided, map[string]string{"decision": string(api.DecisionApprove)}))
 }

@@ -11,10 +11,6 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
-	"github.com/agentrun/agentrun/workflows/decide"
-	"github.com/agentrun/agentrun/workflows/failure"
-	"github.com/agentrun/agentrun/workflows/options"
-	"github.com/agentrun/agentrun/workflows/runmetrics"
 )
 
 // maxCreateAttempts bounds how often one operationKey is tried.
@@ -118,16 +114,16 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if msg, rejected := failure.Rejected(err); rejected {
+	if msg, rejected := Rejected(err); rejected {
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		return nil
 	}
-	if wait, msg, limited := failure.RateLimited(err); limited {
+	if wait, msg, limited := RateLimited(err); limited {
 		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", msg, wait))
 		w.setRunStatus(ctx, api.RunReconciling, api.LabelRateLimited, fmt.Sprintf("retry after %s", wait))
 		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for the rate limit before trying again", api.HumanDuration(wait)))
 	}
-	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, failure.Message(err))
+	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, Message(err))
 	return nil
 }
 
@@ -136,7 +132,7 @@ func (w *agentRun) attemptOptions(st *api.AgentStep) workflow.ActivityOptions {
 	if pa := w.ActionForStep(st.ID); pa != nil {
 		approvedBy = pa.DecidedBy
 	}
-	return options.Attempt(st.ToolName, approvedBy, w.Run.TargetRef(), st.OperationKey, st.Attempt, w.in.ToolTimeout)
+	return Attempt(st.ToolName, approvedBy, w.Run.TargetRef(), st.OperationKey, st.Attempt, w.in.ToolTimeout)
 }
 
 // actionDone settles the step on the effect that proves it.
@@ -153,16 +149,16 @@ func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.T
 // effect.
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	w.setRunStatus(ctx, api.RunReconciling, api.LabelReconciling, "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.Reconcile(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(Reconcile(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
 	var res api.ToolReconciliation
 	if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(ctx, &res); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + failure.Message(err)}
+		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + Message(err)}
 	}
 	w.reportLookalikes(ctx, st, res.Output.Ignored)
-	runmetrics.Reconciliation(ctx, w.in.Agent, res.Outcome)
+	Reconciliation(ctx, w.in.Agent, res.Outcome)
 	switch res.Outcome {
 	case api.ReconcileFound:
 		res.Output.AlreadyExisted = true
@@ -185,7 +181,7 @@ func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) 
 // taken as proof, so that someone forging a marker shows in the run.
 func (w *agentRun) reportLookalikes(ctx workflow.Context, st *api.AgentStep, ignored []api.IgnoredComment) {
 	for _, c := range ignored {
-		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), decide.Lookalike(c))
+		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), Lookalike(c))
 	}
 }
 
@@ -240,7 +236,7 @@ func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, "", "malformed resolve signal: "+err.Error())
 		return
 	}
-	if why := decide.RefuseResolve(sig, w.AwaitingResolve, w.resolution); why != "" {
+	if why := RefuseResolve(sig, w.AwaitingResolve, w.resolution); why != "" {
 		w.ignore(ctx, sig.StepID, why)
 		return
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/openaifake"
-	"github.com/agentrun/agentrun/workflows/decide"
 )
 
 // checkpointWaitingForApproval runs generations (each "too long", so each
@@ -90,11 +89,11 @@ func TestCheckpointFromAContinueAsNewIsRestored(t *testing.T) {
 }
 
 func TestOnlyAContinueAsNewCarriesACheckpoint(t *testing.T) {
-	require.False(t, decide.CarriedByContinueAsNew("", 1, ""), "a fresh start")
-	require.True(t, decide.CarriedByContinueAsNew("r1", 1, ""))
-	require.False(t, decide.CarriedByContinueAsNew("r1", 1, "* * * * *"),
+	require.False(t, CarriedByContinueAsNew("", 1, ""), "a fresh start")
+	require.True(t, CarriedByContinueAsNew("r1", 1, ""))
+	require.False(t, CarriedByContinueAsNew("r1", 1, "* * * * *"),
 		"a cron run repeats the start request's input, whoever sent it")
-	require.False(t, decide.CarriedByContinueAsNew("r1", 2, ""),
+	require.False(t, CarriedByContinueAsNew("r1", 2, ""),
 		"a workflow retry repeats the start request's input too")
 }
 

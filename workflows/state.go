@@ -10,8 +10,6 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/tools"
-	"github.com/agentrun/agentrun/workflows/runmetrics"
-	"github.com/agentrun/agentrun/workflows/view"
 )
 
 // runState is everything a run knows. Its Checkpoint is the run's state
@@ -81,7 +79,7 @@ func (s *runState) setRunStatus(ctx workflow.Context, to api.RunStatus, label, d
 	}
 	mustNotFail(api.CheckRunTransition(s.Run.Status, to))
 	s.Run.Status = to
-	runmetrics.RunStatus(ctx, s.in.Agent, to)
+	RunStatus(ctx, s.in.Agent, to)
 	s.emit(ctx, api.EventRunStatus, "", string(to), detail)
 	s.upsertStatus(ctx)
 }
@@ -91,13 +89,13 @@ func (s *runState) upsertStatus(ctx workflow.Context) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, s.statusAttrs(s.Run.Status == api.RunWaitingForUser)...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
-	view.PublishInbox(ctx, &s.Checkpoint)
+	PublishInbox(ctx, &s.Checkpoint)
 }
 
 func (s *runState) statusAttrs(withActionIDs bool) []temporal.SearchAttributeUpdate {
 	attrs := []temporal.SearchAttributeUpdate{api.SearchAttrStatus.ValueSet(string(s.Run.Status))}
 	if withActionIDs && len(s.Actions) > 0 {
-		attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(view.ActionIDs(&s.Checkpoint)))
+		attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(ActionIDs(&s.Checkpoint)))
 	}
 	return attrs
 }
@@ -157,11 +155,11 @@ func (s *runState) setActionState(ctx workflow.Context, pa *api.PendingAction, t
 	pa.DecidedBy = by
 	pa.Reason = reason
 	pa.DecidedAt = &now
-	runmetrics.ActionState(ctx, s.in.Agent, pa, to)
+	ActionState(ctx, s.in.Agent, pa, to)
 	s.emit(ctx, api.EventActionState, pa.StepID, string(to), reason)
 	// Decided while others wait, it must leave the waiting run's memo.
-	if view.Waiting(&s.Checkpoint) > 0 {
-		view.PublishInbox(ctx, &s.Checkpoint)
+	if Waiting(&s.Checkpoint) > 0 {
+		PublishInbox(ctx, &s.Checkpoint)
 	}
 }
 
@@ -182,5 +180,5 @@ func (s *runState) appendToolResult(callID, tool, content string) {
 // may change without a version gate, and they are built from workflow time,
 // so they replay the same.
 func (s *runState) refreshDetails(ctx workflow.Context) {
-	workflow.SetCurrentDetails(ctx, view.Details(&s.Checkpoint, workflow.Now(ctx)))
+	workflow.SetCurrentDetails(ctx, Details(&s.Checkpoint, workflow.Now(ctx)))
 }

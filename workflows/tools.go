@@ -10,8 +10,6 @@ import (
 	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
-	"github.com/agentrun/agentrun/workflows/failure"
-	"github.com/agentrun/agentrun/workflows/options"
 )
 
 // chooseAgent finds the run's agent in the registry; an agent's MaxSteps
@@ -135,7 +133,7 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked) workflow.Future {
 	w.setLabel(api.ToolLabel(st.ToolName))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(options.Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, "", 0))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, "", 0))
 	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c))
 }
 
@@ -149,10 +147,10 @@ func (w *agentRun) finishRead(ctx workflow.Context, st *api.AgentStep, c tools.C
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		msg := failure.Message(err)
+		msg := Message(err)
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		if !c.Optional {
-			return "", &failure.InputUnreadable{Tool: st.ToolName, Msg: msg}
+			return "", &InputUnreadable{Tool: st.ToolName, Msg: msg}
 		}
 		return "failed: " + msg, nil
 	}

@@ -3,7 +3,7 @@
 // drops them while a workflow task replays, so each transition counts once
 // however often the history is replayed, and emitting them adds no command
 // to the history. Every metric is tagged with the run's agent.
-package runmetrics
+package workflows
 
 import (
 	"go.temporal.io/sdk/client"

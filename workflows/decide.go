@@ -3,7 +3,7 @@
 // decisions, when a resolve applies, and what a refusal records. They are
 // pure functions of the signal and the run's state; the workflow applies
 // what they allow.
-package decide
+package workflows
 
 import (
 	"fmt"

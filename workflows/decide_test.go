@@ -1,4 +1,4 @@
-package decide
+package workflows
 
 import (
 	"fmt"

@@ -2,7 +2,7 @@
 // (the snapshot, events, step pages, the conversation), its outcome, and the
 // details the Temporal UI shows beside it. Everything here reads the
 // Checkpoint, the run's state, and runs in the workflow.
-package view
+package workflows
 
 import (
 	"fmt"

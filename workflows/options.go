@@ -2,7 +2,7 @@
 // name each: how long an attempt may take, how Temporal retries it, and the
 // summary the Temporal UI shows for it. They are plain data of the run, so
 // each is a function of what it names.
-package options
+package workflows
 
 import (
 	"fmt"
