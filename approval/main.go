@@ -150,8 +150,10 @@ func newServer(cfg settings.Program, temporal client.Client, logger *slog.Logger
 	if err != nil {
 		return nil, err
 	}
+	runs := runclient.New(temporal, runclient.Options{CallTimeout: temporalCallTimeout, DataConverter: cfg.Temporal.DataConverter(),
+		Address: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace})
 	return approvalsrv.New(cfg.Server, approvalsrv.Options{
-		Runs:        runclient.New(temporal, runclient.Options{CallTimeout: temporalCallTimeout, DataConverter: cfg.Temporal.DataConverter()}),
+		Runs:        runs,
 		Permissions: approvalsrv.GitHubPermissions{Client: gh},
 		Logger:      logger,
 		Codec:       codecHandler(cfg, logger),

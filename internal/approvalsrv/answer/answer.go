@@ -88,6 +88,11 @@ func TemporalFailure(logger *slog.Logger, err error, what string) Outcome {
 		return Refused(http.StatusUnprocessableEntity, runclient.ErrIdempotencyConflict.Error())
 	case errors.Is(err, runclient.ErrBadPageToken):
 		return Refused(http.StatusBadRequest, runclient.ErrBadPageToken.Error())
+	case errors.Is(err, runclient.ErrSearchAttributesMissing):
+		// The error names the attributes and the command that adds them:
+		// the operator's fix, for the log, not the caller.
+		logger.Error("the namespace lacks agentrun's search attributes", "during", what, "err", err)
+		return Refused(http.StatusServiceUnavailable, "the Temporal namespace is not set up for agentrun; the approval server's log names the fix")
 	case errors.Is(err, runclient.ErrUnavailable):
 		logger.Warn("temporal unavailable", "during", what, "err", err)
 		return Refused(http.StatusServiceUnavailable, "temporal is unreachable; try again later")
