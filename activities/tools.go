@@ -29,7 +29,8 @@ func (a *Activities) ExecuteTool(ctx context.Context, in api.ToolInput) (api.Too
 		return api.ToolOutput{}, err
 	}
 	out, err := t.Execute(ctx, call)
-	return withoutSafeCopy(out), err
+	// Every result passes here, so here it is bounded, whatever the tool.
+	return boundOutput(in.Tool, withoutSafeCopy(out)), boundError(err)
 }
 
 // ReconcileTool asks a registered action whether its operationKey's effect
@@ -49,17 +50,18 @@ func (a *Activities) ReconcileTool(ctx context.Context, in api.ToolInput) (api.T
 		return api.ToolReconciliation{}, err
 	}
 	res, err := action.Reconcile(ctx, call)
+	res.Output = boundOutput(in.Tool, withoutSafeCopy(res.Output))
+	res.Reason = boundReason(res.Reason)
 	if err != nil {
-		return res, err
+		return res, boundError(err)
 	}
-	res.Output = withoutSafeCopy(res.Output)
 	switch res.Outcome {
 	case api.ReconcileFound, api.ReconcileNotCreated, api.ReconcileCannotTell:
 		return res, nil
 	}
 	// An answer the run cannot act on must not pass for not_created.
 	return api.ToolReconciliation{Outcome: api.ReconcileCannotTell,
-		Reason: fmt.Sprintf("%s answered the unknown outcome %q", in.Tool, res.Outcome), Output: res.Output}, nil
+		Reason: boundReason(fmt.Sprintf("%s answered the unknown outcome %q", in.Tool, res.Outcome)), Output: res.Output}, nil
 }
 
 func (a *Activities) registry() *tools.Registry {
