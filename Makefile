@@ -17,7 +17,7 @@ TEMPORAL_SERVER_PROGRAMS := $(TEMPORAL_SERVER_BIN)/server $(TEMPORAL_SERVER_BIN)
 # Fault-injection tests are named TestFault*; the fault suite may narrow the packages.
 FAULT_PKGS ?= ./...
 # Fuzz targets as package:FuzzName, e.g. ./workflows:FuzzLifecycle.
-FUZZ_TARGETS ?= ./internal/approvalsrv/request:FuzzParseDecision ./internal/approvalsrv/ghcomment:FuzzParseCommentCommand
+FUZZ_TARGETS ?= ./internal/approvalsrv:FuzzParseDecision ./internal/approvalsrv:FuzzParseCommentCommand
 FUZZTIME ?= 15s
 
 # The test steps pipe `go test -json` through testreport, which prints go

@@ -14,7 +14,8 @@ import (
 
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/ghsandbox/fixture"
 	"github.com/agentrun/agentrun/internal/testenv"
@@ -31,7 +32,7 @@ func (s *stack) twoTodosSandbox(queue string) *ghsandbox.Server {
 	return sandbox
 }
 
-func (s *stack) signedBatch(runID string, req request.Batch) (int, map[string]string) {
+func (s *stack) signedBatch(runID string, req approvalsrv.Batch) (int, map[string]string) {
 	s.t.Helper()
 	return s.signedJSON("/v1/runs/"+runID+"/decision", req)
 }
@@ -61,10 +62,10 @@ func TestTriageRunApprovedAsOneBatchFilesEachIssueExactlyOnce(t *testing.T) {
 	require.Contains(t, page, "Approve all 2")
 
 	stale := []api.ActionRef{refs[0], {ActionID: refs[1].ActionID, ArgsHash: strings.Repeat("0", 64)}}
-	staleCode, staleAnswer := s.signedBatch(runID, request.Batch{Decision: request.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-stale"}, Actions: stale})
+	staleCode, staleAnswer := s.signedBatch(runID, approvalsrv.Batch{Decision: approvalsrv.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-stale"}, Actions: stale})
 	require.Equal(t, http.StatusConflict, staleCode, staleAnswer)
 
-	req := request.Batch{Decision: request.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-batch"}, Actions: refs}
+	req := approvalsrv.Batch{Decision: approvalsrv.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-batch"}, Actions: refs}
 	code, answer := s.signedBatch(runID, req)
 	require.Equal(t, http.StatusAccepted, code, answer)
 	repeatCode, _ := s.signedBatch(runID, req)

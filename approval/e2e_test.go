@@ -16,7 +16,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -27,7 +28,7 @@ func TestSignedApproveOnARealRunPostsExactlyOneComment(t *testing.T) {
 	require.Eventually(t, func() bool { return s.inboxHas(action.ID) }, waitLong, 100*time.Millisecond,
 		"the inbox never listed action %s", action.ID)
 
-	req := request.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-1"}
+	req := approvalsrv.Decision{Decision: "approve", Approver: "alice", RequestID: "e2e-1"}
 	code, answer := s.signedDecision("review-signed-1", action.ID, req)
 	require.Equal(t, http.StatusAccepted, code, answer)
 	repeatCode, _ := s.signedDecision("review-signed-1", action.ID, req)
@@ -47,7 +48,7 @@ func TestSignedApproveOnARealRunPostsExactlyOneComment(t *testing.T) {
 	require.Contains(t, posted[0].Body, action.Preview)
 
 	lateCode, lateAnswer := s.signedDecision("review-signed-1", action.ID,
-		request.Decision{Decision: "reject", Approver: "alice", Reason: "too late", RequestID: "e2e-2"})
+		approvalsrv.Decision{Decision: "reject", Approver: "alice", Reason: "too late", RequestID: "e2e-2"})
 	require.Equal(t, http.StatusConflict, lateCode)
 	require.Contains(t, lateAnswer["error"], "already approved by alice")
 	require.Len(t, s.postedReviews(), 1)

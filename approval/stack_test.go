@@ -20,7 +20,8 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/approval/settings"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/testenv"
@@ -143,7 +144,7 @@ func (s *stack) postedReviews() []ghsandbox.Comment {
 	return posted
 }
 
-func (s *stack) signedDecision(runID, actionID string, req request.Decision) (int, map[string]string) {
+func (s *stack) signedDecision(runID, actionID string, req approvalsrv.Decision) (int, map[string]string) {
 	s.t.Helper()
 	return s.signedJSON("/v1/runs/"+runID+"/actions/"+actionID+"/decision", req)
 }

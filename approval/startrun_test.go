@@ -8,7 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+
+	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -46,7 +47,7 @@ func TestRunStartedOverHTTPIsListedWaitingAndPostsOneCommentOnceApproved(t *test
 	require.Equal(t, http.StatusAccepted, again.StatusCode)
 	require.Equal(t, runID, againReply["runId"], "a retry of the start finds the run")
 
-	code, answer := s.signedDecision(runID, action.ID, request.Decision{Decision: "approve", Approver: "alice", RequestID: "bot-1"})
+	code, answer := s.signedDecision(runID, action.ID, approvalsrv.Decision{Decision: "approve", Approver: "alice", RequestID: "bot-1"})
 	require.Equal(t, http.StatusAccepted, code, answer)
 	s.followEvents(runID)
 	require.Len(t, s.postedReviews(), 1)

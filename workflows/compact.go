@@ -1,5 +1,6 @@
-// Package compact bounds what a run's continue-as-new carries: its
+// This file bounds what a run's continue-as-new carries: its
 // Checkpoint, with old steps' input and output and old events left behind.
+
 package workflows
 
 import "github.com/agentrun/agentrun/api"

@@ -1,8 +1,9 @@
-// Package decide is the rules a run applies to the signals people send it:
+// This file is the rules a run applies to the signals people send it:
 // which decision may apply to which action, how a batch splits into single
 // decisions, when a resolve applies, and what a refusal records. They are
 // pure functions of the signal and the run's state; the workflow applies
 // what they allow.
+
 package workflows
 
 import (

@@ -1,7 +1,8 @@
-// Package options is the options of every activity a run schedules, one
+// This file is the options of every activity a run schedules, one
 // name each: how long an attempt may take, how Temporal retries it, and the
 // summary the Temporal UI shows for it. They are plain data of the run, so
 // each is a function of what it names.
+
 package workflows
 
 import (

@@ -1,8 +1,9 @@
-// Package runmetrics is a run's own metrics (their names are in package api),
+// This file is a run's own metrics (their names are in package api),
 // counted at its transitions through workflow.GetMetricsHandler: the SDK
 // drops them while a workflow task replays, so each transition counts once
 // however often the history is replayed, and emitting them adds no command
 // to the history. Every metric is tagged with the run's agent.
+
 package workflows
 
 import (

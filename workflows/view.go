@@ -1,7 +1,8 @@
-// Package view is what a run shows of its state: the answers of its queries
+// This file is what a run shows of its state: the answers of its queries
 // (the snapshot, events, step pages, the conversation), its outcome, and the
 // details the Temporal UI shows beside it. Everything here reads the
 // Checkpoint, the run's state, and runs in the workflow.
+
 package workflows
 
 import (

@@ -7,29 +7,27 @@ import (
 	"net/http"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // handleSignedDecision serves POST /v1/runs/{runId}/actions/{actionId}/decision.
 func (s *Server) handleSignedDecision(w http.ResponseWriter, r *http.Request) {
-	req, ok := parseSigned(s, w, r, request.ParseDecision)
+	req, ok := parseSigned(s, w, r, ParseDecision)
 	if !ok {
 		return
 	}
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
-	answer.Write(w, s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelAPI}))
+	writeOutcome(w, s.decideOnce(r.Context(), decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelAPI}))
 }
 
 // handleSignedResolve serves POST /v1/runs/{runId}/steps/{stepId}/resolve.
 func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
-	req, ok := parseSigned(s, w, r, request.ParseResolve)
+	req, ok := parseSigned(s, w, r, ParseResolve)
 	if !ok {
 		return
 	}
 	runID, stepID := r.PathValue("runId"), r.PathValue("stepId")
 	key := "resolve\x00" + runID + "\x00" + stepID + "\x00" + req.RequestID
-	answer.Write(w, s.answers.Do(key, resolveMemoBody(req), func() answer.Outcome {
+	writeOutcome(w, s.answers.Do(key, resolveMemoBody(req), func() Outcome {
 		return s.resolve(r.Context(), runID, stepID, req)
 	}))
 }
@@ -38,13 +36,13 @@ func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
 // middleware has already read and verified. When it cannot, it answers the
 // caller itself (415, 413 or 400 with the parser's reason) and ok is false.
 func parseSigned[T any](s *Server, w http.ResponseWriter, r *http.Request, parse func([]byte) (T, error)) (req T, ok bool) {
-	if !answer.HasMediaType(r, "application/json") {
-		answer.Write(w, answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/json"))
+	if !HasMediaType(r, "application/json") {
+		writeOutcome(w, Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/json"))
 		return req, false
 	}
-	body, o := answer.ReadBody(w, r, maxAPIBodyBytes)
+	body, o := ReadBody(w, r, maxAPIBodyBytes)
 	if !o.OK() {
-		answer.Write(w, o)
+		writeOutcome(w, o)
 		return req, false
 	}
 	req, err := parse(body)
@@ -58,37 +56,37 @@ func parseSigned[T any](s *Server, w http.ResponseWriter, r *http.Request, parse
 // writeBadRequest answers 400 with the parser's reason, which is written for
 // the caller; any other error's text stays in the log.
 func (s *Server) writeBadRequest(w http.ResponseWriter, err error) {
-	var bad *request.Invalid
+	var bad *Invalid
 	if errors.As(err, &bad) {
-		answer.Error(w, http.StatusBadRequest, bad.Problem)
+		writeError(w, http.StatusBadRequest, bad.Problem)
 		return
 	}
 	s.logger.Error("request refused", "err", err)
-	answer.Error(w, http.StatusBadRequest, "bad request")
+	writeError(w, http.StatusBadRequest, "bad request")
 }
 
 // resolve checks that the step is waiting for a resolution, then signals.
-func (s *Server) resolve(ctx context.Context, runID, stepID string, req request.Resolve) answer.Outcome {
+func (s *Server) resolve(ctx context.Context, runID, stepID string, req Resolve) Outcome {
 	logger := s.logger.With("run", runID, "step", stepID, "by", req.By, "decision", req.Decision, "requestId", req.RequestID)
 	snap, err := s.runs.Snapshot(ctx, runID)
 	if err != nil {
-		return answer.TemporalFailure(logger, err, "run query before a resolve")
+		return TemporalFailure(logger, err, "run query before a resolve")
 	}
-	step := request.Step(snap, stepID)
+	step := stepIn(snap, stepID)
 	if step == nil {
-		return answer.Refused(http.StatusNotFound, "unknown step for this run")
+		return Refused(http.StatusNotFound, "unknown step for this run")
 	}
 	if step.Status != api.StepOutcomeUnknown {
 		logger.Info("resolve refused", "stepStatus", step.Status)
-		return answer.Refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
+		return Refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
 	}
 	sig := api.ResolveSignal{StepID: stepID, Decision: req.Decision, ExternalResourceID: req.ExternalResourceID, By: req.By}
 	if err := s.runs.Resolve(ctx, runID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
-			return answer.Refused(http.StatusConflict, "the run has ended")
+			return Refused(http.StatusConflict, "the run has ended")
 		}
-		return answer.TemporalFailure(logger, err, "resolve signal")
+		return TemporalFailure(logger, err, "resolve signal")
 	}
 	logger.Info("resolve signal sent")
-	return answer.Accepted(statusSignalSent)
+	return Accepted(statusSignalSent)
 }

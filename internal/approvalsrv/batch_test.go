@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 const batchPath = "/v1/runs/run-1/decision"
@@ -36,8 +35,8 @@ func twoWaitingRun(batches bool, approvers ...string) api.RunSnapshot {
 
 func batchBody(t *testing.T, approver, requestID string, refs ...api.ActionRef) []byte {
 	t.Helper()
-	body, err := json.Marshal(request.Batch{
-		Decision: request.Decision{Decision: api.DecisionApprove, Approver: approver, RequestID: requestID},
+	body, err := json.Marshal(Batch{
+		Decision: Decision{Decision: api.DecisionApprove, Approver: approver, RequestID: requestID},
 		Actions:  refs,
 	})
 	require.NoError(t, err)
@@ -49,7 +48,7 @@ var bothActions = []api.ActionRef{{ActionID: "act-1", ArgsHash: act1Hash}, {Acti
 func TestSignedDecisionWithAStaleArgsHashAnswers409AndSendsNothing(t *testing.T) {
 	h := waitingHarness(t, nil, "alice")
 	stale := api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "an older preview")
-	body, err := json.Marshal(request.Decision{Decision: "approve", Approver: "alice", RequestID: "req-1", ArgsHash: stale})
+	body, err := json.Marshal(Decision{Decision: "approve", Approver: "alice", RequestID: "req-1", ArgsHash: stale})
 	require.NoError(t, err)
 
 	resp := h.signedPost(decisionPath, body, testNow)
@@ -62,7 +61,7 @@ func TestSignedDecisionWithAStaleArgsHashAnswers409AndSendsNothing(t *testing.T)
 
 func TestSignedDecisionWithTheCurrentArgsHashIsSentWithIt(t *testing.T) {
 	h := waitingHarness(t, nil, "alice")
-	body, err := json.Marshal(request.Decision{Decision: "approve", Approver: "alice", RequestID: "req-1", ArgsHash: act1Hash})
+	body, err := json.Marshal(Decision{Decision: "approve", Approver: "alice", RequestID: "req-1", ArgsHash: act1Hash})
 	require.NoError(t, err)
 
 	resp := h.signedPost(decisionPath, body, testNow)

@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
-	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // Channels a decision arrives through, as shown on the run's page.
@@ -29,7 +26,7 @@ const statusSignalSent = "signal sent"
 type decisionInput struct {
 	RunID    string
 	ActionID string
-	Request  request.Decision
+	Request  Decision
 	Channel  string
 	// openRunPolicy decides who may approve when the run names no approvers;
 	// nil lets through anyone the channel has authenticated.
@@ -39,28 +36,28 @@ type decisionInput struct {
 // decideOnce is decide behind the requestId memo: a repeat (same run,
 // action, channel, approver and requestId) answers as the first did and
 // sends nothing; the same requestId with another decision or reason is 409.
-func (s *Server) decideOnce(ctx context.Context, in decisionInput) answer.Outcome {
+func (s *Server) decideOnce(ctx context.Context, in decisionInput) Outcome {
 	key := decisionMemoKey(in.RunID, in.ActionID, in.Request, in.Channel)
-	return s.answers.Do(key, decisionMemoBody(in.Request), func() answer.Outcome { return s.decide(ctx, in) })
+	return s.answers.Do(key, decisionMemoBody(in.Request), func() Outcome { return s.decide(ctx, in) })
 }
 
 // decideForm is decideOnce for the run page's form.
-func (s *Server) decideForm(ctx context.Context, runID, actionID string, req request.Decision) answer.Outcome {
+func (s *Server) decideForm(ctx context.Context, runID, actionID string, req Decision) Outcome {
 	return s.decideOnce(ctx, decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
 }
 
 // decideBatchForm is decideBatchOnce for the run page's "approve all" form.
-func (s *Server) decideBatchForm(ctx context.Context, runID string, req request.Batch) answer.Outcome {
+func (s *Server) decideBatchForm(ctx context.Context, runID string, req Batch) Outcome {
 	return s.decideBatchOnce(ctx, runID, req, channelWeb)
 }
 
 // decide checks a decision through the run query and, when it can count,
 // sends the approval signal. The workflow checks again: the query only spares
 // people a signal that would be ignored and tells them why.
-func (s *Server) decide(ctx context.Context, in decisionInput) answer.Outcome {
+func (s *Server) decide(ctx context.Context, in decisionInput) Outcome {
 	snap, err := s.runs.Snapshot(ctx, in.RunID)
 	if err != nil {
-		return answer.TemporalFailure(s.decisionLogger(in), err, "run query before a decision")
+		return TemporalFailure(s.decisionLogger(in), err, "run query before a decision")
 	}
 	return s.decideOn(ctx, in, snap)
 }
@@ -71,15 +68,15 @@ func (s *Server) decisionLogger(in decisionInput) *slog.Logger {
 }
 
 // decideOn is decide on a snapshot the caller has just queried.
-func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) answer.Outcome {
+func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) Outcome {
 	logger := s.decisionLogger(in)
-	action := request.Action(snap, in.ActionID)
+	action := actionIn(snap, in.ActionID)
 	if action == nil {
-		return s.refuse(ctx, logger, in, answer.Refused(http.StatusNotFound, "unknown action for this run"))
+		return s.refuse(ctx, logger, in, Refused(http.StatusNotFound, "unknown action for this run"))
 	}
 	if slices.Contains(action.RequestKeys, api.RequestKey(in.Channel, in.Request.Approver, in.Request.RequestID)) {
 		// The workflow already has this request: the first answer was 202.
-		return answer.Accepted(statusSignalSent)
+		return Accepted(statusSignalSent)
 	}
 	approver, o := s.authorizeApprover(ctx, logger, in, snap.Run, action)
 	if o.Code >= 500 {
@@ -107,58 +104,58 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSna
 // stale page or script cannot approve what its person did not see. An
 // empty argsHash is a channel that showed no hash (a GitHub comment); the
 // signal then carries the hash the server authorised.
-func (s *Server) checkDecidable(action *api.PendingAction, argsHash string) answer.Outcome {
+func (s *Server) checkDecidable(action *api.PendingAction, argsHash string) Outcome {
 	if o := s.checkActionOpen(action); !o.OK() {
 		return o
 	}
 	if argsHash != "" && argsHash != action.ArgsHash {
-		return answer.Refused(http.StatusConflict, fmt.Sprintf("action %s no longer has the input (argsHash) this decision was made on; read the action again", action.ID))
+		return Refused(http.StatusConflict, fmt.Sprintf("action %s no longer has the input (argsHash) this decision was made on; read the action again", action.ID))
 	}
-	return answer.Accepted("")
+	return Accepted("")
 }
 
 // sendDecision sends an authorised decision to the run.
-func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, sig api.ApprovalSignal) answer.Outcome {
+func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, sig api.ApprovalSignal) Outcome {
 	if err := s.runs.Decide(ctx, in.RunID, sig); err != nil {
 		if errors.Is(err, ErrRunNotFound) {
 			// Nothing can be recorded in a closed run.
-			return s.keepRefusal(ctx, logger, in, answer.Refused(http.StatusConflict, "the run has ended"), false)
+			return s.keepRefusal(ctx, logger, in, Refused(http.StatusConflict, "the run has ended"), false)
 		}
-		return answer.TemporalFailure(logger, err, "approval signal")
+		return TemporalFailure(logger, err, "approval signal")
 	}
 	logger.Info("approval signal sent")
-	return answer.Accepted(statusSignalSent)
+	return Accepted(statusSignalSent)
 }
 
 // authorizeApprover returns the approver's name as the channel authenticated
 // it, never the list's spelling: the list matched by api.SameLogin, the
 // workflow's own rule, so the workflow sees and records who really decided.
-func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, answer.Outcome) {
+func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, Outcome) {
 	approvers := action.Approvers
 	if len(approvers) == 0 {
 		approvers = run.Approvers
 	}
 	if len(approvers) > 0 {
 		if slices.ContainsFunc(approvers, func(a string) bool { return api.SameLogin(a, in.Request.Approver) }) {
-			return in.Request.Approver, answer.Accepted("")
+			return in.Request.Approver, Accepted("")
 		}
-		return "", answer.Refused(http.StatusForbidden, fmt.Sprintf("%s is not an approver of this run", in.Request.Approver))
+		return "", Refused(http.StatusForbidden, fmt.Sprintf("%s is not an approver of this run", in.Request.Approver))
 	}
 	if in.openRunPolicy == nil {
-		return in.Request.Approver, answer.Accepted("")
+		return in.Request.Approver, Accepted("")
 	}
 	refusal, err := in.openRunPolicy(ctx, run, in.Request.Approver)
 	if err != nil {
 		logger.Error("approver check failed", "err", err)
-		return "", answer.Refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
+		return "", Refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
 	}
 	if refusal != "" {
-		return "", answer.Refused(http.StatusForbidden, refusal)
+		return "", Refused(http.StatusForbidden, refusal)
 	}
-	return in.Request.Approver, answer.Accepted("")
+	return in.Request.Approver, Accepted("")
 }
 
-func (s *Server) checkActionOpen(action *api.PendingAction) answer.Outcome {
+func (s *Server) checkActionOpen(action *api.PendingAction) Outcome {
 	switch action.State {
 	case api.ActionWaiting:
 	case api.ActionApproved, api.ActionRejected:
@@ -169,28 +166,28 @@ func (s *Server) checkActionOpen(action *api.PendingAction) answer.Outcome {
 		if action.DecidedAt != nil {
 			msg += " at " + action.DecidedAt.UTC().Format(time.RFC3339)
 		}
-		o := answer.Refused(http.StatusConflict, msg)
+		o := Refused(http.StatusConflict, msg)
 		o.State, o.DecidedBy = string(action.State), action.DecidedBy
 		return o
 	case api.ActionExpired:
 		return expiredAction(action)
 	default:
-		return answer.Refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
+		return Refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
 	}
 	if !action.ExpiresAt.IsZero() && !s.now().Before(action.ExpiresAt) {
 		return expiredAction(action)
 	}
-	return answer.Accepted("")
+	return Accepted("")
 }
 
 // expiredAction says when the action expired: nobody decided it, so there
 // is no "by".
-func expiredAction(action *api.PendingAction) answer.Outcome {
+func expiredAction(action *api.PendingAction) Outcome {
 	msg := "the action expired without a decision"
 	if !action.ExpiresAt.IsZero() {
 		msg = "the action expired at " + action.ExpiresAt.UTC().Format(time.RFC3339) + " without a decision"
 	}
-	o := answer.Refused(http.StatusConflict, msg)
+	o := Refused(http.StatusConflict, msg)
 	o.State = string(api.ActionExpired)
 	return o
 }
@@ -199,14 +196,14 @@ func expiredAction(action *api.PendingAction) answer.Outcome {
 // 409 refuses a decision its channel authenticated, on an action the run
 // has, so the refusal is also recorded in the run; any other refusal only in
 // this process.
-func (s *Server) refuse(ctx context.Context, logger *slog.Logger, in decisionInput, o answer.Outcome) answer.Outcome {
+func (s *Server) refuse(ctx context.Context, logger *slog.Logger, in decisionInput, o Outcome) Outcome {
 	inRun := o.Code == http.StatusForbidden || o.Code == http.StatusConflict
 	return s.keepRefusal(ctx, logger, in, o, inRun)
 }
 
-func (s *Server) keepRefusal(ctx context.Context, logger *slog.Logger, in decisionInput, o answer.Outcome, inRun bool) answer.Outcome {
+func (s *Server) keepRefusal(ctx context.Context, logger *slog.Logger, in decisionInput, o Outcome, inRun bool) Outcome {
 	logger.Info("decision refused", "code", o.Code, "reason", o.Error)
-	s.refusals.Record(ctx, logger, in.RunID, refusal.Refusal{
+	s.refusals.Record(ctx, logger, in.RunID, Refusal{
 		Channel:  in.Channel,
 		Who:      in.Request.Approver,
 		ActionID: in.ActionID,

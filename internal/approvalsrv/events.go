@@ -6,10 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
-	"github.com/agentrun/agentrun/internal/approvalsrv/sse"
 )
 
 // handleEvents serves GET /v1/runs/{runId}/events (and the page's
@@ -18,22 +15,22 @@ import (
 // "refusal" events while it is open; the page shows older ones itself.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
-	since, err := sse.LastEventID(r)
+	since, err := LastEventID(r)
 	if err != nil {
-		answer.Error(w, http.StatusBadRequest, err.Error())
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	logger := s.logger.With("run", runID)
 	stream, err := s.streams.Open(r.Context(), runID, since, streamIdentity(r))
-	var tooMany *sse.TooManyStreams
+	var tooMany *TooManyStreams
 	switch {
 	case errors.As(err, &tooMany):
 		logger.Info("event stream refused", "reason", tooMany.Message, "peer", r.RemoteAddr)
-		w.Header().Set("Retry-After", sse.RetryAfter)
-		answer.Error(w, http.StatusTooManyRequests, tooMany.Message)
+		w.Header().Set("Retry-After", RetryAfter)
+		writeError(w, http.StatusTooManyRequests, tooMany.Message)
 		return
 	case err != nil:
-		answer.Write(w, answer.TemporalFailure(logger, err, "events query"))
+		writeOutcome(w, TemporalFailure(logger, err, "events query"))
 		return
 	}
 	defer stream.Close()
@@ -56,15 +53,15 @@ func streamIdentity(r *http.Request) string {
 }
 
 // refusalExtras are the refusals a run's streams carry.
-type refusalExtras struct{ log *refusal.Keeper }
+type refusalExtras struct{ log *Keeper }
 
 func (x refusalExtras) Last(runID string) int64 { return x.log.Last(runID) }
 
-func (x refusalExtras) Since(runID string, after int64) []sse.Extra {
+func (x refusalExtras) Since(runID string, after int64) []Extra {
 	refusals := x.log.Since(runID, after)
-	extras := make([]sse.Extra, len(refusals))
+	extras := make([]Extra, len(refusals))
 	for i, r := range refusals {
-		extras[i] = sse.Extra{Event: "refusal", Seq: r.Seq, Data: r}
+		extras[i] = Extra{Event: "refusal", Seq: r.Seq, Data: r}
 	}
 	return extras
 }

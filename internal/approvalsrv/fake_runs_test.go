@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -221,7 +221,7 @@ func (f *fakeRuns) Refuse(ctx context.Context, runID string, sig api.RefusalSign
 	}
 	f.refusals = append(f.refusals, sig)
 	stepID := ""
-	if a := request.Action(f.snaps[runID], sig.ActionID); a != nil {
+	if a := actionIn(f.snaps[runID], sig.ActionID); a != nil {
 		stepID = a.StepID
 	}
 	events := f.events[runID]
@@ -250,7 +250,7 @@ func (f *fakeRuns) RunByActionID(ctx context.Context, actionID string) (string, 
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		if request.Action(f.snaps[id], actionID) != nil {
+		if actionIn(f.snaps[id], actionID) != nil {
 			return id, nil
 		}
 	}

@@ -18,7 +18,6 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 const testSecret = "test-approval-secret-0123456789abcdef"
@@ -207,7 +206,7 @@ func (h *harness) do(method, path string, body io.Reader, headers map[string]str
 
 func decisionBody(t *testing.T, decision, approver, reason, requestID string) []byte {
 	t.Helper()
-	body, err := json.Marshal(request.Decision{Decision: decision, Approver: approver, Reason: reason, RequestID: requestID})
+	body, err := json.Marshal(Decision{Decision: decision, Approver: approver, Reason: reason, RequestID: requestID})
 	require.NoError(t, err)
 	return body
 }

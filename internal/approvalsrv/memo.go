@@ -2,7 +2,6 @@ package approvalsrv
 
 import (
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // decisionMemoKey is the one rule for what makes two decisions "the same
@@ -10,16 +9,16 @@ import (
 // authenticated approver, requestId), so that nobody can replay or burn
 // another person's requestId. runID is empty for a GitHub comment, whose
 // action ID alone names the run.
-func decisionMemoKey(runID, actionID string, in request.Decision, channel string) string {
+func decisionMemoKey(runID, actionID string, in Decision, channel string) string {
 	return runID + "\x00" + actionID + "\x00" + api.RequestKey(channel, in.Approver, in.RequestID)
 }
 
 // decisionMemoBody is what a repeat must ask for again to be a repeat.
-func decisionMemoBody(in request.Decision) string {
+func decisionMemoBody(in Decision) string {
 	return in.Decision + "\x00" + in.Reason + "\x00" + in.ArgsHash
 }
 
 // resolveMemoBody is what a repeated resolve must ask for again.
-func resolveMemoBody(req request.Resolve) string {
+func resolveMemoBody(req Resolve) string {
 	return req.Decision + "\x00" + req.ExternalResourceID + "\x00" + req.By
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // waitUntil polls cond until it holds or the timeout passes; it is safe off
@@ -114,7 +113,7 @@ func TestSameRequestIDFromAnotherApproverOrChannelIsAnotherRequest(t *testing.T)
 }
 
 func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.T) {
-	req := request.Decision{Decision: "approve", Approver: "Alice", RequestID: "r-1"}
+	req := Decision{Decision: "approve", Approver: "Alice", RequestID: "r-1"}
 	lower := req
 	lower.Approver = "alice"
 

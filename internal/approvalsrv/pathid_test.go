@@ -6,12 +6,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
-	long := strings.Repeat("r", request.MaxPathIDLength+1)
+	long := strings.Repeat("r", MaxPathIDLength+1)
 	cases := map[string]struct {
 		method, path, want string
 	}{
@@ -43,10 +41,10 @@ func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
 // The check reads the path as ServeMux does; the rules themselves are
 // request's (TestPathIDRulesAcceptTheIDsRunsHave).
 func TestPathIDCheckReadsOnlyTheRoutesIDs(t *testing.T) {
-	require.EqualError(t, request.PathIDsError("/runs/run%zz"), "runId is not a valid path segment")
-	require.NoError(t, request.PathIDsError("/v1/approvals"))
-	require.NoError(t, request.PathIDsError("/static/app.js"))
-	require.NoError(t, request.PathIDsError("/v1/runs/run-1/events"))
-	require.Error(t, request.PathIDsError("/v1/runs/run%60x/events"))
-	require.Error(t, request.PathIDsError("/v1/runs/run-1/actions/step-4/decision"))
+	require.EqualError(t, PathIDsError("/runs/run%zz"), "runId is not a valid path segment")
+	require.NoError(t, PathIDsError("/v1/approvals"))
+	require.NoError(t, PathIDsError("/static/app.js"))
+	require.NoError(t, PathIDsError("/v1/runs/run-1/events"))
+	require.Error(t, PathIDsError("/v1/runs/run%60x/events"))
+	require.Error(t, PathIDsError("/v1/runs/run-1/actions/step-4/decision"))
 }

@@ -2,8 +2,6 @@ package approvalsrv
 
 import (
 	"net/http"
-
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 )
 
 // handleSnapshot serves GET /v1/runs/{runId}: the run query, as JSON.
@@ -11,18 +9,18 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	snap, err := s.runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		answer.Write(w, answer.TemporalFailure(s.logger.With("run", runID), err, "run query"))
+		writeOutcome(w, TemporalFailure(s.logger.With("run", runID), err, "run query"))
 		return
 	}
-	answer.JSON(w, http.StatusOK, snap)
+	writeJSON(w, http.StatusOK, snap)
 }
 
 // handleApprovals serves GET /v1/approvals: the inbox across runs.
 func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
 	inbox, err := s.inbox.list(r.Context())
 	if err != nil {
-		answer.Write(w, answer.TemporalFailure(s.logger, err, "listing pending approvals"))
+		writeOutcome(w, TemporalFailure(s.logger, err, "listing pending approvals"))
 		return
 	}
-	answer.JSON(w, http.StatusOK, map[string]any{"approvals": inbox})
+	writeJSON(w, http.StatusOK, map[string]any{"approvals": inbox})
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 const resolvePath = "/v1/runs/run-1/steps/step-4/resolve"
@@ -25,7 +24,7 @@ func runWithUnknownOutcome() api.RunSnapshot {
 
 func resolveBody(t *testing.T, decision, by, requestID string) []byte {
 	t.Helper()
-	body, err := json.Marshal(request.Resolve{Decision: decision, By: by, RequestID: requestID, ExternalResourceID: "1234"})
+	body, err := json.Marshal(Resolve{Decision: decision, By: by, RequestID: requestID, ExternalResourceID: "1234"})
 	require.NoError(t, err)
 	return body
 }

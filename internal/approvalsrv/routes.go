@@ -10,9 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/approvalsrv/pages"
 )
 
 // credential is what a route asks of its caller. Every route declares one,
@@ -100,7 +98,7 @@ func (s *Server) routes() []route {
 		{"POST /runs/{runId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.BatchForm))},
 		{"POST /github/webhook", credentialGitHub, onWebhook, http.HandlerFunc(s.handleWebhook)},
 		{"GET /healthz", credentialOpen, onMain | onWebhook, http.HandlerFunc(handleHealth)},
-		{"GET /static/", credentialOpen, onMain, pages.Static()},
+		{"GET /static/", credentialOpen, onMain, staticFiles()},
 	}
 	if s.codec != nil {
 		table = append(table, route{"/codec/", credentialCodecToken, onMain, s.codec})
@@ -165,9 +163,9 @@ func (s *Server) signed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			var o answer.Outcome
-			if body, o = answer.ReadBody(w, r, maxAPIBodyBytes); !o.OK() {
-				answer.Write(w, o)
+			var o Outcome
+			if body, o = ReadBody(w, r, maxAPIBodyBytes); !o.OK() {
+				writeOutcome(w, o)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -175,7 +173,7 @@ func (s *Server) signed(next http.Handler) http.Handler {
 		if !s.signatureExempt(r) {
 			if err := auth.VerifySignature([]byte(s.cfg.Secret), r, body, s.now()); err != nil {
 				s.logger.Info("signed request refused", "method", r.Method, "path", r.URL.Path, "reason", err)
-				answer.Error(w, http.StatusUnauthorized, err.Error())
+				writeError(w, http.StatusUnauthorized, err.Error())
 				return
 			}
 		}
@@ -197,19 +195,19 @@ func (s *Server) signatureExempt(r *http.Request) bool {
 func (s *Server) page(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		identity, err := s.cfg.proxy().Identify(r, s.logger)
-		o := answer.Accepted("")
+		o := Accepted("")
 		var refusal *auth.Refusal
 		switch {
 		case errors.As(err, &refusal):
-			o = answer.Refused(refusal.Code, refusal.Message)
+			o = Refused(refusal.Code, refusal.Message)
 		case err != nil:
-			o = answer.Refused(http.StatusBadRequest, "bad request")
+			o = Refused(http.StatusBadRequest, "bad request")
 		case identity == "" && !s.cfg.InsecureDev:
-			o = answer.Refused(http.StatusUnauthorized, auth.SignInFirst)
+			o = Refused(http.StatusUnauthorized, auth.SignInFirst)
 		}
 		if !o.OK() {
-			if answer.WantsJSON(r) {
-				answer.Write(w, o)
+			if WantsJSON(r) {
+				writeOutcome(w, o)
 			} else {
 				s.pages.Error(w, o)
 			}
@@ -224,23 +222,23 @@ func (s *Server) page(next http.Handler) http.Handler {
 // reads the validated payload, JSON whichever content type carried it.
 func (s *Server) gitHubSigned(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !answer.HasMediaType(r, "application/json") && !answer.HasMediaType(r, "application/x-www-form-urlencoded") {
-			answer.Error(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/x-www-form-urlencoded")
+		if !HasMediaType(r, "application/json") && !HasMediaType(r, "application/x-www-form-urlencoded") {
+			writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/x-www-form-urlencoded")
 			return
 		}
 		if s.cfg.WebhookSecret != "" && r.Header.Get(github.SHA256SignatureHeader) == "" {
-			answer.Error(w, http.StatusUnauthorized, "missing "+github.SHA256SignatureHeader)
+			writeError(w, http.StatusUnauthorized, "missing "+github.SHA256SignatureHeader)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxWebhookBodyBytes)
 		payload, err := github.ValidatePayload(r, []byte(s.cfg.WebhookSecret))
 		if err != nil {
 			if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-				answer.Error(w, http.StatusRequestEntityTooLarge, "the delivery is too large")
+				writeError(w, http.StatusRequestEntityTooLarge, "the delivery is too large")
 				return
 			}
 			s.logger.Info("webhook delivery refused", "reason", err, "delivery", github.DeliveryID(r))
-			answer.Error(w, http.StatusUnauthorized, "bad webhook signature")
+			writeError(w, http.StatusUnauthorized, "bad webhook signature")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(payload))
@@ -271,7 +269,7 @@ func (s *Server) codecToken(rt route) (http.Handler, error) {
 		if !endpoint.Authorized(r) {
 			s.logger.Warn("codec request refused: no valid token", "path", r.URL.Path, "peer", r.RemoteAddr, "origin", r.Header.Get("Origin"))
 			w.Header().Set("WWW-Authenticate", `Bearer realm="agentrun codec"`)
-			answer.Error(w, http.StatusUnauthorized, "codec endpoint needs Authorization: Bearer <AGENTRUN_CODEC_TOKEN>")
+			writeError(w, http.StatusUnauthorized, "codec endpoint needs Authorization: Bearer <AGENTRUN_CODEC_TOKEN>")
 			return
 		}
 		endpoint.ServeHTTP(w, r)

@@ -9,11 +9,8 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
+
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/approvalsrv/pages"
-	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
-	"github.com/agentrun/agentrun/internal/approvalsrv/sse"
 )
 
 // Limits of the server.
@@ -49,12 +46,12 @@ type Server struct {
 	readPermissions *permissionCache
 	logger          *slog.Logger
 	now             func() time.Time
-	streams         *sse.Hub
+	streams         *Hub
 	inbox           *inboxCache
-	answers         *answer.Memo
-	deliveries      *answer.Memo
-	refusals        *refusal.Keeper
-	pages           *pages.Pages
+	answers         *Memo
+	deliveries      *Memo
+	refusals        *Keeper
+	pages           *Pages
 	codec           http.Handler
 }
 
@@ -84,18 +81,18 @@ func New(cfg Config, opts Options) (*Server, error) {
 		readPermissions: newPermissionCache(opts.Permissions, opts.Now),
 		logger:          opts.Logger,
 		now:             opts.Now,
-		streams:         sse.NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
+		streams:         NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
 		inbox:           newInboxCache(opts.Runs, opts.Now),
-		answers:         answer.NewMemo(rememberedAnswers),
-		deliveries:      answer.NewMemo(rememberedAnswers),
-		refusals:        refusal.NewKeeper(opts.Runs, opts.Now),
+		answers:         NewMemo(rememberedAnswers),
+		deliveries:      NewMemo(rememberedAnswers),
+		refusals:        NewKeeper(opts.Runs, opts.Now),
 		codec:           opts.Codec,
 	}
 	var readable func(ctx context.Context, snap api.RunSnapshot) bool
 	if !cfg.InsecureDev {
 		readable = s.readableSnapshot
 	}
-	s.pages, err = pages.New(pages.Options{
+	s.pages, err = NewPages(PageOptions{
 		Runs: opts.Runs, Inbox: s.pageInbox, Readable: readable, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
 		DecideBatch: s.decideBatchForm,
 		CSRF:        csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
@@ -107,7 +104,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 }
 
 func handleHealth(w http.ResponseWriter, _ *http.Request) {
-	answer.JSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
 
 func securityHeaders(next http.Handler) http.Handler {

@@ -4,21 +4,20 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+
 	"github.com/agentrun/agentrun/runclient"
 )
 
 // handleStartRun serves POST /v1/runs: one run per user and Idempotency-Key,
 // 202 with its ID and snapshot URL to every repeat, 422 to another request.
 func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
-	key, err := request.CheckIdempotencyKey(r.Header.Values(auth.HeaderIdempotencyKey))
+	key, err := CheckIdempotencyKey(r.Header.Values(auth.HeaderIdempotencyKey))
 	if err != nil {
 		s.writeBadRequest(w, err)
 		return
 	}
-	req, ok := parseSigned(s, w, r, request.ParseStart)
+	req, ok := parseSigned(s, w, r, ParseStart)
 	if !ok {
 		return
 	}
@@ -30,25 +29,25 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 		RunID: runID, TaskQueue: s.cfg.TaskQueue, Input: in, RequestHash: runclient.RequestHash(in),
 	})
 	if err != nil {
-		answer.Write(w, answer.TemporalFailure(logger, err, "start run"))
+		writeOutcome(w, TemporalFailure(logger, err, "start run"))
 		return
 	}
 	logger.Info("run started or found", "closedStatus", started.ClosedStatus)
 	w.Header().Set("Location", "/v1/runs/"+url.PathEscape(started.RunID))
-	answer.JSON(w, http.StatusAccepted, started)
+	writeJSON(w, http.StatusAccepted, started)
 }
 
 // handleListRuns serves GET /v1/runs?status=&agent=&pageSize=&pageToken=.
 func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
-	list, err := request.ParseList(r.URL.Query())
+	list, err := ParseList(r.URL.Query())
 	if err != nil {
 		s.writeBadRequest(w, err)
 		return
 	}
 	page, err := s.runs.ListPage(r.Context(), list.Filter, list.PageSize, list.PageToken)
 	if err != nil {
-		answer.Write(w, answer.TemporalFailure(s.logger, err, "list runs"))
+		writeOutcome(w, TemporalFailure(s.logger, err, "list runs"))
 		return
 	}
-	answer.JSON(w, http.StatusOK, page)
+	writeJSON(w, http.StatusOK, page)
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
-	"github.com/agentrun/agentrun/internal/approvalsrv/ghcomment"
-	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // handleWebhook serves POST /github/webhook; gitHubSigned (routes.go) has
@@ -24,15 +20,15 @@ import (
 func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 	payload, err := io.ReadAll(r.Body)
 	if err != nil {
-		answer.Error(w, http.StatusBadRequest, "could not read the delivery")
+		writeError(w, http.StatusBadRequest, "could not read the delivery")
 		return
 	}
 	delivery := github.DeliveryID(r)
 	if delivery == "" {
-		answer.Error(w, http.StatusBadRequest, "missing "+github.DeliveryIDHeader)
+		writeError(w, http.StatusBadRequest, "missing "+github.DeliveryIDHeader)
 		return
 	}
-	answer.Write(w, s.handleDelivery(r.Context(), delivery, github.WebHookType(r), payload))
+	writeOutcome(w, s.handleDelivery(r.Context(), delivery, github.WebHookType(r), payload))
 }
 
 // handleDelivery acts on a comment command at most once per comment: the
@@ -40,35 +36,35 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 // so that a redelivery, with its old or a fresh delivery ID, answers as the
 // first did and does no new work. Deliveries without a command do no work
 // and need no memo.
-func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string, payload []byte) answer.Outcome {
+func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string, payload []byte) Outcome {
 	if eventType != "issue_comment" {
-		return answer.Outcome{Code: http.StatusNoContent}
+		return Outcome{Code: http.StatusNoContent}
 	}
 	parsed, err := github.ParseWebHook(eventType, payload)
 	if err != nil {
-		return answer.Refused(http.StatusBadRequest, "malformed issue_comment payload")
+		return Refused(http.StatusBadRequest, "malformed issue_comment payload")
 	}
 	event, ok := parsed.(*github.IssueCommentEvent)
 	// An edit is not a new decision: the command acted (or was refused) when
 	// the comment was created.
 	if !ok || event.GetAction() != "created" {
-		return answer.Outcome{Code: http.StatusNoContent}
+		return Outcome{Code: http.StatusNoContent}
 	}
 	comment := event.GetComment()
-	cmd, err := ghcomment.ParseCommentCommand(comment.GetBody())
-	if errors.Is(err, ghcomment.ErrNoCommand) {
-		return answer.Outcome{Code: http.StatusNoContent}
+	cmd, err := ParseCommentCommand(comment.GetBody())
+	if errors.Is(err, ErrNoCommand) {
+		return Outcome{Code: http.StatusNoContent}
 	}
 	logger := s.logger.With("delivery", delivery, "commenter", comment.GetUser().GetLogin(),
 		"repo", event.GetRepo().GetFullName(), "issue", event.GetIssue().GetNumber())
 	if err != nil {
 		logger.Info("comment command refused", "reason", err)
-		return answer.Refused(http.StatusBadRequest, err.Error())
+		return Refused(http.StatusBadRequest, err.Error())
 	}
 	in := decisionInput{
 		ActionID: cmd.ActionID,
 		Channel:  channelWebhook,
-		Request: request.Decision{
+		Request: Decision{
 			Decision:  cmd.Decision,
 			Approver:  comment.GetUser().GetLogin(),
 			Reason:    cmd.Reason,
@@ -79,12 +75,12 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 	// Anyone can comment on a public pull request, so comments have a memo of
 	// their own: a flood of them cannot push signed API answers out.
 	key := decisionMemoKey("", in.ActionID, in.Request, in.Channel)
-	return s.deliveries.Do(key, decisionMemoBody(in.Request), func() answer.Outcome {
+	return s.deliveries.Do(key, decisionMemoBody(in.Request), func() Outcome {
 		return s.commentDecision(ctx, logger.With("action", cmd.ActionID), in, event)
 	})
 }
 
-func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) answer.Outcome {
+func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) Outcome {
 	repo, number := event.GetRepo().GetFullName(), event.GetIssue().GetNumber()
 	runID, snap, o := s.locateRun(ctx, logger, in, repo, number)
 	if !o.OK() {
@@ -94,7 +90,7 @@ func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in de
 	in.RunID = runID
 	if isAgentOrBot(event.GetComment()) {
 		return s.refuse(ctx, logger.With("run", runID), in,
-			answer.Refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
+			Refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
 	}
 	return s.decideOn(ctx, in, snap)
 }
@@ -110,14 +106,14 @@ func isAgentOrBot(comment *github.IssueComment) bool {
 // search attribute, in one visibility query, and checks that the command was
 // posted on that run's pull request: a comment knows only its repository and
 // issue number.
-func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, answer.Outcome) {
-	notFound := answer.Refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
+func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, Outcome) {
+	notFound := Refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
 	runID, err := s.runs.RunByActionID(ctx, in.ActionID)
 	if errors.Is(err, ErrRunNotFound) {
 		return "", api.RunSnapshot{}, notFound
 	}
 	if err != nil {
-		return "", api.RunSnapshot{}, answer.TemporalFailure(logger, err, "finding the run of a comment's action")
+		return "", api.RunSnapshot{}, TemporalFailure(logger, err, "finding the run of a comment's action")
 	}
 	snap, err := s.runs.Snapshot(ctx, runID)
 	if errors.Is(err, ErrRunNotFound) {
@@ -125,17 +121,17 @@ func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decision
 		return "", api.RunSnapshot{}, notFound
 	}
 	if err != nil {
-		return "", api.RunSnapshot{}, answer.TemporalFailure(logger.With("run", runID), err, "run query for a comment")
+		return "", api.RunSnapshot{}, TemporalFailure(logger.With("run", runID), err, "run query for a comment")
 	}
 	run := snap.Run
 	if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
 		reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
 		// The commenter's login is authenticated by GitHub's signature and
 		// the action is the run's, so the run may hold this refusal.
-		s.refusals.Record(ctx, logger.With("run", runID), runID, refusal.Refusal{
+		s.refusals.Record(ctx, logger.With("run", runID), runID, Refusal{
 			Channel: in.Channel, Who: in.Request.Approver, ActionID: in.ActionID, Reason: reason,
 		}, true)
 		return "", api.RunSnapshot{}, notFound
 	}
-	return runID, snap, answer.Accepted("")
+	return runID, snap, Accepted("")
 }

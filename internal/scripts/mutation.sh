@@ -33,10 +33,8 @@ GUARANTEES=(
   "tools: check.go registry.go"
   "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
   "api: lifecycle.go"
-  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go"
+  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go request_pathid.go"
   "internal/approvalsrv/auth: signature.go csrf.go identity.go"
-  "internal/approvalsrv/ghcomment: command.go"
-  "internal/approvalsrv/request: pathid.go"
 )
 
 guarantee_files() { # package -> its guarantee files, or nothing

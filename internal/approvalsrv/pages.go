@@ -1,7 +1,8 @@
-// Package pages is the approval server's HTML: the inbox, the run page and
+// This file is the approval server's HTML: the inbox, the run page and
 // its live panel, the run history, and the run page's decision form. It
 // renders what the server hands it; the server's route table guards it.
-package pages
+
+package approvalsrv
 
 import (
 	"bytes"
@@ -17,10 +18,8 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
+
 	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -34,30 +33,30 @@ const excerptLength = 280
 // maxFormBodyBytes bounds a form post.
 const maxFormBodyBytes = 64 << 10
 
-// Runs is what the pages read of runs.
-type Runs interface {
+// PageRuns is what the pages read of runs.
+type PageRuns interface {
 	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
 	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
 	List(ctx context.Context, f runclient.ListFilter) ([]runclient.Listed, error)
 }
 
-// Options is what the pages get from the server.
-type Options struct {
-	Runs Runs
+// PageOptions is what the pages get from the server.
+type PageOptions struct {
+	Runs PageRuns
 	// Inbox lists the pending approvals the page's person may read.
 	Inbox func(ctx context.Context) ([]runclient.PendingApproval, error)
 	// Readable reports whether the page's person may read a run; nil
 	// shows every run (dev mode). The history lists only readable runs.
 	Readable func(ctx context.Context, snap api.RunSnapshot) bool
 	// Refusals are this process's refusals, shown beside the run's own.
-	Refusals *refusal.Keeper
+	Refusals *Keeper
 	// ActionOpen answers accepted while the action can be decided, and
 	// otherwise why not.
-	ActionOpen func(action *api.PendingAction) answer.Outcome
+	ActionOpen func(action *api.PendingAction) Outcome
 	// Decide takes the form's decision, as the server takes any other.
-	Decide func(ctx context.Context, runID, actionID string, req request.Decision) answer.Outcome
+	Decide func(ctx context.Context, runID, actionID string, req Decision) Outcome
 	// DecideBatch takes the "approve all" form's decision.
-	DecideBatch func(ctx context.Context, runID string, req request.Batch) answer.Outcome
+	DecideBatch func(ctx context.Context, runID string, req Batch) Outcome
 	CSRF        *auth.CSRFGuard
 	// IdentityHeader and InsecureDev are the server's configuration: who
 	// the viewer is, and whether a typed name may stand in for it.
@@ -69,12 +68,12 @@ type Options struct {
 
 // Pages serves the HTML routes.
 type Pages struct {
-	opts      Options
+	opts      PageOptions
 	templates *template.Template
 }
 
 // New parses the embedded templates.
-func New(opts Options) (*Pages, error) {
+func NewPages(opts PageOptions) (*Pages, error) {
 	set, err := parseTemplates()
 	if err != nil {
 		return nil, err
@@ -88,7 +87,7 @@ func parseTemplates() (*template.Template, error) {
 		"duration":   formatDuration,
 		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"excerpt":    func(s string) string { return request.Clip(s, excerptLength) },
+		"excerpt":    func(s string) string { return Clip(s, excerptLength) },
 		"stepTitle":  runview.StepTitle,
 	}).ParseFS(webFiles, "web/templates/*.html")
 	if err != nil {
@@ -112,7 +111,7 @@ func execute(set *template.Template, w http.ResponseWriter, code int, name strin
 }
 
 // Static serves the embedded scripts and styles under /static/.
-func Static() http.Handler {
+func staticFiles() http.Handler {
 	static, err := fs.Sub(webFiles, "web/static")
 	if err != nil {
 		panic(fmt.Sprintf("embedded static files: %v", err)) // the embed pattern guarantees the directory
@@ -124,7 +123,7 @@ func Static() http.Handler {
 func (s *Pages) Inbox(w http.ResponseWriter, r *http.Request) {
 	inbox, err := s.opts.Inbox(r.Context())
 	if err != nil {
-		s.Error(w, answer.TemporalFailure(s.opts.Logger, err, "inbox page"))
+		s.Error(w, TemporalFailure(s.opts.Logger, err, "inbox page"))
 		return
 	}
 	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
@@ -146,7 +145,7 @@ func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 	runID := r.PathValue("runId")
 	snap, err := s.opts.Runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		s.Error(w, answer.TemporalFailure(s.opts.Logger.With("run", runID), err, "run page"))
+		s.Error(w, TemporalFailure(s.opts.Logger.With("run", runID), err, "run page"))
 		return
 	}
 	events, err := s.opts.Runs.Events(r.Context(), runID, 0)
@@ -159,7 +158,7 @@ func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 }
 
 // Error answers o as a page: its code and its message, which is for people.
-func (s *Pages) Error(w http.ResponseWriter, o answer.Outcome) {
+func (s *Pages) Error(w http.ResponseWriter, o Outcome) {
 	data := map[string]any{"Title": http.StatusText(o.Code), "Message": o.Error, "Code": o.Code}
 	s.render(w, o.Code, "error.html", data)
 }
@@ -190,7 +189,7 @@ type runView struct {
 	// else its newest action; Batch is the "approve all" form.
 	Actions  []actionView
 	Batch    *batchView
-	Refusals []refusal.Refusal
+	Refusals []Refusal
 	Viewer   viewer
 	Notice   string
 }

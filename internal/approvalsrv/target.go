@@ -1,10 +1,10 @@
-package request
+package approvalsrv
 
 import "github.com/agentrun/agentrun/api"
 
 // Action returns the run's action with this ID, whatever its state: what a
 // decision names.
-func Action(snap api.RunSnapshot, actionID string) *api.PendingAction {
+func actionIn(snap api.RunSnapshot, actionID string) *api.PendingAction {
 	if p := snap.PendingAction; p != nil && p.ID == actionID {
 		return p
 	}
@@ -17,7 +17,7 @@ func Action(snap api.RunSnapshot, actionID string) *api.PendingAction {
 }
 
 // Step returns the run's step with this ID: what a resolve names.
-func Step(snap api.RunSnapshot, stepID string) *api.AgentStep {
+func stepIn(snap api.RunSnapshot, stepID string) *api.AgentStep {
 	for i := range snap.Steps {
 		if snap.Steps[i].ID == stepID {
 			return &snap.Steps[i]

@@ -1,4 +1,4 @@
-package answer
+package approvalsrv
 
 import (
 	"net/http"

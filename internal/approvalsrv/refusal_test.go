@@ -1,4 +1,4 @@
-package refusal
+package approvalsrv
 
 import (
 	"context"

@@ -1,7 +1,8 @@
-// Package sse serves a run's events as Server-Sent Events. All streams of a
+// This file serves a run's events as Server-Sent Events. All streams of a
 // run share one poller of the run's events query; streams are capped in
 // total and per user or address.
-package sse
+
+package approvalsrv
 
 import (
 	"context"

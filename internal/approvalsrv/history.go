@@ -1,4 +1,4 @@
-package pages
+package approvalsrv
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -53,12 +52,12 @@ func (s *Pages) History(w http.ResponseWriter, r *http.Request) {
 	status, ok := historyStatus(r.URL.Query().Get("status"))
 	if !ok {
 		// The filter is not echoed: the page never repeats caller text.
-		s.Error(w, answer.Refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
+		s.Error(w, Refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
 		return
 	}
 	listed, err := s.opts.Runs.List(r.Context(), runclient.ListFilter{Status: status})
 	if err != nil {
-		s.Error(w, answer.TemporalFailure(s.opts.Logger, err, "history page"))
+		s.Error(w, TemporalFailure(s.opts.Logger, err, "history page"))
 		return
 	}
 	more := len(listed) > HistoryLimit

@@ -1,7 +1,8 @@
-// Package answer is how the approval server answers an API call, a
+// This file is how the approval server answers an API call, a
 // webhook delivery or a form post: a status code with {status} or {error},
 // whose text never holds internal error details.
-package answer
+
+package approvalsrv
 
 import (
 	"encoding/json"
@@ -54,16 +55,16 @@ func (o Outcome) body() map[string]string {
 }
 
 // Write answers o as JSON (a 204 with no body).
-func Write(w http.ResponseWriter, o Outcome) {
+func writeOutcome(w http.ResponseWriter, o Outcome) {
 	if o.Code == http.StatusNoContent {
 		w.WriteHeader(o.Code)
 		return
 	}
-	JSON(w, o.Code, o.body())
+	writeJSON(w, o.Code, o.body())
 }
 
 // JSON answers v with code, never cached.
-func JSON(w http.ResponseWriter, code int, v any) {
+func writeJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(code)
@@ -72,8 +73,8 @@ func JSON(w http.ResponseWriter, code int, v any) {
 }
 
 // Error answers {error: msg} with code; msg is for the caller.
-func Error(w http.ResponseWriter, code int, msg string) {
-	JSON(w, code, map[string]string{"error": msg})
+func writeError(w http.ResponseWriter, code int, msg string) {
+	writeJSON(w, code, map[string]string{"error": msg})
 }
 
 // TemporalFailure turns an error from the runs (runclient's, or a fake's

@@ -1,4 +1,4 @@
-package pages
+package approvalsrv
 
 import (
 	"errors"
@@ -8,8 +8,6 @@ import (
 	"strings"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/answer"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // formNotices are what a browser without script sees after its form post,
@@ -56,10 +54,10 @@ func (s *Pages) BatchForm(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	req, o, stale := s.formRequest(w, r)
 	if o.OK() {
-		batch := request.Batch{Decision: req}
+		batch := Batch{Decision: req}
 		ids, hashes := r.PostForm["actionId"], r.PostForm["argsHash"]
 		if len(ids) != len(hashes) {
-			o = answer.Refused(http.StatusBadRequest, "each actionId needs its argsHash")
+			o = Refused(http.StatusBadRequest, "each actionId needs its argsHash")
 		}
 		for i := 0; o.OK() && i < len(ids); i++ {
 			batch.Actions = append(batch.Actions, api.ActionRef{ActionID: ids[i], ArgsHash: hashes[i]})
@@ -77,9 +75,9 @@ func (s *Pages) BatchForm(w http.ResponseWriter, r *http.Request) {
 // AnswerForm answers a script with JSON, and a browser without script with
 // the run page again, carrying a notice. The server answers its own
 // refusals of a form through it, so they look like the form's own.
-func (s *Pages) AnswerForm(w http.ResponseWriter, r *http.Request, runID string, o answer.Outcome, stale bool) {
-	if answer.WantsJSON(r) {
-		answer.Write(w, o)
+func (s *Pages) AnswerForm(w http.ResponseWriter, r *http.Request, runID string, o Outcome, stale bool) {
+	if WantsJSON(r) {
+		writeOutcome(w, o)
 		return
 	}
 	result := strconv.Itoa(o.Code)
@@ -94,40 +92,40 @@ func (s *Pages) AnswerForm(w http.ResponseWriter, r *http.Request, runID string,
 // decision, reason, requestId); it also reports whether the form was stale
 // (its CSRF token no longer checks out), which the page words differently
 // from a refusal.
-func (s *Pages) formRequest(w http.ResponseWriter, r *http.Request) (request.Decision, answer.Outcome, bool) {
-	if !answer.HasMediaType(r, "application/x-www-form-urlencoded") {
-		return request.Decision{}, answer.Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
+func (s *Pages) formRequest(w http.ResponseWriter, r *http.Request) (Decision, Outcome, bool) {
+	if !HasMediaType(r, "application/x-www-form-urlencoded") {
+		return Decision{}, Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBodyBytes)
 	if err := r.ParseForm(); err != nil {
-		return request.Decision{}, answer.Refused(http.StatusBadRequest, "could not read the form"), false
+		return Decision{}, Refused(http.StatusBadRequest, "could not read the form"), false
 	}
 	if !s.opts.CSRF.Valid(r, r.PostForm.Get("csrf")) {
-		return request.Decision{}, answer.Refused(http.StatusForbidden, staleFormMessage), true
+		return Decision{}, Refused(http.StatusForbidden, staleFormMessage), true
 	}
 	approver := s.viewer(r).Identity
 	if approver == "" && s.opts.InsecureDev && s.opts.IdentityHeader == "" {
 		approver = strings.TrimSpace(r.PostForm.Get("approver"))
 	}
 	if approver == "" {
-		return request.Decision{}, answer.Refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
+		return Decision{}, Refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
 	}
-	return request.Decision{
+	return Decision{
 		Decision:  r.PostForm.Get("decision"),
 		Approver:  approver,
 		Reason:    strings.TrimSpace(r.PostForm.Get("reason")),
 		RequestID: r.PostForm.Get("requestId"),
-	}, answer.Accepted(""), false
+	}, Accepted(""), false
 }
 
 // validForm is a validation error as the form's answer.
-func validForm(err error) answer.Outcome {
+func validForm(err error) Outcome {
 	if err == nil {
-		return answer.Accepted("")
+		return Accepted("")
 	}
-	var bad *request.Invalid
+	var bad *Invalid
 	if !errors.As(err, &bad) {
-		return answer.Refused(http.StatusBadRequest, "bad request")
+		return Refused(http.StatusBadRequest, "bad request")
 	}
-	return answer.Refused(http.StatusBadRequest, bad.Problem)
+	return Refused(http.StatusBadRequest, bad.Problem)
 }

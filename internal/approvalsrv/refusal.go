@@ -1,8 +1,9 @@
-// Package refusal keeps the decisions the approval server refused: the
+// This file keeps the decisions the approval server refused: the
 // latest of each run in memory, for its page and its event streams, and,
 // when the refused decision was authenticated, a refusal signal to the run
 // itself (capped per run), whose history outlives this process.
-package refusal
+
+package approvalsrv
 
 import (
 	"context"

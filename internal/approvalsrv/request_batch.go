@@ -1,4 +1,4 @@
-package request
+package approvalsrv
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package sse
+package approvalsrv
 
 import (
 	"context"

@@ -1,11 +1,9 @@
-package pages
+package approvalsrv
 
 import (
 	"sort"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/refusal"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 	"github.com/agentrun/agentrun/internal/runview"
 )
 
@@ -16,23 +14,23 @@ const channelRun = "recorded in the run"
 // carries the run's marker without being the run's own.
 const channelLookalike = "look-alike comment ignored"
 
-// pageRefusals lists, newest first and at most refusal.PerRun of them, what
+// pageRefusals lists, newest first and at most PerRun of them, what
 // the run recorded as ignored (refusals this or an earlier server process
 // signalled, decisions the workflow itself turned down, and look-alike
 // comments reconciliation left alone) together with
 // the refusals this process kept but could not record in the run.
-func (s *Pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []refusal.Refusal {
-	var out []refusal.Refusal
+func (s *Pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []Refusal {
+	var out []Refusal
 	for i := len(events) - 1; i >= 0; i-- {
 		ev := events[i]
 		switch ev.Type {
 		case api.EventSignalIgnored:
-			out = append(out, refusal.Refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID),
+			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID),
 				Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
 		case api.EventLookalikeIgnored:
 			// A comment that only looks like the run's own proved nothing;
 			// people should know someone tried.
-			out = append(out, refusal.Refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
+			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
 		}
 	}
 	kept := s.opts.Refusals.Since(runID, 0)
@@ -42,8 +40,8 @@ func (s *Pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Ev
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
-	if len(out) > refusal.PerRun {
-		out = out[:refusal.PerRun]
+	if len(out) > PerRun {
+		out = out[:PerRun]
 	}
 	return out
 }
@@ -63,7 +61,7 @@ func actionIDOfStep(snap api.RunSnapshot, stepID string) string {
 // stepTitleByID is the title of the step an event names; "" when the run no
 // longer shows that step (or the event names none).
 func stepTitleByID(snap api.RunSnapshot, stepID string) string {
-	if st := request.Step(snap, stepID); st != nil {
+	if st := stepIn(snap, stepID); st != nil {
 		return runview.StepTitle(*st)
 	}
 	return ""

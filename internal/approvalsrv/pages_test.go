@@ -1,4 +1,4 @@
-package pages
+package approvalsrv
 
 import (
 	"context"
@@ -36,7 +36,7 @@ func TestPagesUseOnlyEmbeddedAssets(t *testing.T) {
 // A template failure is logged; the browser gets a bare 500 that names no
 // template or field.
 func TestPageWhoseTemplateFailsAnswersABare500(t *testing.T) {
-	p, err := New(Options{
+	p, err := NewPages(PageOptions{
 		Inbox:  func(context.Context) ([]runclient.PendingApproval, error) { return nil, nil },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: time.Now, InsecureDev: true,
 	})

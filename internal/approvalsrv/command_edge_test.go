@@ -1,12 +1,10 @@
-package ghcomment
+package approvalsrv
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // "<!---->" is a whole HTML comment: it closes where it opens, so the line
@@ -30,13 +28,13 @@ func TestCommandAfterACommentClosedAtTheStartOfALineCounts(t *testing.T) {
 // The reason's limit is the API's: exactly MaxReasonLength is a reason, one
 // byte more is refused.
 func TestRejectReasonOfTheLongestLengthIsAccepted(t *testing.T) {
-	longest := strings.Repeat("r", request.MaxReasonLength)
+	longest := strings.Repeat("r", MaxReasonLength)
 
 	got, err := ParseCommentCommand("/agentrun reject act-1 " + longest)
 	require.NoError(t, err)
 	require.Equal(t, longest, got.Reason)
 
 	_, err = ParseCommentCommand("/agentrun reject act-1 " + longest + "r")
-	var bad *request.Invalid
+	var bad *Invalid
 	require.ErrorAs(t, err, &bad)
 }

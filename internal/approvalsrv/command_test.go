@@ -1,4 +1,4 @@
-package ghcomment
+package approvalsrv
 
 import (
 	"errors"
@@ -7,8 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 func TestParseCommentCommandForms(t *testing.T) {
@@ -89,7 +87,7 @@ func TestParseCommentCommandMalformed(t *testing.T) {
 	} {
 		_, err := ParseCommentCommand(body)
 
-		var bad *request.Invalid
+		var bad *Invalid
 		require.True(t, errors.As(err, &bad), "%q: %v", body, err)
 	}
 }
@@ -101,7 +99,7 @@ func FuzzParseCommentCommand(f *testing.F) {
 	f.Add("/agentrun reject act-1 tone")
 	f.Fuzz(func(t *testing.T, body string) {
 		cmd, err := ParseCommentCommand(body)
-		var bad *request.Invalid
+		var bad *Invalid
 		switch {
 		case errors.Is(err, ErrNoCommand), errors.As(err, &bad):
 			require.Equal(t, CommentCommand{}, cmd)
@@ -112,7 +110,7 @@ func FuzzParseCommentCommand(f *testing.F) {
 		require.Contains(t, []string{"approve", "reject"}, cmd.Decision)
 		require.NotEmpty(t, cmd.ActionID)
 		require.False(t, strings.ContainsAny(cmd.ActionID, " \t\r\n"))
-		require.NoError(t, request.CheckActionID(cmd.ActionID))
+		require.NoError(t, CheckActionID(cmd.ActionID))
 		require.True(t, utf8.ValidString(cmd.ActionID+cmd.Reason))
 		require.Equal(t, cmd.Decision == "reject", cmd.Reason != "")
 		require.Equal(t, strings.TrimSpace(cmd.Reason), cmd.Reason)

@@ -1,14 +1,14 @@
-// Package ghcomment reads decisions written as GitHub comments: which line
+// This file reads decisions written as GitHub comments: which line
 // of a comment is a command (as GitHub would show it), and the command's
 // verb, action ID and reason.
-package ghcomment
+
+package approvalsrv
 
 import (
 	"errors"
 	"strings"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/request"
 )
 
 // CommandPrefix starts a command line in a GitHub comment.
@@ -29,7 +29,7 @@ type CommentCommand struct {
 
 // ParseCommentCommand finds the first command line of a comment body (see
 // commandLines for which lines count) and parses it. It returns ErrNoCommand
-// when there is none and a *request.Invalid when the line is malformed.
+// when there is none and a *Invalid when the line is malformed.
 func ParseCommentCommand(body string) (CommentCommand, error) {
 	line, ok := firstCommandLine(body)
 	if !ok {
@@ -40,23 +40,23 @@ func ParseCommentCommand(body string) (CommentCommand, error) {
 	switch strings.ToLower(verb) {
 	case api.DecisionApprove:
 		if actionID == "" {
-			return CommentCommand{}, request.Invalidf("usage: /agentrun approve <actionId>")
+			return CommentCommand{}, Invalidf("usage: /agentrun approve <actionId>")
 		}
 		if reason != "" {
-			return CommentCommand{}, request.Invalidf("approve takes only an action ID")
+			return CommentCommand{}, Invalidf("approve takes only an action ID")
 		}
 	case api.DecisionReject:
 		if actionID == "" || reason == "" {
-			return CommentCommand{}, request.Invalidf("usage: /agentrun reject <actionId> <reason>")
+			return CommentCommand{}, Invalidf("usage: /agentrun reject <actionId> <reason>")
 		}
 	default:
-		return CommentCommand{}, request.Invalidf("unknown command %q: want approve or reject", request.Clip(verb, request.MaxEcho))
+		return CommentCommand{}, Invalidf("unknown command %q: want approve or reject", Clip(verb, MaxEcho))
 	}
-	if err := request.CheckActionID(actionID); err != nil {
+	if err := CheckActionID(actionID); err != nil {
 		return CommentCommand{}, err
 	}
-	if len(reason) > request.MaxReasonLength || request.HasControl(reason) {
-		return CommentCommand{}, request.Invalidf("the reason is too long or has control characters")
+	if len(reason) > MaxReasonLength || HasControl(reason) {
+		return CommentCommand{}, Invalidf("the reason is too long or has control characters")
 	}
 	return CommentCommand{Decision: strings.ToLower(verb), ActionID: actionID, Reason: reason}, nil
 }
