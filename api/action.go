@@ -42,6 +42,10 @@ type PendingAction struct {
 	// RequestKeys are the RequestKey of every decision already applied or
 	// refused, so that a repeated request is recognised.
 	RequestKeys []string `json:"requestKeys,omitempty"`
+	// Words are the action's tool's (ToolSpec.Words), so that a page says
+	// "approve creating a ticket" from the action alone; nil on actions
+	// recorded before them (WordsOf).
+	Words *ToolWords `json:"words,omitempty"`
 }
 
 // ActionIDPrefix starts every action ID: the workflow makes act-<16 hex>;

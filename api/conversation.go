@@ -44,6 +44,9 @@ type ToolSpec struct {
 	// SideEffect marks a tool that changes the outside world: it is gated by
 	// approval and runs under an operationKey.
 	SideEffect bool `json:"sideEffect"`
+	// Words say what an action does, for people (ToolWords); empty parts
+	// come from the tool's name. They never go to a model.
+	Words ToolWords `json:"-"`
 }
 
 // Usage counts the tokens of one model call.

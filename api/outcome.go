@@ -29,6 +29,9 @@ type PostedOutcome struct {
 	CommentID  int64  `json:"commentId,omitempty"`
 	URL        string `json:"url,omitempty"`
 	ApprovedBy string `json:"approvedBy,omitempty"`
+	// Made says what was done in the tool's words: "created ticket", to
+	// be followed by ExternalID.
+	Made string `json:"made,omitempty"`
 }
 
 // DeclinedOutcome is a gated action that was not taken: rejected by a

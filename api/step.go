@@ -64,6 +64,9 @@ type AgentStep struct {
 	CompletedAt        *time.Time      `json:"completedAt,omitempty"`
 	DurationMs         int64           `json:"durationMs"`
 	Usage              *Usage          `json:"usage,omitempty"`
+	// Words are an action step's tool's (ToolSpec.Words, filled in), so that
+	// its title and outcome read in the tool's words; nil for other steps.
+	Words *ToolWords `json:"words,omitempty"`
 }
 
 // StepActivityID is the activity ID a run gives the activity of one of its

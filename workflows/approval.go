@@ -171,6 +171,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		State:       api.ActionWaiting,
 		RequestedBy: w.Run.UserID,
 		Approvers:   w.Run.Approvers,
+		Words:       st.Words,
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 	}
@@ -180,11 +181,12 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		w.upsertActionIDs(ctx) // else the wait below publishes them
 	}
 	gate := w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, redact.JSON(map[string]string{"actionId": pa.ID}))
-	w.setLabel(api.LabelWaitingApproval)
+	gate.Words = st.Words
+	w.setLabel(words(st).WaitingLabel())
 	w.setStepStatus(ctx, gate, api.StepWaitingForApproval, "")
 	w.setStepStatus(ctx, st, api.StepWaitingForApproval, "")
 	w.emit(ctx, api.EventActionState, st.ID, string(api.ActionWaiting), "action "+pa.ID)
-	w.setRunStatus(ctx, api.RunWaitingForUser, api.LabelWaitingApproval, "")
+	w.setRunStatus(ctx, api.RunWaitingForUser, words(st).WaitingLabel(), "")
 }
 
 // upsertActionIDs publishes every action ID of the run, so that a decision
@@ -253,30 +255,31 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *api.AgentStep) (strin
 	gate := w.gateStepFor(st)
 	if gate == nil {
 		gate = w.newStep(ctx, api.StepHumanApproval, st.CallID, st.ToolName, redact.JSON(map[string]string{"actionId": pa.ID}))
+		gate.Words = st.Words
 		w.setStepStatus(ctx, gate, api.StepWaitingForApproval, "")
 	}
 	switch pa.State {
 	case api.ActionApproved:
-		w.setLabel(api.LabelPosting)
+		w.setLabel(words(st).Making())
 		w.setStepStatus(ctx, gate, api.StepSucceeded, "approved by "+pa.DecidedBy)
 		w.setStepStatus(ctx, st, api.StepRunning, "approved by "+pa.DecidedBy)
-		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, "approved by "+pa.DecidedBy)
+		w.setRunStatus(ctx, api.RunRunning, words(st).Making(), "approved by "+pa.DecidedBy)
 		return "", nil
 	case api.ActionRejected:
 		reason := pa.Reason
 		if reason == "" {
 			reason = "no reason given"
 		}
-		w.setLabel(api.LabelRejected)
+		w.setLabel(words(st).RejectedLabel())
 		w.setStepStatus(ctx, gate, api.StepRejected, "rejected by "+pa.DecidedBy)
 		w.setStepStatus(ctx, st, api.StepRejected, "rejected by "+pa.DecidedBy)
-		w.setRunStatus(ctx, api.RunRunning, api.LabelRejected, "")
+		w.setRunStatus(ctx, api.RunRunning, words(st).RejectedLabel(), "")
 		return fmt.Sprintf("rejected by %s: %s", pa.DecidedBy, reason), nil
 	default:
-		w.setLabel(api.LabelExpired)
+		w.setLabel(words(st).ExpiredLabel())
 		w.setStepStatus(ctx, gate, api.StepExpired, pa.Reason)
 		w.setStepStatus(ctx, st, api.StepExpired, pa.Reason)
-		w.setRunStatus(ctx, api.RunRunning, api.LabelExpired, "")
-		return "expired: " + pa.Reason + "; nothing was posted", nil
+		w.setRunStatus(ctx, api.RunRunning, words(st).ExpiredLabel(), "")
+		return "expired: " + pa.Reason + "; nothing was " + words(st).Past, nil
 	}
 }

@@ -4,6 +4,7 @@
 package workflows
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"time"
@@ -13,11 +14,14 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// Message is the innermost useful message of an activity error.
+// Message is the innermost useful message of an activity error. An
+// application error's message already holds its causes' text (Temporal
+// takes it from the tool's wrapped error and carries the chain as causes
+// too), so it is said once, not once per cause.
 func Message(err error) string {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
-		return appErr.Error()
+		return cmp.Or(appErr.Message(), appErr.Error())
 	}
 	var toErr *temporal.TimeoutError
 	if errors.As(err, &toErr) {

@@ -11,29 +11,18 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// nouns name what the built-in actions make, for people; any other action
-// is "action".
-var nouns = map[string]string{
-	api.ToolCreateIssueComment:      "comment",
-	api.ToolCreatePullRequestReview: "review",
-	api.ToolCreateIssue:             "issue",
-	api.ToolAddLabels:               "label change",
-}
-
-func noun(tool string) string {
-	if n, ok := nouns[tool]; ok {
-		return n
+// wordsOf are the words of the action a step or an action ran: what the
+// outcome says it did, in its tool's words.
+func wordsOf(cp *api.Checkpoint, stepID, tool string) api.ToolWords {
+	for _, st := range cp.Steps {
+		if st.ID == stepID {
+			return words(st)
+		}
 	}
-	return "action"
-}
-
-// aNoun is noun with its article: "a comment", "an issue".
-func aNoun(tool string) string {
-	n := noun(tool)
-	if strings.ContainsRune("aeiou", rune(n[0])) {
-		return "an " + n
+	if pa := cp.ActionForStep(stepID); pa != nil {
+		return api.WordsOf(pa.Words, tool)
 	}
-	return "a " + n
+	return api.DefaultWords(tool)
 }
 
 // Outcome derives what the run did from its steps and actions: each action
@@ -66,7 +55,7 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 	pa := cp.ActionForStep(st.ID)
 	switch {
 	case st.Status == api.StepSucceeded:
-		p := api.PostedOutcome{StepID: st.ID, Tool: st.ToolName, Target: cp.Run.TargetRef(), ExternalID: st.ExternalResourceID}
+		p := api.PostedOutcome{StepID: st.ID, Tool: st.ToolName, Target: cp.Run.TargetRef(), ExternalID: st.ExternalResourceID, Made: words(st).Made()}
 		if pa != nil {
 			p.ActionID, p.ApprovedBy, p.Target = pa.ID, pa.DecidedBy, pa.Target
 		}
@@ -97,22 +86,24 @@ func stepWhat(st *api.AgentStep) string {
 	return string(st.Type)
 }
 
-// summary is the outcome in one line, e.g. "Posted 1 comment on
-// acme/widgets#1" or "Nothing posted; a comment rejected by bob".
+// summary is the outcome in one line, in the actions' words, e.g. "Posted
+// 1 comment on acme/widgets#1" or "Nothing created on tickets; a ticket
+// rejected by bob".
 func summary(cp *api.Checkpoint, o api.Outcome) string {
 	var parts []string
 	if len(o.Posted) > 0 {
-		parts = append(parts, "Posted "+counted(o.Posted)+" on "+cp.Run.TargetRef())
+		parts = append(parts, counted(cp, o.Posted)+" on "+cp.Run.TargetRef())
 	} else if cp.Run.Status.IsTerminal() {
-		parts = append(parts, "Nothing posted on "+cp.Run.TargetRef())
+		parts = append(parts, "Nothing "+nothingDone(cp)+" on "+cp.Run.TargetRef())
 	} else {
-		parts = append(parts, "Nothing posted yet on "+cp.Run.TargetRef())
+		parts = append(parts, "Nothing "+nothingDone(cp)+" yet on "+cp.Run.TargetRef())
 	}
 	for _, d := range o.Declined {
+		a := api.WithArticle(wordsOf(cp, d.StepID, d.Tool).Noun)
 		if d.State == api.ActionRejected {
-			parts = append(parts, aNoun(d.Tool)+" rejected by "+d.By)
+			parts = append(parts, a+" rejected by "+d.By)
 		} else {
-			parts = append(parts, aNoun(d.Tool)+" expired without a decision")
+			parts = append(parts, a+" expired without a decision")
 		}
 	}
 	steps := 0
@@ -130,23 +121,46 @@ func summary(cp *api.Checkpoint, o api.Outcome) string {
 	return strings.Join(parts, "; ")
 }
 
-// counted says how many of each kind were done, in the order they were
-// first done: "1 comment", "1 label change and 2 issues".
-func counted(posted []api.PostedOutcome) string {
-	var kinds []string
-	n := map[string]int{}
+// nothingDone is what a run that did nothing did not do: its first
+// action's participle ("created"), or "done" when it proposed none.
+func nothingDone(cp *api.Checkpoint) string {
+	for _, st := range cp.Steps {
+		if st.Type == api.StepToolCall && st.OperationKey != "" {
+			return words(st).Past
+		}
+	}
+	return "done"
+}
+
+// counted says how many of each kind were done, by verb, in the order they
+// were first done: "Posted 1 comment", "Made 1 label change and opened 2
+// issues", "Posted 2 comments and 1 release note".
+func counted(cp *api.Checkpoint, posted []api.PostedOutcome) string {
+	var verbs []string
+	nouns := map[string][]string{}
+	n := map[[2]string]int{}
 	for _, p := range posted {
-		k := noun(p.Tool)
+		w := wordsOf(cp, p.StepID, p.Tool)
+		k := [2]string{w.Past, w.Noun}
+		if len(nouns[w.Past]) == 0 {
+			verbs = append(verbs, w.Past)
+		}
 		if n[k] == 0 {
-			kinds = append(kinds, k)
+			nouns[w.Past] = append(nouns[w.Past], w.Noun)
 		}
 		n[k]++
 	}
-	words := make([]string, len(kinds))
-	for i, k := range kinds {
-		words[i] = fmt.Sprintf("%d %s%s", n[k], k, plural(n[k]))
+	phrases := make([]string, len(verbs))
+	for i, v := range verbs {
+		counts := make([]string, len(nouns[v]))
+		for j, noun := range nouns[v] {
+			c := n[[2]string{v, noun}]
+			counts[j] = fmt.Sprintf("%d %s%s", c, noun, plural(c))
+		}
+		phrases[i] = v + " " + joinList(counts, "and")
 	}
-	return joinList(words, "and")
+	s := joinList(phrases, "and")
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func plural(n int) string {
@@ -180,7 +194,8 @@ func WaitingDetails(cp *api.Checkpoint, pa *api.PendingAction, now time.Time) st
 		who = joinList(cp.Run.Approvers, "or")
 	}
 	left := pa.ExpiresAt.Sub(now)
-	return fmt.Sprintf("Waiting for %s to approve %s on %s, %s left", who, aNoun(pa.ToolName), pa.Target, api.HumanDuration(left))
+	noun := api.WithArticle(api.WordsOf(pa.Words, pa.ToolName).Noun)
+	return fmt.Sprintf("Waiting for %s to approve %s on %s, %s left", who, noun, pa.Target, api.HumanDuration(left))
 }
 
 // joinList joins words as people write them: "a", "a or b", "a, b or c".

@@ -34,7 +34,7 @@ func TestRunThatCannotReadItsPullRequestFails(t *testing.T) {
 	require.Contains(t, o.Failed[0].Error, "404")
 	require.Equal(t, api.ToolListPullRequestFiles, o.Failed[1].What)
 	require.Equal(t, api.FailedOutcome{What: "run", Error: snap.Run.Error}, o.Failed[2])
-	require.True(t, strings.HasPrefix(o.Summary, "Nothing posted on acme/widgets#99; 2 steps failed; run failed: could not read the input"), o.Summary)
+	require.True(t, strings.HasPrefix(o.Summary, "Nothing done on acme/widgets#99; 2 steps failed; run failed: could not read the input"), o.Summary)
 	requireLegalHistory(t, h.events())
 }
 

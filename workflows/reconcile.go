@@ -30,14 +30,14 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 				w.requestApproval(ctx, st, c)
 				w.proposeTurn(ctx)
 			} else {
-				w.setLabel(api.LabelPosting)
+				w.setLabel(words(st).Making())
 				w.setStepStatus(ctx, st, api.StepRunning, "runs without approval (gate: "+string(tools.NeverAsk)+")")
 			}
 		case api.StepWaitingForApproval:
 			// An action proposed with an earlier one of its turn waits
 			// again once that one is settled.
 			if pa := w.ActionForStep(st.ID); pa.State == api.ActionWaiting && w.Run.Status != api.RunWaitingForUser {
-				w.setRunStatus(ctx, api.RunWaitingForUser, api.LabelWaitingApproval, "")
+				w.setRunStatus(ctx, api.RunWaitingForUser, words(st).WaitingLabel(), "")
 			}
 			var content string
 			if content, err = w.awaitDecision(ctx, st); err == nil && content != "" {
@@ -65,6 +65,8 @@ func (w *agentRun) beginAction(ctx workflow.Context, st *api.AgentStep, c tools.
 		return
 	}
 	st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
+	filled := c.Spec.Words.Or(st.ToolName)
+	st.Words = &filled
 	st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview})
 	w.stepNote(ctx, st, "operationKey "+st.OperationKey)
 }
@@ -101,7 +103,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	// After approval the run is already running and says it is posting; a
 	// retry comes from reconciling and must say so again.
 	if w.Run.Status != api.RunRunning {
-		w.setRunStatus(ctx, api.RunRunning, api.LabelPosting, fmt.Sprintf("attempt %d", st.Attempt))
+		w.setRunStatus(ctx, api.RunRunning, words(st).Making(), fmt.Sprintf("attempt %d", st.Attempt))
 	}
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.attemptOptions(st), st, "create", st.Attempt))
 	var out api.ToolOutput
@@ -145,10 +147,13 @@ func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.T
 	w.setStepStatus(ctx, st, api.StepSucceeded, detail)
 }
 
+// words are an action step's, in which its labels say what it does.
+func words(st *api.AgentStep) api.ToolWords { return api.WordsOf(st.Words, st.ToolName) }
+
 // reconcile asks the tool whether the step's operationKey already has its
 // effect.
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
-	w.setRunStatus(ctx, api.RunReconciling, api.LabelReconciling, "")
+	w.setRunStatus(ctx, api.RunReconciling, words(st).Checking(), "")
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(Reconcile(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
 	var res api.ToolReconciliation
 	if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(ctx, &res); err != nil {
@@ -194,8 +199,8 @@ func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why stri
 	}
 	if st.Attempt > 1 {
 		backoff := min(time.Duration(1<<(st.Attempt-1))*time.Second, time.Minute)
-		w.setRunStatus(ctx, api.RunReconciling, api.LabelBackoff, fmt.Sprintf("waiting %s", backoff))
-		if err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before posting attempt %d", api.HumanDuration(backoff), st.Attempt+1)); err != nil {
+		w.setRunStatus(ctx, api.RunReconciling, words(st).BackoffLabel(), fmt.Sprintf("waiting %s", backoff))
+		if err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before %s attempt %d", api.HumanDuration(backoff), words(st).Gerund(), st.Attempt+1)); err != nil {
 			return err
 		}
 	}
@@ -208,7 +213,7 @@ func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why stri
 func (w *agentRun) awaitResolve(ctx workflow.Context, st *api.AgentStep, reason string) error {
 	w.AwaitingResolve = st.ID
 	w.resolution = nil
-	w.setRunStatus(ctx, api.RunReconciling, api.LabelCannotTell, reason)
+	w.setRunStatus(ctx, api.RunReconciling, words(st).CannotTellLabel(), reason)
 	err := workflow.Await(ctx, func() bool { return w.resolution != nil || w.continueAsNewDue(ctx) })
 	if err != nil {
 		return err

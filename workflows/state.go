@@ -136,8 +136,12 @@ func (s *runState) setStepStatus(ctx workflow.Context, st *api.AgentStep, to api
 		st.CompletedAt = &now
 		st.DurationMs = now.Sub(*st.StartedAt).Milliseconds()
 	}
-	if detail != "" && (to == api.StepFailed || to == api.StepOutcomeUnknown) {
+	switch {
+	case detail != "" && (to == api.StepFailed || to == api.StepOutcomeUnknown):
 		st.Error = detail
+	case to == api.StepSucceeded:
+		// Earlier attempts' errors stay in the step's events, once each.
+		st.Error = ""
 	}
 	s.emit(ctx, api.EventStepStatus, st.ID, string(to), detail)
 }

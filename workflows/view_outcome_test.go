@@ -6,19 +6,30 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 )
 
+// builtinWords are a built-in tool's words, as its step records them.
+func builtinWords(t *testing.T, tool string) *api.ToolWords {
+	t.Helper()
+	tl, ok := agents.MustBuiltin(nil).Tool(tool)
+	require.True(t, ok, tool)
+	w := tl.Spec().Words.Or(tool)
+	return &w
+}
+
 func TestTheOutcomeOfATriageNamesEveryKindOfActionDoneAndDeclined(t *testing.T) {
 	expiry := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	labels, issue := builtinWords(t, api.ToolAddLabels), builtinWords(t, api.ToolCreateIssue)
 	cp := &api.Checkpoint{
 		Run: api.Run{Repo: "acme/widgets", PullNumber: 1, Status: api.RunCompleted},
 		Steps: []*api.AgentStep{
-			{ID: "step-5", Type: api.StepToolCall, ToolName: api.ToolAddLabels, OperationKey: "r:5", Status: api.StepSucceeded,
+			{ID: "step-5", Type: api.StepToolCall, ToolName: api.ToolAddLabels, OperationKey: "r:5", Status: api.StepSucceeded, Words: labels,
 				ExternalResourceID: "docs,go", SafeOutput: []byte(`{"labels":["docs","go"],"url":"https://github.com/acme/widgets/pull/1"}`)},
-			{ID: "step-6", Type: api.StepToolCall, ToolName: api.ToolCreateIssue, OperationKey: "r:6", Status: api.StepSucceeded, ExternalResourceID: "12"},
-			{ID: "step-7", Type: api.StepToolCall, ToolName: api.ToolCreateIssue, OperationKey: "r:7", Status: api.StepSucceeded, ExternalResourceID: "13"},
-			{ID: "step-8", Type: api.StepToolCall, ToolName: api.ToolCreateIssue, OperationKey: "r:8", Status: api.StepRejected},
+			{ID: "step-6", Type: api.StepToolCall, ToolName: api.ToolCreateIssue, OperationKey: "r:6", Status: api.StepSucceeded, Words: issue, ExternalResourceID: "12"},
+			{ID: "step-7", Type: api.StepToolCall, ToolName: api.ToolCreateIssue, OperationKey: "r:7", Status: api.StepSucceeded, Words: issue, ExternalResourceID: "13"},
+			{ID: "step-8", Type: api.StepToolCall, ToolName: api.ToolCreateIssue, OperationKey: "r:8", Status: api.StepRejected, Words: issue},
 			{ID: "step-9", Type: api.StepToolCall, ToolName: "stamp", OperationKey: "r:9", Status: api.StepExpired},
 		},
 		Actions: []*api.PendingAction{
@@ -31,10 +42,12 @@ func TestTheOutcomeOfATriageNamesEveryKindOfActionDoneAndDeclined(t *testing.T) 
 
 	o := Outcome(cp)
 
-	require.Equal(t, "Posted 1 label change and 2 issues on acme/widgets#1; an issue rejected by bob; an action expired without a decision", o.Summary)
+	// "stamp" recorded no words: they come from its name.
+	require.Equal(t, "Made 1 label change and opened 2 issues on acme/widgets#1; an issue rejected by bob; a stamp call expired without a decision", o.Summary)
 	require.Len(t, o.Posted, 3)
 	require.Equal(t, api.PostedOutcome{StepID: "step-5", Tool: api.ToolAddLabels, Target: "acme/widgets#1", ExternalID: "docs,go",
-		URL: "https://github.com/acme/widgets/pull/1"}, o.Posted[0])
+		URL: "https://github.com/acme/widgets/pull/1", Made: "made label change"}, o.Posted[0])
+	require.Equal(t, "opened issue", o.Posted[1].Made)
 	require.Equal(t, "act-1", o.Posted[1].ActionID)
 	require.Equal(t, "alice", o.Posted[1].ApprovedBy)
 	require.Zero(t, o.Posted[1].CommentID, "an issue number is no comment ID")
@@ -50,7 +63,7 @@ func TestTheUIShowsTheFirstWaitingActionOfARunAndWhatItIs(t *testing.T) {
 		Run: api.Run{Repo: "acme/widgets", PullNumber: 1, Status: api.RunWaitingForUser, Approvers: []string{"alice", "bob"}},
 		Actions: []*api.PendingAction{
 			{ID: "act-1", ToolName: api.ToolAddLabels, State: api.ActionApproved},
-			{ID: "act-2", ToolName: api.ToolCreateIssue, Target: "acme/widgets (new issue)", State: api.ActionWaiting, ExpiresAt: now.Add(23 * time.Hour)},
+			{ID: "act-2", ToolName: api.ToolCreateIssue, Words: builtinWords(t, api.ToolCreateIssue), Target: "acme/widgets (new issue)", State: api.ActionWaiting, ExpiresAt: now.Add(23 * time.Hour)},
 			{ID: "act-3", ToolName: api.ToolCreateIssue, Target: "acme/widgets (new issue)", State: api.ActionWaiting, ExpiresAt: now.Add(time.Hour)},
 		},
 	}

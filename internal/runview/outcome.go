@@ -7,8 +7,9 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// writeOutcome prints what the run did: one line per comment posted (with
-// its link), per comment rejected or expired, and per failure.
+// writeOutcome prints what the run did: one line per action done, in its
+// tool's words and with the ID the tool reported (and its link), per
+// action rejected or expired, and per failure.
 func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 	o := snap.Outcome
 	if o.Summary == "" && len(o.Posted)+len(o.Declined)+len(o.Failed) == 0 {
@@ -16,7 +17,7 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 	}
 	fmt.Fprintf(b, "outcome  %s\n", oneLine(o.Summary))
 	for _, p := range o.Posted {
-		line := "  posted    comment " + orDash(fmt.Sprint(p.CommentID)) + " on " + p.Target
+		line := "  done      " + made(p) + " on " + p.Target
 		if p.ApprovedBy != "" {
 			line += ", approved by " + p.ApprovedBy
 		}
@@ -43,4 +44,24 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 		}
 		fmt.Fprintf(b, "  failed    %s: %s\n", what, oneLine(f.Error))
 	}
+}
+
+// made says what an action did and what it made: "created ticket T-1001".
+// A run from before the tools' words says its tool's name.
+func made(p api.PostedOutcome) string {
+	id := p.ExternalID
+	if id == "" && p.CommentID != 0 {
+		id = fmt.Sprint(p.CommentID)
+	}
+	what := p.Made
+	switch {
+	case what == "" && p.CommentID != 0:
+		what = "posted comment"
+	case what == "":
+		what = orDash(p.Tool)
+	}
+	if id == "" {
+		return what
+	}
+	return what + " " + id
 }

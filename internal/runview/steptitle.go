@@ -12,6 +12,10 @@ import (
 // when the event was recorded (an event's Label is the run's label then).
 func StepTitle(st api.AgentStep) string {
 	switch {
+	case st.Type == api.StepHumanApproval && st.Words != nil:
+		return "approval to " + st.Words.Or(st.ToolName).Do()
+	case st.Type == api.StepToolCall && st.Words != nil:
+		return actionTitle(st, st.Words.Or(st.ToolName))
 	case st.Type == api.StepHumanApproval && st.ToolName != "":
 		return "approval of " + st.ToolName
 	case st.Type == api.StepHumanApproval:
@@ -47,4 +51,18 @@ func permissionCheckTitle(st api.AgentStep) string {
 		return "Could not check " + in.Login + "'s permission"
 	}
 	return "Checking " + in.Login + "'s permission"
+}
+
+// actionTitle names an action's step in its tool's words: what it does,
+// or once done what it made, with the ID the tool reported ("created
+// ticket T-1001"). A step from before the tools' words is titled by its
+// tool's name.
+func actionTitle(st api.AgentStep, w api.ToolWords) string {
+	if st.Status != api.StepSucceeded {
+		return w.Do()
+	}
+	if st.ExternalResourceID == "" {
+		return w.Made()
+	}
+	return w.Made() + " " + st.ExternalResourceID
 }

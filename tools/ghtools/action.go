@@ -31,6 +31,8 @@ type actionRules[A any] interface {
 	preview(ref string, a A) string
 	// touches is what a person is told the action changes.
 	touches(ref string) string
+	// words are how people read the action (api.ToolWords).
+	words() api.ToolWords
 	// ops name an attempt and a reconciliation of call in errors.
 	ops(call tools.Call) (execute, reconcile string)
 	// effect is what an approved call changes on GitHub.
@@ -48,7 +50,7 @@ func newAction[A any](acc Access, name, description string, schema argsSchema, r
 }
 
 func (x action[A]) Spec() api.ToolSpec {
-	return api.ToolSpec{Name: x.name, Description: x.description, Parameters: x.schema.raw, SideEffect: true}
+	return api.ToolSpec{Name: x.name, Description: x.description, Parameters: x.schema.raw, SideEffect: true, Words: x.rules.words()}
 }
 
 func (x action[A]) parse(call tools.Call) (A, string, error) {

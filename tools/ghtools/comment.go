@@ -36,6 +36,9 @@ func (*CreateIssueComment) Spec() api.ToolSpec {
 		Description: "Post a review comment on the pull request.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"body":{"type":"string","minLength":1,"maxLength":65000}},"required":["body"],"additionalProperties":false}`),
 		SideEffect:  true,
+		// The run's stable labels ("Waiting for approval to post a
+		// comment") are made of these words.
+		Words: api.ToolWords{Noun: "comment", Verb: "post", Past: "posted"},
 	}
 }
 

@@ -81,6 +81,10 @@ func repoRef(t api.Target) (string, error) {
 
 func (createIssue) touches(ref string) string { return ref + " (new issue)" }
 
+func (createIssue) words() api.ToolWords {
+	return api.ToolWords{Noun: "issue", Verb: "open", Past: "opened"}
+}
+
 func (createIssue) ops(call tools.Call) (execute, reconcile string) {
 	t := call.Target
 	return fmt.Sprintf("create issue in %s/%s", t.Owner, t.Repo),

@@ -64,6 +64,10 @@ func (addLabels) preview(ref string, a labelsArgs) string {
 
 func (addLabels) touches(ref string) string { return ref }
 
+func (addLabels) words() api.ToolWords {
+	return api.ToolWords{Noun: "label change", Verb: "make", Past: "made", Doing: "making"}
+}
+
 func (addLabels) ops(call tools.Call) (execute, reconcile string) {
 	return "add labels to " + targetRef(call.Target),
 		"read labels of " + targetRef(call.Target) + " for operation " + call.OperationKey

@@ -109,6 +109,10 @@ func (createReview) preview(ref string, a reviewArgs) string {
 
 func (createReview) touches(ref string) string { return ref }
 
+func (createReview) words() api.ToolWords {
+	return api.ToolWords{Noun: "review", Verb: "submit", Past: "submitted", Doing: "submitting"}
+}
+
 func (createReview) ops(call tools.Call) (execute, reconcile string) {
 	return "create review on " + targetRef(call.Target),
 		"find review for operation " + call.OperationKey + " on " + targetRef(call.Target)
