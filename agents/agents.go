@@ -139,13 +139,13 @@ func builtinAgents() []tools.Agent {
 	reads := []tools.AgentTool{{Name: api.ToolGetPullRequest}, {Name: api.ToolListPullRequestFiles}}
 	return []tools.Agent{
 		{
-			Name: PRReview, SystemPrompt: reviewPrompt, Task: "Review pull request",
+			Name: PRReview, SystemPrompt: reviewPrompt, Task: "Review pull request", TargetKind: api.TargetPullRequest,
 			Tools: append(slices.Clip(reads),
 				tools.AgentTool{Name: api.ToolCreateIssueComment, Ask: true},
 				tools.AgentTool{Name: api.ToolCreatePullRequestReview, Ask: true}),
 		},
 		{
-			Name: Triage, SystemPrompt: triagePrompt, Task: "Triage pull request", BatchApproval: true,
+			Name: Triage, SystemPrompt: triagePrompt, Task: "Triage pull request", TargetKind: api.TargetPullRequest, BatchApproval: true,
 			Tools: append(slices.Clip(reads),
 				tools.AgentTool{Name: api.ToolAddLabels, Allow: TriageLabels()},
 				tools.AgentTool{Name: api.ToolCreateIssue, Ask: true, Optional: true}),

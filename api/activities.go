@@ -1,19 +1,7 @@
 package api
 
-import (
-	"fmt"
-	"strings"
-)
-
 // The inputs and outputs of the GitHub activities. Each is recorded in the
 // history of every run that calls the activity, so its JSON is the wire.
-
-// Target pins every tool to the run's own pull request.
-type Target struct {
-	Owner      string `json:"owner"`
-	Repo       string `json:"repo"`
-	PullNumber int    `json:"pullNumber"`
-}
 
 // PullRequest is the result of get_pull_request.
 type PullRequest struct {
@@ -115,17 +103,4 @@ type RepoPermissionInput struct {
 // it: admin, maintain, write, triage, read or none.
 type RepoPermission struct {
 	Permission string `json:"permission"`
-}
-
-// ParseTarget reads a run's repository ("owner/name") and pull request
-// number, or says what is wrong with them.
-func ParseTarget(repo string, pr int) (Target, error) {
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
-		return Target{}, fmt.Errorf("invalid repo %q: want owner/name", repo)
-	}
-	if pr <= 0 {
-		return Target{}, fmt.Errorf("invalid pullNumber %d: want a positive number", pr)
-	}
-	return Target{Owner: owner, Repo: name, PullNumber: pr}, nil
 }

@@ -32,6 +32,10 @@ const (
 	// without its operationKey, a request the model provider cannot be sent).
 	// Never retried.
 	ErrTypeInvalidInput = "InvalidInput"
+	// ErrTypeNoPermissionSource: the worker cannot ask who may approve (it
+	// has no GitHub access). Never retried: the decision is refused at once,
+	// saying so, rather than waiting on a check that cannot run.
+	ErrTypeNoPermissionSource = "NoPermissionSource"
 )
 
 // RateLimitDetails travels as the details of an ErrTypeRateLimited error.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -83,6 +84,9 @@ func OperationMarker(operationKey string) string {
 // "Review acme/widgets#1 for alice".
 func StaticSummary(in RunInput) string {
 	s := fmt.Sprintf("Review %s#%d for %s", in.Repo, in.PullNumber, in.UserID)
+	if in.Target != nil {
+		s = fmt.Sprintf("%s on %s for %s", cmp.Or(in.Agent, DefaultAgent), in.Target.Ref(), in.UserID)
+	}
 	if in.Goal != "" {
 		s += ": " + TruncateUTF8(in.Goal, 80)
 	}

@@ -54,7 +54,7 @@ func (in RunInput) WithDefaults(runID string) RunInput {
 func (in RunInput) NewRun(runID string, now time.Time) Run {
 	return Run{
 		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
-		Repo: in.Repo, PullNumber: in.PullNumber, Approvers: in.Approvers, Agent: in.Agent,
+		Repo: in.Repo, PullNumber: in.PullNumber, Target: in.Target, Approvers: in.Approvers, Agent: in.Agent,
 		Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 	}
 }
@@ -93,18 +93,24 @@ func (s RunStatus) IsTerminal() bool { return terminal(runTransitions, s) }
 
 // RunInput starts an AgentRun. The workflow ID is the run ID.
 type RunInput struct {
-	Repo           string `json:"repo"` // owner/name
-	PullNumber     int    `json:"pullNumber"`
-	Goal           string `json:"goal,omitempty"`
-	UserID         string `json:"userId"`
-	ConversationID string `json:"conversationId,omitempty"`
+	// Repo ("owner/name") and PullNumber are a pull request target's wire
+	// form; a target of another kind is Target (api/target.go). RunTarget
+	// reads either, WithTarget writes either.
+	Repo           string  `json:"repo"`
+	PullNumber     int     `json:"pullNumber"`
+	Target         *Target `json:"target,omitempty"`
+	Goal           string  `json:"goal,omitempty"`
+	UserID         string  `json:"userId"`
+	ConversationID string  `json:"conversationId,omitempty"`
 	// Agent names the agent that runs (its prompt, tools and limits); empty
 	// means DefaultAgent.
 	Agent string `json:"agent,omitempty"`
-	// Approvers are the GitHub logins allowed to decide. Empty means anyone
+	// Approvers are the logins allowed to decide. Empty means the target
+	// kind's own source (Target.ApproverSource): for a pull request, anyone
 	// with write permission on the repository (admin, maintain or write),
 	// which the run asks GitHub itself for each decision (a permission_check
-	// step; see workflows/policy.go).
+	// step; see workflows/policy.go). A kind without a source refuses to
+	// start without approvers (CheckApprovers).
 	Approvers []string `json:"approvers,omitempty"`
 	// ApprovalTimeout travels as a duration string ("24h0m0s"); a number is
 	// read as nanoseconds. So does ToolTimeout (api/duration.go).
@@ -139,7 +145,9 @@ type Run struct {
 	UserID         string `json:"userId"`
 	Repo           string `json:"repo"`
 	PullNumber     int    `json:"pullNumber"`
-	Agent          string `json:"agent,omitempty"`
+	// Target is a target of another kind than a pull request (RunInput's).
+	Target *Target `json:"target,omitempty"`
+	Agent  string  `json:"agent,omitempty"`
 	// BatchApproval: the agent takes one decision for several of its
 	// waiting actions (ApprovalSignal.Batch).
 	BatchApproval         bool      `json:"batchApproval,omitempty"`

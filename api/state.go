@@ -36,7 +36,10 @@ func (cp *Checkpoint) ModelCalls() int {
 	return n
 }
 
-// TargetRef names the run's pull request, e.g. "acme/widgets#1".
+// TargetRef names the run's target, e.g. "acme/widgets#1".
 func (r Run) TargetRef() string {
+	if r.Target != nil {
+		return r.Target.Ref()
+	}
 	return fmt.Sprintf("%s#%d", r.Repo, r.PullNumber)
 }

@@ -7,9 +7,13 @@ type Agent struct {
 	Name string
 	// SystemPrompt opens every conversation of the agent.
 	SystemPrompt string
-	// Task opens the user's message, before the pull request it names
+	// Task opens the user's message, before the target it names
 	// ("Review pull request" makes "Review pull request acme/widgets#1.").
 	Task string
+	// TargetKind is the kind of target the agent takes (api/target.go);
+	// empty means api.TargetPullRequest. A run naming the agent with a
+	// target of another kind fails at once, saying so.
+	TargetKind string
 	// Tools are the tools the agent may call, in the order the model sees
 	// them.
 	Tools []AgentTool

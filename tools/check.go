@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -26,10 +28,18 @@ type Checked struct {
 	ArgsHash string
 }
 
-// pinFields are the target fields a model may repeat in any tool call; when
-// it does, they must name the run's own pull request. A tool whose schema
-// declares one of them gets it as an argument.
-var pinFields = []string{"owner", "repo", "pullNumber"}
+// prPinFields are a pull request's fields a model may repeat in any tool
+// call; when it does, they must name the run's own pull request. A tool whose
+// schema declares one of them gets it as an argument. A target of another
+// kind pins its own field names the same way (pinFields).
+var prPinFields = []string{"owner", "repo", "pullNumber"}
+
+func pinFields(target api.Target) []string {
+	if target.IsPullRequest() {
+		return prPinFields
+	}
+	return slices.Sorted(maps.Keys(target.Fields))
+}
 
 // Check finds the agent's tool for a call, checks its arguments against the
 // tool's schema and the run's pin, and asks an action for its preview. It
@@ -107,9 +117,9 @@ func readArgs(tc api.ToolCall) (map[string]any, string) {
 // checkPin refuses a call that names another target than the run's, and
 // drops the pin fields the tool's schema does not take.
 func checkPin(spec api.ToolSpec, args map[string]any, target api.Target) string {
-	declared := declaredProperties(spec.Parameters)
-	refuse := fmt.Sprintf("refused: %s may only act on %s/%s#%d", spec.Name, target.Owner, target.Repo, target.PullNumber)
-	for _, f := range pinFields {
+	declared := declaredProperties(spec.Parameters, target)
+	refuse := fmt.Sprintf("refused: %s may only act on %s", spec.Name, target.Ref())
+	for _, f := range pinFields(target) {
 		v, given := args[f]
 		if !given {
 			continue
@@ -125,6 +135,10 @@ func checkPin(spec api.ToolSpec, args map[string]any, target api.Target) string 
 }
 
 func pinMatches(field string, v any, target api.Target) bool {
+	if !target.IsPullRequest() {
+		s, ok := v.(string)
+		return ok && (s == "" || s == target.Fields[field])
+	}
 	switch field {
 	case "owner":
 		s, ok := v.(string)
@@ -138,13 +152,13 @@ func pinMatches(field string, v any, target api.Target) bool {
 	}
 }
 
-func declaredProperties(schema json.RawMessage) map[string]bool {
+func declaredProperties(schema json.RawMessage, target api.Target) map[string]bool {
 	var s struct {
 		Properties map[string]json.RawMessage `json:"properties"`
 	}
 	_ = json.Unmarshal(schema, &s)
 	declared := make(map[string]bool, len(s.Properties))
-	for _, f := range pinFields {
+	for _, f := range pinFields(target) {
 		_, declared[f] = s.Properties[f]
 	}
 	return declared

@@ -91,6 +91,9 @@ func (r *Registry) AddAgent(a Agent) error {
 	if a.MaxSteps < 0 {
 		return fmt.Errorf("agent %q: MaxSteps %d is negative", a.Name, a.MaxSteps)
 	}
+	if a.TargetKind != "" && !api.ValidTargetKind(a.TargetKind) {
+		return fmt.Errorf("agent %q: target kind %q: want lower case letters, digits and _", a.Name, a.TargetKind)
+	}
 	seen := map[string]bool{}
 	for _, t := range a.Tools {
 		if _, ok := r.tools[t.Name]; !ok {

@@ -65,7 +65,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
 	}
-	target, err := api.ParseTarget(in.Repo, in.PullNumber)
+	target, err := runTarget(in, w.agent)
 	if refused != nil {
 		err = refused
 	} else if agentErr != nil {
@@ -82,6 +82,26 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 		w.emit(ctx, api.EventRunStatus, "", string(api.RunRunning), "run started by "+in.UserID)
 	}
 	return w, nil
+}
+
+// runTarget is the input's target, refused when the agent takes another
+// kind or when its kind has no source of approvers and the run names none:
+// the run is the final word on both, whatever channel started it.
+func runTarget(in api.RunInput, agent tools.Agent) (api.Target, error) {
+	target, err := in.RunTarget()
+	if err != nil {
+		return api.Target{}, err
+	}
+	if agent.Name == "" {
+		return target, nil // chooseAgent's error says why
+	}
+	if err := api.AgentKindMismatch(agent.Name, agent.TargetKind, target); err != nil {
+		return api.Target{}, fmt.Errorf("refused: %w", err)
+	}
+	if err := api.CheckApprovers(target, in.Approvers); err != nil {
+		return api.Target{}, fmt.Errorf("refused: %w", err)
+	}
+	return target, nil
 }
 
 func (w *agentRun) registerHandlers(ctx workflow.Context) error {

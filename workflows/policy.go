@@ -1,11 +1,13 @@
 package workflows
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
@@ -68,7 +70,7 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, awaited *api.PendingA
 		return nil
 	}
 	who := strings.TrimSpace(sig.Approver)
-	permission, expired, err := w.checkPermission(ctx, pa, who, timer)
+	permission, expired, unchecked, err := w.checkPermission(ctx, pa, who, timer)
 	switch {
 	case err != nil:
 		// Back at the head of the queue, so that the end of the run
@@ -79,8 +81,8 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, awaited *api.PendingA
 		w.setActionState(ctx, pa, api.ActionExpired, "", "no decision before "+pa.ExpiresAt.UTC().Format(time.RFC3339))
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
 	case permission == "":
-		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s not applied: %s's permission on %s could not be checked",
-			sig.Decision, who, who, w.in.Repo))
+		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s not applied: %s's permission on %s could not be checked%s",
+			sig.Decision, who, who, w.in.Repo, unchecked))
 	case !api.CanApprove(permission):
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s has %s permission on %s; deciding needs write", who, permission, w.in.Repo))
 	default:
@@ -113,7 +115,7 @@ func (w *agentRun) checkQueuedBatch(ctx workflow.Context, awaited *api.PendingAc
 		timer = nil
 	}
 	who := strings.TrimSpace(sig.Approver)
-	permission, expired, err := w.checkPermission(ctx, w.ActionByID(sig.ActionID), who, timer)
+	permission, expired, unchecked, err := w.checkPermission(ctx, w.ActionByID(sig.ActionID), who, timer)
 	switch {
 	case err != nil:
 		w.QueuedDecisions = append([]api.ApprovalSignal{sig}, w.QueuedDecisions...)
@@ -122,8 +124,8 @@ func (w *agentRun) checkQueuedBatch(ctx workflow.Context, awaited *api.PendingAc
 		w.setActionState(ctx, awaited, api.ActionExpired, "", "no decision before "+awaited.ExpiresAt.UTC().Format(time.RFC3339))
 		w.ignore(ctx, "", fmt.Sprintf("batch %s by %s was not confirmed before action %s expired", sig.Decision, who, awaited.ID))
 	case permission == "":
-		w.ignore(ctx, "", fmt.Sprintf("batch %s by %s not applied: %s's permission on %s could not be checked",
-			sig.Decision, who, who, w.in.Repo))
+		w.ignore(ctx, "", fmt.Sprintf("batch %s by %s not applied: %s's permission on %s could not be checked%s",
+			sig.Decision, who, who, w.in.Repo, unchecked))
 	case !api.CanApprove(permission):
 		w.ignore(ctx, "", fmt.Sprintf("%s has %s permission on %s; deciding needs write", who, permission, w.in.Repo))
 	default:
@@ -150,9 +152,9 @@ func (w *agentRun) batchStillWaiting(sig api.ApprovalSignal) bool {
 
 // checkPermission runs the CheckRepoPermission activity as a
 // permission_check step, racing the action's expiry timer. It returns the
-// permission, or "" when GitHub could not tell; expired when the timer fired
-// first (the check is then cancelled).
-func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, who string, timer workflow.Future) (string, bool, error) {
+// permission, or "" and why not (unchecked) when GitHub could not tell;
+// expired when the timer fired first (the check is then cancelled).
+func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, who string, timer workflow.Future) (permission string, expired bool, unchecked string, err error) {
 	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, redact.JSON(map[string]string{
 		"actionId": pa.ID, "login": who, "repo": w.in.Repo,
 	}))
@@ -161,11 +163,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 	checkCtx, cancel := workflow.WithCancel(ctx)
 	defer cancel()
 	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
-	var (
-		res     api.RepoPermission
-		err     error
-		expired bool
-	)
+	var res api.RepoPermission
 	sel := workflow.NewSelector(ctx)
 	sel.AddFuture(w.startPermissionCheck(checkCtx, pa, who, in), func(f workflow.Future) { err = f.Get(ctx, &res) })
 	if timer != nil {
@@ -175,17 +173,29 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 	sel.Select(ctx)
 	switch {
 	case ctx.Err() != nil:
-		return "", false, ctx.Err()
+		return "", false, "", ctx.Err()
 	case expired:
 		w.setStepStatus(ctx, st, api.StepFailed, "the action expired before the check finished")
-		return "", true, nil
+		return "", true, "", nil
 	case err != nil:
 		w.setStepStatus(ctx, st, api.StepFailed, Message(err))
-		return "", false, nil
+		return "", false, uncheckedReason(err), nil
 	}
 	st.SafeOutput = redact.JSON(res)
 	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
-	return res.Permission, false, nil
+	return res.Permission, false, "", nil
+}
+
+// uncheckedReason is what a decider is told about a check that could not
+// run: a worker without a permission source says so and how to start a run
+// that works there; any other failure's text stays in the step (it may name
+// internal addresses), and the decider reads only that it failed.
+func uncheckedReason(err error) string {
+	var appErr *temporal.ApplicationError
+	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeNoPermissionSource {
+		return ": " + appErr.Message()
+	}
+	return ""
 }
 
 // startPermissionCheck starts CheckRepoPermission as a local activity: it

@@ -10,6 +10,9 @@ import (
 // task on the run's pull request.
 func Opening(systemPrompt, task string, in api.RunInput) []api.Message {
 	user := fmt.Sprintf("%s %s#%d.", task, in.Repo, in.PullNumber)
+	if in.Target != nil {
+		user = fmt.Sprintf("%s %s.", task, in.Target.Ref())
+	}
 	if in.Goal != "" {
 		user += "\nGoal: " + in.Goal
 	}

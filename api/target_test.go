@@ -1,0 +1,107 @@
+package api_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+// Recorded histories and approvals' argsHash hold a pull request's target in
+// its first shape: a change to it would break every open run's replay.
+func TestAPullRequestTargetKeepsTheWireFormRecordedHistoriesHold(t *testing.T) {
+	pr, err := api.NewTarget(api.TargetPullRequest, map[string]string{"repo": "acme/widgets", "pull": "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := json.Marshal(pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"owner":"acme","repo":"widgets","pullNumber":1}`; string(got) != want {
+		t.Fatalf("wire form %s, want %s", got, want)
+	}
+	if in := (api.RunInput{}).WithTarget(pr); in.Target != nil || in.Repo != "acme/widgets" || in.PullNumber != 1 {
+		t.Fatalf("a pull request's input is %+v, want repo and pullNumber only", in)
+	}
+}
+
+func TestATargetOfAnotherKindTravelsAsKindAndFieldsAndReadsBack(t *testing.T) {
+	tk, err := api.NewTarget("support_queue", map[string]string{"queue": "support"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := (api.RunInput{Agent: "tickets"}).WithTarget(tk)
+	raw, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back api.RunInput
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	got, err := back.RunTarget()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Ref() != "support_queue queue=support" || got.IsPullRequest() {
+		t.Fatalf("read back %+v (%s)", got, got.Ref())
+	}
+	if string(raw) == "" || back.Repo != "" || back.PullNumber != 0 {
+		t.Fatalf("input %s carries a pull request", raw)
+	}
+}
+
+func TestAnOldInputsRepoAndPullNumberAreItsPullRequestTarget(t *testing.T) {
+	var in api.RunInput
+	if err := json.Unmarshal([]byte(`{"repo":"acme/widgets","pullNumber":7,"userId":"u"}`), &in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := in.RunTarget()
+	if err != nil || got.Ref() != "acme/widgets#7" || !got.IsPullRequest() {
+		t.Fatalf("target %+v, %v", got, err)
+	}
+}
+
+func TestAnInputWithATargetAndARepoIsRefused(t *testing.T) {
+	in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, Target: &api.Target{Kind: "support_queue", Fields: map[string]string{"queue": "x"}}}
+	if _, err := in.RunTarget(); err == nil {
+		t.Fatal("a target of two kinds was taken")
+	}
+}
+
+func TestBadTargetsAreRefusedSayingWhy(t *testing.T) {
+	cases := map[string]struct {
+		kind   string
+		fields map[string]string
+	}{
+		"pull request without pull":  {api.TargetPullRequest, map[string]string{"repo": "acme/widgets"}},
+		"pull request extra field":   {"", map[string]string{"repo": "acme/widgets", "pull": "1", "x": "y"}},
+		"kind with spaces":           {"Support Queue", map[string]string{"queue": "s"}},
+		"kind without fields":        {"support_queue", nil},
+		"field name with a quote":    {"support_queue", map[string]string{`q"`: "s"}},
+		"field value with a newline": {"support_queue", map[string]string{"queue": "a\nb"}},
+		"empty field value":          {"support_queue", map[string]string{"queue": ""}},
+	}
+	for name, c := range cases {
+		if _, err := api.NewTarget(c.kind, c.fields); err == nil {
+			t.Errorf("%s: taken", name)
+		}
+	}
+}
+
+func TestAKindWithoutAnApproverSourceNeedsNamedApprovers(t *testing.T) {
+	tk, _ := api.NewTarget("support_queue", map[string]string{"queue": "support"})
+	err := api.CheckApprovers(tk, nil)
+	if !errors.Is(err, api.ErrNeedsApprovers) {
+		t.Fatalf("no approvers on a support_queue: %v", err)
+	}
+	if err := api.CheckApprovers(tk, []string{"alice"}); err != nil {
+		t.Fatalf("named approver: %v", err)
+	}
+	pr, _ := api.ParseTarget("acme/widgets", 1)
+	if err := api.CheckApprovers(pr, nil); err != nil {
+		t.Fatalf("a pull request's approvers come from GitHub: %v", err)
+	}
+}
