@@ -41,6 +41,7 @@ func (releaseNote) Spec() api.ToolSpec {
 			"kind":{"type":"string","enum":["feature","fix","docs","chore"]},
 			"note":{"type":"string","minLength":1,"maxLength":300,"pattern":"^[^\\r\\n]*$"}}}`),
 		SideEffect: true,
+		Words:      api.ToolWords{Noun: "release note", Verb: "post", Past: "posted"},
 	}
 }
 

@@ -65,7 +65,8 @@ func (t *tool) Spec() api.ToolSpec {
 		},
 	}
 	raw, _ := json.Marshal(schema) // a map of strings and slices always marshals
-	return api.ToolSpec{Name: t.name, Description: t.description, Parameters: raw, SideEffect: true}
+	return api.ToolSpec{Name: t.name, Description: t.description, Parameters: raw, SideEffect: true,
+		Words: api.ToolWords{Noun: "request", Verb: "send", Past: "sent"}}
 }
 
 // Preview is the request line, then the body: every argument, never the

@@ -119,10 +119,14 @@ func (c *Conn) convert(t *mcp.Tool, name string) (Registered, error) {
 	if description == "" {
 		description = t.Title
 	}
+	// The words come from the server's own name of the tool, without the
+	// prefix: "tickets__create_ticket" reads "create a ticket".
+	_, local, _ := strings.Cut(name, "__")
 	b := base{conn: c, mcpName: t.Name, spec: api.ToolSpec{
 		Name:        name,
 		Description: api.TruncateUTF8(description, maxDescription),
 		Parameters:  schema,
+		Words:       api.DefaultWords(local),
 	}}
 	var r Registered
 	switch a := t.Annotations; {

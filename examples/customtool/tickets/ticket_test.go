@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
@@ -205,6 +206,56 @@ func (fileOnce) Next(_ context.Context, conv []api.Message, _ []api.ToolSpec) (a
 // approval is not what this test attacks.
 func TestARunWhoseCreateAnswerIsLostReconcilesToTheOneTicket(t *testing.T) {
 	svc := &service{dropCreate: true}
+	snap, _ := runLostCreate(t, svc)
+	var step *api.AgentStep
+	for i := range snap.Steps {
+		if snap.Steps[i].ToolName == "create_ticket" {
+			step = &snap.Steps[i]
+		}
+	}
+	held, posts := svc.held()
+	if step == nil || step.Status != api.StepSucceeded || step.ExternalResourceID != "T-1001" {
+		t.Fatalf("want the step succeeded with T-1001, got %+v", step)
+	}
+	if len(held) != 1 || posts != 1 || held[0].ExternalID != step.OperationKey {
+		t.Fatalf("want one ticket under %s from one create, got %+v after %d creates", step.OperationKey, held, posts)
+	}
+	if step.Error != "" {
+		t.Fatalf("a succeeded step shows no error, got %q", step.Error)
+	}
+}
+
+// TestATicketRunsWordsAreATicketsNeverAComments: the tool gives no words,
+// so they come from its name, and the run's labels, events and outcome say
+// what it did with the ID the service gave.
+func TestATicketRunsWordsAreATicketsNeverAComments(t *testing.T) {
+	snap, events := runLostCreate(t, &service{dropCreate: true})
+	var labels []string
+	for _, e := range events {
+		labels = append(labels, e.Label)
+		if strings.Contains(strings.ToLower(e.Label+e.Detail), "comment") {
+			t.Errorf("event %d says comment: %+v", e.Sequence, e)
+		}
+	}
+	joined := strings.Join(labels, "|")
+	for _, want := range []string{"Creating the ticket", "Checking whether the ticket was already created"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("no label %q in %s", want, joined)
+		}
+	}
+	o := snap.Outcome
+	if len(o.Posted) != 1 || o.Posted[0].Made != "created ticket" || o.Posted[0].ExternalID != "T-1001" || o.Posted[0].CommentID != 0 {
+		t.Fatalf("want created ticket T-1001, got %+v", o.Posted)
+	}
+	if !strings.HasPrefix(o.Summary, "Created 1 ticket on ") || strings.Contains(strings.ToLower(o.Summary), "comment") {
+		t.Fatalf("summary %q", o.Summary)
+	}
+}
+
+// runLostCreate runs the AgentRun workflow over the tool against svc, and
+// answers the run's snapshot and events.
+func runLostCreate(t *testing.T, svc *service) (api.RunSnapshot, []api.Event) {
+	t.Helper()
 	reg := tools.NewRegistry()
 	if err := reg.Add(start(t, svc), tools.NeverAsk); err != nil {
 		t.Fatal(err)
@@ -228,17 +279,10 @@ func TestARunWhoseCreateAnswerIsLostReconcilesToTheOneTicket(t *testing.T) {
 	if err != nil || q.Get(&snap) != nil {
 		t.Fatalf("query the run: %v", err)
 	}
-	var step *api.AgentStep
-	for i := range snap.Steps {
-		if snap.Steps[i].ToolName == "create_ticket" {
-			step = &snap.Steps[i]
-		}
+	q, err = env.QueryWorkflow(api.QueryEvents, int64(0))
+	var events []api.Event
+	if err != nil || q.Get(&events) != nil {
+		t.Fatalf("query the events: %v", err)
 	}
-	held, posts := svc.held()
-	if step == nil || step.Status != api.StepSucceeded || step.ExternalResourceID != "T-1001" {
-		t.Fatalf("want the step succeeded with T-1001, got %+v", step)
-	}
-	if len(held) != 1 || posts != 1 || held[0].ExternalID != step.OperationKey {
-		t.Fatalf("want one ticket under %s from one create, got %+v after %d creates", step.OperationKey, held, posts)
-	}
+	return snap, events
 }
