@@ -36,7 +36,8 @@ func KeyedRunID(caller, key string) string {
 }
 
 // RequestHash is the digest of what a start request asks, after defaults:
-// repository, pull request, goal, agent, approvers (as a set) and user. Two
+// target (repository and pull request, or another kind's), goal, agent,
+// approvers (as a set) and user. Two
 // requests are the same when their digests are.
 func RequestHash(in api.RunInput) string {
 	approvers := slices.Clone(in.Approvers)
@@ -48,7 +49,10 @@ func RequestHash(in api.RunInput) string {
 		Agent      string   `json:"agent"`
 		Approvers  []string `json:"approvers"`
 		UserID     string   `json:"userId"`
-	}{in.Repo, in.PullNumber, in.Goal, cmp.Or(in.Agent, api.DefaultAgent), approvers, in.UserID})
+		// A pull request has none, so that its hashes stay those of before
+		// targets had kinds.
+		Target *api.Target `json:"target,omitempty"`
+	}{in.Repo, in.PullNumber, in.Goal, cmp.Or(in.Agent, api.DefaultAgent), approvers, in.UserID, in.Target})
 	if err != nil {
 		panic(fmt.Sprintf("marshal a struct of strings: %v", err)) // cannot happen
 	}

@@ -7,6 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	enumspb "go.temporal.io/api/enums/v1"
@@ -49,6 +52,9 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 	agent := cmp.Or(req.Input.Agent, api.DefaultAgent)
 	if !api.ValidAgentName(agent) {
 		return Started{}, fmt.Errorf("start run %s with agent %.40q: %w", req.RunID, agent, ErrBadAgent)
+	}
+	if err := CheckStart(req.Input); err != nil {
+		return Started{}, fmt.Errorf("start run %s: %w", req.RunID, err)
 	}
 	attrs := []temporal.SearchAttributeUpdate{
 		// The workflow upserts the status as it goes; setting it at start
@@ -113,9 +119,83 @@ func IdempotencyKey(repo string, pr int, goal, user, agent string) string {
 	return key
 }
 
-// RunID names a run readably (whose pull request) and uniquely per key.
+// RunID names a pull request review readably (whose pull request) and
+// uniquely per key: TargetRunID of the default agent.
 func RunID(repo string, pr int, key string) string {
 	sum := sha256.Sum256([]byte(key))
 	slug := strings.ToLower(strings.ReplaceAll(repo, "/", "-"))
 	return fmt.Sprintf("review-%s-%d-%s", slug, pr, hex.EncodeToString(sum[:])[:12])
+}
+
+// maxTargetSlug bounds the readable part a target gives a run ID.
+const maxTargetSlug = 40
+
+// TargetRunID names a run readably (its agent and target) and uniquely per
+// key: "<agent>-<target>-<12 hex>", in lower case letters, digits and '-'.
+// The default agent on a pull request keeps RunID's "review-" IDs, so that
+// a repeated start after an upgrade finds the run it started before.
+func TargetRunID(agent string, t api.Target, key string) string {
+	agent = cmp.Or(agent, api.DefaultAgent)
+	if t.IsPullRequest() && agent == api.DefaultAgent {
+		return RunID(t.Owner+"/"+t.Repo, t.PullNumber, key)
+	}
+	sum := sha256.Sum256([]byte(key))
+	return agent + "-" + targetSlug(t) + "-" + hex.EncodeToString(sum[:])[:12]
+}
+
+// targetSlug is the target's values (a pull request's owner, name and
+// number; another kind's fields in name order), each character outside
+// [a-z0-9] a '-': the ID must stay inside a visibility query's quotes.
+func targetSlug(t api.Target) string {
+	parts := []string{t.Owner, t.Repo, strconv.Itoa(t.PullNumber)}
+	if !t.IsPullRequest() {
+		parts = parts[:0]
+		for _, k := range slices.Sorted(maps.Keys(t.Fields)) {
+			parts = append(parts, t.Fields[k])
+		}
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.Join(parts, "-")) {
+		if b.Len() >= maxTargetSlug {
+			break
+		}
+		ok := 'a' <= r && r <= 'z' || '0' <= r && r <= '9'
+		switch {
+		case ok:
+			b.WriteRune(r)
+		case b.Len() > 0 && !strings.HasSuffix(b.String(), "-"):
+			b.WriteByte('-')
+		}
+	}
+	return cmp.Or(strings.TrimSuffix(b.String(), "-"), t.KindName())
+}
+
+// TargetIdempotencyKey is IdempotencyKey for a target of any kind; a pull
+// request's is IdempotencyKey's, so that its runs keep their keys. Field
+// values hold no control characters (api.NewTarget), so no value can
+// forge another line.
+func TargetIdempotencyKey(t api.Target, goal, user, agent string) string {
+	if t.IsPullRequest() {
+		return IdempotencyKey(t.Owner+"/"+t.Repo, t.PullNumber, goal, user, agent)
+	}
+	key := "target=" + t.Kind
+	for _, k := range slices.Sorted(maps.Keys(t.Fields)) {
+		key += "\n" + k + "=" + t.Fields[k]
+	}
+	return fmt.Sprintf("%s\ngoal=%s\nuser=%s\nagent=%s", key, goal, user, cmp.Or(agent, api.DefaultAgent))
+}
+
+// CheckStart is the rule every channel applies to a start before the run
+// exists (the run applies it again, as the final word): a target it can
+// read, of the kind a built-in agent takes, and named approvers on a kind
+// without a source of who may approve.
+func CheckStart(in api.RunInput) error {
+	target, err := in.RunTarget()
+	if err != nil {
+		return err
+	}
+	if err := api.CheckAgentKind(cmp.Or(in.Agent, api.DefaultAgent), target); err != nil {
+		return err
+	}
+	return api.CheckApprovers(target, in.Approvers)
 }
