@@ -40,7 +40,7 @@ const (
 
 // ErrNeedsApprovers is the refusal of a start whose target's kind has no
 // source of who may approve, and that names no approvers.
-var ErrNeedsApprovers = errors.New("needs named approvers")
+var ErrNeedsApprovers = errors.New("the run needs named approvers")
 
 // Target is what a run acts on. Kind is empty for a pull request (see the
 // wire names above); its fields are then Owner, Repo and PullNumber, which
@@ -151,7 +151,7 @@ func (t Target) ApproverSource() string {
 // POST /v1/runs, the workflow) applies this same rule.
 func CheckApprovers(t Target, approvers []string) error {
 	if len(approvers) == 0 && t.ApproverSource() == "" {
-		return fmt.Errorf("a %s target has no source of who may approve (only a GitHub pull request's write permission is one): name the approvers (starter --approver LOGIN, POST /v1/runs \"approvers\"): %w", t.KindName(), ErrNeedsApprovers)
+		return fmt.Errorf("%w: a %s target has no source of who may approve (only a GitHub pull request's write permission is one); name them with starter --approver LOGIN, or \"approvers\" in POST /v1/runs", ErrNeedsApprovers, t.KindName())
 	}
 	return nil
 }

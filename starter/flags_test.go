@@ -140,6 +140,7 @@ func TestTheAgentIsPartOfTheRequestAndOnlyANamedOneChangesTheDefaultKey(t *testi
 	require.Equal(t, runclient.RequestHash(plain.Input), plain.RequestHash, "the starter's keys are guarded like the API's")
 
 	keyed, keyedTriage := parse("--idempotency-key", "k"), parse("--idempotency-key", "k", "--agent", "triage")
-	require.Equal(t, keyed.RunID, keyedTriage.RunID, "an explicit key names one run")
-	require.NotEqual(t, keyed.RequestHash, keyedTriage.RequestHash, "so Start refuses the second agent under it")
+	require.NotEqual(t, keyed.RunID, keyedTriage.RunID, "a run ID names its agent: a key names one run per agent and target")
+	require.Regexp(t, `^triage-acme-widgets-7-[0-9a-f]{12}$`, keyedTriage.RunID)
+	require.NotEqual(t, keyed.RequestHash, keyedTriage.RequestHash)
 }

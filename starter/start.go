@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,15 +14,16 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-const startSynopsis = "start --repo OWNER/NAME --pr N [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--task-queue Q] [--follow] [--json]"
+const startSynopsis = "start (--repo OWNER/NAME --pr N | --target kind=KIND --target NAME=VALUE... | --target JSON) [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--task-queue Q] [--follow] [--json]"
 
-// startCommand starts a review run, or finds the run its idempotency key
-// already started.
+// startCommand starts a run of any agent on its target, or finds the run its
+// idempotency key already started.
 type startCommand struct {
 	env *env
 
 	repo            string
 	pr              int
+	target          stringList
 	agent           string
 	goal            string
 	user            string
@@ -67,15 +69,18 @@ func (c *startCommand) Run(ctx context.Context, args []string) error {
 
 func (c *startCommand) flags() *flag.FlagSet {
 	fs := newFlagSet("start")
-	fs.StringVar(&c.repo, "repo", "", "the repository, `OWNER/NAME` (required)")
-	fs.IntVar(&c.pr, "pr", 0, "the pull request `number` (required)")
+	fs.StringVar(&c.repo, "repo", "", "a pull request's repository, `OWNER/NAME` (with --pr: --target's shorthand)")
+	fs.IntVar(&c.pr, "pr", 0, "the pull request `number` (with --repo)")
+	fs.Var(&c.target, "target", "the run's target: `NAME=VALUE` (repeatable; kind=KIND names its kind, default "+api.TargetPullRequest+
+		" with repo= and pull=), or one JSON object {\"kind\":..., \"fields\":{...}}")
 	fs.StringVar(&c.agent, "agent", api.DefaultAgent, "the agent that runs, by `NAME`")
-	fs.StringVar(&c.goal, "goal", "", "what the review should focus on")
+	fs.StringVar(&c.goal, "goal", "", "what the run should focus on")
 	fs.StringVar(&c.user, "user", c.env.settings.user, "the `LOGIN` the run acts for")
-	fs.Var(&c.approvers, "approver", "a `LOGIN` allowed to approve (repeatable; none means any authenticated approver)")
+	fs.Var(&c.approvers, "approver", "a `LOGIN` allowed to approve (repeatable; none means, on a pull request, whoever has write permission on its repository, "+
+		"which the worker asks GitHub; a target of another kind needs at least one)")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", api.DefaultApprovalTimeout, "how long a pending action waits for a decision")
 	fs.IntVar(&c.maxSteps, "max-steps", api.DefaultMaxSteps, "the most model and tool steps the run may take")
-	fs.StringVar(&c.idempotencyKey, "idempotency-key", "", "starts at most one run per `KEY` (default: derived from repo, pr, goal and user)")
+	fs.StringVar(&c.idempotencyKey, "idempotency-key", "", "starts at most one run per `KEY` (default: derived from the agent, target, goal and user)")
 	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll")
 	fs.BoolVar(&c.follow, "follow", false, "then print the run's events until it ends or waits for a person")
 	fs.BoolVar(&c.json, "json", false, "print JSON")
@@ -90,14 +95,16 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 	if err := c.validate(); err != nil {
 		return runclient.StartRequest{}, usageErr(fs, startSynopsis, err)
 	}
+	target, err := c.runTarget()
+	if err != nil {
+		return runclient.StartRequest{}, usageErr(fs, startSynopsis, err)
+	}
 	key := c.idempotencyKey
 	if key == "" {
-		key = runclient.IdempotencyKey(c.repo, c.pr, c.goal, c.user, c.agent)
+		key = runclient.TargetIdempotencyKey(target, c.goal, c.user, c.agent)
 	}
-	runID := runclient.RunID(c.repo, c.pr, key)
+	runID := runclient.TargetRunID(c.agent, target, key)
 	in := api.RunInput{
-		Repo:            c.repo,
-		PullNumber:      c.pr,
 		Goal:            c.goal,
 		Agent:           c.agent,
 		UserID:          c.user,
@@ -105,6 +112,9 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 		Approvers:       c.approvers,
 		ApprovalTimeout: c.approvalTimeout,
 		MaxSteps:        c.maxSteps,
+	}.WithTarget(target)
+	if err := runclient.CheckStart(in); err != nil {
+		return runclient.StartRequest{}, usageErr(fs, startSynopsis, startRefusal(err))
 	}
 	// The key reused for another request is refused, not answered with the
 	// first request's run.
@@ -112,12 +122,17 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 }
 
 func (c *startCommand) validate() error {
+	shorthand := c.repo != "" || c.pr != 0
 	switch {
-	case c.repo == "":
+	case shorthand && len(c.target) > 0:
+		return errors.New("--repo and --pr are --target's shorthand for a pull request: give one or the other")
+	case !shorthand && len(c.target) == 0:
+		return errors.New("name the run's target: --repo OWNER/NAME --pr N, or --target NAME=VALUE")
+	case shorthand && c.repo == "":
 		return errors.New("--repo is required")
-	case !runclient.ValidRepo(c.repo):
+	case shorthand && !runclient.ValidRepo(c.repo):
 		return fmt.Errorf("--repo %q: want OWNER/NAME, e.g. acme/widgets", c.repo)
-	case c.pr <= 0:
+	case shorthand && c.pr <= 0:
 		return fmt.Errorf("--pr %d: want a pull request number above 0", c.pr)
 	case !api.ValidAgentName(c.agent):
 		return fmt.Errorf("--agent %q: want lower case letters, digits and '-', starting with a letter, e.g. %s", c.agent, api.DefaultAgent)
@@ -131,4 +146,59 @@ func (c *startCommand) validate() error {
 		return errors.New("--task-queue is empty")
 	}
 	return nil
+}
+
+// runTarget reads the target the flags name: --repo and --pr, one JSON
+// --target, or --target NAME=VALUE pairs, kind= among them.
+func (c *startCommand) runTarget() (api.Target, error) {
+	if len(c.target) == 0 {
+		return api.ParseTarget(c.repo, c.pr)
+	}
+	if len(c.target) == 1 && strings.HasPrefix(strings.TrimSpace(c.target[0]), "{") {
+		var t struct {
+			Kind   string            `json:"kind"`
+			Fields map[string]string `json:"fields"`
+		}
+		dec := json.NewDecoder(strings.NewReader(c.target[0]))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&t); err != nil {
+			return api.Target{}, fmt.Errorf("--target: want {\"kind\":KIND,\"fields\":{NAME:VALUE,...}}: %w", err)
+		}
+		return c.checkedTarget(t.Kind, t.Fields)
+	}
+	kind, fields := "", map[string]string{}
+	for _, pair := range c.target {
+		name, value, ok := strings.Cut(pair, "=")
+		if !ok {
+			return api.Target{}, fmt.Errorf("--target %.60q: want NAME=VALUE", pair)
+		}
+		if _, dup := fields[name]; dup || (name == "kind" && kind != "") {
+			return api.Target{}, fmt.Errorf("--target %s is given twice", name)
+		}
+		if name == "kind" {
+			kind = value
+			continue
+		}
+		fields[name] = value
+	}
+	return c.checkedTarget(kind, fields)
+}
+
+func (c *startCommand) checkedTarget(kind string, fields map[string]string) (api.Target, error) {
+	t, err := api.NewTarget(kind, fields)
+	if err != nil {
+		return api.Target{}, fmt.Errorf("--target: %w", err)
+	}
+	if t.IsPullRequest() && !runclient.ValidRepo(t.Owner+"/"+t.Repo) {
+		return api.Target{}, fmt.Errorf("--target repo %q: want OWNER/NAME, e.g. acme/widgets", t.Owner+"/"+t.Repo)
+	}
+	return t, nil
+}
+
+// startRefusal words a start the rules refuse in the starter's flags.
+func startRefusal(err error) error {
+	if errors.Is(err, api.ErrNeedsApprovers) {
+		return err
+	}
+	return fmt.Errorf("--agent and --target: %w", err)
 }

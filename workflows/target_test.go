@@ -123,7 +123,7 @@ func TestATicketRunWithoutApproversFailsAtStartSayingItNeedsThem(t *testing.T) {
 	snap := querySnapshot(t, env)
 	require.Equal(t, api.RunFailed, snap.Run.Status)
 	require.Contains(t, snap.Run.Error, "a support_queue target has no source of who may approve")
-	require.Contains(t, snap.Run.Error, "name the approvers")
+	require.Contains(t, snap.Run.Error, "refused: the run needs named approvers")
 	require.Empty(t, ticket.effects)
 }
 
