@@ -44,6 +44,8 @@ type DeclinedOutcome struct {
 	State    ActionState `json:"state"` // rejected or expired
 	By       string      `json:"by,omitempty"`
 	Reason   string      `json:"reason,omitempty"`
+	// Noun is what the action would have made, in its tool's words.
+	Noun string `json:"noun,omitempty"`
 }
 
 // FailedOutcome is a step that failed, or the run itself (StepID empty).

@@ -73,6 +73,7 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 	case (st.Status == api.StepRejected || st.Status == api.StepExpired) && pa != nil:
 		o.Declined = append(o.Declined, api.DeclinedOutcome{
 			StepID: st.ID, ActionID: pa.ID, Tool: st.ToolName, Target: pa.Target, State: pa.State, By: pa.DecidedBy, Reason: pa.Reason,
+			Noun: words(st).Noun,
 		})
 	case st.Status == api.StepFailed:
 		o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})

@@ -52,8 +52,8 @@ func TestTheOutcomeOfATriageNamesEveryKindOfActionDoneAndDeclined(t *testing.T) 
 	require.Equal(t, "alice", o.Posted[1].ApprovedBy)
 	require.Zero(t, o.Posted[1].CommentID, "an issue number is no comment ID")
 	require.Equal(t, []api.DeclinedOutcome{
-		{StepID: "step-8", ActionID: "act-3", Tool: api.ToolCreateIssue, Target: "acme/widgets (new issue)", State: api.ActionRejected, By: "bob", Reason: "dup"},
-		{StepID: "step-9", ActionID: "act-4", Tool: "stamp", Target: "acme/widgets", State: api.ActionExpired},
+		{StepID: "step-8", ActionID: "act-3", Tool: api.ToolCreateIssue, Target: "acme/widgets (new issue)", State: api.ActionRejected, By: "bob", Reason: "dup", Noun: "issue"},
+		{StepID: "step-9", ActionID: "act-4", Tool: "stamp", Target: "acme/widgets", State: api.ActionExpired, Noun: "stamp call"},
 	}, o.Declined)
 }
 

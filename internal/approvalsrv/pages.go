@@ -6,6 +6,7 @@ package approvalsrv
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"embed"
 	"fmt"
@@ -89,6 +90,9 @@ func parseTemplates() (*template.Template, error) {
 		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
 		"excerpt":    func(s string) string { return Clip(s, excerptLength) },
 		"stepTitle":  runview.StepTitle,
+		"made":       runview.Made,
+		// A decline from before the tools' words says "an action".
+		"aNoun": func(noun string) string { return api.WithArticle(cmp.Or(noun, "action")) },
 	}).ParseFS(webFiles, "web/templates/*.html")
 	if err != nil {
 		return nil, fmt.Errorf("parse page templates: %w", err)

@@ -21,6 +21,7 @@ func completedRun() api.RunSnapshot {
 		Summary: "Posted 1 comment on acme/widgets#1",
 		Posted: []api.PostedOutcome{{
 			StepID: "step-3", ActionID: "act-1", Target: "acme/widgets#1", CommentID: 2000000001,
+			ExternalID: "2000000001", Made: "posted comment",
 			URL: "https://github.com/acme/widgets/pull/1#issuecomment-2000000001", ApprovedBy: "alice",
 		}},
 	}
@@ -36,7 +37,28 @@ func TestRunPageOfACompletedRunShowsTheOutcomeWithTheCommentLinkNotDoneTwice(t *
 	require.Contains(t, page, `badge-completed">Done`)
 	require.NotContains(t, page, `id="run-label"`, "the label only repeats the status")
 	require.Contains(t, page, `<p id="outcome-summary">Posted 1 comment on acme/widgets#1</p>`)
-	require.Contains(t, page, `Posted <a href="https://github.com/acme/widgets/pull/1#issuecomment-2000000001">comment 2000000001</a> on acme/widgets#1, approved by alice`)
+	require.Contains(t, page, `Done: <a href="https://github.com/acme/widgets/pull/1#issuecomment-2000000001">posted comment 2000000001</a> on acme/widgets#1, approved by alice`)
+}
+
+func TestRunPageOfATicketRunSaysWhatTheToolMadeInItsWordsAndNeverComment(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := completedRun()
+	snap.Outcome = api.Outcome{
+		Summary: "Created 1 ticket on tickets.example; a ticket rejected by bob",
+		Posted: []api.PostedOutcome{{StepID: "step-3", ActionID: "act-1", Tool: "create_ticket", Target: "tickets.example",
+			ExternalID: "T-1001", Made: "created ticket", ApprovedBy: "alice"}},
+		Declined: []api.DeclinedOutcome{{StepID: "step-6", ActionID: "act-2", Tool: "create_ticket", Target: "tickets.example",
+			State: api.ActionRejected, By: "bob", Noun: "ticket"}},
+	}
+	h.runs.put("run-1", snap)
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	section := page[strings.Index(page, `data-part="outcome"`):]
+	section = section[:strings.Index(section, "</section>")]
+	require.Contains(t, section, "Done: created ticket T-1001 on tickets.example, approved by alice")
+	require.Contains(t, section, "Rejected by bob · a ticket on tickets.example, action <code>act-2</code>")
+	require.NotContains(t, strings.ToLower(section), "comment")
 }
 
 func TestRunPageSaysWhoRejectedAndWhyAndWhatExpired(t *testing.T) {
@@ -47,8 +69,8 @@ func TestRunPageSaysWhoRejectedAndWhyAndWhatExpired(t *testing.T) {
 	snap.Outcome = api.Outcome{
 		Summary: "Nothing posted on acme/widgets#1; a comment rejected by bob; a comment expired without a decision",
 		Declined: []api.DeclinedOutcome{
-			{StepID: "step-3", ActionID: "act-1", Target: "acme/widgets#1", State: api.ActionRejected, By: "bob", Reason: "too <harsh>"},
-			{StepID: "step-6", ActionID: "act-2", Target: "acme/widgets#1", State: api.ActionExpired},
+			{StepID: "step-3", ActionID: "act-1", Target: "acme/widgets#1", State: api.ActionRejected, By: "bob", Reason: "too <harsh>", Noun: "comment"},
+			{StepID: "step-6", ActionID: "act-2", Target: "acme/widgets#1", State: api.ActionExpired, Noun: "comment"},
 		},
 	}
 	h.runs.put("run-1", snap)

@@ -17,7 +17,7 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 	}
 	fmt.Fprintf(b, "outcome  %s\n", oneLine(o.Summary))
 	for _, p := range o.Posted {
-		line := "  done      " + made(p) + " on " + p.Target
+		line := "  done      " + Made(p) + " on " + p.Target
 		if p.ApprovedBy != "" {
 			line += ", approved by " + p.ApprovedBy
 		}
@@ -46,9 +46,9 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 	}
 }
 
-// made says what an action did and what it made: "created ticket T-1001".
+// Made says what an action did and what it made: "created ticket T-1001".
 // A run from before the tools' words says its tool's name.
-func made(p api.PostedOutcome) string {
+func Made(p api.PostedOutcome) string {
 	id := p.ExternalID
 	if id == "" && p.CommentID != 0 {
 		id = fmt.Sprint(p.CommentID)
