@@ -22,6 +22,9 @@ type Routing struct {
 	// Current is the deployment's current version; nil while new runs go to
 	// unversioned workers.
 	Current *worker.WorkerDeploymentVersion
+	// Previous is the version that was current before this call promoted
+	// another; its pinned runs stay on it.
+	Previous *worker.WorkerDeploymentVersion
 }
 
 // Serves reports whether new runs go to d.
@@ -124,4 +127,65 @@ func setCurrent(ctx context.Context, handle client.WorkerDeploymentHandle, d Dep
 	}
 	v := d.version()
 	return Routing{Promoted: true, Current: &v}, false, nil
+}
+
+// PromoteAfterReplay makes the version of opts the deployment's current
+// version (AGENT_PROMOTE=on-start), whoever routed the deployment before,
+// once the server has seen its worker poll both sides of opts.TaskQueue and
+// a sample of the open runs that promotion moves onto it replays on it.
+// Those are the runs pinned to no build (unversioned workers' runs, on the
+// first versioned deploy): the runs pinned to the previous current version
+// stay on it, so their replay is checked only before an operator moves them
+// (`worker replay-check --from-build`). When a sampled run does not replay,
+// nothing is changed and the error is a *ReplayFailedError naming the runs.
+func PromoteAfterReplay(ctx context.Context, c client.Client, opts WorkerOptions, check ReplayCheck, sample int) (Routing, error) {
+	d := opts.Deployment
+	if !d.Pinned {
+		return Routing{}, errors.New("promote a deployment version: the worker is unversioned (AGENT_VERSIONING=off)")
+	}
+	if err := waitUntilPolled(ctx, c, opts); err != nil {
+		return Routing{}, err
+	}
+	handle := c.WorkerDeploymentClient().GetHandle(d.Name)
+	mine := d.version()
+	for {
+		desc, err := handle.Describe(ctx, client.WorkerDeploymentDescribeOptions{})
+		if err != nil {
+			return Routing{}, fmt.Errorf("describe worker deployment %s: %w", d.Name, err)
+		}
+		current := desc.Info.RoutingConfig.CurrentVersion
+		if current != nil && *current == mine {
+			return Routing{Current: current}, nil
+		}
+		report, err := check.Run(ctx, ReplayScope{TaskQueue: opts.TaskQueue, Sample: sample, UnpinnedOnly: true})
+		if err != nil {
+			return Routing{Current: current}, fmt.Errorf("replay the open runs before making %s/%s current: %w", d.Name, d.BuildID, err)
+		}
+		if err := report.Err(); err != nil {
+			return Routing{Current: current}, err
+		}
+		routing, retry, err := setCurrent(ctx, handle, d, desc.ConflictToken)
+		if !retry {
+			routing.Previous = current
+			return routing, err
+		}
+	}
+}
+
+// waitUntilPolled waits until VersionPolled says yes.
+func waitUntilPolled(ctx context.Context, c client.Client, opts WorkerOptions) error {
+	for {
+		polled, err := VersionPolled(ctx, c, opts)
+		if err != nil {
+			return err
+		}
+		if polled {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for worker deployment version %s/%s to register: %w", opts.Deployment.Name, opts.Deployment.BuildID, ctx.Err())
+		case <-time.After(promotePollEvery):
+		}
+	}
 }
