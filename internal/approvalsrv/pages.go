@@ -91,6 +91,7 @@ func parseTemplates() (*template.Template, error) {
 		"excerpt":    func(s string) string { return Clip(s, excerptLength) },
 		"stepTitle":  runview.StepTitle,
 		"made":       runview.Made,
+		"actionDo":   func(w *api.ToolWords, tool string) string { return api.WordsOf(w, tool).Do() },
 		// A decline from before the tools' words says "an action".
 		"aNoun": func(noun string) string { return api.WithArticle(cmp.Or(noun, "action")) },
 	}).ParseFS(webFiles, "web/templates/*.html")
