@@ -27,12 +27,22 @@ const (
 // signed API authenticates a client holding the secret, not a person, so
 // the client names its user, as a decision names its approver.
 type Start struct {
-	Repo       string   `json:"repo"`
-	PullNumber int      `json:"pullNumber"`
-	Goal       string   `json:"goal,omitempty"`
-	Agent      string   `json:"agent,omitempty"`
-	Approvers  []string `json:"approvers,omitempty"`
-	UserID     string   `json:"userId"`
+	// Repo and PullNumber are a pull request target's shorthand; Target
+	// names a target of any kind (api/target.go), never with them.
+	Repo       string       `json:"repo,omitempty"`
+	PullNumber int          `json:"pullNumber,omitempty"`
+	Target     *StartTarget `json:"target,omitempty"`
+	Goal       string       `json:"goal,omitempty"`
+	Agent      string       `json:"agent,omitempty"`
+	Approvers  []string     `json:"approvers,omitempty"`
+	UserID     string       `json:"userId"`
+}
+
+// StartTarget is a start's target: a kind (default a pull request, whose
+// fields are repo and pull) and its fields.
+type StartTarget struct {
+	Kind   string            `json:"kind,omitempty"`
+	Fields map[string]string `json:"fields"`
 }
 
 // ParseStart parses and validates a start body. Every error it returns is
@@ -41,13 +51,10 @@ func ParseStart(body []byte) (Start, error) { return parse[Start](body) }
 
 // Validate checks a start.
 func (req Start) Validate() error {
+	if err := req.checkTarget(); err != nil {
+		return err
+	}
 	switch {
-	case req.Repo == "":
-		return Invalidf("missing field: repo")
-	case !runclient.ValidRepo(req.Repo):
-		return Invalidf("repo %q: want OWNER/NAME as GitHub allows them, e.g. acme/widgets", Clip(req.Repo, MaxEcho))
-	case req.PullNumber <= 0:
-		return Invalidf("pullNumber must be a number above 0")
 	case len(req.Goal) > MaxGoalLength || HasControl(req.Goal):
 		return Invalidf("goal must be valid UTF-8 of at most %d bytes, without control characters", MaxGoalLength)
 	case req.Agent != "" && !api.ValidAgentName(req.Agent):
@@ -60,15 +67,57 @@ func (req Start) Validate() error {
 			return Invalidf("approver %q is not a GitHub login", Clip(login, MaxEcho))
 		}
 	}
-	return checkName("userId", req.UserID)
+	if err := checkName("userId", req.UserID); err != nil {
+		return err
+	}
+	// The run would refuse these at once; the caller hears it now, in the
+	// same words.
+	if err := runclient.CheckStart(req.Input()); err != nil {
+		return Invalidf("%s", err)
+	}
+	return nil
+}
+
+func (req Start) checkTarget() error {
+	if req.Target != nil {
+		if req.Repo != "" || req.PullNumber != 0 {
+			return Invalidf("give target, or repo and pullNumber (a pull request's shorthand), not both")
+		}
+		t, err := api.NewTarget(req.Target.Kind, req.Target.Fields)
+		if err != nil {
+			return Invalidf("%s", Clip(err.Error(), 2*MaxEcho))
+		}
+		if t.IsPullRequest() && !runclient.ValidRepo(t.Owner+"/"+t.Repo) {
+			return Invalidf("target repo: want OWNER/NAME as GitHub allows them, e.g. acme/widgets")
+		}
+		return nil
+	}
+	switch {
+	case req.Repo == "":
+		return Invalidf("missing field: repo (or target)")
+	case !runclient.ValidRepo(req.Repo):
+		return Invalidf("repo %q: want OWNER/NAME as GitHub allows them, e.g. acme/widgets", Clip(req.Repo, MaxEcho))
+	case req.PullNumber <= 0:
+		return Invalidf("pullNumber must be a number above 0")
+	}
+	return nil
+}
+
+// target is the start's target; Validate has checked it.
+func (req Start) target() api.Target {
+	if req.Target == nil {
+		t, _ := api.ParseTarget(req.Repo, req.PullNumber)
+		return t
+	}
+	t, _ := api.NewTarget(req.Target.Kind, req.Target.Fields)
+	return t
 }
 
 // Input is the run the request asks for.
 func (req Start) Input() api.RunInput {
 	return api.RunInput{
-		Repo: req.Repo, PullNumber: req.PullNumber, Goal: req.Goal,
-		Agent: req.Agent, Approvers: req.Approvers, UserID: req.UserID,
-	}
+		Goal: req.Goal, Agent: req.Agent, Approvers: req.Approvers, UserID: req.UserID,
+	}.WithTarget(req.target())
 }
 
 // CheckIdempotencyKey checks the Idempotency-Key header's values: exactly

@@ -24,7 +24,7 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 	in := req.Input()
 	runID := runclient.KeyedRunID(in.UserID, key)
 	in.ConversationID = runID
-	logger := s.logger.With("run", runID, "user", in.UserID, "repo", in.Repo, "pr", in.PullNumber, "agent", in.Agent)
+	logger := s.logger.With("run", runID, "user", in.UserID, "target", req.target().Ref(), "agent", in.Agent)
 	started, err := s.runs.Start(r.Context(), runclient.StartRequest{
 		RunID: runID, TaskQueue: s.cfg.TaskQueue, Input: in, RequestHash: runclient.RequestHash(in),
 	})

@@ -223,3 +223,60 @@ func TestListRunsRefusesFiltersOutsideTheirRulesBeforeAnyQuery(t *testing.T) {
 	}
 	require.Equal(t, http.StatusUnauthorized, h.getAnonymous("/v1/runs", nil).StatusCode, "the listing is signed")
 }
+
+// A start of any agent's target goes through the real handler: a kind with
+// no source of approvers needs named ones, and a built-in agent's kind is
+// the only one it takes.
+func TestStartOfATicketTargetWithoutApproversIs400SayingItNeedsThem(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+
+	resp := h.start("k-1", []byte(`{"agent":"tickets","target":{"kind":"support_queue","fields":{"queue":"support"}},"userId":"carol"}`))
+
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	msg := replyOf(t, resp)["error"]
+	require.Contains(t, msg, "the run needs named approvers")
+	require.Contains(t, msg, "a support_queue target has no source of who may approve")
+	require.Empty(t, h.runs.startRequests())
+}
+
+func TestStartOfATargetOfAnotherKindThanItsAgentTakesIs400(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+
+	resp := h.start("k-1", []byte(`{"agent":"triage","target":{"kind":"support_queue","fields":{"queue":"support"}},"approvers":["alice"],"userId":"carol"}`))
+
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Equal(t, "agent triage takes a github_pull_request target, not a support_queue one", replyOf(t, resp)["error"])
+	require.Empty(t, h.runs.startRequests())
+}
+
+func TestStartOfATicketTargetWithAnApproverStartsItsRun(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+
+	resp := h.start("k-1", []byte(`{"agent":"tickets","target":{"kind":"support_queue","fields":{"queue":"support"}},"approvers":["alice"],"userId":"carol"}`))
+
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	starts := h.runs.startRequests()
+	require.Len(t, starts, 1)
+	require.Equal(t, &api.Target{Kind: "support_queue", Fields: map[string]string{"queue": "support"}}, starts[0].Input.Target)
+	require.Empty(t, starts[0].Input.Repo)
+	require.Equal(t, runclient.RequestHash(starts[0].Input), starts[0].RequestHash)
+}
+
+func TestHostileStartTargetsAre400AndStartNothing(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	for name, body := range map[string]string{
+		"target and repo":      `{"repo":"acme/widgets","pullNumber":7,"target":{"kind":"q","fields":{"a":"b"}},"approvers":["alice"],"userId":"carol"}`,
+		"kind with a quote":    `{"agent":"tickets","target":{"kind":"q'x","fields":{"a":"b"}},"approvers":["alice"],"userId":"carol"}`,
+		"field with a newline": `{"agent":"tickets","target":{"kind":"q","fields":{"a":"b\nc"}},"approvers":["alice"],"userId":"carol"}`,
+		"no fields":            `{"agent":"tickets","target":{"kind":"q","fields":{}},"approvers":["alice"],"userId":"carol"}`,
+		"pull request path":    `{"target":{"fields":{"repo":"acme/..","pull":"1"}},"userId":"carol"}`,
+		"unknown target key":   `{"agent":"tickets","target":{"kind":"q","fields":{"a":"b"},"owner":"x"},"approvers":["alice"],"userId":"carol"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := h.start("k-"+name, []byte(body))
+			require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+			require.NotContains(t, replyOf(t, resp)["error"], "json:")
+		})
+	}
+	require.Empty(t, h.runs.startRequests())
+}
