@@ -17,16 +17,16 @@ import (
 
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/ghsandbox/fixture"
+
 	"github.com/agentrun/agentrun/internal/testenv"
 )
 
-// twoTodosSandbox serves the default fixture plus fixture.TwoTodosPull, and
+// twoTodosSandbox serves the default fixture plus ghsandbox.TwoTodosPull, and
 // a worker on its own queue whose GitHub tools call it.
 func (s *stack) twoTodosSandbox(queue string) *ghsandbox.Server {
 	s.t.Helper()
 	f := ghsandbox.DefaultFixture()
-	fixture.AddTwoTodosPull(&f)
+	ghsandbox.AddTwoTodosPull(&f)
 	sandbox := ghsandbox.New(f)
 	testenv.StartSandboxWorker(s.t, s.temporal, queue, sandbox)
 	return sandbox
@@ -42,7 +42,7 @@ func TestTriageRunApprovedAsOneBatchFilesEachIssueExactlyOnce(t *testing.T) {
 	const queue, runID = "approval-e2e-triage", "triage-batch-1"
 	sandbox := s.twoTodosSandbox(queue)
 	_, err := s.temporal.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{ID: runID, TaskQueue: queue}, api.WorkflowName,
-		api.RunInput{Repo: "acme/widgets", PullNumber: fixture.TwoTodosPull, UserID: "carol", Agent: agents.Triage, Approvers: []string{"alice"}})
+		api.RunInput{Repo: "acme/widgets", PullNumber: ghsandbox.TwoTodosPull, UserID: "carol", Agent: agents.Triage, Approvers: []string{"alice"}})
 	require.NoError(t, err)
 	var refs []api.ActionRef
 	require.Eventually(t, func() bool {

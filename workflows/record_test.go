@@ -19,7 +19,7 @@ import (
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/ghsandbox/fixture"
+
 	"github.com/agentrun/agentrun/internal/openaifake"
 	"github.com/agentrun/agentrun/internal/testenv"
 	"github.com/agentrun/agentrun/model/openai"
@@ -181,8 +181,8 @@ func recordScenarios() []recordScenario {
 			// its own approval, given in reverse order (the later one bound
 			// to its argsHash); they are still filed in call order.
 			name:    "two-approvals",
-			input:   func(in *api.RunInput) { in.Agent, in.PullNumber = agents.Triage, fixture.TwoTodosPull },
-			fixture: fixture.AddTwoTodosPull,
+			input:   func(in *api.RunInput) { in.Agent, in.PullNumber = agents.Triage, ghsandbox.TwoTodosPull },
+			fixture: ghsandbox.AddTwoTodosPull,
 			decide: func(t *testing.T, c client.Client, id, _ string) {
 				waiting := waitFor(t, c, id, func(snap api.RunSnapshot) ([]api.PendingAction, bool) {
 					return snap.Actions, len(snap.Actions) == 2 && snap.Actions[0].State == api.ActionWaiting &&
@@ -206,8 +206,8 @@ func recordScenarios() []recordScenario {
 			// The same two issues, approved by one batch decision: both
 			// parts pass every check, then both apply.
 			name:    "batch",
-			input:   func(in *api.RunInput) { in.Agent, in.PullNumber = agents.Triage, fixture.TwoTodosPull },
-			fixture: fixture.AddTwoTodosPull,
+			input:   func(in *api.RunInput) { in.Agent, in.PullNumber = agents.Triage, ghsandbox.TwoTodosPull },
+			fixture: ghsandbox.AddTwoTodosPull,
 			decide: func(t *testing.T, c client.Client, id, _ string) {
 				waiting := waitFor(t, c, id, func(snap api.RunSnapshot) ([]api.PendingAction, bool) {
 					return snap.Actions, len(snap.Actions) == 2 && snap.Actions[0].State == api.ActionWaiting &&

@@ -2,9 +2,6 @@ package ghsandbox
 
 import (
 	"net/http"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/faults"
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // The /_sandbox endpoints drive the sandbox from outside the process: the
@@ -16,7 +13,7 @@ func (s *Server) listFaultsHandler(w http.ResponseWriter, r *http.Request) {
 
 // addFaultsHandler accepts one fault object or an array of them.
 func (s *Server) addFaultsHandler(w http.ResponseWriter, r *http.Request) {
-	queued, err := faults.Decode(http.MaxBytesReader(w, r.Body, wire.MaxRequestBody))
+	queued, err := Decode(http.MaxBytesReader(w, r.Body, MaxRequestBody))
 	if err == nil {
 		err = s.faults.Add(queued)
 	}
@@ -42,5 +39,5 @@ func (s *Server) clearRequestsHandler(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeControlJSON(w http.ResponseWriter, status int, v any) {
-	wire.JSON(status, v).Write(w)
+	JSON(status, v).Write(w)
 }

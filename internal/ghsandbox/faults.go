@@ -1,23 +1,5 @@
 package ghsandbox
 
-import "github.com/agentrun/agentrun/internal/ghsandbox/faults"
-
-// The fault and request log types are the faults package's; these names
-// keep the sandbox's API in one import.
-type (
-	// Fault makes the next Count requests for Op misbehave.
-	Fault = faults.Fault
-	// RequestRecord is one API request as the sandbox saw it.
-	RequestRecord = faults.RequestRecord
-)
-
-// Fault modes.
-const (
-	ModeDropResponse = faults.ModeDropResponse
-	ModeDelay        = faults.ModeDelay
-	ModeStatus       = faults.ModeStatus
-)
-
 // servedOps are the operations a fault can name: every endpoint of the API.
 var servedOps = []string{
 	OpGetPullRequest, OpListFiles, OpListComments, OpCreateComment, OpGetPermission, OpGetUser,

@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"time"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Issue is an issue created through the API; its labels are in Labels.
@@ -18,23 +16,23 @@ type Issue struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-func (s *Server) createIssue(r *http.Request) wire.Response {
-	var in wire.CreateIssueRequest
-	if resp, ok := s.decodeWrite(r, wire.DocsCreateIssue, &in); !ok {
+func (s *Server) createIssue(r *http.Request) Response {
+	var in CreateIssueRequest
+	if resp, ok := s.decodeWrite(r, DocsCreateIssue, &in); !ok {
 		return resp
 	}
 	title, invalid, bad := in.CheckedTitle()
 	if !bad {
-		invalid, bad = wire.CheckBody(resourceIssue, in.Body, false)
+		invalid, bad = CheckBody(resourceIssue, in.Body, false)
 	}
 	if !bad {
-		invalid, bad = wire.CheckLabelNames(in.Labels, false)
+		invalid, bad = CheckLabelNames(in.Labels, false)
 	}
 	if bad {
-		return wire.ValidationFailed(wire.DocsCreateIssue, invalid)
+		return ValidationFailed(DocsCreateIssue, invalid)
 	}
-	return s.onRepo(wire.DocsCreateIssue, func(r *http.Request, rs *repoState) wire.Response {
-		b := wire.BasesOf(r)
+	return s.onRepo(DocsCreateIssue, func(r *http.Request, rs *repoState) Response {
+		b := BasesOf(r)
 		is := &Issue{Number: rs.nextNumber(), Title: title, User: s.botLogin, State: "open", CreatedAt: commentTime()}
 		if in.Body != nil {
 			is.Body = *in.Body
@@ -42,17 +40,15 @@ func (s *Server) createIssue(r *http.Request) wire.Response {
 		rs.issues[is.Number] = is
 		if err := s.labelLocked(rs, is.Number, in.Labels); err != nil {
 			delete(rs.issues, is.Number)
-			return labelRefused(wire.DocsCreateIssue, err)
+			return labelRefused(DocsCreateIssue, err)
 		}
 		facts, _ := rs.issueFacts(is.Number)
-		view := wire.NewIssue(b, rs.ref(), facts)
-		resp := wire.JSON(http.StatusCreated, view)
+		view := NewIssue(b, rs.ref(), facts)
+		resp := JSON(http.StatusCreated, view)
 		resp.Header.Set("Location", view.URL)
 		return resp
 	})(r)
 }
-
-const resourceIssue = "Issue"
 
 // nextNumber is the number GitHub would give the repository's next issue:
 // issues and pull requests count up together.
@@ -68,20 +64,20 @@ func (rs *repoState) nextNumber() int {
 }
 
 // listIssues lists issues and, as GitHub does, pull requests with them.
-func listIssues(r *http.Request, rs *repoState) wire.Response {
-	b := wire.BasesOf(r)
-	iq, invalid := wire.ParseIssueQuery(r.URL.Query())
+func listIssues(r *http.Request, rs *repoState) Response {
+	b := BasesOf(r)
+	iq, invalid := ParseIssueQuery(r.URL.Query())
 	if invalid != nil {
-		return wire.ValidationFailed(wire.DocsListIssues, *invalid)
+		return ValidationFailed(DocsListIssues, *invalid)
 	}
-	var found []wire.IssueFacts
+	var found []IssueFacts
 	for _, number := range rs.numbers() {
 		if f, _ := rs.issueFacts(number); iq.Matches(f) {
 			found = append(found, f)
 		}
 	}
 	slices.SortFunc(found, iq.Compare)
-	return wire.Paginated(r, viewsOf(found, func(f wire.IssueFacts) wire.Issue { return wire.NewIssue(b, rs.ref(), f) }))
+	return Paginated(r, viewsOf(found, func(f IssueFacts) IssueJSON { return NewIssue(b, rs.ref(), f) }))
 }
 
 // numbers is every issue and pull request number of the repository, sorted.

@@ -5,44 +5,42 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // newLabelColor is the color GitHub gives a label it creates because an
 // issue named it.
 const newLabelColor = "ededed"
 
-func listLabels(r *http.Request, rs *repoState) wire.Response {
-	b := wire.BasesOf(r)
+func listLabels(r *http.Request, rs *repoState) Response {
+	b := BasesOf(r)
 	number, ok := pathNumber(r)
 	if !ok || rs.pulls[number] == nil && rs.issues[number] == nil {
-		return wire.NotFound(wire.DocsListLabels)
+		return NotFound(DocsListLabels)
 	}
-	return wire.Paginated(r, wire.NewLabels(b, rs.ref(), rs.labelsOn(number)))
+	return Paginated(r, NewLabels(b, rs.ref(), rs.labelsOn(number)))
 }
 
 // listRepoLabels is the repository's labels, in the order they were made:
 // the fixture's, then those an issue or pull request was the first to name.
-func listRepoLabels(r *http.Request, rs *repoState) wire.Response {
-	return wire.Paginated(r, wire.NewLabels(wire.BasesOf(r), rs.ref(), rs.labels))
+func listRepoLabels(r *http.Request, rs *repoState) Response {
+	return Paginated(r, NewLabels(BasesOf(r), rs.ref(), rs.labels))
 }
 
-func (s *Server) addLabels(r *http.Request) wire.Response {
-	var in wire.AddLabelsRequest
-	if resp, ok := s.decodeWrite(r, wire.DocsAddLabels, &in); !ok {
+func (s *Server) addLabels(r *http.Request) Response {
+	var in AddLabelsRequest
+	if resp, ok := s.decodeWrite(r, DocsAddLabels, &in); !ok {
 		return resp
 	}
 	number, _ := pathNumber(r) // decodeWrite found the issue or pull request
-	if invalid, bad := wire.CheckLabelNames(in.Labels, true); bad {
-		return wire.ValidationFailed(wire.DocsAddLabels, invalid)
+	if invalid, bad := CheckLabelNames(in.Labels, true); bad {
+		return ValidationFailed(DocsAddLabels, invalid)
 	}
-	return s.onRepo(wire.DocsAddLabels, func(r *http.Request, rs *repoState) wire.Response {
-		b := wire.BasesOf(r)
+	return s.onRepo(DocsAddLabels, func(r *http.Request, rs *repoState) Response {
+		b := BasesOf(r)
 		if err := s.labelLocked(rs, number, in.Labels); err != nil {
-			return labelRefused(wire.DocsAddLabels, err)
+			return labelRefused(DocsAddLabels, err)
 		}
-		return wire.JSON(http.StatusOK, wire.NewLabels(b, rs.ref(), rs.labelsOn(number)))
+		return JSON(http.StatusOK, NewLabels(b, rs.ref(), rs.labelsOn(number)))
 	})(r)
 }
 
@@ -50,9 +48,9 @@ func (s *Server) addLabels(r *http.Request) wire.Response {
 var errTooManyLabels = errors.New("too many labels")
 
 // labelRefused answers labelLocked's error.
-func labelRefused(docs string, err error) wire.Response {
+func labelRefused(docs string, err error) Response {
 	if errors.Is(err, errTooManyLabels) {
-		return wire.ValidationFailed(docs, wire.TooManyLabels())
+		return ValidationFailed(docs, TooManyLabels())
 	}
 	return notStored(docs, err)
 }
@@ -75,14 +73,14 @@ func (s *Server) labelLocked(rs *repoState, number int, names []string) error {
 	for _, name := range names {
 		l, ok := rs.label(name)
 		if !ok {
-			l = wire.LabelFacts{Name: strings.TrimSpace(name), Color: newLabelColor}
+			l = LabelFacts{Name: strings.TrimSpace(name), Color: newLabelColor}
 			rs.labels = append(rs.labels, l)
 		}
 		if !slices.ContainsFunc(on, func(n string) bool { return strings.EqualFold(n, l.Name) }) {
 			on = append(on, l.Name)
 		}
 	}
-	if len(on) > wire.MaxLabelsPerIssue {
+	if len(on) > MaxLabelsPerIssue {
 		undo()
 		return errTooManyLabels
 	}

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 	"github.com/google/go-github/v62/github"
 )
 
@@ -36,8 +35,8 @@ func (s *Server) BotLogin() string {
 	return s.botLogin
 }
 
-func (s *Server) getAuthenticatedUser(r *http.Request) wire.Response {
-	return wire.JSON(http.StatusOK, wire.NewAuthenticatedUser(wire.BasesOf(r), s.BotLogin()))
+func (s *Server) getAuthenticatedUser(r *http.Request) Response {
+	return JSON(http.StatusOK, NewAuthenticatedUser(BasesOf(r), s.BotLogin()))
 }
 
 // PostAs puts a comment on a pull request as c.User, as if that person had
@@ -103,7 +102,7 @@ func validLogin(login string) bool {
 // what is wrong with the request.
 func (s *Server) postAsHandler(w http.ResponseWriter, r *http.Request) {
 	var in CommentAs
-	if err := wire.ReadStrict(http.MaxBytesReader(w, r.Body, wire.MaxRequestBody), &in); err != nil {
+	if err := ReadStrict(http.MaxBytesReader(w, r.Body, MaxRequestBody), &in); err != nil {
 		writeControlJSON(w, http.StatusBadRequest, map[string]string{
 			"message": `bad comment: ` + err.Error() + ` (want {"owner","repo","number","user","body"})`,
 		})
@@ -119,7 +118,7 @@ func (s *Server) postAsHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	repo, _, _ := s.lookupPull(in.Owner, in.Repo, in.Number)
-	writeControlJSON(w, http.StatusCreated, wire.NewIssueComment(wire.BasesOf(r), repo.ref(), commentFacts(in.Number, c)))
+	writeControlJSON(w, http.StatusCreated, NewIssueComment(BasesOf(r), repo.ref(), commentFacts(in.Number, c)))
 }
 
 // commentTime is when a comment is stamped: GitHub shows whole seconds.
@@ -144,7 +143,7 @@ func PostAsOverHTTP(ctx context.Context, hc *http.Client, sandboxURL string, c C
 		return 0, fmt.Errorf("post comment as %s: %w", c.User, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxRequestBody))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxRequestBody))
 	if err != nil {
 		return 0, fmt.Errorf("post comment as %s: read answer: %w", c.User, err)
 	}

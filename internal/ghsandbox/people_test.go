@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 )
@@ -34,7 +33,7 @@ func TestGetUserTakesFaultsLikeAnyOtherOperation(t *testing.T) {
 	a := call(t, "GET", srv.URL+"/user", "")
 
 	require.Equal(t, http.StatusUnauthorized, a.status)
-	require.Equal(t, "Bad credentials", decode[wire.ErrorBody](t, a).Message)
+	require.Equal(t, "Bad credentials", decode[ErrorBody](t, a).Message)
 }
 
 func TestPostingAsAPersonAnswers201WithTheCommentInGitHubsShape(t *testing.T) {

@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/statefile"
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // stateVersion is written into every state file; a file of another version
@@ -40,11 +37,11 @@ type savedPull struct {
 // savedRepo is a repository's labels, the issues created in it and the
 // labels on each issue or pull request by number.
 type savedRepo struct {
-	Owner       string            `json:"owner"`
-	Repo        string            `json:"repo"`
-	Labels      []wire.LabelFacts `json:"labels"`
-	Issues      []Issue           `json:"issues"`
-	IssueLabels map[int][]string  `json:"issueLabels"`
+	Owner       string           `json:"owner"`
+	Repo        string           `json:"repo"`
+	Labels      []LabelFacts     `json:"labels"`
+	Issues      []Issue          `json:"issues"`
+	IssueLabels map[int][]string `json:"issueLabels"`
 }
 
 // errState marks a state file that cannot be used; the command names its
@@ -60,7 +57,7 @@ var errState = errors.New("sandbox state")
 func NewPersistent(fixture Fixture, path string) (*Server, error) {
 	s := New(fixture)
 	var st savedState
-	found, err := statefile.Read(path, &st)
+	found, err := readStateFile(path, &st)
 	switch {
 	case err != nil && !found:
 		return nil, fmt.Errorf("%w: %w", errState, err)
@@ -242,7 +239,7 @@ func (s *Server) saveLocked() error {
 	if s.statePath == "" {
 		return nil
 	}
-	if err := statefile.Write(s.statePath, s.snapshotLocked()); err != nil {
+	if err := writeStateFile(s.statePath, s.snapshotLocked()); err != nil {
 		return fmt.Errorf("%w: %w", errState, err)
 	}
 	return nil

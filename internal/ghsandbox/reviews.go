@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"slices"
 	"time"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Review is a pull request review held by the sandbox, with the draft
@@ -17,43 +15,43 @@ type Review struct {
 	State    string `json:"state"`
 	CommitID string `json:"commitId"`
 	// SubmittedAt is nil while the review is PENDING.
-	SubmittedAt *time.Time                  `json:"submittedAt,omitempty"`
-	Comments    []wire.ReviewCommentRequest `json:"comments,omitempty"`
+	SubmittedAt *time.Time             `json:"submittedAt,omitempty"`
+	Comments    []ReviewCommentRequest `json:"comments,omitempty"`
 }
 
-func reviewFacts(number int, rv Review) wire.ReviewFacts {
-	return wire.ReviewFacts{
+func reviewFacts(number int, rv Review) ReviewFacts {
+	return ReviewFacts{
 		ID: rv.ID, Number: number, User: rv.User, Body: rv.Body, State: rv.State,
 		CommitID: rv.CommitID, SubmittedAt: rv.SubmittedAt,
 	}
 }
 
-func listReviews(r *http.Request, rs *repoState, ps *pullState) wire.Response {
-	b := wire.BasesOf(r)
-	return wire.Paginated(r, viewsOf(ps.reviews, func(rv Review) wire.Review {
-		return wire.NewReview(b, rs.ref(), reviewFacts(ps.Number, rv))
+func listReviews(r *http.Request, rs *repoState, ps *pullState) Response {
+	b := BasesOf(r)
+	return Paginated(r, viewsOf(ps.reviews, func(rv Review) ReviewJSON {
+		return NewReview(b, rs.ref(), reviewFacts(ps.Number, rv))
 	}))
 }
 
 // createReview refuses the whole review when any of its comments is not on
 // the pull request's diff, as GitHub does: then nothing is created.
-func (s *Server) createReview(r *http.Request) wire.Response {
-	var in wire.CreateReviewRequest
-	if resp, ok := s.decodeWrite(r, wire.DocsCreateReview, &in); !ok {
+func (s *Server) createReview(r *http.Request) Response {
+	var in CreateReviewRequest
+	if resp, ok := s.decodeWrite(r, DocsCreateReview, &in); !ok {
 		return resp
 	}
-	return s.onPull(wire.DocsCreateReview, func(r *http.Request, rs *repoState, ps *pullState) wire.Response {
-		b := wire.BasesOf(r)
+	return s.onPull(DocsCreateReview, func(r *http.Request, rs *repoState, ps *pullState) Response {
+		b := BasesOf(r)
 		patches := make(map[string]string, len(ps.Files))
 		for _, f := range ps.Files {
 			patches[f.Filename] = f.Patch
 		}
 		state, problems := in.Check(ps.HeadSHA, patches)
 		if len(problems) > 0 {
-			return wire.ValidationFailedSimple(wire.DocsCreateReview, problems...)
+			return ValidationFailedSimple(DocsCreateReview, problems...)
 		}
 		if state == "PENDING" && slices.ContainsFunc(ps.reviews, func(o Review) bool { return o.State == "PENDING" && o.User == s.botLogin }) {
-			return wire.ValidationFailedSimple(wire.DocsCreateReview, "User can only have one pending review per pull request")
+			return ValidationFailedSimple(DocsCreateReview, "User can only have one pending review per pull request")
 		}
 		rv := Review{ID: s.allocCommentID(), User: s.botLogin, State: state, CommitID: ps.HeadSHA, Comments: in.Comments}
 		if in.Body != nil {
@@ -67,9 +65,9 @@ func (s *Server) createReview(r *http.Request) wire.Response {
 		if err := s.saveLocked(); err != nil {
 			ps.reviews = ps.reviews[:len(ps.reviews)-1]
 			s.nextCommentID--
-			return notStored(wire.DocsCreateReview, err)
+			return notStored(DocsCreateReview, err)
 		}
-		return wire.JSON(http.StatusOK, wire.NewReview(b, rs.ref(), reviewFacts(ps.Number, rv)))
+		return JSON(http.StatusOK, NewReview(b, rs.ref(), reviewFacts(ps.Number, rv)))
 	})(r)
 }
 

@@ -18,9 +18,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/faults"
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Operations a fault can target; they also name requests in the request log.
@@ -48,8 +45,8 @@ type Server struct {
 	// because its /{owner}/{repo}/... patterns overlap the API's /repos/...
 	// ones, which ServeMux refuses.
 	pages    *http.ServeMux
-	faults   *faults.Queue
-	requests faults.Log
+	faults   *Queue
+	requests Log
 
 	// mu guards everything below: the repositories' state.
 	mu            sync.Mutex
@@ -66,7 +63,7 @@ func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
 		pages:         http.NewServeMux(),
-		faults:        faults.NewQueue(servedOps),
+		faults:        NewQueue(servedOps),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -77,16 +74,16 @@ func New(fixture Fixture) *Server {
 }
 
 func (s *Server) routes() {
-	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}", s.api(OpGetPullRequest, s.onPull(wire.DocsGetPull, getPullRequest)))
-	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.api(OpListFiles, s.onPull(wire.DocsListFiles, listFiles)))
-	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.onPull(wire.DocsListComments, listComments)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}", s.api(OpGetPullRequest, s.onPull(DocsGetPull, getPullRequest)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.api(OpListFiles, s.onPull(DocsListFiles, listFiles)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.onPull(DocsListComments, listComments)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpCreateComment, s.createComment))
-	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpListReviews, s.onPull(wire.DocsListReviews, listReviews)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpListReviews, s.onPull(DocsListReviews, listReviews)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpCreateReview, s.createReview))
-	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpListLabels, s.onRepo(wire.DocsListLabels, listLabels)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpListLabels, s.onRepo(DocsListLabels, listLabels)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpAddLabels, s.addLabels))
-	s.mux.Handle("GET /repos/{owner}/{repo}/labels", s.api(OpListRepoLabels, s.onRepo(wire.DocsListRepoLabels, listRepoLabels)))
-	s.mux.Handle("GET /repos/{owner}/{repo}/issues", s.api(OpListIssues, s.onRepo(wire.DocsListIssues, listIssues)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/labels", s.api(OpListRepoLabels, s.onRepo(DocsListRepoLabels, listRepoLabels)))
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues", s.api(OpListIssues, s.onRepo(DocsListIssues, listIssues)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
@@ -104,7 +101,7 @@ func (s *Server) routes() {
 
 // ServeHTTP serves the API at the root and under /api/v3.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if rest, ok := strings.CutPrefix(r.URL.Path, wire.EnterprisePrefix); ok && (rest == "" || rest[0] == '/') {
+	if rest, ok := strings.CutPrefix(r.URL.Path, EnterprisePrefix); ok && (rest == "" || rest[0] == '/') {
 		r2 := r.Clone(r.Context())
 		r2.URL.Path = rest
 		r2.URL.RawPath = ""
@@ -122,14 +119,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // api wraps a REST handler with the request log and the fault queue. The
 // handler returns its response instead of writing it, so that a fault can
 // perform the action and then lose or hold back the answer.
-func (s *Server) api(op string, handle func(*http.Request) wire.Response) http.Handler {
+func (s *Server) api(op string, handle func(*http.Request) Response) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entry := s.requests.Arrive(op, r)
 		fault, faulted := s.faults.Take(op)
 
-		var resp wire.Response
+		var resp Response
 		if faulted && fault.Mode == ModeStatus {
-			resp = faults.StatusResponse(fault, time.Now())
+			resp = StatusResponse(fault, time.Now())
 		} else {
 			resp = handle(r)
 		}
@@ -138,12 +135,12 @@ func (s *Server) api(op string, handle func(*http.Request) wire.Response) http.H
 		if faulted {
 			switch fault.Mode {
 			case ModeDropResponse:
-				faults.Drop(w)
+				Drop(w)
 				return
 			case ModeDelay:
 				// Returning without writing would send an empty 200.
-				if !faults.Hold(r, time.Duration(fault.DelayMs)*time.Millisecond) {
-					faults.Drop(w)
+				if !Hold(r, time.Duration(fault.DelayMs)*time.Millisecond) {
+					Drop(w)
 					return
 				}
 			}
@@ -158,6 +155,6 @@ func (s *Server) Requests() []RequestRecord { return s.requests.Records() }
 // ClearRequests empties the request log.
 func (s *Server) ClearRequests() { s.requests.Clear() }
 
-func (s *Server) unknownRoute(r *http.Request) wire.Response {
-	return wire.NotFound(wire.DocsREST)
+func (s *Server) unknownRoute(r *http.Request) Response {
+	return NotFound(DocsREST)
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 )
@@ -126,7 +125,7 @@ func TestUnknownRepoOrPullAnswersGitHubsNotFound(t *testing.T) {
 	for _, p := range []string{"/repos/acme/nope/pulls/1", "/repos/acme/widgets/pulls/99", "/repos/acme/widgets/issues/99/comments", "/repos/acme/widgets/pulls/x/files"} {
 		a := call(t, "GET", srv.URL+p, "")
 		require.Equal(t, http.StatusNotFound, a.status, p)
-		body := decode[wire.ErrorBody](t, a)
+		body := decode[ErrorBody](t, a)
 		require.Equal(t, "Not Found", body.Message, p)
 		require.NotEmpty(t, body.DocumentationURL, p)
 	}
@@ -153,9 +152,9 @@ func TestCreateCommentWithEmptyBodyIsAValidationFailure(t *testing.T) {
 	a := call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":"  "}`)
 
 	require.Equal(t, http.StatusUnprocessableEntity, a.status)
-	body := decode[wire.ErrorBody](t, a)
+	body := decode[ErrorBody](t, a)
 	require.Equal(t, "Validation Failed", body.Message)
-	require.Equal(t, []wire.ValidationError{{Resource: "IssueComment", Field: "body", Code: "missing_field"}}, body.Errors)
+	require.Equal(t, []ValidationError{{Resource: "IssueComment", Field: "body", Code: "missing_field"}}, body.Errors)
 	require.Empty(t, sb.Comments("acme", "widgets", 1))
 }
 
@@ -165,7 +164,7 @@ func TestCreateCommentWithMalformedJSONIsABadRequest(t *testing.T) {
 	a := call(t, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", `{"body":`)
 
 	require.Equal(t, http.StatusBadRequest, a.status)
-	require.Equal(t, "Problems parsing JSON", decode[wire.ErrorBody](t, a).Message)
+	require.Equal(t, "Problems parsing JSON", decode[ErrorBody](t, a).Message)
 }
 
 func TestConcurrentCommentsAllPersistWithDistinctIDs(t *testing.T) {
@@ -200,7 +199,7 @@ func TestCollaboratorPermissions(t *testing.T) {
 	for login, want := range map[string]string{"alice": "admin", "bob": "write", "mallory": "read", "eve": "none", "Bob": "write"} {
 		a := call(t, "GET", srv.URL+"/repos/acme/widgets/collaborators/"+login+"/permission", "")
 		require.Equal(t, http.StatusOK, a.status, login)
-		p := decode[wire.CollaboratorPermission](t, a)
+		p := decode[CollaboratorPermission](t, a)
 		require.Equal(t, want, p.Permission, login)
 		require.Equal(t, want, p.RoleName, login)
 		require.Equal(t, login, p.User.Login)

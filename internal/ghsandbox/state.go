@@ -4,9 +4,6 @@ import (
 	"errors"
 	"strings"
 	"time"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/diff"
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // firstCommentID makes comment IDs look like GitHub's (large, global across
@@ -36,7 +33,7 @@ type repoState struct {
 	// numbers, as on GitHub.
 	issues map[int]*Issue
 	// labels are the repository's, in the order they were made.
-	labels []wire.LabelFacts
+	labels []LabelFacts
 	// issueLabels names the labels on an issue or pull request by number,
 	// in the order they were added.
 	issueLabels map[int][]string
@@ -64,7 +61,7 @@ func newRepoStates(f Fixture) map[string]*repoState {
 			pulls:         map[int]*pullState{},
 			issues:        map[int]*Issue{},
 			issueLabels:   map[int][]string{},
-			labels:        append([]wire.LabelFacts(nil), fr.Labels...),
+			labels:        append([]LabelFacts(nil), fr.Labels...),
 		}
 		if rs.defaultBranch == "" {
 			rs.defaultBranch = "main"
@@ -85,7 +82,7 @@ func newPullState(fp FixturePull) *pullState {
 	ps.Files = append([]FixtureFile(nil), fp.Files...)
 	ps.Comments = nil
 	for _, f := range ps.Files {
-		add, del := diff.CountLines(f.Patch)
+		add, del := CountLines(f.Patch)
 		ps.additions += add
 		ps.deletions += del
 	}

@@ -5,16 +5,13 @@ import (
 	"encoding/hex"
 	"strings"
 	"time"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/diff"
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // The views turn the sandbox's state into the facts wire builds GitHub's
 // objects from. Those that read a repository's state run under s.mu.
 
-func (ri repoInfo) ref() wire.RepoRef {
-	return wire.RepoRef{Owner: ri.owner, Name: ri.name, DefaultBranch: ri.defaultBranch}
+func (ri repoInfo) ref() RepoRef {
+	return RepoRef{Owner: ri.owner, Name: ri.name, DefaultBranch: ri.defaultBranch}
 }
 
 // openIssues counts open issues and pull requests, as GitHub's open_issues does.
@@ -34,8 +31,8 @@ func (rs *repoState) openIssues() int {
 }
 
 // labelsOn is the labels on issue or pull request number, in the order added.
-func (rs *repoState) labelsOn(number int) []wire.LabelFacts {
-	out := []wire.LabelFacts{}
+func (rs *repoState) labelsOn(number int) []LabelFacts {
+	out := []LabelFacts{}
 	for _, name := range rs.issueLabels[number] {
 		if l, ok := rs.label(name); ok {
 			out = append(out, l)
@@ -45,17 +42,17 @@ func (rs *repoState) labelsOn(number int) []wire.LabelFacts {
 }
 
 // label finds a label by name, which GitHub matches case-insensitively.
-func (rs *repoState) label(name string) (wire.LabelFacts, bool) {
+func (rs *repoState) label(name string) (LabelFacts, bool) {
 	for _, l := range rs.labels {
 		if strings.EqualFold(l.Name, name) {
 			return l, true
 		}
 	}
-	return wire.LabelFacts{}, false
+	return LabelFacts{}, false
 }
 
-func (rs *repoState) pullFacts(ps *pullState) wire.PullFacts {
-	return wire.PullFacts{
+func (rs *repoState) pullFacts(ps *pullState) PullFacts {
+	return PullFacts{
 		Number: ps.Number, Title: ps.Title, Body: ps.Body, Author: ps.Author, State: ps.State,
 		HeadRef: ps.HeadRef, HeadSHA: ps.HeadSHA, BaseRef: ps.BaseRef, BaseSHA: ps.BaseSHA,
 		CreatedAt: ps.CreatedAt, UpdatedAt: lastActivity(ps),
@@ -65,21 +62,21 @@ func (rs *repoState) pullFacts(ps *pullState) wire.PullFacts {
 }
 
 // issueFacts is issue or pull request number as an issue.
-func (rs *repoState) issueFacts(number int) (wire.IssueFacts, bool) {
+func (rs *repoState) issueFacts(number int) (IssueFacts, bool) {
 	if ps, ok := rs.pulls[number]; ok {
-		return wire.IssueFacts{
+		return IssueFacts{
 			Number: number, Title: ps.Title, Body: ps.Body, Author: ps.Author, State: ps.State,
 			CreatedAt: ps.CreatedAt, UpdatedAt: lastActivity(ps), Comments: len(ps.comments),
 			Labels: rs.labelsOn(number), IsPull: true,
 		}, true
 	}
 	if is, ok := rs.issues[number]; ok {
-		return wire.IssueFacts{
+		return IssueFacts{
 			Number: number, Title: is.Title, Body: is.Body, Author: is.User, State: is.State,
 			CreatedAt: is.CreatedAt, UpdatedAt: is.CreatedAt, Labels: rs.labelsOn(number),
 		}, true
 	}
-	return wire.IssueFacts{}, false
+	return IssueFacts{}, false
 }
 
 func lastActivity(ps *pullState) time.Time {
@@ -93,17 +90,17 @@ func lastActivity(ps *pullState) time.Time {
 	return updated
 }
 
-func fileFacts(f FixtureFile) wire.FileFacts {
-	add, del := diff.CountLines(f.Patch)
+func fileFacts(f FixtureFile) FileFacts {
+	add, del := CountLines(f.Patch)
 	sum := sha1.Sum([]byte(f.Filename + "\x00" + f.Patch))
-	return wire.FileFacts{
+	return FileFacts{
 		Filename: f.Filename, Status: f.Status, Patch: f.Patch,
 		BlobSHA: hex.EncodeToString(sum[:]), Additions: add, Deletions: del,
 	}
 }
 
-func commentFacts(number int, c Comment) wire.CommentFacts {
-	return wire.CommentFacts{ID: c.ID, Number: number, User: c.User, Body: c.Body, CreatedAt: c.CreatedAt}
+func commentFacts(number int, c Comment) CommentFacts {
+	return CommentFacts{ID: c.ID, Number: number, User: c.User, Body: c.Body, CreatedAt: c.CreatedAt}
 }
 
 // viewsOf renders every item; an empty list is [], never null, as on GitHub.

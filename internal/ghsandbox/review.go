@@ -1,4 +1,4 @@
-package wire
+package ghsandbox
 
 import (
 	"fmt"
@@ -18,7 +18,7 @@ type ReviewFacts struct {
 }
 
 // Review is GitHub's pull-request-review.
-type Review struct {
+type ReviewJSON struct {
 	ID                int64       `json:"id"`
 	NodeID            string      `json:"node_id"`
 	User              User        `json:"user"`
@@ -39,10 +39,10 @@ type ReviewLinks struct {
 }
 
 // NewReview is a review as GitHub answers it.
-func NewReview(b Bases, repo RepoRef, r ReviewFacts) Review {
+func NewReview(b Bases, repo RepoRef, r ReviewFacts) ReviewJSON {
 	html := fmt.Sprintf("%s/pull/%d#pullrequestreview-%d", b.repoWeb(repo), r.Number, r.ID)
 	pull := fmt.Sprintf("%s/pulls/%d", b.repoAPI(repo), r.Number)
-	return Review{
+	return ReviewJSON{
 		ID:                r.ID,
 		NodeID:            NodeID("PRR", r.ID),
 		User:              NewUser(b, r.User),

@@ -1,4 +1,4 @@
-package faults
+package ghsandbox
 
 import (
 	"net/http"

@@ -1,6 +1,6 @@
 // Package diff reads the unified diff hunks GitHub puts in a changed file's
 // patch field: which lines each side shows, and how many lines change.
-package diff
+package ghsandbox
 
 import (
 	"strconv"

@@ -1,12 +1,10 @@
-package faults
+package ghsandbox
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Queue holds the faults waiting for their requests. It is safe for
@@ -92,10 +90,10 @@ func Decode(r io.Reader) ([]Fault, error) {
 	}
 	var faults []Fault
 	if raw[0] == '[' {
-		err = wire.DecodeStrict(raw, &faults)
+		err = DecodeStrict(raw, &faults)
 	} else {
 		var f Fault
-		err = wire.DecodeStrict(raw, &f)
+		err = DecodeStrict(raw, &f)
 		faults = []Fault{f}
 	}
 	if err != nil {

@@ -1,4 +1,4 @@
-package wire
+package ghsandbox
 
 import (
 	"cmp"
@@ -66,7 +66,7 @@ type IssueFacts struct {
 }
 
 // Issue is GitHub's issue.
-type Issue struct {
+type IssueJSON struct {
 	ID                int64         `json:"id"`
 	NodeID            string        `json:"node_id"`
 	URL               string        `json:"url"`
@@ -104,7 +104,7 @@ type IssuePullRef struct {
 }
 
 // NewIssue is issue as GitHub answers it.
-func NewIssue(b Bases, repo RepoRef, issue IssueFacts) Issue {
+func NewIssue(b Bases, repo RepoRef, issue IssueFacts) IssueJSON {
 	api := fmt.Sprintf("%s/issues/%d", b.repoAPI(repo), issue.Number)
 	kind, page := "I", "issues"
 	if issue.IsPull {
@@ -112,7 +112,7 @@ func NewIssue(b Bases, repo RepoRef, issue IssueFacts) Issue {
 	}
 	id := StableID(fmt.Sprintf("issue:%s#%d", repo.Full(), issue.Number))
 	html := fmt.Sprintf("%s/%s/%d", b.repoWeb(repo), page, issue.Number)
-	out := Issue{
+	out := IssueJSON{
 		ID:                id,
 		NodeID:            NodeID(kind, id),
 		URL:               api,

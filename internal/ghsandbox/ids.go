@@ -3,7 +3,7 @@
 // them, built once each here; its error bodies, rate-limit answers and
 // headers; pagination and its Link header; the web and API base URLs. It
 // knows nothing of the sandbox's state: handlers pass it facts.
-package wire
+package ghsandbox
 
 import (
 	"encoding/base64"

@@ -1,7 +1,7 @@
 // Package statefile keeps a value in a JSON file that survives crashes: it is
 // read strictly and replaced atomically, so that a restarted process finds
 // either the old state or the new one, never a torn or half-understood one.
-package statefile
+package ghsandbox
 
 import (
 	"encoding/json"
@@ -10,13 +10,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Read decodes the file at path into v; found is false when there is no
 // file yet.
-func Read(path string, v any) (found bool, err error) {
+func readStateFile(path string, v any) (found bool, err error) {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -24,14 +22,14 @@ func Read(path string, v any) (found bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := wire.DecodeStrict(raw, v); err != nil {
+	if err := DecodeStrict(raw, v); err != nil {
 		return true, fmt.Errorf("%s: not a state file: %w", path, err)
 	}
 	return true, nil
 }
 
 // Write replaces the file at path with v as indented JSON.
-func Write(path string, v any) error {
+func writeStateFile(path string, v any) error {
 	raw, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)

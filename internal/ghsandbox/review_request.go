@@ -1,11 +1,9 @@
-package wire
+package ghsandbox
 
 import (
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/diff"
 )
 
 // CreateReviewRequest is the body of POST .../pulls/{number}/reviews.
@@ -85,7 +83,7 @@ func (rc ReviewCommentRequest) check(patches map[string]string) string {
 	if !ok {
 		return "Path could not be resolved"
 	}
-	lines := diff.ParseLines(patch)
+	lines := ParseLines(patch)
 	switch {
 	case rc.Position != nil && rc.Line != nil:
 		return "Give either position or line, not both"

@@ -1,7 +1,7 @@
 // Package faults is what the sandbox does to requests besides answering
 // them: the queue of injected faults (lost answers, delays, error statuses
 // and rate limits shaped exactly like GitHub's) and the request log.
-package faults
+package ghsandbox
 
 import (
 	"errors"
@@ -11,8 +11,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/agentrun/agentrun/internal/ghsandbox/wire"
 )
 
 // Fault modes.
@@ -117,18 +115,18 @@ func (f Fault) normalizedStatus() (Fault, error) {
 
 // StatusResponse is the answer of a status fault, shaped so that
 // go-github v62's CheckResponse classifies it as GitHub's would be.
-func StatusResponse(f Fault, now time.Time) wire.Response {
+func StatusResponse(f Fault, now time.Time) Response {
 	switch {
 	case f.Primary:
-		return wire.PrimaryRateLimit(f.Status, now.Add(time.Duration(f.RetryAfter)*time.Second))
+		return PrimaryRateLimit(f.Status, now.Add(time.Duration(f.RetryAfter)*time.Second))
 	case f.Status == http.StatusTooManyRequests || (f.Status == http.StatusForbidden && f.RetryAfter > 0):
-		return wire.SecondaryRateLimit(f.Status, f.RetryAfter)
+		return SecondaryRateLimit(f.Status, f.RetryAfter)
 	case f.Status == http.StatusUnprocessableEntity:
-		return wire.ValidationFailed(wire.DocsREST, wire.ValidationError{
+		return ValidationFailed(DocsREST, ValidationError{
 			Resource: "Issue", Field: "body", Code: "custom", Message: "rejected by a sandbox fault",
 		})
 	default:
-		return wire.Error(f.Status, wire.StatusMessage(f.Status), wire.DocsREST)
+		return Error(f.Status, StatusMessage(f.Status), DocsREST)
 	}
 }
 

@@ -1,4 +1,4 @@
-package statefile
+package ghsandbox
 
 import (
 	"errors"
@@ -19,11 +19,11 @@ func TestWrittenStateReadsBackAndNoTemporaryFileStays(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.json")
 
-	require.NoError(t, Write(path, state{Version: 1, Names: []string{"a"}}))
-	require.NoError(t, Write(path, state{Version: 1, Names: []string{"a", "b"}}))
+	require.NoError(t, writeStateFile(path, state{Version: 1, Names: []string{"a"}}))
+	require.NoError(t, writeStateFile(path, state{Version: 1, Names: []string{"a", "b"}}))
 
 	var got state
-	found, err := Read(path, &got)
+	found, err := readStateFile(path, &got)
 	require.NoError(t, err)
 	require.True(t, found)
 	require.Equal(t, state{Version: 1, Names: []string{"a", "b"}}, got)
@@ -34,7 +34,7 @@ func TestWrittenStateReadsBackAndNoTemporaryFileStays(t *testing.T) {
 
 func TestMissingFileIsNotFoundAndNotAnError(t *testing.T) {
 	var got state
-	found, err := Read(filepath.Join(t.TempDir(), "none.json"), &got)
+	found, err := readStateFile(filepath.Join(t.TempDir(), "none.json"), &got)
 
 	require.NoError(t, err)
 	require.False(t, found)
@@ -50,7 +50,7 @@ func TestFileWithAnUnknownFieldOrTrailingDataIsRefused(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
 
 			var got state
-			found, err := Read(path, &got)
+			found, err := readStateFile(path, &got)
 
 			require.True(t, found)
 			require.ErrorContains(t, err, "not a state file")
@@ -62,7 +62,7 @@ func TestFileWithAnUnknownFieldOrTrailingDataIsRefused(t *testing.T) {
 func TestWriteIntoAMissingDirectoryFailsAndNamesThePath(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "gone", "state.json")
 
-	err := Write(path, state{Version: 1})
+	err := writeStateFile(path, state{Version: 1})
 
 	require.ErrorContains(t, err, path)
 	require.NoFileExists(t, path)
