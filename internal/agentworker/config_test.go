@@ -46,6 +46,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		"AGENT_VERSIONING":            "pinned",
 		"AGENT_DEPLOYMENT_NAME":       "reviews",
 		"AGENT_BUILD_ID":              "v1.4.2",
+		"AGENT_PROMOTE":               "on-start",
 		"AGENT_STICKY_CACHE_SIZE":     "500",
 	}))
 
@@ -62,7 +63,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		StopTimeout:     2 * time.Minute,
 		StickyCacheSize: 500,
 		Telemetry:       telemetry.Config{MetricsAddr: ":9464", OTLPEndpoint: "http://otel-collector:4317", ServiceName: "reviewer"},
-		Deployment:      Deployment{Pinned: true, Name: "reviews", BuildID: "v1.4.2"},
+		Deployment:      Deployment{Pinned: true, Name: "reviews", BuildID: "v1.4.2", PromoteOnStart: true},
 	}, cfg)
 }
 
@@ -118,6 +119,8 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"AGENT_STOP_TIMEOUT", "-1s"},
 		{"AGENT_VERSIONING", "on"},
 		{"AGENT_VERSIONING", "Pinned"},
+		{"AGENT_PROMOTE", "always"},
+		{"AGENT_PROMOTE", "on_start"},
 		{"AGENT_DEPLOYMENT_NAME", "agent run"},
 		{"AGENT_DEPLOYMENT_NAME", "agentrun.prod"},
 		{"AGENT_DEPLOYMENT_NAME", strings.Repeat("d", 256)},

@@ -24,13 +24,25 @@ const (
 	VersioningOff = "off"
 )
 
-// DefaultVersioning is off: pinning is safe only where a deploy runs the
-// new build beside the old one until the old one's runs have ended. A
-// deploy that replaces the workers (`docker compose up --build`, a rolling
-// update) would strand every run waiting for approval on a build that no
-// longer runs, where unversioned they replay on the new code, which the
-// replay corpus checks.
+// DefaultVersioning is off for a laptop and the tests, where one build runs
+// at a time. Production runs pinned (docker-compose.yml sets it): pinning
+// keeps a waiting run on the build that started it, and needs a worker of
+// that build until its runs end (docs/operations.md).
 const DefaultVersioning = VersioningOff
+
+// Promotion modes AGENT_PROMOTE accepts: who makes a pinned build the
+// deployment's current version, the one new runs start on.
+const (
+	// PromoteFirst makes a build current only when its deployment has never
+	// had a current version; every later build waits for the operator.
+	PromoteFirst = "first"
+	// PromoteOnStart makes each build current once it polls, if the open
+	// runs that promotion moves onto it replay on it (PromoteAfterReplay).
+	PromoteOnStart = "on-start"
+)
+
+// DefaultPromote leaves every rollout after the first to the operator.
+const DefaultPromote = PromoteFirst
 
 // DefaultDeploymentName is the Worker Deployment when AGENT_DEPLOYMENT_NAME is unset.
 const DefaultDeploymentName = "agentrun"
@@ -51,6 +63,9 @@ type Deployment struct {
 	Name string
 	// BuildID tells this build from the others; see BuildID.
 	BuildID string
+	// PromoteOnStart is AGENT_PROMOTE=on-start: the build makes itself
+	// current at start, after a replay check (PromoteAfterReplay).
+	PromoteOnStart bool
 }
 
 // deploymentSettings are the versioning variables. Each one set is checked
@@ -62,6 +77,8 @@ func deploymentSettings() []config.Setting[Config] {
 			Parse: parseVersioning},
 		{Name: "AGENT_DEPLOYMENT_NAME", Default: DefaultDeploymentName, Description: "the Worker Deployment every build of this worker belongs to; no dot",
 			Parse: parseDeploymentName},
+		{Name: "AGENT_PROMOTE", Default: DefaultPromote, Description: "with pinned: first: a build makes itself current only as its deployment's first version; on-start: every build does once it polls, if a sample of the open runs it would take over replays on it",
+			Parse: parsePromote},
 		{Name: "AGENT_BUILD_ID", Description: "this build's ID within the deployment; default the binary's git revision, module version or digest",
 			Parse: func(c *Config, v string) error { c.Deployment.BuildID = v; return checkDeploymentField(v) }},
 	}
@@ -72,6 +89,14 @@ func parseVersioning(c *Config, v string) error {
 		return fmt.Errorf("%q is neither %s nor %s", v, VersioningPinned, VersioningOff)
 	}
 	c.Deployment.Pinned = v == VersioningPinned
+	return nil
+}
+
+func parsePromote(c *Config, v string) error {
+	if v != PromoteFirst && v != PromoteOnStart {
+		return fmt.Errorf("%q is neither %s nor %s", v, PromoteFirst, PromoteOnStart)
+	}
+	c.Deployment.PromoteOnStart = v == PromoteOnStart
 	return nil
 }
 
