@@ -1,7 +1,9 @@
 // Package openaifake is a fake OpenAI-compatible chat-completions provider
 // over real HTTP. It answers recorded replies in order and keeps every
 // request, so that tests drive the real openai-go client end to end and can
-// assert what it sent.
+// assert what it sent. A request with "stream": true gets its reply as
+// Server-Sent Events: the recorded completion cut into chunks (stream.go),
+// or the scripted chunks of Reply.Stream.
 package openaifake
 
 import (
@@ -34,6 +36,9 @@ type Reply struct {
 	Fixture string
 	// Body is sent when Fixture is empty.
 	Body string
+	// Stream, when set, is the answer to a streamed request instead of the
+	// recorded completion's own chunks.
+	Stream *Stream
 }
 
 // OK is a 200 answer with a recorded chat completion.
@@ -102,6 +107,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, `{"error":{"message":"fixture missing"}}`, http.StatusTeapot)
 			return
 		}
+	}
+	if next.Status == http.StatusOK && (next.Stream != nil || streamed(body)) {
+		s.serveStream(w, r, next, payload)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	for k, v := range next.Header {

@@ -1,0 +1,84 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/openaifake"
+)
+
+func TestStreamedAnswerIsTheSameDecisionAsTheWholeOneForEveryRecordedAnswer(t *testing.T) {
+	for _, fixture := range []string{"tool_calls.json", "comment_call.json", "final_answer.json", "malformed_arguments.json"} {
+		t.Run(fixture, func(t *testing.T) {
+			whole, err := newFakeOpenAI(t, okReply(fixture)).model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+			require.NoError(t, err)
+
+			fake := newFakeOpenAI(t, okReply(fixture))
+			var written []string
+			streamed, err := fake.model().Stream(context.Background(), reviewConversation(), modelcall.Tools(),
+				func(text string) { written = append(written, text) })
+
+			require.NoError(t, err)
+			require.Equal(t, whole, streamed, "tool calls, arguments, text, usage and model must survive the chunks")
+			_, body := fake.onlyRequest()
+			require.Equal(t, true, body["stream"])
+			require.Equal(t, map[string]any{"include_usage": true}, body["stream_options"])
+			if whole.Final == "" {
+				require.Empty(t, written, "an answer without text writes nothing")
+				return
+			}
+			require.Greater(t, len(written), 1, "the text arrives in pieces")
+			for i := 1; i < len(written); i++ {
+				require.True(t, strings.HasPrefix(written[i], written[i-1]), "each report is the text so far")
+			}
+			require.Equal(t, whole.Final, written[len(written)-1])
+		})
+	}
+}
+
+func TestStreamedRefusalIsWrittenAndBecomesTheSameFinalAnswer(t *testing.T) {
+	const refusal = `{"id":"chatcmpl-r","object":"chat.completion","created":1752139201,"model":"gpt-4.1-mini-2025-04-14",
+		"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":null,"refusal":"I can't help with that request."}}],
+		"usage":{"prompt_tokens":120,"completion_tokens":8,"total_tokens":128}}`
+	var last string
+	d, err := newFakeOpenAI(t, reply{status: http.StatusOK, body: refusal}).model().Stream(context.Background(),
+		reviewConversation(), modelcall.Tools(), func(text string) { last = text })
+
+	require.NoError(t, err)
+	require.Equal(t, "The model refused: I can't help with that request.", d.Final)
+	require.Equal(t, "I can't help with that request.", last)
+}
+
+func TestStreamedCallIsRateLimitedLikeAWholeOne(t *testing.T) {
+	fake := newFakeOpenAI(t, reply{status: http.StatusTooManyRequests,
+		header: map[string]string{"Retry-After": "7"}, fixture: "error_429_rate_limit.json"})
+
+	_, err := fake.model().Stream(context.Background(), reviewConversation(), modelcall.Tools(), nil)
+
+	var appErr *temporal.ApplicationError
+	require.True(t, errors.As(err, &appErr), "want an application error, got %T: %v", err, err)
+	require.Equal(t, ErrTypeModelRateLimited, appErr.Type())
+	require.Contains(t, appErr.Error(), "code rate_limit_exceeded")
+	require.NotContains(t, appErr.Error(), testOpenAIKey)
+	fake.onlyRequest()
+}
+
+func TestStreamOfChunksFromTwoCompletionsFails(t *testing.T) {
+	one, other := openaifake.Chunk{ID: "chatcmpl-one", Model: "m"}, openaifake.Chunk{ID: "chatcmpl-other", Model: "m"}
+	fake := openaifake.Start(t, openaifake.Reply{Status: http.StatusOK, Stream: &openaifake.Stream{
+		Chunks: []string{one.Content("Looks "), other.Content("fine"), one.Finish("stop")},
+	}})
+	m, err := New(Config{BaseURL: fake.BaseURL(), APIKey: testOpenAIKey, Model: "m"})
+	require.NoError(t, err)
+
+	_, err = m.Stream(context.Background(), reviewConversation(), modelcall.Tools(), nil)
+
+	require.ErrorContains(t, err, "does not continue the answer")
+}
