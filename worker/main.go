@@ -7,7 +7,8 @@
 // so each run stays on the build that started it. Configuration comes
 // from the environment, read once through its table (agentworker.Settings,
 // which `worker --help` lists); a bad value stops it at start-up with exit
-// code 2.
+// code 2. `worker replay-check` replays a sample of the open runs on this
+// build's code instead, before it takes them over (replaycheck.go).
 package main
 
 import (
@@ -46,7 +47,11 @@ func main() {
 		os.Exit(exitCode(err, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err = run(ctx, getenv, os.Stderr)
+	if len(os.Args) > 1 && os.Args[1] == replayCheckCommand {
+		err = replayCheck(ctx, os.Args[2:], getenv, os.Stdout, os.Stderr)
+	} else {
+		err = run(ctx, getenv, os.Stderr)
+	}
 	stop()
 	os.Exit(exitCode(err, os.Stderr))
 }
@@ -112,7 +117,10 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider,
 		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)
 	logger.Info("worker started", append(started, deploymentAttrs(cfg.Deployment)...)...)
-	if cfg.Deployment.Pinned {
+	switch {
+	case cfg.Deployment.PromoteOnStart:
+		promoteOnStart(ctx, c, cfg, acts, logger)
+	case cfg.Deployment.Pinned:
 		promote(ctx, c, cfg.WorkerOptions(), logger)
 	}
 	<-ctx.Done()
