@@ -24,6 +24,8 @@ func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
 	require.Equal(t, api.DefaultTaskQueue, cfg.TaskQueue)
 	require.Equal(t, agentworker.DefaultModelProvider, cfg.ModelProvider, "no model account needed by default")
 	require.Equal(t, agentworker.LogJSON, cfg.LogFormat, "containers log for a pipeline")
+	require.True(t, cfg.Deployment.Pinned, "compose is production-shaped: runs stay on the build that started them")
+	require.True(t, cfg.Deployment.PromoteOnStart, "`up --build` makes the new build current after its replay check")
 	_, err = agentworker.NewActivities(cfg)
 	require.NoError(t, err)
 }
