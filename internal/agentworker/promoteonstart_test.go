@@ -30,7 +30,10 @@ func TestPromoteOnStartSendsNewRunsToTheNewBuildWhileTheWaitingRunFinishesOnTheO
 	waitForOpenRunsOn(t, stack.Client(), buildA, 1)
 
 	_, optsB := startVersionedWorker(t, stack, queue, buildB)
-	routing, err = agentworker.PromoteAfterReplay(ctx, stack.Client(), optsB, check, 0)
+	// Even a build whose commands changed is promoted: the waiting run is
+	// pinned to a and never replays on b, so the check leaves it out.
+	changed := replayCheck(stack, registerOtherShape)
+	routing, err = agentworker.PromoteAfterReplay(ctx, stack.Client(), optsB, changed, 0)
 	require.NoError(t, err)
 	require.True(t, routing.Promoted, "build b makes itself current though the deployment had one")
 	require.Equal(t, &worker.WorkerDeploymentVersion{DeploymentName: buildA.Name, BuildID: "a"}, routing.Previous)

@@ -166,10 +166,17 @@ func (rc ReplayCheck) sampleOpenRuns(ctx context.Context, scope ReplayScope, sam
 			return nil, fmt.Errorf("list the open runs on task queue %s: %w", scope.TaskQueue, err)
 		}
 		for _, info := range resp.GetExecutions() {
-			if scope.UnpinnedOnly && info.GetVersioningInfo().GetBehavior() == enumspb.VERSIONING_BEHAVIOR_PINNED {
-				continue
+			run := workflow.Execution{ID: info.GetExecution().GetWorkflowId(), RunID: info.GetExecution().GetRunId()}
+			if scope.UnpinnedOnly {
+				pinned, err := rc.pinned(ctx, run)
+				if err != nil {
+					return nil, err
+				}
+				if pinned {
+					continue
+				}
 			}
-			runs = append(runs, workflow.Execution{ID: info.GetExecution().GetWorkflowId(), RunID: info.GetExecution().GetRunId()})
+			runs = append(runs, run)
 			if len(runs) == sample {
 				return runs, nil
 			}
@@ -179,6 +186,17 @@ func (rc ReplayCheck) sampleOpenRuns(ctx context.Context, scope ReplayScope, sam
 			return runs, nil
 		}
 	}
+}
+
+// pinned reports whether run is pinned to a build. Asked of the run itself:
+// a visibility listing does not carry a run's versioning behaviour.
+func (rc ReplayCheck) pinned(ctx context.Context, run workflow.Execution) (bool, error) {
+	desc, err := rc.Client.DescribeWorkflowExecution(ctx, run.ID, run.RunID)
+	if err != nil {
+		return false, fmt.Errorf("describe %s (run %s): %w", run.ID, run.RunID, err)
+	}
+	versioning := desc.GetWorkflowExecutionInfo().GetVersioningInfo()
+	return versioning.GetBehavior() == enumspb.VERSIONING_BEHAVIOR_PINNED || versioning.GetVersioningOverride().GetPinned() != nil, nil
 }
 
 // historyReadError is a history the check could not fetch, which says
