@@ -1,12 +1,12 @@
 package activities
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/google/go-github/v62/github"
@@ -38,6 +38,10 @@ type Activities struct {
 	Tools *tools.Registry
 	// HeartbeatInterval overrides ModelHeartbeatInterval (tests use a short one).
 	HeartbeatInterval time.Duration
+	// WritingInterval overrides ModelWritingInterval.
+	WritingInterval time.Duration
+	// Callbacks delivers runs' results (DeliverResult, activities/callback.go).
+	Callbacks Callbacks
 }
 
 // ModelHeartbeatInterval is how often ModelNext reports that it is alive.
@@ -45,29 +49,6 @@ type Activities struct {
 // mid-call would hold the run for the whole start-to-close timeout; the
 // workflow's heartbeat timeout is a few of these intervals.
 const ModelHeartbeatInterval = 5 * time.Second
-
-// heartbeatWhile heartbeats every interval until the returned stop is called.
-func heartbeatWhile(ctx context.Context, interval time.Duration) (stop func()) {
-	if !activity.IsActivity(ctx) {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		ticker := time.NewTicker(interval)
-		defer ticker.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-ticker.C:
-				activity.RecordHeartbeat(ctx)
-			}
-		}
-	}()
-	return func() { close(done) }
-}
 
 // ModelNext asks the model for the next move.
 func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.ModelDecision, error) {
@@ -86,8 +67,13 @@ func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.Mode
 	if interval <= 0 {
 		interval = ModelHeartbeatInterval
 	}
-	stop := heartbeatWhile(ctx, interval)
-	d, err := a.Model.Next(ctx, conversation, offered)
+	hb, stop := heartbeatWhile(ctx, interval, cmp.Or(a.WritingInterval, ModelWritingInterval))
+	var d api.ModelDecision
+	if streaming, ok := a.Model.(streamingModel); ok {
+		d, err = streaming.Stream(ctx, conversation, offered, hb.writing)
+	} else {
+		d, err = a.Model.Next(ctx, conversation, offered)
+	}
 	stop()
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {

@@ -110,6 +110,9 @@ func NewWorkerWithOptions(c client.Client, opts WorkerOptions, acts *activities.
 	}
 	w := worker.New(c, opts.TaskQueue, worker.Options{
 		WorkerStopTimeout: opts.StopTimeout,
+		// The SDK would hold a heartbeat's details back for 80% of the
+		// heartbeat timeout; people watch the model write at this pace.
+		MaxHeartbeatThrottleInterval: activities.ModelWritingInterval,
 		DeploymentOptions: worker.DeploymentOptions{
 			UseVersioning: opts.Deployment.Pinned,
 			Version:       opts.Deployment.version(),
