@@ -22,6 +22,9 @@ type PendingApproval struct {
 	// ArgsHash is the action's input, which a decision may be bound to.
 	ArgsHash string `json:"argsHash"`
 	Tool     string `json:"tool"`
+	// Words are the tool's (PendingAction.Words), so that the inbox says
+	// what the action does; nil on actions recorded before them.
+	Words *api.ToolWords `json:"words,omitempty"`
 	// Agent is the run's agent; Batch, whether it takes one decision on
 	// several of its waiting actions.
 	Agent       string    `json:"agent,omitempty"`
@@ -123,6 +126,7 @@ func pendingApprovalsOf(runID string, snap api.RunSnapshot) []PendingApproval {
 			ActionID:    a.ID,
 			ArgsHash:    a.ArgsHash,
 			Tool:        a.ToolName,
+			Words:       a.Words,
 			Agent:       snap.Run.Agent,
 			Repo:        snap.Run.Repo,
 			PullNumber:  snap.Run.PullNumber,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 type actionView struct {
@@ -96,4 +97,19 @@ func (s *Pages) actionView(snap api.RunSnapshot, a api.PendingAction, form formV
 		Suffix:        suffix,
 		Form:          form,
 	}
+}
+
+// inboxTitle says what a waiting action does, in its tool's words, and
+// where: "Post a comment on acme/widgets#1".
+func inboxTitle(a runclient.PendingApproval) string {
+	where := a.Target
+	if where == "" && a.Repo != "" {
+		where = fmt.Sprintf("%s#%d", a.Repo, a.PullNumber)
+	}
+	do := api.WordsOf(a.Words, a.Tool).Do()
+	title := strings.ToUpper(do[:1]) + do[1:]
+	if where == "" {
+		return title
+	}
+	return title + " on " + where
 }

@@ -114,7 +114,7 @@ func TestInboxListsEachWaitingActionOfARunOnItsOwnRowWithOneQueryPerRun(t *testi
 	require.Equal(t, 3, snapshots, "one run query per waiting run, however many actions it has")
 	require.Equal(t, 1, listings)
 	require.Equal(t, 4, strings.Count(page, `class="card"`), "the page has the same rows")
-	require.Contains(t, page, "acme/widgets#1: create_issue</a>")
+	require.Contains(t, page, "Create an issue on acme/widgets#1</a>")
 	require.Contains(t, page, "agent triage")
 	require.Contains(t, page, "File an issue: TODO in cache.go.")
 }

@@ -84,14 +84,17 @@ func NewPages(opts PageOptions) (*Pages, error) {
 
 func parseTemplates() (*template.Template, error) {
 	set, err := template.New("pages").Funcs(template.FuncMap{
-		"statusText": statusText,
-		"duration":   formatDuration,
-		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"excerpt":    func(s string) string { return Clip(s, excerptLength) },
-		"stepTitle":  runview.StepTitle,
-		"made":       runview.Made,
-		"actionDo":   func(w *api.ToolWords, tool string) string { return api.WordsOf(w, tool).Do() },
+		"statusText":      statusText,
+		"duration":        formatDuration,
+		"rfc3339":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"clock":           func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"excerpt":         func(s string) string { return Clip(s, excerptLength) },
+		"stepTitle":       runview.StepTitle,
+		"made":            runview.Made,
+		"actionDo":        func(w *api.ToolWords, tool string) string { return api.WordsOf(w, tool).Do() },
+		"rendered":        renderedPreview,
+		"renderedExcerpt": renderedExcerpt,
+		"inboxTitle":      inboxTitle,
 		// A decline from before the tools' words says "an action".
 		"aNoun": func(noun string) string { return api.WithArticle(cmp.Or(noun, "action")) },
 	}).ParseFS(webFiles, "web/templates/*.html")

@@ -183,7 +183,7 @@ func TestInboxPageListsPendingApprovals(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	page := readAll(t, resp)
 	require.Contains(t, page, `href="/runs/run-1"`)
-	require.Contains(t, page, "acme/widgets#1: create_issue_comment")
+	require.Contains(t, page, "Create an issue comment on acme/widgets#1</a>", "an action recorded without words reads by its name")
 	require.Contains(t, page, "Looks good, but")
 }
 
