@@ -40,7 +40,6 @@ type Activities struct {
 	HeartbeatInterval time.Duration
 	// WritingInterval overrides ModelWritingInterval.
 	WritingInterval time.Duration
-	// Callbacks delivers runs' results (DeliverResult, activities/callback.go).
 	Callbacks Callbacks
 }
 
