@@ -40,7 +40,6 @@ type Activities struct {
 	HeartbeatInterval time.Duration
 	// WritingInterval overrides ModelWritingInterval.
 	WritingInterval time.Duration
-	Callbacks Callbacks
 }
 
 // ModelHeartbeatInterval is how often ModelNext reports that it is alive.
