@@ -79,6 +79,7 @@ func printEvents(e *env, events []api.Event, steps []api.AgentStep, asJSON bool)
 func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, since int64, asJSON bool) error {
 	ticker := time.NewTicker(e.pollEvery)
 	defer ticker.Stop()
+	writing := "" // the "Writing: …" line shown last
 	for {
 		// The snapshot is read before the events, so the events read next
 		// include every change up to the state the stop decision sees.
@@ -100,6 +101,13 @@ func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, 
 		}
 		if len(fresh) > 0 {
 			since = fresh[len(fresh)-1].Sequence
+		}
+		if !asJSON && closed == "" && !followEnds(snap) {
+			// Read from the pending model call, never from history: an
+			// error only means nothing is shown this time.
+			if text, err := rc.ModelWriting(ctx, runID); err == nil {
+				writing = followWriting(e.stdout, text, writing)
+			}
 		}
 		if closed != "" || followEnds(snap) {
 			if asJSON {
