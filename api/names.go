@@ -21,6 +21,9 @@ const (
 	// signal_ignored event and changes nothing else, so that the refusal
 	// outlives the approval server's memory and shows on the run's page.
 	SignalRefusal = "refusal"
+	// SignalCancel carries a CancelSignal: a person asks the run to stop
+	// without leaving an action it started in doubt.
+	SignalCancel = "cancel"
 )
 
 // Queries a run answers.

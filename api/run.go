@@ -206,6 +206,12 @@ type Checkpoint struct {
 	// QueuedDecisions are decisions still waiting for their decider's
 	// permission check, oldest first; the next run checks them in order.
 	QueuedDecisions []ApprovalSignal `json:"queuedDecisions,omitempty"`
+	// Cancel is the cancel the run accepted, if any; the run stops once
+	// nothing it started is in doubt.
+	Cancel *Cancellation `json:"cancel,omitempty"`
+	// CancelRequestKeys are the RequestKey of every cancel request seen,
+	// so that a repeat is recognised.
+	CancelRequestKeys []string `json:"cancelRequestKeys,omitempty"`
 }
 
 // CheckpointView is the part of the Checkpoint the run query shows.
@@ -238,8 +244,10 @@ type RunSnapshot struct {
 	// AwaitingResolve is the ID of the step an operator must resolve (the
 	// run could not tell whether its action happened), or empty. Clients read
 	// this, or ResolveApplies, rather than the label.
-	AwaitingResolve string         `json:"awaitingResolve,omitempty"`
-	Checkpoint      CheckpointView `json:"checkpoint"`
+	AwaitingResolve string `json:"awaitingResolve,omitempty"`
+	// Cancel is who stopped the run and why, once a cancel is accepted.
+	Cancel     *Cancellation  `json:"cancel,omitempty"`
+	Checkpoint CheckpointView `json:"checkpoint"`
 	// Outcome is what the run has done so far; final once the run ends.
 	Outcome Outcome `json:"outcome"`
 }

@@ -117,9 +117,13 @@ func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 
 // run is the loop. It returns when the model gives a final answer, the run
 // fails or is cancelled, or the history asks for a continue-as-new.
-func (w *agentRun) run(ctx workflow.Context) (api.RunResult, error) {
+func (w *agentRun) run(root workflow.Context) (api.RunResult, error) {
+	ctx := w.stoppable(root)
 	for {
 		for len(w.OpenToolCalls) > 0 {
+			if w.cancelling(ctx) != nil {
+				return w.endCancelled(ctx)
+			}
 			if w.continueAsNewDue(ctx) {
 				return w.continueAsNew(ctx)
 			}
@@ -138,6 +142,9 @@ func (w *agentRun) run(ctx workflow.Context) (api.RunResult, error) {
 				return w.end(ctx, err)
 			}
 			w.OpenToolCalls = w.OpenToolCalls[1:]
+		}
+		if w.cancelling(ctx) != nil {
+			return w.endCancelled(ctx)
 		}
 		if w.continueAsNewDue(ctx) {
 			return w.continueAsNew(ctx)
@@ -202,9 +209,12 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	return d, nil
 }
 
-// end settles the run: completed when err is nil, cancelled when the
-// workflow was cancelled, failed otherwise.
+// end settles the run: cancelled when a cancel was accepted or the
+// workflow was cancelled, completed when err is nil, failed otherwise.
 func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
+	if w.cancelling(ctx) != nil || errors.Is(err, errCancelled) {
+		return w.endCancelled(ctx)
+	}
 	if err == nil {
 		w.Run.Outcome = api.OutcomeComplete
 		if len(w.DegradedSteps) > 0 {
@@ -213,37 +223,7 @@ func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 		w.setRunStatus(ctx, api.RunCompleted, api.LabelDone, "")
 		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: Result(&w.Checkpoint)}, nil
 	}
-	if ctx.Err() != nil || temporal.IsCanceledError(err) {
-		dctx, _ := workflow.NewDisconnectedContext(ctx)
-		w.cancelOpenWork(dctx)
-		w.setRunStatus(dctx, api.RunCancelled, api.LabelCancelled, "cancelled")
-		return api.RunResult{Status: api.RunCancelled, Outcome: Result(&w.Checkpoint)}, temporal.NewCanceledError()
-	}
 	w.Run.Error = err.Error()
 	w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())
 	return api.RunResult{Status: api.RunFailed, Error: err.Error(), Outcome: Result(&w.Checkpoint)}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
-}
-
-// cancelOpenWork closes what a cancellation interrupted: waiting actions
-// expire (an expired approval is a no), unstarted steps are skipped, and a
-// side effect in flight is left outcome_unknown, since it may have happened.
-func (w *agentRun) cancelOpenWork(ctx workflow.Context) {
-	w.dropQueuedDecisions(ctx, "the run was cancelled")
-	for _, pa := range w.Actions {
-		if pa.State == api.ActionWaiting {
-			w.setActionState(ctx, pa, api.ActionExpired, "", "run cancelled")
-		}
-	}
-	for _, st := range w.Steps {
-		switch st.Status {
-		case api.StepPending, api.StepWaitingForApproval:
-			w.setStepStatus(ctx, st, api.StepSkipped, "run cancelled")
-		case api.StepRunning:
-			if st.OperationKey != "" {
-				w.setStepStatus(ctx, st, api.StepOutcomeUnknown, "run cancelled while the action was in flight")
-			} else {
-				w.setStepStatus(ctx, st, api.StepFailed, "run cancelled")
-			}
-		}
-	}
 }

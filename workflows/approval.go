@@ -22,6 +22,8 @@ func (w *agentRun) listenForSignals(ctx workflow.Context) {
 	handleEach(ctx, w.approvalCh, w.onApproval)
 	handleEach(ctx, w.resolveCh, w.onResolve)
 	handleEach(ctx, w.refusalCh, w.onRefusal)
+	w.cancelCh = workflow.GetSignalChannel(ctx, api.SignalCancel)
+	handleEach(ctx, w.cancelCh, w.onCancel)
 }
 
 // handleEach passes every signal on ch to handle, in arrival order. Signals

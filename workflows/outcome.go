@@ -77,6 +77,10 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 		})
 	case st.Status == api.StepFailed:
 		o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
+	case st.Status == api.StepOutcomeUnknown && cp.Run.Status == api.RunCancelled:
+		// Only a reconcile that could not tell leaves a cancelled run so.
+		o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st),
+			Error: "outcome unknown: the run was cancelled and the tool could not tell whether it was " + words(st).Past})
 	}
 }
 

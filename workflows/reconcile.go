@@ -26,6 +26,9 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 		var err error
 		switch st.Status {
 		case api.StepPending:
+			if w.cancelling(ctx) != nil {
+				return "", errCancelled
+			}
 			if c.Ask {
 				w.requestApproval(ctx, st, c)
 				w.proposeTurn(ctx)
@@ -44,6 +47,11 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 				return content, nil
 			}
 		case api.StepRunning:
+			if cancel := w.cancelling(ctx); cancel != nil {
+				// Approved but not yet tried: nothing happened, and nothing will.
+				w.setStepStatus(ctx, st, api.StepFailed, "not attempted: "+cancel.Detail())
+				return "", errCancelled
+			}
 			err = w.attemptCreate(ctx, st, c)
 		case api.StepOutcomeUnknown:
 			err = w.reconcile(ctx, st, c)
@@ -105,16 +113,14 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	if w.Run.Status != api.RunRunning {
 		w.setRunStatus(ctx, api.RunRunning, words(st).Making(), fmt.Sprintf("attempt %d", st.Attempt))
 	}
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(w.attemptOptions(st), st, "create", st.Attempt))
+	// On the steady context: a cancel waits for the attempt's answer.
+	actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(w.attemptOptions(st), st, "create", st.Attempt))
 	var out api.ToolOutput
-	err := workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c)).Get(ctx, &out)
+	err := workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c)).Get(actx, &out)
 	if err == nil {
 		w.reportLookalikes(ctx, st, out.Ignored)
 		w.actionDone(ctx, st, out, "")
 		return nil
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
 	}
 	if msg, rejected := Rejected(err); rejected {
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
@@ -123,7 +129,11 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	if wait, msg, limited := RateLimited(err); limited {
 		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", msg, wait))
 		w.setRunStatus(ctx, api.RunReconciling, api.LabelRateLimited, fmt.Sprintf("retry after %s", wait))
-		return w.sleep(ctx, wait, fmt.Sprintf("Wait %s for the rate limit before trying again", api.HumanDuration(wait)))
+		err := w.sleep(ctx, wait, fmt.Sprintf("Wait %s for the rate limit before trying again", api.HumanDuration(wait)))
+		if w.cancelling(ctx) != nil {
+			return nil // the loop reconciles before the run ends
+		}
+		return err
 	}
 	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, Message(err))
 	return nil
@@ -154,12 +164,10 @@ func words(st *api.AgentStep) api.ToolWords { return api.WordsOf(st.Words, st.To
 // effect.
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	w.setRunStatus(ctx, api.RunReconciling, words(st).Checking(), "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(Reconcile(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
+	// On the steady context: a cancel waits for the reconcile's answer.
+	actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(Reconcile(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
 	var res api.ToolReconciliation
-	if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(ctx, &res); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(actx, &res); err != nil {
 		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + Message(err)}
 	}
 	w.reportLookalikes(ctx, st, res.Output.Ignored)
@@ -173,6 +181,11 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	case api.ReconcileNotCreated:
 		return w.retryCreate(ctx, st, "not created")
 	default:
+		if w.cancelling(ctx) != nil {
+			// Nobody will resolve a cancelled run: the step stays in
+			// doubt, and the run's end says so.
+			return errCancelled
+		}
 		return w.awaitResolve(ctx, st, res.Reason)
 	}
 }
@@ -192,6 +205,10 @@ func (w *agentRun) reportLookalikes(ctx workflow.Context, st *api.AgentStep, ign
 
 // retryCreate sends the same step, with the same operationKey, round again.
 func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why string) error {
+	if cancel := w.cancelling(ctx); cancel != nil {
+		w.setStepStatus(ctx, st, api.StepFailed, why+"; not tried again: "+cancel.Detail())
+		return nil
+	}
 	if st.Attempt >= maxCreateAttempts {
 		w.setStepStatus(ctx, st, api.StepFailed, fmt.Sprintf("%s after %d attempts; giving up", why, st.Attempt))
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
@@ -200,7 +217,12 @@ func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why stri
 	if st.Attempt > 1 {
 		backoff := min(time.Duration(1<<(st.Attempt-1))*time.Second, time.Minute)
 		w.setRunStatus(ctx, api.RunReconciling, words(st).BackoffLabel(), fmt.Sprintf("waiting %s", backoff))
-		if err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before %s attempt %d", api.HumanDuration(backoff), words(st).Gerund(), st.Attempt+1)); err != nil {
+		err := w.sleep(ctx, backoff, fmt.Sprintf("Wait %s before %s attempt %d", api.HumanDuration(backoff), words(st).Gerund(), st.Attempt+1))
+		if cancel := w.cancelling(ctx); cancel != nil {
+			w.setStepStatus(ctx, st, api.StepFailed, why+"; not tried again: "+cancel.Detail())
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 	}

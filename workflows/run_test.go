@@ -33,7 +33,8 @@ func TestCancelWhileWaitingPostsNothing(t *testing.T) {
 	snap := h.snapshot()
 	require.Equal(t, api.RunCancelled, snap.Run.Status)
 	require.Equal(t, api.LabelCancelled, snap.Label)
-	require.Equal(t, api.StepSkipped, h.commentStep(snap).Status)
+	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
+	require.Equal(t, "run cancelled by "+api.CancelledByTemporal+": temporal workflow cancel", snap.PendingAction.Reason)
 	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
 	requireLegalHistory(t, h.events())
 }

@@ -26,8 +26,15 @@ type runState struct {
 	approvalCh      workflow.ReceiveChannel
 	resolveCh       workflow.ReceiveChannel
 	refusalCh       workflow.ReceiveChannel
-	registry        *tools.Registry
-	agent           tools.Agent
+	cancelCh        workflow.ReceiveChannel
+	// root is Temporal's context of the run; steady outlives a Temporal
+	// cancellation request, so that an action in flight and its reconcile
+	// finish; stop interrupts the loop's waits when a cancel is accepted.
+	root     workflow.Context
+	steady   workflow.Context
+	stop     workflow.CancelFunc
+	registry *tools.Registry
+	agent    tools.Agent
 	// encoding keeps the conversation's canonical JSON between model calls.
 	encoding modelcall.Encoding
 	handoff  *activities.ConversationHandoff

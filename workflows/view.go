@@ -39,6 +39,7 @@ func Snapshot(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSn
 		Label:   cp.Label,
 		// The resolve rule (ResolveApplies) reads this, not the label.
 		AwaitingResolve: cp.AwaitingResolve,
+		Cancel:          cp.Cancel,
 		Checkpoint: api.CheckpointView{
 			Generation:         cp.Run.Generation,
 			StepSequence:       cp.StepSequence,

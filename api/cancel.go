@@ -1,0 +1,38 @@
+package api
+
+import "time"
+
+// MaxCancelReasonBytes bounds a cancel's reason on every channel; the run
+// refuses a longer one rather than record part of it.
+const MaxCancelReasonBytes = 2000
+
+// CancelSignal is the payload of SignalCancel: a person asks the run to
+// stop. The run, not the channel, decides whether By may cancel it: the
+// requester, one of its approvers, or (when it names none) a writer of its
+// repository.
+type CancelSignal struct {
+	By        string `json:"by"`
+	Reason    string `json:"reason"`
+	RequestID string `json:"requestId,omitempty"`
+	// Channel says how the cancel arrived; with By it scopes RequestID
+	// (RequestKey), as a decision's does.
+	Channel string `json:"channel,omitempty"`
+}
+
+// Cancellation is a cancel the run accepted. The run stops at the next
+// point where nothing it started is left in doubt: a waiting action
+// expires, an action in flight finishes its attempt and any reconcile.
+type Cancellation struct {
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// Detail is the cancellation in the run's words, as waiting actions record it.
+func (c Cancellation) Detail() string {
+	return "run cancelled by " + c.By + ": " + c.Reason
+}
+
+// CancelledByTemporal is who a cancellation requested through Temporal
+// itself (temporal workflow cancel) is recorded as.
+const CancelledByTemporal = "a Temporal cancellation request"

@@ -1,0 +1,220 @@
+package workflows
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+func (h *harness) cancelAs(by, reason, requestID string) {
+	h.env.SignalWorkflow(api.SignalCancel, api.CancelSignal{By: by, Reason: reason, RequestID: requestID, Channel: "test"})
+}
+
+// whenActivityStarts runs fn once, as the first activity whose ID holds
+// part starts: a signal sent then arrives while that attempt is in flight.
+func (h *harness) whenActivityStarts(part string, fn func()) {
+	done := false
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		if !done && strings.Contains(info.ActivityID, part) {
+			done = true
+			fn()
+		}
+	})
+}
+
+func requireCancelledBy(t *testing.T, snap api.RunSnapshot, by string) {
+	t.Helper()
+	require.Equal(t, api.RunCancelled, snap.Run.Status)
+	require.Equal(t, api.LabelCancelled, snap.Label)
+	require.NotNil(t, snap.Cancel)
+	require.Equal(t, by, snap.Cancel.By)
+}
+
+func TestCancelWhileWaitingExpiresTheActionSayingWhoAndWhyAndPostsNothing(t *testing.T) {
+	h := newHarness(t)
+	h.whenWaiting(time.Minute, func(string) { h.cancelAs("carol", "wrong pull request", "c1") })
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 0, h.markedComments())
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
+	require.Equal(t, "run cancelled by carol: wrong pull request", snap.PendingAction.Reason)
+	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
+	require.Empty(t, snap.Outcome.Posted)
+	require.Len(t, snap.Outcome.Declined, 1)
+	requireLegalHistory(t, h.events())
+}
+
+func TestCancelWhileThePostsAnswerIsLostWaitsForReconcileAndEndsCancelledWithOneComment(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: ghsandbox.ModeDropResponse})
+	h.approveWhenWaiting()
+	h.whenActivityStarts(".create-1", func() { h.cancelAs("carol", "stop now", "c1") })
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepSucceeded, st.Status)
+	require.Equal(t, 1, st.Attempt)
+	require.Len(t, snap.Outcome.Posted, 1)
+	require.Equal(t, st.ExternalResourceID, snap.Outcome.Posted[0].ExternalID)
+	requireLegalHistory(t, h.events())
+}
+
+func TestTemporalCancelWhileThePostsAnswerIsLostStillReconcilesToOneComment(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: ghsandbox.ModeDropResponse})
+	h.approveWhenWaiting()
+	h.whenActivityStarts(".create-1", h.env.CancelWorkflow)
+	h.run(demoInput())
+	require.True(t, temporal.IsCanceledError(h.env.GetWorkflowError()), "%v", h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, api.CancelledByTemporal)
+	require.Equal(t, api.StepSucceeded, h.commentStep(snap).Status)
+	require.Len(t, snap.Outcome.Posted, 1)
+	requireLegalHistory(t, h.events())
+}
+
+func TestCancelDuringReconciliationWaitsForItsAnswer(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: ghsandbox.ModeDropResponse})
+	h.approveWhenWaiting()
+	h.whenActivityStarts(".reconcile-1", func() { h.cancelAs("carol", "stop now", "c1") })
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	require.Equal(t, api.StepSucceeded, h.commentStep(snap).Status)
+	requireLegalHistory(t, h.events())
+}
+
+func TestCancelAfterANotCreatedReconcileEndsTheStepFailedWithoutAnotherAttempt(t *testing.T) {
+	h := newHarness(t)
+	// The create fails before it posts; reconcile then proves nothing was made.
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: ghsandbox.ModeStatus, Status: 502})
+	h.approveWhenWaiting()
+	h.whenActivityStarts(".create-1", func() { h.cancelAs("carol", "stop now", "c1") })
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 0, h.markedComments())
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepFailed, st.Status)
+	require.Equal(t, 1, st.Attempt)
+	require.Contains(t, st.Error, "not tried again: run cancelled by carol: stop now")
+	require.Empty(t, snap.Outcome.Posted)
+	requireLegalHistory(t, h.events())
+}
+
+func TestCancelWhenReconcileCannotTellLeavesTheStepUnknownAndTheRunSaysSo(t *testing.T) {
+	h := newHarness(t)
+	h.cannotTell()
+	h.whenActivityStarts(".create-1", func() { h.cancelAs("carol", "stop now", "c1") })
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepOutcomeUnknown, st.Status)
+	require.Empty(t, snap.AwaitingResolve)
+	last := h.events()[len(h.events())-1]
+	require.Equal(t, string(api.RunCancelled), last.Status)
+	require.Contains(t, last.Detail, st.ID+"'s outcome is unknown")
+	require.Len(t, snap.Outcome.Failed, 1)
+	require.Contains(t, snap.Outcome.Failed[0].Error, "outcome unknown")
+}
+
+func TestCancelsTheRunRefusesAreRecordedAndChangeNothing(t *testing.T) {
+	h := newHarness(t)
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(id string) {
+		h.cancelAs("mallory", "mine now", "m1")
+		h.cancelAs("carol", "", "c0")
+		h.cancelAs("carol", strings.Repeat("x", api.MaxCancelReasonBytes+1), "c00")
+		h.cancelAs("  ", "who am I", "b1")
+		h.decide(id, api.DecisionApprove, "alice", "")
+	})
+	snap := h.runPostingOnce(in, 1)
+	require.Equal(t, api.StepSucceeded, snap.Status)
+	final := h.snapshot()
+	require.Equal(t, api.RunCompleted, final.Run.Status)
+	require.Nil(t, final.Cancel)
+	require.Equal(t, []string{
+		"mallory may not cancel this run: only its requester or an approver may",
+		"cancel by carol without a reason; a cancel must say why",
+		"cancel by carol: the reason must be valid UTF-8 of at most 2000 bytes",
+		"cancel without who sent it (by)",
+	}, ignoredDetails(h.events()))
+}
+
+func TestAnApproverMayCancelAndARepeatedCancelRequestIsIgnored(t *testing.T) {
+	h := newHarness(t)
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(string) {
+		// A refused request is remembered, so its retry is recognised;
+		// another person's same requestId is theirs.
+		h.cancelAs("alice", "", "r1")
+		h.cancelAs("alice", "duplicate of #2", "r1")
+		h.cancelAs("mallory", "x", "r2")
+		h.cancelAs("alice", "duplicate of #2", "r2")
+	})
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "alice")
+	require.Equal(t, "duplicate of #2", snap.Cancel.Reason)
+	require.Equal(t, 0, h.markedComments())
+	require.Equal(t, []string{
+		"cancel by alice without a reason; a cancel must say why",
+		`repeated cancel request "r1"`,
+		"mallory may not cancel this run: only its requester or an approver may",
+	}, ignoredDetails(h.events()))
+}
+
+func TestOnARunWithoutApproversOnlyAWriterBesidesTheRequesterMayCancel(t *testing.T) {
+	h := newHarness(t)
+	h.env.OnActivity(acts.CheckRepoPermission, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in api.RepoPermissionInput) (api.RepoPermission, error) {
+			if in.Login == "bob" {
+				return api.RepoPermission{Permission: "write"}, nil
+			}
+			return api.RepoPermission{Permission: "read"}, nil
+		})
+	h.whenWaiting(time.Minute, func(string) {
+		h.cancelAs("mallory", "mine now", "m1")
+		h.cancelAs("bob", "superseded", "b1")
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "bob")
+	require.Equal(t, 0, h.markedComments())
+	require.Contains(t, ignoredDetails(h.events()), "mallory has read permission on acme/widgets; cancelling needs write")
+	require.Len(t, permissionSteps(snap), 2)
+}
