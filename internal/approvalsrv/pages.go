@@ -162,6 +162,7 @@ func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 		s.opts.Logger.Warn("run page without the run's events", "run", runID, "err", err)
 	}
 	view := s.runView(w, r, runID, snap, events)
+	view.Writing = s.modelWriting(r.Context(), runID, snap)
 	s.render(w, http.StatusOK, template, view)
 }
 
@@ -200,6 +201,8 @@ type runView struct {
 	Refusals []Refusal
 	Viewer   viewer
 	Notice   string
+	// Writing is what the model is writing now (writing.go).
+	Writing string
 }
 
 type viewer struct {

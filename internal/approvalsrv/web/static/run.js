@@ -101,6 +101,10 @@
       });
   });
 
+  // What the model is writing is no run event: while it shows, the panel
+  // is fetched again every second.
+  setInterval(function () { if (panel.querySelector("[data-writing]")) refresh(); }, 1000);
+
   if (root.getAttribute("data-ended") === "true" || !window.EventSource) return;
   // The browser gives up on a stream the server refused (429 when the server
   // is at its stream cap, 401, 503): reopen it later, backing off, so the
