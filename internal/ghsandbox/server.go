@@ -15,6 +15,7 @@ package ghsandbox
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +57,8 @@ type Server struct {
 	// statePath is the file the mutable state is saved to after every
 	// change (NewPersistent); empty keeps it in memory only.
 	statePath string
+
+	merchants merchantService
 }
 
 // New returns a sandbox holding a copy of fixture.
@@ -63,7 +66,7 @@ func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
 		pages:         http.NewServeMux(),
-		faults:        NewQueue(servedOps),
+		faults:        NewQueue(append(slices.Clip(servedOps), merchantOps...)),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -87,6 +90,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
+	s.merchantRoutes()
 	s.mux.Handle("/", s.api(opUnknown, s.unknownRoute))
 
 	s.pages.HandleFunc("GET /{owner}/{repo}/pull/{number}", s.servePullPage)

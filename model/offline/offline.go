@@ -52,6 +52,9 @@ func (r *Reviewer) Next(ctx context.Context, conversation []api.Message, tools [
 // follows from the tools it is offered (behaviourFor), never from the
 // prompt's text, so that the same conversation always gets the same answer.
 func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int) (api.ModelDecision, error) {
+	if offered(tools, toolSearchMerchants) {
+		return c.recommend(tools, turn)
+	}
 	if result, ok := c.results[api.ToolCreateIssueComment]; ok {
 		return c.commentOutcome(ctx, result)
 	}
@@ -184,6 +187,8 @@ func atURL(url string) string {
 // conversation is what the reviewer knows from the messages so far.
 type conversation struct {
 	target reviewTarget
+	// user is the first user message, whose target a non-PR agent reads.
+	user string
 	// results holds the latest result of each tool, by tool name.
 	results map[string]string
 	// calls are the tool calls the assistant made, in order, and answers
@@ -214,6 +219,7 @@ func readConversation(messages []api.Message) conversation {
 		case api.RoleUser:
 			if !userSeen {
 				c.target = parseUserRequest(m.Content)
+				c.user = m.Content
 				userSeen = true
 			}
 		case api.RoleAssistant:
