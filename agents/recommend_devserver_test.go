@@ -1,0 +1,94 @@
+package agents_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/client"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/agentworker"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testenv"
+)
+
+// startRecommender starts a stack (dev server, sandbox, worker) and a
+// worker of its own whose registry adds the recommend agent over the
+// sandbox's merchant service, then starts the demo's run, approved by alice.
+func startRecommender(t *testing.T, faults ...ghsandbox.Fault) (*testenv.Stack, client.WorkflowRun) {
+	t.Helper()
+	s := testenv.StartStack(t, testenv.StackOptions{})
+	for _, f := range faults {
+		require.NoError(t, s.Sandbox().AddFault(f))
+	}
+	acts := s.Activities(nil)
+	ext, err := agents.Recommender(s.GitHubURL, nil)
+	require.NoError(t, err)
+	acts.Tools, err = agents.BuiltinWith(activities.NewGitHubAccess(acts), ext)
+	require.NoError(t, err)
+	queue := "recommend-" + t.Name()
+	w := agentworker.NewWithActivities(s.Client(), queue, acts)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+
+	target, err := api.NewTarget(agents.TargetRecommendation, map[string]string{"city": "riverside", "party_size": "2", "budget": "150"})
+	require.NoError(t, err)
+	in := api.RunInput{Agent: agents.Recommend, UserID: "carol", Approvers: []string{"alice"},
+		Goal: "somewhere for two to talk, about 150, coupons welcome"}.WithTarget(target)
+	run, err := s.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
+		ID: fmt.Sprintf("recommend-%s-%d", t.Name(), time.Now().UnixNano()), TaskQueue: queue}, api.WorkflowName, in)
+	require.NoError(t, err)
+	return s, run
+}
+
+func approveAndFinish(t *testing.T, s *testenv.Stack, run client.WorkflowRun) api.RunResult {
+	t.Helper()
+	pending := s.WaitForApproval(t, run.GetID())
+	require.Equal(t, agents.SaveRecommendation, pending.ToolName)
+	s.Approve(t, run.GetID(), pending.ID)
+	return s.WaitForResult(t, run)
+}
+
+func TestRecommendApprovedSavesOneRecommendationAndExplainsTheFunnel(t *testing.T) {
+	s, run := startRecommender(t)
+	res := approveAndFinish(t, s, run)
+	require.Equal(t, api.RunCompleted, res.Status, res.Error)
+	require.Contains(t, res.Answer, "10 candidates → 6 in budget → 4 with coupons → 3 chosen.")
+	require.Contains(t, res.Answer, "Saved as recommendation rec-1.")
+	require.Len(t, s.Sandbox().Recommendations(), 1)
+}
+
+func TestRecommendWithTheCouponServiceDownCompletesPartialNamingTheFailedTool(t *testing.T) {
+	s, run := startRecommender(t, ghsandbox.Fault{Op: ghsandbox.OpGetCoupons, Mode: ghsandbox.ModeStatus, Status: 503, Count: 20})
+	res := approveAndFinish(t, s, run)
+	require.Equal(t, api.RunCompleted, res.Status, res.Error)
+	require.Contains(t, res.Answer, "10 candidates → 6 in budget → 3 chosen.")
+	require.Contains(t, res.Answer, "partial: coupons unavailable (tool get_coupons failed: ")
+	require.NotContains(t, res.Answer, "coupon: ")
+	snap, err := s.Snapshot(context.Background(), run.GetID())
+	require.NoError(t, err)
+	require.Equal(t, api.OutcomePartial, snap.Run.Outcome)
+	saved := s.Sandbox().Recommendations()
+	require.Len(t, saved, 1)
+	require.Contains(t, string(saved[0].Body), `"partial":true`)
+}
+
+func TestRecommendSaveWithALostResponseSavesExactlyOnce(t *testing.T) {
+	s, run := startRecommender(t, ghsandbox.Fault{Op: ghsandbox.OpSaveRecommendation, Mode: ghsandbox.ModeDropResponse})
+	res := approveAndFinish(t, s, run)
+	require.Equal(t, api.RunCompleted, res.Status, res.Error)
+	require.Contains(t, res.Answer, "Saved as recommendation rec-1.")
+	require.Len(t, s.Sandbox().Recommendations(), 1)
+	var saves int
+	for _, r := range s.Sandbox().Requests() {
+		if r.Op == ghsandbox.OpSaveRecommendation {
+			saves++
+		}
+	}
+	require.GreaterOrEqual(t, saves, 2, "the lost answer was reconciled by repeating the request")
+}
