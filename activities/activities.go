@@ -40,6 +40,8 @@ type Activities struct {
 	HeartbeatInterval time.Duration
 	// WritingInterval overrides ModelWritingInterval.
 	WritingInterval time.Duration
+	// Callbacks delivers runs' results (DeliverResult, activities/callback.go).
+	Callbacks Callbacks
 }
 
 // ModelHeartbeatInterval is how often ModelNext reports that it is alive.

@@ -20,6 +20,7 @@ func TestEveryActivityNameInTheContractIsAMethodOfActivities(t *testing.T) {
 		api.ActivityExecuteTool,
 		api.ActivityReconcileTool,
 		api.ActivityCheckRepoPermission,
+		api.ActivityDeliverResult,
 	} {
 		_, ok := methods.MethodByName(name)
 		require.True(t, ok, "activities.Activities has no method %s", name)

@@ -125,6 +125,9 @@ type RunInput struct {
 	// DefaultInlineConversationBytes; a negative value means always inline,
 	// for workers without a conversation store (the testsuite's).
 	InlineConversationBytes int `json:"inlineConversationBytes,omitempty"`
+	// Callback, when set, is where the run delivers its result once it ends
+	// (workflows/callback.go); its URL must be under AGENTRUN_CALLBACK_ALLOWED.
+	Callback *Callback `json:"callback,omitempty"`
 	// Checkpoint is empty on a new run and set when the run continues as new.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }

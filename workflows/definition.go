@@ -38,7 +38,8 @@ func (d *Definition) AgentRun(ctx workflow.Context, in api.RunInput) (api.RunRes
 		return failedAtSetup(err)
 	}
 	w.handoff = d.handoff
-	return w.run(ctx)
+	res, err := w.run(ctx)
+	return w.endWithCallback(ctx, res, err)
 }
 
 // AgentRun is the workflow over the built-in tools and agents.
