@@ -194,6 +194,14 @@ func (c *Client) Resolve(ctx context.Context, runID string, sig api.ResolveSigna
 	return c.signal(ctx, runID, api.SignalResolve, sig)
 }
 
+// Cancel asks the run to stop once no action it started is in doubt. It
+// checks nothing: the approval server checks who may cancel before it calls
+// this, and the run checks again, ignoring (with a signal_ignored event) a
+// cancel it does not allow.
+func (c *Client) Cancel(ctx context.Context, runID string, sig api.CancelSignal) error {
+	return c.signal(ctx, runID, api.SignalCancel, sig)
+}
+
 // Refuse records in the run a decision the approval server refused, so that
 // the refusal shows on the run's page after the server forgets it.
 func (c *Client) Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error {

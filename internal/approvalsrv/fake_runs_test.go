@@ -23,6 +23,7 @@ type fakeRuns struct {
 	approvals   []api.ApprovalSignal
 	resolves    []api.ResolveSignal
 	refusals    []api.RefusalSignal
+	cancels     []api.CancelSignal
 	unavailable bool
 	// refusalsFail makes Refuse fail as an unreachable Temporal would.
 	refusalsFail bool
@@ -81,6 +82,12 @@ func (f *fakeRuns) approvalSignals() []api.ApprovalSignal {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.approvals)
+}
+
+func (f *fakeRuns) cancelSignals() []api.CancelSignal {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.cancels)
 }
 
 func (f *fakeRuns) resolveSignals() []api.ResolveSignal {
@@ -205,6 +212,16 @@ func (f *fakeRuns) Resolve(ctx context.Context, runID string, sig api.ResolveSig
 		return err
 	}
 	f.resolves = append(f.resolves, sig)
+	return nil
+}
+
+func (f *fakeRuns) Cancel(ctx context.Context, runID string, sig api.CancelSignal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.check(runID); err != nil {
+		return err
+	}
+	f.cancels = append(f.cancels, sig)
 	return nil
 }
 

@@ -58,7 +58,9 @@ type PageOptions struct {
 	Decide func(ctx context.Context, runID, actionID string, req Decision) Outcome
 	// DecideBatch takes the "approve all" form's decision.
 	DecideBatch func(ctx context.Context, runID string, req Batch) Outcome
-	CSRF        *auth.CSRFGuard
+	// Cancel takes the cancel button's request.
+	Cancel func(ctx context.Context, runID string, req Cancel) Outcome
+	CSRF   *auth.CSRFGuard
 	// IdentityHeader and InsecureDev are the server's configuration: who
 	// the viewer is, and whether a typed name may stand in for it.
 	IdentityHeader string
@@ -203,6 +205,8 @@ type runView struct {
 	Notice   string
 	// Writing is what the model is writing now (writing.go).
 	Writing string
+	// Cancel is the cancel button's form, while the run is open.
+	Cancel *formView
 }
 
 type viewer struct {
@@ -231,6 +235,9 @@ func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 	}
 	form := formView{RunID: runID, CSRF: s.opts.CSRF.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer}
 	view.Actions, view.Batch = s.actionViews(snap, form)
+	if !view.Ended {
+		view.Cancel = &formView{RunID: runID, CSRF: form.CSRF, RequestID: "cancel-" + auth.RandomToken(), Viewer: view.Viewer, Suffix: "-cancel"}
+	}
 	return view
 }
 

@@ -31,6 +31,8 @@ type Runs interface {
 	Ended(ctx context.Context, runID string) (bool, error)
 	Decide(ctx context.Context, runID string, sig api.ApprovalSignal) error
 	Resolve(ctx context.Context, runID string, sig api.ResolveSignal) error
+	// Cancel asks the run to stop; the run decides whether the sender may.
+	Cancel(ctx context.Context, runID string, sig api.CancelSignal) error
 	// Refuse records in the run a decision the server refused.
 	Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error
 	// List lists every run, or those with this status, newest first (the

@@ -94,8 +94,8 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	s.pages, err = NewPages(PageOptions{
 		Runs: opts.Runs, Inbox: s.pageInbox, Readable: readable, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
-		DecideBatch: s.decideBatchForm,
-		CSRF:        csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
+		DecideBatch: s.decideBatchForm, Cancel: s.cancelForm,
+		CSRF: csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("approval server: %w", err)
