@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -49,6 +50,10 @@ func TestBadCommandLinesExit2WithUsage(t *testing.T) {
 		{"resolve with unknown decision", []string{"resolve", "r1", "--step", "step-5", "--decision", "ignore", "--as", "ops"}, `--decision "ignore"`},
 		{"resolve without step", []string{"resolve", "r1", "--decision", "retry", "--as", "ops"}, "--step is required"},
 		{"resolve with external id on retry", []string{"resolve", "r1", "--step", "step-5", "--decision", "retry", "--as", "ops", "--external-id", "7"}, "--external-id goes only with --decision mark_succeeded"},
+		{"cancel without login", []string{"cancel", "r1", "--reason", "wrong pull request"}, "--as is required"},
+		{"cancel without reason", []string{"cancel", "r1", "--as", "carol"}, "--reason is required: a cancel must say why"},
+		{"cancel with an oversized reason", []string{"cancel", "r1", "--as", "carol", "--reason", strings.Repeat("x", 2001)}, "--reason is 2001 bytes; at most 2000"},
+		{"cancel without run", []string{"cancel", "--as", "carol", "--reason", "x"}, "missing RUN_ID"},
 		{"list with stray argument", []string{"list", "now"}, "unexpected arguments: now"},
 		{"events without run", []string{"events", "--json"}, "missing RUN_ID"},
 		{"list with unknown status", []string{"list", "--status", "paused"}, `--status "paused": want one of running, waiting_for_user`},

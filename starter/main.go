@@ -31,6 +31,7 @@ commands:
   approve   approve a run's pending action
   reject    reject a run's pending action
   resolve   decide a step whose outcome could not be determined
+  cancel    stop a run; an action in flight finishes and is checked first
   list      list runs; --status waiting_for_user lists the actions waiting for approval
 
 Run 'starter <command> -h' for the flags of a command. Encrypted runs need the
@@ -60,6 +61,7 @@ var commands = []struct {
 	{"approve", func(e *env) command { return &decideCommand{env: e, approve: true} }},
 	{"reject", func(e *env) command { return &decideCommand{env: e, approve: false} }},
 	{"resolve", func(e *env) command { return &resolveCommand{env: e} }},
+	{"cancel", func(e *env) command { return &cancelCommand{env: e} }},
 	{"list", func(e *env) command { return &listCommand{env: e} }},
 }
 
