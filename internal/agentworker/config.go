@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/internal/telemetry"
@@ -81,12 +83,18 @@ type Config struct {
 	// Tools is AGENT_TOOLS_FILE read and checked; nil serves the built-in
 	// tools and agents only.
 	Tools *ToolsFile
+	// MerchantURL is the merchant service the recommend agent reads and
+	// saves to (AGENT_MERCHANT_URL); empty leaves the agent out.
+	MerchantURL string
 	// StickyCacheSize is how many runs the worker process keeps cached
 	// between their tasks (AGENT_STICKY_CACHE_SIZE).
 	StickyCacheSize int
 	// ChildEnv is what stdio MCP servers get of the worker's environment:
 	// PATH and HOME.
 	ChildEnv []string
+	// Callbacks are AGENTRUN_CALLBACK_ALLOWED and AGENTRUN_CALLBACK_SECRET:
+	// where runs may deliver their results, and the key that signs them.
+	Callbacks activities.Callbacks
 }
 
 // ServiceName names the worker in its spans unless OTEL_SERVICE_NAME does.
@@ -132,6 +140,9 @@ func workerSettings() []config.Setting[Config] {
 		{Name: "AGENT_TOOLS_FILE", Description: "a JSON file of MCP servers, http_request tools and agents to serve besides the built-in ones " +
 			"(docs/tools.md); every worker of a task queue must load the same file; default none",
 			Parse: parseToolsFile},
+		{Name: "AGENT_MERCHANT_URL", Description: "the merchant service (the sandbox serves one) over which the worker serves the recommend agent; " +
+			"every worker of a task queue must set the same; default none, and no recommend agent",
+			Parse: parseMerchantURL},
 		{Name: "PATH", Description: "handed to stdio MCP servers, which get no other variable of the worker's but HOME and their own env",
 			Parse: func(c *Config, v string) error { c.ChildEnv = appendSet(c.ChildEnv, "PATH", v); return nil }},
 		{Name: "HOME", Description: "handed to stdio MCP servers, as PATH is",
@@ -140,6 +151,15 @@ func workerSettings() []config.Setting[Config] {
 			Description: "how many runs the worker keeps in memory between their tasks (about 110 KiB each while one waits for approval); " +
 				"a task of a run evicted from it first replays the run's history",
 			Parse: parseStickyCacheSize},
+		{Name: api.EnvCallbackAllowed, Description: "comma-separated URL prefixes (https://host/path) a run's callback may go to; " +
+			"plain http only where a prefix says http, or to loopback; the worker's list is the final word; default none",
+			Parse: func(c *Config, v string) (err error) {
+				c.Callbacks.Allowed, err = api.ParseCallbackAllowList(v)
+				return err
+			}},
+		{Name: "AGENTRUN_CALLBACK_SECRET", Secret: true, Description: "HMAC key that signs result deliveries as the signed API signs (the receiver verifies with it); " +
+			"needed with AGENTRUN_CALLBACK_ALLOWED; at least 32 bytes",
+			Parse: parseCallbackSecret},
 		{Name: "AGENT_STOP_TIMEOUT", Default: DefaultStopTimeout.String(), Description: "on SIGTERM, how long activities in flight may finish before they are cancelled",
 			Parse: parseStopTimeout},
 	}
@@ -154,6 +174,9 @@ func finish(c *Config, get func(string) string) error {
 	}
 	if c.Telemetry, err = telemetry.ConfigFromEnv(get, ServiceName); err != nil {
 		return err
+	}
+	if !c.Callbacks.Allowed.Empty() && len(c.Callbacks.Secret) == 0 {
+		return fmt.Errorf("%s is set but AGENTRUN_CALLBACK_SECRET is not: a result delivery must be signed", api.EnvCallbackAllowed)
 	}
 	if c.ModelProvider != model.ProviderOpenAI {
 		c.OpenAI = openai.Config{}
@@ -209,12 +232,35 @@ func parseToolsFile(c *Config, v string) (err error) {
 	return err
 }
 
+// parseMerchantURL builds the agent once to check the URL, so that a bad
+// one stops start-up naming the variable rather than the first run.
+func parseMerchantURL(c *Config, v string) error {
+	if v == "" {
+		return nil
+	}
+	if _, err := agents.Recommender(v, nil); err != nil {
+		return err
+	}
+	c.MerchantURL = v
+	return nil
+}
+
 func parseStickyCacheSize(c *Config, v string) error {
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
 		return fmt.Errorf("%q is not a whole number of runs of at least 1", v)
 	}
 	c.StickyCacheSize = n
+	return nil
+}
+
+func parseCallbackSecret(c *Config, v string) error {
+	if v != "" && len(v) < 32 {
+		return fmt.Errorf("is %d bytes; want at least 32 (openssl rand -hex 32)", len(v))
+	}
+	if v != "" {
+		c.Callbacks.Secret = []byte(v)
+	}
 	return nil
 }
 

@@ -33,6 +33,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 		BotLogin:     cfg.GitHubBotLogin,
 		AllowedRepos: cfg.AllowedRepos,
 		Model:        chosen,
+		Callbacks:    cfg.Callbacks,
 	}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
@@ -46,6 +47,9 @@ type Config struct {
 	// unsigned requests are accepted, reads need no credentials and the web
 	// form takes a typed name. Only on a loopback address.
 	InsecureDev bool
+	// CallbackAllowed is AGENTRUN_CALLBACK_ALLOWED, as the worker reads it:
+	// the callback URLs POST /v1/runs accepts. The worker checks again.
+	CallbackAllowed api.CallbackAllowList
 }
 
 // ConfigFromEnv reads the server's settings, and the task queue it starts
@@ -83,6 +87,11 @@ func ServerSettings[C any](field func(c *C) *Config) []config.Setting[C] {
 		{Name: "APPROVAL_TRUSTED_PROXIES", Description: "comma-separated CIDRs (or addresses) of that proxy as the server sees it",
 			Parse: func(c *C, v string) (err error) {
 				field(c).TrustedProxies, err = auth.ParseTrustedProxies(v)
+				return err
+			}},
+		{Name: api.EnvCallbackAllowed, Description: "comma-separated URL prefixes a run's callbackUrl may be under (the worker's own list is the final word); default none",
+			Parse: func(c *C, v string) (err error) {
+				field(c).CallbackAllowed, err = api.ParseCallbackAllowList(v)
 				return err
 			}},
 		{Name: "APPROVAL_INSECURE_DEV", Default: "0", Description: "1: no secrets, reads without credentials, a typed name on the page; loopback only; dev only",

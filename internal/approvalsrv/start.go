@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
@@ -36,6 +37,11 @@ type Start struct {
 	Agent      string       `json:"agent,omitempty"`
 	Approvers  []string     `json:"approvers,omitempty"`
 	UserID     string       `json:"userId"`
+	// CallbackURL is where the run delivers its result when it ends; it
+	// must be under AGENTRUN_CALLBACK_ALLOWED (handleStartRun checks).
+	// CallbackDeadline ("24h") bounds the delivery's retries.
+	CallbackURL      string `json:"callbackUrl,omitempty"`
+	CallbackDeadline string `json:"callbackDeadline,omitempty"`
 }
 
 // StartTarget is a start's target: a kind (default a pull request, whose
@@ -68,6 +74,9 @@ func (req Start) Validate() error {
 		}
 	}
 	if err := checkName("userId", req.UserID); err != nil {
+		return err
+	}
+	if _, err := req.callbackDeadline(); err != nil {
 		return err
 	}
 	// The run would refuse these at once; the caller hears it now, in the
@@ -115,9 +124,43 @@ func (req Start) target() api.Target {
 
 // Input is the run the request asks for.
 func (req Start) Input() api.RunInput {
-	return api.RunInput{
+	in := api.RunInput{
 		Goal: req.Goal, Agent: req.Agent, Approvers: req.Approvers, UserID: req.UserID,
 	}.WithTarget(req.target())
+	if req.CallbackURL != "" {
+		deadline, _ := req.callbackDeadline()
+		in.Callback = &api.Callback{URL: req.CallbackURL, Deadline: deadline}
+	}
+	return in
+}
+
+// MaxCallbackDeadline bounds how long a run may keep delivering its result.
+const MaxCallbackDeadline = 7 * 24 * time.Hour
+
+func (req Start) callbackDeadline() (time.Duration, error) {
+	if req.CallbackDeadline == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(req.CallbackDeadline)
+	switch {
+	case req.CallbackURL == "":
+		return 0, Invalidf("callbackDeadline needs a callbackUrl")
+	case err != nil || d <= 0 || d > MaxCallbackDeadline:
+		return 0, Invalidf("callbackDeadline must be a duration such as \"24h\", above 0 and at most %s", MaxCallbackDeadline)
+	}
+	return d, nil
+}
+
+// CheckCallback refuses a start whose callback URL the server's
+// AGENTRUN_CALLBACK_ALLOWED does not allow, saying why.
+func CheckCallback(allowed api.CallbackAllowList, req Start) error {
+	if req.CallbackURL == "" {
+		return nil
+	}
+	if err := allowed.Check(req.CallbackURL); err != nil {
+		return Invalidf("callbackUrl: %s", err)
+	}
+	return nil
 }
 
 // CheckIdempotencyKey checks the Idempotency-Key header's values: exactly

@@ -21,6 +21,10 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if err := CheckCallback(s.cfg.CallbackAllowed, req); err != nil {
+		s.writeBadRequest(w, err)
+		return
+	}
 	in := req.Input()
 	runID := runclient.KeyedRunID(in.UserID, key)
 	in.ConversationID = runID
