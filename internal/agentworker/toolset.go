@@ -37,19 +37,36 @@ func (s *Toolset) Close() error {
 	return errors.Join(errs...)
 }
 
-// LoadTools gives acts the registry of cfg's tools file (AGENT_TOOLS_FILE):
-// the built-in tools and agents over acts' GitHub access, extended with the
-// file's. Without a file it leaves acts.Tools to registration's default and
-// returns an empty Toolset. The caller closes the Toolset once the worker
-// has stopped.
+// LoadTools gives acts the registry of cfg's tools file (AGENT_TOOLS_FILE)
+// and of the recommend agent (AGENT_MERCHANT_URL): the built-in tools and
+// agents over acts' GitHub access, extended with them. With neither it
+// leaves acts.Tools to registration's default and returns an empty Toolset.
+// The caller closes the Toolset once the worker has stopped.
 func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcpStderr io.Writer) (*Toolset, error) {
-	if cfg.Tools == nil {
+	if cfg.Tools == nil && cfg.MerchantURL == "" {
 		return &Toolset{}, nil
+	}
+	var also []agents.Extension
+	if cfg.MerchantURL != "" {
+		ext, err := agents.Recommender(cfg.MerchantURL, nil)
+		if err != nil {
+			return nil, fmt.Errorf("AGENT_MERCHANT_URL: %w", err)
+		}
+		also = append(also, ext)
+	}
+	acc := activities.NewGitHubAccess(acts)
+	if cfg.Tools == nil {
+		reg, err := agents.BuiltinWith(acc, also...)
+		if err != nil {
+			return nil, err
+		}
+		acts.Tools = reg
+		return &Toolset{Registry: reg}, nil
 	}
 	for i := range cfg.Tools.MCPServers {
 		cfg.Tools.MCPServers[i].BaseEnv = cfg.ChildEnv
 	}
-	set, err := ConnectTools(ctx, cfg.Tools, activities.NewGitHubAccess(acts), mcpStderr)
+	set, err := ConnectTools(ctx, cfg.Tools, acc, mcpStderr, also...)
 	if err != nil {
 		return nil, err
 	}
@@ -58,15 +75,16 @@ func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcp
 }
 
 // ConnectTools connects to each of f's MCP servers and builds the registry
-// over acc, all or nothing: a server that cannot be reached, or that lists a
+// over acc, with the extensions also (the recommend agent's) after the
+// file's, all or nothing: a server that cannot be reached, or that lists a
 // tool agentrun cannot serve, fails it, with every connection made so far
 // closed. mcpStderr receives the stdio servers' standard error (nil
 // discards it).
-func ConnectTools(ctx context.Context, f *ToolsFile, acc ghtools.Access, mcpStderr io.Writer) (*Toolset, error) {
+func ConnectTools(ctx context.Context, f *ToolsFile, acc ghtools.Access, mcpStderr io.Writer, also ...agents.Extension) (*Toolset, error) {
 	set := &Toolset{}
 	ext, err := f.connect(ctx, set, mcpStderr)
 	if err == nil {
-		set.Registry, err = agents.BuiltinWith(acc, ext)
+		set.Registry, err = agents.BuiltinWith(acc, append([]agents.Extension{ext}, also...)...)
 		if err != nil {
 			err = f.errorf("", "%w", err)
 		}

@@ -44,7 +44,8 @@ type read struct {
 func New(baseURL string, client *http.Client) ([]tools.Tool, error) {
 	base, err := url.Parse(baseURL)
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.User != nil {
-		return nil, fmt.Errorf("merchanttool: base URL %q: want an absolute http or https URL without credentials", baseURL)
+		// Never the URL itself: credentials in it would reach the log.
+		return nil, errors.New("merchanttool: base URL: want an absolute http or https URL without credentials")
 	}
 	base.Path = strings.TrimSuffix(base.Path, "/")
 	if client == nil {
