@@ -246,6 +246,10 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *api.AgentStep) (strin
 		if err != nil {
 			return "", err
 		}
+		if pa.State == api.ActionWaiting && w.cancelling(ctx) != nil {
+			// A cancel cancels the timer too: that is no expiry.
+			return "", errCancelled
+		}
 		if pa.State == api.ActionWaiting && !fired {
 			return "", errContinueAsNew
 		}
