@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/agentrun/agentrun/api"
 	"slices"
 
 	"github.com/agentrun/agentrun/internal/config"
@@ -21,6 +22,9 @@ type settings struct {
 	traces    telemetry.Config
 	taskQueue string
 	user      string
+	// callbackAllowed is AGENTRUN_CALLBACK_ALLOWED, which start --callback
+	// is checked against (the worker checks again).
+	callbackAllowed api.CallbackAllowList
 }
 
 // starterSettings is every variable the starter reads.
@@ -30,7 +34,12 @@ func starterSettings() config.Table[settings] {
 		Settings: slices.Concat(startup.TemporalSettings[settings](), startup.TracesSettings[settings](serviceName),
 			startup.TaskQueueSettings(func(s *settings) *string { return &s.taskQueue }),
 			[]config.Setting[settings]{{Name: "USER", Default: "cli", Description: "the default of start --user: the login the run acts for",
-				Parse: func(s *settings, v string) error { s.user = v; return nil }}}),
+				Parse: func(s *settings, v string) error { s.user = v; return nil }},
+				{Name: api.EnvCallbackAllowed, Description: "comma-separated URL prefixes start --callback may be under, as the worker's; default none",
+					Parse: func(s *settings, v string) (err error) {
+						s.callbackAllowed, err = api.ParseCallbackAllowList(v)
+						return err
+					}}}),
 		Finish: func(s *settings, get func(string) string) (err error) {
 			if s.temporal, err = temporalclient.ConfigFromEnv(get); err != nil {
 				return err

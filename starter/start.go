@@ -14,7 +14,7 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-const startSynopsis = "start (--repo OWNER/NAME --pr N | --target kind=KIND --target NAME=VALUE... | --target JSON) [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--task-queue Q] [--follow] [--json]"
+const startSynopsis = "start (--repo OWNER/NAME --pr N | --target kind=KIND --target NAME=VALUE... | --target JSON) [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--callback URL [--callback-deadline 24h]] [--task-queue Q] [--follow] [--json]"
 
 // startCommand starts a run of any agent on its target, or finds the run its
 // idempotency key already started.
@@ -31,6 +31,8 @@ type startCommand struct {
 	approvalTimeout time.Duration
 	maxSteps        int
 	idempotencyKey  string
+	callback        string
+	callbackWithin  time.Duration
 	taskQueue       string
 	follow          bool
 	json            bool
@@ -81,6 +83,8 @@ func (c *startCommand) flags() *flag.FlagSet {
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", api.DefaultApprovalTimeout, "how long a pending action waits for a decision")
 	fs.IntVar(&c.maxSteps, "max-steps", api.DefaultMaxSteps, "the most model and tool steps the run may take")
 	fs.StringVar(&c.idempotencyKey, "idempotency-key", "", "starts at most one run per `KEY` (default: derived from the agent, target, goal and user)")
+	fs.StringVar(&c.callback, "callback", "", "POST the run's result, signed, to `URL` when it ends; it must be under "+api.EnvCallbackAllowed)
+	fs.DurationVar(&c.callbackWithin, "callback-deadline", api.DefaultCallbackDeadline, "how long the run keeps retrying its --callback delivery")
 	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll")
 	fs.BoolVar(&c.follow, "follow", false, "then print the run's events until it ends or waits for a person")
 	fs.BoolVar(&c.json, "json", false, "print JSON")
@@ -116,6 +120,15 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 	if err := runclient.CheckStart(in); err != nil {
 		return runclient.StartRequest{}, usageErr(fs, startSynopsis, startRefusal(err))
 	}
+	if c.callback != "" {
+		if c.env.settingsErr != nil {
+			return runclient.StartRequest{}, c.env.settingsErr
+		}
+		if err := c.env.settings.callbackAllowed.Check(c.callback); err != nil {
+			return runclient.StartRequest{}, usageErr(fs, startSynopsis, fmt.Errorf("--callback: %w", err))
+		}
+		in.Callback = &api.Callback{URL: c.callback, Deadline: c.callbackWithin}
+	}
 	// The key reused for another request is refused, not answered with the
 	// first request's run.
 	return runclient.StartRequest{RunID: runID, TaskQueue: c.taskQueue, Input: in, RequestHash: runclient.RequestHash(in)}, nil
@@ -138,6 +151,8 @@ func (c *startCommand) validate() error {
 		return fmt.Errorf("--agent %q: want lower case letters, digits and '-', starting with a letter, e.g. %s", c.agent, api.DefaultAgent)
 	case c.approvalTimeout <= 0:
 		return fmt.Errorf("--approval-timeout %s: want a duration above 0, e.g. 24h", c.approvalTimeout)
+	case c.callbackWithin <= 0:
+		return fmt.Errorf("--callback-deadline %s: want a duration above 0, e.g. 24h", c.callbackWithin)
 	case c.maxSteps <= 0:
 		return fmt.Errorf("--max-steps %d: want a number above 0", c.maxSteps)
 	case strings.TrimSpace(c.user) == "":
