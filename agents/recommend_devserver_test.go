@@ -61,6 +61,23 @@ func TestRecommendApprovedSavesOneRecommendationAndExplainsTheFunnel(t *testing.
 	require.Contains(t, res.Answer, "10 candidates → 6 in budget → 4 with coupons → 3 chosen.")
 	require.Contains(t, res.Answer, "Saved as recommendation rec-1.")
 	require.Len(t, s.Sandbox().Recommendations(), 1)
+	require.NotNil(t, res.Outcome)
+	require.Len(t, res.Outcome.Posted, 1)
+	saved := res.Outcome.Posted[0]
+	require.Equal(t, "saved recommendation rec-1", saved.Made+" "+saved.ExternalID)
+	require.Contains(t, res.Outcome.Summary, "recommendation")
+	events, err := s.Events(context.Background(), run.GetID())
+	require.NoError(t, err)
+	var labels []string
+	for _, e := range events {
+		labels = append(labels, e.Label)
+	}
+	for _, stage := range []string{"Searching merchants", "Checking details", "Checking coupons", "Waiting for approval to save a recommendation"} {
+		require.Contains(t, labels, stage)
+	}
+	for _, l := range labels {
+		require.NotContains(t, l, "Running ", "every stage is in words")
+	}
 }
 
 func TestRecommendWithTheCouponServiceDownCompletesPartialNamingTheFailedTool(t *testing.T) {

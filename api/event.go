@@ -48,16 +48,12 @@ const (
 	LabelContinuing      = "Continuing in a fresh history"
 )
 
-// ToolLabel is the label of a run while it runs a tool.
-func ToolLabel(tool string) string {
-	switch tool {
-	case ToolGetPullRequest:
-		return LabelReadingPR
-	case ToolListPullRequestFiles:
-		return LabelReadingFiles
-	case ToolCreateIssueComment:
-		return LabelPosting
-	default:
-		return "Running " + tool
+// ToolLabel is the label of a run while it runs a call of spec's tool, in
+// the tool's words (ToolWords.Label: "Reading the pull request", "Searching
+// merchants"); a tool that gives none reads as "Running NAME".
+func ToolLabel(spec ToolSpec) string {
+	if spec.Words == (ToolWords{}) {
+		return "Running " + spec.Name
 	}
+	return spec.Words.Or(spec.Name).Label()
 }

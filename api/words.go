@@ -20,6 +20,10 @@ type ToolWords struct {
 	// Doing is the -ing form, when it is not Verb+"ing" (or Verb less its
 	// final e, +"ing"): "setting".
 	Doing string `json:"doing,omitempty"`
+	// Running is the run's label while a call of the tool runs, when
+	// Making's "Reading the pull request" does not read well: "Searching
+	// merchants".
+	Running string `json:"running,omitempty"`
 }
 
 // DefaultWords are the words of a tool that gives none, from its name: a
@@ -64,6 +68,14 @@ func (w ToolWords) Do() string { return w.Verb + " " + WithArticle(w.Noun) }
 
 // Making is the call running, as a label: "Posting the comment".
 func (w ToolWords) Making() string { return capital(w.Gerund()) + " the " + w.Noun }
+
+// Label is the run's label while a call runs: Running, or Making.
+func (w ToolWords) Label() string {
+	if w.Running != "" {
+		return w.Running
+	}
+	return w.Making()
+}
 
 // Made is a call done, before what it made: "posted comment" (then "123").
 func (w ToolWords) Made() string { return w.Past + " " + w.Noun }

@@ -42,7 +42,7 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 	st := w.openStepFor(call.ID)
 	c, refusal := w.checkCall(call)
 	if refusal == "" && c.Action == nil {
-		w.setLabel(api.ToolLabel(call.Name))
+		w.setLabel(api.ToolLabel(c.Spec))
 	}
 	if st == nil {
 		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, redact.JSON(json.RawMessage(modelcall.Arguments(call.Arguments))))
@@ -131,7 +131,7 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 
 // startRead starts a read; Temporal retries it with backoff.
 func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked) workflow.Future {
-	w.setLabel(api.ToolLabel(st.ToolName))
+	w.setLabel(api.ToolLabel(c.Spec))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, "", 0))
 	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c))

@@ -58,6 +58,7 @@ func NewGetPullRequest(acc Access) tools.Tool {
 		Name:        api.ToolGetPullRequest,
 		Description: "Read the pull request under review: title, body, author, branches and size.",
 		Parameters:  noArguments,
+		Words:       api.ToolWords{Noun: "pull request", Verb: "read", Past: "read"},
 	}}
 }
 
@@ -95,6 +96,7 @@ func NewListPullRequestFiles(acc Access) tools.Tool {
 		Name:        api.ToolListPullRequestFiles,
 		Description: "List the files the pull request changes, with their patches (a large patch is truncated; past a total budget, patches are omitted).",
 		Parameters:  noArguments,
+		Words:       api.ToolWords{Noun: "changed files", Verb: "read", Past: "read"},
 	}, safe: func(files []api.PullRequestFile) json.RawMessage { return redact.JSON(redact.FileSummaries(files)) }}
 }
 

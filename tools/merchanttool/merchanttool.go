@@ -34,6 +34,7 @@ const maxAnswerBytes = 64 << 10
 type read struct {
 	name, description, path string
 	schema                  string
+	words                   api.ToolWords
 	query                   func(args json.RawMessage) (url.Values, error)
 	base                    *url.URL
 	client                  *http.Client
@@ -56,11 +57,14 @@ func New(baseURL string, client *http.Client) ([]tools.Tool, error) {
 		&read{name: SearchMerchants, path: "/merchants", base: base, client: client,
 			description: "Search the merchants of a city. Answers id, name, city and price_for_two of each.",
 			schema:      `{"type":"object","additionalProperties":false,"required":["city"],"properties":{"city":{"type":"string","maxLength":100}}}`,
-			query:       cityQuery},
+			query:       cityQuery,
+			words:       api.ToolWords{Noun: "merchants", Verb: "search", Past: "searched", Running: "Searching merchants"}},
 		&read{name: GetMerchantDetails, path: "/merchants/details", base: base, client: client,
-			description: "Read merchants' details (category, rating, noise) by id.", schema: idsSchema, query: idsQuery},
+			description: "Read merchants' details (category, rating, noise) by id.", schema: idsSchema, query: idsQuery,
+			words: api.ToolWords{Noun: "details", Verb: "check", Past: "checked", Running: "Checking details"}},
 		&read{name: GetCoupons, path: "/coupons", base: base, client: client,
-			description: "List the coupons of merchants, by id.", schema: idsSchema, query: idsQuery},
+			description: "List the coupons of merchants, by id.", schema: idsSchema, query: idsQuery,
+			words: api.ToolWords{Noun: "coupons", Verb: "check", Past: "checked", Running: "Checking coupons"}},
 	}, nil
 }
 
@@ -90,7 +94,7 @@ func idsQuery(raw json.RawMessage) (url.Values, error) {
 }
 
 func (t *read) Spec() api.ToolSpec {
-	return api.ToolSpec{Name: t.name, Description: t.description, Parameters: json.RawMessage(t.schema)}
+	return api.ToolSpec{Name: t.name, Description: t.description, Parameters: json.RawMessage(t.schema), Words: t.words}
 }
 
 // Execute sends the GET. A 503 is the service saying it is down: that is
