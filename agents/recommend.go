@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/httptool"
 	"github.com/agentrun/agentrun/tools/merchanttool"
@@ -44,6 +45,8 @@ func Recommender(merchantURL string, client *http.Client) (Extension, error) {
 		AllowedMethods: []string{http.MethodPost},
 		AllowedPaths:   []string{"/recommendations"},
 		Client:         client,
+		Words:          api.ToolWords{Noun: "recommendation", Verb: "save", Past: "saved"},
+		IDField:        "id",
 	})
 	if err != nil {
 		return Extension{}, fmt.Errorf("recommend agent: %w", err)

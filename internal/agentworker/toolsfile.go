@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/httptool"
 	"github.com/agentrun/agentrun/tools/mcptool"
@@ -52,7 +53,11 @@ type HTTPToolEntry struct {
 	AllowedPaths     []string          `json:"allowedPaths"`
 	Headers          map[string]string `json:"headers"`
 	MaxResponseBytes int               `json:"maxResponseBytes"`
-	Agents           []AgentGrant      `json:"agents"`
+	// Words and IDField are httptool.Config's: how people read the tool's
+	// calls, and the answer's field that names what a call made.
+	Words   api.ToolWords `json:"words"`
+	IDField string        `json:"idField"`
+	Agents  []AgentGrant  `json:"agents"`
 }
 
 // AgentGrant names an agent that gets a server's tools or an HTTP tool.
@@ -198,7 +203,8 @@ func (h HTTPToolEntry) config() httptool.Config {
 		header.Set(k, v)
 	}
 	return httptool.Config{Name: h.Name, Description: h.Description, BaseURL: h.BaseURL,
-		AllowedMethods: h.AllowedMethods, AllowedPaths: h.AllowedPaths, Header: header, MaxResponseBytes: h.MaxResponseBytes}
+		AllowedMethods: h.AllowedMethods, AllowedPaths: h.AllowedPaths, Header: header, MaxResponseBytes: h.MaxResponseBytes,
+		Words: h.Words, IDField: h.IDField}
 }
 
 // ask is the grant's Ask: unset asks, the safe side.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -54,8 +55,38 @@ func (t *tool) output(r request, a answer) (api.ToolOutput, error) {
 	if err != nil {
 		return api.ToolOutput{}, fmt.Errorf("%s: encode the answer: %w", t.name, err)
 	}
-	return api.ToolOutput{Content: raw, URL: location,
+	return api.ToolOutput{Content: raw, URL: location, ExternalID: t.externalID(c.Body),
 		AlreadyExisted: strings.EqualFold(a.header.Get("Idempotent-Replayed"), "true")}, nil
+}
+
+// maxExternalIDBytes bounds the ID a server's answer names.
+const maxExternalIDBytes = 100
+
+// externalID is the IDField of a (scrubbed) JSON object answer, when it is
+// a string of printable text within maxExternalIDBytes or a number: the
+// server's answer is shown to people, and anything else in that place
+// could pass for a line of agentrun's own.
+func (t *tool) externalID(body json.RawMessage) string {
+	if t.idField == "" || len(body) == 0 {
+		return ""
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(body, &fields) != nil {
+		return ""
+	}
+	raw := fields[t.idField]
+	var id string
+	if json.Unmarshal(raw, &id) != nil {
+		var n json.Number
+		if json.Unmarshal(raw, &n) != nil {
+			return ""
+		}
+		id = n.String()
+	}
+	if id == "" || len(id) > maxExternalIDBytes || strings.ContainsFunc(id, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return ""
+	}
+	return id
 }
 
 // readableBody is the body as the model reads it: JSON stays JSON, anything

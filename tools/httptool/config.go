@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
 )
 
@@ -79,7 +80,18 @@ type Config struct {
 	// MaxResponseBytes bounds how much of a response body the model reads;
 	// DefaultMaxResponseBytes when zero.
 	MaxResponseBytes int
+	// Words are how people read the tool's calls ("save a recommendation",
+	// "saved recommendation rec-1"); a request's ("send a request") when
+	// empty.
+	Words api.ToolWords
+	// IDField is the top-level field of a JSON answer that names what the
+	// request made ("id"): its value, when it is a short line of text or a
+	// number, is the step's external ID. Empty: the step names none.
+	IDField string
 }
+
+// requestWords are the words of a tool whose Config gives none.
+var requestWords = api.ToolWords{Noun: "request", Verb: "send", Past: "sent"}
 
 // methods are the methods a Config may allow.
 var methods = []string{http.MethodDelete, http.MethodGet, http.MethodPatch, http.MethodPost, http.MethodPut}
@@ -118,6 +130,8 @@ func New(cfg Config) (tools.Action, error) {
 		secrets:     secretsOf(header),
 		client:      noRedirects(cfg.Client),
 		maxResponse: cmp.Or(cfg.MaxResponseBytes, DefaultMaxResponseBytes),
+		words:       cmp.Or(cfg.Words, requestWords),
+		idField:     cfg.IDField,
 	}
 	t.description = cmp.Or(cfg.Description, fmt.Sprintf(
 		"Send one HTTP request to %s. The path must start with one of: %s. The body is JSON. "+

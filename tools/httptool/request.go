@@ -25,6 +25,8 @@ type tool struct {
 	secrets     []string
 	client      *http.Client
 	maxResponse int
+	words       api.ToolWords
+	idField     string
 }
 
 // args are a call's arguments as the model writes them.
@@ -66,7 +68,7 @@ func (t *tool) Spec() api.ToolSpec {
 	}
 	raw, _ := json.Marshal(schema) // a map of strings and slices always marshals
 	return api.ToolSpec{Name: t.name, Description: t.description, Parameters: raw, SideEffect: true,
-		Words: api.ToolWords{Noun: "request", Verb: "send", Past: "sent"}}
+		Words: t.words}
 }
 
 // Preview is the request line, then the body: every argument, never the
