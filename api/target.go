@@ -156,10 +156,12 @@ func CheckApprovers(t Target, approvers []string) error {
 	return nil
 }
 
-// builtinAgentKinds are the kinds the built-in agents take (package agents
-// declares them; its test holds the two equal), so that a process without
-// the registry can refuse a mismatched start before the run exists.
-var builtinAgentKinds = map[string]string{DefaultAgent: TargetPullRequest, "triage": TargetPullRequest}
+// builtinAgentKinds are the kinds the built-in agents take, and the
+// recommend agent's (agents.Recommender, which a worker adds): package
+// agents declares them and its test holds the two equal, so that a process
+// without the registry can refuse a mismatched start before the run exists.
+var builtinAgentKinds = map[string]string{DefaultAgent: TargetPullRequest, "triage": TargetPullRequest,
+	"recommend": "recommendation_request"}
 
 // CheckAgentKind refuses a target of another kind than a built-in agent
 // takes. A worker's own agent is checked by the run itself, which fails at
