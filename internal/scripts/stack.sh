@@ -112,7 +112,12 @@ start_sandbox() {
 
 start_worker() {
   running worker && { echo "worker already running (pid $(<"$(pidfile worker)"))"; return; }
-  launch worker "$BIN/worker"
+  # The sandbox also serves the merchant service the recommend agent reads.
+  if ((USE_SANDBOX)); then
+    launch worker env AGENT_MERCHANT_URL="http://$SANDBOX_ADDR" "$BIN/worker"
+  else
+    launch worker "$BIN/worker"
+  fi
   wait_ready worker grep -q '"worker started"\|msg="worker started"' "$(logfile worker)"
 }
 
@@ -144,6 +149,10 @@ demo() {
   if [[ -n $action_id ]]; then
     echo "approve:       $starter approve $run_id --action $action_id --as alice"
     echo "reject:        $starter reject $run_id --action $action_id --as alice --reason 'not now'"
+  fi
+  if ((USE_SANDBOX)); then
+    echo "recommender:   $starter start --agent recommend --target kind=recommendation_request --target city=riverside" \
+      "--target party_size=2 --target budget=150 --goal 'somewhere for two to talk, about 150, coupons welcome' --approver alice --follow"
   fi
   echo "stop it all:   make down"
 }
