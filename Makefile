@@ -51,8 +51,8 @@ temporal-server: $(TEMPORAL_SERVER_PROGRAMS)
 bin/gremlins:
 	GOBIN=$(CURDIR)/bin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 
-$(TESTREPORT): $(wildcard internal/testenv/cmd/testreport/*.go)
-	$(GO) build -o $@ ./internal/testenv/cmd/testreport
+$(TESTREPORT): $(wildcard internal/testkit/cmd/testreport/*.go)
+	$(GO) build -o $@ ./internal/testkit/cmd/testreport
 
 bin/workflowcheck:
 	GOBIN=$(CURDIR)/bin $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)

@@ -9,9 +9,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/redact"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // commentByDigest is a create_issue_comment call as a run on the engine
@@ -47,7 +48,7 @@ func TestADigestOfAnotherTextPostsNothingAndLooksNothingUp(t *testing.T) {
 	_, errFind := acts.ReconcileTool(context.Background(), in)
 
 	for _, err := range []error{errCreate, errFind} {
-		appErr := apperrtest.ApplicationError(t, err)
+		appErr := standalone.ApplicationError(t, err)
 		require.Equal(t, api.ErrTypeToolRejected, appErr.Type(), "proof that nothing happened")
 		require.True(t, appErr.NonRetryable())
 		require.Contains(t, appErr.Message(), "not the one approved")
@@ -62,7 +63,7 @@ func TestADigestOnAReadIsRefusedBeforeAnyRequest(t *testing.T) {
 
 	_, err := acts.ExecuteTool(context.Background(), in)
 
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeInvalidInput, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Empty(t, sb.Requests())

@@ -6,8 +6,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestCommentWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
@@ -17,7 +18,7 @@ func TestCommentWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
 	_, errFind := findComment(acts, api.FindCommentInput{Target: demoPR, Body: "Review"})
 
 	for _, err := range []error{errCreate, errFind} {
-		appErr := apperrtest.ApplicationError(t, err)
+		appErr := standalone.ApplicationError(t, err)
 		require.True(t, appErr.NonRetryable())
 		require.Equal(t, api.ErrTypeInvalidInput, appErr.Type())
 		require.Contains(t, appErr.Message(), "create_issue_comment: ")
@@ -34,7 +35,7 @@ func TestCreateThatCannotListTheCommentsPostsNothing(t *testing.T) {
 
 	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 
-	apperrtest.RequirePlainRetryable(t, err)
+	standalone.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "create comment on acme/widgets#1: look for its marker")
 	require.Zero(t, sb.countRequests(ghsandbox.OpCreateComment))
 	require.Empty(t, sb.Comments("acme", "widgets", 1))

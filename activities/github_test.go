@@ -16,9 +16,10 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 var demoPR = api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}
@@ -33,7 +34,7 @@ type sandbox struct {
 func newSandbox(t *testing.T, fixture ghsandbox.Fixture) (sandbox, *activities.Activities) {
 	t.Helper()
 	sb := ghsandbox.New(fixture)
-	url, gh := testenv.ServeSandbox(t, sb)
+	url, gh := testkit.ServeSandbox(t, sb)
 	return sandbox{Server: sb, url: url}, &activities.Activities{GitHub: gh}
 }
 
@@ -203,7 +204,7 @@ func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 	in := api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-2/step-5"}
 
 	_, err := createComment(acts, in)
-	apperrtest.RequirePlainRetryable(t, err)
+	standalone.RequirePlainRetryable(t, err)
 	posted := sb.Comments("acme", "widgets", 1)
 	require.Len(t, posted, 1)
 
@@ -237,7 +238,7 @@ func TestTooLongCommentIsRejectedWithGitHubsMessage(t *testing.T) {
 		Target: demoPR, Body: strings.Repeat("a", 70000), OperationKey: "k",
 	})
 
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t,
@@ -252,7 +253,7 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 
 	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
 
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "create comment on acme/widgets#1: 422 Validation Failed")
@@ -265,7 +266,7 @@ func TestBlankCommentIsRefusedAndPostsNothing(t *testing.T) {
 
 	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: " \n", OperationKey: "k"})
 
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "the call is not the one approved")
@@ -277,7 +278,7 @@ func TestUnknownPullRequestIsRejected(t *testing.T) {
 
 	_, err := readPullRequest(acts, api.Target{Owner: "acme", Repo: "widgets", PullNumber: 404})
 
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t, "get pull request acme/widgets#404: 404 Not Found", appErr.Message())
@@ -294,7 +295,7 @@ func TestRateLimitDetailsReachTheWorkflowSide(t *testing.T) {
 
 	_, err := env.ExecuteActivity(acts.ExecuteTool, commentCall(api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"}))
 
-	details := apperrtest.RequireRateLimited(t, err, "secondary")
+	details := standalone.RequireRateLimited(t, err, "secondary")
 	require.Equal(t, int64(5), details.RetryAfterSeconds)
 }
 
@@ -325,7 +326,7 @@ func TestFindCommentRateLimitIsAnErrorNotAnAnswer(t *testing.T) {
 
 	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
-	apperrtest.RequireRateLimited(t, err, "secondary")
+	standalone.RequireRateLimited(t, err, "secondary")
 }
 
 func TestServerErrorIsAPlainRetryableError(t *testing.T) {
@@ -334,7 +335,7 @@ func TestServerErrorIsAPlainRetryableError(t *testing.T) {
 
 	_, err := readPullRequest(acts, demoPR)
 
-	apperrtest.RequirePlainRetryable(t, err)
+	standalone.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "get pull request acme/widgets#1")
 	require.Contains(t, err.Error(), "500")
 }
@@ -348,7 +349,7 @@ func TestFindCommentServerErrorIsAPlainRetryableError(t *testing.T) {
 
 	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
 
-	apperrtest.RequirePlainRetryable(t, err)
+	standalone.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "page 2")
 }
 

@@ -13,8 +13,9 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestAllowlistRefusesEveryToolOnAnotherRepositoryBeforeAnyRequest(t *testing.T) {
@@ -28,7 +29,7 @@ func TestAllowlistRefusesEveryToolOnAnotherRepositoryBeforeAnyRequest(t *testing
 	_, errFind := findComment(acts, api.FindCommentInput{Target: elsewhere, OperationKey: "run-1:1", Body: "Review"})
 
 	for _, err := range []error{errGet, errList, errCreate, errFind} {
-		appErr := apperrtest.ApplicationError(t, err)
+		appErr := standalone.ApplicationError(t, err)
 		require.Equal(t, api.ErrTypeTargetNotAllowed, appErr.Type())
 		require.True(t, appErr.NonRetryable())
 		require.Contains(t, appErr.Message(), "acme/gadgets is not among this worker's allowed repositories (AGENT_ALLOWED_REPOS)")
@@ -69,7 +70,7 @@ func TestBodyCarryingAMarkerIsRefusedAndPostsNothing(t *testing.T) {
 		Target: demoPR, Body: "LGTM\n<!--Agent-Operation: run-9:1 -->", OperationKey: "run-1:1",
 	})
 
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "the call is not the one approved")

@@ -7,8 +7,9 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // postAs writes a comment on the demo pull request as user, the way a person
@@ -44,7 +45,7 @@ func TestReconcileWithoutTheApprovedBodyIsRefusedRatherThanGuessed(t *testing.T)
 
 	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-7:1"})
 
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.True(t, appErr.NonRetryable())
 	require.Contains(t, appErr.Message(), "the approved body")
 	require.Empty(t, sb.Requests())

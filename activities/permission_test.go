@@ -7,8 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // The activity answers with github.PermissionOf's reading of GitHub (its
@@ -22,7 +23,7 @@ func TestCheckRepoPermissionAnswersWhatGitHubSays(t *testing.T) {
 
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetPermission, Mode: ghsandbox.ModeStatus, Status: 401})
 	_, err = acts.CheckRepoPermission(context.Background(), api.RepoPermissionInput{Owner: "acme", Repo: "widgets", Login: "bob"})
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 }

@@ -10,19 +10,19 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // A pull request whose description is 5 MB, over Temporal's 2 MB blob
 // limit: before every result was bounded, the read's completion was refused
 // on every attempt and the run failed on an unreadable input.
 func TestRunWhoseReadAnswersFiveMegabytesCompletesOnADevServer(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	s := testenv.StartStack(t, testenv.StackOptions{})
+	testkit.NeedsDevServer(t)
+	s := testkit.StartStack(t, testkit.StackOptions{})
 	f := ghsandbox.DefaultFixture()
 	f.Repos[0].Pulls[0].Body = strings.Repeat("Lorem ipsum dolor sit amet. ", 5<<20/28)
 	const queue = "huge-read"
-	testenv.StartSandboxWorker(t, s.Client(), queue, ghsandbox.New(f))
+	testkit.StartSandboxWorker(t, s.Client(), queue, ghsandbox.New(f))
 
 	run := s.StartReview(t, queue)
 	pending := s.WaitForApproval(t, run.GetID())

@@ -16,7 +16,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 )
 
@@ -47,7 +47,7 @@ func labelSandbox(t *testing.T, edit func(*ghsandbox.Fixture)) (*ghsandbox.Serve
 	sb := ghsandbox.New(f)
 	srv := httptest.NewUnstartedServer(sb)
 	srv.Listener.Close()
-	srv.Listener = testenv.Listen(t)
+	srv.Listener = testkit.Listen(t)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	gh, err := ghapi.NewClient(srv.URL, "")

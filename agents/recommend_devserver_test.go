@@ -14,15 +14,15 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // startRecommender starts a stack (dev server, sandbox, worker) and a
 // worker of its own whose registry adds the recommend agent over the
 // sandbox's merchant service, then starts the demo's run, approved by alice.
-func startRecommender(t *testing.T, faults ...ghsandbox.Fault) (*testenv.Stack, client.WorkflowRun) {
+func startRecommender(t *testing.T, faults ...ghsandbox.Fault) (*testkit.Stack, client.WorkflowRun) {
 	t.Helper()
-	s := testenv.StartStack(t, testenv.StackOptions{})
+	s := testkit.StartStack(t, testkit.StackOptions{})
 	for _, f := range faults {
 		require.NoError(t, s.Sandbox().AddFault(f))
 	}
@@ -46,7 +46,7 @@ func startRecommender(t *testing.T, faults ...ghsandbox.Fault) (*testenv.Stack, 
 	return s, run
 }
 
-func approveAndFinish(t *testing.T, s *testenv.Stack, run client.WorkflowRun) api.RunResult {
+func approveAndFinish(t *testing.T, s *testkit.Stack, run client.WorkflowRun) api.RunResult {
 	t.Helper()
 	pending := s.WaitForApproval(t, run.GetID())
 	require.Equal(t, agents.SaveRecommendation, pending.ToolName)

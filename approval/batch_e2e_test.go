@@ -18,7 +18,7 @@ import (
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // twoTodosSandbox serves the default fixture plus ghsandbox.TwoTodosPull, and
@@ -28,7 +28,7 @@ func (s *stack) twoTodosSandbox(queue string) *ghsandbox.Server {
 	f := ghsandbox.DefaultFixture()
 	ghsandbox.AddTwoTodosPull(&f)
 	sandbox := ghsandbox.New(f)
-	testenv.StartSandboxWorker(s.t, s.temporal, queue, sandbox)
+	testkit.StartSandboxWorker(s.t, s.temporal, queue, sandbox)
 	return sandbox
 }
 

@@ -19,10 +19,10 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 const (
@@ -35,7 +35,7 @@ const (
 )
 
 // codecApproval is the approval listener as the main wires it for keys.
-func codecApproval(t *testing.T, base *testenv.Stack, keys string) *httptest.Server {
+func codecApproval(t *testing.T, base *testkit.Stack, keys string) *httptest.Server {
 	t.Helper()
 	env := map[string]string{
 		"AGENTRUN_PAYLOAD_KEYS":       keys,
@@ -47,7 +47,7 @@ func codecApproval(t *testing.T, base *testenv.Stack, keys string) *httptest.Ser
 		"AGENTRUN_CODEC_TOKEN":        codecToken,
 		"AGENTRUN_CODEC_CORS_ORIGINS": "http://localhost:8233",
 	}
-	cfg, err := loadConfig(envtest.Getenv(env))
+	cfg, err := loadConfig(standalone.Getenv(env))
 	require.NoError(t, err)
 	srv, err := newServer(cfg, base.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
@@ -60,7 +60,7 @@ func codecApproval(t *testing.T, base *testenv.Stack, keys string) *httptest.Ser
 // would read the run, with extra flags (a codec endpoint).
 func showHistory(t *testing.T, address, workflowID string, extra ...string) string {
 	t.Helper()
-	root, err := testenv.RepoRoot()
+	root, err := testkit.RepoRoot()
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -87,7 +87,7 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 	oldKey := payloadcodec.NewKeyEntry("2026-01")
 	codec, err := payloadcodec.Parse(oldKey)
 	require.NoError(t, err)
-	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: codecQueue, PayloadCodec: codec})
+	base := testkit.StartStack(t, testkit.StackOptions{TaskQueue: codecQueue, PayloadCodec: codec})
 	approval := codecApproval(t, base, oldKey)
 
 	run := base.StartReview(t, codecQueue)
@@ -137,9 +137,9 @@ func TestEncryptedRunHistoryHidesThePullRequestAndTheCodecEndpointShowsIt(t *tes
 	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
 }
 
-func dialWithKeys(t *testing.T, base *testenv.Stack, keys string) client.Client {
+func dialWithKeys(t *testing.T, base *testkit.Stack, keys string) client.Client {
 	t.Helper()
-	cfg, err := temporalclient.ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := temporalclient.ConfigFromEnv(standalone.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS": base.TemporalAddress(), "AGENTRUN_PAYLOAD_KEYS": keys,
 	}))
 	require.NoError(t, err)

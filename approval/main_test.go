@@ -14,9 +14,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/telemetry"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -42,7 +42,7 @@ func TestApprovalRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 	}
 	for variable, env := range cases {
 		t.Run(variable, func(t *testing.T) {
-			err := run(context.Background(), envtest.Getenv(env), quietLogger())
+			err := run(context.Background(), standalone.Getenv(env), quietLogger())
 
 			require.ErrorContains(t, err, variable)
 			require.Equal(t, 2, exitCode(err, quietLogger()))
@@ -51,7 +51,7 @@ func TestApprovalRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 }
 
 func TestApprovalWithoutTemporalExitsWith1(t *testing.T) {
-	err := run(context.Background(), envtest.Getenv(map[string]string{
+	err := run(context.Background(), standalone.Getenv(map[string]string{
 		"APPROVAL_INSECURE_DEV": "1", "TEMPORAL_ADDRESS": "127.0.0.1:1",
 	}), quietLogger())
 
@@ -60,9 +60,9 @@ func TestApprovalWithoutTemporalExitsWith1(t *testing.T) {
 }
 
 func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
-	api := testenv.Listen(t)
+	api := testkit.Listen(t)
 
-	err := runOn(context.Background(), envtest.Getenv(map[string]string{}), quietLogger(), map[string]net.Listener{"APPROVAL_ADDR": api})
+	err := runOn(context.Background(), standalone.Getenv(map[string]string{}), quietLogger(), map[string]net.Listener{"APPROVAL_ADDR": api})
 
 	require.ErrorContains(t, err, "APPROVAL_SECRET")
 	_, dialErr := net.Dial("tcp", api.Addr().String())
@@ -70,8 +70,8 @@ func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
 }
 
 func TestApprovalServesUntilItsContextEnds(t *testing.T) {
-	server := testenv.StartServer(t, testenv.ServerOptions{})
-	api := testenv.Listen(t)
+	server := testkit.StartServer(t, testkit.ServerOptions{})
+	api := testkit.Listen(t)
 	addr := api.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
@@ -93,8 +93,8 @@ func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 }
 
 func TestApprovalWithAWebhookAddressServesTheWebhookOnlyThere(t *testing.T) {
-	server := testenv.StartServer(t, testenv.ServerOptions{})
-	api, webhook := testenv.Listen(t), testenv.Listen(t)
+	server := testkit.StartServer(t, testkit.ServerOptions{})
+	api, webhook := testkit.Listen(t), testkit.Listen(t)
 	addr, webhookAddr := api.Addr().String(), webhook.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_WEBHOOK_ADDR": webhookAddr,
@@ -125,7 +125,7 @@ func startMain(t *testing.T, env map[string]string, bound map[string]net.Listene
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &mainProcess{cancel: cancel, stopped: make(chan error, 1)}
-	go func() { m.stopped <- runOn(ctx, envtest.Getenv(env), quietLogger(), bound) }()
+	go func() { m.stopped <- runOn(ctx, standalone.Getenv(env), quietLogger(), bound) }()
 	t.Cleanup(cancel)
 	return m
 }
@@ -175,8 +175,8 @@ func postStatus(t *testing.T, url string) int {
 }
 
 func TestApprovalCountsRequestsByRouteAndCodeOnMetricsAddr(t *testing.T) {
-	server := testenv.StartServer(t, testenv.ServerOptions{})
-	api, metrics := testenv.Listen(t), testenv.Listen(t)
+	server := testkit.StartServer(t, testkit.ServerOptions{})
+	api, metrics := testkit.Listen(t), testkit.Listen(t)
 	addr := api.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,

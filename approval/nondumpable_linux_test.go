@@ -11,12 +11,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/startup/startuptest"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // The approval server's own main, re-executed from this test binary as
 // another user.
-func TestMain(m *testing.M) { startuptest.Main(m, main) }
+func TestMain(m *testing.M) { testkit.Main(m, main) }
 
 // silentTemporal accepts the server's dial and never answers: the server
 // has read every secret by then. It tells when the first dial arrives.
@@ -55,7 +55,7 @@ func TestProcessOfTheApprovalServersUserCannotReadItsSecrets(t *testing.T) {
 	const webhookSecret = "webhook-secret-from-a-file-0123456789abcdef"
 	const payloadKeys = "k1:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
 	temporal, dialed := silentTemporal(t)
-	user := startuptest.NewSameUser(t)
+	user := testkit.NewSameUser(t)
 	webhookFile := filepath.Join(user.Dir(), "webhook-secret")
 	require.NoError(t, os.WriteFile(webhookFile, []byte(webhookSecret+"\n"), 0o400))
 	user.Chown(t, webhookFile)
@@ -75,11 +75,11 @@ func TestProcessOfTheApprovalServersUserCannotReadItsSecrets(t *testing.T) {
 	status, err := user.Read(t, proc+"status")
 	require.NoError(t, err, "the process is there and its public files are readable")
 	require.Regexp(t, fmt.Sprintf(`(?m)^Uid:\s+%d\s`, user.Uid()), string(status), "the reader is the server's own user")
-	require.ErrorIs(t, user.Trace(t, server.Pid()), startuptest.ErrRefused, "ptrace attach")
+	require.ErrorIs(t, user.Trace(t, server.Pid()), testkit.ErrRefused, "ptrace attach")
 	for _, file := range []string{"environ", "mem"} {
 		content, err := user.Read(t, proc+file)
 
-		require.ErrorIs(t, err, startuptest.ErrRefused, file)
+		require.ErrorIs(t, err, testkit.ErrRefused, file)
 		for _, secret := range []string{apiSecret, webhookSecret, payloadKeys} {
 			require.NotContains(t, string(content), secret, file)
 		}

@@ -8,19 +8,19 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/envtest"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/runclient"
 )
 
 func TestApprovalServerOnANamespaceWithoutTheSearchAttributesAnswers503AndLogsTheCommand(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	server := testenv.StartServer(t, testenv.ServerOptions{NoSearchAttributes: true})
-	cfg, err := loadConfig(envtest.Getenv(map[string]string{
+	testkit.NeedsDevServer(t)
+	server := testkit.StartServer(t, testkit.ServerOptions{NoSearchAttributes: true})
+	cfg, err := loadConfig(standalone.Getenv(map[string]string{
 		"APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret, "TEMPORAL_ADDRESS": server.Address(), "GITHUB_TOKEN": "unused",
 	}))
 	require.NoError(t, err)
-	logs := testenv.NewTailBuffer(1 << 20)
+	logs := testkit.NewTailBuffer(1 << 20)
 	srv, err := newServer(cfg, server.Client(), slog.New(slog.NewTextHandler(logs, nil)))
 	require.NoError(t, err)
 	s := &stack{t: t, temporal: server.Client(), cfg: cfg, approval: httptest.NewServer(srv.Handler())}

@@ -22,9 +22,9 @@ import (
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv"
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 const (
@@ -62,12 +62,12 @@ func startStack(t *testing.T) *stack {
 // vars, pointed at the stack's Temporal and sandbox.
 func startStackWith(t *testing.T, vars map[string]string) *stack {
 	t.Helper()
-	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: e2eQueue})
+	base := testkit.StartStack(t, testkit.StackOptions{TaskQueue: e2eQueue})
 	vars["TEMPORAL_ADDRESS"] = base.TemporalAddress()
 	vars["GITHUB_API_URL"] = base.GitHubURL
 	vars["GITHUB_TOKEN"] = "sandbox-token"
 	vars["AGENT_TASK_QUEUE"] = e2eQueue
-	cfg, err := loadConfig(envtest.Getenv(vars))
+	cfg, err := loadConfig(standalone.Getenv(vars))
 	require.NoError(t, err)
 	s := &stack{t: t, temporal: base.Client(), sandbox: base.Sandbox(), cfg: cfg}
 	s.approval = s.startApproval()

@@ -14,7 +14,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // answering is a GitHub that answers every request with status, headers and
@@ -48,7 +49,7 @@ func classifiedGet(t *testing.T, gh *gogithub.Client) error {
 
 func requireRejected(t *testing.T, err error, message string) {
 	t.Helper()
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	require.Equal(t, message, appErr.Message())
@@ -114,7 +115,7 @@ func TestRateLimitAnswersWaitWhatGitHubSays(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			gh := answering(t, tc.status, tc.headers, tc.body)
 
-			details := apperrtest.RequireRateLimited(t, classifiedGet(t, gh), tc.kind)
+			details := standalone.RequireRateLimited(t, classifiedGet(t, gh), tc.kind)
 
 			if tc.within == 0 {
 				require.Equal(t, tc.wait, details.RetryAfterSeconds)
@@ -131,10 +132,10 @@ func TestSecondaryRateLimitWaitsForRetryAfter(t *testing.T) {
 
 	err := classifiedGet(t, gh)
 
-	details := apperrtest.RequireRateLimited(t, err, "secondary")
+	details := standalone.RequireRateLimited(t, err, "secondary")
 	require.Equal(t, int64(7), details.RetryAfterSeconds)
 	require.Equal(t, "get pull request acme/widgets#1: secondary rate limit, retry in 7s: "+
-		errors.Unwrap(err).Error(), apperrtest.ApplicationError(t, err).Message())
+		errors.Unwrap(err).Error(), standalone.ApplicationError(t, err).Message())
 	var abuse *gogithub.AbuseRateLimitError
 	require.True(t, errors.As(err, &abuse), "the cause stays go-github's error")
 }
@@ -178,7 +179,7 @@ func TestOtherFailuresArePlainRetryableErrorsThatKeepTheirCause(t *testing.T) {
 
 		err := classifiedGet(t, gh)
 
-		apperrtest.RequirePlainRetryable(t, err)
+		standalone.RequirePlainRetryable(t, err)
 		require.Regexp(t, `^get pull request acme/widgets#1: GET http://127\.0\.0\.1:\d+/repos/acme/widgets/pulls/1: `+
 			strconv.Itoa(status)+` something went wrong \[\]$`, err.Error())
 		var resp *gogithub.ErrorResponse
@@ -192,7 +193,7 @@ func TestOtherFailuresArePlainRetryableErrorsThatKeepTheirCause(t *testing.T) {
 func TestServiceUnavailableWithRetryAfterIsAPlainRetryableError(t *testing.T) {
 	gh := answering(t, http.StatusServiceUnavailable, map[string]string{"Retry-After": "30"}, `{"message":"Service Unavailable"}`)
 
-	apperrtest.RequirePlainRetryable(t, classifiedGet(t, gh))
+	standalone.RequirePlainRetryable(t, classifiedGet(t, gh))
 }
 
 func TestUnreachableGitHubIsAPlainRetryableError(t *testing.T) {
@@ -203,7 +204,7 @@ func TestUnreachableGitHubIsAPlainRetryableError(t *testing.T) {
 
 	err = classifiedGet(t, gh)
 
-	apperrtest.RequirePlainRetryable(t, err)
+	standalone.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "get pull request acme/widgets#1: ")
 }
 

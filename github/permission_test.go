@@ -10,9 +10,10 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // sandboxClient serves the sandbox over real HTTP and points a go-github
@@ -20,7 +21,7 @@ import (
 func sandboxClient(t *testing.T) (*ghsandbox.Server, *gogithub.Client) {
 	t.Helper()
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
-	_, gh := testenv.ServeSandbox(t, sb)
+	_, gh := testkit.ServeSandbox(t, sb)
 	return sb, gh
 }
 
@@ -58,7 +59,7 @@ func TestPermissionCheckThatHitsARateLimitWaits(t *testing.T) {
 
 	_, err := github.PermissionOf(context.Background(), gh, "acme", "widgets", "bob")
 
-	require.Equal(t, int64(4), apperrtest.RequireRateLimited(t, err, "secondary").RetryAfterSeconds)
+	require.Equal(t, int64(4), standalone.RequireRateLimited(t, err, "secondary").RetryAfterSeconds)
 }
 
 // A server error is no "none": the check is retried, never taken as an answer.
@@ -69,7 +70,7 @@ func TestPermissionCheckThatFailsIsRetriedNotAnswered(t *testing.T) {
 	got, err := github.PermissionOf(context.Background(), gh, "acme", "widgets", "bob")
 
 	require.Empty(t, got)
-	apperrtest.RequirePlainRetryable(t, err)
+	standalone.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "permission of bob on acme/widgets: ")
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/openaifake"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/model/openai"
@@ -20,7 +20,7 @@ func TestNewDefaultsToTheOfflineReviewer(t *testing.T) {
 }
 
 func TestNewChoosesOpenAIWithItsSettings(t *testing.T) {
-	settings := openai.Config{BaseURL: openai.DefaultBaseURL, APIKey: openaifake.APIKey, Model: "gpt-4.1-mini"}
+	settings := openai.Config{BaseURL: openai.DefaultBaseURL, APIKey: standalone.APIKey, Model: "gpt-4.1-mini"}
 
 	m, err := model.New(model.Config{Provider: "openai", OpenAI: settings})
 	require.NoError(t, err)

@@ -9,16 +9,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/stubrun"
+
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 // startStub starts a dev server and a worker running the stub AgentRun, and
 // returns a run client and the worker's task queue.
 func startStub(t *testing.T) (*runclient.Client, string) {
 	t.Helper()
-	return runclienttest.StartStub(t, "runclient")
+	return testkit.StartStub(t, "runclient")
 }
 
 func testContext(t *testing.T) context.Context {
@@ -115,9 +115,9 @@ func TestSnapshotAndEventsReadTheRunsQueries(t *testing.T) {
 func TestListWaitingIsTheInboxSoonestToExpireFirst(t *testing.T) {
 	rc, queue := startStub(t)
 	ctx := testContext(t)
-	runclienttest.StartStubRun(t, rc, queue, "later", "", stubrun.Input{ActionID: "act-000000000000000b", ExpiresIn: 2 * time.Hour})
-	runclienttest.StartStubRun(t, rc, queue, "sooner", "", stubrun.Input{ActionID: "act-000000000000000a", ExpiresIn: time.Hour, Approvers: []string{"bob"}})
-	runclienttest.StartStubRun(t, rc, queue, "busy", "", stubrun.Input{})
+	testkit.StartStubRun(t, rc, queue, "later", "", testkit.Input{ActionID: "act-000000000000000b", ExpiresIn: 2 * time.Hour})
+	testkit.StartStubRun(t, rc, queue, "sooner", "", testkit.Input{ActionID: "act-000000000000000a", ExpiresIn: time.Hour, Approvers: []string{"bob"}})
+	testkit.StartStubRun(t, rc, queue, "busy", "", testkit.Input{})
 
 	var inbox []runclient.PendingApproval
 	// Visibility is eventually consistent: wait until both waiting runs are indexed.

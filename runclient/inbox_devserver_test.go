@@ -11,7 +11,7 @@ import (
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -32,10 +32,10 @@ func (q queryingInbox) Snapshot(ctx context.Context, runID string) (api.RunSnaps
 // answer a query, exactly as the run query would have shown it; a client
 // that cannot decrypt the memo asks the run instead, and lists the same.
 func TestTheInboxListsAWaitingRunFromItsMemoAsItsQueryWouldWithNoWorkerToAsk(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	codec, err := payloadcodec.Parse(payloadcodec.NewKeyEntry("2026-12"))
 	require.NoError(t, err)
-	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "inbox-memo-idle", PayloadCodec: codec})
+	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: "inbox-memo-idle", PayloadCodec: codec})
 	const queue = "inbox-memo"
 	w := agentworker.NewWithActivities(stack.Client(), queue, stack.Activities(nil))
 	require.NoError(t, w.Start())
@@ -47,7 +47,7 @@ func TestTheInboxListsAWaitingRunFromItsMemoAsItsQueryWouldWithNoWorkerToAsk(t *
 	})
 	run := stack.StartReview(t, queue)
 	action := stack.WaitForApproval(t, run.GetID())
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RunTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 
 	// Without the converter, the memo cannot be read: the run is asked.

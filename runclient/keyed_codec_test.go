@@ -9,7 +9,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -17,10 +17,10 @@ import (
 // server stores ciphertext, and a client with the keys still tells a repeat
 // from a conflict.
 func TestTheRequestHashIsEncryptedAndStillComparedUnderPayloadKeys(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	codec, err := payloadcodec.Parse(payloadcodec.NewKeyEntry("2026-12"))
 	require.NoError(t, err)
-	server := testenv.StartServer(t, testenv.ServerOptions{})
+	server := testkit.StartServer(t, testkit.ServerOptions{})
 	rc := runclient.New(server.Dial(t, temporalclient.Config{Codec: codec}), runclient.Options{})
 	ctx := testContext(t)
 	// No worker polls the queue: the start and the memo are all this needs.

@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/stubrun"
+
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 func keyedRequest(queue, key string, in api.RunInput) runclient.StartRequest {
@@ -46,7 +46,7 @@ func TestAKeyReusedForAnotherRequestIsAConflictAndARepeatIsTheSameRun(t *testing
 		_, err := rc.Start(ctx, keyedRequest(queue, "k-1", other))
 		require.ErrorIs(t, err, runclient.ErrIdempotencyConflict, name)
 	}
-	require.Equal(t, 1, runclienttest.Executions(t, rc, first.RunID), "no request under the key started a second run")
+	require.Equal(t, 1, testkit.Executions(t, rc, first.RunID), "no request under the key started a second run")
 
 	var desc runclient.Description
 	desc, err = rc.Describe(ctx, first.RunID)
@@ -87,7 +87,7 @@ func TestConcurrentStartsWithOneKeyMakeOneRun(t *testing.T) {
 		require.NoError(t, errs[i])
 		require.Equal(t, results[0], results[i])
 	}
-	require.Equal(t, 1, runclienttest.Executions(t, rc, results[0].RunID))
+	require.Equal(t, 1, testkit.Executions(t, rc, results[0].RunID))
 }
 
 func TestStartRefusesAMalformedAgentAndStartsNothing(t *testing.T) {
@@ -115,7 +115,7 @@ func TestListPageFiltersByStatusAndAgentAndPagesWithAToken(t *testing.T) {
 	review1, review2, triage := start("a", ""), start("b", "pr-review"), start("c", "triage")
 	// A run waiting for a person, of agent triage (the stub upserts the status).
 	waiting := "run-waiting"
-	runclienttest.StartStubRun(t, rc, queue, waiting, "triage", stubrun.Input{ActionID: "act-0123456789abcdef", ExpiresIn: time.Hour})
+	testkit.StartStubRun(t, rc, queue, waiting, "triage", testkit.Input{ActionID: "act-0123456789abcdef", ExpiresIn: time.Hour})
 
 	ids := func(f runclient.ListFilter) []string {
 		page, err := rc.ListPage(ctx, f, runclient.MaxPageSize, "")

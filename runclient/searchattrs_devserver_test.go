@@ -15,9 +15,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/composecheck"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 // allFour are agentrun's search attributes, sorted, as the errors name them.
@@ -25,13 +24,13 @@ var allFour = []string{"AgentRunActionIds", "AgentRunAgent", "AgentRunStatus", "
 
 // bareServer is a dev server started as a person types `temporal server
 // start-dev`: without agentrun's search attributes.
-func bareServer(t *testing.T) *testenv.Server {
+func bareServer(t *testing.T) *testkit.Server {
 	t.Helper()
-	testenv.NeedsDevServer(t)
-	return testenv.StartServer(t, testenv.ServerOptions{NoSearchAttributes: true})
+	testkit.NeedsDevServer(t)
+	return testkit.StartServer(t, testkit.ServerOptions{NoSearchAttributes: true})
 }
 
-func clientOf(server *testenv.Server, c client.Client) *runclient.Client {
+func clientOf(server *testkit.Server, c client.Client) *runclient.Client {
 	return runclient.New(c, runclient.Options{CallTimeout: 10 * time.Second, Address: server.Address(), Namespace: "default"})
 }
 
@@ -90,7 +89,7 @@ func TestTheCommandTheErrorGivesAddsEveryAttributeOnABareDevServer(t *testing.T)
 	server := bareServer(t)
 	rc := clientOf(server, server.Client())
 	ctx := testContext(t)
-	cli := testenv.TemporalCLI(t)
+	cli := testkit.TemporalCLI(t)
 	if filepath.Base(cli) != "temporal" {
 		t.Skipf("the command names `temporal`, and the CLI at %s is named otherwise", cli)
 	}
@@ -115,7 +114,7 @@ func TestASetUpTheServerRefusesAnswersTheMissingAttributesAndTheCommand(t *testi
 		serviceerror.NewUnimplemented("unknown method AddSearchAttributes"),
 	} {
 		t.Run(refusal.Error(), func(t *testing.T) {
-			rc := clientOf(server, runclienttest.RefusingToAddSearchAttributes(server.Client(), refusal))
+			rc := clientOf(server, testkit.RefusingToAddSearchAttributes(server.Client(), refusal))
 
 			added, err := rc.SetUpSearchAttributes(testContext(t))
 

@@ -15,8 +15,9 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/openaifake"
-	"github.com/agentrun/agentrun/internal/testenv"
+
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/model/openai"
 )
 
@@ -35,20 +36,20 @@ const (
 )
 
 func TestWhatTheModelWritesIsReadThroughDescribeWhileItStreamsAndNeverEntersHistory(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	ctx := testContext(t)
-	chunks, err := openaifake.ChunksOf([]byte(writingFirstAnswer))
+	chunks, err := standalone.ChunksOf([]byte(writingFirstAnswer))
 	require.NoError(t, err)
 	held := heldAfter(t, chunks, writingHeldAt)
 	reached, release := make(chan struct{}), make(chan struct{})
-	fake := openaifake.Start(t,
-		openaifake.Reply{Status: http.StatusOK, Stream: &openaifake.Stream{Chunks: chunks, Before: func(i int) {
+	fake := standalone.Start(t,
+		standalone.Reply{Status: http.StatusOK, Stream: &standalone.Stream{Chunks: chunks, Before: func(i int) {
 			if i == held {
 				close(reached)
 				<-release
 			}
 		}}},
-		openaifake.Reply{Status: http.StatusOK, Body: writingFinalAnswer},
+		standalone.Reply{Status: http.StatusOK, Body: writingFinalAnswer},
 	)
 	released := false
 	releaseOnce := func() {
@@ -58,10 +59,10 @@ func TestWhatTheModelWritesIsReadThroughDescribeWhileItStreamsAndNeverEntersHist
 		}
 	}
 	t.Cleanup(releaseOnce) // before the fake closes: a failed test must not leave its handler waiting
-	m, err := openai.New(openai.Config{BaseURL: fake.BaseURL(), APIKey: openaifake.APIKey, Model: "gpt-4.1-mini"})
+	m, err := openai.New(openai.Config{BaseURL: fake.BaseURL(), APIKey: standalone.APIKey, Model: "gpt-4.1-mini"})
 	require.NoError(t, err)
 
-	s := testenv.StartStack(t, testenv.StackOptions{})
+	s := testkit.StartStack(t, testkit.StackOptions{})
 	const queue = "watch-the-model"
 	acts := s.Activities(m)
 	acts.WritingInterval = 50 * time.Millisecond
@@ -121,7 +122,7 @@ func heldAfter(t *testing.T, chunks []string, text string) int {
 
 // historyOf is the run's whole history as bytes, and the result of its
 // first ModelNext.
-func historyOf(ctx context.Context, t *testing.T, s *testenv.Stack, runID string) ([]byte, api.ModelDecision) {
+func historyOf(ctx context.Context, t *testing.T, s *testkit.Stack, runID string) ([]byte, api.ModelDecision) {
 	t.Helper()
 	var all []byte
 	var first api.ModelDecision
@@ -147,8 +148,8 @@ func historyOf(ctx context.Context, t *testing.T, s *testenv.Stack, runID string
 
 func nonStreamedDecision(t *testing.T, body string) api.ModelDecision {
 	t.Helper()
-	fake := openaifake.Start(t, openaifake.Reply{Status: http.StatusOK, Body: body})
-	m, err := openai.New(openai.Config{BaseURL: fake.BaseURL(), APIKey: openaifake.APIKey, Model: "gpt-4.1-mini"})
+	fake := standalone.Start(t, standalone.Reply{Status: http.StatusOK, Body: body})
+	m, err := openai.New(openai.Config{BaseURL: fake.BaseURL(), APIKey: standalone.APIKey, Model: "gpt-4.1-mini"})
 	require.NoError(t, err)
 	d, err := m.Next(context.Background(), []api.Message{{Role: api.RoleUser, Content: "Review acme/widgets#1."}}, nil)
 	require.NoError(t, err)

@@ -7,14 +7,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestABadVariableStopsEveryCommandWithExitCode2NamingIt(t *testing.T) {
 	for _, args := range [][]string{{"status", "run-1"}, {"list"}, {"start", "--repo", "acme/widgets", "--pr", "1"}} {
 		var stdout, stderr bytes.Buffer
 
-		code := run(context.Background(), args, envtest.Getenv(map[string]string{"AGENT_TASK_QUEUE": "agent runs"}), &stdout, &stderr)
+		code := run(context.Background(), args, standalone.Getenv(map[string]string{"AGENT_TASK_QUEUE": "agent runs"}), &stdout, &stderr)
 
 		require.Equal(t, exitUsage, code, "%v", args)
 		require.Contains(t, stderr.String(), "AGENT_TASK_QUEUE: contains whitespace", "%v", args)
@@ -25,7 +25,7 @@ func TestABadVariableStopsEveryCommandWithExitCode2NamingIt(t *testing.T) {
 func TestHelpListsEveryVariableTheStarterReads(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 
-	code := run(context.Background(), []string{"--help"}, envtest.Getenv(nil), &stdout, &stderr)
+	code := run(context.Background(), []string{"--help"}, standalone.Getenv(nil), &stdout, &stderr)
 
 	require.Equal(t, exitOK, code)
 	for _, v := range starterSettings().Vars() {
@@ -34,7 +34,7 @@ func TestHelpListsEveryVariableTheStarterReads(t *testing.T) {
 }
 
 func TestTheFlagsDefaultToTheSettings(t *testing.T) {
-	e := newEnv(envtest.Getenv(map[string]string{"USER": "carol", "AGENT_TASK_QUEUE": "reviews"}), nil, nil)
+	e := newEnv(standalone.Getenv(map[string]string{"USER": "carol", "AGENT_TASK_QUEUE": "reviews"}), nil, nil)
 	require.NoError(t, e.settingsErr)
 	cmd := &startCommand{env: e}
 
@@ -43,6 +43,6 @@ func TestTheFlagsDefaultToTheSettings(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "carol", req.Input.UserID)
 	require.Equal(t, "reviews", req.TaskQueue)
-	_, err = starterSettings().Read(envtest.Getenv(nil))
+	_, err = starterSettings().Read(standalone.Getenv(nil))
 	require.NoError(t, err, "the defaults alone are a valid configuration")
 }

@@ -14,20 +14,20 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/runview"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
 
 // stack is a real dev server, a worker in this process with the offline
 // reviewer, and the GitHub sandbox: what `make up` runs, minus processes.
 type stack struct {
-	*testenv.Stack
+	*testkit.Stack
 	vars map[string]string
 }
 
 func startStack(t *testing.T) *stack {
 	t.Helper()
-	base := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "starter-e2e"})
+	base := testkit.StartStack(t, testkit.StackOptions{TaskQueue: "starter-e2e"})
 	return &stack{Stack: base, vars: map[string]string{
 		"TEMPORAL_ADDRESS": base.TemporalAddress(),
 		"AGENT_TASK_QUEUE": base.TaskQueue,
@@ -246,7 +246,7 @@ func TestUnknownRunExits1WithOneLine(t *testing.T) {
 }
 
 func TestUnreachableTemporalExits1NamingTheAddress(t *testing.T) {
-	addr := testenv.FreeAddress(t)
+	addr := testkit.FreeAddress(t)
 
 	r := starterWith(map[string]string{"TEMPORAL_ADDRESS": addr}, "status", "some-run")
 
@@ -255,7 +255,7 @@ func TestUnreachableTemporalExits1NamingTheAddress(t *testing.T) {
 }
 
 func TestStatusWhileGitHubKeepsFailingAReadShowsTheTryAndTheError(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	s := startStack(t)
 	// Three failures keep the read in Temporal's backoff for about three
 	// seconds (1s, then 2s) before the fourth try succeeds.

@@ -5,13 +5,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
 
 func TestStarterOnANamespaceWithoutTheSearchAttributesPrintsTheOneCommandThatAddsThem(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	server := testenv.StartServer(t, testenv.ServerOptions{NoSearchAttributes: true})
+	testkit.NeedsDevServer(t)
+	server := testkit.StartServer(t, testkit.ServerOptions{NoSearchAttributes: true})
 	vars := map[string]string{"TEMPORAL_ADDRESS": server.Address(), "USER": "carol"}
 	fix := "add them with: " + runclient.AddSearchAttributesCommand(server.Address(), "default")
 	missing := "namespace default on Temporal at " + server.Address() +

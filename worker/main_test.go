@@ -12,9 +12,9 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
@@ -42,7 +42,7 @@ func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 		t.Run(tc.named, func(t *testing.T) {
 			var stderr bytes.Buffer
 
-			err := run(context.Background(), envtest.Getenv(tc.vars), &stderr)
+			err := run(context.Background(), standalone.Getenv(tc.vars), &stderr)
 
 			require.Equal(t, 2, exitCode(err, &stderr))
 			require.Contains(t, stderr.String(), tc.named)
@@ -54,7 +54,7 @@ func TestWorkerWithUnreachableTemporalFailsNamingTheAddress(t *testing.T) {
 	addr := unreachableTemporal(t)
 	var stderr bytes.Buffer
 
-	err := run(context.Background(), envtest.Getenv(map[string]string{"TEMPORAL_ADDRESS": addr, "GITHUB_BOT_LOGIN": "agentrun[bot]"}), &stderr)
+	err := run(context.Background(), standalone.Getenv(map[string]string{"TEMPORAL_ADDRESS": addr, "GITHUB_BOT_LOGIN": "agentrun[bot]"}), &stderr)
 
 	require.Equal(t, 1, exitCode(err, &stderr))
 	require.Contains(t, stderr.String(), "cannot reach Temporal at "+addr)
@@ -64,7 +64,7 @@ func TestWorkerWithUnreachableTemporalFailsNamingTheAddress(t *testing.T) {
 // right after the GitHub identity step these tests look at.
 func unreachableTemporal(t *testing.T) string {
 	t.Helper()
-	return testenv.FreeAddress(t)
+	return testkit.FreeAddress(t)
 }
 
 func sandboxURL(t *testing.T, sb *ghsandbox.Server) string {
@@ -79,7 +79,7 @@ func TestWorkerLearnsItsGitHubLoginFromGetUserAndLogsTheTarget(t *testing.T) {
 	api := sandboxURL(t, sb)
 	var logs bytes.Buffer
 
-	_ = run(context.Background(), envtest.Getenv(map[string]string{
+	_ = run(context.Background(), standalone.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": api, "GITHUB_TOKEN": "t",
 	}), &logs)
 
@@ -92,7 +92,7 @@ func TestWorkerTakesGitHubBotLoginWithoutAskingGitHub(t *testing.T) {
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
 	var logs bytes.Buffer
 
-	_ = run(context.Background(), envtest.Getenv(map[string]string{
+	_ = run(context.Background(), standalone.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": sandboxURL(t, sb), "GITHUB_TOKEN": "t",
 		"GITHUB_BOT_LOGIN": "reviewer-app[bot]", "AGENT_ALLOWED_REPOS": "Acme/Widgets, acme/gadgets",
 	}), &logs)
@@ -106,7 +106,7 @@ func TestWorkerWhoseTokenCannotReadItsUserRefusesToStartNamingGitHubBotLogin(t *
 	require.NoError(t, sb.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetUser, Mode: ghsandbox.ModeStatus, Status: 403}))
 	var stderr bytes.Buffer
 
-	err := run(context.Background(), envtest.Getenv(map[string]string{
+	err := run(context.Background(), standalone.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS": unreachableTemporal(t), "GITHUB_API_URL": sandboxURL(t, sb), "GITHUB_TOKEN": "app-installation-token",
 	}), &stderr)
 
@@ -117,13 +117,13 @@ func TestWorkerWhoseTokenCannotReadItsUserRefusesToStartNamingGitHubBotLogin(t *
 }
 
 func TestWorkerPollsItsTaskQueueAndStopsCleanlyWhenCancelled(t *testing.T) {
-	server := testenv.StartServer(t, testenv.ServerOptions{})
+	server := testkit.StartServer(t, testkit.ServerOptions{})
 	// The worker writes its log while the test reads it.
-	logs := testenv.NewTailBuffer(1 << 20)
+	logs := testkit.NewTailBuffer(1 << 20)
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
 	api := sandboxURL(t, sb)
-	worker := testenv.RunInBackground(t, func(ctx context.Context) error {
-		return run(ctx, envtest.Getenv(map[string]string{
+	worker := testkit.RunInBackground(t, func(ctx context.Context) error {
+		return run(ctx, standalone.Getenv(map[string]string{
 			"TEMPORAL_ADDRESS":   server.Address(),
 			"AGENT_TASK_QUEUE":   "worker-main-test",
 			"GITHUB_API_URL":     api,

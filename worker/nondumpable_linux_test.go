@@ -13,12 +13,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/envtest"
-	"github.com/agentrun/agentrun/internal/startup/startuptest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
+
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // The worker's own main, re-executed from this test binary as another user.
-func TestMain(m *testing.M) { startuptest.Main(m, main) }
+func TestMain(m *testing.M) { testkit.Main(m, main) }
 
 const (
 	workerToken       = "ghp_theWorkersOwnToken0123456789abcdef"
@@ -48,7 +49,7 @@ func identityProbe(t *testing.T) (url string, asked <-chan string) {
 
 // waitForIdentify waits until the worker asks GitHub who it is, or fails
 // as soon as it exits instead.
-func waitForIdentify(t *testing.T, worker *startuptest.Process, asked <-chan string) string {
+func waitForIdentify(t *testing.T, worker *testkit.Process, asked <-chan string) string {
 	t.Helper()
 	select {
 	case auth := <-asked:
@@ -66,7 +67,7 @@ func waitForIdentify(t *testing.T, worker *startuptest.Process, asked <-chan str
 // AGENTRUN_PAYLOAD_KEYS from /proc/<worker>/environ and its memory.
 func TestProcessOfTheWorkersUserCannotReadTheWorkersSecrets(t *testing.T) {
 	github, asked := identityProbe(t)
-	user := startuptest.NewSameUser(t)
+	user := testkit.NewSameUser(t)
 	worker := user.Program(t, []string{"GITHUB_API_URL=" + github, "GITHUB_TOKEN=" + workerToken,
 		"AGENTRUN_PAYLOAD_KEYS=" + workerPayloadKeys, "TEMPORAL_ADDRESS=" + unreachableTemporal(t)})
 	require.Contains(t, waitForIdentify(t, worker, asked), workerToken, "the worker runs with the secret")
@@ -75,11 +76,11 @@ func TestProcessOfTheWorkersUserCannotReadTheWorkersSecrets(t *testing.T) {
 	status, err := user.Read(t, proc+"status")
 	require.NoError(t, err, "the process is there and its public files are readable")
 	require.Regexp(t, fmt.Sprintf(`(?m)^Uid:\s+%d\s`, user.Uid()), string(status), "the reader is the worker's own user")
-	require.ErrorIs(t, user.Trace(t, worker.Pid()), startuptest.ErrRefused, "ptrace attach")
+	require.ErrorIs(t, user.Trace(t, worker.Pid()), testkit.ErrRefused, "ptrace attach")
 	for _, file := range []string{"environ", "mem"} {
 		content, err := user.Read(t, proc+file)
 
-		require.ErrorIs(t, err, startuptest.ErrRefused, file)
+		require.ErrorIs(t, err, testkit.ErrRefused, file)
 		require.NotContains(t, string(content), workerToken, file)
 		require.NotContains(t, string(content), workerPayloadKeys, file)
 	}
@@ -89,7 +90,7 @@ func TestProcessOfTheWorkersUserCannotReadTheWorkersSecrets(t *testing.T) {
 // not even root, who may read /proc/<pid>/environ, finds it there.
 func TestWorkerReadsItsTokenFromGitHubTokenFileAndItsEnvironmentNeverHoldsIt(t *testing.T) {
 	github, asked := identityProbe(t)
-	user := startuptest.NewSameUser(t)
+	user := testkit.NewSameUser(t)
 	tokenFile := filepath.Join(user.Dir(), "github-token")
 	require.NoError(t, os.WriteFile(tokenFile, []byte(workerToken+"\n"), 0o400))
 	user.Chown(t, tokenFile)
@@ -115,7 +116,7 @@ func TestWorkerWithGitHubTokenFileSetWronglyExitsWith2NamingIt(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var stderr strings.Builder
 
-			err := run(t.Context(), envtest.Getenv(vars), &stderr)
+			err := run(t.Context(), standalone.Getenv(vars), &stderr)
 
 			require.Equal(t, 2, exitCode(err, &stderr))
 			require.Contains(t, stderr.String(), "GITHUB_TOKEN_FILE")

@@ -13,9 +13,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -34,22 +34,22 @@ type checkResult struct {
 func runReplayCheck(t *testing.T, env map[string]string, args ...string) checkResult {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := replayCheck(context.Background(), args, envtest.Getenv(env), &stdout, &stderr)
+	err := replayCheck(context.Background(), args, standalone.Getenv(env), &stdout, &stderr)
 	code := exitCode(err, &stderr)
 	return checkResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
 func TestReplayCheckExitsZeroOverRunsOfThisCodeAndOneNamingARunOfAnotherShape(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	const queue = "worker-replay-check"
-	server := testenv.StartServer(t, testenv.ServerOptions{})
+	server := testkit.StartServer(t, testkit.ServerOptions{})
 	env := map[string]string{
 		"TEMPORAL_ADDRESS": server.Address(), "AGENT_TASK_QUEUE": queue,
 		"GITHUB_API_URL": sandboxURL(t, ghsandbox.New(ghsandbox.DefaultFixture())),
 	}
-	logs := testenv.NewTailBuffer(1 << 20)
-	agent := testenv.RunInBackground(t, func(ctx context.Context) error { return run(ctx, envtest.Getenv(env), logs) })
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RunTimeout)
+	logs := testkit.NewTailBuffer(1 << 20)
+	agent := testkit.RunInBackground(t, func(ctx context.Context) error { return run(ctx, standalone.Getenv(env), logs) })
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 	rc := runclient.New(server.Client(), runclient.Options{Address: server.Address()})
 	started, err := rc.Start(ctx, runclient.StartRequest{RunID: "run-of-this-code", TaskQueue: queue, Input: api.RunInput{
@@ -59,12 +59,12 @@ func TestReplayCheckExitsZeroOverRunsOfThisCodeAndOneNamingARunOfAnotherShape(t 
 	require.Eventually(t, func() bool {
 		snap, err := rc.Snapshot(ctx, started.RunID)
 		return err == nil && snap.Run.Status == api.RunWaitingForUser
-	}, testenv.RunTimeout, 50*time.Millisecond, "the run never waited for approval:\n%s", logs.String())
+	}, testkit.RunTimeout, 50*time.Millisecond, "the run never waited for approval:\n%s", logs.String())
 	var passed checkResult
 	require.Eventually(t, func() bool {
 		passed = runReplayCheck(t, env)
 		return passed.code == 0 && strings.Contains(passed.stdout, "replay check: 1 sampled")
-	}, testenv.RunTimeout, 100*time.Millisecond, "the check never passed over the waiting run: %+v", passed)
+	}, testkit.RunTimeout, 100*time.Millisecond, "the check never passed over the waiting run: %+v", passed)
 	require.Equal(t, "replay check: 1 sampled open runs of task queue "+queue+" replay on this build\n", passed.stdout)
 	agent.Stop(t, "the worker")
 
@@ -77,14 +77,14 @@ func TestReplayCheckExitsZeroOverRunsOfThisCodeAndOneNamingARunOfAnotherShape(t 
 	require.Eventually(t, func() bool {
 		desc, err := server.Client().DescribeWorkflowExecution(ctx, foreign.GetID(), "")
 		return err == nil && desc.GetPendingWorkflowTask() == nil && desc.GetWorkflowExecutionInfo().GetHistoryLength() > 3
-	}, testenv.RunTimeout, 50*time.Millisecond, "the other shape's run never started its timer")
+	}, testkit.RunTimeout, 50*time.Millisecond, "the other shape's run never started its timer")
 	other.Stop()
 
 	var failed checkResult
 	require.Eventually(t, func() bool {
 		failed = runReplayCheck(t, env, "--sample", "10")
 		return failed.code == 1
-	}, testenv.RunTimeout, 100*time.Millisecond, "the check never failed: %+v", failed)
+	}, testkit.RunTimeout, 100*time.Millisecond, "the check never failed: %+v", failed)
 	require.Empty(t, failed.stdout)
 	require.Contains(t, failed.stderr, "worker: 1 of 2 sampled open runs do not replay on this build: run-of-another-shape (run "+foreign.GetRunID()+"): [TMPRL1100]")
 	require.NotContains(t, failed.stderr, "run-of-this-code", "the run of this code replays")
@@ -95,9 +95,9 @@ func TestReplayCheckExitsZeroOverRunsOfThisCodeAndOneNamingARunOfAnotherShape(t 
 }
 
 func TestWorkerWithPromoteOnStartMakesItselfCurrentOverThePreviousBuild(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	const queue = "worker-promote-on-start"
-	server := testenv.StartServer(t, testenv.ServerOptions{})
+	server := testkit.StartServer(t, testkit.ServerOptions{})
 	env := func(build string) map[string]string {
 		return map[string]string{
 			"TEMPORAL_ADDRESS": server.Address(), "AGENT_TASK_QUEUE": queue,
@@ -112,14 +112,14 @@ func TestWorkerWithPromoteOnStartMakesItselfCurrentOverThePreviousBuild(t *testi
 		}
 		return desc.Info.RoutingConfig.CurrentVersion.BuildID
 	}
-	logsA, logsB := testenv.NewTailBuffer(1<<20), testenv.NewTailBuffer(1<<20)
-	workerA := testenv.RunInBackground(t, func(ctx context.Context) error { return run(ctx, envtest.Getenv(env("a")), logsA) })
-	require.Eventually(t, func() bool { return current() == "a" }, testenv.RunTimeout, 50*time.Millisecond, "build a never became current:\n%s", logsA.String())
+	logsA, logsB := testkit.NewTailBuffer(1<<20), testkit.NewTailBuffer(1<<20)
+	workerA := testkit.RunInBackground(t, func(ctx context.Context) error { return run(ctx, standalone.Getenv(env("a")), logsA) })
+	require.Eventually(t, func() bool { return current() == "a" }, testkit.RunTimeout, 50*time.Millisecond, "build a never became current:\n%s", logsA.String())
 
-	workerB := testenv.RunInBackground(t, func(ctx context.Context) error { return run(ctx, envtest.Getenv(env("b")), logsB) })
-	require.Eventually(t, func() bool { return current() == "b" }, testenv.RunTimeout, 50*time.Millisecond, "build b never became current:\n%s", logsB.String())
+	workerB := testkit.RunInBackground(t, func(ctx context.Context) error { return run(ctx, standalone.Getenv(env("b")), logsB) })
+	require.Eventually(t, func() bool { return current() == "b" }, testkit.RunTimeout, 50*time.Millisecond, "build b never became current:\n%s", logsB.String())
 	promoted := `msg="this build is the current version: its replay check passed" deploymentName=agentrun buildId=b previous=a`
-	require.Eventually(t, func() bool { return strings.Contains(logsB.String(), promoted) }, testenv.RunTimeout, 50*time.Millisecond,
+	require.Eventually(t, func() bool { return strings.Contains(logsB.String(), promoted) }, testkit.RunTimeout, 50*time.Millisecond,
 		"build b never said it made itself current:\n%s", logsB.String())
 	workerB.Stop(t, "build b's worker")
 	workerA.Stop(t, "build a's worker")

@@ -13,19 +13,18 @@ import (
 	"go.temporal.io/api/serviceerror"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 func TestWorkerOnAFreshDevServerAddsTheSearchAttributesAndARunThenStartsAndLists(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	server := testenv.StartServer(t, testenv.ServerOptions{NoSearchAttributes: true})
-	logs := testenv.NewTailBuffer(1 << 20)
-	worker := testenv.RunInBackground(t, func(ctx context.Context) error {
-		return run(ctx, envtest.Getenv(map[string]string{
+	testkit.NeedsDevServer(t)
+	server := testkit.StartServer(t, testkit.ServerOptions{NoSearchAttributes: true})
+	logs := testkit.NewTailBuffer(1 << 20)
+	worker := testkit.RunInBackground(t, func(ctx context.Context) error {
+		return run(ctx, standalone.Getenv(map[string]string{
 			"TEMPORAL_ADDRESS": server.Address(),
 			"AGENT_TASK_QUEUE": "worker-search-attributes",
 			"GITHUB_API_URL":   sandboxURL(t, ghsandbox.New(ghsandbox.DefaultFixture())),
@@ -58,9 +57,9 @@ func TestWorkerOnAFreshDevServerAddsTheSearchAttributesAndARunThenStartsAndLists
 }
 
 func TestWorkerWhoseServerRefusesToAddSearchAttributesExitsWith2NamingTheCommand(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	server := testenv.StartServer(t, testenv.ServerOptions{NoSearchAttributes: true})
-	refusing := runclienttest.RefusingToAddSearchAttributes(server.Client(), serviceerror.NewPermissionDenied("Request unauthorized.", ""))
+	testkit.NeedsDevServer(t)
+	server := testkit.StartServer(t, testkit.ServerOptions{NoSearchAttributes: true})
+	refusing := testkit.RefusingToAddSearchAttributes(server.Client(), serviceerror.NewPermissionDenied("Request unauthorized.", ""))
 	var stderr bytes.Buffer
 
 	err := setUpSearchAttributes(context.Background(), refusing, server.Config(), slog.New(slog.NewTextHandler(&stderr, nil)))

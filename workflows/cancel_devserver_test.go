@@ -20,7 +20,7 @@ import (
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/model/offline"
 )
 
@@ -45,7 +45,7 @@ func heldPosts(t *testing.T, sandboxURL string, arrived chan<- struct{}, release
 	return srv.URL
 }
 
-func startHeldWorker(t *testing.T, stack *testenv.Stack, queue, githubURL string) {
+func startHeldWorker(t *testing.T, stack *testkit.Stack, queue, githubURL string) {
 	t.Helper()
 	gh, err := github.NewClient(githubURL, "sandbox-token")
 	require.NoError(t, err)
@@ -67,8 +67,8 @@ func waitForSnapshot(t *testing.T, c client.Client, id string, ok func(api.RunSn
 }
 
 func TestCancelWhileThePostsAnswerIsLostEndsCancelledWithTheStepSucceededAndOneCommentOnADevServer(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "cancel-stack"})
+	testkit.NeedsDevServer(t)
+	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: "cancel-stack"})
 	require.NoError(t, stack.Sandbox().AddFault(ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDropResponse}))
 	arrived, release := make(chan struct{}, 1), make(chan struct{})
 	const queue = "cancel-held"
@@ -107,8 +107,8 @@ func TestCancelWhileThePostsAnswerIsLostEndsCancelledWithTheStepSucceededAndOneC
 }
 
 func TestCancelWhileWaitingForApprovalEndsCancelledWithNothingPostedOnADevServer(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "cancel-wait-stack"})
+	testkit.NeedsDevServer(t)
+	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: "cancel-wait-stack"})
 	c := stack.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

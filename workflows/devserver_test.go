@@ -20,7 +20,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/workflows"
 )
@@ -59,7 +59,7 @@ func (o *tamperOutbound) NewContinueAsNewError(ctx workflow.Context, wfn interfa
 
 // startTamperingWorker starts a worker on its own queue whose runs have
 // their checkpoints tampered with.
-func startTamperingWorker(t *testing.T, stack *testenv.Stack, queue string, tamper *tamperCheckpoint) {
+func startTamperingWorker(t *testing.T, stack *testkit.Stack, queue string, tamper *tamperCheckpoint) {
 	gh, err := github.NewClient(stack.GitHubURL, "sandbox-token")
 	require.NoError(t, err)
 	c := stack.Client()
@@ -82,9 +82,9 @@ func querySnapshot(c client.Client, id string) (api.RunSnapshot, error) {
 }
 
 func TestArgumentsChangedUnderAWaitingApprovalAcrossContinueAsNewPostNothing(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	const queue = "tamper-checkpoint"
-	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "tamper-stack"})
+	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: "tamper-stack"})
 	tamper := &tamperCheckpoint{body: "Approve this PR, it is perfect."}
 	startTamperingWorker(t, stack, queue, tamper)
 	c := stack.Client()
@@ -151,8 +151,8 @@ func logEvents(t *testing.T, c client.Client, id string) {
 }
 
 func TestReusedWorkflowIDGetsNewActionIDsFoundByTheSearchAttribute(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "reuse-id"})
+	testkit.NeedsDevServer(t)
+	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: "reuse-id"})
 	c := stack.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

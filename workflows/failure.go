@@ -1,6 +1,7 @@
-// Package failure reads what an activity's error says about the outside
+// This file reads what an activity's error says about the outside
 // world, for the run to decide on: nothing happened (rejected), try again
 // after a wait (rate limited), or the outcome is unknown.
+
 package workflows
 
 import (

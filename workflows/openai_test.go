@@ -16,7 +16,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/openaifake"
+
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/model/openai"
 )
@@ -32,19 +33,19 @@ const (
 // reading these tests use.
 type fakeOpenAI struct {
 	t      testing.TB
-	server *openaifake.Server
+	server *standalone.Server
 }
 
-func newFakeOpenAI(t testing.TB, replies ...openaifake.Reply) *fakeOpenAI {
+func newFakeOpenAI(t testing.TB, replies ...standalone.Reply) *fakeOpenAI {
 	t.Helper()
-	return &fakeOpenAI{t: t, server: openaifake.Start(t, replies...)}
+	return &fakeOpenAI{t: t, server: standalone.Start(t, replies...)}
 }
 
 // model is the real OpenAI-compatible provider pointed at the fake.
 func (f *fakeOpenAI) model() model.Model {
 	f.t.Helper()
 	m, err := openai.New(openai.Config{
-		BaseURL: f.server.BaseURL(), APIKey: openaifake.APIKey, Model: "gpt-4.1-mini",
+		BaseURL: f.server.BaseURL(), APIKey: standalone.APIKey, Model: "gpt-4.1-mini",
 	})
 	require.NoError(f.t, err)
 	return m
@@ -92,7 +93,7 @@ func (f *fakeOpenAI) toolResult(i int, callID string) string {
 
 // newOpenAIHarness is the testsuite harness with the OpenAI provider as the
 // model; modelAttempts counts the ModelNext attempts Temporal ran.
-func newOpenAIHarness(t *testing.T, fixture ghsandbox.Fixture, replies ...openaifake.Reply) (*harness, *fakeOpenAI, *int) {
+func newOpenAIHarness(t *testing.T, fixture ghsandbox.Fixture, replies ...standalone.Reply) (*harness, *fakeOpenAI, *int) {
 	t.Helper()
 	fake := newFakeOpenAI(t, replies...)
 	var suite testsuite.WorkflowTestSuite
@@ -141,7 +142,7 @@ func approveWhenWaiting(h *harness) {
 
 func TestOpenAIRunReadsThePullRequestPostsOneApprovedCommentAndAnswers(t *testing.T) {
 	h, fake, _ := newOpenAIHarness(t, ghsandbox.DefaultFixture(),
-		openaifake.OK("pr_and_files.json"), openaifake.OK("comment.json"), openaifake.OK("final.json"))
+		standalone.OK("pr_and_files.json"), standalone.OK("comment.json"), standalone.OK("final.json"))
 	approveWhenWaiting(h)
 
 	h.run(openAIInput())
@@ -186,7 +187,7 @@ func TestOpenAIRunReadsThePullRequestPostsOneApprovedCommentAndAnswers(t *testin
 func TestOpenAIMalformedArgumentsFailTheStepTellTheModelAndTheRepairPosts(t *testing.T) {
 	const malformedCall = "call_Mf8aLk2Jh5Gf3Ds6Aq9Wz1Xc"
 	h, fake, _ := newOpenAIHarness(t, ghsandbox.DefaultFixture(),
-		openaifake.OK("pr_and_files.json"), openaifake.OK("malformed_comment.json"), openaifake.OK("comment.json"), openaifake.OK("final.json"))
+		standalone.OK("pr_and_files.json"), standalone.OK("malformed_comment.json"), standalone.OK("comment.json"), standalone.OK("final.json"))
 	approveWhenWaiting(h)
 
 	h.run(openAIInput())
@@ -229,7 +230,7 @@ func injectedFixture() ghsandbox.Fixture {
 func TestOpenAIInjectionInTheDiffCannotSendTheCommentToAnotherRepo(t *testing.T) {
 	const injectedCall = "call_Ev1lR3poQ9wE2rT5yU8iO0pA"
 	h, fake, _ := newOpenAIHarness(t, injectedFixture(),
-		openaifake.OK("pr_and_files.json"), openaifake.OK("injected_comment.json"), openaifake.OK("final_after_refusal.json"))
+		standalone.OK("pr_and_files.json"), standalone.OK("injected_comment.json"), standalone.OK("final_after_refusal.json"))
 
 	h.run(openAIInput())
 
@@ -259,8 +260,8 @@ func TestOpenAIInjectionInTheDiffCannotSendTheCommentToAnotherRepo(t *testing.T)
 
 func TestOpenAIRateLimitIsRetriedByTemporalAfterRetryAfter(t *testing.T) {
 	h, fake, modelAttempts := newOpenAIHarness(t, ghsandbox.DefaultFixture(),
-		openaifake.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "20"}, Fixture: "error_429_rate_limit.json"},
-		openaifake.OK("final.json"))
+		standalone.Reply{Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "20"}, Fixture: "error_429_rate_limit.json"},
+		standalone.OK("final.json"))
 
 	h.run(openAIInput())
 
@@ -278,7 +279,7 @@ func TestOpenAIRateLimitIsRetriedByTemporalAfterRetryAfter(t *testing.T) {
 
 func TestOpenAIUnauthorizedFailsTheRunWithTheProvidersMessageAndNoKey(t *testing.T) {
 	h, fake, modelAttempts := newOpenAIHarness(t, ghsandbox.DefaultFixture(),
-		openaifake.Reply{Status: http.StatusUnauthorized, Fixture: "error_401_invalid_api_key.json"})
+		standalone.Reply{Status: http.StatusUnauthorized, Fixture: "error_401_invalid_api_key.json"})
 
 	h.run(openAIInput())
 
@@ -302,14 +303,14 @@ func TestOpenAIUnauthorizedFailsTheRunWithTheProvidersMessageAndNoKey(t *testing
 	for name, shown := range map[string]any{"run": snap, "events": h.events(), "conversation": h.conversation(0)} {
 		raw, err := json.Marshal(shown)
 		require.NoError(t, err)
-		require.NotContains(t, string(raw), openaifake.APIKey, "the %s query shows the key", name)
+		require.NotContains(t, string(raw), standalone.APIKey, "the %s query shows the key", name)
 		require.NotContains(t, string(raw), "sk-test", "the %s query shows part of the key", name)
 	}
 	require.NotContains(t, err.Error(), "sk-test")
 }
 
 func TestConversationQueryAnswersTheWholeConversationOrAPrefix(t *testing.T) {
-	h, _, _ := newOpenAIHarness(t, ghsandbox.DefaultFixture(), openaifake.OK("pr_and_files.json"), openaifake.OK("final.json"))
+	h, _, _ := newOpenAIHarness(t, ghsandbox.DefaultFixture(), standalone.OK("pr_and_files.json"), standalone.OK("final.json"))
 
 	h.run(openAIInput())
 

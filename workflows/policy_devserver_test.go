@@ -13,15 +13,15 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // A raw signal skips the approval server and its checks: on a real dev
 // server, through the sandbox's permission endpoint, the run itself refuses
 // mallory (read) and takes bob (write).
 func TestReadOnlyUserCannotApproveThroughARawSignalOnADevServer(t *testing.T) {
-	testenv.NeedsDevServer(t)
-	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "policy-raw-signal"})
+	testkit.NeedsDevServer(t)
+	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: "policy-raw-signal"})
 	c := stack.Client()
 	run := stack.StartReview(t, stack.TaskQueue)
 	id := run.GetID()
@@ -33,7 +33,7 @@ func TestReadOnlyUserCannotApproveThroughARawSignalOnADevServer(t *testing.T) {
 	require.Eventually(t, func() bool {
 		events, err := stack.Events(context.Background(), id)
 		return err == nil && len(eventsOf(events, "mallory has read permission on acme/widgets; deciding needs write")) == 1
-	}, testenv.RunTimeout, 50*time.Millisecond, "mallory's approval was never refused")
+	}, testkit.RunTimeout, 50*time.Millisecond, "mallory's approval was never refused")
 	snap, err := stack.Snapshot(context.Background(), id)
 	require.NoError(t, err)
 	require.Equal(t, api.ActionWaiting, snap.PendingAction.State)

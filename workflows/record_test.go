@@ -20,8 +20,8 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 
-	"github.com/agentrun/agentrun/internal/openaifake"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/model/openai"
 )
 
@@ -38,13 +38,13 @@ const corpusDir = "replay"
 // which the replay test needs.
 type recordScenario struct {
 	name   string
-	before func(t *testing.T, stack *testenv.Stack)
+	before func(t *testing.T, stack *testkit.Stack)
 	input  func(*api.RunInput)
 	// decide runs once the run waits for approval.
 	decide func(t *testing.T, c client.Client, id, actionID string)
 	// openai, when set, runs the scenario on a worker whose model is the
 	// OpenAI provider answering these recorded chat completions.
-	openai []openaifake.Reply
+	openai []standalone.Reply
 	// byReference checks that the later model calls carried a conversation
 	// reference, so that the recording covers the conversation query.
 	byReference bool
@@ -74,7 +74,7 @@ func recordScenarios() []recordScenario {
 		{name: "reconcile", before: faults(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"}), decide: approve},
 		{
 			name:   "openai-happy",
-			openai: []openaifake.Reply{openaifake.OK("pr_and_files.json"), openaifake.OK("comment.json"), openaifake.OK("final.json")},
+			openai: []standalone.Reply{standalone.OK("pr_and_files.json"), standalone.OK("comment.json"), standalone.OK("final.json")},
 			// Small enough that the calls after the first carry a reference.
 			input:       func(in *api.RunInput) { in.InlineConversationBytes = 2048 },
 			byReference: true,
@@ -127,8 +127,8 @@ func recordScenarios() []recordScenario {
 			// The pull request talks the model into writing a marker into
 			// its comment: refused before anyone is asked to approve it.
 			name: "openai-marker-refused",
-			openai: []openaifake.Reply{
-				openaifake.OK("pr_and_files.json"), openaifake.OK("marker_comment.json"), openaifake.OK("final_after_marker_refusal.json"),
+			openai: []standalone.Reply{
+				standalone.OK("pr_and_files.json"), standalone.OK("marker_comment.json"), standalone.OK("final_after_marker_refusal.json"),
 			},
 		},
 		{
@@ -242,7 +242,7 @@ func TestRecordHistories(t *testing.T) {
 	}
 	const queue = "record-histories"
 	require.NoError(t, os.MkdirAll(filepath.Join("testdata", corpusDir), 0o755))
-	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue})
+	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: queue})
 	c := stack.Client()
 	for _, sc := range recordScenarios() {
 		t.Run(sc.name, func(t *testing.T) {
@@ -270,7 +270,7 @@ func TestRecordHistories(t *testing.T) {
 			if sc.openai != nil {
 				taskQueue = queue + "-" + sc.name
 				model, err := openai.New(openai.Config{
-					BaseURL: openaifake.Start(t, sc.openai...).BaseURL(), APIKey: openaifake.APIKey, Model: "gpt-4.1-mini",
+					BaseURL: standalone.Start(t, sc.openai...).BaseURL(), APIKey: standalone.APIKey, Model: "gpt-4.1-mini",
 				})
 				require.NoError(t, err)
 				stack.StartWorker(t, taskQueue, model)
@@ -313,8 +313,8 @@ func corpusPath(name string) string {
 	return filepath.Join("testdata", corpusDir, name+".json")
 }
 
-func faults(fs ...ghsandbox.Fault) func(*testing.T, *testenv.Stack) {
-	return func(t *testing.T, stack *testenv.Stack) {
+func faults(fs ...ghsandbox.Fault) func(*testing.T, *testkit.Stack) {
+	return func(t *testing.T, stack *testkit.Stack) {
 		for _, f := range fs {
 			require.NoError(t, stack.Sandbox().AddFault(f))
 		}

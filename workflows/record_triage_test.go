@@ -12,7 +12,7 @@ import (
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // What the triage recordings need beyond the other scenarios: a sandbox of
@@ -24,7 +24,7 @@ func startSandboxWorker(t *testing.T, c client.Client, taskQueue string, edit fu
 	f := ghsandbox.DefaultFixture()
 	edit(&f)
 	sandbox := ghsandbox.New(f)
-	testenv.StartSandboxWorker(t, c, taskQueue, sandbox)
+	testkit.StartSandboxWorker(t, c, taskQueue, sandbox)
 	return sandbox
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/workflows"
 )
 
@@ -22,9 +22,9 @@ import (
 // starts attempt 2 with ContinuedExecutionRunID set and the same input. The
 // checkpoint is refused there too, and nothing is posted.
 func TestWorkflowRetryOfAStartCarryingAnApprovedCheckpointPostsNothing(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	forged := workflows.ApproveInCheckpoint(workflows.CheckpointWaitingForApproval(t, ghsandbox.New(ghsandbox.DefaultFixture())))
-	stack := testenv.StartStack(t, testenv.StackOptions{TaskQueue: "retry-stack"})
+	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: "retry-stack"})
 	c := stack.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

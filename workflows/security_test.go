@@ -17,7 +17,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/openaifake"
+
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // checkpointWaitingForApproval runs generations (each "too long", so each
@@ -321,7 +322,7 @@ func TestActionIDsDependOnTheExecutionChain(t *testing.T) {
 func TestOpenAIPromptedToForgeAMarkerIsRefusedAndToldBeforeAnyApproval(t *testing.T) {
 	const markerCall = "call_M4rk3rF0rg3dQ1wE2rT5yU8i"
 	h, fake, _ := newOpenAIHarness(t, ghsandbox.DefaultFixture(),
-		openaifake.OK("pr_and_files.json"), openaifake.OK("marker_comment.json"), openaifake.OK("final_after_marker_refusal.json"))
+		standalone.OK("pr_and_files.json"), standalone.OK("marker_comment.json"), standalone.OK("final_after_marker_refusal.json"))
 
 	h.run(openAIInput())
 

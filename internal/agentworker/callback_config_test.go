@@ -5,11 +5,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestWorkerTakesItsCallbackAllowListAndTheKeyThatSignsDeliveries(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"AGENTRUN_CALLBACK_ALLOWED": "https://hooks.example.com/agentrun/",
 		"AGENTRUN_CALLBACK_SECRET":  "0123456789abcdef0123456789abcdef",
 	}))
@@ -29,7 +29,7 @@ func TestWorkerRefusesACallbackSettingItCannotHonour(t *testing.T) {
 		"allow-list, no secret": {"AGENTRUN_CALLBACK_ALLOWED": "https://hooks.example.com/"},
 		"secret under 32 bytes": {"AGENTRUN_CALLBACK_ALLOWED": "https://hooks.example.com/", "AGENTRUN_CALLBACK_SECRET": "short"},
 	} {
-		_, err := ConfigFromEnv(envtest.Getenv(env))
+		_, err := ConfigFromEnv(standalone.Getenv(env))
 		require.Error(t, err, name)
 		require.Contains(t, err.Error(), "AGENTRUN_CALLBACK_", name)
 	}

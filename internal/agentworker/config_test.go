@@ -8,13 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(nil))
+	cfg, err := ConfigFromEnv(standalone.Getenv(nil))
 
 	require.NoError(t, err)
 	require.Equal(t, Config{
@@ -29,7 +29,7 @@ func TestConfigFromEnvWithNothingSetUsesDefaults(t *testing.T) {
 }
 
 func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS":            "temporal:7233",
 		"TEMPORAL_NAMESPACE":          "agents",
 		"AGENT_TASK_QUEUE":            "reviews",
@@ -68,7 +68,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 }
 
 func TestConfigFromEnvPinnedWithoutABuildIDTakesTheBinarysOwn(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENT_VERSIONING": "pinned"}))
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{"AGENT_VERSIONING": "pinned"}))
 
 	require.NoError(t, err)
 	buildID, err := BuildID()
@@ -79,7 +79,7 @@ func TestConfigFromEnvPinnedWithoutABuildIDTakesTheBinarysOwn(t *testing.T) {
 }
 
 func TestConfigFromEnvWithVersioningOffIsUnversioned(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENT_VERSIONING": "off", "AGENT_BUILD_ID": "v1.4.2"}))
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{"AGENT_VERSIONING": "off", "AGENT_BUILD_ID": "v1.4.2"}))
 
 	require.NoError(t, err)
 	require.Equal(t, Deployment{}, cfg.Deployment)
@@ -130,7 +130,7 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.variable+"="+tc.value, func(t *testing.T) {
-			_, err := ConfigFromEnv(envtest.Getenv(map[string]string{tc.variable: tc.value}))
+			_, err := ConfigFromEnv(standalone.Getenv(map[string]string{tc.variable: tc.value}))
 
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.variable)

@@ -10,7 +10,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/tools/merchanttool"
 )
 
@@ -18,7 +18,7 @@ import (
 // as the worker main does.
 func loadWorkerTools(t *testing.T, env map[string]string) *activities.Activities {
 	t.Helper()
-	cfg, err := agentworker.ConfigFromEnv(envtest.Getenv(env))
+	cfg, err := agentworker.ConfigFromEnv(standalone.Getenv(env))
 	require.NoError(t, err)
 	acts := &activities.Activities{}
 	set, err := agentworker.LoadTools(t.Context(), cfg, acts, nil)
@@ -65,7 +65,7 @@ func TestWorkerWithAMerchantURLAndAToolsFileServesBoth(t *testing.T) {
 func TestWorkerRefusesABadMerchantURLNamingTheVariable(t *testing.T) {
 	for _, v := range []string{"127.0.0.1:9090", "ftp://merchants.example", "http://", "https://shop:s3cret@merchants.example/"} {
 		t.Run(v, func(t *testing.T) {
-			_, err := agentworker.ConfigFromEnv(envtest.Getenv(map[string]string{"AGENT_MERCHANT_URL": v}))
+			_, err := agentworker.ConfigFromEnv(standalone.Getenv(map[string]string{"AGENT_MERCHANT_URL": v}))
 
 			require.ErrorContains(t, err, "AGENT_MERCHANT_URL")
 			require.NotContains(t, err.Error(), "s3cret")

@@ -5,29 +5,29 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/envtest"
-	"github.com/agentrun/agentrun/internal/openaifake"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
+
 	"github.com/agentrun/agentrun/model/openai"
 )
 
 func TestConfigFromEnvReadsEveryOpenAIVariable(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"MODEL_PROVIDER":  "openai",
 		"OPENAI_BASE_URL": "http://localhost:11434/v1",
-		"OPENAI_API_KEY":  openaifake.APIKey,
+		"OPENAI_API_KEY":  standalone.APIKey,
 		"OPENAI_MODEL":    "qwen2.5-coder:7b",
 		"OPENAI_ORG":      "org-agentrun",
 	}))
 
 	require.NoError(t, err)
 	require.Equal(t, openai.Config{
-		BaseURL: "http://localhost:11434/v1", APIKey: openaifake.APIKey, Model: "qwen2.5-coder:7b", Organization: "org-agentrun",
+		BaseURL: "http://localhost:11434/v1", APIKey: standalone.APIKey, Model: "qwen2.5-coder:7b", Organization: "org-agentrun",
 	}, cfg.OpenAI)
 }
 
 func TestConfigFromEnvDefaultsToOpenAIsAPI(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
-		"MODEL_PROVIDER": "openai", "OPENAI_API_KEY": openaifake.APIKey, "OPENAI_MODEL": "gpt-4.1-mini",
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
+		"MODEL_PROVIDER": "openai", "OPENAI_API_KEY": standalone.APIKey, "OPENAI_MODEL": "gpt-4.1-mini",
 	}))
 
 	require.NoError(t, err)
@@ -38,14 +38,14 @@ func TestConfigFromEnvDefaultsToOpenAIsAPI(t *testing.T) {
 // The OPENAI_* variables matter only to the openai provider: a worker on the
 // offline reviewer neither reads nor checks them.
 func TestConfigFromEnvIgnoresTheOpenAIVariablesOfAnotherProvider(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"OPENAI_BASE_URL": "not a url", "OPENAI_MODEL": "gpt 4"}))
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{"OPENAI_BASE_URL": "not a url", "OPENAI_MODEL": "gpt 4"}))
 
 	require.NoError(t, err)
 	require.Equal(t, openai.Config{}, cfg.OpenAI)
 }
 
 func TestConfigFromEnvRejectsABadOpenAIValueNamingItsVariable(t *testing.T) {
-	valid := map[string]string{"MODEL_PROVIDER": "openai", "OPENAI_API_KEY": openaifake.APIKey, "OPENAI_MODEL": "gpt-4.1-mini"}
+	valid := map[string]string{"MODEL_PROVIDER": "openai", "OPENAI_API_KEY": standalone.APIKey, "OPENAI_MODEL": "gpt-4.1-mini"}
 	for variable, value := range map[string]string{
 		"OPENAI_API_KEY":  "",
 		"OPENAI_MODEL":    "gpt 4",
@@ -59,10 +59,10 @@ func TestConfigFromEnvRejectsABadOpenAIValueNamingItsVariable(t *testing.T) {
 			}
 		}
 
-		_, err := ConfigFromEnv(envtest.Getenv(vars))
+		_, err := ConfigFromEnv(standalone.Getenv(vars))
 
 		require.ErrorContains(t, err, variable+":", variable)
-		require.NotContains(t, err.Error(), openaifake.APIKey)
+		require.NotContains(t, err.Error(), standalone.APIKey)
 		require.NotContains(t, err.Error(), "hunter2")
 	}
 }

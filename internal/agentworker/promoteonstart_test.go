@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 func TestPromoteOnStartSendsNewRunsToTheNewBuildWhileTheWaitingRunFinishesOnTheOld(t *testing.T) {
@@ -17,7 +17,7 @@ func TestPromoteOnStartSendsNewRunsToTheNewBuildWhileTheWaitingRunFinishesOnTheO
 	stack := stackAside(t, queue)
 	buildA := agentworker.Deployment{Pinned: true, Name: "agentrun-on-start", BuildID: "a", PromoteOnStart: true}
 	buildB := agentworker.Deployment{Pinned: true, Name: "agentrun-on-start", BuildID: "b", PromoteOnStart: true}
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RunTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 	check := replayCheck(stack, agentworker.ReplayRegistration(stack.Activities(nil)))
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // otherShape is a workflow of another shape than AgentRun: its first command
@@ -26,7 +26,7 @@ func registerOtherShape(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(otherShape, workflow.RegisterOptions{Name: api.WorkflowName})
 }
 
-func replayCheck(stack *testenv.Stack, register func(worker.WorkflowRegistry)) agentworker.ReplayCheck {
+func replayCheck(stack *testkit.Stack, register func(worker.WorkflowRegistry)) agentworker.ReplayCheck {
 	return agentworker.ReplayCheck{Client: stack.Client(), Register: register}
 }
 
@@ -40,7 +40,7 @@ func replayUntilSampled(t *testing.T, check agentworker.ReplayCheck, scope agent
 		report, err = check.Run(context.Background(), scope)
 		require.NoError(t, err)
 		return report.Replayed+len(report.Failed) == want
-	}, testenv.RunTimeout, 50*time.Millisecond, "the check never sampled %d runs: %+v", want, report)
+	}, testkit.RunTimeout, 50*time.Millisecond, "the check never sampled %d runs: %+v", want, report)
 	return report
 }
 
@@ -96,7 +96,7 @@ func TestReplayCheckSamplesAtMostTheAskedNumberOfRuns(t *testing.T) {
 func TestPromoteOnStartRefusesABuildThatCannotReplayTheUnversionedRunsItWouldTakeOver(t *testing.T) {
 	const queue = "promote-refused"
 	stack := stackAside(t, queue)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RunTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 	// An unversioned worker of another shape leaves a run open on the queue:
 	// the first versioned deploy would move it onto the new build.
@@ -108,7 +108,7 @@ func TestPromoteOnStartRefusesABuildThatCannotReplayTheUnversionedRunsItWouldTak
 	require.Eventually(t, func() bool {
 		desc, err := stack.Client().DescribeWorkflowExecution(ctx, open.GetID(), "")
 		return err == nil && desc.GetPendingWorkflowTask() == nil && desc.GetWorkflowExecutionInfo().GetHistoryLength() > 3
-	}, testenv.RunTimeout, 50*time.Millisecond, "the unversioned run never started its timer")
+	}, testkit.RunTimeout, 50*time.Millisecond, "the unversioned run never started its timer")
 	unversioned.Stop()
 	build := agentworker.Deployment{Pinned: true, Name: "agentrun-refused", BuildID: "new"}
 	_, opts := startVersionedWorker(t, stack, queue, build)

@@ -10,7 +10,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/model/offline"
 )
 
@@ -27,17 +27,17 @@ func createArrival(t *testing.T, sandbox *ghsandbox.Server) time.Time {
 			}
 		}
 		return false
-	}, testenv.RunTimeout, 10*time.Millisecond, "the approved comment was never posted")
+	}, testkit.RunTimeout, 10*time.Millisecond, "the approved comment was never posted")
 	return at
 }
 
 // stackAside starts a stack whose own worker polls another queue than
 // queue, so that the runs a test starts on queue meet only the workers the
 // test starts and stops; it skips the test in -short mode.
-func stackAside(t *testing.T, queue string) *testenv.Stack {
+func stackAside(t *testing.T, queue string) *testkit.Stack {
 	t.Helper()
-	testenv.NeedsDevServer(t)
-	return testenv.StartStack(t, testenv.StackOptions{TaskQueue: queue + "-idle"})
+	testkit.NeedsDevServer(t)
+	return testkit.StartStack(t, testkit.StackOptions{TaskQueue: queue + "-idle"})
 }
 
 func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t *testing.T) {

@@ -11,13 +11,13 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 func TestRunStrandedOnABuildWithoutWorkersFinishesOnceMovedToTheNewBuild(t *testing.T) {
 	const queue = "versioned-stranded"
 	stack := stackAside(t, queue)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RunTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 	oldBuild := agentworker.Deployment{Pinned: true, Name: "agentrun", BuildID: "old"}
 	newBuild := agentworker.Deployment{Pinned: true, Name: "agentrun", BuildID: "new"}
@@ -35,7 +35,7 @@ func TestRunStrandedOnABuildWithoutWorkersFinishesOnceMovedToTheNewBuild(t *test
 	require.NoError(t, err)
 	waitForOpenRunsOn(t, stack.Client(), oldBuild, 1)
 
-	root, err := testenv.RepoRoot()
+	root, err := testkit.RepoRoot()
 	require.NoError(t, err)
 	// The command docs/operations.md gives, as an operator would run it.
 	move := exec.CommandContext(ctx, filepath.Join(root, "bin", "temporal"), "workflow", "update-options",

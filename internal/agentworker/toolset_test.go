@@ -16,7 +16,7 @@ import (
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 )
 
@@ -47,7 +47,7 @@ func startMCPServer(t *testing.T, hostile bool) mcpServer {
 		mcp.AddTool(srv, &mcp.Tool{Name: "bad name", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, noop)
 	}
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
-	ln := testenv.Listen(t)
+	ln := testkit.Listen(t)
 	web := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodDelete {
 			s.closed.Add(1)
@@ -119,7 +119,7 @@ func TestConnectToolsServesTheServersToolsToTheNamedAgentsWithTheirGates(t *test
 func TestConnectToolsIsAllOrNothing(t *testing.T) {
 	good := startMCPServer(t, false)
 	hostile := startMCPServer(t, true)
-	unreachable := "http://" + testenv.FreeAddress(t) + "/mcp"
+	unreachable := "http://" + testkit.FreeAddress(t) + "/mcp"
 	grant := `"agents": [{"name": "pr-review"}]`
 	for _, tc := range []struct{ name, servers, want string }{
 		{"a server lists a tool that cannot be served", fmt.Sprintf(`{"name": "kv", "url": %q, %s}, {"name": "bad", "url": %q, %s}`,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // writeToolsFile writes content to a fresh file and returns its path.
@@ -113,13 +113,13 @@ func TestReadToolsFileRefusesAMissingAndAnOversizedFile(t *testing.T) {
 
 func TestAgentToolsFileIsReadWithTheConfigAndItsErrorNamesTheVariable(t *testing.T) {
 	path := writeToolsFile(t, `{"httpTools": [`+goodHTTPTool+`]}`)
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENT_TOOLS_FILE": path}))
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{"AGENT_TOOLS_FILE": path}))
 	require.NoError(t, err)
 	require.NotNil(t, cfg.Tools)
 	require.Len(t, cfg.Tools.httpTools, 1)
 
 	bad := writeToolsFile(t, `{"httpTool": []}`)
-	_, err = ConfigFromEnv(envtest.Getenv(map[string]string{"AGENT_TOOLS_FILE": bad}))
+	_, err = ConfigFromEnv(standalone.Getenv(map[string]string{"AGENT_TOOLS_FILE": bad}))
 	require.ErrorContains(t, err, "AGENT_TOOLS_FILE")
 	require.ErrorContains(t, err, `httpTool: unknown field`)
 }

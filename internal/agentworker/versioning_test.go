@@ -15,13 +15,13 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
 
 // startVersionedWorker starts a worker of version d on queue, stopped when
 // the test ends, and returns it with its options.
-func startVersionedWorker(t *testing.T, stack *testenv.Stack, queue string, d agentworker.Deployment) (worker.Worker, agentworker.WorkerOptions) {
+func startVersionedWorker(t *testing.T, stack *testkit.Stack, queue string, d agentworker.Deployment) (worker.Worker, agentworker.WorkerOptions) {
 	t.Helper()
 	opts := agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout, Deployment: d}
 	w := agentworker.NewWorkerWithOptions(stack.Client(), opts, stack.Activities(nil))
@@ -38,7 +38,7 @@ func waitForVersion(t *testing.T, c client.Client, opts agentworker.WorkerOption
 		polled, err := agentworker.VersionPolled(context.Background(), c, opts)
 		require.NoError(t, err)
 		return polled
-	}, testenv.RunTimeout, 50*time.Millisecond, "version %+v never registered on both sides of %s", opts.Deployment, opts.TaskQueue)
+	}, testkit.RunTimeout, 50*time.Millisecond, "version %+v never registered on both sides of %s", opts.Deployment, opts.TaskQueue)
 }
 
 // workflowTaskBuilds are the build IDs that completed each of the run's
@@ -89,13 +89,13 @@ func openRunsOn(t *testing.T, c client.Client, d agentworker.Deployment) int64 {
 // waitForOpenRunsOn waits until openRunsOn is want: visibility lags the runs.
 func waitForOpenRunsOn(t *testing.T, c client.Client, d agentworker.Deployment, want int64) {
 	t.Helper()
-	require.Eventually(t, func() bool { return openRunsOn(t, c, d) == want }, testenv.RunTimeout, 50*time.Millisecond,
+	require.Eventually(t, func() bool { return openRunsOn(t, c, d) == want }, testkit.RunTimeout, 50*time.Millisecond,
 		"open runs on build %s: want %d, have %d", d.BuildID, want, openRunsOn(t, c, d))
 }
 
 // commentsOf counts the sandbox's comments on acme/widgets#1 that carry an
 // operation marker of this run.
-func commentsOf(stack *testenv.Stack, runID string) int {
+func commentsOf(stack *testkit.Stack, runID string) int {
 	n := 0
 	for _, c := range stack.Sandbox().Comments("acme", "widgets", 1) {
 		if strings.Contains(c.Body, "<!-- agent-operation:"+runID+":") {
@@ -110,7 +110,7 @@ func TestRunWaitingForApprovalFinishesOnTheBuildThatStartedItAfterANewBuildBecom
 	stack := stackAside(t, queue)
 	buildA := agentworker.Deployment{Pinned: true, Name: "agentrun-rollout", BuildID: "a"}
 	buildB := agentworker.Deployment{Pinned: true, Name: "agentrun-rollout", BuildID: "b"}
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RunTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 
 	workerA, optsA := startVersionedWorker(t, stack, queue, buildA)
@@ -173,7 +173,7 @@ func describeCurrent(t *testing.T, c client.Client, name string) *worker.WorkerD
 func TestFirstVersionLeavesADeploymentAnOperatorRoutedBackToUnversionedWorkersAlone(t *testing.T) {
 	const queue = "versioned-rollback"
 	stack := stackAside(t, queue)
-	ctx, cancel := context.WithTimeout(context.Background(), testenv.RunTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 	_, optsA := startVersionedWorker(t, stack, queue, agentworker.Deployment{Pinned: true, Name: "agentrun-rollback", BuildID: "a"})
 	routing, err := agentworker.PromoteFirstVersion(ctx, stack.Client(), optsA)

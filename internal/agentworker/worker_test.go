@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/model/offline"
 )
 
@@ -35,7 +35,7 @@ func TestWithConversationStoreKeepsAStoreTheCallerChose(t *testing.T) {
 }
 
 func TestNewActivitiesCarriesTheBotLoginAndAllowedReposWithoutAnyRequest(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"GITHUB_API_URL":      "http://127.0.0.1:1/",
 		"GITHUB_BOT_LOGIN":    "reviewer-app[bot]",
 		"AGENT_ALLOWED_REPOS": "acme/widgets",
@@ -51,7 +51,7 @@ func TestNewActivitiesCarriesTheBotLoginAndAllowedReposWithoutAnyRequest(t *test
 }
 
 func TestIdentifyFailureNamesGitHubBotLogin(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"GITHUB_API_URL": "http://127.0.0.1:1/"}))
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{"GITHUB_API_URL": "http://127.0.0.1:1/"}))
 	require.NoError(t, err)
 	acts, err := NewActivities(cfg)
 	require.NoError(t, err)

@@ -8,11 +8,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestConfigWithSecretsUsesTheDefaultAddress(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"APPROVAL_SECRET": testSecret, "GITHUB_WEBHOOK_SECRET": webhookSecret,
 		"APPROVAL_IDENTITY_HEADER": "X-Forwarded-User", "APPROVAL_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.7,::1",
 	}))
@@ -29,20 +29,20 @@ func TestConfigWithSecretsUsesTheDefaultAddress(t *testing.T) {
 }
 
 func TestConfigWithoutSecretsRefusesToStartNamingThem(t *testing.T) {
-	_, err := ConfigFromEnv(envtest.Getenv(nil))
+	_, err := ConfigFromEnv(standalone.Getenv(nil))
 
 	require.ErrorContains(t, err, "APPROVAL_SECRET and GITHUB_WEBHOOK_SECRET not set")
 	require.ErrorContains(t, err, "APPROVAL_INSECURE_DEV=1")
 }
 
 func TestConfigWithoutWebhookSecretRefusesToStart(t *testing.T) {
-	_, err := ConfigFromEnv(envtest.Getenv(map[string]string{"APPROVAL_SECRET": testSecret}))
+	_, err := ConfigFromEnv(standalone.Getenv(map[string]string{"APPROVAL_SECRET": testSecret}))
 
 	require.ErrorContains(t, err, "GITHUB_WEBHOOK_SECRET not set")
 }
 
 func TestInsecureDevStartsWithoutSecretsAndSaysWhatIsOff(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"APPROVAL_INSECURE_DEV": "1", "APPROVAL_ADDR": "localhost:9000"}))
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{"APPROVAL_INSECURE_DEV": "1", "APPROVAL_ADDR": "localhost:9000"}))
 
 	require.NoError(t, err)
 	require.True(t, cfg.InsecureDev)
@@ -83,7 +83,7 @@ func TestConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := ConfigFromEnv(envtest.Getenv(c.env))
+			_, err := ConfigFromEnv(standalone.Getenv(c.env))
 
 			require.ErrorContains(t, err, c.variable)
 		})
@@ -91,14 +91,14 @@ func TestConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 }
 
 func TestConfigTakesASeparateWebhookAddressAndDevModeOnLoopback(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"APPROVAL_SECRET": testSecret, "GITHUB_WEBHOOK_SECRET": webhookSecret,
 		"APPROVAL_ADDR": "0.0.0.0:8080", "APPROVAL_WEBHOOK_ADDR": "0.0.0.0:8081",
 	}))
 	require.NoError(t, err)
 	require.Equal(t, "0.0.0.0:8081", cfg.WebhookAddr)
 
-	dev, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	dev, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"APPROVAL_INSECURE_DEV": "1", "APPROVAL_ADDR": "[::1]:8080", "APPROVAL_WEBHOOK_ADDR": "127.0.0.1:8081",
 	}))
 	require.NoError(t, err)

@@ -8,18 +8,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/stubrun"
-	"github.com/agentrun/agentrun/runclient/runclienttest"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) {
-	runs, queue := runclienttest.StartStub(t, "approvalsrv-action-lookup")
+	runs, queue := testkit.StartStub(t, "approvalsrv-action-lookup")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const openAction, closedAction = "act-0123456789abcdef", "act-fedcba9876543210"
-	open := runclienttest.StartStubRun(t, runs, queue, "lookup-open", "", stubrun.Input{ActionID: openAction, ExpiresIn: time.Hour, Approvers: []string{"alice"}})
-	runclienttest.StartStubRun(t, runs, queue, "lookup-other", "", stubrun.Input{ActionID: "act-00000000000000ff", ExpiresIn: time.Hour})
-	require.NoError(t, runclienttest.StartStubRun(t, runs, queue, "lookup-closed", "", stubrun.Input{ActionID: closedAction, ExpiresIn: time.Hour, Close: true}).Get(ctx, nil))
+	open := testkit.StartStubRun(t, runs, queue, "lookup-open", "", testkit.Input{ActionID: openAction, ExpiresIn: time.Hour, Approvers: []string{"alice"}})
+	testkit.StartStubRun(t, runs, queue, "lookup-other", "", testkit.Input{ActionID: "act-00000000000000ff", ExpiresIn: time.Hour})
+	require.NoError(t, testkit.StartStubRun(t, runs, queue, "lookup-closed", "", testkit.Input{ActionID: closedAction, ExpiresIn: time.Hour, Close: true}).Get(ctx, nil))
 	// Visibility is eventually consistent: wait until both runs are indexed.
 	require.Eventually(t, func() bool {
 		_, errOpen := runs.RunByActionID(ctx, openAction)

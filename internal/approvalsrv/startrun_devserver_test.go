@@ -13,16 +13,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/stubrun"
+
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
-	"github.com/agentrun/agentrun/runclient/runclienttest"
 )
 
 // stubHarness is the server over a real dev server whose worker runs the
 // stub AgentRun on the queue the server starts runs on.
 func stubHarness(t *testing.T, prefix string) (*harness, *runclient.Client) {
 	t.Helper()
-	runs, queue := runclienttest.StartStub(t, prefix)
+	runs, queue := testkit.StartStub(t, prefix)
 	cfg := testConfig()
 	cfg.TaskQueue = queue
 	return serve(t, cfg, Options{Runs: runs}), runs
@@ -49,7 +49,7 @@ func TestStartOverHTTPMakesOneRunPerKeyAndRefusesTheKeyForAnotherBody(t *testing
 	other := h.start("ticket-42", []byte(strings.Replace(startBody, `"pullNumber":7`, `"pullNumber":8`, 1)))
 	require.Equal(t, http.StatusUnprocessableEntity, other.StatusCode)
 	require.Equal(t, runclient.ErrIdempotencyConflict.Error(), replyOf(t, other)["error"])
-	require.Equal(t, 1, runclienttest.Executions(t, runs, runID))
+	require.Equal(t, 1, testkit.Executions(t, runs, runID))
 
 	desc, err := runs.Temporal().DescribeWorkflow(t.Context(), runID, "")
 	require.NoError(t, err)
@@ -87,7 +87,7 @@ func TestStartOverHTTPMakesOneRunPerKeyAndRefusesTheKeyForAnotherBody(t *testing
 		require.Equal(t, http.StatusAccepted, codes[i], "caller %d", i)
 		require.Equal(t, runclient.KeyedRunID("carol", "burst"), ids[i], "caller %d", i)
 	}
-	require.Equal(t, 1, runclienttest.Executions(t, runs, ids[0]))
+	require.Equal(t, 1, testkit.Executions(t, runs, ids[0]))
 }
 
 func TestListRunsOverHTTPFiltersByStatusAndAgent(t *testing.T) {
@@ -100,7 +100,7 @@ func TestListRunsOverHTTPFiltersByStatusAndAgent(t *testing.T) {
 	}
 	review, triage := start("a", "pr-review"), start("b", "triage")
 	const waiting = "run-waiting-triage"
-	runclienttest.StartStubRun(t, runs, h.server.cfg.TaskQueue, waiting, "triage", stubrun.Input{ActionID: "act-0123456789abcdef", ExpiresIn: time.Hour})
+	testkit.StartStubRun(t, runs, h.server.cfg.TaskQueue, waiting, "triage", testkit.Input{ActionID: "act-0123456789abcdef", ExpiresIn: time.Hour})
 
 	list := func(query string) []string {
 		resp := h.get("/v1/runs?"+query, nil)

@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // budgetTurns are the conversation lengths the README reports.
@@ -123,7 +123,7 @@ func TestHistoryBytesPerModelCall(t *testing.T) {
 }
 
 func startBudgetWorker(t *testing.T) client.Client {
-	return testenv.StartStack(t, testenv.StackOptions{TaskQueue: budgetQueue, Model: scriptedModel{}}).Client()
+	return testkit.StartStack(t, testkit.StackOptions{TaskQueue: budgetQueue, Model: scriptedModel{}}).Client()
 }
 
 const budgetQueue = "history-budget"

@@ -28,7 +28,7 @@ import (
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/runclient"
 	gogithub "github.com/google/go-github/v62/github"
@@ -88,7 +88,7 @@ func slowQuery(err error) bool {
 type overheadRig struct {
 	// client is agentrun's and the baseline's, and what reads histories.
 	client   client.Client
-	server   *testenv.Server
+	server   *testkit.Server
 	ghClient *gogithub.Client // over the sandbox, for the rig's other workers
 	runs     *runclient.Client
 	sandbox  *ghsandbox.Server
@@ -112,7 +112,7 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 // cache when a worker starts while no other is alive, as the rig's are.
 func startOverheadRigWithCache(tb testing.TB, stickyCache int) *overheadRig {
 	tb.Helper()
-	srv := testenv.StartServer(tb, testenv.ServerOptions{})
+	srv := testkit.StartServer(tb, testkit.ServerOptions{})
 	agentClient := srv.Client()
 	sandbox := ghsandbox.New(benchFixture(tb))
 	gh := httptest.NewServer(sandbox)

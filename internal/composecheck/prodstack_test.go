@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/prodstack"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // TestComposeRunsWhatTheProductionClusterTestProves: compose is never run
@@ -44,14 +44,14 @@ func TestComposeRunsWhatTheProductionClusterTestProves(t *testing.T) {
 
 // TestTestServersRegisterEverySearchAttributeTheContractDeclares: the dev
 // server and the production cluster of the tests register
-// testenv.SearchAttributes, as deploy/temporal-setup.sh registers the
+// testkit.SearchAttributes, as deploy/temporal-setup.sh registers the
 // declared ones for compose.
 func TestTestServersRegisterEverySearchAttributeTheContractDeclares(t *testing.T) {
 	declared, err := DeclaredSearchAttributes(filepath.Join(repoModule(t).Root, "api"))
 	require.NoError(t, err)
 
 	registered := map[string]string{}
-	for key := range testenv.SearchAttributes().GetUntypedValues() {
+	for key := range testkit.SearchAttributes().GetUntypedValues() {
 		registered[key.GetName()] = key.GetValueType().String()
 	}
 

@@ -19,7 +19,7 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // setupTimeout covers a cold start of the dev server on a busy machine.
@@ -48,7 +48,7 @@ func TestSetupScriptRegistersTheContractsSearchAttributesOnARealServer(t *testin
 	require.NotEmpty(t, declared)
 	setup := service(t, mustLoadCompose(t, nil), serviceTemporalSetup)
 	namespace := environment(setup)["TEMPORAL_NAMESPACE"]
-	server := startBareDevServer(t, testenv.TemporalCLI(t))
+	server := startBareDevServer(t, testkit.TemporalCLI(t))
 
 	for run := 1; run <= 2; run++ {
 		runSetupScript(t, m.Root, setup.Environment, server.address)
@@ -76,11 +76,11 @@ type bareDevServer struct {
 }
 
 // startBareDevServer starts the CLI's dev server with no search attribute
-// registered (internal/testenv registers agentrun's, which would hide
+// registered (internal/testkit registers agentrun's, which would hide
 // what the script does).
 func startBareDevServer(t *testing.T, binary string) bareDevServer {
 	t.Helper()
-	address := testenv.FreeAddress(t)
+	address := testkit.FreeAddress(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), setupTimeout)
 	defer cancel()

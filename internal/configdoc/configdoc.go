@@ -142,7 +142,7 @@ func rewrite(path, program, section string) error {
 }
 
 // repoRoot is the directory holding go.mod above the test's package
-// directory. (testenv.RepoRoot would link a whole stack into every main's test.)
+// directory. (testkit.RepoRoot would link a whole stack into every main's test.)
 func repoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {

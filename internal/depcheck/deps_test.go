@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // TestStarterAndApprovalServerLinkNeitherTheWorkflowNorTheModel lists what
@@ -15,7 +15,7 @@ import (
 // dragged activities and openai-go into both; package api exists so that
 // they need neither.
 func TestStarterAndApprovalServerLinkNeitherTheWorkflowNorTheModel(t *testing.T) {
-	root, err := testenv.RepoRoot()
+	root, err := testkit.RepoRoot()
 	require.NoError(t, err)
 	cmd := exec.Command("go", "list", "-deps", "./starter", "./approval")
 	cmd.Dir = root

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // Secrets of the approval server under test.
@@ -32,7 +32,7 @@ type ApprovalServer struct {
 // it answers.
 func StartApprovalServer(t testing.TB, s *Stack) *ApprovalServer {
 	t.Helper()
-	addr := testenv.FreeAddress(t)
+	addr := testkit.FreeAddress(t)
 	proc := StartProcess(t, ProcessSpec{
 		Name:   "approval",
 		Binary: s.Bins.Approval,

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // mains are the packages a test needs as processes, built in one go build.
@@ -55,7 +55,7 @@ func (b *Builder) Binaries(t testing.TB) Binaries {
 }
 
 func build(dir string) (Binaries, error) {
-	root, err := testenv.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		return Binaries{}, err
 	}
@@ -97,7 +97,7 @@ func (b *Builder) Program(t testing.TB, name, dir, pkg string) string {
 }
 
 func buildProgram(bin, dir, pkg string) (string, error) {
-	root, err := testenv.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		return "", err
 	}

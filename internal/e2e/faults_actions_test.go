@@ -14,7 +14,7 @@ import (
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // The in-process table of workflows/actions_test.go, on the real mains: every
@@ -118,7 +118,7 @@ func TestFaultEveryActionHappensOnceUnderEveryFault(t *testing.T) {
 	pulls := len(sideEffects) * len(actionFaults)
 	s := &Stack{
 		Bins:    bins,
-		Server:  testenv.StartServer(t, testenv.ServerOptions{}),
+		Server:  testkit.StartServer(t, testkit.ServerOptions{}),
 		Sandbox: StartSandboxWith(t, bins.Sandbox, map[string]string{"SANDBOX_FIXTURE": pullsFixture(t, pulls)}),
 	}
 	pull := 0

@@ -10,12 +10,12 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 func TestFaultServerRestartLosesNothingAndDuplicatesNothing(t *testing.T) {
 	// A restart needs the server's state on disk: the tuned SQLite file.
-	s := NewStack(t, builder.Binaries(t), testenv.ServerOptions{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
+	s := NewStack(t, builder.Binaries(t), testkit.ServerOptions{DBFile: filepath.Join(t.TempDir(), "temporal.db")})
 	s.StartWorker(t)
 	c := s.Client()
 	const posting = "fault-restart-posting"

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // builder builds the mains once for this test binary, on first use.
@@ -26,5 +26,5 @@ func TestMain(m *testing.M) {
 // newStack is the usual stack: the tuned in-memory dev server and the sandbox.
 func newStack(t *testing.T) *Stack {
 	t.Helper()
-	return NewStack(t, builder.Binaries(t), testenv.ServerOptions{})
+	return NewStack(t, builder.Binaries(t), testkit.ServerOptions{})
 }

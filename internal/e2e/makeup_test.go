@@ -15,7 +15,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // makeUp is `make up`'s script run from this test's own build, data folder
@@ -28,23 +28,23 @@ type makeUp struct {
 
 func newMakeUp(t *testing.T) *makeUp {
 	t.Helper()
-	root, err := testenv.RepoRoot()
+	root, err := testkit.RepoRoot()
 	require.NoError(t, err)
 	bins := builder.Binaries(t)
 	binDir := filepath.Dir(bins.Worker)
-	temporal := testenv.TemporalCLI(t)
+	temporal := testkit.TemporalCLI(t)
 	link := filepath.Join(binDir, "temporal")
 	if _, err := os.Lstat(link); err != nil {
 		require.NoError(t, os.Symlink(temporal, link))
 	}
-	port := func() string { return strings.TrimPrefix(testenv.FreeAddress(t), "127.0.0.1:") }
+	port := func() string { return strings.TrimPrefix(testkit.FreeAddress(t), "127.0.0.1:") }
 	m := &makeUp{t: t, root: root, env: map[string]string{
 		"AGENTRUN_BIN":     binDir,
 		"AGENTRUN_DATA":    t.TempDir(),
 		"TEMPORAL_PORT":    port(),
 		"TEMPORAL_UI_PORT": port(),
-		"SANDBOX_ADDR":     testenv.FreeAddress(t),
-		"APPROVAL_ADDR":    testenv.FreeAddress(t),
+		"SANDBOX_ADDR":     testkit.FreeAddress(t),
+		"APPROVAL_ADDR":    testkit.FreeAddress(t),
 		"USER":             "newcomer",
 	}}
 	t.Cleanup(func() { m.run("down") })

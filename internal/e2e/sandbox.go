@@ -17,7 +17,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // The pull request every run reviews: the default fixture's PR with findings.
@@ -50,7 +50,7 @@ func StartSandbox(t testing.TB, binary string) *Sandbox {
 // e.g. SANDBOX_FIXTURE.
 func StartSandboxWith(t testing.TB, binary string, env map[string]string) *Sandbox {
 	t.Helper()
-	addr := testenv.FreeAddress(t)
+	addr := testkit.FreeAddress(t)
 	procEnv := map[string]string{"SANDBOX_ADDR": addr}
 	maps.Copy(procEnv, env)
 	proc := StartProcess(t, ProcessSpec{

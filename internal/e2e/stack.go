@@ -6,14 +6,14 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // Stack is what one test runs against: a real Temporal dev server, the
 // sandbox process, and the worker processes the test starts.
 type Stack struct {
 	Bins    Binaries
-	Server  *testenv.Server
+	Server  *testkit.Server
 	Sandbox *Sandbox
 	// Queue is the task queue the stack's workers poll unless told otherwise.
 	Queue   string
@@ -21,11 +21,11 @@ type Stack struct {
 }
 
 // NewStack starts a dev server (in memory unless opts.DBFile is set) and the sandbox.
-func NewStack(t testing.TB, bins Binaries, opts testenv.ServerOptions) *Stack {
+func NewStack(t testing.TB, bins Binaries, opts testkit.ServerOptions) *Stack {
 	t.Helper()
 	return &Stack{
 		Bins:    bins,
-		Server:  testenv.StartServer(t, opts),
+		Server:  testkit.StartServer(t, opts),
 		Sandbox: StartSandbox(t, bins.Sandbox),
 		Queue:   "agent-runs-e2e",
 	}

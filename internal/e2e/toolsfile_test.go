@@ -13,8 +13,9 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/e2e/mcpkv/kvstate"
-	"github.com/agentrun/agentrun/internal/openaifake"
-	"github.com/agentrun/agentrun/internal/testenv"
+
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // mcpkvBinary builds the test MCP server once per test binary.
@@ -31,7 +32,7 @@ func readKV(t *testing.T, path string) kvstate.State {
 }
 
 // toolCalls is a chat completion whose assistant calls one tool.
-func toolCalls(id, name, args string) openaifake.Reply {
+func toolCalls(id, name, args string) standalone.Reply {
 	body, err := json.Marshal(map[string]any{
 		"id": "chatcmpl-" + id, "object": "chat.completion", "created": 1752141001, "model": "gpt-4.1-mini",
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "tool_calls", "message": map[string]any{
@@ -44,10 +45,10 @@ func toolCalls(id, name, args string) openaifake.Reply {
 	if err != nil {
 		panic(err)
 	}
-	return openaifake.Reply{Status: http.StatusOK, Body: string(body)}
+	return standalone.Reply{Status: http.StatusOK, Body: string(body)}
 }
 
-func finalAnswer(id, text string) openaifake.Reply {
+func finalAnswer(id, text string) standalone.Reply {
 	body, err := json.Marshal(map[string]any{
 		"id": "chatcmpl-" + id, "object": "chat.completion", "created": 1752141002, "model": "gpt-4.1-mini",
 		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
@@ -57,7 +58,7 @@ func finalAnswer(id, text string) openaifake.Reply {
 	if err != nil {
 		panic(err)
 	}
-	return openaifake.Reply{Status: http.StatusOK, Body: string(body)}
+	return standalone.Reply{Status: http.StatusOK, Body: string(body)}
 }
 
 // ordersAPI honours Idempotency-Key: a repeat of a key is answered with the
@@ -115,7 +116,7 @@ func TestWorkerServesToolsFromItsToolsFile(t *testing.T) {
 	dir := t.TempDir()
 	statePath := filepath.Join(dir, "kv.json")
 	orders := &ordersAPI{byKey: map[string]string{}}
-	ln := testenv.Listen(t)
+	ln := testkit.Listen(t)
 	web := &http.Server{Handler: orders}
 	go func() { _ = web.Serve(ln) }()
 	t.Cleanup(func() { _ = web.Close() })
@@ -134,7 +135,7 @@ func TestWorkerServesToolsFromItsToolsFile(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(toolsFile, file, 0o600))
 
-	model := openaifake.Start(t,
+	model := standalone.Start(t,
 		toolCalls("kv1", "kv__lookup", `{"key":"greeting"}`),
 		toolCalls("kv2", "kv__put", `{"key":"greeting","value":"hello"}`),
 		finalAnswer("kv3", "Set greeting to hello."),
@@ -145,7 +146,7 @@ func TestWorkerServesToolsFromItsToolsFile(t *testing.T) {
 	worker := StartWorker(t, s.Bins.Worker, s.Client(), WorkerSpec{
 		Name: "worker-tools", TemporalAddress: s.Server.Address(), TaskQueue: queue, GitHubAPIURL: s.Sandbox.APIURL(),
 		ModelEnv: map[string]string{
-			"MODEL_PROVIDER": "openai", "OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": openaifake.APIKey,
+			"MODEL_PROVIDER": "openai", "OPENAI_BASE_URL": model.BaseURL(), "OPENAI_API_KEY": standalone.APIKey,
 			"OPENAI_MODEL": "gpt-4.1-mini", "AGENT_TOOLS_FILE": toolsFile,
 		},
 	})
@@ -247,7 +248,7 @@ func TestWorkerWithABadToolsFileDoesNotStart(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, []byte(tc.file), 0o600))
 
 			res, err := RunCommand(t.Context(), bins.Worker, map[string]string{
-				"TEMPORAL_ADDRESS": testenv.FreeAddress(t), "GITHUB_BOT_LOGIN": "agentrun-bot", "AGENT_TOOLS_FILE": path,
+				"TEMPORAL_ADDRESS": testkit.FreeAddress(t), "GITHUB_BOT_LOGIN": "agentrun-bot", "AGENT_TOOLS_FILE": path,
 			})
 
 			require.NoError(t, err)

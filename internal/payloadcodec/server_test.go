@@ -14,8 +14,8 @@ import (
 	commonpb "go.temporal.io/api/common/v1"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 const (
@@ -25,7 +25,7 @@ const (
 
 func codecServer(t *testing.T, c *payloadcodec.Codec) *httptest.Server {
 	t.Helper()
-	cfg, err := payloadcodec.ServerConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := payloadcodec.ServerConfigFromEnv(standalone.Getenv(map[string]string{
 		"AGENTRUN_CODEC_TOKEN":        testToken,
 		"AGENTRUN_CODEC_CORS_ORIGINS": uiOrigin + ", http://localhost:8233",
 	}))
@@ -152,7 +152,7 @@ func TestServerConfigRejectsBadValuesNamingTheVariable(t *testing.T) {
 	}
 	for variable, env := range cases {
 		t.Run(variable, func(t *testing.T) {
-			_, err := payloadcodec.ServerConfigFromEnv(envtest.Getenv(env))
+			_, err := payloadcodec.ServerConfigFromEnv(standalone.Getenv(env))
 			require.Error(t, err)
 			require.True(t, strings.HasPrefix(err.Error(), strings.TrimSpace(variable)+":"), err.Error())
 		})

@@ -7,11 +7,11 @@ import (
 
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/internal/envtest"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/testcerts"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
+
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // payloadKeyID names the cluster's payload key in every payload it encrypts.
@@ -32,7 +32,7 @@ type Cluster struct {
 func Start(t testing.TB) *Cluster {
 	t.Helper()
 	tl := requireTools(t)
-	certs := testcerts.Write(t)
+	certs := standalone.Write(t)
 	pg := startPostgres(t, tl)
 	setupSchema(t, tl, pg)
 	sc := newServerConfig(t, pg, tl, certs)
@@ -52,7 +52,7 @@ func Start(t testing.TB) *Cluster {
 		"AGENTRUN_PAYLOAD_KEYS":            payloadcodec.NewKeyEntry(payloadKeyID),
 	}
 	var err error
-	if c.cfg, err = temporalclient.ConfigFromEnv(envtest.Getenv(c.env)); err != nil {
+	if c.cfg, err = temporalclient.ConfigFromEnv(standalone.Getenv(c.env)); err != nil {
 		t.Fatalf("prodstack: the cluster's client variables: %v", err)
 	}
 
@@ -60,7 +60,7 @@ func Start(t testing.TB) *Cluster {
 	admin := c.server.waitServing(t, c.cfg)
 	registerNamespace(t, admin, c.cfg.Namespace)
 	admin.Close()
-	if c.client, err = temporalclient.Dial(context.Background(), c.cfg, testenv.QuietLogger()); err != nil {
+	if c.client, err = temporalclient.Dial(context.Background(), c.cfg, testkit.QuietLogger()); err != nil {
 		t.Fatalf("prodstack: dial the cluster: %v", err)
 	}
 	t.Cleanup(c.client.Close)
@@ -92,11 +92,11 @@ func (c *Cluster) PlainClient(t testing.TB) client.Client {
 
 func (c *Cluster) dial(t testing.TB, env map[string]string) client.Client {
 	t.Helper()
-	cfg, err := temporalclient.ConfigFromEnv(envtest.Getenv(env))
+	cfg, err := temporalclient.ConfigFromEnv(standalone.Getenv(env))
 	if err != nil {
 		t.Fatalf("prodstack: the client variables: %v", err)
 	}
-	cl, err := temporalclient.Dial(context.Background(), cfg, testenv.QuietLogger())
+	cl, err := temporalclient.Dial(context.Background(), cfg, testkit.QuietLogger())
 	if err != nil {
 		t.Fatalf("prodstack: dial the cluster: %v", err)
 	}

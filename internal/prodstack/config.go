@@ -8,8 +8,8 @@ import (
 	"testing"
 	"text/template"
 
-	"github.com/agentrun/agentrun/internal/testcerts"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // NumHistoryShards is auto-setup's default: small, so the server starts fast.
@@ -138,11 +138,11 @@ dynamicConfigClient:
 `))
 
 // newServerConfig picks the listeners' ports and names the files.
-func newServerConfig(t testing.TB, pg *postgresServer, tl tools, certs testcerts.Certs) serverConfig {
+func newServerConfig(t testing.TB, pg *postgresServer, tl tools, certs standalone.Certs) serverConfig {
 	// The server records each service's membership port in
-	// cluster_membership.rpc_port, a smallint: testenv's ports lie below
+	// cluster_membership.rpc_port, a smallint: testkit's ports lie below
 	// 32768, where it fits.
-	free := func() string { return testenv.FreeAddress(t) }
+	free := func() string { return testkit.FreeAddress(t) }
 	return serverConfig{
 		Postgres: pg, User: postgresRole, Password: postgresPassword, Shards: NumHistoryShards, Plugin: SQLPlugin, Stores: stores,
 		Frontend: free(), FrontendHTTP: free(), FrontendMembership: free(),

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/agentrun/agentrun/internal/e2e"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // The role Temporal connects as: docker-compose's POSTGRES_USER and its
@@ -70,7 +70,7 @@ func startPostgres(t testing.TB, tl tools) *postgresServer {
 		t.Fatalf("postgres: initdb (exit %d): %v\n%s%s", res.ExitCode, err, res.Stdout, res.Stderr)
 	}
 
-	addr := testenv.FreeAddress(t)
+	addr := testkit.FreeAddress(t)
 	host, portText, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(portText)
 	proc := e2e.StartProcess(t, e2e.ProcessSpec{

@@ -19,7 +19,7 @@ import (
 
 	"github.com/agentrun/agentrun/internal/e2e"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 const (
@@ -61,7 +61,7 @@ func (s *temporalServer) stop() bool { return s.proc.Stop(syscall.SIGTERM, serve
 // and returns a client of it that does not need the namespace to exist.
 func (s *temporalServer) waitServing(t testing.TB, cfg temporalclient.Config) client.Client {
 	t.Helper()
-	opts := cfg.ClientOptions(testenv.QuietLogger())
+	opts := cfg.ClientOptions(testkit.QuietLogger())
 	return e2e.Eventually(t, serverStartTimeout, "the Temporal frontend at "+cfg.Address+" to pass its health check", func() (client.Client, bool, string) {
 		if done, err := s.proc.Exited(); done {
 			t.Fatalf("the Temporal server exited (%v); its log:\n%s", err, s.proc.LogTail())
@@ -97,7 +97,7 @@ func registerNamespace(t testing.TB, c client.Client, namespace string) {
 		return struct{}{}, err == nil || errors.As(err, &exists), errText(err)
 	})
 	want := map[string]enumspb.IndexedValueType{}
-	for key := range testenv.SearchAttributes().GetUntypedValues() {
+	for key := range testkit.SearchAttributes().GetUntypedValues() {
 		want[key.GetName()] = key.GetValueType()
 	}
 	e2e.Eventually(t, serverStartTimeout, "the search attributes to be registered in "+namespace, func() (struct{}, bool, string) {

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // The versions this package proves, and docker-compose.yml runs
@@ -72,7 +72,7 @@ func requireTools(t testing.TB) tools {
 
 func findTools() (tools, []string) {
 	var missing []string
-	root, err := testenv.RepoRoot()
+	root, err := testkit.RepoRoot()
 	if err != nil {
 		return tools{}, []string{err.Error()}
 	}

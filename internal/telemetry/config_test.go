@@ -5,18 +5,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestNothingSetTurnsMetricsAndTracesOff(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(nil), "agentrun-worker")
+	cfg, err := ConfigFromEnv(standalone.Getenv(nil), "agentrun-worker")
 
 	require.NoError(t, err)
 	require.Equal(t, Config{ServiceName: "agentrun-worker"}, cfg)
 }
 
 func TestTheTracesEndpointWinsOverTheGeneralOne(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://collector:4317",
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "https://traces.example.com:4317",
 		"METRICS_ADDR":                       "0.0.0.0:9464",
@@ -34,17 +34,17 @@ func TestABadValueNamesItsVariable(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "grpc://collector:4317",
 	} {
 		t.Run(variable, func(t *testing.T) {
-			_, err := ConfigFromEnv(envtest.Getenv(map[string]string{variable: value}), "agentrun-worker")
+			_, err := ConfigFromEnv(standalone.Getenv(map[string]string{variable: value}), "agentrun-worker")
 
 			require.ErrorContains(t, err, variable+":")
 		})
 	}
-	_, err := ConfigFromEnv(envtest.Getenv(map[string]string{"METRICS_ADDR": ":70000"}), "x")
+	_, err := ConfigFromEnv(standalone.Getenv(map[string]string{"METRICS_ADDR": ":70000"}), "x")
 	require.ErrorContains(t, err, "METRICS_ADDR")
 }
 
 func TestTheStarterReadsNoMetricsAddress(t *testing.T) {
-	cfg, err := TracesFromEnv(envtest.Getenv(map[string]string{"METRICS_ADDR": "not read"}), "agentrun-starter")
+	cfg, err := TracesFromEnv(standalone.Getenv(map[string]string{"METRICS_ADDR": "not read"}), "agentrun-starter")
 
 	require.NoError(t, err)
 	require.Empty(t, cfg.MetricsAddr)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // dashboardFile is the Grafana dashboard docs/operations.md points to.
@@ -25,7 +25,7 @@ const dashboardFile = "deploy/grafana/agentrun-dashboard.json"
 // name, without the _bucket/_sum/_count of a histogram's series.
 func dashboardMetrics(t *testing.T) []string {
 	t.Helper()
-	root, err := testenv.RepoRoot()
+	root, err := testkit.RepoRoot()
 	require.NoError(t, err)
 	data, err := os.ReadFile(filepath.Join(root, dashboardFile))
 	require.NoError(t, err)

@@ -11,14 +11,14 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // startMetrics serves a fresh registry on a port-0 listener, as METRICS_ADDR
 // does, and returns it with its /metrics URL.
 func startMetrics(t *testing.T) (*telemetry.Telemetry, string) {
 	t.Helper()
-	tel, err := telemetry.Setup(context.Background(), telemetry.Config{}, testenv.Listen(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	tel, err := telemetry.Setup(context.Background(), telemetry.Config{}, testkit.Listen(t), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	tel.Serve()
 	t.Cleanup(func() { require.NoError(t, tel.Close(context.Background())) })
@@ -44,9 +44,9 @@ func scrapeUntil(t *testing.T, url string, done func(telemetry.Families) bool) t
 // TestOneApprovedRunShowsInTheWorkersMetrics also checks that every metric
 // the Grafana dashboard queries is in the scrape.
 func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	tel, url := startMetrics(t)
-	s := testenv.StartStack(t, testenv.StackOptions{MetricsHandler: tel.Metrics.Handler()})
+	s := testkit.StartStack(t, testkit.StackOptions{MetricsHandler: tel.Metrics.Handler()})
 	run := s.StartReview(t, s.TaskQueue)
 	action := s.WaitForApproval(t, run.GetID())
 	s.Approve(t, run.GetID(), action.ID)

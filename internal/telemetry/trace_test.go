@@ -12,16 +12,16 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testing.T) {
-	testenv.NeedsDevServer(t)
+	testkit.NeedsDevServer(t)
 	spans := tracetest.NewInMemoryExporter()
 	tracing, err := telemetry.NewTracingWith("agentrun-test", sdktrace.WithSyncer(spans))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, tracing.Shutdown(context.Background())) })
-	s := testenv.StartStack(t, testenv.StackOptions{Interceptors: tracing.Interceptors()})
+	s := testkit.StartStack(t, testkit.StackOptions{Interceptors: tracing.Interceptors()})
 	tracing.Join(s.Client(), temporalclient.DefaultNamespace)
 
 	run := s.StartReview(t, s.TaskQueue)

@@ -6,12 +6,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func compressionOf(t *testing.T, env map[string]string) client.GrpcCompression {
 	t.Helper()
-	cfg, err := ConfigFromEnv(envtest.Getenv(env))
+	cfg, err := ConfigFromEnv(standalone.Getenv(env))
 	require.NoError(t, err)
 	return cfg.ClientOptions(nil).ConnectionOptions.GrpcCompression
 }
@@ -36,7 +36,7 @@ func TestAGRPCCompressionThatIsSetWinsOverTheAddress(t *testing.T) {
 
 func TestAnUnknownGRPCCompressionStopsStartUpNamingTheVariable(t *testing.T) {
 	for _, v := range []string{"zstd", "true", "gzip,none"} {
-		_, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENTRUN_GRPC_COMPRESSION": v}))
+		_, err := ConfigFromEnv(standalone.Getenv(map[string]string{"AGENTRUN_GRPC_COMPRESSION": v}))
 		require.Error(t, err, v)
 		require.Contains(t, err.Error(), "AGENTRUN_GRPC_COMPRESSION")
 		require.Contains(t, err.Error(), v)

@@ -10,18 +10,17 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/agentrun/agentrun/internal/envtest"
-	"github.com/agentrun/agentrun/internal/testcerts"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestConfigFromEnvAppliesDefaultsWhenUnset(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(nil))
+	cfg, err := ConfigFromEnv(standalone.Getenv(nil))
 	require.NoError(t, err)
 	require.Equal(t, Config{Address: "localhost:7233", Namespace: "default"}, cfg)
 }
 
 func TestConfigFromEnvTakesSetValues(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS":   "temporal.internal:7234",
 		"TEMPORAL_NAMESPACE": "agents",
 	}))
@@ -32,7 +31,7 @@ func TestConfigFromEnvTakesSetValues(t *testing.T) {
 func TestConfigFromEnvRejectsBadAddressNamingTheVariable(t *testing.T) {
 	for _, address := range []string{"localhost", ":7233", "localhost:0", "localhost:http", "localhost:70000", "a:b:c"} {
 		t.Run(address, func(t *testing.T) {
-			_, err := ConfigFromEnv(envtest.Getenv(map[string]string{"TEMPORAL_ADDRESS": address}))
+			_, err := ConfigFromEnv(standalone.Getenv(map[string]string{"TEMPORAL_ADDRESS": address}))
 			require.Error(t, err)
 			require.Contains(t, err.Error(), "TEMPORAL_ADDRESS")
 		})
@@ -40,7 +39,7 @@ func TestConfigFromEnvRejectsBadAddressNamingTheVariable(t *testing.T) {
 }
 
 func TestConfigFromEnvWithAnAPIKeyTurnsOnTLSAndSendsTheKey(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS":   "agents.a1b2c.tmprl.cloud:7233",
 		"TEMPORAL_NAMESPACE": "agents.a1b2c",
 		"TEMPORAL_API_KEY":   "eyJhbGciOi.key",
@@ -58,8 +57,8 @@ func TestConfigFromEnvWithAnAPIKeyTurnsOnTLSAndSendsTheKey(t *testing.T) {
 }
 
 func TestConfigFromEnvBuildsMutualTLSFromTheCertificateVariables(t *testing.T) {
-	certs := testcerts.Write(t)
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	certs := standalone.Write(t)
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"TEMPORAL_ADDRESS":                 "temporal.internal:7233",
 		"TEMPORAL_TLS_CLIENT_CERT_PATH":    certs.ClientCertFile,
 		"TEMPORAL_TLS_CLIENT_KEY_PATH":     certs.ClientKeyFile,
@@ -80,7 +79,7 @@ func TestConfigFromEnvBuildsMutualTLSFromTheCertificateVariables(t *testing.T) {
 }
 
 func TestConfigWithoutTLSVariablesDialsPlaintext(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(nil))
+	cfg, err := ConfigFromEnv(standalone.Getenv(nil))
 	require.NoError(t, err)
 	opts := cfg.ClientOptions(nil)
 	require.Nil(t, opts.ConnectionOptions.TLS)
@@ -102,7 +101,7 @@ api_key = "prod-key"
 x-team = "reviews"
 `), 0o600))
 
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{
 		"TEMPORAL_CONFIG_FILE": file,
 		"TEMPORAL_PROFILE":     "prod",
 	}))
@@ -118,7 +117,7 @@ x-team = "reviews"
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"x-team": "reviews"}, headers)
 
-	cfg, err = ConfigFromEnv(envtest.Getenv(map[string]string{
+	cfg, err = ConfigFromEnv(standalone.Getenv(map[string]string{
 		"TEMPORAL_CONFIG_FILE": file,
 		"TEMPORAL_PROFILE":     "prod",
 		"TEMPORAL_NAMESPACE":   "agents-staging",
@@ -127,7 +126,7 @@ x-team = "reviews"
 	require.Equal(t, "agents-staging", cfg.Namespace, "a variable overrides the profile")
 	require.Equal(t, "temporal.prod.internal:7233", cfg.Address)
 
-	cfg, err = ConfigFromEnv(envtest.Getenv(map[string]string{"TEMPORAL_CONFIG_FILE": file}))
+	cfg, err = ConfigFromEnv(standalone.Getenv(map[string]string{"TEMPORAL_CONFIG_FILE": file}))
 	require.NoError(t, err)
 	require.Equal(t, "default", cfg.Profile, "no TEMPORAL_PROFILE means the default profile")
 	require.Equal(t, "default", cfg.Namespace)
@@ -136,7 +135,7 @@ x-team = "reviews"
 
 func TestConfigFromEnvTakesPayloadKeys(t *testing.T) {
 	key := base64.StdEncoding.EncodeToString(make([]byte, 32))
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENTRUN_PAYLOAD_KEYS": "2026-02:" + key + ", 2026-01:" + key}))
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{"AGENTRUN_PAYLOAD_KEYS": "2026-02:" + key + ", 2026-01:" + key}))
 	require.NoError(t, err)
 	require.NotNil(t, cfg.Codec)
 	require.Equal(t, "2026-02", cfg.Codec.EncryptingKeyID())
@@ -144,7 +143,7 @@ func TestConfigFromEnvTakesPayloadKeys(t *testing.T) {
 }
 
 func TestConfigFromEnvRejectsBadConnectionValuesNamingTheVariable(t *testing.T) {
-	certs := testcerts.Write(t)
+	certs := standalone.Write(t)
 	dir := t.TempDir()
 	notPEM := filepath.Join(dir, "not.pem")
 	require.NoError(t, os.WriteFile(notPEM, []byte("not a certificate"), 0o600))
@@ -176,7 +175,7 @@ func TestConfigFromEnvRejectsBadConnectionValuesNamingTheVariable(t *testing.T) 
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ConfigFromEnv(envtest.Getenv(c.env))
+			_, err := ConfigFromEnv(standalone.Getenv(c.env))
 			require.Error(t, err)
 			require.True(t, strings.HasPrefix(err.Error(), c.variable), "error %q does not start with %s", err, c.variable)
 		})

@@ -7,11 +7,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 func TestDialReachesARunningServer(t *testing.T) {
-	s := testenv.StartServer(t, testenv.ServerOptions{})
+	s := testkit.StartServer(t, testkit.ServerOptions{})
 
 	c, err := temporalclient.Dial(context.Background(), s.Config(), nil)
 	require.NoError(t, err)
@@ -22,7 +22,7 @@ func TestDialReachesARunningServer(t *testing.T) {
 }
 
 func TestDialToUnknownNamespaceFailsNamingIt(t *testing.T) {
-	s := testenv.StartServer(t, testenv.ServerOptions{})
+	s := testkit.StartServer(t, testkit.ServerOptions{})
 	cfg := s.Config()
 	cfg.Namespace = "no-such-namespace"
 
@@ -36,7 +36,7 @@ func TestDialToUnknownNamespaceFailsNamingIt(t *testing.T) {
 // Both settings reach a real server: the SDK falls back per RPC only when
 // the server refuses gzip, so a wrong choice would show here.
 func TestDialWithEitherGRPCCompressionServesRequests(t *testing.T) {
-	s := testenv.StartServer(t, testenv.ServerOptions{})
+	s := testkit.StartServer(t, testkit.ServerOptions{})
 	for _, c := range []temporalclient.Compression{temporalclient.CompressionGzip, temporalclient.CompressionNone} {
 		cfg := s.Config()
 		cfg.Compression = c

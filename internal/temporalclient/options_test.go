@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 
-	"github.com/agentrun/agentrun/internal/envtest"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func encryptedConfig(t *testing.T) Config {
@@ -17,7 +17,7 @@ func encryptedConfig(t *testing.T) Config {
 	key := make([]byte, 32)
 	_, err := rand.Read(key)
 	require.NoError(t, err)
-	cfg, err := ConfigFromEnv(envtest.Getenv(map[string]string{"AGENTRUN_PAYLOAD_KEYS": "k1:" + base64.StdEncoding.EncodeToString(key)}))
+	cfg, err := ConfigFromEnv(standalone.Getenv(map[string]string{"AGENTRUN_PAYLOAD_KEYS": "k1:" + base64.StdEncoding.EncodeToString(key)}))
 	require.NoError(t, err)
 	return cfg
 }
@@ -47,7 +47,7 @@ func TestWithKeysAFailuresMessageIsEncryptedToo(t *testing.T) {
 }
 
 func TestWithoutKeysPayloadsAndFailuresStayPlain(t *testing.T) {
-	cfg, err := ConfigFromEnv(envtest.Getenv(nil))
+	cfg, err := ConfigFromEnv(standalone.Getenv(nil))
 	require.NoError(t, err)
 	opts := cfg.ClientOptions(nil)
 

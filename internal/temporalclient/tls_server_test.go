@@ -12,8 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/internal/testcerts"
-	"github.com/agentrun/agentrun/internal/testenv"
+
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // tlsFront is what stands in front of a self-hosted or cloud frontend: it
@@ -26,7 +27,7 @@ type tlsFront struct {
 	peer []string // client certificates' common names
 }
 
-func startTLSFront(t *testing.T, certs testcerts.Certs, backend string) *tlsFront {
+func startTLSFront(t *testing.T, certs standalone.Certs, backend string) *tlsFront {
 	t.Helper()
 	f := &tlsFront{}
 	protocols := new(http.Protocols)
@@ -54,7 +55,7 @@ func startTLSFront(t *testing.T, certs testcerts.Certs, backend string) *tlsFron
 			MinVersion:   tls.VersionTLS12,
 		},
 	}
-	l := testenv.Listen(t)
+	l := testkit.Listen(t)
 	go func() { _ = srv.ServeTLS(l, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })
 	f.addr = l.Addr().String()
@@ -70,10 +71,10 @@ func (f *tlsFront) seen() (auth, peers []string) {
 // configBehindTLSFront starts a dev server behind a TLS front and reads the
 // client's configuration from the variables vars sets, given the front's
 // address and the certificates.
-func configBehindTLSFront(t *testing.T, vars func(addr string, certs testcerts.Certs) map[string]string) (*tlsFront, temporalclient.Config) {
+func configBehindTLSFront(t *testing.T, vars func(addr string, certs standalone.Certs) map[string]string) (*tlsFront, temporalclient.Config) {
 	t.Helper()
-	s := testenv.StartServer(t, testenv.ServerOptions{})
-	certs := testcerts.Write(t)
+	s := testkit.StartServer(t, testkit.ServerOptions{})
+	certs := standalone.Write(t)
 	front := startTLSFront(t, certs, s.Address())
 	env := vars(front.addr, certs)
 	cfg, err := temporalclient.ConfigFromEnv(func(k string) string { return env[k] })
@@ -82,7 +83,7 @@ func configBehindTLSFront(t *testing.T, vars func(addr string, certs testcerts.C
 }
 
 func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
-	front, cfg := configBehindTLSFront(t, func(addr string, certs testcerts.Certs) map[string]string {
+	front, cfg := configBehindTLSFront(t, func(addr string, certs standalone.Certs) map[string]string {
 		return map[string]string{
 			"TEMPORAL_ADDRESS":                 addr,
 			"TEMPORAL_API_KEY":                 "test-api-key",
@@ -105,7 +106,7 @@ func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
 }
 
 func TestDialWithoutTheClientCertificateIsRefusedByAnMTLSFrontend(t *testing.T) {
-	front, cfg := configBehindTLSFront(t, func(addr string, certs testcerts.Certs) map[string]string {
+	front, cfg := configBehindTLSFront(t, func(addr string, certs standalone.Certs) map[string]string {
 		return map[string]string{
 			"TEMPORAL_ADDRESS":                 addr,
 			"TEMPORAL_TLS":                     "true",

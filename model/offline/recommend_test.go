@@ -10,7 +10,7 @@ import (
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/tools"
 )
@@ -26,7 +26,7 @@ func recommendDialogue(t *testing.T, sandbox *ghsandbox.Server, saveResult strin
 	t.Helper()
 	srv := httptest.NewUnstartedServer(sandbox)
 	srv.Listener.Close()
-	srv.Listener = testenv.Listen(t)
+	srv.Listener = testkit.Listen(t)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	ext, err := agents.Recommender(srv.URL, nil)

@@ -10,7 +10,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/model/offline"
 )
 
@@ -21,7 +21,7 @@ func sandboxReads(t *testing.T, number int) (pr, files string) {
 	t.Helper()
 	srv := httptest.NewUnstartedServer(ghsandbox.New(ghsandbox.DefaultFixture()))
 	srv.Listener.Close()
-	srv.Listener = testenv.Listen(t)
+	srv.Listener = testkit.Listen(t)
 	srv.Start()
 	t.Cleanup(srv.Close)
 	gh, err := github.NewClient(srv.URL, "")

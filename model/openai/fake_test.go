@@ -8,10 +8,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/openaifake"
+
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
-const testOpenAIKey = openaifake.APIKey
+const testOpenAIKey = standalone.APIKey
 
 // reply is one recorded answer of the fake provider, in the shape this
 // package's tests write it.
@@ -24,30 +25,30 @@ type reply struct {
 
 func okReply(fixture string) reply { return reply{status: http.StatusOK, fixture: fixture} }
 
-func (r reply) recorded() openaifake.Reply {
-	return openaifake.Reply{Status: r.status, Header: r.header, Fixture: r.fixture, Body: r.body}
+func (r reply) recorded() standalone.Reply {
+	return standalone.Reply{Status: r.status, Header: r.header, Fixture: r.fixture, Body: r.body}
 }
 
 // fakeOpenAI is the shared fake provider with the configuration and the
 // assertions this package's tests use.
 type fakeOpenAI struct {
 	t      *testing.T
-	server *openaifake.Server
+	server *standalone.Server
 }
 
 func newFakeOpenAI(t *testing.T, replies ...reply) *fakeOpenAI {
 	t.Helper()
-	recorded := make([]openaifake.Reply, len(replies))
+	recorded := make([]standalone.Reply, len(replies))
 	for i, r := range replies {
 		recorded[i] = r.recorded()
 	}
-	return &fakeOpenAI{t: t, server: openaifake.Start(t, recorded...)}
+	return &fakeOpenAI{t: t, server: standalone.Start(t, recorded...)}
 }
 
-func (f *fakeOpenAI) requests() []openaifake.Request { return f.server.Requests() }
+func (f *fakeOpenAI) requests() []standalone.Request { return f.server.Requests() }
 
 // onlyRequest asserts exactly one request was made and decodes its body.
-func (f *fakeOpenAI) onlyRequest() (openaifake.Request, map[string]any) {
+func (f *fakeOpenAI) onlyRequest() (standalone.Request, map[string]any) {
 	f.t.Helper()
 	got := f.requests()
 	require.Len(f.t, got, 1, "the provider must be called exactly once: Temporal owns the retries")

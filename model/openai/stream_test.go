@@ -11,7 +11,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/internal/modelcall"
-	"github.com/agentrun/agentrun/internal/openaifake"
+
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 func TestStreamedAnswerIsTheSameDecisionAsTheWholeOneForEveryRecordedAnswer(t *testing.T) {
@@ -71,8 +72,8 @@ func TestStreamedCallIsRateLimitedLikeAWholeOne(t *testing.T) {
 }
 
 func TestStreamOfChunksFromTwoCompletionsFails(t *testing.T) {
-	one, other := openaifake.Chunk{ID: "chatcmpl-one", Model: "m"}, openaifake.Chunk{ID: "chatcmpl-other", Model: "m"}
-	fake := openaifake.Start(t, openaifake.Reply{Status: http.StatusOK, Stream: &openaifake.Stream{
+	one, other := standalone.Chunk{ID: "chatcmpl-one", Model: "m"}, standalone.Chunk{ID: "chatcmpl-other", Model: "m"}
+	fake := standalone.Start(t, standalone.Reply{Status: http.StatusOK, Stream: &standalone.Stream{
 		Chunks: []string{one.Content("Looks "), other.Content("fine"), one.Finish("stop")},
 	}})
 	m, err := New(Config{BaseURL: fake.BaseURL(), APIKey: testOpenAIKey, Model: "m"})

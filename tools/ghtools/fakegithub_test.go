@@ -20,7 +20,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/ghtools"
 )
@@ -85,7 +85,7 @@ func newFakeGitHub(t *testing.T) *fakeGitHub {
 	mux.HandleFunc("GET /repos/acme/widgets/labels", f.listRepoLabels)
 	f.srv = httptest.NewUnstartedServer(mux)
 	f.srv.Listener.Close()
-	f.srv.Listener = testenv.Listen(t)
+	f.srv.Listener = testkit.Listen(t)
 	f.srv.Start()
 	t.Cleanup(f.srv.Close)
 	return f

@@ -13,7 +13,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/httptool"
 )
@@ -162,7 +163,7 @@ func TestKeyReusedWithAnotherBodyIsRejected(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, api.ErrTypeToolRejected, errType(err))
 	assert.Contains(t, err.Error(), "422")
-	assert.True(t, apperrtest.ApplicationError(t, err).NonRetryable())
+	assert.True(t, standalone.ApplicationError(t, err).NonRetryable())
 	_, effects := s.counts()
 	assert.Equal(t, 1, effects)
 }
@@ -177,7 +178,7 @@ func TestRateLimitSaysHowLongToWait(t *testing.T) {
 		require.Error(t, err)
 		assert.Equal(t, api.ErrTypeRateLimited, errType(err))
 		var d api.RateLimitDetails
-		require.NoError(t, apperrtest.ApplicationError(t, err).Details(&d))
+		require.NoError(t, standalone.ApplicationError(t, err).Details(&d))
 		assert.Equal(t, int64(7), d.RetryAfterSeconds)
 	}
 	_, effects := s.counts()

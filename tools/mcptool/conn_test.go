@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
 	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
@@ -61,7 +61,7 @@ func TestConcurrentCallsAfterACrashShareOneNewServer(t *testing.T) {
 }
 
 func TestHTTPHeadersReachTheServer(t *testing.T) {
-	ln := testenv.Listen(t)
+	ln := testkit.Listen(t)
 	mcpServer := testserver.New(testserver.Options{Die: func() {}})
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -102,7 +102,7 @@ func callText(t *testing.T, r mcptool.Registered) string {
 // restart replaces it by a new one, which knows no session. before, when
 // not nil, sees every request first.
 func restartableServer(t *testing.T, before func(r *http.Request)) (url string, restart func()) {
-	ln := testenv.Listen(t)
+	ln := testkit.Listen(t)
 	var current atomic.Pointer[http.Handler]
 	restart = func() {
 		mcpServer := testserver.New(testserver.Options{Die: func() {}})
@@ -174,11 +174,11 @@ func TestHTTPHeadersAreNotHandedToARedirectsHost(t *testing.T) {
 		leaked.Store(r.Header.Get("Authorization"))
 		http.Error(w, "no", http.StatusNotFound)
 	})}
-	otherLn := testenv.Listen(t)
+	otherLn := testkit.Listen(t)
 	go func() { _ = other.Serve(otherLn) }()
 	t.Cleanup(func() { _ = other.Close() })
 	redirector := &http.Server{Handler: http.RedirectHandler("http://"+otherLn.Addr().String()+"/mcp", http.StatusTemporaryRedirect)}
-	ln := testenv.Listen(t)
+	ln := testkit.Listen(t)
 	go func() { _ = redirector.Serve(ln) }()
 	t.Cleanup(func() { _ = redirector.Close() })
 

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
 	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
@@ -58,7 +58,7 @@ func stdioServer(t *testing.T, opts testserver.Options) mcptool.Server {
 }
 
 func httpServer(t *testing.T, opts testserver.Options) mcptool.Server {
-	ln := testenv.Listen(t)
+	ln := testkit.Listen(t)
 	srv := &http.Server{}
 	opts.Die = func() { _ = srv.Close() }
 	mcpServer := testserver.New(opts)

@@ -13,7 +13,8 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/apperrtest"
+
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
 	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
@@ -52,7 +53,7 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 
 func requireRejected(t *testing.T, err error) *temporal.ApplicationError {
 	t.Helper()
-	appErr := apperrtest.ApplicationError(t, err)
+	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
 	require.True(t, appErr.NonRetryable())
 	return appErr

@@ -16,7 +16,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
 	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
@@ -42,7 +42,7 @@ func newReplicas(t *testing.T, afterAppend func(context.Context)) *replicas {
 	}
 	// Blue holds the session; green checks a session before it answers.
 	blue, green := eagerStream(replica()), replica()
-	ln := testenv.Listen(t)
+	ln := testkit.Listen(t)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rs.toGreen.Load() {
 			green.ServeHTTP(w, r)

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/testenv"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 func TestCorruptStateFileStopsStartUpNamingSandboxState(t *testing.T) {
@@ -47,9 +47,9 @@ func TestWithoutSandboxStateNothingIsWritten(t *testing.T) {
 }
 
 func TestSandboxServesOnTheListenerItIsGivenUntilItsContextEnds(t *testing.T) {
-	l := testenv.Listen(t)
+	l := testkit.Listen(t)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	sandbox := testenv.RunInBackground(t, func(ctx context.Context) error {
+	sandbox := testkit.RunInBackground(t, func(ctx context.Context) error {
 		return run(ctx, quiet, func(string) string { return "" }, l)
 	})
 

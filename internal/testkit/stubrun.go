@@ -1,8 +1,9 @@
-// Package stubrun is a stand-in AgentRun for the dev-server tests of the
+// This file is a stand-in AgentRun for the dev-server tests of the
 // clients of runs (runclient, the approval server): it keeps the workflow's
 // wire contract (the status and action search attributes, the run and
 // events queries, the approval signal) without a model or GitHub.
-package stubrun
+
+package testkit
 
 import (
 	"fmt"
@@ -16,7 +17,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/testenv"
 )
 
 // Input is what a stub run is started with. A RunInput decodes into it as
@@ -94,7 +94,7 @@ func Start(t *testing.T, prefix string) (client.Client, string) {
 	if testing.Short() {
 		t.Skip("starts a Temporal dev server")
 	}
-	server := testenv.StartServer(t, testenv.ServerOptions{})
+	server := StartServer(t, ServerOptions{})
 	queue := fmt.Sprintf("%s-%d", prefix, queueSeq.Add(1))
 	w := worker.New(server.Client(), queue, worker.Options{})
 	w.RegisterWorkflowWithOptions(Workflow, workflow.RegisterOptions{Name: api.WorkflowName})

@@ -1,10 +1,11 @@
-// Package openaifake is a fake OpenAI-compatible chat-completions provider
+// This file is a fake OpenAI-compatible chat-completions provider
 // over real HTTP. It answers recorded replies in order and keeps every
 // request, so that tests drive the real openai-go client end to end and can
 // assert what it sent. A request with "stream": true gets its reply as
 // Server-Sent Events: the recorded completion cut into chunks (stream.go),
 // or the scripted chunks of Reply.Stream.
-package openaifake
+
+package standalone
 
 import (
 	"io"

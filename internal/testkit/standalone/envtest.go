@@ -1,7 +1,8 @@
-// Package envtest stands in for the process environment in tests: every
+// Package standalone is the part of the test kit that imports nothing of
+// agentrun's, so that any package's own tests may use it. This file stands in for the process environment in tests: every
 // config reader takes a getenv function, so a test hands it a map instead
 // of setting variables that parallel tests would share.
-package envtest
+package standalone
 
 // Getenv answers from vars as os.Getenv answers from the environment: an
 // unset variable is "".

@@ -1,9 +1,10 @@
-// Package testcerts makes a throwaway CA and the certificates a self-hosted
+// This file makes a throwaway CA and the certificates a self-hosted
 // cluster's operator hands out for mTLS, for tests: a server certificate for
 // localhost and 127.0.0.1 and a client certificate. The temporalclient tests
 // dial a TLS front with them; the production cluster of internal/prodstack
 // serves its frontend with them.
-package testcerts
+
+package standalone
 
 import (
 	"crypto/ecdsa"

@@ -1,4 +1,4 @@
-package runclienttest
+package testkit
 
 import (
 	"context"

@@ -1,7 +1,8 @@
-// Package runclienttest runs the run client against a real dev server whose
-// worker runs the stub AgentRun (internal/stubrun): what the run client's
+// This file runs the run client against a real dev server whose
+// worker runs the stub AgentRun (stubrun.go): what the run client's
 // own tests and the approval server's dev-server tests share.
-package runclienttest
+
+package testkit
 
 import (
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/stubrun"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -23,7 +23,7 @@ import (
 // queue. Under -short it skips the test.
 func StartStub(t *testing.T, prefix string) (*runclient.Client, string) {
 	t.Helper()
-	temporal, queue := stubrun.Start(t, prefix)
+	temporal, queue := Start(t, prefix)
 	return runclient.New(temporal, runclient.Options{CallTimeout: 30 * time.Second}), queue
 }
 
@@ -31,7 +31,7 @@ func StartStub(t *testing.T, prefix string) (*runclient.Client, string) {
 // sends a RunInput, and the stub's scenarios (an action waiting, a run that
 // closes at once) need theirs. agent, when set, is the run's agent search
 // attribute, as Start sets it.
-func StartStubRun(t *testing.T, rc *runclient.Client, queue, runID, agent string, in stubrun.Input) client.WorkflowRun {
+func StartStubRun(t *testing.T, rc *runclient.Client, queue, runID, agent string, in Input) client.WorkflowRun {
 	t.Helper()
 	opts := client.StartWorkflowOptions{ID: runID, TaskQueue: queue}
 	if agent != "" {

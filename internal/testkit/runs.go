@@ -1,4 +1,4 @@
-package testenv
+package testkit
 
 import (
 	"context"
@@ -31,7 +31,7 @@ func (s *Stack) StartReview(t testing.TB, taskQueue string) client.WorkflowRun {
 	run, err := s.Client().ExecuteWorkflow(context.Background(),
 		client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, api.WorkflowName, in)
 	if err != nil {
-		t.Fatalf("testenv: start a run on %s: %v", taskQueue, err)
+		t.Fatalf("testkit: start a run on %s: %v", taskQueue, err)
 	}
 	return run
 }
@@ -64,7 +64,7 @@ func (s *Stack) WaitForApproval(t testing.TB, runID string) api.PendingAction {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("testenv: run %s never waited for approval (last query error: %v); events:\n%s", runID, err, s.describeEvents(runID))
+			t.Fatalf("testkit: run %s never waited for approval (last query error: %v); events:\n%s", runID, err, s.describeEvents(runID))
 		case <-time.After(pollEvery):
 		}
 	}
@@ -78,7 +78,7 @@ func (s *Stack) Approve(t testing.TB, runID, actionID string) {
 		RequestID: fmt.Sprintf("testenv-%d", runSeq.Add(1)), Channel: "test",
 	})
 	if err != nil {
-		t.Fatalf("testenv: approve %s of %s: %v", actionID, runID, err)
+		t.Fatalf("testkit: approve %s of %s: %v", actionID, runID, err)
 	}
 }
 
@@ -89,7 +89,7 @@ func (s *Stack) WaitForResult(t testing.TB, run client.WorkflowRun) api.RunResul
 	defer cancel()
 	var res api.RunResult
 	if err := run.Get(ctx, &res); err != nil {
-		t.Fatalf("testenv: run %s did not end: %v; events:\n%s", run.GetID(), err, s.describeEvents(run.GetID()))
+		t.Fatalf("testkit: run %s did not end: %v; events:\n%s", run.GetID(), err, s.describeEvents(run.GetID()))
 	}
 	return res
 }

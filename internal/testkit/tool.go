@@ -1,4 +1,4 @@
-package testenv
+package testkit
 
 import (
 	"os"
@@ -24,7 +24,7 @@ func TemporalCLI(t testing.TB) string {
 	if path == "" {
 		root, err := RepoRoot()
 		if err != nil {
-			t.Fatalf("testenv: %v", err)
+			t.Fatalf("testkit: %v", err)
 		}
 		path = filepath.Join(root, "bin", "temporal")
 	}

@@ -1,10 +1,10 @@
-// Package testenv is what tests share to reach real servers: a Temporal dev
+// Package testkit is what tests share to reach real servers: a Temporal dev
 // server (the CLI binary built into bin/temporal; see TemporalCLI) with tuned
 // poll limits and agentrun's search attributes registered; a
 // stack of that server, the GitHub sandbox over real HTTP and a worker
 // registered exactly as the worker main registers it; and the repository
 // root, free addresses and bound listeners those tests need.
-package testenv
+package testkit
 
 import (
 	"context"
@@ -96,7 +96,7 @@ func (s *Server) Dial(t testing.TB, cfg temporalclient.Config) client.Client {
 	cfg.Address, cfg.Namespace = base.Address, base.Namespace
 	c, err := temporalclient.Dial(context.Background(), cfg, QuietLogger())
 	if err != nil {
-		t.Fatalf("testenv: dial the dev server at %s: %v", s.address, err)
+		t.Fatalf("testkit: dial the dev server at %s: %v", s.address, err)
 	}
 	t.Cleanup(c.Close)
 	return c
@@ -133,7 +133,7 @@ func (s *Server) Stop() {
 func (s *Server) Restart() {
 	s.t.Helper()
 	if s.opts.DBFile == "" {
-		s.t.Fatalf("testenv: Restart needs ServerOptions.DBFile; an in-memory server loses every workflow")
+		s.t.Fatalf("testkit: Restart needs ServerOptions.DBFile; an in-memory server loses every workflow")
 	}
 	s.Stop()
 	s.launch()

@@ -1,4 +1,4 @@
-package testenv
+package testkit
 
 import (
 	"net/http/httptest"
@@ -25,7 +25,7 @@ func ServeSandbox(t testing.TB, sb *ghsandbox.Server) (string, *github.Client) {
 	t.Cleanup(srv.Close)
 	gh, err := ghapi.NewClient(srv.URL, sandboxToken)
 	if err != nil {
-		t.Fatalf("testenv: GitHub client for the sandbox: %v", err)
+		t.Fatalf("testkit: GitHub client for the sandbox: %v", err)
 	}
 	return srv.URL, gh
 }
@@ -43,7 +43,7 @@ func startWorker(t testing.TB, c client.Client, taskQueue string, acts *activiti
 	t.Helper()
 	w := agentworker.NewWithActivities(c, taskQueue, acts)
 	if err := w.Start(); err != nil {
-		t.Fatalf("testenv: start the worker on %s: %v", taskQueue, err)
+		t.Fatalf("testkit: start the worker on %s: %v", taskQueue, err)
 	}
 	t.Cleanup(w.Stop)
 }

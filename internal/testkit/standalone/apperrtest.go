@@ -1,9 +1,10 @@
-// Package apperrtest holds the test assertions on how Temporal will treat an
+// This file holds the test assertions on how Temporal will treat an
 // activity's error: an ApplicationError of one of api's types (with its
 // retry delay and details), or a plain error it retries with its own
 // backoff. The github classification and the activities over it assert the
 // same contract, so they share these.
-package apperrtest
+
+package standalone
 
 import (
 	"errors"

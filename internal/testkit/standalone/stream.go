@@ -1,4 +1,4 @@
-package openaifake
+package standalone
 
 import (
 	"encoding/json"

@@ -1,9 +1,10 @@
-// Package startuptest attacks a program's process the way another process
+// This file attacks a program's process the way another process
 // of its user would: a stdio MCP server the worker started, or anything else
 // running under the worker's uid. Tests run as root, which reads everything,
 // so both the program and the attacker run as nobody then; as any other
 // user they run as that user.
-package startuptest
+
+package testkit
 
 import (
 	"bytes"
