@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -15,22 +14,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/internal/testkit"
+
 	"github.com/agentrun/agentrun/api"
 )
-
-// chromium finds Debian's chromium. Without it the test skips locally; in CI
-// (CI set) a missing browser is a failure, never a silent skip.
-func chromium(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("chromium is not installed (apt-get install -y chromium): %v", err)
-		}
-		t.Skip("chromium is not installed; apt-get install -y chromium")
-	}
-	return path
-}
 
 // newBrowser starts a headless chromium with a fresh profile that sends
 // headers on every request, as a login proxy in front of the server would;
@@ -38,7 +25,7 @@ func chromium(t *testing.T) string {
 func newBrowser(t *testing.T, headers map[string]any) context.Context {
 	t.Helper()
 	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chromium(t)),
+		chromedp.ExecPath(testkit.Chromium(t)),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.Headless,
 		chromedp.NoSandbox,

@@ -3,7 +3,6 @@ package approvalsrv
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,27 +10,15 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/stretchr/testify/require"
-)
 
-// previewChromium is Debian's chromium; without it the test skips locally
-// and fails in CI, as approval's browser tests do.
-func previewChromium(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("chromium is not installed (apt-get install -y chromium): %v", err)
-		}
-		t.Skip("chromium is not installed; apt-get install -y chromium")
-	}
-	return path
-}
+	"github.com/agentrun/agentrun/internal/testkit"
+)
 
 // In a real browser, under the page's own CSP, the hostile preview renders
 // formatted and none of its script runs: each attack would set the title
 // or a window property if it did.
 func TestBrowserRendersAHostilePreviewWithoutRunningItsScript(t *testing.T) {
-	exe := previewChromium(t)
+	exe := testkit.Chromium(t)
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
 	snap.PendingAction.Preview = hostilePreview +

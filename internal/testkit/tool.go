@@ -2,12 +2,13 @@ package testkit
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
 // TemporalCLIEnv names another Temporal CLI than bin/temporal, for a machine
-// that keeps it elsewhere (or, in testenv's own test, a path where none is).
+// that keeps it elsewhere (or, in the kit's own test, a path where none is).
 const TemporalCLIEnv = "AGENTRUN_TEST_TEMPORAL_CLI"
 
 // CIEnv is set by CI runners; with it set, a missing tool fails its test
@@ -42,4 +43,15 @@ func ToolMissing(t testing.TB, problem, remedy string) {
 		t.Fatalf("%s; %s. CI is set, so a missing tool fails the test instead of skipping it", problem, remedy)
 	}
 	t.Skipf("%s; %s", problem, remedy)
+}
+
+// Chromium is Debian's chromium, which the browser tests drive: a skip
+// that says how to install it, or a failure when CI is set.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		ToolMissing(t, "chromium is not installed", "apt-get install -y chromium (.ci/run does)")
+	}
+	return path
 }
