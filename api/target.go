@@ -72,7 +72,7 @@ func (t Target) Ref() string {
 		return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.PullNumber)
 	}
 	parts := []string{t.Kind}
-	for _, k := range slices.Sorted(maps.Keys(t.Fields)) {
+	for _, k := range sortedFieldNames(t.Fields) {
 		parts = append(parts, k+"="+t.Fields[k])
 	}
 	return strings.Join(parts, " ")
@@ -82,7 +82,7 @@ func (t Target) Ref() string {
 // returns the target. A pull request needs exactly repo and pull.
 func NewTarget(kind string, fields map[string]string) (Target, error) {
 	if kind == "" || kind == TargetPullRequest {
-		for k := range fields {
+		for _, k := range sortedFieldNames(fields) {
 			if k != TargetFieldRepo && k != TargetFieldPull {
 				return Target{}, fmt.Errorf("target field %.40q: a %s takes only %s and %s", k, TargetPullRequest, TargetFieldRepo, TargetFieldPull)
 			}
@@ -102,7 +102,7 @@ func NewTarget(kind string, fields map[string]string) (Target, error) {
 	if len(fields) > MaxTargetFields {
 		return Target{}, fmt.Errorf("a target has at most %d fields", MaxTargetFields)
 	}
-	for _, k := range slices.Sorted(maps.Keys(fields)) {
+	for _, k := range sortedFieldNames(fields) {
 		if !ValidTargetKind(k) {
 			return Target{}, fmt.Errorf("target field name %.40q: want lower case letters, digits and '_', starting with a letter", k)
 		}
@@ -111,6 +111,17 @@ func NewTarget(kind string, fields map[string]string) (Target, error) {
 		}
 	}
 	return Target{Kind: kind, Fields: maps.Clone(fields)}, nil
+}
+
+// FieldNames are the target's field names in sorted order: what a run pins
+// its tools to, the same on every replay.
+func (t Target) FieldNames() []string { return sortedFieldNames(t.Fields) }
+
+// sortedFieldNames is the one place a target's fields are ranged over: in
+// sorted order, so that whatever the workflow derives from them (a message, a
+// pin, a reference) is the same on every replay.
+func sortedFieldNames(fields map[string]string) []string {
+	return slices.Sorted(maps.Keys(fields))
 }
 
 // ValidTargetKind is the rule for a kind's name and its fields' names: they

@@ -90,7 +90,7 @@ func TestEveryCallOnAnUnknownRunIsRunNotFound(t *testing.T) {
 func TestSnapshotAndEventsReadTheRunsQueries(t *testing.T) {
 	rc, queue := startStub(t)
 	ctx := testContext(t)
-	_, err := rc.Start(ctx, runclient.StartRequest{RunID: "queries", TaskQueue: queue, Input: api.RunInput{}})
+	_, err := rc.Start(ctx, runclient.StartRequest{RunID: "queries", TaskQueue: queue, Input: api.RunInput{Repo: "acme/widgets", PullNumber: 1}})
 	require.NoError(t, err)
 
 	var snap api.RunSnapshot

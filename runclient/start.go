@@ -127,6 +127,15 @@ func RunID(repo string, pr int, key string) string {
 	return fmt.Sprintf("review-%s-%d-%s", slug, pr, hex.EncodeToString(sum[:])[:12])
 }
 
+// KeyedTargetRunID names the run of a key its caller chose: one run per
+// target and key, whatever the agent, so that the same key sent for another
+// agent (or goal, or approvers) meets the first run and is refused as
+// ErrIdempotencyConflict instead of starting a second. A derived key
+// (TargetIdempotencyKey) already names the agent, so TargetRunID may.
+func KeyedTargetRunID(t api.Target, key string) string {
+	return TargetRunID(api.DefaultAgent, t, key)
+}
+
 // maxTargetSlug bounds the readable part a target gives a run ID.
 const maxTargetSlug = 40
 

@@ -145,7 +145,7 @@ func TestTheAgentIsPartOfTheRequestAndOnlyANamedOneChangesTheDefaultKey(t *testi
 	require.Equal(t, runclient.RequestHash(plain.Input), plain.RequestHash, "the starter's keys are guarded like the API's")
 
 	keyed, keyedTriage := parse("--idempotency-key", "k"), parse("--idempotency-key", "k", "--agent", "triage")
-	require.NotEqual(t, keyed.RunID, keyedTriage.RunID, "a run ID names its agent: a key names one run per agent and target")
-	require.Regexp(t, `^triage-acme-widgets-7-[0-9a-f]{12}$`, keyedTriage.RunID)
-	require.NotEqual(t, keyed.RequestHash, keyedTriage.RequestHash)
+	require.Equal(t, keyed.RunID, keyedTriage.RunID, "a key the caller chose names one run per target, whatever the agent, so its reuse for another agent is a conflict")
+	require.NotEqual(t, keyed.RequestHash, keyedTriage.RequestHash, "the two requests differ, so the second meets the first run and is refused")
+	require.Regexp(t, `^triage-acme-widgets-7-[0-9a-f]{12}$`, triage.RunID, "a derived key's run names its agent")
 }

@@ -25,7 +25,7 @@ func main() {
 const usage = `usage: starter <command> [flags]
 
 commands:
-  start     start a review run of a pull request and print its run ID
+  start     start a run of an agent on its target and print its run ID
   status    show a run: status, steps, the pending action
   events    print a run's events (--follow to watch it)
   approve   approve a run's pending action

@@ -104,10 +104,11 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 		return runclient.StartRequest{}, usageErr(fs, startSynopsis, err)
 	}
 	key := c.idempotencyKey
+	runID := runclient.KeyedTargetRunID(target, key)
 	if key == "" {
 		key = runclient.TargetIdempotencyKey(target, c.goal, c.user, c.agent)
+		runID = runclient.TargetRunID(c.agent, target, key)
 	}
-	runID := runclient.TargetRunID(c.agent, target, key)
 	in := api.RunInput{
 		Goal:            c.goal,
 		Agent:           c.agent,

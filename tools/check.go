@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -38,7 +36,7 @@ func pinFields(target api.Target) []string {
 	if target.IsPullRequest() {
 		return prPinFields
 	}
-	return slices.Sorted(maps.Keys(target.Fields))
+	return target.FieldNames()
 }
 
 // Check finds the agent's tool for a call, checks its arguments against the
