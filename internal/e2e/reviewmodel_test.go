@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // reviewOnlyModel is an OpenAI-compatible provider that plays a reviewer
@@ -20,6 +21,7 @@ func reviewOnlyModel(t *testing.T) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
+			Stream   bool `json:"stream"`
 			Messages []struct {
 				Role      string `json:"role"`
 				ToolCalls []struct {
@@ -59,10 +61,24 @@ func reviewOnlyModel(t *testing.T) *httptest.Server {
 		default:
 			message = `{"role":"assistant","content":"Posted the review."}`
 		}
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"chatcmpl-e2e","object":"chat.completion","created":1752139201,"model":"e2e-model",`+
+		completion := fmt.Sprintf(`{"id":"chatcmpl-e2e","object":"chat.completion","created":1752139201,"model":"e2e-model",`+
 			`"choices":[{"index":0,"message":%s,"finish_reason":"stop"}],`+
 			`"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`, message)
+		if !req.Stream {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(completion))
+			return
+		}
+		// The provider streams; the same completion goes out as OpenAI's chunks.
+		chunks, err := standalone.ChunksOf([]byte(completion))
+		if err != nil {
+			http.Error(w, `{"error":{"message":"bad completion"}}`, http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, c := range append(chunks, "[DONE]") {
+			fmt.Fprintf(w, "data: %s\n\n", c)
+		}
 	}))
 	t.Cleanup(srv.Close)
 	return srv

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -20,6 +21,9 @@ type Model struct {
 	model       string
 	// apiKey is kept only to scrub it from the provider's error messages.
 	apiKey string
+	// wholeOnly is set once the server answered a streamed request with no
+	// event at all: it does not stream, so Stream asks it whole from then on.
+	wholeOnly atomic.Bool
 }
 
 // New validates cfg and returns the model it describes.

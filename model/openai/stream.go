@@ -18,6 +18,9 @@ import (
 // accumulator, tool calls included. writing must return quickly; it may be
 // nil.
 func (m *Model) Stream(ctx context.Context, conversation []api.Message, tools []api.ToolSpec, writing func(text string)) (api.ModelDecision, error) {
+	if m.wholeOnly.Load() {
+		return m.Next(ctx, conversation, tools)
+	}
 	params, err := chatRequest(m.model, conversation, tools)
 	if err != nil {
 		return api.ModelDecision{}, err
@@ -43,6 +46,14 @@ func (m *Model) Stream(ctx context.Context, conversation []api.Message, tools []
 	}
 	if err := stream.Err(); err != nil {
 		return api.ModelDecision{}, chatCompletionError(err, resp, m.apiKey)
+	}
+	if len(acc.Choices) == 0 {
+		// An OpenAI-compatible server that does not stream answers with one
+		// JSON completion, which the event decoder reads as no event. A model
+		// call has no side effect, so it is asked again whole, and that
+		// server is asked whole from then on.
+		m.wholeOnly.Store(true)
+		return m.Next(ctx, conversation, tools)
 	}
 	d, err := decisionFrom(&acc.ChatCompletion, m.model, len(conversation))
 	if err != nil {

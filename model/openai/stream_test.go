@@ -2,9 +2,12 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -82,4 +85,39 @@ func TestStreamOfChunksFromTwoCompletionsFails(t *testing.T) {
 	_, err = m.Stream(context.Background(), reviewConversation(), modelcall.Tools(), nil)
 
 	require.ErrorContains(t, err, "does not continue the answer")
+}
+
+// An OpenAI-compatible server that does not stream (it answers a streamed
+// request with one JSON completion) still gets its answer used: the call is
+// asked again whole once, and that server is asked whole from then on,
+// instead of every model call failing with "no choices" until it times out.
+func TestAServerThatDoesNotStreamIsAskedWholeAndItsAnswerUsed(t *testing.T) {
+	const answer = `{"id":"chatcmpl-w","object":"chat.completion","created":1752139201,"model":"local",
+		"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"Looks fine."}}],
+		"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}`
+	var streamed, whole atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Stream bool `json:"stream"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		if body.Stream {
+			streamed.Add(1)
+		} else {
+			whole.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(answer))
+	}))
+	t.Cleanup(srv.Close)
+	m, err := New(Config{BaseURL: srv.URL, APIKey: testOpenAIKey, Model: "local"})
+	require.NoError(t, err)
+
+	for range 2 {
+		d, err := m.Stream(context.Background(), reviewConversation(), modelcall.Tools(), nil)
+		require.NoError(t, err)
+		require.Equal(t, "Looks fine.", d.Final)
+	}
+	require.EqualValues(t, 1, streamed.Load(), "only the first call is asked as a stream")
+	require.EqualValues(t, 2, whole.Load())
 }
