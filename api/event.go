@@ -13,6 +13,10 @@ const (
 	// operation marker but is not the run's own (another author, or not
 	// the approved body): it proved nothing and was left alone.
 	EventLookalikeIgnored = "lookalike_ignored"
+	// EventCancelAccepted records that the run accepted a cancel: who and
+	// why are in its detail; the run stops once no action it started is in
+	// doubt.
+	EventCancelAccepted = "cancel_accepted"
 )
 
 // Event is one entry of a run's ordered event stream.

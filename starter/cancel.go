@@ -43,7 +43,7 @@ func (c *cancelCommand) Run(ctx context.Context, args []string) error {
 		return rc.Cancel(ctx, runID, sig)
 	}
 	return signalOpenRun(ctx, c.env, runID, send, func(ev api.Event) bool {
-		return ev.Type == api.EventRunStatus && strings.HasPrefix(ev.Detail, "cancel accepted: ")
+		return ev.Type == api.EventCancelAccepted
 	})
 }
 

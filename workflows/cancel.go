@@ -59,7 +59,7 @@ func (w *agentRun) cancelling(ctx workflow.Context) *api.Cancellation {
 
 func (w *agentRun) acceptCancel(ctx workflow.Context, by, reason string) {
 	w.Cancel = &api.Cancellation{By: by, Reason: reason, At: workflow.Now(ctx)}
-	w.emit(ctx, api.EventRunStatus, "", string(w.Run.Status), "cancel accepted: "+w.Cancel.Detail()+"; the run stops once no action it started is in doubt")
+	w.emit(ctx, api.EventCancelAccepted, "", string(w.Run.Status), "cancel accepted: "+w.Cancel.Detail()+"; the run stops once no action it started is in doubt")
 	if w.stop != nil {
 		w.stop()
 	}

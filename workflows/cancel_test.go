@@ -54,6 +54,14 @@ func TestCancelWhileWaitingExpiresTheActionSayingWhoAndWhyAndPostsNothing(t *tes
 	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
 	require.Empty(t, snap.Outcome.Posted)
 	require.Len(t, snap.Outcome.Declined, 1)
+	var accepted []api.Event
+	for _, ev := range h.events() {
+		if ev.Type == api.EventCancelAccepted {
+			accepted = append(accepted, ev)
+		}
+	}
+	require.Len(t, accepted, 1, "the starter waits for this typed event, not for a wording")
+	require.Contains(t, accepted[0].Detail, "carol")
 	requireLegalHistory(t, h.events())
 }
 
