@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/agentrun/agentrun/internal/config"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // Page is the generated page, from the repository root.
@@ -32,7 +33,7 @@ var update = flag.Bool("update", false, "rewrite the program's section of "+Page
 // the page has none) instead.
 func Check(t *testing.T, program string, vars []config.Var) {
 	t.Helper()
-	root, err := repoRoot()
+	root, err := standalone.RepoRoot()
 	if err != nil {
 		t.Fatalf("configdoc: %v", err)
 	}
@@ -139,25 +140,6 @@ func rewrite(path, program, section string) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// repoRoot is the directory holding go.mod above the test's package
-// directory. (testkit.RepoRoot would link a whole stack into every main's test.)
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above %s", dir)
-		}
-		dir = parent
-	}
 }
 
 // lineDiff names the rows only the page has and those only the table

@@ -1,34 +1,17 @@
 package testkit
 
 import (
-	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
-// RepoRoot walks up from the working directory to the directory holding
-// go.mod: tests run in their package's directory, and the binaries and
-// fixtures they need are found from the root.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
+// RepoRoot is the repository root (standalone.RepoRoot), for the tests
+// that already import the kit.
+func RepoRoot() (string, error) { return standalone.RepoRoot() }
 
 // FreeAddress is a loopback host:port nobody listens on right now, for a
 // server in another process that takes its listen address as a setting, or
