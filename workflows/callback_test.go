@@ -71,6 +71,11 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusConflict)
 	case answer == "409-on-repeat":
 		w.WriteHeader(http.StatusOK)
+	case answer == "307":
+		// A receiver (or whoever answers at its address) points the signed
+		// result elsewhere; any path here counts as a delivery.
+		w.Header().Set("Location", "/elsewhere")
+		w.WriteHeader(http.StatusTemporaryRedirect)
 	default:
 		code, err := strconv.Atoi(answer)
 		require.NoError(rc.t, err)
@@ -201,6 +206,19 @@ func TestBadRequestFailsTheDeliveryForGoodAndLeavesTheRunCompleted(t *testing.T)
 	require.Contains(t, st.Error, "refused the result with 400")
 	require.Len(t, rc.deliveries(), 1, "a 4xx is not retried")
 	require.Equal(t, api.OutcomeComplete, snap.Run.Outcome, "a failed delivery does not degrade the run")
+}
+
+// TestARedirectOfTheResultIsNotFollowedAndFailsTheDelivery: the allow-list
+// is checked on the URL the run was given; following a 307 would send the
+// signed result to a Location nobody allowed.
+func TestARedirectOfTheResultIsNotFollowedAndFailsTheDelivery(t *testing.T) {
+	rc := newReceiver(t, "307")
+	snap := completedWithCallback(t, rc, 0)
+
+	st := deliverStep(t, snap)
+	require.Equal(t, api.StepFailed, st.Status)
+	require.Len(t, rc.deliveries(), 1, "the redirect was followed or retried")
+	require.Equal(t, api.OutcomeComplete, snap.Run.Outcome)
 }
 
 func TestTooManyRequestsIsRetried(t *testing.T) {
