@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -159,7 +157,7 @@ func targetSlug(t api.Target) string {
 	parts := []string{t.Owner, t.Repo, strconv.Itoa(t.PullNumber)}
 	if !t.IsPullRequest() {
 		parts = parts[:0]
-		for _, k := range slices.Sorted(maps.Keys(t.Fields)) {
+		for _, k := range t.FieldNames() {
 			parts = append(parts, t.Fields[k])
 		}
 	}
@@ -188,7 +186,7 @@ func TargetIdempotencyKey(t api.Target, goal, user, agent string) string {
 		return IdempotencyKey(t.Owner+"/"+t.Repo, t.PullNumber, goal, user, agent)
 	}
 	key := "target=" + t.Kind
-	for _, k := range slices.Sorted(maps.Keys(t.Fields)) {
+	for _, k := range t.FieldNames() {
 		key += "\n" + k + "=" + t.Fields[k]
 	}
 	return fmt.Sprintf("%s\ngoal=%s\nuser=%s\nagent=%s", key, goal, user, cmp.Or(agent, api.DefaultAgent))
