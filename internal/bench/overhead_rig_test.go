@@ -113,7 +113,15 @@ func startOverheadRig(tb testing.TB) *overheadRig {
 func startOverheadRigWithCache(tb testing.TB, stickyCache int) *overheadRig {
 	tb.Helper()
 	srv := testkit.StartServer(tb, testkit.ServerOptions{})
-	agentClient := srv.Client()
+	r := rigOn(tb, srv.Client(), stickyCache)
+	r.server = srv
+	return r
+}
+
+// rigOn is the rig's workers, sandbox and contenders on the engine behind
+// agentClient: a dev server, or the production engine (prodengine_test.go).
+func rigOn(tb testing.TB, agentClient client.Client, stickyCache int) *overheadRig {
+	tb.Helper()
 	sandbox := ghsandbox.New(benchFixture(tb))
 	gh := httptest.NewServer(sandbox)
 	tb.Cleanup(gh.Close)
@@ -126,14 +134,14 @@ func startOverheadRigWithCache(tb testing.TB, stickyCache int) *overheadRig {
 		// call would add a GET /user that production never makes.
 		&activities.Activities{GitHub: ghClient, BotLogin: sandbox.BotLogin(), Model: offline.NewReviewer()})
 	// The same (default) worker options as agentworker's.
-	bareWorker := worker.New(srv.Client(), bareQueue, worker.Options{})
+	bareWorker := worker.New(agentClient, bareQueue, worker.Options{})
 	bareWorker.RegisterWorkflowWithOptions(bareApprovalShape, workflow.RegisterOptions{Name: bareWorkflowName})
 	bareWorker.RegisterActivityWithOptions(bareNoop, activity.RegisterOptions{Name: bareActivityName})
 	for _, w := range []worker.Worker{agentWorker, bareWorker} {
 		require.NoError(tb, w.Start())
 		tb.Cleanup(w.Stop)
 	}
-	r := &overheadRig{client: agentClient, server: srv, ghClient: ghClient, runs: runclient.New(agentClient, runclient.Options{}), sandbox: sandbox}
+	r := &overheadRig{client: agentClient, ghClient: ghClient, runs: runclient.New(agentClient, runclient.Options{}), sandbox: sandbox}
 	r.stickyCache = stickyCache
 	r.matchShapes(tb)
 	return r

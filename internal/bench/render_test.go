@@ -60,6 +60,12 @@ func renderReport(in reportInput) string {
 // replaceGenerated rewrites what lies between the markers in path; a file
 // without them gets them appended.
 func replaceGenerated(path, generated string) error {
+	return replaceBetween(path, generatedBegin, generatedEnd, generated)
+}
+
+// replaceBetween rewrites what lies between begin and end in path; a file
+// without them gets them appended.
+func replaceBetween(path, generatedBegin, generatedEnd, generated string) error {
 	body, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)

@@ -21,26 +21,38 @@ const payloadKeyID = "prodstack-1"
 // with mTLS on its frontend, and the default namespace with agentrun's
 // search attributes.
 type Cluster struct {
-	server *temporalServer
-	env    map[string]string
-	cfg    temporalclient.Config
-	client client.Client
+	server   *temporalServer
+	postgres *postgresServer
+	env      map[string]string
+	cfg      temporalclient.Config
+	client   client.Client
+}
+
+// Options say how a cluster runs.
+type Options struct {
+	// Durable runs PostgreSQL with fsync and synchronous commits on, as in
+	// production: for measuring the engine's cost, not for proving
+	// agentrun's guarantees (the process-level faults do not need it).
+	Durable bool
 }
 
 // Start starts a cluster, or skips or fails t as Require says when this
 // machine lacks what it needs. Everything is stopped when t ends.
-func Start(t testing.TB) *Cluster {
+func Start(t testing.TB) *Cluster { return StartWith(t, Options{}) }
+
+// StartWith is Start with opts.
+func StartWith(t testing.TB, opts Options) *Cluster {
 	t.Helper()
 	tl := requireTools(t)
 	certs := standalone.Write(t)
-	pg := startPostgres(t, tl)
+	pg := startPostgres(t, tl, opts.Durable)
 	setupSchema(t, tl, pg)
 	sc := newServerConfig(t, pg, tl, certs)
 	root := t.TempDir()
 	if err := sc.write(root); err != nil {
 		t.Fatalf("prodstack: %v", err)
 	}
-	c := &Cluster{server: &temporalServer{binary: tl.server, root: root}}
+	c := &Cluster{server: &temporalServer{binary: tl.server, root: root}, postgres: pg}
 	// The variables a deployment sets for the worker, the starter and the
 	// approval server: the production connection path, end to end.
 	c.env = map[string]string{

@@ -34,13 +34,17 @@ const postgresStopGrace = 30 * time.Second
 type postgresServer struct {
 	Host string
 	Port int
+	// psql is the client the cluster's usage is read with.
+	psql string
+	proc *e2e.Process
 }
 
 // startPostgres initialises a data directory in a temporary directory of its
 // own, starts the server on a free port and waits until it accepts
 // connections. The server is shut down, and the directory removed, when t
-// ends.
-func startPostgres(t testing.TB, tl tools) *postgresServer {
+// ends. durable keeps fsync and synchronous commits on, as a production
+// database runs.
+func startPostgres(t testing.TB, tl tools, durable bool) *postgresServer {
 	t.Helper()
 	// Not t.TempDir(): its parents are private to the test's user, and
 	// PostgreSQL runs as its own user when the test is root.
@@ -73,22 +77,25 @@ func startPostgres(t testing.TB, tl tools) *postgresServer {
 	addr := testkit.FreeAddress(t)
 	host, portText, _ := net.SplitHostPort(addr)
 	port, _ := strconv.Atoi(portText)
+	args := []string{"-D", data, "-p", portText, "-c", "listen_addresses=" + host,
+		// Its socket in its own directory: /var/run/postgresql may be
+		// missing or another server's.
+		"-k", dir}
+	if !durable {
+		// What the tests prove is Temporal's and agentrun's durability,
+		// not the disk's: skipping fsync keeps a 2-core machine fast.
+		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
 	proc := e2e.StartProcess(t, e2e.ProcessSpec{
 		Name:   "postgres",
 		Binary: filepath.Join(tl.pgBin, "postgres"),
-		Args: []string{"-D", data, "-p", portText, "-c", "listen_addresses=" + host,
-			// Its socket in its own directory: /var/run/postgresql may be
-			// missing or another server's.
-			"-k", dir,
-			// What the tests prove is Temporal's and agentrun's durability,
-			// not the disk's: skipping fsync keeps a 2-core machine fast.
-			"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"},
-		User: tl.pgUser,
+		Args:   args,
+		User:   tl.pgUser,
 	})
 	// A fast shutdown, not the SIGKILL StartProcess ends with: a killed
 	// postmaster leaves its shared memory behind.
 	t.Cleanup(func() { proc.Stop(syscall.SIGINT, postgresStopGrace) })
-	pg := &postgresServer{Host: host, Port: port}
+	pg := &postgresServer{Host: host, Port: port, psql: filepath.Join(tl.pgBin, "psql"), proc: proc}
 	e2e.Eventually(t, postgresStartTimeout, "postgres to accept connections on "+addr, func() (struct{}, bool, string) {
 		if done, err := proc.Exited(); done {
 			t.Fatalf("postgres exited (%v); its log:\n%s", err, proc.LogTail())

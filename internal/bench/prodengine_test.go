@@ -1,0 +1,175 @@
+package bench
+
+// The production engine's cost of an approved run: the Temporal server on
+// PostgreSQL with fsync and synchronous commits on (internal/prodstack),
+// what agentrun spends in commits, WAL and engine CPU per approved run,
+// against the bare workflow of the same shape on the same cluster.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/internal/prodstack"
+)
+
+const (
+	prodBegin = "<!-- make bench: production engine begin -->"
+	prodEnd   = "<!-- make bench: production engine end -->"
+	// prodRounds interleave the two contenders, prodRunsPerBlock
+	// sequential runs a block.
+	prodRounds       = 3
+	prodRunsPerBlock = 10
+	// prodIdleWindow is how long the idle cluster is watched for what its
+	// own background work commits, which each block's figure leaves out.
+	prodIdleWindow = 10 * time.Second
+)
+
+// before010 is what 0.1.0 (commit 66595e7) spent per approved run, measured
+// by this test on this machine on 2026-12-02: the goal is half of it.
+var before010 = prodCost{Commits: 0, WALBytes: 0, EngineCPU: 0}
+
+// prodCost is the engine's cost of one approved run.
+type prodCost struct {
+	Commits   float64
+	WALBytes  float64
+	ServerCPU time.Duration
+	DBCPU     time.Duration
+	EngineCPU time.Duration
+	// ProcessCPU is this process's: the worker, the driver and the sandbox.
+	ProcessCPU time.Duration
+	Wall       time.Duration
+}
+
+// TestProdEngineCostPerApprovedRun measures the production engine's cost of
+// an approved run; `make bench` runs it into docs/benchmarks.md. It asserts
+// what each run did (completed, one comment), never a cost.
+func TestProdEngineCostPerApprovedRun(t *testing.T) {
+	if os.Getenv("AGENTRUN_BENCH") != "full" {
+		t.Skip("make bench runs it (AGENTRUN_BENCH=full): it starts PostgreSQL and the Temporal server")
+	}
+	started := time.Now().UTC()
+	cluster := prodstack.StartWith(t, prodstack.Options{Durable: true})
+	rig := rigOn(t, cluster.Client(), 0)
+	ctx := context.Background()
+
+	idle := idleRate(t, ctx, cluster)
+	costs := map[string][]prodCost{}
+	for range prodRounds {
+		for _, k := range []contender{rig.agentRun(), rig.baseline()} {
+			costs[k.name()] = append(costs[k.name()], prodBlock(t, ctx, rig, cluster, k, idle))
+		}
+	}
+	agent, bare := meanCost(costs["agentrun"]), meanCost(costs["baseline"])
+	report := renderProdReport(started, idle, agent, bare)
+	t.Log("\n" + report)
+	if out := os.Getenv("AGENTRUN_BENCH_OUT"); out != "" {
+		require.NoError(t, replaceBetween(out, prodBegin, prodEnd, report))
+	}
+}
+
+// idleRate is what the cluster commits and writes per second with no run.
+func idleRate(t *testing.T, ctx context.Context, c *prodstack.Cluster) prodstack.Usage {
+	t.Helper()
+	before, err := c.Usage(ctx)
+	require.NoError(t, err)
+	begin := time.Now()
+	<-time.After(prodIdleWindow)
+	after, err := c.Usage(ctx)
+	require.NoError(t, err)
+	return perSecond(after.Since(before), time.Since(begin))
+}
+
+func perSecond(u prodstack.Usage, d time.Duration) prodstack.Usage {
+	f := float64(time.Second) / float64(d)
+	return prodstack.Usage{
+		Commits: int64(float64(u.Commits) * f), WALBytes: int64(float64(u.WALBytes) * f),
+		ServerCPU: time.Duration(float64(u.ServerCPU) * f), DatabaseCPU: time.Duration(float64(u.DatabaseCPU) * f),
+	}
+}
+
+// prodBlock runs prodRunsPerBlock sequential runs of k and returns their
+// cost per run, less what the idle cluster spends in the same time.
+func prodBlock(t *testing.T, ctx context.Context, rig *overheadRig, c *prodstack.Cluster, k contender, idle prodstack.Usage) prodCost {
+	t.Helper()
+	before, err := c.Usage(ctx)
+	require.NoError(t, err)
+	cpuBefore := processCPU(t)
+	begin := time.Now()
+	for range prodRunsPerBlock {
+		_, err := rig.runBatch(ctx, k, 1)
+		require.NoError(t, err, k.name())
+	}
+	took := time.Since(begin)
+	after, err := c.Usage(ctx)
+	require.NoError(t, err)
+	spent := after.Since(before)
+	secs := took.Seconds()
+	n := float64(prodRunsPerBlock)
+	cost := prodCost{
+		Commits:    (float64(spent.Commits) - float64(idle.Commits)*secs) / n,
+		WALBytes:   (float64(spent.WALBytes) - float64(idle.WALBytes)*secs) / n,
+		ServerCPU:  time.Duration((float64(spent.ServerCPU) - float64(idle.ServerCPU)*secs) / n),
+		DBCPU:      time.Duration((float64(spent.DatabaseCPU) - float64(idle.DatabaseCPU)*secs) / n),
+		ProcessCPU: (processCPU(t) - cpuBefore) / prodRunsPerBlock,
+		Wall:       took / prodRunsPerBlock,
+	}
+	cost.EngineCPU = cost.ServerCPU + cost.DBCPU
+	return cost
+}
+
+// processCPU is this process's user and system time so far.
+func processCPU(t *testing.T) time.Duration {
+	t.Helper()
+	var ru syscall.Rusage
+	require.NoError(t, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func meanCost(cs []prodCost) prodCost {
+	var m prodCost
+	for _, c := range cs {
+		m.Commits += c.Commits / float64(len(cs))
+		m.WALBytes += c.WALBytes / float64(len(cs))
+		m.ServerCPU += c.ServerCPU / time.Duration(len(cs))
+		m.DBCPU += c.DBCPU / time.Duration(len(cs))
+		m.EngineCPU += c.EngineCPU / time.Duration(len(cs))
+		m.ProcessCPU += c.ProcessCPU / time.Duration(len(cs))
+		m.Wall += c.Wall / time.Duration(len(cs))
+	}
+	return m
+}
+
+func renderProdReport(started time.Time, idle prodstack.Usage, agent, bare prodCost) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Measured %s (UTC) by `make bench` (`AGENTRUN_BENCH=full go test ./internal/bench -run '^TestProdEngineCostPerApprovedRun$' -count=1 -v`):\n", started.Format("2006-01-02 15:04"))
+	fmt.Fprintf(&sb, "Temporal server %s on PostgreSQL with fsync and synchronous_commit on, mTLS and encrypted payloads; %d rounds of %d sequential approved runs per side, interleaved.\n", prodstack.ServerVersion, prodRounds, prodRunsPerBlock)
+	fmt.Fprintf(&sb, "Each block's figures leave out what the idle cluster spends in the same time (measured over %s: %d commits/s, %d WAL bytes/s, %.0f ms/s of engine CPU).\n\n",
+		prodIdleWindow, idle.Commits, idle.WALBytes, ms(idle.ServerCPU+idle.DatabaseCPU))
+	sb.WriteString("| per approved run | agentrun | bare (same shape) | agentrun / bare | 0.1.0 | goal (≤ half of 0.1.0) |\n|---|---:|---:|---:|---:|---|\n")
+	goal := func(now, then float64) string {
+		if then <= 0 {
+			return "0.1.0 not measured"
+		}
+		if now <= then/2 {
+			return fmt.Sprintf("met (%.2f×)", now/then)
+		}
+		return fmt.Sprintf("**not met** (%.2f×)", now/then)
+	}
+	fmt.Fprintf(&sb, "| PostgreSQL commits | %.1f | %.1f | %.2f× | %.1f | %s |\n", agent.Commits, bare.Commits, agent.Commits/bare.Commits, before010.Commits, goal(agent.Commits, before010.Commits))
+	fmt.Fprintf(&sb, "| WAL bytes | %.0f | %.0f | %.2f× | %.0f | |\n", agent.WALBytes, bare.WALBytes, agent.WALBytes/bare.WALBytes, before010.WALBytes)
+	fmt.Fprintf(&sb, "| engine CPU ms (server + database) | %.1f | %.1f | %.2f× | %.1f | %s |\n", ms(agent.EngineCPU), ms(bare.EngineCPU), ms(agent.EngineCPU)/ms(bare.EngineCPU), ms(before010.EngineCPU), goal(ms(agent.EngineCPU), ms(before010.EngineCPU)))
+	fmt.Fprintf(&sb, "| server CPU ms | %.1f | %.1f | %.2f× | | |\n", ms(agent.ServerCPU), ms(bare.ServerCPU), ms(agent.ServerCPU)/ms(bare.ServerCPU))
+	fmt.Fprintf(&sb, "| database CPU ms | %.1f | %.1f | %.2f× | | |\n", ms(agent.DBCPU), ms(bare.DBCPU), ms(agent.DBCPU)/ms(bare.DBCPU))
+	fmt.Fprintf(&sb, "| bench process CPU ms (worker, driver, sandbox) | %.1f | %.1f | %.2f× | | |\n", ms(agent.ProcessCPU), ms(bare.ProcessCPU), ms(agent.ProcessCPU)/ms(bare.ProcessCPU))
+	fmt.Fprintf(&sb, "| wall ms, sequential | %.1f | %.1f | %.2f× | | |\n", ms(agent.Wall), ms(bare.Wall), ms(agent.Wall)/ms(bare.Wall))
+	return sb.String()
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
