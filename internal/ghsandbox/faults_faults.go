@@ -4,8 +4,11 @@
 package ghsandbox
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -25,6 +28,11 @@ const (
 	ModeDelay = "delay"
 	// ModeStatus answers Status without performing the action.
 	ModeStatus = "status"
+	// ModeLandLate holds the request for DelayMs before performing the
+	// action, and performs it even when the client has gone meanwhile, as
+	// GitHub finishes a request it received: the action lands after its
+	// worker died or gave up. The answer goes to a client still waiting.
+	ModeLandLate = "land_late"
 )
 
 // defaultPrimaryResetSeconds is how far away the reset of a primary rate
@@ -64,15 +72,15 @@ func (f Fault) normalized(ops map[string]bool) (Fault, error) {
 	switch f.Mode {
 	case ModeDropResponse:
 		return f, f.rejectFields(f.DelayMs != 0, f.Status != 0, f.RetryAfter != 0, f.Primary)
-	case ModeDelay:
+	case ModeDelay, ModeLandLate:
 		if f.DelayMs == 0 {
-			return Fault{}, errors.New("mode delay needs delayMs > 0")
+			return Fault{}, fmt.Errorf("mode %s needs delayMs > 0", f.Mode)
 		}
 		return f, f.rejectFields(false, f.Status != 0, f.RetryAfter != 0, f.Primary)
 	case ModeStatus:
 		return f.normalizedStatus()
 	default:
-		return Fault{}, fmt.Errorf("mode %q is not one of drop_response, delay, status", f.Mode)
+		return Fault{}, fmt.Errorf("mode %q is not one of drop_response, delay, land_late, status", f.Mode)
 	}
 }
 
@@ -81,7 +89,7 @@ func (f Fault) normalized(ops map[string]bool) (Fault, error) {
 func (f Fault) rejectFields(delay, status, retryAfter, primary bool) error {
 	switch {
 	case delay:
-		return fmt.Errorf("delayMs only applies to mode delay, not %s", f.Mode)
+		return fmt.Errorf("delayMs only applies to modes delay and land_late, not %s", f.Mode)
 	case status || retryAfter || primary:
 		return fmt.Errorf("status, retryAfter and primary only apply to mode status, not %s", f.Mode)
 	}
@@ -152,4 +160,18 @@ func Hold(r *http.Request, d time.Duration) bool {
 	case <-r.Context().Done():
 		return false
 	}
+}
+
+// landLate performs r with handle after d, whether or not its client is
+// still there: the body is read at once, as GitHub receives it, and the
+// action no longer depends on the connection.
+func landLate(r *http.Request, d time.Duration, handle func(*http.Request) Response) Response {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return Error(http.StatusBadRequest, "could not read the request body", DocsREST)
+	}
+	time.Sleep(d)
+	landed := r.Clone(context.WithoutCancel(r.Context()))
+	landed.Body = io.NopCloser(bytes.NewReader(body))
+	return handle(landed)
 }

@@ -81,6 +81,7 @@ func TestBadFaultJSONIsRejectedWithAClearMessage(t *testing.T) {
 		"unknown mode":          {`{"op":"list_files","mode":"explode"}`, `mode "explode"`},
 		"status out of range":   {`{"op":"list_files","mode":"status","status":200}`, "between 400 and 599"},
 		"delay without delayMs": {`{"op":"list_files","mode":"delay"}`, "delayMs"},
+		"land_late without it":  {`{"op":"create_comment","mode":"land_late"}`, "delayMs"},
 		"negative count":        {`{"op":"list_files","mode":"drop_response","count":-1}`, "negative"},
 		"status on drop":        {`{"op":"list_files","mode":"drop_response","status":500}`, "only apply to mode status"},
 		"retryAfter on a 500":   {`{"op":"list_files","mode":"status","status":500,"retryAfter":3}`, "403 or 429"},
@@ -235,4 +236,31 @@ func sandboxAndClient(t *testing.T) (*Server, *github.Client) {
 	gh, err := github.NewClient(nil).WithEnterpriseURLs(srv.URL+"/api/v3/", srv.URL+"/api/uploads/")
 	require.NoError(t, err)
 	return sb, gh
+}
+
+func TestLandLateFaultCreatesTheCommentAfterItsClientHasGone(t *testing.T) {
+	sb, srv := startSandbox(t, DefaultFixture())
+	require.NoError(t, sb.AddFault(Fault{Op: OpCreateComment, Mode: ModeLandLate, DelayMs: 300}))
+	ctx, cancel := context.WithCancel(context.Background())
+	req, err := http.NewRequestWithContext(ctx, "POST", srv.URL+"/repos/acme/widgets/issues/1/comments", strings.NewReader(`{"body":"in flight"}`))
+	require.NoError(t, err)
+
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return len(sb.Requests()) == 1 }, 5*time.Second, 5*time.Millisecond)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	require.Empty(t, sb.Comments("acme", "widgets", 1), "the comment has not landed when its client gives up")
+
+	require.Eventually(t, func() bool { return len(sb.Comments("acme", "widgets", 1)) == 1 }, 5*time.Second, 5*time.Millisecond,
+		"the request its client gave up on lands")
+	require.Equal(t, "in flight", sb.Comments("acme", "widgets", 1)[0].Body)
+	require.Eventually(t, func() bool { return sb.Requests()[0].Status == http.StatusCreated }, 5*time.Second, 5*time.Millisecond)
+	require.Equal(t, ModeLandLate, sb.Requests()[0].Fault)
 }

@@ -129,9 +129,12 @@ func (s *Server) api(op string, handle func(*http.Request) Response) http.Handle
 		fault, faulted := s.faults.Take(op)
 
 		var resp Response
-		if faulted && fault.Mode == ModeStatus {
+		switch {
+		case faulted && fault.Mode == ModeStatus:
 			resp = StatusResponse(fault, time.Now())
-		} else {
+		case faulted && fault.Mode == ModeLandLate:
+			resp = landLate(r, time.Duration(fault.DelayMs)*time.Millisecond, handle)
+		default:
 			resp = handle(r)
 		}
 		s.requests.Outcome(entry, resp.Status, fault.Mode)
