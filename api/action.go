@@ -46,6 +46,16 @@ type PendingAction struct {
 	// "approve creating a ticket" from the action alone; nil on actions
 	// recorded before them (WordsOf).
 	Words *ToolWords `json:"words,omitempty"`
+	// Args are the action's arguments (canonical JSON), so that a client
+	// may edit them; empty when larger than MaxEditArgsBytes. After an
+	// edit they are the edited ones, and Edit says who edited what.
+	Args json.RawMessage `json:"args,omitempty"`
+	// Editable: the agent lets an approver edit Args with the approval.
+	Editable bool        `json:"editable,omitempty"`
+	Edit     *ActionEdit `json:"edit,omitempty"`
+	// Feedback: the action was answered with feedback (DecisionRespond),
+	// which is its Reason.
+	Feedback bool `json:"feedback,omitempty"`
 }
 
 // ActionIDPrefix starts every action ID: the workflow makes act-<16 hex>;

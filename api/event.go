@@ -17,6 +17,9 @@ const (
 	// why are in its detail; the run stops once no action it started is in
 	// doubt.
 	EventCancelAccepted = "cancel_accepted"
+	// EventActionEdited records that an approver edited an action's
+	// arguments with the approval: who, and the argsHash before and after.
+	EventActionEdited = "action_edited"
 )
 
 // Event is one entry of a run's ordered event stream.

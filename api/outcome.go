@@ -29,6 +29,9 @@ type PostedOutcome struct {
 	CommentID  int64  `json:"commentId,omitempty"`
 	URL        string `json:"url,omitempty"`
 	ApprovedBy string `json:"approvedBy,omitempty"`
+	// EditedBy is who edited the action's arguments with the approval:
+	// what was done is their version, not the model's.
+	EditedBy string `json:"editedBy,omitempty"`
 	// Made says what was done in the tool's words: "created ticket", to
 	// be followed by ExternalID.
 	Made string `json:"made,omitempty"`
@@ -44,6 +47,9 @@ type DeclinedOutcome struct {
 	State    ActionState `json:"state"` // rejected or expired
 	By       string      `json:"by,omitempty"`
 	Reason   string      `json:"reason,omitempty"`
+	// Feedback: By answered the action with feedback (Reason) instead of
+	// a decision, for the model to propose again.
+	Feedback bool `json:"feedback,omitempty"`
 	// Noun is what the action would have made, in its tool's words.
 	Noun string `json:"noun,omitempty"`
 }

@@ -1,5 +1,7 @@
 package api
 
+import "encoding/json"
+
 // Decisions carried by the signals.
 const (
 	// DecisionApprove and DecisionReject are an ApprovalSignal's decisions.
@@ -15,11 +17,16 @@ const (
 
 // ApprovalSignal is the payload of SignalApproval.
 type ApprovalSignal struct {
-	ActionID  string `json:"actionId"`
-	Decision  string `json:"decision"` // DecisionApprove or DecisionReject
-	Approver  string `json:"approver"`
-	Reason    string `json:"reason,omitempty"`
-	RequestID string `json:"requestId,omitempty"`
+	ActionID string `json:"actionId"`
+	Decision string `json:"decision"` // DecisionApprove, DecisionReject or DecisionRespond
+	Approver string `json:"approver"`
+	Reason   string `json:"reason,omitempty"` // a respond's feedback
+	// Args, only with an approve, are the action's arguments as the
+	// approver edited them (a JSON object); ArgsHash then names the version
+	// edited. The run checks them as it checked the model's call, and runs
+	// them in its place.
+	Args      json.RawMessage `json:"args,omitempty"`
+	RequestID string          `json:"requestId,omitempty"`
 	// Channel says how the decision arrived (signed API, GitHub comment, web
 	// page, CLI). A requestId is remembered per channel and approver, so one
 	// person cannot burn another's requestId.

@@ -37,6 +37,10 @@ type AgentTool struct {
 	// Optional marks a tool whose failure degrades the answer (the run ends
 	// with outcome partial) instead of failing the run.
 	Optional bool
+	// NoEdit forbids an approver to edit the action's arguments with the
+	// approval (api.ApprovalSignal.Args); by default an action may be
+	// edited.
+	NoEdit bool
 }
 
 // Tool finds one of the agent's tools by name.

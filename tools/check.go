@@ -24,6 +24,8 @@ type Checked struct {
 	Preview, Touches string
 	// ArgsHash binds an approval to exactly this call.
 	ArgsHash string
+	// Editable: an approver may edit the action's arguments (AgentTool.NoEdit).
+	Editable bool
 }
 
 // prPinFields are a pull request's fields a model may repeat in any tool
@@ -73,6 +75,7 @@ func (r *Registry) Check(a Agent, tc api.ToolCall, target api.Target) (Checked, 
 	}
 	c.Action = e.action
 	c.Ask = asks(e, at, c.Call)
+	c.Editable = !at.NoEdit
 	// An action's own refusals read as the action's: "refused: <why>".
 	if c.Touches, err = e.action.Touches(c.Call); err != nil {
 		return Checked{}, fmt.Sprintf("refused: %v", err)

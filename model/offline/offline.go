@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -55,10 +56,12 @@ func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int)
 	if offered(tools, toolSearchMerchants) {
 		return c.recommend(tools, turn)
 	}
-	if result, ok := c.results[api.ToolCreateIssueComment]; ok {
+	// Feedback instead of a decision: propose again, revised.
+	rev, revise := c.feedback()
+	if result, ok := c.results[api.ToolCreateIssueComment]; ok && !revise {
 		return c.commentOutcome(ctx, result)
 	}
-	if result, ok := c.results[api.ToolCreatePullRequestReview]; ok {
+	if result, ok := c.results[api.ToolCreatePullRequestReview]; ok && !revise {
 		return c.reviewOutcome(ctx, result)
 	}
 	if c.proposedTriage() {
@@ -83,6 +86,7 @@ func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int)
 	if b == triage {
 		return c.proposeTriage(pr, files, tools, turn)
 	}
+	files = rev.files(files)
 	if len(files) == 0 {
 		return final(fmt.Sprintf("Nothing to review: %s changes no files, so no comment was proposed.", c.label(&pr))), nil
 	}
@@ -90,9 +94,10 @@ func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int)
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
+	review.Brief = rev.shorter
 	body := review.commentBody(c.heading(pr), inert(c.target.goal))
 	if b == inlineReview {
-		return proposeReview(body, files, turn)
+		return proposeReview(body, files, rev.shorter, turn)
 	}
 	if !offered(tools, api.ToolCreateIssueComment) {
 		return final(fmt.Sprintf("Reviewed %s (%s) but the %s tool is not offered, so nothing was posted.\n\n%s",
@@ -139,8 +144,8 @@ func (c conversation) commentOutcome(ctx context.Context, result string) (api.Mo
 	if ok && posted.CommentID == 0 {
 		return final(fmt.Sprintf("The review of %s may not have been posted: the comment tool returned no comment id.", label)), nil
 	}
-	return postedAnswer(label, result, ok, posting{existed: posted.AlreadyExisted,
-		as: fmt.Sprintf(" as comment %d", posted.CommentID), url: posted.HTMLURL}), nil
+	return withEditor(postedAnswer(label, result, ok, posting{existed: posted.AlreadyExisted,
+		as: fmt.Sprintf(" as comment %d", posted.CommentID), url: posted.HTMLURL}), result), nil
 }
 
 // posting is what the tool that posts the review said it made: as names it
@@ -169,7 +174,8 @@ func (c conversation) reviewed(ctx context.Context) (string, *Review, error) {
 	if !c.fetched() {
 		return c.label(nil), nil, nil
 	}
-	pr, files := c.pullRequest(), c.files()
+	rev, _ := c.feedback()
+	pr, files := c.pullRequest(), rev.files(c.files())
 	review, err := reviewFiles(ctx, pr, files)
 	if err != nil {
 		return "", nil, err
@@ -221,6 +227,14 @@ func readConversation(messages []api.Message) conversation {
 				c.target = parseUserRequest(m.Content)
 				c.user = m.Content
 				userSeen = true
+				continue
+			}
+			// A later user message is a follow-up: what was read still
+			// holds, but what the earlier turns did is history, and the
+			// new goal is the one to act on.
+			c.forgetActions()
+			if _, goal, ok := strings.Cut(m.Content, "\nGoal:"); ok {
+				c.target.goal = clip(oneLine(strings.TrimSpace(goal)), 500)
 			}
 		case api.RoleAssistant:
 			for _, call := range m.ToolCalls {
@@ -240,6 +254,17 @@ func readConversation(messages []api.Message) conversation {
 		}
 	}
 	return c
+}
+
+// forgetActions drops every result but the reads' and every call: a
+// follow-up proposes anew, and never takes an earlier turn's post for its own.
+func (c *conversation) forgetActions() {
+	for name := range c.results {
+		if !slices.Contains(fetchTools[:], name) {
+			delete(c.results, name)
+		}
+	}
+	c.calls, c.answers = nil, map[string]string{}
 }
 
 func parseUserRequest(content string) reviewTarget {

@@ -43,9 +43,13 @@ type reviewArgs struct {
 
 // proposeReview asks for the one review: body is the comment body the
 // comment variant would post.
-func proposeReview(body string, files []api.PullRequestFile, turn int) (api.ModelDecision, error) {
+func proposeReview(body string, files []api.PullRequestFile, brief bool, turn int) (api.ModelDecision, error) {
 	calls := newTurnCalls(turn)
-	if err := calls.add(api.ToolCreatePullRequestReview, reviewArgs{Body: body, Event: reviewEvent, Comments: inlineComments(files)}); err != nil {
+	var comments []inlineComment
+	if !brief {
+		comments = inlineComments(files)
+	}
+	if err := calls.add(api.ToolCreatePullRequestReview, reviewArgs{Body: body, Event: reviewEvent, Comments: comments}); err != nil {
 		return api.ModelDecision{}, err
 	}
 	return api.ModelDecision{ToolCalls: calls.calls}, nil
@@ -105,11 +109,14 @@ func (c conversation) reviewOutcome(ctx context.Context, result string) (api.Mod
 		return api.ModelDecision{}, err
 	}
 	if review != nil {
-		n := len(inlineComments(c.files()))
+		n := 0
+		if rev, _ := c.feedback(); !rev.shorter {
+			n = len(inlineComments(rev.files(c.files())))
+		}
 		label += fmt.Sprintf(" (%s, %d inline %s)", countFindings(len(review.Findings)), n, plural(n, "comment", "comments"))
 	}
 	posted, ok := decodeAction(result)
-	return postedAnswer(label, result, ok, posting{existed: posted.AlreadyExisted, as: asID("review", posted.ID), url: posted.URL}), nil
+	return withEditor(postedAnswer(label, result, ok, posting{existed: posted.AlreadyExisted, as: asID("review", posted.ID), url: posted.URL}), result), nil
 }
 
 // asID names what an action made, when its result said.

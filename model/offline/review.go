@@ -302,6 +302,9 @@ type Review struct {
 	Additions  int
 	Deletions  int
 	Unreviewed int // files whose patch was truncated or absent
+	// Brief leaves the findings' details out of the comment, as feedback
+	// asking for a shorter review does.
+	Brief bool
 }
 
 // reviewFiles runs every rule over a pull request. Findings come in the order
@@ -349,6 +352,8 @@ func (r Review) commentBody(heading, goal string) string {
 	}
 	if len(r.Findings) == 0 {
 		b.WriteString("No findings: nothing to flag in the changed lines.\n\n")
+	} else if r.Brief {
+		fmt.Fprintf(&b, "**%s** (details left out, as the reviewer asked)\n\n", countFindings(len(r.Findings)))
 	} else {
 		fmt.Fprintf(&b, "**%s**\n\n", countFindings(len(r.Findings)))
 		for i, f := range r.Findings {
