@@ -46,7 +46,7 @@ func TestTheExamplesToolsLeaveApprovalToTheRegistrysNote(t *testing.T) {
 	}
 	agent, _ := reg.Agent(AgentTickets)
 	c, refusal := reg.Check(agent, api.ToolCall{ID: "c", Name: ToolCreateTicket,
-		Arguments: json.RawMessage(`{"title":"Flaky test","body":"TestCache fails."}`)}, target)
+		Arguments: json.RawMessage(`{"title":"Flaky test","body":"TestCache fails."}`)}, supportQueue)
 	if refusal != "" || !c.Ask || c.Preview != `Create ticket "Flaky test" with body "TestCache fails."` {
 		t.Fatalf("the note says a person approves: ask %v, preview %q, refusal %q", c.Ask, c.Preview, refusal)
 	}

@@ -5,6 +5,8 @@
 // TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, AGENT_TASK_QUEUE, GITHUB_API_URL,
 // GITHUB_TOKEN, GITHUB_BOT_LOGIN and AGENT_ALLOWED_REPOS; TICKETS_URL, when
 // set, names a ticket service and adds create_ticket and the tickets agent.
+// With no GitHub variable set it has no GitHub at all and serves the
+// tickets agent alone.
 package main
 
 import (
@@ -24,6 +26,7 @@ import (
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/registration"
+	"github.com/agentrun/agentrun/tools/ghtools"
 )
 
 func main() {
@@ -37,22 +40,18 @@ func main() {
 }
 
 func run(ctx context.Context, getenv func(string) string) error {
-	gh, err := github.NewClient(getenv("GITHUB_API_URL"), getenv("GITHUB_TOKEN"))
-	if err != nil {
-		return fmt.Errorf("GITHUB_API_URL: %w", err)
+	acts := &activities.Activities{Model: noteWriter{next: offline.NewReviewer()}}
+	// A worker without GitHub serves only the agents that use no GitHub
+	// tool: it has no identity to learn and no client to make.
+	var acc ghtools.Access
+	if usesGitHub(getenv) {
+		if err := connectGitHub(ctx, getenv, acts); err != nil {
+			return err
+		}
+		acc = activities.NewGitHubAccess(acts)
 	}
-	allowed, err := activities.ParseRepoAllowlist(getenv("AGENT_ALLOWED_REPOS"))
-	if err != nil {
-		return fmt.Errorf("AGENT_ALLOWED_REPOS: %w", err)
-	}
-	acts := &activities.Activities{GitHub: gh, BotLogin: getenv("GITHUB_BOT_LOGIN"), AllowedRepos: allowed,
-		Model: noteWriter{next: offline.NewReviewer()}}
-	// Only a comment by this login proves an operation: learn it once, as
-	// the real worker does, and refuse to start without it.
-	if acts.BotLogin, err = acts.GitHubIdentity(ctx); err != nil {
-		return fmt.Errorf("the worker's GitHub identity (set GITHUB_BOT_LOGIN): %w", err)
-	}
-	if acts.Tools, err = newRegistry(activities.NewGitHubAccess(acts), getenv("TICKETS_URL")); err != nil {
+	var err error
+	if acts.Tools, err = newRegistry(acc, getenv("TICKETS_URL")); err != nil {
 		return err
 	}
 	c, err := client.Dial(client.Options{HostPort: orDefault(getenv("TEMPORAL_ADDRESS"), client.DefaultHostPort),
@@ -73,9 +72,37 @@ func run(ctx context.Context, getenv func(string) string) error {
 	if err := w.Start(); err != nil {
 		return fmt.Errorf("start the worker on %s: %w", queue, err)
 	}
-	slog.Info("customtool worker started", "taskQueue", queue, "githubLogin", acts.BotLogin, "agent", AgentReleaseNotes)
+	var served []string
+	for _, a := range acts.Tools.Agents() {
+		served = append(served, a.Name)
+	}
+	slog.Info("customtool worker started", "taskQueue", queue, "githubLogin", acts.BotLogin, "agents", served)
 	<-ctx.Done()
 	w.Stop()
+	return nil
+}
+
+// usesGitHub reports whether any GitHub variable is set: with none, the
+// worker has no GitHub at all.
+func usesGitHub(getenv func(string) string) bool {
+	return getenv("GITHUB_API_URL") != "" || getenv("GITHUB_TOKEN") != "" || getenv("GITHUB_BOT_LOGIN") != ""
+}
+
+// connectGitHub gives acts its GitHub client, allowlist and bot login.
+func connectGitHub(ctx context.Context, getenv func(string) string, acts *activities.Activities) error {
+	gh, err := github.NewClient(getenv("GITHUB_API_URL"), getenv("GITHUB_TOKEN"))
+	if err != nil {
+		return fmt.Errorf("GITHUB_API_URL: %w", err)
+	}
+	if acts.AllowedRepos, err = activities.ParseRepoAllowlist(getenv("AGENT_ALLOWED_REPOS")); err != nil {
+		return fmt.Errorf("AGENT_ALLOWED_REPOS: %w", err)
+	}
+	acts.GitHub, acts.BotLogin = gh, getenv("GITHUB_BOT_LOGIN")
+	// Only a comment by this login proves an operation: learn it once, as
+	// the real worker does, and refuse to start without it.
+	if acts.BotLogin, err = acts.GitHubIdentity(ctx); err != nil {
+		return fmt.Errorf("the worker's GitHub identity (set GITHUB_BOT_LOGIN): %w", err)
+	}
 	return nil
 }
 
