@@ -131,6 +131,14 @@ func (w *agentRun) onDecision(ctx workflow.Context, sig api.ApprovalSignal) {
 		w.ignore(ctx, pa.StepID, why)
 		return
 	}
+	if len(sig.Args) > 0 {
+		// Refused at once, whoever sent it: a permission check would not
+		// make a bad edit good.
+		if _, why := w.checkEdit(pa, sig); why != "" {
+			w.ignore(ctx, pa.StepID, why)
+			return
+		}
+	}
 	if w.needsPermissionCheck() {
 		w.queueDecision(ctx, pa, sig)
 		return
@@ -141,9 +149,19 @@ func (w *agentRun) onDecision(ctx workflow.Context, sig api.ApprovalSignal) {
 // applyDecision settles a waiting action on a decision the policy allows.
 func (w *agentRun) applyDecision(ctx workflow.Context, pa *api.PendingAction, sig api.ApprovalSignal) {
 	who, reason := strings.TrimSpace(sig.Approver), strings.TrimSpace(sig.Reason)
-	if sig.Decision == api.DecisionApprove {
+	switch sig.Decision {
+	case api.DecisionApprove:
+		if len(sig.Args) > 0 {
+			if why := w.applyEdit(ctx, pa, sig); why != "" {
+				w.ignore(ctx, pa.StepID, why)
+				return
+			}
+		}
 		w.setActionState(ctx, pa, api.ActionApproved, who, reason)
-	} else {
+	case api.DecisionRespond:
+		pa.Feedback = true
+		w.setActionState(ctx, pa, api.ActionRejected, who, reason)
+	default:
 		w.setActionState(ctx, pa, api.ActionRejected, who, reason)
 	}
 }
@@ -170,6 +188,8 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		Preview:     c.Preview,
 		Target:      c.Touches,
 		ArgsHash:    c.ArgsHash,
+		Args:        shownArgs(c),
+		Editable:    c.Editable && shownArgs(c) != nil,
 		State:       api.ActionWaiting,
 		RequestedBy: w.Run.UserID,
 		Approvers:   w.Run.Approvers,
@@ -276,10 +296,17 @@ func (w *agentRun) awaitDecision(ctx workflow.Context, st *api.AgentStep) (strin
 		if reason == "" {
 			reason = "no reason given"
 		}
+		how := "rejected by " + pa.DecidedBy
+		if pa.Feedback {
+			how = "answered with feedback by " + pa.DecidedBy
+		}
 		w.setLabel(words(st).RejectedLabel())
-		w.setStepStatus(ctx, gate, api.StepRejected, "rejected by "+pa.DecidedBy)
-		w.setStepStatus(ctx, st, api.StepRejected, "rejected by "+pa.DecidedBy)
+		w.setStepStatus(ctx, gate, api.StepRejected, how)
+		w.setStepStatus(ctx, st, api.StepRejected, how)
 		w.setRunStatus(ctx, api.RunRunning, words(st).RejectedLabel(), "")
+		if pa.Feedback {
+			return api.FeedbackResult(pa.DecidedBy, reason), nil
+		}
 		return fmt.Sprintf("rejected by %s: %s", pa.DecidedBy, reason), nil
 	default:
 		w.setLabel(words(st).ExpiredLabel())

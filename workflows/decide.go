@@ -49,14 +49,22 @@ func Remember(pa *api.PendingAction, key string) bool {
 func (r Rules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now time.Time) (why string, expired bool) {
 	who := strings.TrimSpace(sig.Approver)
 	switch {
-	case sig.Decision != api.DecisionApprove && sig.Decision != api.DecisionReject:
-		return fmt.Sprintf("unknown decision %q from %s", sig.Decision, who), false
+	case sig.Decision != api.DecisionApprove && sig.Decision != api.DecisionReject && sig.Decision != api.DecisionRespond:
+		return fmt.Sprintf("unknown decision %q from %s", api.TruncateUTF8(sig.Decision, maxFieldBytes), who), false
 	case who == "":
 		return "decision without an approver", false
 	case sig.Decision == api.DecisionReject && strings.TrimSpace(sig.Reason) == "":
 		// The model and the requester learn only the reason; a bare no
 		// teaches neither, so the approval layer asks for one and so do we.
 		return fmt.Sprintf("reject by %s without a reason; a reject must say why", who), false
+	case sig.Decision == api.DecisionRespond && strings.TrimSpace(sig.Reason) == "":
+		return fmt.Sprintf("respond by %s without feedback", who), false
+	case sig.Decision == api.DecisionRespond && len(sig.Reason) > api.MaxFeedbackBytes:
+		return fmt.Sprintf("respond by %s: feedback is %d bytes; at most %d", who, len(sig.Reason), api.MaxFeedbackBytes), false
+	case len(sig.Args) > 0 && sig.Decision != api.DecisionApprove:
+		return fmt.Sprintf("%s by %s carries edited arguments; only an approval may", sig.Decision, who), false
+	case len(sig.Args) > api.MaxEditArgsBytes:
+		return fmt.Sprintf("edit by %s: the edited arguments are %d bytes; at most %d", who, len(sig.Args), api.MaxEditArgsBytes), false
 	case len(r.Approvers) > 0 && !r.isApprover(who):
 		return fmt.Sprintf("%s is not an allowed approver", who), false
 	case pa.State == api.ActionExpired:
@@ -85,6 +93,10 @@ func SplitBatch(sig api.ApprovalSignal, allowed bool, agent string, lookup func(
 	switch {
 	case !allowed:
 		why = fmt.Sprintf("agent %s takes one decision per action, not a batch", agent)
+	case len(sig.Args) > 0:
+		why = "a batch cannot carry edited arguments; edit one action at a time"
+	case sig.Decision == api.DecisionRespond:
+		why = "a batch cannot answer with feedback; respond to one action at a time"
 	case len(refs) > api.MaxBatch:
 		why = fmt.Sprintf("a batch covers at most %d actions, not %d", api.MaxBatch, len(refs))
 	}

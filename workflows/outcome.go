@@ -58,6 +58,9 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 		p := api.PostedOutcome{StepID: st.ID, Tool: st.ToolName, Target: cp.Run.TargetRef(), ExternalID: st.ExternalResourceID, Made: words(st).Made()}
 		if pa != nil {
 			p.ActionID, p.ApprovedBy, p.Target = pa.ID, pa.DecidedBy, pa.Target
+			if pa.Edit != nil {
+				p.EditedBy = pa.Edit.By
+			}
 		}
 		if st.ToolName == api.ToolCreateIssueComment {
 			p.CommentID, _ = strconv.ParseInt(st.ExternalResourceID, 10, 64)
@@ -73,7 +76,7 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 	case (st.Status == api.StepRejected || st.Status == api.StepExpired) && pa != nil:
 		o.Declined = append(o.Declined, api.DeclinedOutcome{
 			StepID: st.ID, ActionID: pa.ID, Tool: st.ToolName, Target: pa.Target, State: pa.State, By: pa.DecidedBy, Reason: pa.Reason,
-			Noun: words(st).Noun,
+			Feedback: pa.Feedback, Noun: words(st).Noun,
 		})
 	case st.Status == api.StepFailed:
 		o.Failed = append(o.Failed, api.FailedOutcome{StepID: st.ID, What: stepWhat(st), Error: st.Error})
@@ -103,11 +106,20 @@ func summary(cp *api.Checkpoint, o api.Outcome) string {
 	} else {
 		parts = append(parts, "Nothing "+nothingDone(cp)+" yet on "+cp.Run.TargetRef())
 	}
+	for _, p := range o.Posted {
+		if p.EditedBy != "" {
+			w := wordsOf(cp, p.StepID, p.Tool)
+			parts = append(parts, api.WithArticle(w.Noun)+" edited by "+p.EditedBy+" before it was "+w.Past)
+		}
+	}
 	for _, d := range o.Declined {
 		a := api.WithArticle(wordsOf(cp, d.StepID, d.Tool).Noun)
-		if d.State == api.ActionRejected {
+		switch {
+		case d.Feedback:
+			parts = append(parts, a+" sent back with feedback by "+d.By)
+		case d.State == api.ActionRejected:
 			parts = append(parts, a+" rejected by "+d.By)
-		} else {
+		default:
 			parts = append(parts, a+" expired without a decision")
 		}
 	}

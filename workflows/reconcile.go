@@ -22,6 +22,7 @@ const maxCreateAttempts = 10
 // resumes a step carried across a continue-as-new.
 func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools.Checked) (string, error) {
 	w.beginAction(ctx, st, c)
+	c = w.approvedCall(st, c)
 	for {
 		var err error
 		switch st.Status {
@@ -46,6 +47,7 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 			if content, err = w.awaitDecision(ctx, st); err == nil && content != "" {
 				return content, nil
 			}
+			c = w.approvedCall(st, c)
 		case api.StepRunning:
 			if cancel := w.cancelling(ctx); cancel != nil {
 				// Approved but not yet tried: nothing happened, and nothing will.
@@ -56,7 +58,7 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 		case api.StepOutcomeUnknown:
 			err = w.reconcile(ctx, st, c)
 		case api.StepSucceeded:
-			return string(st.SafeOutput), nil
+			return w.editedResult(st, string(st.SafeOutput)), nil
 		default:
 			return "failed: " + st.Error, nil
 		}

@@ -125,13 +125,19 @@ func NewWorkerWithOptions(c client.Client, opts WorkerOptions, acts *activities.
 
 // WithConversationStore returns acts with a store that resolves conversation
 // references by querying the run through c, the process's one Temporal
-// client. Activities that already have a store are returned as they are;
-// acts itself is never changed.
+// client, and with c as the reader of earlier runs a follow-up loads
+// (Activities.Runs). What acts already has is kept; acts itself is never
+// changed.
 func WithConversationStore(c client.Client, acts *activities.Activities) *activities.Activities {
-	if acts.Conversations != nil {
+	if acts.Conversations != nil && (acts.Runs != nil || c == nil) {
 		return acts
 	}
 	wired := *acts
-	wired.Conversations = activities.NewQueryConversationStore(c, api.QueryConversation)
+	if wired.Conversations == nil {
+		wired.Conversations = activities.NewQueryConversationStore(c, api.QueryConversation)
+	}
+	if wired.Runs == nil && c != nil {
+		wired.Runs = c
+	}
 	return &wired
 }
