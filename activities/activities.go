@@ -33,6 +33,9 @@ type Activities struct {
 	// Conversations resolves the conversation references of ModelNext
 	// inputs; nil on a worker whose runs always send the conversation inline.
 	Conversations ConversationStore
+	// Runs reads earlier runs for LoadFollowUp (activities/followup.go);
+	// nil on a worker that serves no follow-ups.
+	Runs RunQuerier
 	// Tools are the registered tools ExecuteTool and ReconcileTool run; the
 	// workflow of the same worker checks calls against the same registry.
 	Tools *tools.Registry

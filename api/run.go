@@ -55,7 +55,7 @@ func (in RunInput) NewRun(runID string, now time.Time) Run {
 	return Run{
 		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
 		Repo: in.Repo, PullNumber: in.PullNumber, Target: in.Target, Approvers: in.Approvers, Agent: in.Agent,
-		Status: RunRunning, CreatedAt: now, UpdatedAt: now,
+		FollowUp: in.FollowUp, Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 	}
 }
 
@@ -128,6 +128,12 @@ type RunInput struct {
 	// Callback, when set, is where the run delivers its result once it ends
 	// (workflows/callback.go); its URL must be under AGENTRUN_CALLBACK_ALLOWED.
 	Callback *Callback `json:"callback,omitempty"`
+	// FollowUp, when set, is the ID of an earlier, finished run this run
+	// follows up on: the run loads that run's conversation itself
+	// (ActivityLoadFollowUp), so no client can hand it a forged one, and
+	// refuses unless the earlier run ended on the same target and agent
+	// (RefuseFollowUp). Goal is then the new message.
+	FollowUp string `json:"followUp,omitempty"`
 	// Checkpoint is empty on a new run and set when the run continues as new.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
@@ -151,6 +157,9 @@ type Run struct {
 	// Target is a target of another kind than a pull request (RunInput's).
 	Target *Target `json:"target,omitempty"`
 	Agent  string  `json:"agent,omitempty"`
+	// FollowUp is the earlier run of the same conversation this run follows
+	// up on (RunInput.FollowUp), or empty.
+	FollowUp string `json:"followUp,omitempty"`
 	// BatchApproval: the agent takes one decision for several of its
 	// waiting actions (ApprovalSignal.Batch).
 	BatchApproval         bool      `json:"batchApproval,omitempty"`

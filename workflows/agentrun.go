@@ -78,8 +78,17 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	}
 	w.target = target
 	if cp == nil && len(w.Conversation) == 0 {
-		w.Conversation = modelcall.Opening(w.agent.SystemPrompt, w.agent.Task, w.in)
-		w.emit(ctx, api.EventRunStatus, "", string(api.RunRunning), "run started by "+in.UserID)
+		started := "run started by " + in.UserID
+		if in.FollowUp == "" {
+			w.Conversation = modelcall.Opening(w.agent.SystemPrompt, w.agent.Task, w.in)
+		} else if err := w.startFollowUp(ctx); err != nil {
+			w.Run.Error = err.Error()
+			w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())
+			return nil, err
+		} else {
+			started += ", following up on run " + in.FollowUp
+		}
+		w.emit(ctx, api.EventRunStatus, "", string(api.RunRunning), started)
 	}
 	return w, nil
 }

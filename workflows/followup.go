@@ -1,0 +1,125 @@
+package workflows
+
+// A follow-up is a new run in an earlier run's conversation. Its input names
+// only the earlier run (RunInput.FollowUp); the run loads that run's record
+// and conversation from the earlier run itself, so no client can hand it a
+// forged "earlier conversation", and refuses unless the earlier run ended,
+// on the same target and agent, and the sender may follow up. Nothing of the
+// earlier run runs again: its tool calls are history, answered in its
+// conversation, and the new run starts with no open tool calls; its own
+// actions get its own operationKeys (<new run id>:<step>).
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/redact"
+)
+
+// followUpTimeout bounds one attempt to read the earlier run: two queries.
+const followUpTimeout = 30 * time.Second
+
+// unansweredCallNote answers, in a loaded conversation, a tool call the
+// earlier run never ran (it ended first): a model provider refuses a
+// conversation with a call left unanswered, and this run must not run it.
+const unansweredCallNote = "not run: the earlier run ended before this call ran, and a follow-up never runs an earlier run's calls"
+
+// startFollowUp opens the run's conversation from the earlier run's, or
+// says why it may not. A refused run is listed in a conversation of its
+// own, never in the one its input claimed.
+func (w *agentRun) startFollowUp(ctx workflow.Context) error {
+	id, err := w.loadFollowUp(ctx)
+	if err != nil {
+		id = w.Run.ID
+	}
+	w.in.ConversationID, w.Run.ConversationID = id, id
+	if uerr := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrConversation.ValueSet(id)); uerr != nil {
+		workflow.GetLogger(ctx).Warn("upsert ConversationId failed", "error", uerr)
+	}
+	return err
+}
+
+// loadFollowUp opens the conversation and returns the earlier run's
+// conversation ID.
+func (w *agentRun) loadFollowUp(ctx workflow.Context) (string, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: followUpTimeout,
+		RetryPolicy:         retryRead(5),
+		Summary:             "Load run " + w.in.FollowUp + " to follow up on",
+	})
+	var src api.FollowUpSource
+	if err := workflow.ExecuteActivity(actx, api.ActivityLoadFollowUp, w.in.FollowUp).Get(ctx, &src); err != nil {
+		return "", fmt.Errorf("refused: cannot follow up on run %s: %s", w.in.FollowUp, Message(err))
+	}
+	if src.Run.ID != w.in.FollowUp {
+		return "", fmt.Errorf("refused: run %s answered as run %s", w.in.FollowUp, src.Run.ID)
+	}
+	why, needsWriter := api.RefuseFollowUp(w.in, src.Run)
+	if why == "" && needsWriter {
+		why = w.checkFollowUpPermission(ctx)
+	}
+	if why != "" {
+		return "", errors.New("refused: " + why)
+	}
+	w.Conversation = FollowUpConversation(src.Conversation, w.in.Goal)
+	return src.Run.ConversationID, nil
+}
+
+// FollowUpConversation is a follow-up's opening: the earlier conversation,
+// each call it left unanswered answered as not run, and the new message.
+func FollowUpConversation(earlier []api.Message, goal string) []api.Message {
+	out := make([]api.Message, 0, len(earlier)+1)
+	answered := map[string]bool{}
+	for _, m := range earlier {
+		if m.Role == api.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	for _, m := range earlier {
+		out = append(out, m)
+		for _, call := range m.ToolCalls {
+			if !answered[call.ID] {
+				out = append(out, api.Message{Role: api.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: unansweredCallNote})
+				answered[call.ID] = true
+			}
+		}
+	}
+	return append(out, api.Message{Role: api.RoleUser, Content: FollowUpMessage(goal)})
+}
+
+// FollowUpMessage is the new user message of a follow-up: its goal, in the
+// shape of an opening's goal line, so a model reads it the same way.
+func FollowUpMessage(goal string) string {
+	return "Follow-up on the same target.\nGoal: " + goal
+}
+
+// checkFollowUpPermission asks the target's permission source whether the
+// sender may write, as a permission_check step, as a cancel does; it
+// returns why not, or "".
+func (w *agentRun) checkFollowUpPermission(ctx workflow.Context) string {
+	who := w.in.UserID
+	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, redact.JSON(map[string]string{
+		"followUp": w.in.FollowUp, "login": who, "repo": w.in.Repo,
+	}))
+	w.setStepStatus(ctx, st, api.StepRunning, "")
+	opts := PermissionCheck(who, w.in.Repo, "follow-up")
+	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: opts.StartToCloseTimeout, RetryPolicy: opts.RetryPolicy, Summary: opts.Summary,
+	})
+	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
+	var res api.RepoPermission
+	if err := workflow.ExecuteLocalActivity(lctx, api.ActivityCheckRepoPermission, in).Get(ctx, &res); err != nil {
+		w.setStepStatus(ctx, st, api.StepFailed, Message(err))
+		return fmt.Sprintf("%s's permission on %s could not be checked%s", who, w.in.Repo, uncheckedReason(err))
+	}
+	st.SafeOutput = redact.JSON(res)
+	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
+	if !api.CanApprove(res.Permission) {
+		return fmt.Sprintf("%s has %s permission on %s; following up needs write", who, res.Permission, w.in.Repo)
+	}
+	return ""
+}
