@@ -67,6 +67,11 @@ type AgentStep struct {
 	// Words are an action step's tool's (ToolSpec.Words, filled in), so that
 	// its title and outcome read in the tool's words; nil for other steps.
 	Words *ToolWords `json:"words,omitempty"`
+	// ResendNotBefore is, for an action whose outcome is unknown and whose
+	// effect was not found, the earliest time the same operationKey may be
+	// sent again: past it, no request of the earlier attempt can still
+	// land. Until then the run looks again.
+	ResendNotBefore *time.Time `json:"resendNotBefore,omitempty"`
 }
 
 // StepActivityID is the activity ID a run gives the activity of one of its

@@ -52,11 +52,15 @@ func (h *harness) logCommands() *commandLog {
 		defer l.mu.Unlock()
 		l.attempts = append(l.attempts, loggedAttempt{Name: toolActivityName(info.ActivityType.Name, args), Attempt: info.Attempt, At: h.env.Now()})
 	})
-	// The permission check runs as a local activity.
-	h.env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+	// The permission check and a read's first try run as local activities.
+	h.env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, args []any) {
+		name := info.ActivityType.Name
+		if in, ok := args[0].(api.ToolInput); ok && len(args) == 1 {
+			name += ":" + in.Tool
+		}
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		l.attempts = append(l.attempts, loggedAttempt{Name: info.ActivityType.Name, Attempt: info.Attempt, At: h.env.Now()})
+		l.attempts = append(l.attempts, loggedAttempt{Name: name, Attempt: info.Attempt, At: h.env.Now()})
 	})
 	return l
 }

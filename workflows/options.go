@@ -53,6 +53,11 @@ func Read(tool, target string, timeout time.Duration) workflow.ActivityOptions {
 	}
 }
 
+// ActionHeartbeatTimeout is how soon a worker that died inside an action's
+// attempt or look is noticed: the activity heartbeats every
+// activities.ActionHeartbeatInterval while its request is in flight.
+const ActionHeartbeatTimeout = 4 * activities.ActionHeartbeatInterval
+
 // Attempt: one attempt of an action. Temporal never retries it blindly;
 // reconcile decides whether the same operationKey goes round again.
 // approvedBy is "" for an action that asks nobody.
@@ -62,9 +67,14 @@ func Attempt(tool, approvedBy, target, operationKey string, attempt int, timeout
 		what = fmt.Sprintf("%s %s approved", tool, approvedBy)
 	}
 	return workflow.ActivityOptions{
-		StartToCloseTimeout: timeout,
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
-		Summary:             fmt.Sprintf("Run %s on %s (operationKey %s, attempt %d)", what, target, operationKey, attempt),
+		// Measured from scheduling, the attempt's deadline is bounded by
+		// a time the run knows (see resendNotBefore): no request of the
+		// attempt is sent after it, wherever its worker is.
+		ScheduleToCloseTimeout: timeout,
+		StartToCloseTimeout:    timeout,
+		HeartbeatTimeout:       ActionHeartbeatTimeout,
+		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
+		Summary:                fmt.Sprintf("Run %s on %s (operationKey %s, attempt %d)", what, target, operationKey, attempt),
 	}
 }
 
@@ -73,6 +83,7 @@ func Attempt(tool, approvedBy, target, operationKey string, attempt int, timeout
 func Reconcile(tool, target, operationKey string, timeout time.Duration) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
+		HeartbeatTimeout:    ActionHeartbeatTimeout,
 		RetryPolicy:         retryRead(5),
 		Summary:             fmt.Sprintf("Look on %s for the effect of %s under operationKey %s", target, tool, operationKey),
 	}

@@ -3,7 +3,10 @@ package workflows
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
+	"slices"
 
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
@@ -129,12 +132,52 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 	return nil
 }
 
-// startRead starts a read; Temporal retries it with backoff.
+// startRead starts a read: its first try as a local activity
+// (ReadFirstTry), and, when that fails and may be retried, the other tries
+// as one activity Temporal retries with backoff (Read). The future settles
+// on the read's last try.
 func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked) workflow.Future {
 	w.setLabel(api.ToolLabel(c.Spec))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, "", 0))
-	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c))
+	in := w.toolInput(st, c)
+	// By name: a local activity given a method value would run it on the
+	// workflow's nil *Activities, not the worker's registered one.
+	lctx := workflow.WithLocalActivityOptions(ctx, ReadFirstTry(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout))
+	first := workflow.ExecuteLocalActivity(lctx, api.ActivityExecuteTool, in)
+	read, settle := workflow.NewFuture(ctx)
+	// A coroutine, so that a turn's reads retry concurrently as they ran.
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		var out api.ToolOutput
+		err := first.Get(ctx, &out)
+		if err != nil && ctx.Err() == nil && readMayRetry(err) {
+			err = w.retryRead(ctx, st, in, err, &out)
+		}
+		settle.Set(out, err)
+	})
+	return read
+}
+
+// retryRead runs a read's tries after its first failed: the first try's
+// error is one of the step's events, and the server's pending activity,
+// named after the step with api.ReadRetry, shows the others.
+func (w *agentRun) retryRead(ctx workflow.Context, st *api.AgentStep, in api.ToolInput, firstErr error, out *api.ToolOutput) error {
+	w.stepNote(ctx, st, "try 1 failed: "+Message(firstErr))
+	if err := workflow.Sleep(ctx, ReadRetryDelay); err != nil {
+		return err
+	}
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, api.ReadRetry, 2))
+	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, in).Get(ctx, out)
+}
+
+// readMayRetry tells whether a read's failed try may be tried again: not
+// when its tool proved it cannot succeed, nor when it was cancelled.
+func readMayRetry(err error) bool {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) {
+		return !app.NonRetryable() && !slices.Contains(readNonRetryable, app.Type())
+	}
+	var canceled *temporal.CanceledError
+	return !errors.As(err, &canceled)
 }
 
 // finishRead settles a read's step on its result. A required read that

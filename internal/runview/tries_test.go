@@ -49,3 +49,17 @@ func TestTriesAreShownOnlyWhenATryFailedAndTheStepIsClear(t *testing.T) {
 	require.Empty(t, TriesByStep(twoRunning, []*workflowpb.PendingActivityInfo{retryingRead()}), "two steps in flight: no guessing")
 	require.Empty(t, TriesByStep(snap.Steps, []*workflowpb.PendingActivityInfo{retryingRead(), retryingRead()}))
 }
+
+func TestARetriedReadCountsItsLocalFirstTry(t *testing.T) {
+	snap := loadSnapshot(t, "snapshot_retrying.json")
+	retry := retryingRead()
+	// The server's activity of a read's tries after the first, local one:
+	// its attempt 2 is the read's third try.
+	retry.ActivityId = api.StepActivityID("step-2", api.ReadRetry, 2)
+	retry.Attempt = 2
+
+	tries := TriesByStep(snap.Steps, []*workflowpb.PendingActivityInfo{retry})
+
+	require.Equal(t, int32(3), tries["step-2"].Attempt)
+	require.Contains(t, tries["step-2"].LastError, "502 Bad Gateway")
+}
