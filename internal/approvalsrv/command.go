@@ -21,6 +21,7 @@ var ErrNoCommand = errors.New("no /agentrun command")
 //
 //	/agentrun approve <actionId>
 //	/agentrun reject <actionId> <reason>
+//	/agentrun respond <actionId> <feedback>
 type CommentCommand struct {
 	Decision string
 	ActionID string
@@ -49,8 +50,14 @@ func ParseCommentCommand(body string) (CommentCommand, error) {
 		if actionID == "" || reason == "" {
 			return CommentCommand{}, Invalidf("usage: /agentrun reject <actionId> <reason>")
 		}
+	case api.DecisionRespond:
+		// Feedback, not a decision; edited arguments have no comment form
+		// (a comment's JSON is too easy to get wrong unseen).
+		if actionID == "" || reason == "" {
+			return CommentCommand{}, Invalidf("usage: /agentrun respond <actionId> <feedback>")
+		}
 	default:
-		return CommentCommand{}, Invalidf("unknown command %q: want approve or reject", Clip(verb, MaxEcho))
+		return CommentCommand{}, Invalidf("unknown command %q: want approve, reject or respond", Clip(verb, MaxEcho))
 	}
 	if err := CheckActionID(actionID); err != nil {
 		return CommentCommand{}, err

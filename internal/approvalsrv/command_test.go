@@ -97,6 +97,7 @@ func TestParseCommentCommandMalformed(t *testing.T) {
 func FuzzParseCommentCommand(f *testing.F) {
 	f.Add("/agentrun approve act-1")
 	f.Add("/agentrun reject act-1 tone")
+	f.Add("/agentrun respond act-1 shorter please")
 	f.Fuzz(func(t *testing.T, body string) {
 		cmd, err := ParseCommentCommand(body)
 		var bad *Invalid
@@ -107,12 +108,12 @@ func FuzzParseCommentCommand(f *testing.F) {
 		case err != nil:
 			t.Fatalf("unexpected error type %T: %v", err, err)
 		}
-		require.Contains(t, []string{"approve", "reject"}, cmd.Decision)
+		require.Contains(t, []string{"approve", "reject", "respond"}, cmd.Decision)
 		require.NotEmpty(t, cmd.ActionID)
 		require.False(t, strings.ContainsAny(cmd.ActionID, " \t\r\n"))
 		require.NoError(t, CheckActionID(cmd.ActionID))
 		require.True(t, utf8.ValidString(cmd.ActionID+cmd.Reason))
-		require.Equal(t, cmd.Decision == "reject", cmd.Reason != "")
+		require.Equal(t, cmd.Decision != "approve", cmd.Reason != "")
 		require.Equal(t, strings.TrimSpace(cmd.Reason), cmd.Reason)
 		require.Contains(t, body, cmd.ActionID)
 	})

@@ -88,6 +88,9 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSna
 	if o := s.checkDecidable(action, in.Request.ArgsHash); !o.OK() {
 		return s.refuse(ctx, logger, in, o)
 	}
+	if len(in.Request.Args) > 0 && !action.Editable {
+		return s.refuse(ctx, logger, in, Refused(http.StatusConflict, fmt.Sprintf("action %s may not be edited: its agent forbids it, or its arguments are too large", action.ID)))
+	}
 	return s.sendDecision(ctx, logger, in, api.ApprovalSignal{
 		ActionID:  in.ActionID,
 		ArgsHash:  action.ArgsHash,
@@ -96,6 +99,7 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSna
 		Reason:    in.Request.Reason,
 		RequestID: in.Request.RequestID,
 		Channel:   in.Channel,
+		Args:      in.Request.Args,
 	})
 }
 

@@ -15,7 +15,7 @@ func decisionMemoKey(runID, actionID string, in Decision, channel string) string
 
 // decisionMemoBody is what a repeat must ask for again to be a repeat.
 func decisionMemoBody(in Decision) string {
-	return in.Decision + "\x00" + in.Reason + "\x00" + in.ArgsHash
+	return in.Decision + "\x00" + in.Reason + "\x00" + in.ArgsHash + "\x00" + string(in.Args)
 }
 
 // resolveMemoBody is what a repeated resolve must ask for again.

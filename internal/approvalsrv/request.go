@@ -36,6 +36,10 @@ type Decision struct {
 	// caller saw and decided on; the server refuses it once the action's
 	// input is another.
 	ArgsHash string `json:"argsHash,omitempty"`
+	// Args, only with an approve, are the action's arguments as the
+	// approver edited them: a JSON object of at most api.MaxEditArgsBytes,
+	// with ArgsHash naming the version edited.
+	Args json.RawMessage `json:"args,omitempty"`
 }
 
 // Resolve is the body of POST /v1/runs/{runId}/steps/{stepId}/resolve.
@@ -88,7 +92,32 @@ func (req Decision) Validate() error {
 			return err
 		}
 	}
+	if err := checkEditedArgs(req); err != nil {
+		return err
+	}
 	return checkReason(req.Decision, req.Reason)
+}
+
+// checkEditedArgs is the rule for an edit, wherever it comes from: only an
+// approve carries one, bound to the version it edits, and it is one JSON
+// object of bounded size.
+func checkEditedArgs(req Decision) error {
+	if len(req.Args) == 0 {
+		return nil
+	}
+	switch {
+	case req.Decision != api.DecisionApprove:
+		return Invalidf("args (edited arguments) go only with an approve")
+	case req.ArgsHash == "":
+		return Invalidf("missing field: argsHash (an edit names the version of the action it edits)")
+	case len(req.Args) > api.MaxEditArgsBytes:
+		return Invalidf("args must be at most %d bytes", api.MaxEditArgsBytes)
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(req.Args, &obj) != nil || obj == nil {
+		return Invalidf("args must be a JSON object: the action's arguments as edited")
+	}
+	return nil
 }
 
 // argsHashLength is a sha256 in hex, as api.ArgsHash and api.ToolArgsHash
@@ -121,7 +150,7 @@ func (req Resolve) Validate() error {
 
 // The decisions each request takes, in the order an error lists them.
 var (
-	decisions   = []string{api.DecisionApprove, api.DecisionReject}
+	decisions   = []string{api.DecisionApprove, api.DecisionReject, api.DecisionRespond}
 	resolutions = []string{api.ResolveRetry, api.ResolveMarkSucceeded, api.ResolveAbandon}
 )
 
@@ -196,6 +225,12 @@ func checkRequestID(id string) error {
 func checkReason(decision, reason string) error {
 	if decision == api.DecisionReject && strings.TrimSpace(reason) == "" {
 		return Invalidf("missing field: reason (a rejection needs one)")
+	}
+	if decision == api.DecisionRespond && strings.TrimSpace(reason) == "" {
+		return Invalidf("missing field: reason (a respond's feedback)")
+	}
+	if decision == api.DecisionRespond && len(reason) > api.MaxFeedbackBytes {
+		return Invalidf("reason (feedback) must be at most %d bytes", api.MaxFeedbackBytes)
 	}
 	if len(reason) > MaxReasonLength || !utf8.ValidString(reason) {
 		return Invalidf("reason must be valid UTF-8 of at most %d bytes", MaxReasonLength)

@@ -134,7 +134,7 @@ func TestDecisionAndResolveRefuseWhatTheyDoNotTakeNamingWhatTheyDo(t *testing.T)
 		want  string
 	}{
 		"decision missing":      {parseDecision, `{"approver":"alice","requestId":"r-1"}`, "missing field: decision"},
-		"decision unknown":      {parseDecision, `{"decision":"retry","approver":"alice","requestId":"r-1"}`, `unknown decision "retry": want approve or reject`},
+		"decision unknown":      {parseDecision, `{"decision":"retry","approver":"alice","requestId":"r-1"}`, `unknown decision "retry": want approve, reject or respond`},
 		"decision no approver":  {parseDecision, `{"decision":"approve","requestId":"r-1"}`, "missing field: approver"},
 		"decision no requestId": {parseDecision, `{"decision":"approve","approver":"alice"}`, "missing field: requestId"},
 		"resolve missing":       {parseResolve, `{"by":"ops","requestId":"r-1"}`, "missing field: decision"},
