@@ -85,6 +85,20 @@ func StepActivityID(stepID, what string, attempt int) string {
 	return fmt.Sprintf("%s.%s-%d", stepID, what, attempt)
 }
 
+// ReadRetry is what StepActivityID names the activity of a read's tries
+// after its first ("step-3.retry-2"): the first try is a local activity,
+// which the server does not list among the pending activities.
+const ReadRetry = "retry"
+
+// TriesBefore is how many tries of a step ran before the first attempt of
+// the activity an ID names: one for a read's retries, none otherwise.
+func TriesBefore(activityID string) int32 {
+	if strings.Contains(activityID, "."+ReadRetry+"-") {
+		return 1
+	}
+	return 0
+}
+
 // StepOfActivity is the step an activity ID names, or "" when the activity
 // was not given one by StepActivityID (the permission check's local activity).
 func StepOfActivity(activityID string) string {

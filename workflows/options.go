@@ -43,15 +43,44 @@ func ModelCall(target string, call int) workflow.ActivityOptions {
 	}
 }
 
-// Read: a read is retried with backoff until its tool proves it cannot
-// succeed.
-func Read(tool, target string, timeout time.Duration) workflow.ActivityOptions {
-	return workflow.ActivityOptions{
+// A read is tried readTries times at most, with backoff, until its tool
+// proves it cannot succeed (readNonRetryable).
+const readTries = 10
+
+// ReadRetryDelay is the wait between a read's first try and its second:
+// retryRead's first backoff.
+const ReadRetryDelay = time.Second
+
+var readNonRetryable = []string{api.ErrTypeGitHubRejected, api.ErrTypeToolRejected}
+
+// ReadFirstTry: a read's first try is a local activity, run by the worker
+// that runs the workflow task: its result is a marker in that task's
+// completion, with no round trip through the server and no workflow task
+// of its own. A try that fails and may be retried goes on as Read.
+func ReadFirstTry(tool, target string, timeout time.Duration) workflow.LocalActivityOptions {
+	return workflow.LocalActivityOptions{
 		StartToCloseTimeout: timeout,
-		RetryPolicy:         retryRead(10, api.ErrTypeGitHubRejected, api.ErrTypeToolRejected),
-		Summary:             fmt.Sprintf("Read %s of %s", tool, target),
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+		Summary:             readSummary(tool, target),
 	}
 }
+
+// Read: the tries of a read after its first, started ReadRetryDelay after
+// it, as an activity the server retries and Describe shows (the status
+// view's tries). Its backoff goes on from the first try's, so the tries
+// keep the schedule of one activity of readTries attempts: 1 s, 2 s, 4 s …
+// at most 30 s apart.
+func Read(tool, target string, timeout time.Duration) workflow.ActivityOptions {
+	retry := retryRead(readTries-1, readNonRetryable...)
+	retry.InitialInterval = time.Duration(retry.BackoffCoefficient * float64(ReadRetryDelay))
+	return workflow.ActivityOptions{
+		StartToCloseTimeout: timeout,
+		RetryPolicy:         retry,
+		Summary:             readSummary(tool, target),
+	}
+}
+
+func readSummary(tool, target string) string { return fmt.Sprintf("Read %s of %s", tool, target) }
 
 // ActionHeartbeatTimeout is how soon a worker that died inside an action's
 // attempt or look is noticed: the activity heartbeats every
