@@ -181,7 +181,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 		return nil
 	case api.ReconcileNotCreated:
-		return w.retryCreate(ctx, st, "not created")
+		return w.notCreated(ctx, st)
 	default:
 		if w.cancelling(ctx) != nil {
 			// Nobody will resolve a cancelled run: the step stays in
@@ -229,6 +229,8 @@ func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why stri
 		}
 	}
 	st.Attempt++
+	// The new attempt's own request opens a new window.
+	st.ResendNotBefore = nil
 	w.setStepStatus(ctx, st, api.StepRunning, fmt.Sprintf("%s; attempt %d with the same operationKey", why, st.Attempt))
 	return nil
 }

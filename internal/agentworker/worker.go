@@ -81,6 +81,14 @@ func NewWorker(c client.Client, taskQueue string, stopTimeout time.Duration, act
 	return NewWorkerWithOptions(c, WorkerOptions{TaskQueue: taskQueue, StopTimeout: stopTimeout}, acts)
 }
 
+// StickyScheduleToStartTimeout is how long a run's next workflow task
+// waits for the worker that ran its last one before any worker may take it.
+// A killed worker leaves its runs' tasks on its own queue; the SDK's 5 s
+// would add that much to every recovery. A live worker starts its tasks
+// within milliseconds, and one that does not in time costs only a replay
+// elsewhere.
+const StickyScheduleToStartTimeout = 500 * time.Millisecond
+
 // WorkerOptions are a worker's settings besides its activities.
 type WorkerOptions struct {
 	TaskQueue string
@@ -110,7 +118,8 @@ func NewWorkerWithOptions(c client.Client, opts WorkerOptions, acts *activities.
 		worker.SetStickyWorkflowCacheSize(opts.StickyCacheSize)
 	}
 	w := worker.New(c, opts.TaskQueue, worker.Options{
-		WorkerStopTimeout: opts.StopTimeout,
+		WorkerStopTimeout:            opts.StopTimeout,
+		StickyScheduleToStartTimeout: StickyScheduleToStartTimeout,
 		// The SDK would hold a heartbeat's details back for 80% of the
 		// heartbeat timeout; people watch the model write at this pace.
 		MaxHeartbeatThrottleInterval: activities.ModelWritingInterval,
