@@ -28,8 +28,9 @@ commands:
   start     start a run of an agent on its target and print its run ID
   status    show a run: status, steps, the pending action
   events    print a run's events (--follow to watch it)
-  approve   approve a run's pending action
+  approve   approve a run's pending action (--edit-file to approve it edited)
   reject    reject a run's pending action
+  respond   answer a run's pending action with feedback; the agent may propose again
   resolve   decide a step whose outcome could not be determined
   cancel    stop a run; an action in flight finishes and is checked first
   list      list runs; --status waiting_for_user lists the actions waiting for approval
@@ -60,6 +61,7 @@ var commands = []struct {
 	{"events", func(e *env) command { return &eventsCommand{env: e} }},
 	{"approve", func(e *env) command { return &decideCommand{env: e, approve: true} }},
 	{"reject", func(e *env) command { return &decideCommand{env: e, approve: false} }},
+	{"respond", func(e *env) command { return &decideCommand{env: e, respond: true} }},
 	{"resolve", func(e *env) command { return &resolveCommand{env: e} }},
 	{"cancel", func(e *env) command { return &cancelCommand{env: e} }},
 	{"list", func(e *env) command { return &listCommand{env: e} }},
