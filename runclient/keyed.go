@@ -37,7 +37,7 @@ func KeyedRunID(caller, key string) string {
 
 // RequestHash is the digest of what a start request asks, after defaults:
 // target (repository and pull request, or another kind's), goal, agent,
-// approvers (as a set) and user. Two
+// approvers (as a set), user and the run it follows up on. Two
 // requests are the same when their digests are.
 func RequestHash(in api.RunInput) string {
 	approvers := slices.Clone(in.Approvers)
@@ -52,7 +52,9 @@ func RequestHash(in api.RunInput) string {
 		// A pull request has none, so that its hashes stay those of before
 		// targets had kinds.
 		Target *api.Target `json:"target,omitempty"`
-	}{in.Repo, in.PullNumber, in.Goal, cmp.Or(in.Agent, api.DefaultAgent), approvers, in.UserID, in.Target})
+		// A run that follows up on none has none, likewise.
+		FollowUp string `json:"followUp,omitempty"`
+	}{in.Repo, in.PullNumber, in.Goal, cmp.Or(in.Agent, api.DefaultAgent), approvers, in.UserID, in.Target, in.FollowUp})
 	if err != nil {
 		panic(fmt.Sprintf("marshal a struct of strings: %v", err)) // cannot happen
 	}

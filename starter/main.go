@@ -34,6 +34,7 @@ commands:
   resolve   decide a step whose outcome could not be determined
   cancel    stop a run; an action in flight finishes and is checked first
   list      list runs; --status waiting_for_user lists the actions waiting for approval
+  conversation  list a conversation's runs in order: the first and its follow-ups
 
 Run 'starter <command> -h' for the flags of a command. Encrypted runs need the
 worker's AGENTRUN_PAYLOAD_KEYS; docs/operations.md covers real clusters.
@@ -65,6 +66,7 @@ var commands = []struct {
 	{"resolve", func(e *env) command { return &resolveCommand{env: e} }},
 	{"cancel", func(e *env) command { return &cancelCommand{env: e} }},
 	{"list", func(e *env) command { return &listCommand{env: e} }},
+	{"conversation", func(e *env) command { return &conversationCommand{env: e} }},
 }
 
 func newCommand(name string, e *env) (command, bool) {

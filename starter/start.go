@@ -14,7 +14,7 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-const startSynopsis = "start (--repo OWNER/NAME --pr N | --target kind=KIND --target NAME=VALUE... | --target JSON) [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--callback URL [--callback-deadline 24h]] [--task-queue Q] [--follow] [--json]"
+const startSynopsis = "start (--repo OWNER/NAME --pr N | --target kind=KIND --target NAME=VALUE... | --target JSON | --follow-up RUN_ID) [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--callback URL [--callback-deadline 24h]] [--task-queue Q] [--follow] [--json]"
 
 // startCommand starts a run of any agent on its target, or finds the run its
 // idempotency key already started.
@@ -36,10 +36,19 @@ type startCommand struct {
 	taskQueue       string
 	follow          bool
 	json            bool
+	// followUp is the finished run whose conversation this run continues.
+	followUp string
 }
 
 func (c *startCommand) Run(ctx context.Context, args []string) error {
-	req, err := c.parse(args)
+	fs := c.flags()
+	if err := parseNoArgs(fs, startSynopsis, args); err != nil {
+		return err
+	}
+	if c.followUp != "" {
+		return c.startFollowUp(ctx, fs)
+	}
+	req, err := c.request(fs)
 	if err != nil {
 		return err
 	}
@@ -52,6 +61,11 @@ func (c *startCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	return c.show(ctx, rc, started)
+}
+
+// show prints what a start did and, with --follow, the run's events.
+func (c *startCommand) show(ctx context.Context, rc *runclient.Client, started runclient.Started) error {
 	if err := runview.Started(c.env.stdout, started, c.json); err != nil {
 		return err
 	}
@@ -88,6 +102,8 @@ func (c *startCommand) flags() *flag.FlagSet {
 	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll")
 	fs.BoolVar(&c.follow, "follow", false, "then print the run's events until it ends or waits for a person")
 	fs.BoolVar(&c.json, "json", false, "print JSON")
+	fs.StringVar(&c.followUp, "follow-up", "", "continue the conversation of the finished run `RUN_ID`: a new run on its target, by its agent and approvers, "+
+		"with --goal as the new message (no --repo, --pr, --target, --agent or --approver)")
 	return fs
 }
 
@@ -96,6 +112,11 @@ func (c *startCommand) parse(args []string) (runclient.StartRequest, error) {
 	if err := parseNoArgs(fs, startSynopsis, args); err != nil {
 		return runclient.StartRequest{}, err
 	}
+	return c.request(fs)
+}
+
+// request is the start the parsed flags of fs ask for.
+func (c *startCommand) request(fs *flag.FlagSet) (runclient.StartRequest, error) {
 	if err := c.validate(); err != nil {
 		return runclient.StartRequest{}, usageErr(fs, startSynopsis, err)
 	}
