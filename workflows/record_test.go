@@ -59,11 +59,14 @@ type recordScenario struct {
 	// check runs on the completed run's last snapshot, with the sandbox
 	// the run acted on.
 	check func(t *testing.T, c client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server)
+	// worker, when set, starts the scenario's own worker on its own queue
+	// (a registry with more agents than the built-in ones).
+	worker func(t *testing.T, stack *testkit.Stack, taskQueue string)
 }
 
 func recordScenarios() []recordScenario {
 	approve := signal(api.DecisionApprove)
-	return []recordScenario{
+	return append([]recordScenario{
 		{name: "happy", decide: func(t *testing.T, c client.Client, id, actionID string) {
 			// The history of a run waiting for approval, and then its end.
 			writeHistory(t, c, id, "", corpusPath("happy.waiting"))
@@ -229,7 +232,7 @@ func recordScenarios() []recordScenario {
 			chain:  true,
 			decide: refuseUntilContinued(approve),
 		},
-	}
+	}, recommendScenarios()...)
 }
 
 // TestRecordHistories records the replay corpus, each history from a real
@@ -278,6 +281,10 @@ func TestRecordHistories(t *testing.T) {
 			if sc.fixture != nil {
 				taskQueue = queue + "-" + sc.name
 				sandbox = startSandboxWorker(t, c, taskQueue, sc.fixture)
+			}
+			if sc.worker != nil {
+				taskQueue = queue + "-" + sc.name
+				sc.worker(t, stack, taskQueue)
 			}
 			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, api.WorkflowName, in)
 			require.NoError(t, err)

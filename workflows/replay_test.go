@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 )
 
@@ -39,19 +40,34 @@ func TestReplayRecordedHistories(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
+			// Keys and action IDs derive from the workflow ID, so replay under
+			// the recorded one: record-<the file name up to its first dot>.
+			scenario, _, _ := strings.Cut(filepath.Base(f), ".")
 			replayer := worker.NewWorkflowReplayer()
-			replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
+			replayer.RegisterWorkflowWithOptions(replayedWorkflow(t, scenario), workflow.RegisterOptions{Name: api.WorkflowName})
 			file, err := os.Open(f)
 			require.NoError(t, err)
 			defer file.Close()
 			history, err := client.HistoryFromJSON(file, client.HistoryJSONOptions{})
 			require.NoError(t, err)
-			// Keys and action IDs derive from the workflow ID, so replay under
-			// the recorded one: record-<the file name up to its first dot>.
-			scenario, _, _ := strings.Cut(filepath.Base(f), ".")
 			require.NoError(t, replayer.ReplayWorkflowHistoryWithOptions(nil, history, worker.ReplayWorkflowHistoryOptions{
 				OriginalExecution: workflow.Execution{ID: "record-" + scenario},
 			}))
 		})
 	}
+}
+
+// replayedWorkflow is the workflow a recorded scenario ran on: the
+// recommender's (recommend*) were recorded on a worker whose registry adds
+// the recommend agent, every other on the built-in registry. Its tools never
+// run here, so the merchant service's address is only a name.
+func replayedWorkflow(t *testing.T, scenario string) func(workflow.Context, api.RunInput) (api.RunResult, error) {
+	if !strings.HasPrefix(scenario, agents.Recommend) {
+		return AgentRun
+	}
+	ext, err := agents.Recommender("http://merchants.invalid", nil)
+	require.NoError(t, err)
+	reg, err := agents.BuiltinWith(nil, ext)
+	require.NoError(t, err)
+	return New(reg).AgentRun
 }
