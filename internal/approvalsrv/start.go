@@ -42,6 +42,10 @@ type Start struct {
 	// CallbackDeadline ("24h") bounds the delivery's retries.
 	CallbackURL      string `json:"callbackUrl,omitempty"`
 	CallbackDeadline string `json:"callbackDeadline,omitempty"`
+	// FollowUp names a finished run whose conversation the new run
+	// continues, with Goal as the new message; the target, agent and
+	// approvers are that run's, so the body names none (followup.go).
+	FollowUp string `json:"followUp,omitempty"`
 }
 
 // StartTarget is a start's target: a kind (default a pull request, whose
@@ -57,6 +61,9 @@ func ParseStart(body []byte) (Start, error) { return parse[Start](body) }
 
 // Validate checks a start.
 func (req Start) Validate() error {
+	if req.FollowUp != "" {
+		return req.validateFollowUp()
+	}
 	if err := req.checkTarget(); err != nil {
 		return err
 	}

@@ -25,6 +25,10 @@ func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
 		s.writeBadRequest(w, err)
 		return
 	}
+	if req.FollowUp != "" {
+		s.startFollowUp(w, r, req, key)
+		return
+	}
 	in := req.Input()
 	runID := runclient.KeyedRunID(in.UserID, key)
 	in.ConversationID = runID
