@@ -232,7 +232,7 @@ func recordScenarios() []recordScenario {
 			chain:  true,
 			decide: refuseUntilContinued(approve),
 		},
-	}, recommendScenarios()...)
+	}, append(recommendScenarios(), editScenarios()...)...)
 }
 
 // TestRecordHistories records the replay corpus, each history from a real
