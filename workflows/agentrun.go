@@ -61,10 +61,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
 	}
-	attrs := append(w.statusAttrs(true), api.SearchAttrConversation.ValueSet(in.ConversationID))
-	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
-		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
-	}
+	w.upsertStartAttrs(ctx, in.ConversationID)
 	target, err := runTarget(in, w.agent)
 	if refused != nil {
 		err = refused

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -97,6 +98,34 @@ func (s *runState) upsertStatus(ctx workflow.Context) {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
 	PublishInbox(ctx, &s.Checkpoint)
+}
+
+// upsertStartAttrs makes the run's search attributes say its status, its
+// waiting actions and its conversation when a generation starts. Only
+// those that differ are written: a run started through runclient.Start, or
+// continued as new, already carries them, and an upsert that changes
+// nothing would still be one more event and one more visibility write.
+func (s *runState) upsertStartAttrs(ctx workflow.Context, conversationID string) {
+	has := workflow.GetTypedSearchAttributes(ctx)
+	var attrs []temporal.SearchAttributeUpdate
+	if v, ok := has.GetKeyword(api.SearchAttrStatus); !ok || v != string(s.Run.Status) {
+		attrs = append(attrs, api.SearchAttrStatus.ValueSet(string(s.Run.Status)))
+	}
+	if len(s.Actions) > 0 {
+		ids := ActionIDs(&s.Checkpoint)
+		if v, ok := has.GetKeywordList(api.SearchAttrActionIDs); !ok || !slices.Equal(v, ids) {
+			attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(ids))
+		}
+	}
+	if v, ok := has.GetKeyword(api.SearchAttrConversation); !ok || v != conversationID {
+		attrs = append(attrs, api.SearchAttrConversation.ValueSet(conversationID))
+	}
+	if len(attrs) == 0 {
+		return
+	}
+	if err := workflow.UpsertTypedSearchAttributes(ctx, attrs...); err != nil {
+		workflow.GetLogger(ctx).Warn("upsert search attributes failed", "error", err)
+	}
 }
 
 func (s *runState) statusAttrs(withActionIDs bool) []temporal.SearchAttributeUpdate {
