@@ -3,7 +3,9 @@ package bench
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +13,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The overhead benchmarks compare one approved agentrun with the Temporal
-// floor for the same shape: a bare workflow with as many no-op activities
-// before and after one signal, answered the same way (poll a query until it
-// says waiting, then signal). Both run on one tuned in-memory dev server
-// with in-process workers, so their ratio is what agentrun adds.
+// The overhead benchmarks compare one approved agentrun with a fixed
+// Temporal floor: a bare workflow of no-op activities before and after one
+// signal (bareShape, agentrun's own shape at 0.1.0), answered the same way
+// (poll a query until it says waiting, then signal). Both run on one tuned
+// in-memory dev server with in-process workers, so their ratio is what
+// agentrun adds and what it saved.
 //
 //	go test ./internal/bench -run TestOverheadRatio -v -count=1
 //	go test ./internal/bench -bench 'AgentRun|Baseline' -run '^$' -benchtime 20x
@@ -100,11 +103,19 @@ const (
 )
 
 // TestOverheadRatio measures both sides in one process on one server and
-// logs the ratios for the README. It asserts outcomes, never timings.
+// logs the ratios, the history's bytes by event type and, with
+// AGENTRUN_BENCH_CPUPROFILE, the worker's and the driver's CPU apart. It
+// asserts outcomes, never timings. AGENTRUN_BENCH_CONCURRENCY lists the
+// batch sizes ("20,100"; default 20):
+//
+//	AGENTRUN_BENCH_CONCURRENCY=20,100 AGENTRUN_BENCH_CPUPROFILE=/tmp/cpu.pprof \
+//	  go test ./internal/bench -run TestOverheadRatio -v -count=1
 func TestOverheadRatio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs a dev server")
 	}
+	sizes := overheadConcurrency(t)
+	stopProfile := startCPUProfile(t, os.Getenv("AGENTRUN_BENCH_CPUPROFILE"))
 	rig := startOverheadRig(t)
 	agent, base := rig.agentRun(), rig.baseline()
 	commentsBefore := rig.botComments()
@@ -115,24 +126,44 @@ func TestOverheadRatio(t *testing.T) {
 			sequential[k.name()] = append(sequential[k.name()], timedBatch(t, rig, k, 1))
 		}
 	}
-	concurrent := map[string]time.Duration{}
-	for range ratioBatches {
-		for _, k := range []contender{agent, base} {
-			concurrent[k.name()] += timedBatch(t, rig, k, concurrentRuns)
-		}
-	}
-
-	require.Equal(t, commentsBefore+ratioRuns+ratioBatches*concurrentRuns, rig.botComments(),
-		"every approved run posts exactly one comment")
-	concurrentTotal := ratioBatches * concurrentRuns
-	t.Logf("agentrun: %s\nbaseline: %s\n%s", rig.shape, rig.baseShape, ratioTable([]ratioRow{
+	rows := []ratioRow{
 		{fmt.Sprintf("sequential, mean ms per run (%d runs)", ratioRuns), meanMs(sequential[agent.name()]), meanMs(sequential[base.name()])},
 		{"sequential, median ms per run", medianMs(sequential[agent.name()]), medianMs(sequential[base.name()])},
-		{fmt.Sprintf("%d concurrent, runs/s (%d batches)", concurrentRuns, ratioBatches),
-			runsPerSecond(concurrent[agent.name()], concurrentTotal), runsPerSecond(concurrent[base.name()], concurrentTotal)},
-		{fmt.Sprintf("%d concurrent, ms per batch", concurrentRuns),
-			msPer(concurrent[agent.name()], ratioBatches), msPer(concurrent[base.name()], ratioBatches)},
-	}))
+	}
+	approved := ratioRuns
+	for _, size := range sizes {
+		concurrent := map[string]time.Duration{}
+		for range ratioBatches {
+			for _, k := range []contender{agent, base} {
+				concurrent[k.name()] += timedBatch(t, rig, k, size)
+			}
+		}
+		total := ratioBatches * size
+		approved += total
+		rows = append(rows, ratioRow{fmt.Sprintf("%d concurrent, runs/s (%d batches)", size, ratioBatches),
+			runsPerSecond(concurrent[agent.name()], total), runsPerSecond(concurrent[base.name()], total)})
+	}
+
+	require.Equal(t, commentsBefore+approved, rig.botComments(), "every approved run posts exactly one comment")
+	t.Logf("agentrun: %s\n  bytes: %s\nbaseline: %s\n  bytes: %s\n%s\n%s", rig.shape, rig.shape.byteBreakdown(),
+		rig.baseShape, rig.baseShape.byteBreakdown(), ratioTable(rows), stopProfile())
+}
+
+// overheadConcurrency is AGENTRUN_BENCH_CONCURRENCY's batch sizes.
+func overheadConcurrency(t *testing.T) []int {
+	t.Helper()
+	v := os.Getenv("AGENTRUN_BENCH_CONCURRENCY")
+	if v == "" {
+		return []int{concurrentRuns}
+	}
+	var sizes []int
+	for part := range strings.SplitSeq(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		require.NoError(t, err, "AGENTRUN_BENCH_CONCURRENCY=%q: a list of batch sizes", v)
+		require.Positive(t, n, "AGENTRUN_BENCH_CONCURRENCY=%q", v)
+		sizes = append(sizes, n)
+	}
+	return sizes
 }
 
 func timedBatch(t *testing.T, rig *overheadRig, k contender, size int) time.Duration {

@@ -130,13 +130,31 @@ func startCPUProfile(t *testing.T, path string) (stop func() string) {
 	return func() string {
 		pprof.StopCPUProfile()
 		require.NoError(t, f.Close())
-		top, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=20", path).Output()
-		require.NoError(t, err, "go tool pprof -top %s", path)
-		// Keep the table: pprof's header names the binary and the file.
-		_, table, ok := strings.Cut(string(top), "      flat  flat%")
-		if !ok {
-			return string(top)
+		var sb strings.Builder
+		for _, side := range []string{sideWorker, sideDriver} {
+			fmt.Fprintf(&sb, "%s (goroutines labelled %s=%s):\n%s\n", side, sideLabel, side, profileTop(t, path, "-tagfocus="+sideLabel+"="+side))
 		}
-		return "      flat  flat%" + table
+		return strings.TrimSuffix(sb.String(), "\n")
 	}
+}
+
+// The rig labels the goroutines of each side, so that one profile of the
+// one process tells the worker's CPU from the driver's; what neither side
+// started (the gRPC connection they share, the sandbox) is in neither.
+const (
+	sideLabel  = "side"
+	sideWorker = "worker"
+	sideDriver = "driver"
+)
+
+func profileTop(t *testing.T, path string, args ...string) string {
+	t.Helper()
+	top, err := exec.Command("go", append(append([]string{"tool", "pprof", "-top", "-nodecount=12"}, args...), path)...).Output()
+	require.NoError(t, err, "go tool pprof -top %s", path)
+	// Keep the table: pprof's header names the binary and the file.
+	_, table, ok := strings.Cut(string(top), "      flat  flat%")
+	if !ok {
+		return string(top)
+	}
+	return "      flat  flat%" + table
 }
