@@ -86,37 +86,17 @@ func ticketsExtension(ticketsURL string) agents.Extension {
 
 // withoutGitHub is the registry of a worker with no GitHub access: none of
 // the GitHub tools, so none of the agents that read or write pull requests,
-// only the tickets agent. An agent that names a GitHub tool stops start-up
-// here, in words that say what is missing, rather than failing its runs one
-// by one.
+// only the tickets agent. agents.WithoutGitHub refuses an agent that names
+// a GitHub tool, so that start-up stops saying what is missing rather than
+// its runs failing one by one.
 func withoutGitHub(ticketsURL string) (*tools.Registry, error) {
 	if ticketsURL == "" {
 		return nil, errors.New("nothing to serve: without GitHub (GITHUB_API_URL, GITHUB_TOKEN and GITHUB_BOT_LOGIN unset) " +
 			"the worker serves only the tickets agent, which needs TICKETS_URL; set GITHUB_TOKEN for the release-notes agent")
 	}
-	return registryWithoutGitHub(ticketsExtension(ticketsURL))
-}
-
-// registryWithoutGitHub registers ext alone, refusing an agent that names a
-// GitHub tool: this worker has no credentials to run it with.
-func registryWithoutGitHub(ext agents.Extension) (*tools.Registry, error) {
-	github := agents.MustBuiltin(nil)
-	reg := tools.NewRegistry()
-	for _, add := range ext.Tools {
-		if err := reg.Add(add.Tool, add.Gate); err != nil {
-			return nil, fmt.Errorf("the example's registry: %w", err)
-		}
-	}
-	for _, a := range ext.Agents {
-		for _, at := range a.Tools {
-			if _, isGitHub := github.Tool(at.Name); isGitHub {
-				return nil, fmt.Errorf("agent %s uses the GitHub tool %s, and this worker has no GitHub: "+
-					"set GITHUB_TOKEN (and GITHUB_API_URL for the sandbox or GitHub Enterprise)", a.Name, at.Name)
-			}
-		}
-		if err := reg.AddAgent(a); err != nil {
-			return nil, fmt.Errorf("the example's registry: %w", err)
-		}
+	reg, err := agents.WithoutGitHub(ticketsExtension(ticketsURL))
+	if err != nil {
+		return nil, fmt.Errorf("the example's registry: %w", err)
 	}
 	return reg, nil
 }

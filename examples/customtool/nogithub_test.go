@@ -52,7 +52,7 @@ func TestAWorkerWithNeitherGitHubNorATicketServiceRefusesToStartSayingWhatToSet(
 func TestAnAgentNamingAGitHubToolOnAWorkerWithoutGitHubStopsStartUpNamingIt(t *testing.T) {
 	ext := ticketsExtension("https://tickets.example")
 	ext.Agents[0].Tools = append([]tools.AgentTool{{Name: api.ToolGetPullRequest}}, ext.Agents[0].Tools...)
-	_, err := registryWithoutGitHub(ext)
+	_, err := agents.WithoutGitHub(ext)
 	if err == nil || !strings.Contains(err.Error(), "agent tickets uses the GitHub tool get_pull_request") ||
 		!strings.Contains(err.Error(), "GITHUB_TOKEN") {
 		t.Fatalf("want a refusal naming the agent, the tool and GITHUB_TOKEN, got %v", err)
