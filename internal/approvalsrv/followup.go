@@ -33,29 +33,94 @@ func (req Start) validateFollowUp() error {
 	return err
 }
 
-// startFollowUp serves POST /v1/runs with followUp: one run per user and
-// Idempotency-Key, as any start. It refuses early what the new run would
-// (a run still open: 409; a sender who may not: 403); the run loads the
-// earlier run itself and has the final word.
+// startFollowUp serves POST /v1/runs with followUp.
 func (s *Server) startFollowUp(w http.ResponseWriter, r *http.Request, req Start, key string) {
-	runID := runclient.KeyedRunID(req.UserID, key)
-	logger := s.logger.With("run", runID, "user", req.UserID, "followUp", req.FollowUp)
-	in, o := s.followUpInput(r.Context(), req)
+	started, o := s.followUp(r.Context(), req, key)
 	if !o.OK() {
-		logger.Info("follow-up refused", "code", o.Code, "reason", o.Error)
 		writeOutcome(w, o)
 		return
 	}
-	started, err := s.runs.Start(r.Context(), runclient.StartRequest{
+	w.Header().Set("Location", "/v1/runs/"+url.PathEscape(started.RunID))
+	writeJSON(w, http.StatusAccepted, started)
+}
+
+// followUp starts req's follow-up: one run per user and key, as any start.
+// It refuses early what the new run would (a run still open: 409; a sender
+// who may not: 403); the run loads the earlier run itself and has the
+// final word.
+func (s *Server) followUp(ctx context.Context, req Start, key string) (runclient.Started, Outcome) {
+	runID := runclient.KeyedRunID(req.UserID, key)
+	logger := s.logger.With("run", runID, "user", req.UserID, "followUp", req.FollowUp)
+	in, o := s.followUpInput(ctx, req)
+	if !o.OK() {
+		logger.Info("follow-up refused", "code", o.Code, "reason", o.Error)
+		return runclient.Started{}, o
+	}
+	started, err := s.runs.Start(ctx, runclient.StartRequest{
 		RunID: runID, TaskQueue: s.cfg.TaskQueue, Input: in, RequestHash: runclient.RequestHash(in),
 	})
 	if err != nil {
-		writeOutcome(w, TemporalFailure(logger, err, "start follow-up"))
-		return
+		return runclient.Started{}, TemporalFailure(logger, err, "start follow-up")
 	}
 	logger.Info("follow-up started or found", "closedStatus", started.ClosedStatus)
-	w.Header().Set("Location", "/v1/runs/"+url.PathEscape(started.RunID))
-	writeJSON(w, http.StatusAccepted, started)
+	return started, Accepted("")
+}
+
+// followUpForm is followUp for the run page's form: its request ID is the
+// key, under the earlier run, so a form sent twice starts one run.
+func (s *Server) followUpForm(ctx context.Context, req Start, requestID string) (runclient.Started, Outcome) {
+	return s.followUp(ctx, req, "page-follow-up\x00"+req.FollowUp+"\x00"+requestID)
+}
+
+// conversationLister is the part of Runs that lists a conversation's runs:
+// the real client has it, so the run page lists them; a Runs without it
+// lists nothing.
+type conversationLister interface {
+	Conversation(ctx context.Context, conversationID string) ([]runclient.Listed, error)
+}
+
+// conversationRuns lists the runs of a conversation in start order, or
+// none when this server's Runs cannot.
+func (s *Server) conversationRuns(ctx context.Context, conversationID string) ([]runclient.Listed, error) {
+	lister, ok := s.runs.(conversationLister)
+	if !ok {
+		return nil, nil
+	}
+	return lister.Conversation(ctx, conversationID)
+}
+
+// FollowUpForm serves the form of a finished run's page: POST
+// /runs/{runId}/follow-up, behind the CSRF token like the decision form.
+// Who follows up is the user the login proxy names, never a field of the
+// form. A browser is sent to the new run's page.
+func (s *Pages) FollowUpForm(w http.ResponseWriter, r *http.Request) {
+	runID := r.PathValue("runId")
+	form, o, stale := s.formRequest(w, r)
+	var started runclient.Started
+	if o.OK() && s.opts.FollowUp == nil {
+		o = Refused(http.StatusNotFound, "this server starts no follow-ups")
+	}
+	if o.OK() {
+		req := Start{FollowUp: runID, Goal: strings.TrimSpace(r.PostForm.Get("goal")), UserID: form.Approver}
+		if o = validForm(req.Validate()); o.OK() {
+			o = validForm(checkRequestID(form.RequestID))
+		}
+		if o.OK() {
+			started, o = s.opts.FollowUp(r.Context(), req, form.RequestID)
+		}
+	}
+	switch {
+	case WantsJSON(r) && o.OK():
+		writeJSON(w, http.StatusAccepted, started)
+	case o.OK():
+		http.Redirect(w, r, "/runs/"+url.PathEscape(started.RunID), http.StatusSeeOther)
+	case stale:
+		s.AnswerForm(w, r, runID, o, stale)
+	case WantsJSON(r):
+		writeOutcome(w, o)
+	default:
+		s.Error(w, o)
+	}
 }
 
 // followUpInput is the input of req's follow-up, read from the earlier
@@ -91,4 +156,18 @@ func (s *Server) followUpInput(ctx context.Context, req Start) (api.RunInput, Ou
 		}
 	}
 	return in, Accepted("")
+}
+
+// conversationOf lists the runs of snap's conversation for its page, or
+// none when the listing fails (the page is worth showing without it).
+func (s *Pages) conversationOf(ctx context.Context, snap api.RunSnapshot) []runclient.Listed {
+	if s.opts.Conversation == nil || snap.Run.ConversationID == "" {
+		return nil
+	}
+	runs, err := s.opts.Conversation(ctx, snap.Run.ConversationID)
+	if err != nil {
+		s.opts.Logger.Warn("run page without its conversation's runs", "run", snap.Run.ID, "err", err)
+		return nil
+	}
+	return runs
 }

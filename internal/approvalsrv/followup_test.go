@@ -1,8 +1,12 @@
 package approvalsrv
 
 import (
+	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -134,4 +138,66 @@ func TestHostileFollowUpsAreRefusedAndStartNothing(t *testing.T) {
 			require.Empty(t, h.runs.startRequests())
 		})
 	}
+}
+
+// Conversation lists the fake's runs of a conversation, by run ID.
+func (f *fakeRuns) Conversation(_ context.Context, conversationID string) ([]runclient.Listed, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var rows []runclient.Listed
+	for _, id := range slices.Sorted(maps.Keys(f.snaps)) {
+		if snap := f.snaps[id]; snap.Run.ConversationID == conversationID {
+			rows = append(rows, runclient.Listed{RunID: id, Status: string(snap.Run.Status), Agent: snap.Run.Agent})
+		}
+	}
+	return rows, nil
+}
+
+func TestTheFollowUpFormStartsOneRunAsTheSignedInPersonBehindTheCSRFToken(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", finishedRun("alice"))
+	second := finishedRun("alice")
+	second.Run.ID, second.Run.FollowUp = "run-2", "run-1"
+	h.runs.put("run-2", second)
+	b := h.browser(map[string]string{"X-Forwarded-User": "carol"})
+	page, form := b.openRun("run-1")
+	require.Contains(t, page, `action="/runs/run-1/follow-up"`)
+	require.Contains(t, page, `<a href="/runs/run-2"><code>run-2</code></a>`, "the page lists the conversation's runs")
+	follow := url.Values{"csrf": {form.Get("csrf")}, "requestId": {form.Get("requestId")}, "goal": {"also check the tests"}, "approver": {"mallory"}, "userId": {"mallory"}}
+
+	forged := url.Values{"csrf": {"forged"}, "requestId": {"p-2"}, "goal": {"x"}}
+	require.Equal(t, http.StatusForbidden, b.submit("/runs/run-1/follow-up", forged, nil).StatusCode)
+	require.Equal(t, http.StatusForbidden, b.submit("/runs/run-1/follow-up", follow, map[string]string{"Sec-Fetch-Site": "cross-site"}).StatusCode)
+	require.Empty(t, h.runs.startRequests())
+
+	first := b.submit("/runs/run-1/follow-up", follow, nil)
+	again := b.do(http.MethodPost, "/runs/run-1/follow-up", follow, nil)
+
+	require.Equal(t, http.StatusAccepted, first.StatusCode)
+	runID := runclient.KeyedRunID("carol", "page-follow-up\x00run-1\x00"+form.Get("requestId"))
+	require.Equal(t, runID, replyOf(t, first)["runId"])
+	require.Equal(t, http.StatusSeeOther, again.StatusCode)
+	require.Equal(t, "/runs/"+runID, again.Header.Get("Location"), "the form sent twice names one run")
+	starts := h.runs.startRequests()
+	require.Len(t, starts, 2)
+	require.Equal(t, "carol", starts[0].Input.UserID, "who follows up is the signed-in person, never a field")
+	require.Equal(t, "run-1", starts[0].Input.FollowUp)
+	require.Equal(t, starts[0], starts[1])
+}
+
+func TestTheFollowUpFormOfSomeoneWhoMayNotIs403AndAnOpenRunHasNone(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", finishedRun("alice"))
+	b := h.browser(map[string]string{"X-Forwarded-User": "mallory"})
+	_, form := b.openRun("run-1")
+
+	resp := b.submit("/runs/run-1/follow-up", url.Values{"csrf": {form.Get("csrf")}, "requestId": {"p-1"}, "goal": {"mine"}}, nil)
+
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Contains(t, replyOf(t, resp)["error"], "mallory may not follow up on run run-1")
+	require.Empty(t, h.runs.startRequests())
+
+	h.runs.put("run-1", waitingRun("alice"))
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+	require.NotContains(t, page, "/follow-up", "an open run offers no follow-up")
 }

@@ -60,7 +60,12 @@ type PageOptions struct {
 	DecideBatch func(ctx context.Context, runID string, req Batch) Outcome
 	// Cancel takes the cancel button's request.
 	Cancel func(ctx context.Context, runID string, req Cancel) Outcome
-	CSRF   *auth.CSRFGuard
+	// FollowUp starts a finished run's follow-up (followup.go); nil shows
+	// no form. Conversation lists a conversation's runs in start order;
+	// nil lists none.
+	FollowUp     func(ctx context.Context, req Start, requestID string) (runclient.Started, Outcome)
+	Conversation func(ctx context.Context, conversationID string) ([]runclient.Listed, error)
+	CSRF         *auth.CSRFGuard
 	// IdentityHeader and InsecureDev are the server's configuration: who
 	// the viewer is, and whether a typed name may stand in for it.
 	IdentityHeader string
@@ -165,6 +170,9 @@ func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 	}
 	view := s.runView(w, r, runID, snap, events)
 	view.Writing = s.modelWriting(r.Context(), runID, snap)
+	if template == "run.html" {
+		view.Conversation = s.conversationOf(r.Context(), snap)
+	}
 	s.render(w, http.StatusOK, template, view)
 }
 
@@ -207,6 +215,10 @@ type runView struct {
 	Writing string
 	// Cancel is the cancel button's form, while the run is open.
 	Cancel *formView
+	// FollowUp is the follow-up form, once the run has ended;
+	// Conversation the runs of its conversation, in start order.
+	FollowUp     *formView
+	Conversation []runclient.Listed
 }
 
 type viewer struct {
@@ -237,6 +249,8 @@ func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 	view.Actions, view.Batch = s.actionViews(snap, form)
 	if !view.Ended {
 		view.Cancel = &formView{RunID: runID, CSRF: form.CSRF, RequestID: "cancel-" + auth.RandomToken(), Viewer: view.Viewer, Suffix: "-cancel"}
+	} else if s.opts.FollowUp != nil {
+		view.FollowUp = &formView{RunID: runID, CSRF: form.CSRF, RequestID: "follow-up-" + auth.RandomToken(), Viewer: view.Viewer, Suffix: "-follow-up"}
 	}
 	return view
 }

@@ -98,6 +98,7 @@ func (s *Server) routes() []route {
 		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.Form))},
 		{"POST /runs/{runId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.BatchForm))},
 		{"POST /runs/{runId}/cancel", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.CancelForm))},
+		{"POST /runs/{runId}/follow-up", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.FollowUpForm))},
 		{"POST /github/webhook", credentialGitHub, onWebhook, http.HandlerFunc(s.handleWebhook)},
 		{"GET /healthz", credentialOpen, onMain | onWebhook, http.HandlerFunc(handleHealth)},
 		{"GET /static/", credentialOpen, onMain, staticFiles()},

@@ -69,6 +69,7 @@ var everyRoute = map[string]credential{
 	"POST /runs/{runId}/actions/{actionId}/decision":    credentialPage,
 	"POST /runs/{runId}/decision":                       credentialPage,
 	"POST /runs/{runId}/cancel":                         credentialPage,
+	"POST /runs/{runId}/follow-up":                      credentialPage,
 	"POST /github/webhook":                              credentialGitHub,
 	"GET /healthz":                                      credentialOpen,
 	"GET /static/":                                      credentialOpen,

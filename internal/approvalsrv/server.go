@@ -94,7 +94,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 	}
 	s.pages, err = NewPages(PageOptions{
 		Runs: opts.Runs, Inbox: s.pageInbox, Readable: readable, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
-		DecideBatch: s.decideBatchForm, Cancel: s.cancelForm,
+		DecideBatch: s.decideBatchForm, Cancel: s.cancelForm, FollowUp: s.followUpForm, Conversation: s.conversationRuns,
 		CSRF: csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
 	})
 	if err != nil {

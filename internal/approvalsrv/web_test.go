@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,7 +33,7 @@ func TestRunPageShowsLabelStatusPreviewApproversAndTimeline(t *testing.T) {
 	require.NotEmpty(t, form.Get("requestId"))
 }
 
-func TestRunPageOfACompletedRunSaysDoneAndHasNoForm(t *testing.T) {
+func TestRunPageOfACompletedRunSaysDoneAndOffersOnlyAFollowUp(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
 	snap.Run.Status = api.RunCompleted
@@ -44,7 +45,8 @@ func TestRunPageOfACompletedRunSaysDoneAndHasNoForm(t *testing.T) {
 
 	require.Contains(t, page, `badge-completed">Done`)
 	require.Contains(t, page, "approved by alice")
-	require.NotContains(t, page, "<form")
+	require.Equal(t, 1, strings.Count(page, "<form"), "no decision or cancel form")
+	require.Contains(t, page, `<form class="follow-up" method="post" action="/runs/run-1/follow-up">`)
 }
 
 func TestRunPageEscapesThePreview(t *testing.T) {
