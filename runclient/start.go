@@ -60,9 +60,9 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 		api.SearchAttrStatus.ValueSet(string(api.RunRunning)),
 		api.SearchAttrAgent.ValueSet(agent),
 	}
-	if req.Input.ConversationID != "" {
-		attrs = append(attrs, api.SearchAttrConversation.ValueSet(req.Input.ConversationID))
-	}
+	// A run without one is its own conversation (api.RunInput.NewRun); set
+	// here, the run need not upsert it.
+	attrs = append(attrs, api.SearchAttrConversation.ValueSet(cmp.Or(req.Input.ConversationID, req.RunID)))
 	opts := client.StartWorkflowOptions{
 		ID:                       req.RunID,
 		TaskQueue:                req.TaskQueue,

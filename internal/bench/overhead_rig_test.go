@@ -22,6 +22,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/proto"
@@ -332,9 +333,12 @@ func (k agentRunContender) run(ctx context.Context, spec runSpec) error {
 		Repo: benchRepoOwner + "/" + benchRepoName, PullNumber: firstBenchPull + int(spec.seq%benchPulls),
 		UserID: "bench", ToolTimeout: 10 * time.Second,
 	}
-	// Started as bare as the baseline: runclient.Start's search attributes
-	// and ID policies would add visibility work the baseline does not do.
-	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: k.queue}, api.WorkflowName, in)
+	// With the search attributes runclient.Start gives a run, which the
+	// start's one visibility write carries and the run then need not
+	// upsert; without its ID policies, which the baseline does not have.
+	attrs := temporal.NewSearchAttributes(api.SearchAttrStatus.ValueSet(string(api.RunRunning)),
+		api.SearchAttrAgent.ValueSet(api.DefaultAgent), api.SearchAttrConversation.ValueSet(id))
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: k.queue, TypedSearchAttributes: attrs}, api.WorkflowName, in)
 	if err != nil {
 		return fmt.Errorf("start run %s: %w", id, err)
 	}
