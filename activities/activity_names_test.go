@@ -21,6 +21,7 @@ func TestEveryActivityNameInTheContractIsAMethodOfActivities(t *testing.T) {
 		api.ActivityReconcileTool,
 		api.ActivityCheckRepoPermission,
 		api.ActivityDeliverResult,
+		api.ActivityLoadFollowUp,
 	} {
 		_, ok := methods.MethodByName(name)
 		require.True(t, ok, "activities.Activities has no method %s", name)
