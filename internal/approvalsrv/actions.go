@@ -29,6 +29,10 @@ type formView struct {
 	RequestID string
 	Suffix    string
 	Viewer    viewer
+	// Args prefill the edit box of an action that may be edited
+	// (Editable); an approve posts them as the action's edited arguments.
+	Args     string
+	Editable bool
 }
 
 // batchView is the form that approves every open action of the run at once,
@@ -86,6 +90,7 @@ func (s *Pages) actionView(snap api.RunSnapshot, a api.PendingAction, form formV
 		suffix = fmt.Sprintf("-%d", i+1)
 	}
 	form.ActionID, form.ArgsHash, form.Suffix = a.ID, a.ArgsHash, suffix
+	form.Args, form.Editable = string(a.Args), a.Editable
 	// Each form is its own request: the run remembers a requestId per
 	// action, and the batch names several.
 	form.RequestID += suffix

@@ -1,6 +1,7 @@
 package approvalsrv
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -14,7 +15,7 @@ import (
 // keyed by the status code; the page never echoes caller-supplied text.
 var formNotices = map[string]string{
 	"202": "Your decision was sent to the run.",
-	"400": "The form was incomplete: a rejection needs a reason.",
+	"400": "The form was incomplete or invalid: a rejection needs a reason, feedback needs text, edited arguments must be one JSON object.",
 	"403": "You may not decide this action.",
 	"404": "This action is not part of the run.",
 	"422": "This run's agent takes one decision per action, or an action is not part of the run.",
@@ -40,6 +41,11 @@ func (s *Pages) Form(w http.ResponseWriter, r *http.Request) {
 	req, o, stale := s.formRequest(w, r)
 	if o.OK() {
 		req.ArgsHash = r.PostForm.Get("argsHash")
+		// The edit box goes with every button; only an approve sends it.
+		// Left as it was, it is the action's own arguments: no edit.
+		if args := strings.TrimSpace(r.PostForm.Get("args")); args != "" && req.Decision == api.DecisionApprove {
+			req.Args = json.RawMessage(args)
+		}
 		if o = validForm(req.Validate()); o.OK() {
 			o = s.opts.Decide(r.Context(), runID, actionID, req)
 		}
