@@ -232,7 +232,7 @@ func recordScenarios() []recordScenario {
 			chain:  true,
 			decide: refuseUntilContinued(approve),
 		},
-	}, append(recommendScenarios(), editScenarios()...)...)
+	}, append(append(recommendScenarios(), editScenarios()...), followUpScenarios()...)...)
 }
 
 // TestRecordHistories records the replay corpus, each history from a real
