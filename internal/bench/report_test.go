@@ -29,6 +29,7 @@ type benchScale struct {
 	longHistoryThreshold int
 	queries              int
 	waitingRuns          int
+	kills                int // workers killed mid-post, one run each
 	// stickyCache sizes the worker's sticky cache for the whole report
 	// (AGENT_STICKY_CACHE_SIZE); 0 leaves the SDK's. The full scale uses
 	// the worker's default, agentworker.DefaultStickyCacheSize: a fifth of
@@ -38,9 +39,9 @@ type benchScale struct {
 
 var (
 	smokeScale = benchScale{name: "smoke", sequentialRuns: 2, batches: 1, concurrency: []int{2, 3},
-		longTurns: 55, longHistoryThreshold: 300, queries: 10, waitingRuns: 5}
+		longTurns: 55, longHistoryThreshold: 300, queries: 10, waitingRuns: 5, kills: 2}
 	fullScale = benchScale{name: "full", sequentialRuns: 20, batches: 3, concurrency: []int{20, 100},
-		longTurns: 500, longHistoryThreshold: 2000, queries: 200, waitingRuns: 10000, stickyCache: agentworker.DefaultStickyCacheSize}
+		longTurns: 500, longHistoryThreshold: 2000, queries: 200, waitingRuns: 10000, kills: 10, stickyCache: agentworker.DefaultStickyCacheSize}
 )
 
 // waitingTimeout bounds starting n waiting runs and listing them: 2,000
@@ -165,6 +166,8 @@ func measureRows(t *testing.T, ctx context.Context, rig *overheadRig, s benchSca
 	long, err := rig.measureLongRun(ctx, s.longTurns, s.longHistoryThreshold, s.queries)
 	require.NoError(t, err)
 	rows = append(rows, longRunRows(long, s)...)
+
+	rows = append(rows, recoveryRow(measureRecovery(t, s.kills)))
 
 	waitCtx, cancel := context.WithTimeout(ctx, waitingTimeout(s.waitingRuns))
 	defer cancel()
