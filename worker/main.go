@@ -74,15 +74,9 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 		return &startup.ConfigError{Err: err}
 	}
 	logger := newLogger(cfg.LogFormat, logOutput)
-	if cfg.GitHubToken == "" {
-		logger.Warn("GITHUB_TOKEN is unset: GitHub calls are anonymous and cannot post comments", "githubApiUrl", cfg.GitHubAPIURL)
-	}
-	if err := identify(ctx, acts); err != nil {
+	if err := connectGitHub(ctx, cfg, acts, logger); err != nil {
 		return err
 	}
-	logger.Info("GitHub target",
-		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin,
-		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
 	// Before the Temporal connection: a tool set that cannot be served
 	// stops the worker before it takes a task.
 	toolset, err := agentworker.LoadTools(ctx, cfg, acts, logOutput)
@@ -114,8 +108,10 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 		return fmt.Errorf("start the worker on task queue %s: %w", cfg.TaskQueue, err)
 	}
 	started := append(cfg.Temporal.LogAttrs(),
-		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider,
-		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin)
+		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider, "githubLogin", acts.BotLogin)
+	if acts.GitHub != nil {
+		started = append(started, "githubApiUrl", acts.GitHub.BaseURL.String())
+	}
 	logger.Info("worker started", append(started, deploymentAttrs(cfg.Deployment)...)...)
 	switch {
 	case cfg.Deployment.PromoteOnStart:
@@ -171,6 +167,26 @@ func currentBuild(r agentworker.Routing) string {
 		return "unversioned workers"
 	}
 	return r.Current.BuildID
+}
+
+// connectGitHub learns the worker's GitHub identity and logs its target. A
+// worker with no GitHub variable has neither, and serves only agents that
+// use no GitHub tool (LoadTools refuses any other).
+func connectGitHub(ctx context.Context, cfg agentworker.Config, acts *activities.Activities, logger *slog.Logger) error {
+	if !cfg.HasGitHub() {
+		logger.Info("no GitHub variable is set: serving only agents that use no GitHub tool")
+		return nil
+	}
+	if cfg.GitHubToken == "" {
+		logger.Warn("GITHUB_TOKEN is unset: GitHub calls are anonymous and cannot post comments", "githubApiUrl", cfg.GitHubAPIURL)
+	}
+	if err := identify(ctx, acts); err != nil {
+		return err
+	}
+	logger.Info("GitHub target",
+		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin,
+		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
+	return nil
 }
 
 // identify resolves the bot login before anything polls: a worker that cannot

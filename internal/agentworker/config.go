@@ -97,6 +97,15 @@ type Config struct {
 	Callbacks activities.Callbacks
 }
 
+// HasGitHub reports whether any GitHub variable is set (GITHUB_API_URL,
+// GITHUB_TOKEN or its _FILE, GITHUB_BOT_LOGIN). A worker with none has no
+// GitHub at all: no client, no identity to learn, none of the GitHub tools
+// and so none of the built-in agents, only those of AGENT_TOOLS_FILE and
+// AGENT_MERCHANT_URL (LoadTools).
+func (c Config) HasGitHub() bool {
+	return c.GitHubAPIURL != "" || c.GitHubToken != "" || c.GitHubBotLogin != ""
+}
+
 // ServiceName names the worker in its spans unless OTEL_SERVICE_NAME does.
 const ServiceName = "agentrun-worker"
 

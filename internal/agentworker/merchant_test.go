@@ -1,6 +1,7 @@
 package agentworker_test
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"testing"
@@ -15,9 +16,12 @@ import (
 )
 
 // loadWorkerTools reads the worker's settings from env and loads its tools
-// as the worker main does.
+// as the worker main does, on a worker with GitHub (a token): one without
+// serves none of the built-in agents (nogithub_test.go).
 func loadWorkerTools(t *testing.T, env map[string]string) *activities.Activities {
 	t.Helper()
+	env = maps.Clone(env)
+	env["GITHUB_TOKEN"] = "t"
 	cfg, err := agentworker.ConfigFromEnv(standalone.Getenv(env))
 	require.NoError(t, err)
 	acts := &activities.Activities{}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/ghtools"
 	"github.com/agentrun/agentrun/tools/mcptool"
@@ -43,16 +44,15 @@ func (s *Toolset) Close() error {
 // leaves acts.Tools to registration's default and returns an empty Toolset.
 // The caller closes the Toolset once the worker has stopped.
 func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcpStderr io.Writer) (*Toolset, error) {
+	if !cfg.HasGitHub() {
+		return loadWithoutGitHub(ctx, cfg, acts, mcpStderr)
+	}
 	if cfg.Tools == nil && cfg.MerchantURL == "" {
 		return &Toolset{}, nil
 	}
-	var also []agents.Extension
-	if cfg.MerchantURL != "" {
-		ext, err := agents.Recommender(cfg.MerchantURL, nil)
-		if err != nil {
-			return nil, fmt.Errorf("AGENT_MERCHANT_URL: %w", err)
-		}
-		also = append(also, ext)
+	also, err := recommender(cfg)
+	if err != nil {
+		return nil, err
 	}
 	acc := activities.NewGitHubAccess(acts)
 	if cfg.Tools == nil {
@@ -68,6 +68,61 @@ func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcp
 	}
 	set, err := ConnectTools(ctx, cfg.Tools, acc, mcpStderr, also...)
 	if err != nil {
+		return nil, err
+	}
+	acts.Tools = set.Registry
+	return set, nil
+}
+
+// recommender is the recommend agent's extension when AGENT_MERCHANT_URL
+// names the merchant service, else none.
+func recommender(cfg Config) ([]agents.Extension, error) {
+	if cfg.MerchantURL == "" {
+		return nil, nil
+	}
+	ext, err := agents.Recommender(cfg.MerchantURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("AGENT_MERCHANT_URL: %w", err)
+	}
+	return []agents.Extension{ext}, nil
+}
+
+// ErrNoGitHub is the refusal of a worker with no GitHub variable and no
+// agent of its own: the built-in agents all use GitHub tools.
+var ErrNoGitHub = errors.New("no GitHub variable is set (GITHUB_TOKEN, GITHUB_API_URL, GITHUB_BOT_LOGIN), and the built-in agents " +
+	"pr-review and triage use GitHub tools: set GITHUB_TOKEN, or serve agents that use none with AGENT_TOOLS_FILE or AGENT_MERCHANT_URL")
+
+// loadWithoutGitHub is LoadTools for a worker with no GitHub: the tools
+// file's and the recommender's tools and agents alone (agents.WithoutGitHub).
+// An agent that names a GitHub tool stops start-up, naming it.
+func loadWithoutGitHub(ctx context.Context, cfg Config, acts *activities.Activities, mcpStderr io.Writer) (*Toolset, error) {
+	if cfg.Tools == nil && cfg.MerchantURL == "" {
+		return nil, &startup.ConfigError{Err: ErrNoGitHub}
+	}
+	exts, err := recommender(cfg)
+	if err != nil {
+		return nil, err
+	}
+	set := &Toolset{}
+	if f := cfg.Tools; f != nil {
+		for i := range f.MCPServers {
+			f.MCPServers[i].BaseEnv = cfg.ChildEnv
+		}
+		ext, err := f.connect(ctx, set, mcpStderr)
+		if err != nil {
+			_ = set.Close()
+			return nil, err
+		}
+		exts = append([]agents.Extension{ext}, exts...)
+	}
+	if set.Registry, err = agents.WithoutGitHub(exts...); err != nil {
+		_ = set.Close()
+		if cfg.Tools != nil {
+			err = cfg.Tools.errorf("", "%w", err)
+		}
+		if errors.Is(err, agents.ErrNeedsGitHub) {
+			return nil, &startup.ConfigError{Err: err}
+		}
 		return nil, err
 	}
 	acts.Tools = set.Registry

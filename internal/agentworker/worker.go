@@ -20,21 +20,24 @@ import (
 // repositories, and the MODEL_PROVIDER model with its settings. It makes no
 // request; Identify then fills in the bot login if GITHUB_BOT_LOGIN did not.
 func NewActivities(cfg Config) (*activities.Activities, error) {
-	gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
-	if err != nil {
-		return nil, fmt.Errorf("GitHub client: %w", err)
-	}
 	chosen, err := model.New(model.Config{Provider: cfg.ModelProvider, OpenAI: cfg.OpenAI})
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	return &activities.Activities{
-		GitHub:       gh,
+	acts := &activities.Activities{
 		BotLogin:     cfg.GitHubBotLogin,
 		AllowedRepos: cfg.AllowedRepos,
 		Model:        chosen,
 		Callbacks:    cfg.Callbacks,
-	}, nil
+	}
+	// Without GitHub the client stays nil, and a permission check says the
+	// worker has none (activities.CheckRepoPermission).
+	if cfg.HasGitHub() {
+		if acts.GitHub, err = github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken); err != nil {
+			return nil, fmt.Errorf("GitHub client: %w", err)
+		}
+	}
+	return acts, nil
 }
 
 // ErrNoIdentity wraps every failure of Identify: the worker cannot tell its
@@ -60,8 +63,10 @@ func New(ctx context.Context, c client.Client, cfg Config) (worker.Worker, error
 	if err != nil {
 		return nil, err
 	}
-	if err := Identify(ctx, acts); err != nil {
-		return nil, err
+	if cfg.HasGitHub() {
+		if err := Identify(ctx, acts); err != nil {
+			return nil, err
+		}
 	}
 	return NewWorkerWithOptions(c, cfg.WorkerOptions(), acts), nil
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,16 +31,23 @@ var readmeOutageCurl = regexp.MustCompile("`(curl [^`]*_sandbox/faults)`")
 func recommenderStack(t *testing.T) *Stack {
 	t.Helper()
 	s := newStack(t)
-	w := StartProcess(t, ProcessSpec{Name: "worker-recommend", Binary: s.Bins.Worker, Env: map[string]string{
+	startRecommenderWorker(t, s, map[string]string{"GITHUB_API_URL": s.Sandbox.APIURL(), "GITHUB_TOKEN": "e2e-token"})
+	return s
+}
+
+// startRecommenderWorker starts the real worker on s's queue with the
+// merchant service and github, its GitHub variables (none: no GitHub).
+func startRecommenderWorker(t *testing.T, s *Stack, github map[string]string) {
+	t.Helper()
+	env := map[string]string{
 		"TEMPORAL_ADDRESS":   s.Server.Address(),
 		"AGENT_TASK_QUEUE":   s.Queue,
-		"GITHUB_API_URL":     s.Sandbox.APIURL(),
-		"GITHUB_TOKEN":       "e2e-token",
 		"MODEL_PROVIDER":     "offline",
 		"AGENT_MERCHANT_URL": s.Sandbox.base,
-	}})
+	}
+	maps.Copy(env, github)
+	w := StartProcess(t, ProcessSpec{Name: "worker-recommend", Binary: s.Bins.Worker, Env: env})
 	WaitUntilPolling(t, s.Client(), s.Queue, w)
-	return s
 }
 
 // recommend starts the recommender's run through the starter with extra
@@ -143,4 +151,26 @@ func TestFaultLostSaveOfARecommendationSavesItOnce(t *testing.T) {
 	require.Equal(t, api.StepSucceeded, step.Status)
 	require.Equal(t, saved[0].IdempotencyKey, step.OperationKey, "saved under the step's operationKey")
 	require.Equal(t, "rec-1", step.ExternalResourceID)
+}
+
+// TestTheWorkerWithNoGitHubVariableServesTheRecommenderAndNeverCallsGitHub:
+// the real worker started with no GitHub variable at all serves the
+// recommender: the run, approved by its named approver, saves one
+// recommendation, and not one request the sandbox logged was GitHub's.
+func TestTheWorkerWithNoGitHubVariableServesTheRecommenderAndNeverCallsGitHub(t *testing.T) {
+	s := newStack(t)
+	startRecommenderWorker(t, s, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	res, snap := recommend(ctx, t, s)
+	require.Equal(t, api.RunCompleted, res.Status, res.Error)
+	require.Contains(t, res.Answer, "10 candidates → 6 in budget → 4 with coupons → 3 chosen.")
+	require.Len(t, s.Sandbox.recommendations(t), 1)
+	require.Equal(t, "alice", snap.PendingAction.DecidedBy)
+	merchant := map[string]bool{ghsandbox.OpSearchMerchants: true, ghsandbox.OpGetMerchantDetails: true, ghsandbox.OpGetCoupons: true,
+		ghsandbox.OpSaveRecommendation: true, ghsandbox.OpListRecommendations: true}
+	for _, r := range s.Sandbox.Requests(t) {
+		require.True(t, merchant[r.Op], "a worker without GitHub asked the sandbox's GitHub: %s", r.Op)
+	}
 }
