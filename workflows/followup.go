@@ -36,10 +36,13 @@ func (w *agentRun) startFollowUp(ctx workflow.Context) error {
 	if err != nil {
 		id = w.Run.ID
 	}
-	w.in.ConversationID, w.Run.ConversationID = id, id
-	if uerr := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrConversation.ValueSet(id)); uerr != nil {
-		workflow.GetLogger(ctx).Warn("upsert ConversationId failed", "error", uerr)
+	// setup published the input's conversation; only another needs a write.
+	if id != w.in.ConversationID {
+		if uerr := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrConversation.ValueSet(id)); uerr != nil {
+			workflow.GetLogger(ctx).Warn("upsert ConversationId failed", "error", uerr)
+		}
 	}
+	w.in.ConversationID, w.Run.ConversationID = id, id
 	return err
 }
 
