@@ -44,7 +44,7 @@ func renderReport(in reportInput) string {
 		}
 		fmt.Fprintf(&sb, "| %s | %s | %s | %s |\n", r.measure, r.goal, r.measured, met)
 	}
-	fmt.Fprintf(&sb, "\nagentrun: %s.\nbare: %s.\n", in.shape, in.baseShape)
+	fmt.Fprintf(&sb, "\nagentrun: %s.\nbare: %s.\nagentrun's history bytes by event: %s.\n", in.shape, in.baseShape, in.shape.byteBreakdown())
 	for _, n := range in.notes {
 		sb.WriteString(n + "\n")
 	}
