@@ -66,6 +66,19 @@ func TestAReadWhoseFirstTryFailsIsRetriedByTheServerOnTheSameBackoff(t *testing.
 	requireLegalHistory(t, h.events())
 }
 
+func TestAReadWhoseFirstTryIsRateLimitedWaitsForRetryAfterBeforeTheSecond(t *testing.T) {
+	h := newHarness(t)
+	log := h.logCommands()
+	h.fault(ghsandbox.Fault{Op: ghsandbox.OpGetPullRequest, Mode: ghsandbox.ModeStatus, Status: 429, RetryAfter: 7})
+	h.approveAs("alice")
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, []time.Duration{7 * time.Second}, tryGaps(log, getPullActivity), "the local try's Retry-After holds")
+	require.Equal(t, api.StepSucceeded, stepOfTool(t, h.snapshot(), api.ToolGetPullRequest).Status)
+	require.Equal(t, 1, h.markedComments())
+}
+
 func TestAReadGitHubRefusesIsTriedOnceAndNeverScheduledOnTheServer(t *testing.T) {
 	h := newHarness(t)
 	log := h.logCommands()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"time"
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
@@ -162,11 +163,22 @@ func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 // named after the step with api.ReadRetry, shows the others.
 func (w *agentRun) retryRead(ctx workflow.Context, st *api.AgentStep, in api.ToolInput, firstErr error, out *api.ToolOutput) error {
 	w.stepNote(ctx, st, "try 1 failed: "+Message(firstErr))
-	if err := workflow.Sleep(ctx, ReadRetryDelay); err != nil {
+	if err := workflow.Sleep(ctx, readRetryDelay(firstErr)); err != nil {
 		return err
 	}
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, api.ReadRetry, 2))
 	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, in).Get(ctx, out)
+}
+
+// readRetryDelay is how long after a failed first try the second starts:
+// ReadRetryDelay, or longer when the failure says when to try again (a
+// rate limit's Retry-After or reset), as Temporal honours for an activity.
+func readRetryDelay(err error) time.Duration {
+	var app *temporal.ApplicationError
+	if errors.As(err, &app) && app.NextRetryDelay() > ReadRetryDelay {
+		return app.NextRetryDelay()
+	}
+	return ReadRetryDelay
 }
 
 // readMayRetry tells whether a read's failed try may be tried again: not
