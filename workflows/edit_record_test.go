@@ -45,10 +45,34 @@ func editScenarios() []recordScenario {
 		check: func(t *testing.T, _ client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server) {
 			require.Len(t, snap.Actions, 2)
 			require.True(t, snap.Actions[0].Feedback)
-			require.Equal(t, 1, commentsStartingWith(sandbox, snap.Actions[1].Preview))
-			require.Equal(t, 0, commentsStartingWith(sandbox, snap.Actions[0].Preview), "the first proposal is never posted")
+			// Other scenarios post the same review: count by each action's operationKey.
+			require.Equal(t, 1, commentsCarrying(sandbox, operationKeyOf(t, snap, snap.Actions[1].StepID)))
+			require.Equal(t, 0, commentsCarrying(sandbox, operationKeyOf(t, snap, snap.Actions[0].StepID)), "the first proposal is never posted")
 		},
 	}}
+}
+
+// commentsCarrying counts the comments marked with operationKey.
+func commentsCarrying(sandbox *ghsandbox.Server, operationKey string) int {
+	n := 0
+	for _, c := range sandbox.Comments("acme", "widgets", 1) {
+		if strings.Contains(c.Body, api.OperationMarker(operationKey)) {
+			n++
+		}
+	}
+	return n
+}
+
+func operationKeyOf(t *testing.T, snap api.RunSnapshot, stepID string) string {
+	t.Helper()
+	for _, st := range snap.Steps {
+		if st.ID == stepID {
+			require.NotEmpty(t, st.OperationKey, "step %s", stepID)
+			return st.OperationKey
+		}
+	}
+	t.Fatalf("no step %s", stepID)
+	return ""
 }
 
 func commentsStartingWith(sandbox *ghsandbox.Server, prefix string) int {

@@ -94,11 +94,24 @@ func TestAKeyThatIsNeverCreatedIsTriedTenTimesThenFails(t *testing.T) {
 	}
 	require.Equal(t, []string{"waiting 2s", "waiting 4s", "waiting 8s", "waiting 16s", "waiting 32s",
 		"waiting 1m0s", "waiting 1m0s", "waiting 1m0s"}, waits)
+	var backoffs []string
+	looksSince := 0
+	for _, s := range withPrefix(log.timerSummaries(), "Wait ") {
+		if strings.HasSuffix(s, ", then look again for the comment") {
+			looksSince++
+			continue
+		}
+		// Each 502 proves nothing: the run looks again until the attempt
+		// could no longer land (resend.go) before it backs off and resends.
+		require.Positive(t, looksSince, "a look again before %q", s)
+		looksSince = 0
+		backoffs = append(backoffs, s)
+	}
 	require.Equal(t, []string{
 		"Wait 2s before posting attempt 3", "Wait 4s before posting attempt 4", "Wait 8s before posting attempt 5",
 		"Wait 16s before posting attempt 6", "Wait 32s before posting attempt 7", "Wait 1m before posting attempt 8",
 		"Wait 1m before posting attempt 9", "Wait 1m before posting attempt 10",
-	}, withPrefix(log.timerSummaries(), "Wait "))
+	}, backoffs)
 	summaries := log.activitySummaries(createActivity)
 	require.Len(t, summaries, maxCreateAttempts)
 	for i, s := range summaries {
