@@ -52,6 +52,9 @@ func FollowUpRunID(earlier api.Run, user, key string) string {
 // an approver on a run that names approvers (ErrFollowUpRefused); the run
 // asks a writer's permission itself.
 func (c *Client) FollowUp(ctx context.Context, req FollowUpRequest) (Started, error) {
+	if err := api.CheckGoal(req.Goal); err != nil {
+		return Started{}, err
+	}
 	snap, err := c.Snapshot(ctx, req.Earlier)
 	if err != nil {
 		return Started{}, err

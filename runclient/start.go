@@ -197,6 +197,9 @@ func TargetIdempotencyKey(t api.Target, goal, user, agent string) string {
 // read, of the kind a built-in agent takes, and named approvers on a kind
 // without a source of who may approve.
 func CheckStart(in api.RunInput) error {
+	if err := api.CheckGoal(in.Goal); err != nil {
+		return err
+	}
 	target, err := in.RunTarget()
 	if err != nil {
 		return err

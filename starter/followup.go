@@ -35,6 +35,9 @@ func (c *startCommand) startFollowUp(ctx context.Context, fs *flag.FlagSet) erro
 	case strings.TrimSpace(c.user) == "":
 		return usageErr(fs, startSynopsis, errors.New("--user is empty"))
 	}
+	if err := api.CheckGoal(c.goal); err != nil {
+		return usageErr(fs, startSynopsis, fmt.Errorf("--goal: %w", err))
+	}
 	req := runclient.FollowUpRequest{
 		Earlier: c.followUp, User: c.user, Goal: c.goal, TaskQueue: c.taskQueue, Key: c.idempotencyKey,
 		ApprovalTimeout: c.approvalTimeout, MaxSteps: c.maxSteps,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,6 +26,21 @@ func TestStartFollowUpRefusesTheFlagsItTakesFromTheEarlierRun(t *testing.T) {
 	r := starterWith(map[string]string{"USER": "carol"}, "start", "--follow-up", "review-x")
 	require.Equal(t, exitUsage, r.code)
 	require.Contains(t, r.stderr, "--follow-up needs --goal")
+}
+
+// A goal the run would refuse is refused before any call, on a plain start
+// and on a follow-up alike (api.CheckGoal): no server is running here.
+func TestStartRefusesAGoalTheRunWouldRefuseBeforeAnyCall(t *testing.T) {
+	for _, goal := range []string{strings.Repeat("x", api.MaxGoalBytes+1), "first line\nsecond", "bad \xff byte"} {
+		for _, args := range [][]string{
+			{"start", "--follow-up", "review-x", "--goal", goal},
+			{"start", "--repo", "acme/widgets", "--pr", "1", "--goal", goal},
+		} {
+			r := starterWith(map[string]string{"USER": "carol", "TEMPORAL_ADDRESS": "127.0.0.1:1"}, args...)
+			require.Equal(t, exitUsage, r.code, "%v: %s", args[:3], r.stderr)
+			require.Contains(t, r.stderr, "goal must be valid UTF-8 of at most 2000 bytes", args[:3])
+		}
+	}
 }
 
 // waitEnded waits until the run reaches a terminal status and returns it.

@@ -23,8 +23,9 @@ func (req Start) validateFollowUp() error {
 		return Invalidf("a follow-up keeps its run's target, agent and approvers: send followUp, goal and userId, without repo, pullNumber, target, agent or approvers")
 	case strings.TrimSpace(req.Goal) == "":
 		return Invalidf("missing field: goal (a follow-up's goal is its new message)")
-	case len(req.Goal) > MaxGoalLength || HasControl(req.Goal):
-		return Invalidf("goal must be valid UTF-8 of at most %d bytes, without control characters", MaxGoalLength)
+	}
+	if err := api.CheckGoal(req.Goal); err != nil {
+		return Invalidf("%s", err)
 	}
 	if err := checkName("userId", req.UserID); err != nil {
 		return err

@@ -15,9 +15,8 @@ import (
 const (
 	// MaxIdempotencyKeyLength is the Idempotency-Key header's, as Stripe's.
 	MaxIdempotencyKeyLength = 255
-	// MaxGoalLength bounds a run's goal: it goes into the model's prompt and
-	// the run's history.
-	MaxGoalLength = 2000
+	// MaxGoalLength bounds a run's goal (api.CheckGoal).
+	MaxGoalLength = api.MaxGoalBytes
 	// MaxApprovers bounds a run's approvers.
 	MaxApprovers = 20
 	// DefaultPageSize is a listing's page when the caller names none.
@@ -67,9 +66,10 @@ func (req Start) Validate() error {
 	if err := req.checkTarget(); err != nil {
 		return err
 	}
+	if err := api.CheckGoal(req.Goal); err != nil {
+		return Invalidf("%s", err)
+	}
 	switch {
-	case len(req.Goal) > MaxGoalLength || HasControl(req.Goal):
-		return Invalidf("goal must be valid UTF-8 of at most %d bytes, without control characters", MaxGoalLength)
 	case req.Agent != "" && !api.ValidAgentName(req.Agent):
 		return Invalidf("agent: %s", runclient.ErrBadAgent)
 	case len(req.Approvers) > MaxApprovers:
