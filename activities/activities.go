@@ -72,7 +72,8 @@ func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.Mode
 	}
 	hb, stop := heartbeatWhile(ctx, interval, cmp.Or(a.WritingInterval, ModelWritingInterval))
 	var d api.ModelDecision
-	if streaming, ok := a.Model.(streamingModel); ok {
+	streaming, streams := a.Model.(streamingModel)
+	if streams {
 		d, err = streaming.Stream(ctx, conversation, offered, hb.writing)
 	} else {
 		d, err = a.Model.Next(ctx, conversation, offered)
@@ -88,5 +89,8 @@ func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.Mode
 		return api.ModelDecision{}, fmt.Errorf("model next: %w", err)
 	}
 	countTokens(ctx, d.Usage)
+	// Only a model with nothing to show as it writes may run where its
+	// run's workflow task runs: a local activity has no heartbeat details.
+	d.Local = !streams
 	return d, nil
 }

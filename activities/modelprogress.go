@@ -37,7 +37,9 @@ type modelHeartbeat struct {
 // writing is the stream's callback.
 func heartbeatWhile(ctx context.Context, interval, writingEvery time.Duration) (hb *modelHeartbeat, stop func()) {
 	hb = &modelHeartbeat{done: make(chan struct{})}
-	if !activity.IsActivity(ctx) {
+	// A local activity's heartbeats go nowhere: the workflow task that runs
+	// it is what tells the server its worker lives.
+	if !activity.IsActivity(ctx) || activity.GetInfo(ctx).IsLocalActivity {
 		return hb, func() {}
 	}
 	go hb.run(ctx, interval, min(interval, writingEvery))

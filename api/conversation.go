@@ -62,6 +62,12 @@ type ModelDecision struct {
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 	Usage     Usage      `json:"usage"`
 	Model     string     `json:"model,omitempty"`
+	// Local is set by a worker whose model writes nothing as it thinks (it
+	// does not stream, so there are no heartbeat details to show): the
+	// run's next model call may then be a local activity. Absent, as from a
+	// streaming model or a worker of an older build, the next call is an
+	// activity the server schedules.
+	Local bool `json:"local,omitempty"`
 }
 
 // ModelInput is the input of ActivityModelNext. It carries the conversation

@@ -224,6 +224,9 @@ type Checkpoint struct {
 	// CancelRequestKeys are the RequestKey of every cancel request seen,
 	// so that a repeat is recognised.
 	CancelRequestKeys []string `json:"cancelRequestKeys,omitempty"`
+	// ModelLocal is the last model answer's Local: the next model call is
+	// a local activity. Carried, so that a new generation's calls stay local.
+	ModelLocal bool `json:"modelLocal,omitempty"`
 }
 
 // CheckpointView is the part of the Checkpoint the run query shows.

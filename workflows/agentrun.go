@@ -10,7 +10,6 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/modelcall"
-	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 )
 
@@ -174,45 +173,6 @@ func (w *agentRun) run(root workflow.Context) (api.RunResult, error) {
 		})
 		w.OpenToolCalls = decision.ToolCalls
 	}
-}
-
-func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
-	w.setLabel(api.LabelThinking)
-	if w.Run.Status != api.RunRunning {
-		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
-	}
-	tools := w.offeredTools()
-	in, size, err := w.encoding.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
-	if err != nil {
-		return api.ModelDecision{}, err
-	}
-	in.Tools, in.Agent = nil, w.agent.Name
-	safeInput := map[string]any{
-		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": modelcall.ToolNames(tools),
-	}
-	if in.Ref != nil {
-		safeInput["conversationDigest"] = in.Ref.Digest
-	}
-	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
-	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
-	w.setStepStatus(ctx, st, api.StepRunning, "")
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelCall(w.Run.TargetRef(), w.ModelCalls()), st, "", 0))
-	var d api.ModelDecision
-	if err := workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, &d); err != nil {
-		if ctx.Err() != nil {
-			return d, ctx.Err()
-		}
-		msg := "model call failed: " + Message(err)
-		w.setStepStatus(ctx, st, api.StepFailed, msg)
-		return d, errors.New(msg)
-	}
-	usage := d.Usage
-	st.Usage = &usage
-	w.Run.Usage.PromptTokens += usage.PromptTokens
-	w.Run.Usage.CompletionTokens += usage.CompletionTokens
-	st.SafeOutput = redact.JSON(d)
-	w.setStepStatus(ctx, st, api.StepSucceeded, "")
-	return d, nil
 }
 
 // end settles the run: cancelled when a cancel was accepted or the

@@ -38,9 +38,36 @@ func ModelCall(target string, call int) workflow.ActivityOptions {
 		Summary:          fmt.Sprintf("Ask the model for the next step of the run on %s (call %d)", target, call),
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8,
-			NonRetryableErrorTypes: []string{api.ErrTypeModelRejected, api.ErrTypeBadToolCall},
+			NonRetryableErrorTypes: modelNonRetryable,
 		},
 	}
+}
+
+// modelNonRetryable: only a refusal or a bad tool call is final.
+var modelNonRetryable = []string{api.ErrTypeModelRejected, api.ErrTypeBadToolCall}
+
+// ModelCallFirstTry: the first try of a model call whose model has nothing
+// to stream is a local activity, on ModelCall's timeout. A worker that dies
+// in it fails its workflow task, and the task's retry, on any worker, asks
+// again. A try that fails and may be retried goes on as ModelRetry.
+func ModelCallFirstTry(target string, call int) workflow.LocalActivityOptions {
+	opts := ModelCall(target, call)
+	return workflow.LocalActivityOptions{
+		StartToCloseTimeout: opts.StartToCloseTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+		Summary:             opts.Summary,
+	}
+}
+
+// ModelRetry: the tries of a model call after a local first try, started
+// ReadRetryDelay after it (or at its Retry-After), as an activity the server
+// retries and heartbeats keep alive. Its backoff goes on from the first
+// try's, so the tries keep ModelCall's schedule and its number of attempts.
+func ModelRetry(target string, call int) workflow.ActivityOptions {
+	opts := ModelCall(target, call)
+	opts.RetryPolicy.MaximumAttempts--
+	opts.RetryPolicy.InitialInterval = time.Duration(opts.RetryPolicy.BackoffCoefficient * float64(ReadRetryDelay))
+	return opts
 }
 
 // A read is tried readTries times at most, with backoff, until its tool

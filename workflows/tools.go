@@ -150,7 +150,7 @@ func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		var out api.ToolOutput
 		err := first.Get(ctx, &out)
-		if err != nil && ctx.Err() == nil && readMayRetry(err) {
+		if err != nil && ctx.Err() == nil && mayRetry(err, readNonRetryable) {
 			err = w.retryRead(ctx, st, in, err, &out)
 		}
 		settle.Set(out, err)
@@ -163,17 +163,18 @@ func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 // named after the step with api.ReadRetry, shows the others.
 func (w *agentRun) retryRead(ctx workflow.Context, st *api.AgentStep, in api.ToolInput, firstErr error, out *api.ToolOutput) error {
 	w.stepNote(ctx, st, "try 1 failed: "+Message(firstErr))
-	if err := workflow.Sleep(ctx, readRetryDelay(firstErr)); err != nil {
+	if err := workflow.Sleep(ctx, firstRetryDelay(firstErr)); err != nil {
 		return err
 	}
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, api.ReadRetry, 2))
 	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, in).Get(ctx, out)
 }
 
-// readRetryDelay is how long after a failed first try the second starts:
-// ReadRetryDelay, or longer when the failure says when to try again (a
-// rate limit's Retry-After or reset), as Temporal honours for an activity.
-func readRetryDelay(err error) time.Duration {
+// firstRetryDelay is how long after a failed local first try (of a read
+// or a model call) the second starts: ReadRetryDelay, or longer when the
+// failure says when to try again (a rate limit's Retry-After or reset), as
+// Temporal honours for an activity.
+func firstRetryDelay(err error) time.Duration {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) && app.NextRetryDelay() > ReadRetryDelay {
 		return app.NextRetryDelay()
@@ -181,12 +182,12 @@ func readRetryDelay(err error) time.Duration {
 	return ReadRetryDelay
 }
 
-// readMayRetry tells whether a read's failed try may be tried again: not
-// when its tool proved it cannot succeed, nor when it was cancelled.
-func readMayRetry(err error) bool {
+// mayRetry tells whether a failed first try may be tried again: not when
+// it proved it cannot succeed (nonRetryable), nor when it was cancelled.
+func mayRetry(err error, nonRetryable []string) bool {
 	var app *temporal.ApplicationError
 	if errors.As(err, &app) {
-		return !app.NonRetryable() && !slices.Contains(readNonRetryable, app.Type())
+		return !app.NonRetryable() && !slices.Contains(nonRetryable, app.Type())
 	}
 	var canceled *temporal.CanceledError
 	return !errors.As(err, &canceled)

@@ -1,0 +1,88 @@
+// This file is a run's model call: the step that records it, and where it
+// runs. A call whose model may stream is an activity the server schedules,
+// whose heartbeats carry what the model writes; once the run's last answer
+// says its worker's model has nothing to stream (api.ModelDecision.Local),
+// the next call's first try is a local activity, run in the workflow task
+// that asks for it, as a read's first try is.
+
+package workflows
+
+import (
+	"errors"
+
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/redact"
+)
+
+func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
+	w.setLabel(api.LabelThinking)
+	if w.Run.Status != api.RunRunning {
+		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
+	}
+	tools := w.offeredTools()
+	in, size, err := w.encoding.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
+	if err != nil {
+		return api.ModelDecision{}, err
+	}
+	in.Tools, in.Agent = nil, w.agent.Name
+	safeInput := map[string]any{
+		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": modelcall.ToolNames(tools),
+	}
+	if in.Ref != nil {
+		safeInput["conversationDigest"] = in.Ref.Digest
+	}
+	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
+	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
+	w.setStepStatus(ctx, st, api.StepRunning, "")
+	var d api.ModelDecision
+	if err := w.askModel(ctx, st, in, &d); err != nil {
+		if ctx.Err() != nil {
+			return d, ctx.Err()
+		}
+		msg := "model call failed: " + Message(err)
+		w.setStepStatus(ctx, st, api.StepFailed, msg)
+		return d, errors.New(msg)
+	}
+	// Decided by what the history holds, so a replay decides the same; a
+	// worker whose model changed since answers so, and the next call
+	// follows it.
+	w.ModelLocal = d.Local
+	usage := d.Usage
+	st.Usage = &usage
+	w.Run.Usage.PromptTokens += usage.PromptTokens
+	w.Run.Usage.CompletionTokens += usage.CompletionTokens
+	st.SafeOutput = redact.JSON(d)
+	w.setStepStatus(ctx, st, api.StepSucceeded, "")
+	return d, nil
+}
+
+// askModel runs a model call's tries: all of them as one activity
+// (ModelCall), or, when the last answer allows, the first as a local
+// activity (ModelCallFirstTry) and, when that fails and may be retried,
+// the others as one activity (ModelRetry), named after the step with
+// api.ReadRetry so that the status view counts the local try.
+func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.ModelInput, d *api.ModelDecision) error {
+	target, call := w.Run.TargetRef(), w.ModelCalls()
+	if !w.ModelLocal {
+		actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelCall(target, call), st, "", 0))
+		return workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, d)
+	}
+	// By name, as a read's first try (startRead).
+	lctx := workflow.WithLocalActivityOptions(ctx, ModelCallFirstTry(target, call))
+	err := workflow.ExecuteLocalActivity(lctx, api.ActivityModelNext, in).Get(ctx, d)
+	if err == nil || ctx.Err() != nil || !mayRetry(err, modelNonRetryable) {
+		return err
+	}
+	w.stepNote(ctx, st, "try 1 failed: "+Message(err))
+	if err := workflow.Sleep(ctx, firstRetryDelay(err)); err != nil {
+		return err
+	}
+	// The local try took the handed-over conversation; the activity may
+	// start on this worker too.
+	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelRetry(target, call), st, api.ReadRetry, 2))
+	return workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, d)
+}
