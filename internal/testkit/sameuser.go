@@ -38,7 +38,8 @@ const (
 )
 
 // Main is a test binary's TestMain: re-executed by Program, it runs the
-// program's own main; by Read, it reads one file; otherwise it runs the tests.
+// program's own main; by Read, it reads one file; otherwise it runs the tests
+// (RunTests, which stops the shared server after them).
 func Main(m *testing.M, programMain func()) {
 	switch os.Getenv(modeVar) {
 	case modeProgram:
@@ -49,7 +50,7 @@ func Main(m *testing.M, programMain func()) {
 	case modeTrace:
 		os.Exit(trace(os.Args[len(os.Args)-1], os.Stderr))
 	}
-	os.Exit(m.Run())
+	RunTests(m)
 }
 
 func read(path string, stdout, stderr io.Writer) int {

@@ -9,6 +9,7 @@ package testkit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os/exec"
 	"testing"
@@ -52,6 +53,9 @@ type Server struct {
 	client    client.Client
 	process   *testsuite.DevServer
 	output    *TailBuffer
+	// shared is the test binary's one server (SharedServer): RunTests stops
+	// it, and no test may.
+	shared bool
 }
 
 // NeedsDevServer skips the test in -short mode, which leaves out the tests
@@ -64,28 +68,45 @@ func NeedsDevServer(t testing.TB) {
 }
 
 // StartServer starts a dev server on a free port, stops it when the test
-// ends, and fails the test if it cannot.
+// ends, and fails the test if it cannot. A test that needs no options of its
+// own takes SharedServer instead, which costs no start.
 func StartServer(t testing.TB, opts ServerOptions) *Server {
 	t.Helper()
-	s := &Server{t: t, opts: opts, binary: TemporalCLI(t), output: NewTailBuffer(16 << 10)}
-	s.address = FreeAddress(t)
-	s.sidePorts = []string{"--http-port", portOf(FreeAddress(t)), "--metrics-port", portOf(FreeAddress(t))}
-	s.launch()
-
-	c, err := temporalclient.Dial(context.Background(), s.Config(), QuietLogger())
-	if err != nil {
-		s.Stop()
-		t.Fatalf("dial the dev server: %v", err)
+	s := newServer(t, opts)
+	if err := s.start(); err != nil {
+		t.Fatalf("%v", err)
 	}
-	s.client = c
 	t.Cleanup(func() {
-		c.Close()
+		s.client.Close()
 		s.Stop()
 		if t.Failed() {
 			t.Logf("dev server output (tail):\n%s", s.output.String())
 		}
 	})
 	return s
+}
+
+// newServer picks the server's addresses; start launches it.
+func newServer(t testing.TB, opts ServerOptions) *Server {
+	t.Helper()
+	s := &Server{t: t, opts: opts, binary: TemporalCLI(t), output: NewTailBuffer(16 << 10)}
+	s.address = FreeAddress(t)
+	s.sidePorts = []string{"--http-port", portOf(FreeAddress(t)), "--metrics-port", portOf(FreeAddress(t))}
+	return s
+}
+
+// start launches the server and dials the client tests use.
+func (s *Server) start() error {
+	if err := s.launch(); err != nil {
+		return err
+	}
+	c, err := temporalclient.Dial(context.Background(), s.Config(), QuietLogger())
+	if err != nil {
+		_ = s.stop()
+		return fmt.Errorf("dial the dev server: %w", err)
+	}
+	s.client = c
+	return nil
 }
 
 // Dial is one more client of the server, with what cfg adds to Config (a
@@ -116,31 +137,45 @@ func (s *Server) Config() temporalclient.Config {
 // Stop stops the server process and waits for it to exit. Stopping a stopped
 // server does nothing.
 func (s *Server) Stop() {
+	if s.shared {
+		panic("testkit: the shared dev server is stopped by RunTests, not by a test; a test that stops its server needs StartServer")
+	}
+	if err := s.stop(); err != nil {
+		s.t.Errorf("%v", err)
+	}
+}
+
+func (s *Server) stop() error {
 	if s.process == nil {
-		return
+		return nil
 	}
 	err := s.process.Stop()
 	s.process = nil
 	var exitErr *exec.ExitError
 	if err != nil && !errors.As(err, &exitErr) {
-		s.t.Errorf("stop the dev server at %s: %v", s.address, err)
+		return fmt.Errorf("stop the dev server at %s: %w", s.address, err)
 	}
+	return nil
 }
 
 // Restart stops the server (if running) and starts it again on the same
 // address with the same DB file. Only a server with a DBFile can restart:
 // an in-memory one would come back empty.
 func (s *Server) Restart() {
+	if s.shared {
+		panic("testkit: the shared dev server cannot restart; a test that restarts its server needs StartServer with a DBFile")
+	}
 	s.t.Helper()
 	if s.opts.DBFile == "" {
 		s.t.Fatalf("testkit: Restart needs ServerOptions.DBFile; an in-memory server loses every workflow")
 	}
 	s.Stop()
-	s.launch()
+	if err := s.launch(); err != nil {
+		s.t.Fatalf("%v", err)
+	}
 }
 
-func (s *Server) launch() {
-	s.t.Helper()
+func (s *Server) launch() error {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	attrs := SearchAttributes()
@@ -161,11 +196,12 @@ func (s *Server) launch() {
 		Stderr:           s.output,
 	})
 	if err != nil {
-		s.t.Fatalf("start the dev server at %s: %v\n%s", s.address, err, s.output.String())
+		return fmt.Errorf("start the dev server at %s: %w\n%s", s.address, err, s.output.String())
 	}
-	// Our own client (made once in Start) is the one tests use.
+	// Our own client (made once in start) is the one tests use.
 	process.Client().Close()
 	s.process = process
+	return nil
 }
 
 func portOf(addr string) string {

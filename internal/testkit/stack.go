@@ -20,7 +20,12 @@ const DefaultTaskQueue = "testenv"
 
 // StackOptions configures a stack.
 type StackOptions struct {
-	// TaskQueue is the worker's queue; empty means DefaultTaskQueue.
+	// SharedServer puts the stack on the test binary's shared dev server
+	// (SharedServer) instead of a server of its own: the test then must keep
+	// to queues, workflow IDs and deployment names of its own (Unique).
+	SharedServer bool
+	// TaskQueue is the worker's queue; empty means DefaultTaskQueue, or on
+	// the shared server a queue of the test's own.
 	TaskQueue string
 	// Model is the worker's model; nil means the offline reviewer.
 	Model model.Model
@@ -34,7 +39,7 @@ type StackOptions struct {
 }
 
 // Stack is a running dev server, sandbox and worker, all stopped when the
-// test that started them ends.
+// test that started them ends (but the shared server, which RunTests stops).
 type Stack struct {
 	// GitHubURL is the sandbox's API root, as GITHUB_API_URL takes it.
 	GitHubURL string
@@ -47,17 +52,28 @@ type Stack struct {
 	github  *github.Client
 }
 
-// StartStack starts a dev server, the sandbox with the default fixture and a
-// worker, and fails the test if any part cannot start.
+// StartStack starts a dev server (or takes the shared one), the sandbox with
+// the default fixture and a worker, and fails the test if any part cannot
+// start.
 func StartStack(t testing.TB, opts StackOptions) *Stack {
 	t.Helper()
-	if opts.TaskQueue == "" {
-		opts.TaskQueue = DefaultTaskQueue
+	var server *Server
+	switch {
+	case opts.SharedServer:
+		server = SharedServer(t)
+		if opts.TaskQueue == "" {
+			opts.TaskQueue = Unique(t, DefaultTaskQueue)
+		}
+	default:
+		server = StartServer(t, ServerOptions{})
+		if opts.TaskQueue == "" {
+			opts.TaskQueue = DefaultTaskQueue
+		}
 	}
 	if opts.Model == nil {
 		opts.Model = offline.NewReviewer()
 	}
-	s := &Stack{TaskQueue: opts.TaskQueue, server: StartServer(t, ServerOptions{})}
+	s := &Stack{TaskQueue: opts.TaskQueue, server: server}
 	s.client = s.server.Client()
 	if opts.PayloadCodec != nil || opts.MetricsHandler != nil || len(opts.Interceptors) > 0 {
 		s.client = s.server.Dial(t, temporalclient.Config{
