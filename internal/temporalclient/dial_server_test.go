@@ -10,8 +10,13 @@ import (
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
+// The tests below dial one dev server, the binary's shared one: none needs
+// options of its own or changes anything on it.
+func TestMain(m *testing.M) { testkit.RunTests(m) }
+
 func TestDialReachesARunningServer(t *testing.T) {
-	s := testkit.StartServer(t, testkit.ServerOptions{})
+	t.Parallel()
+	s := testkit.SharedServer(t)
 
 	c, err := temporalclient.Dial(context.Background(), s.Config(), nil)
 	require.NoError(t, err)
@@ -22,7 +27,8 @@ func TestDialReachesARunningServer(t *testing.T) {
 }
 
 func TestDialToUnknownNamespaceFailsNamingIt(t *testing.T) {
-	s := testkit.StartServer(t, testkit.ServerOptions{})
+	t.Parallel()
+	s := testkit.SharedServer(t)
 	cfg := s.Config()
 	cfg.Namespace = "no-such-namespace"
 
@@ -36,7 +42,8 @@ func TestDialToUnknownNamespaceFailsNamingIt(t *testing.T) {
 // Both settings reach a real server: the SDK falls back per RPC only when
 // the server refuses gzip, so a wrong choice would show here.
 func TestDialWithEitherGRPCCompressionServesRequests(t *testing.T) {
-	s := testkit.StartServer(t, testkit.ServerOptions{})
+	t.Parallel()
+	s := testkit.SharedServer(t)
 	for _, c := range []temporalclient.Compression{temporalclient.CompressionGzip, temporalclient.CompressionNone} {
 		cfg := s.Config()
 		cfg.Compression = c

@@ -68,12 +68,12 @@ func (f *tlsFront) seen() (auth, peers []string) {
 	return append([]string(nil), f.auth...), append([]string(nil), f.peer...)
 }
 
-// configBehindTLSFront starts a dev server behind a TLS front and reads the
+// configBehindTLSFront puts the shared dev server behind a TLS front and reads the
 // client's configuration from the variables vars sets, given the front's
 // address and the certificates.
 func configBehindTLSFront(t *testing.T, vars func(addr string, certs standalone.Certs) map[string]string) (*tlsFront, temporalclient.Config) {
 	t.Helper()
-	s := testkit.StartServer(t, testkit.ServerOptions{})
+	s := testkit.SharedServer(t)
 	certs := standalone.Write(t)
 	front := startTLSFront(t, certs, s.Address())
 	env := vars(front.addr, certs)
@@ -83,6 +83,7 @@ func configBehindTLSFront(t *testing.T, vars func(addr string, certs standalone.
 }
 
 func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
+	t.Parallel()
 	front, cfg := configBehindTLSFront(t, func(addr string, certs standalone.Certs) map[string]string {
 		return map[string]string{
 			"TEMPORAL_ADDRESS":                 addr,
@@ -106,6 +107,7 @@ func TestDialOverMutualTLSWithAnAPIKeyFromTheVariables(t *testing.T) {
 }
 
 func TestDialWithoutTheClientCertificateIsRefusedByAnMTLSFrontend(t *testing.T) {
+	t.Parallel()
 	front, cfg := configBehindTLSFront(t, func(addr string, certs standalone.Certs) map[string]string {
 		return map[string]string{
 			"TEMPORAL_ADDRESS":                 addr,
