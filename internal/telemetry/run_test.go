@@ -44,9 +44,9 @@ func scrapeUntil(t *testing.T, url string, done func(telemetry.Families) bool) t
 // TestOneApprovedRunShowsInTheWorkersMetrics also checks that every metric
 // the Grafana dashboard queries is in the scrape.
 func TestOneApprovedRunShowsInTheWorkersMetrics(t *testing.T) {
-	testkit.NeedsDevServer(t)
+	t.Parallel()
 	tel, url := startMetrics(t)
-	s := testkit.StartStack(t, testkit.StackOptions{MetricsHandler: tel.Metrics.Handler()})
+	s := testkit.StartStack(t, testkit.StackOptions{SharedServer: true, MetricsHandler: tel.Metrics.Handler()})
 	run := s.StartReview(t, s.TaskQueue)
 	action := s.WaitForApproval(t, run.GetID())
 	s.Approve(t, run.GetID(), action.ID)

@@ -15,13 +15,17 @@ import (
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
+// The two runs of this package, each with its own worker, queue and
+// instruments, share the binary's dev server.
+func TestMain(m *testing.M) { testkit.RunTests(m) }
+
 func TestOneApprovedRunIsOneTraceFromStartThroughActivitiesAndTheSignal(t *testing.T) {
-	testkit.NeedsDevServer(t)
+	t.Parallel()
 	spans := tracetest.NewInMemoryExporter()
 	tracing, err := telemetry.NewTracingWith("agentrun-test", sdktrace.WithSyncer(spans))
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, tracing.Shutdown(context.Background())) })
-	s := testkit.StartStack(t, testkit.StackOptions{Interceptors: tracing.Interceptors()})
+	s := testkit.StartStack(t, testkit.StackOptions{SharedServer: true, Interceptors: tracing.Interceptors()})
 	tracing.Join(s.Client(), temporalclient.DefaultNamespace)
 
 	run := s.StartReview(t, s.TaskQueue)
