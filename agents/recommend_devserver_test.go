@@ -2,9 +2,7 @@ package agents_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
@@ -17,12 +15,16 @@ import (
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
-// startRecommender starts a stack (dev server, sandbox, worker) and a
-// worker of its own whose registry adds the recommend agent over the
+// The recommender's runs share the binary's dev server: each has its own
+// sandbox, queues and run ID.
+func TestMain(m *testing.M) { testkit.RunTests(m) }
+
+// startRecommender starts a stack (on the shared dev server: sandbox,
+// worker) and a worker of its own whose registry adds the recommend agent over the
 // sandbox's merchant service, then starts the demo's run, approved by alice.
 func startRecommender(t *testing.T, faults ...ghsandbox.Fault) (*testkit.Stack, client.WorkflowRun) {
 	t.Helper()
-	s := testkit.StartStack(t, testkit.StackOptions{})
+	s := testkit.StartStack(t, testkit.StackOptions{SharedServer: true})
 	for _, f := range faults {
 		require.NoError(t, s.Sandbox().AddFault(f))
 	}
@@ -31,7 +33,7 @@ func startRecommender(t *testing.T, faults ...ghsandbox.Fault) (*testkit.Stack, 
 	require.NoError(t, err)
 	acts.Tools, err = agents.BuiltinWith(activities.NewGitHubAccess(acts), ext)
 	require.NoError(t, err)
-	queue := "recommend-" + t.Name()
+	queue := testkit.Unique(t, "recommend")
 	w := agentworker.NewWithActivities(s.Client(), queue, acts)
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
@@ -41,7 +43,7 @@ func startRecommender(t *testing.T, faults ...ghsandbox.Fault) (*testkit.Stack, 
 	in := api.RunInput{Agent: agents.Recommend, UserID: "carol", Approvers: []string{"alice"},
 		Goal: "somewhere for two to talk, about 150, coupons welcome"}.WithTarget(target)
 	run, err := s.Client().ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{
-		ID: fmt.Sprintf("recommend-%s-%d", t.Name(), time.Now().UnixNano()), TaskQueue: queue}, api.WorkflowName, in)
+		ID: queue, TaskQueue: queue}, api.WorkflowName, in)
 	require.NoError(t, err)
 	return s, run
 }
@@ -55,6 +57,7 @@ func approveAndFinish(t *testing.T, s *testkit.Stack, run client.WorkflowRun) ap
 }
 
 func TestRecommendApprovedSavesOneRecommendationAndExplainsTheFunnel(t *testing.T) {
+	t.Parallel()
 	s, run := startRecommender(t)
 	res := approveAndFinish(t, s, run)
 	require.Equal(t, api.RunCompleted, res.Status, res.Error)
@@ -81,6 +84,7 @@ func TestRecommendApprovedSavesOneRecommendationAndExplainsTheFunnel(t *testing.
 }
 
 func TestRecommendWithTheCouponServiceDownCompletesPartialNamingTheFailedTool(t *testing.T) {
+	t.Parallel()
 	s, run := startRecommender(t, ghsandbox.Fault{Op: ghsandbox.OpGetCoupons, Mode: ghsandbox.ModeStatus, Status: 503, Count: 20})
 	res := approveAndFinish(t, s, run)
 	require.Equal(t, api.RunCompleted, res.Status, res.Error)
@@ -96,6 +100,7 @@ func TestRecommendWithTheCouponServiceDownCompletesPartialNamingTheFailedTool(t 
 }
 
 func TestRecommendSaveWithALostResponseSavesExactlyOnce(t *testing.T) {
+	t.Parallel()
 	s, run := startRecommender(t, ghsandbox.Fault{Op: ghsandbox.OpSaveRecommendation, Mode: ghsandbox.ModeDropResponse})
 	res := approveAndFinish(t, s, run)
 	require.Equal(t, api.RunCompleted, res.Status, res.Error)
