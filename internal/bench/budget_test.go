@@ -122,8 +122,19 @@ func TestHistoryBytesPerModelCall(t *testing.T) {
 		"the inline baseline must grow with the conversation, or this measures nothing")
 }
 
+// streamingScripted is scriptedModel as a streaming provider (model/openai)
+// is: its calls stay activities the server schedules, whose inputs the
+// history records, which is what the references save. A model with nothing
+// to stream makes its calls after the first local, whose inputs the
+// history never holds.
+type streamingScripted struct{ scriptedModel }
+
+func (s streamingScripted) Stream(ctx context.Context, conversation []api.Message, tools []api.ToolSpec, _ func(string)) (api.ModelDecision, error) {
+	return s.Next(ctx, conversation, tools)
+}
+
 func startBudgetWorker(t *testing.T) client.Client {
-	return testkit.StartStack(t, testkit.StackOptions{TaskQueue: budgetQueue, Model: scriptedModel{}}).Client()
+	return testkit.StartStack(t, testkit.StackOptions{TaskQueue: budgetQueue, Model: streamingScripted{}}).Client()
 }
 
 const budgetQueue = "history-budget"
