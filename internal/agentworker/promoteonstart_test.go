@@ -13,10 +13,12 @@ import (
 )
 
 func TestPromoteOnStartSendsNewRunsToTheNewBuildWhileTheWaitingRunFinishesOnTheOld(t *testing.T) {
-	const queue = "promote-on-start"
+	t.Parallel()
+	queue := testkit.Unique(t, "promote-on-start")
 	stack := stackAside(t, queue)
-	buildA := agentworker.Deployment{Pinned: true, Name: "agentrun-on-start", BuildID: "a", PromoteOnStart: true}
-	buildB := agentworker.Deployment{Pinned: true, Name: "agentrun-on-start", BuildID: "b", PromoteOnStart: true}
+	name := testkit.Unique(t, "agentrun-on-start")
+	buildA := agentworker.Deployment{Pinned: true, Name: name, BuildID: "a", PromoteOnStart: true}
+	buildB := agentworker.Deployment{Pinned: true, Name: name, BuildID: "b", PromoteOnStart: true}
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 	check := replayCheck(stack, agentworker.ReplayRegistration(stack.Activities(nil)))

@@ -45,7 +45,8 @@ func replayUntilSampled(t *testing.T, check agentworker.ReplayCheck, scope agent
 }
 
 func TestReplayCheckPassesAWaitingRunOfThisCodeAndNamesItWhenTheCodeHasAnotherShape(t *testing.T) {
-	const queue = "replay-check"
+	t.Parallel()
+	queue := testkit.Unique(t, "replay-check")
 	stack := stackAside(t, queue)
 	acts := stack.Activities(nil)
 	w := agentworker.NewWorkerWithOptions(stack.Client(), agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout}, acts)
@@ -75,7 +76,8 @@ func TestReplayCheckPassesAWaitingRunOfThisCodeAndNamesItWhenTheCodeHasAnotherSh
 }
 
 func TestReplayCheckSamplesAtMostTheAskedNumberOfRuns(t *testing.T) {
-	const queue = "replay-check-sample"
+	t.Parallel()
+	queue := testkit.Unique(t, "replay-check-sample")
 	stack := stackAside(t, queue)
 	acts := stack.Activities(nil)
 	w := agentworker.NewWorkerWithOptions(stack.Client(), agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout}, acts)
@@ -94,7 +96,9 @@ func TestReplayCheckSamplesAtMostTheAskedNumberOfRuns(t *testing.T) {
 }
 
 func TestPromoteOnStartRefusesABuildThatCannotReplayTheUnversionedRunsItWouldTakeOver(t *testing.T) {
-	const queue = "promote-refused"
+	t.Parallel()
+	queue := testkit.Unique(t, "promote-refused")
+	unversionedRun := testkit.Unique(t, "unversioned-run")
 	stack := stackAside(t, queue)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
@@ -103,14 +107,14 @@ func TestPromoteOnStartRefusesABuildThatCannotReplayTheUnversionedRunsItWouldTak
 	unversioned := worker.New(stack.Client(), queue, worker.Options{})
 	registerOtherShape(unversioned)
 	require.NoError(t, unversioned.Start())
-	open, err := stack.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "unversioned-run", TaskQueue: queue}, api.WorkflowName, api.RunInput{})
+	open, err := stack.Client().ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: unversionedRun, TaskQueue: queue}, api.WorkflowName, api.RunInput{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool {
 		desc, err := stack.Client().DescribeWorkflowExecution(ctx, open.GetID(), "")
 		return err == nil && desc.GetPendingWorkflowTask() == nil && desc.GetWorkflowExecutionInfo().GetHistoryLength() > 3
 	}, testkit.RunTimeout, 50*time.Millisecond, "the unversioned run never started its timer")
 	unversioned.Stop()
-	build := agentworker.Deployment{Pinned: true, Name: "agentrun-refused", BuildID: "new"}
+	build := agentworker.Deployment{Pinned: true, Name: testkit.Unique(t, "agentrun-refused"), BuildID: "new"}
 	_, opts := startVersionedWorker(t, stack, queue, build)
 	check := replayCheck(stack, agentworker.ReplayRegistration(stack.Activities(nil)))
 	replayUntilSampled(t, check, agentworker.ReplayScope{TaskQueue: queue}, 1)
@@ -120,7 +124,7 @@ func TestPromoteOnStartRefusesABuildThatCannotReplayTheUnversionedRunsItWouldTak
 	var failed *agentworker.ReplayFailedError
 	require.ErrorAs(t, err, &failed)
 	require.Len(t, failed.Report.Failed, 1)
-	require.Equal(t, "unversioned-run", failed.Report.Failed[0].WorkflowID)
+	require.Equal(t, unversionedRun, failed.Report.Failed[0].WorkflowID)
 	require.False(t, routing.Promoted)
 	desc, err := stack.Client().WorkerDeploymentClient().GetHandle(build.Name).Describe(ctx, client.WorkerDeploymentDescribeOptions{})
 	require.NoError(t, err)

@@ -31,17 +31,23 @@ func createArrival(t *testing.T, sandbox *ghsandbox.Server) time.Time {
 	return at
 }
 
-// stackAside starts a stack whose own worker polls another queue than
-// queue, so that the runs a test starts on queue meet only the workers the
-// test starts and stops; it skips the test in -short mode.
+// The dev-server tests share the binary's server: each names its queues,
+// runs and deployments with testkit.Unique, so that neither another test
+// nor a rerun under -count meets them.
+func TestMain(m *testing.M) { testkit.RunTests(m) }
+
+// stackAside starts a stack on the shared server whose own worker polls
+// another queue than queue, so that the runs a test starts on queue meet
+// only the workers the test starts and stops; it skips the test in -short
+// mode.
 func stackAside(t *testing.T, queue string) *testkit.Stack {
 	t.Helper()
-	testkit.NeedsDevServer(t)
-	return testkit.StartStack(t, testkit.StackOptions{TaskQueue: queue + "-idle"})
+	return testkit.StartStack(t, testkit.StackOptions{SharedServer: true, TaskQueue: queue + "-idle"})
 }
 
 func TestWorkerStoppedWhileACommentIsPostedLetsThePostFinishWithoutReconciling(t *testing.T) {
-	const queue = "graceful-stop"
+	t.Parallel()
+	queue := testkit.Unique(t, "graceful-stop")
 	// The run meets only the worker this test stops, then the one it starts after.
 	stack := stackAside(t, queue)
 	stopping := agentworker.NewWorker(stack.Client(), queue, agentworker.DefaultStopTimeout, stack.Activities(nil))

@@ -15,12 +15,14 @@ import (
 )
 
 func TestRunStrandedOnABuildWithoutWorkersFinishesOnceMovedToTheNewBuild(t *testing.T) {
-	const queue = "versioned-stranded"
+	t.Parallel()
+	queue := testkit.Unique(t, "versioned-stranded")
+	deployment := testkit.Unique(t, "agentrun")
 	stack := stackAside(t, queue)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
-	oldBuild := agentworker.Deployment{Pinned: true, Name: "agentrun", BuildID: "old"}
-	newBuild := agentworker.Deployment{Pinned: true, Name: "agentrun", BuildID: "new"}
+	oldBuild := agentworker.Deployment{Pinned: true, Name: deployment, BuildID: "old"}
+	newBuild := agentworker.Deployment{Pinned: true, Name: deployment, BuildID: "new"}
 	workerOld, optsOld := startVersionedWorker(t, stack, queue, oldBuild)
 	_, err := agentworker.PromoteFirstVersion(ctx, stack.Client(), optsOld)
 	require.NoError(t, err)
@@ -30,7 +32,7 @@ func TestRunStrandedOnABuildWithoutWorkersFinishesOnceMovedToTheNewBuild(t *test
 	workerOld.Stop()
 	_, optsNew := startVersionedWorker(t, stack, queue, newBuild)
 	waitForVersion(t, stack.Client(), optsNew)
-	_, err = stack.Client().WorkerDeploymentClient().GetHandle("agentrun").SetCurrentVersion(ctx,
+	_, err = stack.Client().WorkerDeploymentClient().GetHandle(deployment).SetCurrentVersion(ctx,
 		client.WorkerDeploymentSetCurrentVersionOptions{BuildID: newBuild.BuildID})
 	require.NoError(t, err)
 	waitForOpenRunsOn(t, stack.Client(), oldBuild, 1)
@@ -40,9 +42,9 @@ func TestRunStrandedOnABuildWithoutWorkersFinishesOnceMovedToTheNewBuild(t *test
 	// The command docs/operations.md gives, as an operator would run it.
 	move := exec.CommandContext(ctx, filepath.Join(root, "bin", "temporal"), "workflow", "update-options",
 		"--address", stack.TemporalAddress(), "--yes",
-		"--query", `TemporalWorkerDeploymentVersion="agentrun:old" AND ExecutionStatus="Running"`,
+		"--query", `TemporalWorkerDeploymentVersion="`+deployment+`:old" AND ExecutionStatus="Running"`,
 		"--versioning-override-behavior", "pinned",
-		"--versioning-override-deployment-name", "agentrun", "--versioning-override-build-id", "new")
+		"--versioning-override-deployment-name", deployment, "--versioning-override-build-id", "new")
 	out, err := move.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	stack.Approve(t, run.GetID(), action.ID)

@@ -106,10 +106,12 @@ func commentsOf(stack *testkit.Stack, runID string) int {
 }
 
 func TestRunWaitingForApprovalFinishesOnTheBuildThatStartedItAfterANewBuildBecomesCurrent(t *testing.T) {
-	const queue = "versioned-rollout"
+	t.Parallel()
+	queue := testkit.Unique(t, "versioned-rollout")
+	deployment := testkit.Unique(t, "agentrun-rollout")
 	stack := stackAside(t, queue)
-	buildA := agentworker.Deployment{Pinned: true, Name: "agentrun-rollout", BuildID: "a"}
-	buildB := agentworker.Deployment{Pinned: true, Name: "agentrun-rollout", BuildID: "b"}
+	buildA := agentworker.Deployment{Pinned: true, Name: deployment, BuildID: "a"}
+	buildB := agentworker.Deployment{Pinned: true, Name: deployment, BuildID: "b"}
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
 
@@ -171,24 +173,26 @@ func describeCurrent(t *testing.T, c client.Client, name string) *worker.WorkerD
 }
 
 func TestFirstVersionLeavesADeploymentAnOperatorRoutedBackToUnversionedWorkersAlone(t *testing.T) {
-	const queue = "versioned-rollback"
+	t.Parallel()
+	queue := testkit.Unique(t, "versioned-rollback")
+	deployment := testkit.Unique(t, "agentrun-rollback")
 	stack := stackAside(t, queue)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)
 	defer cancel()
-	_, optsA := startVersionedWorker(t, stack, queue, agentworker.Deployment{Pinned: true, Name: "agentrun-rollback", BuildID: "a"})
+	_, optsA := startVersionedWorker(t, stack, queue, agentworker.Deployment{Pinned: true, Name: deployment, BuildID: "a"})
 	routing, err := agentworker.PromoteFirstVersion(ctx, stack.Client(), optsA)
 	require.NoError(t, err)
 	require.True(t, routing.Promoted)
-	_, err = stack.Client().WorkerDeploymentClient().GetHandle("agentrun-rollback").SetCurrentVersion(ctx,
+	_, err = stack.Client().WorkerDeploymentClient().GetHandle(deployment).SetCurrentVersion(ctx,
 		client.WorkerDeploymentSetCurrentVersionOptions{BuildID: ""})
 	require.NoError(t, err, "route the deployment back to unversioned workers")
 
-	_, optsC := startVersionedWorker(t, stack, queue, agentworker.Deployment{Pinned: true, Name: "agentrun-rollback", BuildID: "c"})
+	_, optsC := startVersionedWorker(t, stack, queue, agentworker.Deployment{Pinned: true, Name: deployment, BuildID: "c"})
 	routing, err = agentworker.PromoteFirstVersion(ctx, stack.Client(), optsC)
 
 	require.NoError(t, err)
 	require.Equal(t, agentworker.Routing{}, routing, "neither promoted nor current: new runs go to unversioned workers")
-	desc, err := stack.Client().WorkerDeploymentClient().GetHandle("agentrun-rollback").Describe(ctx, client.WorkerDeploymentDescribeOptions{})
+	desc, err := stack.Client().WorkerDeploymentClient().GetHandle(deployment).Describe(ctx, client.WorkerDeploymentDescribeOptions{})
 	require.NoError(t, err)
 	require.Nil(t, desc.Info.RoutingConfig.CurrentVersion, "the operator's routing stands")
 }
