@@ -69,8 +69,11 @@ func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
 	require.Error(t, dialErr, "a listener handed to the server is closed when it gives up")
 }
 
+// The start-up tests below only dial Temporal, so they share the binary's
+// dev server (TestMain's testkit.Main stops it); the stack tests, whose
+// inbox lists every run of the namespace, keep servers of their own.
 func TestApprovalServesUntilItsContextEnds(t *testing.T) {
-	server := testkit.StartServer(t, testkit.ServerOptions{})
+	server := testkit.SharedServer(t)
 	api := testkit.Listen(t)
 	addr := api.Addr().String()
 	stopped := startMain(t, map[string]string{
@@ -93,7 +96,7 @@ func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 }
 
 func TestApprovalWithAWebhookAddressServesTheWebhookOnlyThere(t *testing.T) {
-	server := testkit.StartServer(t, testkit.ServerOptions{})
+	server := testkit.SharedServer(t)
 	api, webhook := testkit.Listen(t), testkit.Listen(t)
 	addr, webhookAddr := api.Addr().String(), webhook.Addr().String()
 	stopped := startMain(t, map[string]string{
@@ -175,7 +178,7 @@ func postStatus(t *testing.T, url string) int {
 }
 
 func TestApprovalCountsRequestsByRouteAndCodeOnMetricsAddr(t *testing.T) {
-	server := testkit.StartServer(t, testkit.ServerOptions{})
+	server := testkit.SharedServer(t)
 	api, metrics := testkit.Listen(t), testkit.Listen(t)
 	addr := api.Addr().String()
 	stopped := startMain(t, map[string]string{
