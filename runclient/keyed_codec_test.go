@@ -17,15 +17,16 @@ import (
 // server stores ciphertext, and a client with the keys still tells a repeat
 // from a conflict.
 func TestTheRequestHashIsEncryptedAndStillComparedUnderPayloadKeys(t *testing.T) {
-	testkit.NeedsDevServer(t)
+	t.Parallel()
 	codec, err := payloadcodec.Parse(payloadcodec.NewKeyEntry("2026-12"))
 	require.NoError(t, err)
-	server := testkit.StartServer(t, testkit.ServerOptions{})
+	server := testkit.SharedServer(t)
 	rc := runclient.New(server.Dial(t, temporalclient.Config{Codec: codec}), runclient.Options{})
 	ctx := testContext(t)
 	// No worker polls the queue: the start and the memo are all this needs.
 	in := api.RunInput{Repo: "acme/widgets", PullNumber: 7, UserID: "carol"}
-	req := keyedRequest("no-worker", "k-1", in)
+	key := testkit.Unique(t, "k")
+	req := keyedRequest("no-worker", key, in)
 
 	_, err = rc.Start(ctx, req)
 	require.NoError(t, err)
@@ -33,7 +34,7 @@ func TestTheRequestHashIsEncryptedAndStillComparedUnderPayloadKeys(t *testing.T)
 	require.NoError(t, err, "a repeat")
 	other := in
 	other.PullNumber = 8
-	_, err = rc.Start(ctx, keyedRequest("no-worker", "k-1", other))
+	_, err = rc.Start(ctx, keyedRequest("no-worker", key, other))
 	require.ErrorIs(t, err, runclient.ErrIdempotencyConflict)
 
 	raw, err := server.Client().DescribeWorkflow(ctx, req.RunID, "")

@@ -35,7 +35,13 @@ const (
 	writingHeldAt = "I will read th"
 )
 
+// The tests that take the shared dev server keep to queues and run IDs of
+// their own and list nothing; those that list runs or need a server's
+// options start their own.
+func TestMain(m *testing.M) { testkit.RunTests(m) }
+
 func TestWhatTheModelWritesIsReadThroughDescribeWhileItStreamsAndNeverEntersHistory(t *testing.T) {
+	t.Parallel()
 	testkit.NeedsDevServer(t)
 	ctx := testContext(t)
 	chunks, err := standalone.ChunksOf([]byte(writingFirstAnswer))
@@ -62,8 +68,8 @@ func TestWhatTheModelWritesIsReadThroughDescribeWhileItStreamsAndNeverEntersHist
 	m, err := openai.New(openai.Config{BaseURL: fake.BaseURL(), APIKey: standalone.APIKey, Model: "gpt-4.1-mini"})
 	require.NoError(t, err)
 
-	s := testkit.StartStack(t, testkit.StackOptions{})
-	const queue = "watch-the-model"
+	s := testkit.StartStack(t, testkit.StackOptions{SharedServer: true})
+	queue := testkit.Unique(t, "watch-the-model")
 	acts := s.Activities(m)
 	acts.WritingInterval = 50 * time.Millisecond
 	w := agentworker.NewWithActivities(s.Client(), queue, acts)
