@@ -2,8 +2,10 @@ package workflows
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,31 +28,44 @@ func recordedHistory(t *testing.T, name string) []*historypb.HistoryEvent {
 	return h.Events
 }
 
-// A model call names its agent instead of recording the
-// agent's tool schemas, and past the opening prompt it sends a reference
-// instead of the conversation that the tool results already recorded.
+// A model call names its agent instead of recording the agent's tool
+// schemas; one the server schedules sends, past the opening prompt, a
+// reference instead of the conversation that the tool results already
+// recorded. Once the offline model said it has nothing to stream, the
+// later calls are local activities: their markers record the answer and
+// nothing of the conversation.
 func TestARunsModelCallsNameTheAgentAndReferTheConversation(t *testing.T) {
 	var calls []api.ModelInput
+	local := 0
 	for _, ev := range recordedHistory(t, "happy.json") {
+		if m := ev.GetMarkerRecordedEventAttributes(); m.GetMarkerName() == "LocalActivity" {
+			var marker struct{ ActivityType string }
+			require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["data"], &marker))
+			if marker.ActivityType == api.ActivityModelNext {
+				local++
+				require.ElementsMatch(t, []string{"data", "result"}, slices.Collect(maps.Keys(m.GetDetails())))
+				var d api.ModelDecision
+				require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["result"], &d))
+				require.True(t, d.Local)
+			}
+			continue
+		}
 		a := ev.GetActivityTaskScheduledEventAttributes()
-		if a.GetActivityType().GetName() != "ModelNext" {
+		if a.GetActivityType().GetName() != api.ActivityModelNext {
 			continue
 		}
 		var in api.ModelInput
 		require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(a.GetInput(), &in))
 		calls = append(calls, in)
 	}
-	require.GreaterOrEqual(t, len(calls), 2)
+	require.Len(t, calls, 1, "only the first call goes to the server")
+	require.Equal(t, 2, local)
 	for i, in := range calls {
 		require.Equal(t, api.DefaultAgent, in.Agent, "call %d", i)
 		require.Empty(t, in.Tools, "call %d", i)
 	}
 	require.Nil(t, calls[0].Ref, "the opening prompt fits inline")
 	require.NotEmpty(t, calls[0].Conversation)
-	for i, in := range calls[1:] {
-		require.NotNil(t, in.Ref, "call %d follows a tool result", i+1)
-		require.Empty(t, in.Conversation, "call %d", i+1)
-	}
 }
 
 // The wait for an approval publishes the action's ID with the status, in
