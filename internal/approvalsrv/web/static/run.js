@@ -47,10 +47,18 @@
     }
   }
 
+  // One panel fetch at a time: two in flight may answer out of order, and
+  // an older panel swapped in last would show a finished run as running,
+  // with no event left to correct it. A refresh asked for meanwhile fetches
+  // once more when the one in flight has answered.
+  var fetching = false;
+  var again = false;
   function refresh() {
+    if (fetching) { again = true; return; }
     if (pending) return;
     pending = setTimeout(function () {
       pending = null;
+      fetching = true;
       fetch(base + "/panel", { cache: "no-store" })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
         .then(function (html) {
@@ -58,7 +66,11 @@
           swapParts(html);
           if (warningCount() > warnings) reopen();
         })
-        .catch(function () { /* the next event retries */ });
+        .catch(function () { /* the next event retries */ })
+        .finally(function () {
+          fetching = false;
+          if (again) { again = false; refresh(); }
+        });
     }, 100);
   }
 
