@@ -108,7 +108,7 @@ const (
 // asserts outcomes, never timings. AGENTRUN_BENCH_CONCURRENCY lists the
 // batch sizes ("20,100"; default 20):
 //
-//	AGENTRUN_BENCH_CONCURRENCY=20,100 AGENTRUN_BENCH_CPUPROFILE=/tmp/cpu.pprof \
+//	AGENTRUN_BENCH_CONCURRENCY=20,100 AGENTRUN_BENCH_CPUPROFILE=$PWD/bin/cpu.pprof \
 //	  go test ./internal/bench -run TestOverheadRatio -v -count=1
 func TestOverheadRatio(t *testing.T) {
 	if testing.Short() {
