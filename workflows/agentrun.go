@@ -90,9 +90,13 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 }
 
 // runTarget is the input's target, refused when the agent takes another
-// kind or when its kind has no source of approvers and the run names none:
-// the run is the final word on both, whatever channel started it.
+// kind or when its kind has no source of approvers and the run names none,
+// and refused with a goal past api.CheckGoal: the run is the final word on
+// each, whatever channel started it.
 func runTarget(in api.RunInput, agent tools.Agent) (api.Target, error) {
+	if err := api.CheckGoal(in.Goal); err != nil {
+		return api.Target{}, fmt.Errorf("refused: %w", err)
+	}
 	target, err := in.RunTarget()
 	if err != nil {
 		return api.Target{}, err

@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -175,4 +176,23 @@ func TestAnApprovalOnAWorkerWithoutGitHubIsRefusedAtOnceSayingWhy(t *testing.T) 
 	}
 	require.Equal(t, 1, checks)
 	require.Equal(t, api.ActionExpired, querySnapshot(t, env).PendingAction.State, "nothing approved it")
+}
+
+// A start that reaches the workflow without the channels' checks (a raw
+// client) is held to the same goal rule: the run fails before it calls the
+// model or any tool.
+func TestARunWhoseGoalBreaksTheGoalRuleFailsAtStartCallingNothing(t *testing.T) {
+	ticket := &fileTicket{effects: map[string]string{}}
+	env := newTicketRun(t, ticket, []api.ToolCall{call("here", "file_ticket", `{"title":"t"}`)})
+	in := ticketInput("alice")
+	in.Goal = strings.Repeat("x", api.MaxGoalBytes+1)
+
+	env.ExecuteWorkflow(api.WorkflowName, in)
+
+	require.Error(t, env.GetWorkflowError())
+	snap := querySnapshot(t, env)
+	require.Equal(t, api.RunFailed, snap.Run.Status)
+	require.Contains(t, snap.Run.Error, "refused: goal must be valid UTF-8 of at most 2000 bytes")
+	require.Empty(t, snap.Steps, "no model call, no tool")
+	require.Empty(t, ticket.effects)
 }
