@@ -63,6 +63,8 @@ func run(ctx context.Context, getenv func(string) string) error {
 	// A long conversation reaches ModelNext by reference: the activity reads
 	// it back from the run through this store.
 	acts.Conversations = activities.NewQueryConversationStore(c, api.QueryConversation)
+	// A follow-up run loads the earlier run it continues through its queries.
+	acts.Runs = c
 
 	queue := orDefault(getenv("AGENT_TASK_QUEUE"), api.DefaultTaskQueue)
 	// Activities in flight get time to finish on SIGTERM: a cancelled post
