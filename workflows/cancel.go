@@ -86,7 +86,8 @@ func (w *agentRun) onCancel(ctx workflow.Context, raw json.RawMessage) {
 	}
 	why, needsWriter := RefuseCancel(sig, w.Run, w.Cancel)
 	if why == "" && needsWriter {
-		why = w.checkCancelPermission(ctx, who)
+		why = w.checkWritePermission(ctx, who, "cancel", "cancelling", fmt.Sprintf("cancel by %s not applied: ", who),
+			map[string]string{"cancel": "true", "login": who, "repo": w.in.Repo})
 	}
 	if why == "" && w.Cancel != nil {
 		why = "duplicate: the run was already cancelled by " + w.Cancel.By
@@ -126,14 +127,15 @@ func RefuseCancel(sig api.CancelSignal, run api.Run, cancelled *api.Cancellation
 	return "", true
 }
 
-// checkCancelPermission asks GitHub whether who may write to the run's
-// repository, as a permission_check step; it returns why not, or "".
-func (w *agentRun) checkCancelPermission(ctx workflow.Context, who string) string {
-	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, redact.JSON(map[string]string{
-		"cancel": "true", "login": who, "repo": w.in.Repo,
-	}))
+// checkWritePermission asks the target's permission source whether who
+// may write, as a permission_check step for what ("cancel", "follow-up")
+// with input as its shown input; it returns why not, or "". doing is what
+// needs write ("cancelling"); unchecked starts the answer when the check
+// could not run.
+func (w *agentRun) checkWritePermission(ctx workflow.Context, who, what, doing, unchecked string, input map[string]string) string {
+	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, redact.JSON(input))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	opts := PermissionCheck(who, w.in.Repo, "cancel")
+	opts := PermissionCheck(who, w.in.Repo, what)
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: opts.StartToCloseTimeout, RetryPolicy: opts.RetryPolicy, Summary: opts.Summary,
 	})
@@ -141,12 +143,12 @@ func (w *agentRun) checkCancelPermission(ctx workflow.Context, who string) strin
 	var res api.RepoPermission
 	if err := workflow.ExecuteLocalActivity(lctx, api.ActivityCheckRepoPermission, in).Get(ctx, &res); err != nil {
 		w.setStepStatus(ctx, st, api.StepFailed, Message(err))
-		return fmt.Sprintf("cancel by %s not applied: %s's permission on %s could not be checked%s", who, who, w.in.Repo, uncheckedReason(err))
+		return fmt.Sprintf("%s%s's permission on %s could not be checked%s", unchecked, who, w.in.Repo, uncheckedReason(err))
 	}
 	st.SafeOutput = redact.JSON(res)
 	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
 	if !api.CanApprove(res.Permission) {
-		return fmt.Sprintf("%s has %s permission on %s; cancelling needs write", who, res.Permission, w.in.Repo)
+		return fmt.Sprintf("%s has %s permission on %s; %s needs write", who, res.Permission, w.in.Repo, doing)
 	}
 	return ""
 }

@@ -17,7 +17,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/redact"
 )
 
 // followUpTimeout bounds one attempt to read the earlier run: two queries.
@@ -63,7 +62,9 @@ func (w *agentRun) loadFollowUp(ctx workflow.Context) (string, error) {
 	}
 	why, needsWriter := api.RefuseFollowUp(w.in, src.Run)
 	if why == "" && needsWriter {
-		why = w.checkFollowUpPermission(ctx)
+		who := w.in.UserID
+		why = w.checkWritePermission(ctx, who, "follow-up", "following up", "",
+			map[string]string{"followUp": w.in.FollowUp, "login": who, "repo": w.in.Repo})
 	}
 	if why != "" {
 		return "", errors.New("refused: " + why)
@@ -98,31 +99,4 @@ func FollowUpConversation(earlier []api.Message, goal string) []api.Message {
 // shape of an opening's goal line, so a model reads it the same way.
 func FollowUpMessage(goal string) string {
 	return "Follow-up on the same target.\nGoal: " + goal
-}
-
-// checkFollowUpPermission asks the target's permission source whether the
-// sender may write, as a permission_check step, as a cancel does; it
-// returns why not, or "".
-func (w *agentRun) checkFollowUpPermission(ctx workflow.Context) string {
-	who := w.in.UserID
-	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, redact.JSON(map[string]string{
-		"followUp": w.in.FollowUp, "login": who, "repo": w.in.Repo,
-	}))
-	w.setStepStatus(ctx, st, api.StepRunning, "")
-	opts := PermissionCheck(who, w.in.Repo, "follow-up")
-	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
-		StartToCloseTimeout: opts.StartToCloseTimeout, RetryPolicy: opts.RetryPolicy, Summary: opts.Summary,
-	})
-	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
-	var res api.RepoPermission
-	if err := workflow.ExecuteLocalActivity(lctx, api.ActivityCheckRepoPermission, in).Get(ctx, &res); err != nil {
-		w.setStepStatus(ctx, st, api.StepFailed, Message(err))
-		return fmt.Sprintf("%s's permission on %s could not be checked%s", who, w.in.Repo, uncheckedReason(err))
-	}
-	st.SafeOutput = redact.JSON(res)
-	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
-	if !api.CanApprove(res.Permission) {
-		return fmt.Sprintf("%s has %s permission on %s; following up needs write", who, res.Permission, w.in.Repo)
-	}
-	return ""
 }
