@@ -81,20 +81,9 @@ func BuiltinWith(acc ghtools.Access, extensions ...Extension) (*tools.Registry, 
 		}
 	}
 	builtin := builtinAgents()
-	var ownAgents []tools.Agent
-	var grants []Grant
-	for _, ext := range extensions {
-		for _, add := range ext.Tools {
-			name := add.Tool.Spec().Name
-			if _, taken := r.Tool(name); taken {
-				return nil, fmt.Errorf("tool %q: the name is taken by a tool registered before it", name)
-			}
-			if err := r.Add(add.Tool, add.Gate); err != nil {
-				return nil, err
-			}
-		}
-		ownAgents = append(ownAgents, ext.Agents...)
-		grants = append(grants, ext.Grants...)
+	ownAgents, grants, err := addExtensions(r, extensions, func(string) error { return nil })
+	if err != nil {
+		return nil, err
 	}
 	for _, a := range ownAgents {
 		if slices.ContainsFunc(builtin, func(b tools.Agent) bool { return b.Name == a.Name }) {
@@ -119,6 +108,31 @@ func BuiltinWith(acc ghtools.Access, extensions ...Extension) (*tools.Registry, 
 		}
 	}
 	return r, nil
+}
+
+// addExtensions registers the extensions' tools in r, refusing a name taken
+// by a tool registered before it or that refuse refuses, and returns their
+// agents and grants, in order.
+func addExtensions(r *tools.Registry, extensions []Extension, refuse func(name string) error) ([]tools.Agent, []Grant, error) {
+	var agents []tools.Agent
+	var grants []Grant
+	for _, ext := range extensions {
+		for _, add := range ext.Tools {
+			name := add.Tool.Spec().Name
+			if _, taken := r.Tool(name); taken {
+				return nil, nil, fmt.Errorf("tool %q: the name is taken by a tool registered before it", name)
+			}
+			if err := refuse(name); err != nil {
+				return nil, nil, err
+			}
+			if err := r.Add(add.Tool, add.Gate); err != nil {
+				return nil, nil, err
+			}
+		}
+		agents = append(agents, ext.Agents...)
+		grants = append(grants, ext.Grants...)
+	}
+	return agents, grants, nil
 }
 
 func builtinTools(acc ghtools.Access) []ExtraTool {

@@ -21,23 +21,14 @@ var ErrNeedsGitHub = errors.New("this worker has no GitHub: set GITHUB_TOKEN (an
 func WithoutGitHub(extensions ...Extension) (*tools.Registry, error) {
 	github := MustBuiltin(nil)
 	r := tools.NewRegistry()
-	var own []tools.Agent
-	var grants []Grant
-	for _, ext := range extensions {
-		for _, add := range ext.Tools {
-			name := add.Tool.Spec().Name
-			if _, taken := r.Tool(name); taken {
-				return nil, fmt.Errorf("tool %q: the name is taken by a tool registered before it", name)
-			}
-			if _, isGitHub := github.Tool(name); isGitHub {
-				return nil, fmt.Errorf("tool %q: the name is a GitHub tool's", name)
-			}
-			if err := r.Add(add.Tool, add.Gate); err != nil {
-				return nil, err
-			}
+	own, grants, err := addExtensions(r, extensions, func(name string) error {
+		if _, isGitHub := github.Tool(name); isGitHub {
+			return fmt.Errorf("tool %q: the name is a GitHub tool's", name)
 		}
-		own = append(own, ext.Agents...)
-		grants = append(grants, ext.Grants...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, g := range grants {
 		i := slices.IndexFunc(own, func(a tools.Agent) bool { return a.Name == g.Agent })
