@@ -72,11 +72,15 @@ func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.Mode
 	}
 	hb, stop := heartbeatWhile(ctx, interval, cmp.Or(a.WritingInterval, ModelWritingInterval))
 	var d api.ModelDecision
-	streaming, streams := a.Model.(streamingModel)
+	// The answer describes the model that gave it, whatever a.Model is by
+	// the time it returns.
+	m := a.Model
+	streaming, streams := m.(streamingModel)
+	atOnce, isAtOnce := m.(atOnceModel)
 	if streams {
 		d, err = streaming.Stream(ctx, conversation, offered, hb.writing)
 	} else {
-		d, err = a.Model.Next(ctx, conversation, offered)
+		d, err = m.Next(ctx, conversation, offered)
 	}
 	stop()
 	var appErr *temporal.ApplicationError
@@ -89,8 +93,9 @@ func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.Mode
 		return api.ModelDecision{}, fmt.Errorf("model next: %w", err)
 	}
 	countTokens(ctx, d.Usage)
-	// Only a model with nothing to show as it writes may run where its
-	// run's workflow task runs: a local activity has no heartbeat details.
-	d.Local = !streams
+	// Only a model with nothing to show as it writes, which answers at
+	// once, may run where its run's workflow task runs: a local activity
+	// has no heartbeat details and holds the task while it runs.
+	d.Local = !streams && isAtOnce && atOnce.AnswersAtOnce()
 	return d, nil
 }

@@ -22,6 +22,15 @@ type streamingModel interface {
 	Stream(ctx context.Context, conversation []api.Message, tools []api.ToolSpec, writing func(text string)) (api.ModelDecision, error)
 }
 
+// atOnceModel is a model that answers in-process at once, with nothing to
+// stream (model/offline): a call to it holds its workflow task for no
+// longer than a read does, so it may be a local activity. A model that
+// may take long without streaming is not one: a local call holds its run's
+// workflow task, and queries wait for the task's end.
+type atOnceModel interface {
+	AnswersAtOnce() bool
+}
+
 // modelHeartbeat heartbeats ModelNext: every interval to say it is alive,
 // and within writingEvery of new text, with the text so far as the
 // heartbeat's details. Details live on the pending activity only: people

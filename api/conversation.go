@@ -62,11 +62,11 @@ type ModelDecision struct {
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 	Usage     Usage      `json:"usage"`
 	Model     string     `json:"model,omitempty"`
-	// Local is set by a worker whose model writes nothing as it thinks (it
-	// does not stream, so there are no heartbeat details to show): the
-	// run's next model call may then be a local activity. Absent, as from a
-	// streaming model or a worker of an older build, the next call is an
-	// activity the server schedules.
+	// Local is set by a worker whose model answers at once and writes
+	// nothing as it thinks (the offline models: no heartbeat details to
+	// show): the run's next model call may then be a local activity.
+	// Absent, as from a streaming or slow model or a worker of an older
+	// build, the next call is an activity the server schedules.
 	Local bool `json:"local,omitempty"`
 }
 

@@ -60,16 +60,19 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 }
 
 // askModel runs a model call's tries: all of them as one activity
-// (ModelCall), or, when the last answer allows, the first as a local
-// activity (ModelCallFirstTry) and, when that fails and may be retried,
-// the others as one activity (ModelRetry), named after the step with
-// api.ReadRetry so that the status view counts the local try.
+// (ModelCall), or, when the last answer allows and the run waited on the
+// server since its last local call, the first as a local activity
+// (ModelCallFirstTry) and, when that fails and may be retried, the others
+// as one activity (ModelRetry), named after the step with api.ReadRetry so
+// that the status view counts the local try.
 func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.ModelInput, d *api.ModelDecision) error {
 	target, call := w.Run.TargetRef(), w.ModelCalls()
-	if !w.ModelLocal {
+	if !w.ModelLocal || w.localSinceWait {
+		w.localSinceWait = false
 		actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelCall(target, call), st, "", 0))
 		return workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, d)
 	}
+	w.localSinceWait = true
 	// By name, as a read's first try (startRead).
 	lctx := workflow.WithLocalActivityOptions(ctx, ModelCallFirstTry(target, call))
 	err := workflow.ExecuteLocalActivity(lctx, api.ActivityModelNext, in).Get(ctx, d)
@@ -83,6 +86,7 @@ func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.Mode
 	// The local try took the handed-over conversation; the activity may
 	// start on this worker too.
 	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
+	w.localSinceWait = false
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelRetry(target, call), st, api.ReadRetry, 2))
 	return workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, d)
 }

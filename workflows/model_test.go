@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -43,6 +44,8 @@ type failingCall struct {
 	err   error
 	calls atomic.Int64
 }
+
+func (*failingCall) AnswersAtOnce() bool { return true }
 
 func (f *failingCall) Next(ctx context.Context, conversation []api.Message, tools []api.ToolSpec) (api.ModelDecision, error) {
 	if f.calls.Add(1) == f.call {
@@ -100,6 +103,8 @@ type switchingModel struct {
 	model.Model
 	acts *activities.Activities
 }
+
+func (switchingModel) AnswersAtOnce() bool { return true }
 
 func (s switchingModel) Next(ctx context.Context, conversation []api.Message, tools []api.ToolSpec) (api.ModelDecision, error) {
 	d, err := s.Model.Next(ctx, conversation, tools)
@@ -182,4 +187,46 @@ func modelAttemptGap(l *commandLog, i int) time.Duration {
 		}
 	}
 	return at[i+1].Sub(at[i])
+}
+
+// readingModel asks for get_pull_request until the conversation holds
+// reads tool results, then answers.
+type readingModel struct{ reads int }
+
+func (readingModel) AnswersAtOnce() bool { return true }
+
+func (m readingModel) Next(_ context.Context, conversation []api.Message, _ []api.ToolSpec) (api.ModelDecision, error) {
+	done := 0
+	for _, msg := range conversation {
+		if msg.Role == api.RoleTool {
+			done++
+		}
+	}
+	if done >= m.reads {
+		return api.ModelDecision{Final: fmt.Sprintf("read %d times", done)}, nil
+	}
+	return api.ModelDecision{ToolCalls: []api.ToolCall{{ID: fmt.Sprintf("call_%d", done), Name: api.ToolGetPullRequest, Arguments: []byte(`{}`)}}}, nil
+}
+
+// Reads and model calls that are all local would chain in one workflow
+// task for as long as the model reads, and the run's queries and its
+// continue-as-new check wait for a task's end: a local call follows only
+// a wait on the server.
+func TestALocalModelCallNeverFollowsAnotherWithoutAWaitOnTheServer(t *testing.T) {
+	h, _ := newModelHarness(t, readingModel{reads: 4})
+	log := h.logCommands()
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	var calls []string
+	for _, summary := range log.activitySummaries(api.ActivityModelNext) {
+		calls = append(calls, summary[strings.LastIndex(summary, "(call"):])
+	}
+	require.Equal(t, []string{"(call 1)", "(call 3)", "(call 5)"}, calls, "calls 2 and 4 ran locally")
+	require.Equal(t, 5, log.attemptCount(api.ActivityModelNext))
+	steps := modelSteps(h.snapshot())
+	require.Len(t, steps, 5)
+	for _, st := range steps {
+		require.Equal(t, api.StepSucceeded, st.Status, st.ID)
+	}
 }

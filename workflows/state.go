@@ -39,6 +39,13 @@ type runState struct {
 	// encoding keeps the conversation's canonical JSON between model calls.
 	encoding modelcall.Encoding
 	handoff  *activities.ConversationHandoff
+	// localSinceWait: the last model call was local and the run has waited
+	// on nothing the server holds since, so it is still in the workflow
+	// task of that call. The next call is then an activity: a loop of local
+	// reads and local model calls would never end its task, and queries,
+	// which a worker answers between tasks, and the continue-as-new check
+	// would wait for it.
+	localSinceWait bool
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.

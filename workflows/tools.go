@@ -63,6 +63,8 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 		err     error
 	)
 	if c.Action != nil {
+		// An action waits on the server: its approval, its attempt.
+		w.localSinceWait = false
 		content, err = w.runGatedTool(ctx, st, c)
 	} else {
 		content, err = w.finishRead(ctx, st, c, w.startRead(ctx, st, c))

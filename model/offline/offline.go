@@ -31,6 +31,11 @@ type Reviewer struct{}
 // NewReviewer returns the offline reviewer.
 func NewReviewer() *Reviewer { return &Reviewer{} }
 
+// AnswersAtOnce: the reviewer decides in-process, in microseconds, and has
+// nothing to stream, so a run's later calls to it may be local activities
+// (activities.ModelNext answers ModelDecision.Local).
+func (*Reviewer) AnswersAtOnce() bool { return true }
+
 // fetchTools are the read tools the review needs, in the order they are called.
 var fetchTools = [...]string{api.ToolGetPullRequest, api.ToolListPullRequestFiles}
 
