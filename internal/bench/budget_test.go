@@ -124,9 +124,9 @@ func TestHistoryBytesPerModelCall(t *testing.T) {
 
 // streamingScripted is scriptedModel as a streaming provider (model/openai)
 // is: its calls stay activities the server schedules, whose inputs the
-// history records, which is what the references save. A model with nothing
-// to stream makes its calls after the first local, whose inputs the
-// history never holds.
+// history records, which is what the references save. (An offline model,
+// which answers at once, makes its later calls local, whose inputs the
+// history never holds.)
 type streamingScripted struct{ scriptedModel }
 
 func (s streamingScripted) Stream(ctx context.Context, conversation []api.Message, tools []api.ToolSpec, _ func(string)) (api.ModelDecision, error) {
