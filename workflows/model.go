@@ -73,9 +73,17 @@ func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.Mode
 		return workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, d)
 	}
 	w.localSinceWait = true
+	// A local activity's input is no part of the history, so the
+	// conversation goes inline: the try never needs the handoff, nor the
+	// conversation query, which would wait behind the very workflow task
+	// this try holds.
+	local := in
+	if in.Ref != nil {
+		local.Conversation, local.Ref = w.Conversation, nil
+	}
 	// By name, as a read's first try (startRead).
 	lctx := workflow.WithLocalActivityOptions(ctx, ModelCallFirstTry(target, call))
-	err := workflow.ExecuteLocalActivity(lctx, api.ActivityModelNext, in).Get(ctx, d)
+	err := workflow.ExecuteLocalActivity(lctx, api.ActivityModelNext, local).Get(ctx, d)
 	if err == nil || ctx.Err() != nil || !mayRetry(err, modelNonRetryable) {
 		return err
 	}

@@ -230,3 +230,30 @@ func TestALocalModelCallNeverFollowsAnotherWithoutAWaitOnTheServer(t *testing.T)
 		require.Equal(t, api.StepSucceeded, st.Status, st.ID)
 	}
 }
+
+// A local model call carries the conversation itself, however long it has
+// grown: its input is no part of the history, and the reference a scheduled
+// call carries would need the handoff or the conversation query, which
+// waits behind the workflow task the local call holds. This run's
+// activities have neither (the testsuite's), and its conversation is past
+// the inline bound from the second call on.
+func TestALocalModelCallCarriesItsConversationInlineAndNeedsNoHandoff(t *testing.T) {
+	h, _ := newModelHarness(t, offline.NewReviewer())
+	h.approveAs("alice")
+	in := demoInput()
+	in.InlineConversationBytes = 0 // the default: a reference past 1 KiB
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	snap := h.snapshot()
+	steps := modelSteps(snap)
+	require.Len(t, steps, 3)
+	require.Contains(t, string(steps[1].SafeInput), "conversationDigest", "the second call's conversation is past the inline bound")
+	for _, st := range steps {
+		require.Equal(t, api.StepSucceeded, st.Status, "%s: %s", st.ID, st.Error)
+	}
+	for _, e := range h.events() {
+		require.NotContains(t, e.Detail, "try 1 failed", "no local try fell back to the server")
+	}
+	require.Equal(t, 1, h.markedComments())
+}
