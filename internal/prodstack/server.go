@@ -123,6 +123,25 @@ func registerNamespace(t testing.TB, c client.Client, namespace string) {
 		})
 		return struct{}{}, false, fmt.Sprintf("missing %s; add: %s", names(missing), errText(err))
 	})
+	// The frontend validates a start's search attributes against its own
+	// cache of the namespace, which learns of them a few seconds after the
+	// operator service lists them: a start carrying them, on a queue
+	// nobody polls, is what proves they can be used.
+	e2e.Eventually(t, serverStartTimeout, "the frontend to accept starts carrying the search attributes", func() (struct{}, bool, string) {
+		callCtx, cancel := context.WithTimeout(ctx, callTimeout)
+		defer cancel()
+		run, err := c.ExecuteWorkflow(callCtx, client.StartWorkflowOptions{
+			ID: "prodstack-search-attributes", TaskQueue: "prodstack-search-attributes",
+			TypedSearchAttributes: testkit.SearchAttributes(),
+		}, "prodstack-none")
+		if err != nil {
+			return struct{}{}, false, errText(err)
+		}
+		if err := c.TerminateWorkflow(callCtx, run.GetID(), run.GetRunID(), "the search attributes are usable"); err != nil {
+			return struct{}{}, false, errText(err)
+		}
+		return struct{}{}, true, ""
+	})
 }
 
 func names(m map[string]enumspb.IndexedValueType) string {
