@@ -3,7 +3,7 @@ package bench
 // The production engine's cost of an approved run: the Temporal server on
 // PostgreSQL with fsync and synchronous commits on (internal/prodstack),
 // what agentrun spends in commits, WAL and engine CPU per approved run,
-// against the bare workflow of the same shape on the same cluster.
+// against the fixed bare shape (bareShape, 0.1.0's) on the same cluster.
 
 import (
 	"context"
@@ -153,7 +153,7 @@ func renderProdReport(started time.Time, idle prodstack.Usage, agent, bare prodC
 	fmt.Fprintf(&sb, "Temporal server %s on PostgreSQL with fsync and synchronous_commit on, mTLS and encrypted payloads; %d rounds of %d sequential approved runs per side, interleaved.\n", prodstack.ServerVersion, prodRounds, prodRunsPerBlock)
 	fmt.Fprintf(&sb, "Each block's figures leave out what the idle cluster spends in the same time (measured over %s: %d commits/s, %d WAL bytes/s, %.0f ms/s of engine CPU).\n\n",
 		prodIdleWindow, idle.Commits, idle.WALBytes, ms(idle.ServerCPU+idle.DatabaseCPU))
-	sb.WriteString("| per approved run | agentrun | bare (same shape) | agentrun / bare | 0.1.0 | goal (≤ half of 0.1.0) |\n|---|---:|---:|---:|---:|---|\n")
+	sb.WriteString("| per approved run | agentrun | bare (fixed shape) | agentrun / bare | 0.1.0 | goal (≤ half of 0.1.0) |\n|---|---:|---:|---:|---:|---|\n")
 	goal := func(now, then float64) string {
 		if then <= 0 {
 			return "0.1.0 not measured"
