@@ -33,6 +33,16 @@ func (u Usage) Since(earlier Usage) Usage {
 	}
 }
 
+// Plus is u and more together.
+func (u Usage) Plus(more Usage) Usage {
+	return Usage{
+		Commits:     u.Commits + more.Commits,
+		WALBytes:    u.WALBytes + more.WALBytes,
+		ServerCPU:   u.ServerCPU + more.ServerCPU,
+		DatabaseCPU: u.DatabaseCPU + more.DatabaseCPU,
+	}
+}
+
 // EngineCPU is the server's and the database's CPU together.
 func (u Usage) EngineCPU() time.Duration { return u.ServerCPU + u.DatabaseCPU }
 
