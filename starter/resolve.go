@@ -29,7 +29,7 @@ func (c *resolveCommand) flags() *flag.FlagSet {
 	fs.StringVar(&c.stepID, "step", "", "the step's `ID` (see `starter status`)")
 	fs.StringVar(&c.decision, "decision", "", "retry, mark_succeeded or abandon")
 	fs.StringVar(&c.as, "as", "", "your `LOGIN`")
-	fs.StringVar(&c.externalID, "external-id", "", "the comment `ID`, with mark_succeeded, when you found it")
+	fs.StringVar(&c.externalID, "external-id", "", "the `ID` of what the action made (the comment, the ticket), with mark_succeeded, when you found it")
 	return fs
 }
 
