@@ -39,19 +39,13 @@ type Activities struct {
 	// Tools are the registered tools ExecuteTool and ReconcileTool run; the
 	// workflow of the same worker checks calls against the same registry.
 	Tools *tools.Registry
-	// HeartbeatInterval overrides ModelHeartbeatInterval (tests use a short one).
+	// HeartbeatInterval overrides api.ModelHeartbeatInterval (tests use a short one).
 	HeartbeatInterval time.Duration
 	// WritingInterval overrides ModelWritingInterval.
 	WritingInterval time.Duration
 	// Callbacks delivers runs' results (DeliverResult, activities/callback.go).
 	Callbacks Callbacks
 }
-
-// ModelHeartbeatInterval is how often ModelNext reports that it is alive.
-// A model call can take minutes, so without heartbeats a worker that dies
-// mid-call would hold the run for the whole start-to-close timeout; the
-// workflow's heartbeat timeout is a few of these intervals.
-const ModelHeartbeatInterval = 5 * time.Second
 
 // ModelNext asks the model for the next move.
 func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.ModelDecision, error) {
@@ -68,7 +62,7 @@ func (a *Activities) ModelNext(ctx context.Context, in api.ModelInput) (api.Mode
 	}
 	interval := a.HeartbeatInterval
 	if interval <= 0 {
-		interval = ModelHeartbeatInterval
+		interval = api.ModelHeartbeatInterval
 	}
 	hb, stop := heartbeatWhile(ctx, interval, cmp.Or(a.WritingInterval, ModelWritingInterval))
 	var d api.ModelDecision

@@ -10,7 +10,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/testkit/reviewtools"
 )
 
 // seenModel answers with a final text and keeps the conversation it was given.
@@ -71,7 +71,7 @@ func TestModelNextWithAnInlineConversationNeverAsksTheStore(t *testing.T) {
 	model, store := &seenModel{}, &mapStore{}
 	acts := &Activities{Model: model, Conversations: store}
 
-	d, err := acts.ModelNext(context.Background(), api.ModelInput{Conversation: runStart(), Tools: modelcall.Tools()})
+	d, err := acts.ModelNext(context.Background(), api.ModelInput{Conversation: runStart(), Tools: reviewtools.Tools()})
 
 	require.NoError(t, err)
 	require.Equal(t, "done", d.Final)
@@ -85,7 +85,7 @@ func TestModelNextResolvesAReferenceToTheMessagesItNames(t *testing.T) {
 	store := &mapStore{runs: map[string][]api.Message{"run-1": conversation}}
 	acts := &Activities{Model: model, Conversations: store}
 
-	_, err := acts.ModelNext(context.Background(), api.ModelInput{Ref: refTo(t, "run-1", conversation), Tools: modelcall.Tools()})
+	_, err := acts.ModelNext(context.Background(), api.ModelInput{Ref: refTo(t, "run-1", conversation), Tools: reviewtools.Tools()})
 
 	require.NoError(t, err)
 	require.Equal(t, conversation, model.seen)

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
 )
 
 // DefaultConversationCacheBytes bounds the verified conversations a worker
@@ -45,7 +44,7 @@ type verifiedPrefix struct {
 	runID    string
 	messages []api.Message
 	// encoding holds the canonical JSON of each message.
-	encoding modelcall.Encoding
+	encoding api.ConversationEncoding
 	// state is the sha256 state after the canonical JSON of messages without
 	// its closing bracket, that is its first hashed bytes.
 	state  []byte

@@ -12,7 +12,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
-	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/testkit/reviewtools"
 	"github.com/agentrun/agentrun/model/offline"
 )
 
@@ -24,7 +24,7 @@ func offlineReview(t *testing.T, acts *activities.Activities) string {
 	reviewer := offline.NewReviewer()
 	conversation := []api.Message{{Role: api.RoleUser, Content: "Review pull request acme/widgets#1"}}
 	for range 3 {
-		d, err := reviewer.Next(ctx, conversation, modelcall.Tools())
+		d, err := reviewer.Next(ctx, conversation, reviewtools.Tools())
 		require.NoError(t, err)
 		require.Empty(t, d.Final, "the reviewer gave up")
 		conversation = append(conversation, api.Message{Role: api.RoleAssistant, ToolCalls: d.ToolCalls})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"time"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -14,15 +13,9 @@ import (
 	"github.com/agentrun/agentrun/tools"
 )
 
-// ActionHeartbeatInterval is how often an action's attempt or look
-// heartbeats while its request is in flight: a worker killed inside it is
-// noticed within a few of these (the workflow's heartbeat timeout), not
-// its whole tool timeout.
-const ActionHeartbeatInterval = 250 * time.Millisecond
-
 // ExecuteTool runs one call of a registered tool, as the workflow checked it.
 func (a *Activities) ExecuteTool(ctx context.Context, in api.ToolInput) (api.ToolOutput, error) {
-	_, stop := heartbeatWhile(ctx, ActionHeartbeatInterval, ActionHeartbeatInterval)
+	_, stop := heartbeatWhile(ctx, api.ActionHeartbeatInterval, api.ActionHeartbeatInterval)
 	defer stop()
 	t, err := a.tool(in)
 	if err != nil {
@@ -45,7 +38,7 @@ func (a *Activities) ExecuteTool(ctx context.Context, in api.ToolInput) (api.Too
 // ReconcileTool asks a registered action whether its operationKey's effect
 // happened.
 func (a *Activities) ReconcileTool(ctx context.Context, in api.ToolInput) (api.ToolReconciliation, error) {
-	_, stop := heartbeatWhile(ctx, ActionHeartbeatInterval, ActionHeartbeatInterval)
+	_, stop := heartbeatWhile(ctx, api.ActionHeartbeatInterval, api.ActionHeartbeatInterval)
 	defer stop()
 	t, err := a.tool(in)
 	if err != nil {

@@ -1,6 +1,10 @@
 package api
 
-import "go.temporal.io/sdk/temporal"
+import (
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+)
 
 const (
 	// DefaultTaskQueue is the task queue workers poll unless AGENT_TASK_QUEUE says otherwise.
@@ -94,11 +98,22 @@ const (
 	// ActivityCheckRepoPermission takes a RepoPermissionInput and returns a RepoPermission.
 	ActivityCheckRepoPermission = "CheckRepoPermission"
 	// ActivityExecuteTool takes a ToolInput and returns a ToolOutput: any
-	// registered tool, for runs since the registry (the four activities
-	// above that name a tool serve older histories).
+	// registered tool, by the name the input carries.
 	ActivityExecuteTool = "ExecuteTool"
 	// ActivityReconcileTool takes a ToolInput and returns a ToolReconciliation.
 	ActivityReconcileTool = "ReconcileTool"
+)
+
+// Heartbeat timing the activities keep and the workflow's heartbeat
+// timeouts count on: a worker that dies inside a call is noticed within a
+// few intervals, not the call's whole timeout.
+const (
+	// ModelHeartbeatInterval is how often ModelNext reports that it is
+	// alive; a model call can take minutes.
+	ModelHeartbeatInterval = 5 * time.Second
+	// ActionHeartbeatInterval is how often an action's attempt or look
+	// (ExecuteTool, ReconcileTool) heartbeats while its request is in flight.
+	ActionHeartbeatInterval = 250 * time.Millisecond
 )
 
 // Tool names, as the model sees them and as steps record them.

@@ -7,14 +7,9 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/tools"
 )
-
-// acts is only used to name activities; its fields are never read here.
-var acts *activities.Activities
 
 // maxBadToolCalls bounds how often in a row the model may get a tool call
 // wrong before the run gives up.
@@ -76,7 +71,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	if cp == nil && len(w.Conversation) == 0 {
 		started := "run started by " + in.UserID
 		if in.FollowUp == "" {
-			w.Conversation = modelcall.Opening(w.agent.SystemPrompt, w.agent.Task, w.in)
+			w.Conversation = opening(w.agent.SystemPrompt, w.agent.Task, w.in)
 		} else if err := w.startFollowUp(ctx); err != nil {
 			w.Run.Error = err.Error()
 			w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())

@@ -61,7 +61,7 @@ func (w *agentRun) deliverResult(ctx workflow.Context, res api.RunResult) {
 		},
 	}, st, "", 0))
 	var receipt api.CallbackReceipt
-	err = workflow.ExecuteActivity(actx, acts.DeliverResult, api.CallbackDelivery{RunID: w.Run.ID, URL: cb.URL, Body: body}).Get(ctx, &receipt)
+	err = workflow.ExecuteActivity(actx, api.ActivityDeliverResult, api.CallbackDelivery{RunID: w.Run.ID, URL: cb.URL, Body: body}).Get(ctx, &receipt)
 	if err != nil {
 		w.setStepStatus(ctx, st, api.StepFailed, "result not delivered: "+Message(err))
 		// A receiver that never took the result is the delivery's outcome,

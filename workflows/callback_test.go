@@ -113,7 +113,7 @@ func callbackHarness(t *testing.T, allowed string) *harness {
 	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer(),
 		Callbacks: activities.Callbacks{Allowed: list, Secret: callbackSecret}}
 	var suite testsuite.WorkflowTestSuite
-	return &harness{t: t, env: newRunEnv(&suite, AgentRun, acts), sandbox: sandbox}
+	return &harness{t: t, env: newRunEnv(&suite, builtin.AgentRun, acts), sandbox: sandbox}
 }
 
 func withCallback(url string, deadline time.Duration) api.RunInput {

@@ -3,32 +3,35 @@ package workflows
 import (
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
-	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
 )
 
 // Definition is the AgentRun workflow over one tool registry: a worker
 // registers Definition.AgentRun under api.WorkflowName, with activities over
-// the same registry.
+// the same registry (package registration does both).
 type Definition struct {
 	registry *tools.Registry
-	handoff  *activities.ConversationHandoff
+	handoff  ConversationHandoff
+}
+
+// ConversationHandoff takes the conversation of a model call the workflow
+// schedules, so that the call, when it starts in the same process, need not
+// query the run for it (activities.ConversationHandoff). Offer must not
+// block on anything but its own lock and must change nothing the workflow
+// reads; it is told when the workflow only replays a call that already ran.
+type ConversationHandoff interface {
+	Offer(ref *api.ConversationRef, conversation []api.Message, replaying bool)
 }
 
 // New is the workflow over reg, which it only reads.
 func New(reg *tools.Registry) *Definition { return &Definition{registry: reg} }
 
 // HandingOver is the workflow handing each model call's conversation to h,
-// the ConversationStore of the activities registered beside it.
-func (d *Definition) HandingOver(h *activities.ConversationHandoff) *Definition {
+// the conversation store of the activities registered beside it.
+func (d *Definition) HandingOver(h ConversationHandoff) *Definition {
 	return &Definition{registry: d.registry, handoff: h}
 }
-
-// builtin is the workflow over the built-in tools and agents. Its tools are
-// never executed here, so they need no GitHub access.
-var builtin = New(agents.MustBuiltin(nil))
 
 // AgentRun is the durable agent loop: model call, tool calls, repeat, until
 // the model gives a final answer. The workflow ID is the run ID.
@@ -40,9 +43,4 @@ func (d *Definition) AgentRun(ctx workflow.Context, in api.RunInput) (api.RunRes
 	w.handoff = d.handoff
 	res, err := w.run(ctx)
 	return w.endWithCallback(ctx, res, err)
-}
-
-// AgentRun is the workflow over the built-in tools and agents.
-func AgentRun(ctx workflow.Context, in api.RunInput) (api.RunResult, error) {
-	return builtin.AgentRun(ctx, in)
 }

@@ -57,7 +57,7 @@ func replayToolInputs(t *testing.T, rel string) []api.ToolInput {
 		Interceptors: []interceptor.WorkerInterceptor{&toolInputs{got: &got}},
 	})
 	require.NoError(t, err)
-	replayer.RegisterWorkflowWithOptions(AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
+	replayer.RegisterWorkflowWithOptions(builtin.AgentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 	f, err := os.Open(filepath.Join("testdata", rel))
 	require.NoError(t, err)
 	defer f.Close()

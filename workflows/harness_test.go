@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -21,6 +22,15 @@ import (
 )
 
 const testRunID = "run-test-1"
+
+// builtin is the workflow over the built-in tools and agents, as a worker
+// registers it. Its tools never run here (the activities beside it run
+// their own registry's), so they need no GitHub access.
+var builtin = New(agents.MustBuiltin(nil))
+
+// acts only names activities for the testsuite's mocks; its fields are
+// never read.
+var acts *activities.Activities
 
 // harness runs AgentRun in the testsuite with the real activities: the
 // offline reviewer and go-github against the sandbox over HTTP.
@@ -45,7 +55,7 @@ func newHarnessWith(t *testing.T, sandbox *ghsandbox.Server) *harness {
 func newHarnessOn(t *testing.T, suite *testsuite.WorkflowTestSuite, sandbox *ghsandbox.Server, m model.Model) *harness {
 	t.Helper()
 	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: m}
-	return &harness{t: t, env: newRunEnv(suite, AgentRun, acts), sandbox: sandbox}
+	return &harness{t: t, env: newRunEnv(suite, builtin.AgentRun, acts), sandbox: sandbox}
 }
 
 // sandboxGitHub serves sandbox over real HTTP until the test ends and is the
@@ -77,7 +87,7 @@ func demoInput() api.RunInput {
 }
 
 func (h *harness) run(in api.RunInput) {
-	h.env.ExecuteWorkflow(AgentRun, in)
+	h.env.ExecuteWorkflow(builtin.AgentRun, in)
 	require.True(h.t, h.env.IsWorkflowCompleted())
 }
 

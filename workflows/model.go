@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 )
 
@@ -23,18 +22,18 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 		w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	}
 	tools := w.offeredTools()
-	in, size, err := w.encoding.NewInput(workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
+	in, size, err := modelInput(&w.encoding, workflow.GetInfo(ctx).WorkflowExecution.ID, w.Conversation, tools, w.in.InlineConversationBytes)
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
 	in.Tools, in.Agent = nil, w.agent.Name
 	safeInput := map[string]any{
-		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": modelcall.ToolNames(tools),
+		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": toolNames(tools),
 	}
 	if in.Ref != nil {
 		safeInput["conversationDigest"] = in.Ref.Digest
 	}
-	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
+	w.offer(ctx, in.Ref)
 	st := w.newStep(ctx, api.StepModelCall, "", "", redact.JSON(safeInput))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
 	var d api.ModelDecision
@@ -70,7 +69,7 @@ func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.Mode
 	if !w.ModelLocal || w.localSinceWait {
 		w.localSinceWait = false
 		actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelCall(target, call), st, "", 0))
-		return workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, d)
+		return workflow.ExecuteActivity(actx, api.ActivityModelNext, in).Get(ctx, d)
 	}
 	w.localSinceWait = true
 	// A local activity's input is no part of the history, so the
@@ -93,8 +92,16 @@ func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.Mode
 	}
 	// The local try took the handed-over conversation; the activity may
 	// start on this worker too.
-	w.handoff.Offer(in.Ref, w.Conversation, workflow.IsReplaying(ctx))
+	w.offer(ctx, in.Ref)
 	w.localSinceWait = false
 	actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelRetry(target, call), st, api.ReadRetry, 2))
-	return workflow.ExecuteActivity(actx, acts.ModelNext, in).Get(ctx, d)
+	return workflow.ExecuteActivity(actx, api.ActivityModelNext, in).Get(ctx, d)
+}
+
+// offer hands the conversation over to the model call ref names, on a
+// worker that registered a handoff beside the workflow.
+func (w *agentRun) offer(ctx workflow.Context, ref *api.ConversationRef) {
+	if w.handoff != nil {
+		w.handoff.Offer(ref, w.Conversation, workflow.IsReplaying(ctx))
+	}
 }

@@ -59,7 +59,7 @@ func newModelHarness(t *testing.T, m model.Model) (*harness, *activities.Activit
 	var suite testsuite.WorkflowTestSuite
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: m}
-	return &harness{t: t, env: newRunEnv(&suite, AgentRun, acts), sandbox: sandbox}, acts
+	return &harness{t: t, env: newRunEnv(&suite, builtin.AgentRun, acts), sandbox: sandbox}, acts
 }
 
 func TestAModelWithNothingToStreamMakesTheRunsLaterCallsLocalActivities(t *testing.T) {

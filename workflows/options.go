@@ -12,7 +12,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 )
 
@@ -34,7 +33,7 @@ func ModelCall(target string, call int) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		// A worker that dies mid-call is noticed within this, not 5 minutes.
-		HeartbeatTimeout: 4 * activities.ModelHeartbeatInterval,
+		HeartbeatTimeout: 4 * api.ModelHeartbeatInterval,
 		Summary:          fmt.Sprintf("Ask the model for the next step of the run on %s (call %d)", target, call),
 		RetryPolicy: &temporal.RetryPolicy{
 			InitialInterval: time.Second, BackoffCoefficient: 2, MaximumInterval: time.Minute, MaximumAttempts: 8,
@@ -111,8 +110,8 @@ func readSummary(tool, target string) string { return fmt.Sprintf("Read %s of %s
 
 // ActionHeartbeatTimeout is how soon a worker that died inside an action's
 // attempt or look is noticed: the activity heartbeats every
-// activities.ActionHeartbeatInterval while its request is in flight.
-const ActionHeartbeatTimeout = 4 * activities.ActionHeartbeatInterval
+// api.ActionHeartbeatInterval while its request is in flight.
+const ActionHeartbeatTimeout = 4 * api.ActionHeartbeatInterval
 
 // Attempt: one attempt of an action. Temporal never retries it blindly;
 // reconcile decides whether the same operationKey goes round again.

@@ -8,7 +8,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 )
@@ -96,7 +95,7 @@ func (w *agentRun) proposeTurn(ctx workflow.Context) {
 		if refusal != "" || c.Action == nil || !c.Ask {
 			continue
 		}
-		st := w.newStep(ctx, api.StepToolCall, call.ID, call.Name, redact.JSON(json.RawMessage(modelcall.Arguments(call.Arguments))))
+		st := w.newStep(ctx, api.StepToolCall, call.ID, call.Name, safeArguments(call.Arguments))
 		w.beginAction(ctx, st, c)
 		w.requestApproval(ctx, st, c)
 	}

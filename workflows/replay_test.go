@@ -64,7 +64,7 @@ func TestReplayRecordedHistories(t *testing.T) {
 // run here, so the merchant service's address is only a name.
 func replayedWorkflow(t *testing.T, scenario string) func(workflow.Context, api.RunInput) (api.RunResult, error) {
 	if !strings.HasPrefix(scenario, agents.Recommend) {
-		return AgentRun
+		return builtin.AgentRun
 	}
 	ext, err := agents.Recommender("http://merchants.invalid", nil)
 	require.NoError(t, err)

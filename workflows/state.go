@@ -7,9 +7,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/tools"
 )
 
@@ -37,8 +35,8 @@ type runState struct {
 	registry *tools.Registry
 	agent    tools.Agent
 	// encoding keeps the conversation's canonical JSON between model calls.
-	encoding modelcall.Encoding
-	handoff  *activities.ConversationHandoff
+	encoding api.ConversationEncoding
+	handoff  ConversationHandoff
 	// localSinceWait: the last model call was local and the run has waited
 	// on nothing the server holds since, so it is still in the workflow
 	// task of that call. The next call is then an activity: a loop of local

@@ -2,7 +2,6 @@ package workflows
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"slices"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
 )
@@ -49,7 +47,7 @@ func (w *agentRun) runToolCall(ctx workflow.Context, call api.ToolCall) error {
 		w.setLabel(api.ToolLabel(c.Spec))
 	}
 	if st == nil {
-		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, redact.JSON(json.RawMessage(modelcall.Arguments(call.Arguments))))
+		st = w.newStep(ctx, api.StepToolCall, call.ID, call.Name, safeArguments(call.Arguments))
 	}
 	if refusal != "" {
 		w.BadToolCalls++
@@ -105,7 +103,7 @@ func (w *agentRun) runReads(ctx workflow.Context) (int, error) {
 	w.BadToolCalls = 0
 	for i := range batch {
 		r := &batch[i]
-		r.st = w.newStep(ctx, api.StepToolCall, r.call.ID, r.call.Name, redact.JSON(json.RawMessage(modelcall.Arguments(r.call.Arguments))))
+		r.st = w.newStep(ctx, api.StepToolCall, r.call.ID, r.call.Name, safeArguments(r.call.Arguments))
 		r.f = w.startRead(ctx, r.st, r.c)
 	}
 	var ending error

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/testkit/reviewtools"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -39,7 +39,7 @@ func offeredTools(t testing.TB, names ...string) []api.ToolSpec {
 	t.Helper()
 	var specs []api.ToolSpec
 	for _, name := range names {
-		if spec, ok := modelcall.ToolByName(name); ok {
+		if spec, ok := reviewtools.ToolByName(name); ok {
 			specs = append(specs, spec)
 			continue
 		}

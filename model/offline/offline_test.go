@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/testkit/reviewtools"
 )
 
 // dialogue drives the reviewer the way the workflow does: it appends the
@@ -21,7 +21,7 @@ type dialogue struct {
 }
 
 func newDialogue(t *testing.T, userMessage string) *dialogue {
-	return &dialogue{t: t, reviewer: NewReviewer(), tools: modelcall.Tools(), conversation: []api.Message{
+	return &dialogue{t: t, reviewer: NewReviewer(), tools: reviewtools.Tools(), conversation: []api.Message{
 		{Role: api.RoleSystem, Content: "You review pull requests."},
 		{Role: api.RoleUser, Content: userMessage},
 	}}
@@ -151,7 +151,7 @@ func TestSameConversationGivesTheSameDecision(t *testing.T) {
 	for turn := range 3 {
 		first, err := NewReviewer().Next(context.Background(), d.conversation, d.tools)
 		require.NoError(t, err)
-		again, err := NewReviewer().Next(context.Background(), append([]api.Message(nil), d.conversation...), modelcall.Tools())
+		again, err := NewReviewer().Next(context.Background(), append([]api.Message(nil), d.conversation...), reviewtools.Tools())
 		require.NoError(t, err)
 		require.Equal(t, first, again, "turn %d", turn)
 		require.Positive(t, first.Usage.PromptTokens)
@@ -224,7 +224,7 @@ func TestReviewerOnlyCallsToolsItIsOffered(t *testing.T) {
 }
 
 func mustToolSpec(t *testing.T, name string) api.ToolSpec {
-	spec, ok := modelcall.ToolByName(name)
+	spec, ok := reviewtools.ToolByName(name)
 	require.True(t, ok, name)
 	return spec
 }
@@ -238,7 +238,7 @@ func TestReviewerAsksOnlyForTheResultStillMissing(t *testing.T) {
 		// A result nobody asked for is not taken as the file list.
 		{Role: api.RoleTool, ToolCallID: "stray", Content: jsonText(t, fx.Files)},
 	}
-	decision, err := NewReviewer().Next(context.Background(), conversation, modelcall.Tools())
+	decision, err := NewReviewer().Next(context.Background(), conversation, reviewtools.Tools())
 	require.NoError(t, err)
 	require.Equal(t, []api.ToolCall{{ID: "call_4_list_pull_request_files", Name: api.ToolListPullRequestFiles, Arguments: json.RawMessage(`{}`)}},
 		decision.ToolCalls)
@@ -246,7 +246,7 @@ func TestReviewerAsksOnlyForTheResultStillMissing(t *testing.T) {
 
 func TestReviewerCopesWithoutAUserMessage(t *testing.T) {
 	fx := loadFixture(t, "findings")
-	decision, err := NewReviewer().Next(context.Background(), nil, modelcall.Tools())
+	decision, err := NewReviewer().Next(context.Background(), nil, reviewtools.Tools())
 	require.NoError(t, err)
 	require.Len(t, decision.ToolCalls, 2)
 	require.Equal(t, "call_0_get_pull_request", decision.ToolCalls[0].ID)
@@ -256,7 +256,7 @@ func TestReviewerCopesWithoutAUserMessage(t *testing.T) {
 		{Role: api.RoleTool, ToolCallID: decision.ToolCalls[0].ID, Content: jsonText(t, fx.PullRequest)},
 		{Role: api.RoleTool, ToolCallID: decision.ToolCalls[1].ID, Content: jsonText(t, fx.Files)},
 	}
-	decision, err = NewReviewer().Next(context.Background(), conversation, modelcall.Tools())
+	decision, err = NewReviewer().Next(context.Background(), conversation, reviewtools.Tools())
 	require.NoError(t, err)
 	require.Len(t, decision.ToolCalls, 1)
 	require.Contains(t, string(decision.ToolCalls[0].Arguments), "## Review of pull request #7: Add widget cache")
@@ -275,7 +275,7 @@ func TestTitleAndGoalCannotFakeTheOperationMarker(t *testing.T) {
 func TestCancelledContextStopsTheReviewer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := NewReviewer().Next(ctx, nil, modelcall.Tools())
+	_, err := NewReviewer().Next(ctx, nil, reviewtools.Tools())
 	require.ErrorIs(t, err, context.Canceled)
 }
 

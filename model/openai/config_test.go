@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/testkit/reviewtools"
 )
 
 func validConfig() Config {
@@ -81,7 +81,7 @@ func TestOpenAIModelUsesOnlyItsConfigNotTheEnvironment(t *testing.T) {
 	model, err := New(cfg)
 	require.NoError(t, err)
 
-	_, err = model.Next(context.Background(), reviewConversation(), modelcall.Tools())
+	_, err = model.Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.NoError(t, err)
 	req, body := fake.onlyRequest()

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/testkit/reviewtools"
 )
 
 // nextModelError makes one Next call against a provider giving r and returns
@@ -20,7 +20,7 @@ import (
 func nextModelError(t *testing.T, r reply) (*temporal.ApplicationError, *fakeOpenAI) {
 	t.Helper()
 	fake := newFakeOpenAI(t, r)
-	_, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+	_, err := fake.model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 	require.Error(t, err)
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "want an application error, got %T: %v", err, err)
@@ -96,7 +96,7 @@ func TestOpenAIProviderEchoingTheKeyNeverPutsItInTheError(t *testing.T) {
 			model, err := New(cfg)
 			require.NoError(t, err)
 
-			_, err = model.Next(context.Background(), reviewConversation(), modelcall.Tools())
+			_, err = model.Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 			require.ErrorContains(t, err, "is revoked")
 			require.NotContains(t, err.Error(), key)
@@ -132,7 +132,7 @@ func TestOpenAIUnreachableProviderIsARetryableFailure(t *testing.T) {
 	model := fake.model()
 	fake.server.Close()
 
-	_, err := model.Next(context.Background(), reviewConversation(), modelcall.Tools())
+	_, err := model.Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.ErrorContains(t, err, "openai chat completion")
 	var appErr *temporal.ApplicationError
@@ -145,7 +145,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 
-	_, err := fake.model().Next(ctx, reviewConversation(), modelcall.Tools())
+	_, err := fake.model().Next(ctx, reviewConversation(), reviewtools.Tools())
 
 	require.ErrorIs(t, err, context.Canceled)
 	require.Empty(t, fake.requests())
@@ -154,7 +154,7 @@ func TestOpenAICancelledCallReportsTheCancellation(t *testing.T) {
 func TestOpenAIConversationWithAnUnknownRoleIsAnInvalidRequest(t *testing.T) {
 	fake := newFakeOpenAI(t)
 
-	_, err := fake.model().Next(context.Background(), []api.Message{{Role: "narrator", Content: "x"}}, modelcall.Tools())
+	_, err := fake.model().Next(context.Background(), []api.Message{{Role: "narrator", Content: "x"}}, reviewtools.Tools())
 
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr))

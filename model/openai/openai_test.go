@@ -9,13 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/testkit/reviewtools"
 )
 
 func TestOpenAIToolCallsBecomeADecisionWithTheirIDsAndArguments(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("tool_calls.json"))
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.NoError(t, err)
 	require.Empty(t, d.Final)
@@ -33,7 +33,7 @@ func TestOpenAIToolCallsBecomeADecisionWithTheirIDsAndArguments(t *testing.T) {
 func TestOpenAICommentCallKeepsTheAssistantTextAndTheBodyArgument(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("comment_call.json"))
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.NoError(t, err)
 	require.Equal(t, "I have read the diff; here is the review I propose to post.", d.Final)
@@ -48,7 +48,7 @@ func TestOpenAICommentCallKeepsTheAssistantTextAndTheBodyArgument(t *testing.T) 
 func TestOpenAIFinalAnswerBecomesTheDecisionsFinalText(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("final_answer.json"))
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.NoError(t, err)
 	require.Equal(t, "Posted one review comment on acme/widgets#42 about the retry loop.", d.Final)
@@ -62,7 +62,7 @@ func TestOpenAIMalformedArgumentsReachTheWorkflowAsTheModelWroteThem(t *testing.
 	fake := newFakeOpenAI(t, okReply("malformed_arguments.json"), okReply("final_answer.json"))
 	model := fake.model()
 
-	d, err := model.Next(context.Background(), reviewConversation(), modelcall.Tools())
+	d, err := model.Next(context.Background(), reviewConversation(), reviewtools.Tools())
 	require.NoError(t, err)
 	require.Len(t, d.ToolCalls, 1)
 	call := d.ToolCalls[0]
@@ -80,7 +80,7 @@ func TestOpenAIMalformedArgumentsReachTheWorkflowAsTheModelWroteThem(t *testing.
 	conversation := append(reviewConversation(),
 		api.Message{Role: api.RoleAssistant, ToolCalls: d.ToolCalls},
 		api.Message{Role: api.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: "failed: invalid arguments"})
-	_, err = model.Next(context.Background(), conversation, modelcall.Tools())
+	_, err = model.Next(context.Background(), conversation, reviewtools.Tools())
 	require.NoError(t, err)
 	var body struct {
 		Messages []struct {
@@ -108,7 +108,7 @@ func TestOpenAIRequestCarriesTheToolSchemasAndTheToolCallIDs(t *testing.T) {
 		api.Message{Role: api.RoleTool, ToolCallID: "call_b", Name: api.ToolCreateIssueComment, Content: "posted"},
 	)
 
-	_, err := fake.model().Next(context.Background(), conversation, modelcall.Tools())
+	_, err := fake.model().Next(context.Background(), conversation, reviewtools.Tools())
 
 	require.NoError(t, err)
 	_, body := fake.onlyRequest()
@@ -123,11 +123,11 @@ func TestOpenAIRequestCarriesTheToolSchemasAndTheToolCallIDs(t *testing.T) {
 		{"role":"assistant","content":"Now the comment.","tool_calls":[{"id":"call_b","type":"function","function":{"name":"create_issue_comment","arguments":"{\"body\":\"LGTM\"}"}}]},
 		{"role":"tool","tool_call_id":"call_b","content":"posted"}
 	]`, string(messages))
-	require.JSONEq(t, expectedToolsJSON(t, modelcall.Tools()), mustJSON(t, body["tools"]))
+	require.JSONEq(t, expectedToolsJSON(t, reviewtools.Tools()), mustJSON(t, body["tools"]))
 }
 
 func TestOpenAIOffersOnlyTheToolsItIsGiven(t *testing.T) {
-	readOnly := []api.ToolSpec{modelcall.Tools()[0], modelcall.Tools()[1]}
+	readOnly := []api.ToolSpec{reviewtools.Tools()[0], reviewtools.Tools()[1]}
 	fake := newFakeOpenAI(t, okReply("final_answer.json"), okReply("final_answer.json"))
 	model := fake.model()
 
@@ -146,7 +146,7 @@ func TestOpenAIOffersOnlyTheToolsItIsGiven(t *testing.T) {
 func TestOpenAIRequestAuthenticatesWithTheKeyAndOrganization(t *testing.T) {
 	fake := newFakeOpenAI(t, okReply("final_answer.json"))
 
-	_, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+	_, err := fake.model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.NoError(t, err)
 	req, _ := fake.onlyRequest()
@@ -162,7 +162,7 @@ func TestOpenAICallWithoutIDGetsOneUniqueToTheTurn(t *testing.T) {
 		"tool_calls":[{"type":"function","function":{"name":"get_pull_request","arguments":""}}]}}],
 		"usage":{"prompt_tokens":300,"completion_tokens":12,"total_tokens":312}}`})
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.NoError(t, err)
 	require.Equal(t, []api.ToolCall{{ID: "call_t2_0", Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{}`)}}, d.ToolCalls)
@@ -173,7 +173,7 @@ func TestOpenAIResponseWithoutChoicesFails(t *testing.T) {
 	fake := newFakeOpenAI(t, reply{status: http.StatusOK,
 		body: `{"id":"chatcmpl-x","object":"chat.completion","created":1752139201,"model":"gpt-4.1-mini","choices":[]}`})
 
-	_, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+	_, err := fake.model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.ErrorContains(t, err, "no choices")
 }
@@ -210,7 +210,7 @@ func TestOpenAIRefusalBecomesAFinalAnswerThatSaysSo(t *testing.T) {
 		"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":null,"refusal":"I can't help with that request."}}],
 		"usage":{"prompt_tokens":120,"completion_tokens":8,"total_tokens":128}}`})
 
-	d, err := fake.model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+	d, err := fake.model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 
 	require.NoError(t, err)
 	require.Equal(t, "The model refused: I can't help with that request.", d.Final)

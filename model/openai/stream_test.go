@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/agentrun/agentrun/internal/modelcall"
+	"github.com/agentrun/agentrun/internal/testkit/reviewtools"
 
 	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
@@ -21,12 +21,12 @@ import (
 func TestStreamedAnswerIsTheSameDecisionAsTheWholeOneForEveryRecordedAnswer(t *testing.T) {
 	for _, fixture := range []string{"tool_calls.json", "comment_call.json", "final_answer.json", "malformed_arguments.json"} {
 		t.Run(fixture, func(t *testing.T) {
-			whole, err := newFakeOpenAI(t, okReply(fixture)).model().Next(context.Background(), reviewConversation(), modelcall.Tools())
+			whole, err := newFakeOpenAI(t, okReply(fixture)).model().Next(context.Background(), reviewConversation(), reviewtools.Tools())
 			require.NoError(t, err)
 
 			fake := newFakeOpenAI(t, okReply(fixture))
 			var written []string
-			streamed, err := fake.model().Stream(context.Background(), reviewConversation(), modelcall.Tools(),
+			streamed, err := fake.model().Stream(context.Background(), reviewConversation(), reviewtools.Tools(),
 				func(text string) { written = append(written, text) })
 
 			require.NoError(t, err)
@@ -53,7 +53,7 @@ func TestStreamedRefusalIsWrittenAndBecomesTheSameFinalAnswer(t *testing.T) {
 		"usage":{"prompt_tokens":120,"completion_tokens":8,"total_tokens":128}}`
 	var last string
 	d, err := newFakeOpenAI(t, reply{status: http.StatusOK, body: refusal}).model().Stream(context.Background(),
-		reviewConversation(), modelcall.Tools(), func(text string) { last = text })
+		reviewConversation(), reviewtools.Tools(), func(text string) { last = text })
 
 	require.NoError(t, err)
 	require.Equal(t, "The model refused: I can't help with that request.", d.Final)
@@ -64,7 +64,7 @@ func TestStreamedCallIsRateLimitedLikeAWholeOne(t *testing.T) {
 	fake := newFakeOpenAI(t, reply{status: http.StatusTooManyRequests,
 		header: map[string]string{"Retry-After": "7"}, fixture: "error_429_rate_limit.json"})
 
-	_, err := fake.model().Stream(context.Background(), reviewConversation(), modelcall.Tools(), nil)
+	_, err := fake.model().Stream(context.Background(), reviewConversation(), reviewtools.Tools(), nil)
 
 	var appErr *temporal.ApplicationError
 	require.True(t, errors.As(err, &appErr), "want an application error, got %T: %v", err, err)
@@ -82,7 +82,7 @@ func TestStreamOfChunksFromTwoCompletionsFails(t *testing.T) {
 	m, err := New(Config{BaseURL: fake.BaseURL(), APIKey: testOpenAIKey, Model: "m"})
 	require.NoError(t, err)
 
-	_, err = m.Stream(context.Background(), reviewConversation(), modelcall.Tools(), nil)
+	_, err = m.Stream(context.Background(), reviewConversation(), reviewtools.Tools(), nil)
 
 	require.ErrorContains(t, err, "does not continue the answer")
 }
@@ -114,7 +114,7 @@ func TestAServerThatDoesNotStreamIsAskedWholeAndItsAnswerUsed(t *testing.T) {
 	require.NoError(t, err)
 
 	for range 2 {
-		d, err := m.Stream(context.Background(), reviewConversation(), modelcall.Tools(), nil)
+		d, err := m.Stream(context.Background(), reviewConversation(), reviewtools.Tools(), nil)
 		require.NoError(t, err)
 		require.Equal(t, "Looks fine.", d.Final)
 	}

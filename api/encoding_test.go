@@ -1,4 +1,4 @@
-package modelcall
+package api
 
 import (
 	"bytes"
@@ -6,22 +6,21 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/agentrun/agentrun/api"
 )
 
 // The encoding that remembers its messages must give the bytes the digest
 // covers, call after call, for a conversation that grows at its end,
 // whatever the messages hold (invalid UTF-8, HTML, raw arguments).
 func TestConversationEncodingIsCanonicalConversationAsItGrows(t *testing.T) {
-	var conversation []api.Message
-	var enc Encoding
+	var conversation []Message
+	var enc ConversationEncoding
 	for i := range 12 {
 		conversation = append(conversation,
-			api.Message{Role: api.RoleUser, Content: fmt.Sprintf("turn %d <b>&</b> \xff\xfe é", i)},
-			api.Message{Role: api.RoleAssistant, ToolCalls: []api.ToolCall{{ID: fmt.Sprintf("c%d", i), Name: api.ToolGetPullRequest, Arguments: json.RawMessage(`{ "a" : 1 }`)}}},
-			api.Message{Role: api.RoleTool, ToolCallID: fmt.Sprintf("c%d", i), Name: api.ToolGetPullRequest, Content: "{\"x\":\"\u2028\"}"},
+			Message{Role: RoleUser, Content: fmt.Sprintf("turn %d <b>&</b> \xff\xfe é", i)},
+			Message{Role: RoleAssistant, ToolCalls: []ToolCall{{ID: fmt.Sprintf("c%d", i), Name: ToolGetPullRequest, Arguments: json.RawMessage(`{ "a" : 1 }`)}}},
+			Message{Role: RoleTool, ToolCallID: fmt.Sprintf("c%d", i), Name: ToolGetPullRequest, Content: "{\"x\":\"\u2028\"}"},
 		)
-		want, err := api.CanonicalConversation(conversation)
+		want, err := CanonicalConversation(conversation)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,8 +32,8 @@ func TestConversationEncodingIsCanonicalConversationAsItGrows(t *testing.T) {
 			t.Fatalf("after %d messages:\n got %s\nwant %s", len(conversation), got, want)
 		}
 	}
-	for _, short := range [][]api.Message{conversation[:1], nil} {
-		want, _ := api.CanonicalConversation(short)
+	for _, short := range [][]Message{conversation[:1], nil} {
+		want, _ := CanonicalConversation(short)
 		if got, err := enc.Canonical(short); err != nil || !bytes.Equal(got, want) {
 			t.Fatalf("%d messages: got %s (%v), want %s", len(short), got, err, want)
 		}
