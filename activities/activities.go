@@ -9,9 +9,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/tools"
 )
@@ -20,16 +19,11 @@ import (
 // The workflow refers to them through a nil *Activities, so every method must
 // only use its fields at run time.
 type Activities struct {
-	GitHub *github.Client
-	// BotLogin is the login GitHub shows as the author of the comments the
-	// token posts; only a comment by it can prove an operation. The worker
-	// sets it at start-up (GITHUB_BOT_LOGIN, else GET /user); left empty,
-	// every comment activity asks GET /user itself.
-	BotLogin string
-	// AllowedRepos, when not empty, are the only repositories the GitHub
-	// tools read or write (AGENT_ALLOWED_REPOS).
-	AllowedRepos RepoAllowlist
-	Model        model.Model
+	// GitHub is the worker's GitHub access, the one the GitHub tools of
+	// Tools were built over; nil on a worker without GitHub, whose
+	// permission checks say so.
+	GitHub *github.Access
+	Model  model.Model
 	// Conversations resolves the conversation references of ModelNext
 	// inputs; nil on a worker whose runs always send the conversation inline.
 	Conversations ConversationStore

@@ -11,11 +11,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	gogithub "github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/testkit"
@@ -27,15 +29,24 @@ var demoPR = api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}
 type sandbox struct {
 	*ghsandbox.Server
 	url string
+	gh  *gogithub.Client
 }
 
 // newSandbox serves fixture over real HTTP and points a real go-github
-// client, made the way the worker makes it, at it.
+// client, made the way the worker makes it, at it: the built-in tools'
+// activities over an access with no allowlist and no bot login.
 func newSandbox(t *testing.T, fixture ghsandbox.Fixture) (sandbox, *activities.Activities) {
 	t.Helper()
 	sb := ghsandbox.New(fixture)
 	url, gh := testkit.ServeSandbox(t, sb)
-	return sandbox{Server: sb, url: url}, &activities.Activities{GitHub: gh}
+	s := sandbox{Server: sb, url: url, gh: gh}
+	return s, s.activities(nil, "")
+}
+
+// activities are the built-in tools' activities over the sandbox, limited
+// to allowed, posting as botLogin ("" asks GET /user).
+func (s sandbox) activities(allowed ghapi.RepoAllowlist, botLogin string) *activities.Activities {
+	return testkit.BuiltinActivities(ghapi.NewAccess(s.gh, allowed, botLogin))
 }
 
 // commentsViaAPI reads every comment through the sandbox's public endpoint,
@@ -354,7 +365,7 @@ func TestFindCommentServerErrorIsAPlainRetryableError(t *testing.T) {
 }
 
 func TestNoGitHubClientIsAnError(t *testing.T) {
-	_, err := readPullRequest(&activities.Activities{}, demoPR)
+	_, err := readPullRequest(testkit.BuiltinActivities(nil), demoPR)
 
 	require.ErrorContains(t, err, "no GitHub client")
 }

@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 
@@ -19,8 +18,8 @@ import (
 )
 
 func TestAllowlistRefusesEveryToolOnAnotherRepositoryBeforeAnyRequest(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	acts.AllowedRepos = activities.RepoAllowlist{"acme/widgets"}
+	sb, _ := newSandbox(t, ghsandbox.DefaultFixture())
+	acts := sb.activities(ghapi.RepoAllowlist{"acme/widgets"}, "")
 	elsewhere := api.Target{Owner: "acme", Repo: "gadgets", PullNumber: 1}
 
 	_, errGet := readPullRequest(acts, elsewhere)
@@ -38,10 +37,10 @@ func TestAllowlistRefusesEveryToolOnAnotherRepositoryBeforeAnyRequest(t *testing
 }
 
 func TestAllowlistComparesOwnerAndRepoIgnoringASCIICase(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	list, err := activities.ParseRepoAllowlist("other/repo, ACME/Widgets")
+	sb, _ := newSandbox(t, ghsandbox.DefaultFixture())
+	list, err := ghapi.ParseRepoAllowlist("other/repo, ACME/Widgets")
 	require.NoError(t, err)
-	acts.AllowedRepos = list
+	acts := sb.activities(list, "")
 
 	res, err := createComment(acts, api.CreateCommentInput{Target: api.Target{Owner: "Acme", Repo: "WIDGETS", PullNumber: 1}, Body: "Review", OperationKey: "run-1:2"})
 
@@ -53,12 +52,12 @@ func TestAllowlistComparesOwnerAndRepoIgnoringASCIICase(t *testing.T) {
 func TestParseRepoAllowlistRefusesWhatIsNotOwnerSlashRepo(t *testing.T) {
 	for _, raw := range []string{"acme", "acme/", "/widgets", "acme/widgets/x", "acme/*", "acme/widgets,", " ", "acme /widgets x", "https://github.com/acme/widgets", "acme/.."} {
 		t.Run(raw, func(t *testing.T) {
-			_, err := activities.ParseRepoAllowlist(raw)
+			_, err := ghapi.ParseRepoAllowlist(raw)
 
 			require.Error(t, err)
 		})
 	}
-	list, err := activities.ParseRepoAllowlist("")
+	list, err := ghapi.ParseRepoAllowlist("")
 	require.NoError(t, err)
 	require.True(t, list.Allows(demoPR), "unset allows every repository")
 }
@@ -80,25 +79,24 @@ func TestBodyCarryingAMarkerIsRefusedAndPostsNothing(t *testing.T) {
 func TestActivitiesWithoutABotLoginAskGitHubWhoTheyAre(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	login, err := acts.GitHubIdentity(context.Background())
-	require.NoError(t, err)
-	require.Equal(t, "agentrun[bot]", login)
+	acc := ghapi.NewAccess(sb.gh, nil, "")
+	require.NoError(t, acc.Identify(context.Background()))
+	require.Equal(t, "agentrun[bot]", acc.Login())
 
-	_, err = createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 	require.NoError(t, err)
 	require.Equal(t, 2, sb.countRequests(ghsandbox.OpGetUser))
 }
 
 func TestBotLoginOverridesGetUser(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	acts.BotLogin = "reviewer-app[bot]"
+	sb, _ := newSandbox(t, ghsandbox.DefaultFixture())
+	acts := sb.activities(nil, "reviewer-app[bot]")
 	// The sandbox's token posts as agentrun[bot]: to a worker that says it is
 	// someone else, that comment proves nothing.
 	theirs := sb.postAs(t, sb.BotLogin(), ghapi.MarkedBody("Review", "run-1:1"))
 
-	login, err := acts.GitHubIdentity(context.Background())
-	require.NoError(t, err)
-	require.Equal(t, "reviewer-app[bot]", login)
+	require.NoError(t, acts.GitHub.Identify(context.Background()))
+	require.Equal(t, "reviewer-app[bot]", acts.GitHub.Login())
 	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
 
 	require.NoError(t, err)
@@ -120,8 +118,8 @@ func TestReconcileCannotTellWhenGitHubRefusesToSayWhoWeAre(t *testing.T) {
 }
 
 func TestCommentPostedUnderAnotherLoginThanTheIdentityIsLoggedAsAnError(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	acts.BotLogin = "agentrun" // a typo for agentrun[bot]
+	sb, _ := newSandbox(t, ghsandbox.DefaultFixture())
+	acts := sb.activities(nil, "agentrun") // a typo for agentrun[bot]
 	var logs bytes.Buffer
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, nil))))

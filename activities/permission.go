@@ -7,7 +7,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	ghapi "github.com/agentrun/agentrun/github"
 )
 
 // CheckRepoPermission asks GitHub for a person's permission on a
@@ -22,11 +21,7 @@ func (a *Activities) CheckRepoPermission(ctx context.Context, in api.RepoPermiss
 			fmt.Sprintf("this worker has no GitHub access, so it cannot check %s's write permission on %s/%s; start the run with named approvers (--approver)",
 				in.Login, in.Owner, in.Repo), api.ErrTypeNoPermissionSource, nil)
 	}
-	gh, err := a.githubClient()
-	if err != nil {
-		return api.RepoPermission{}, err
-	}
-	permission, err := ghapi.PermissionOf(ctx, gh, in.Owner, in.Repo, in.Login)
+	permission, err := a.GitHub.Permission(ctx, in.Owner, in.Repo, in.Login)
 	if err != nil {
 		return api.RepoPermission{}, err
 	}

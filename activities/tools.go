@@ -7,7 +7,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/redact"
 	"github.com/agentrun/agentrun/tools"
@@ -68,11 +67,11 @@ func (a *Activities) ReconcileTool(ctx context.Context, in api.ToolInput) (api.T
 		Reason: boundReason(fmt.Sprintf("%s answered the unknown outcome %q", in.Tool, res.Outcome)), Output: res.Output}, nil
 }
 
+// registry is the worker's tools; Activities without any serve none, and
+// every call is refused as a tool this worker does not have.
 func (a *Activities) registry() *tools.Registry {
 	if a.Tools == nil {
-		// Activities registered on their own (the workflow tests) serve the
-		// built-in tools, as the workflow registered beside them does.
-		return agents.MustBuiltin(NewGitHubAccess(a))
+		return tools.NewRegistry()
 	}
 	return a.Tools
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
@@ -31,7 +30,7 @@ func startRecommender(t *testing.T, faults ...ghsandbox.Fault) (*testkit.Stack, 
 	acts := s.Activities(nil)
 	ext, err := agents.Recommender(s.GitHubURL, nil)
 	require.NoError(t, err)
-	acts.Tools, err = agents.BuiltinWith(activities.NewGitHubAccess(acts), ext)
+	acts.Tools, err = agents.BuiltinWith(acts.GitHub, ext)
 	require.NoError(t, err)
 	queue := testkit.Unique(t, "recommend")
 	w := agentworker.NewWithActivities(s.Client(), queue, acts)

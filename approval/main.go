@@ -154,7 +154,7 @@ func newServer(cfg settings.Program, temporal client.Client, logger *slog.Logger
 		Address: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace})
 	return approvalsrv.New(cfg.Server, approvalsrv.Options{
 		Runs:        runs,
-		Permissions: approvalsrv.GitHubPermissions{Client: gh},
+		Permissions: github.NewAccess(gh, nil, ""),
 		Logger:      logger,
 		Codec:       codecHandler(cfg, logger),
 	})

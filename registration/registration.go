@@ -26,7 +26,7 @@ import (
 // code deployed in the meantime. An unversioned worker ignores the behaviour.
 func Register(w worker.Registry, acts *activities.Activities) {
 	if acts.Tools == nil {
-		acts.Tools = agents.MustBuiltin(activities.NewGitHubAccess(acts))
+		acts.Tools = agents.MustBuiltin(acts.GitHub)
 	}
 	def := workflows.New(acts.Tools)
 	if handoff, ok := acts.Conversations.(*activities.ConversationHandoff); ok {

@@ -108,9 +108,9 @@ func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) e
 		return fmt.Errorf("start the worker on task queue %s: %w", cfg.TaskQueue, err)
 	}
 	started := append(cfg.Temporal.LogAttrs(),
-		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider, "githubLogin", acts.BotLogin)
+		"taskQueue", cfg.TaskQueue, "modelProvider", cfg.ModelProvider, "githubLogin", acts.GitHub.Login())
 	if acts.GitHub != nil {
-		started = append(started, "githubApiUrl", acts.GitHub.BaseURL.String())
+		started = append(started, "githubApiUrl", acts.GitHub.BaseURL())
 	}
 	logger.Info("worker started", append(started, deploymentAttrs(cfg.Deployment)...)...)
 	switch {
@@ -184,7 +184,7 @@ func connectGitHub(ctx context.Context, cfg agentworker.Config, acts *activities
 		return err
 	}
 	logger.Info("GitHub target",
-		"githubApiUrl", acts.GitHub.BaseURL.String(), "githubLogin", acts.BotLogin,
+		"githubApiUrl", acts.GitHub.BaseURL(), "githubLogin", acts.GitHub.Login(),
 		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
 	return nil
 }

@@ -28,7 +28,7 @@ func newActionHarness(t *testing.T) *harness {
 	t.Helper()
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer()}
-	reg := agents.MustBuiltin(activities.NewGitHubAccess(acts))
+	reg := agents.MustBuiltin(acts.GitHub)
 	require.NoError(t, reg.AddAgent(tools.Agent{Name: reviewOnly, Task: "Review pull request", Tools: []tools.AgentTool{
 		{Name: api.ToolGetPullRequest}, {Name: api.ToolListPullRequestFiles}, {Name: api.ToolCreatePullRequestReview, Ask: true},
 	}}))

@@ -51,7 +51,7 @@ func startHeldWorker(t *testing.T, stack *testkit.Stack, queue, githubURL string
 	gh, err := github.NewClient(githubURL, "sandbox-token")
 	require.NoError(t, err)
 	w := worker.New(stack.Client(), queue, worker.Options{})
-	agentworker.Register(w, agentworker.WithConversationStore(stack.Client(), &activities.Activities{GitHub: gh, Model: offline.NewReviewer()}))
+	agentworker.Register(w, agentworker.WithConversationStore(stack.Client(), &activities.Activities{GitHub: github.NewAccess(gh, nil, ""), Model: offline.NewReviewer()}))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 }

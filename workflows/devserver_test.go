@@ -67,7 +67,7 @@ func startTamperingWorker(t *testing.T, stack *testkit.Stack, queue string, tamp
 		func(next interceptor.WorkflowOutboundInterceptor) interceptor.WorkflowOutboundInterceptor {
 			return &tamperOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: next}, root: tamper}
 		})}})
-	agentworker.Register(w, agentworker.WithConversationStore(c, &activities.Activities{GitHub: gh, Model: offline.NewReviewer()}))
+	agentworker.Register(w, agentworker.WithConversationStore(c, &activities.Activities{GitHub: github.NewAccess(gh, nil, ""), Model: offline.NewReviewer()}))
 	require.NoError(t, w.Start())
 	t.Cleanup(w.Stop)
 }

@@ -125,7 +125,7 @@ func TestAnEditThatChangesTheTargetIsRefusedAndTheActionStillWaits(t *testing.T)
 func TestAnEditIsRefusedForAToolWhoseAgentForbidsEdits(t *testing.T) {
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer()}
-	reg := agents.MustBuiltin(activities.NewGitHubAccess(acts))
+	reg := agents.MustBuiltin(acts.GitHub)
 	require.NoError(t, reg.AddAgent(tools.Agent{Name: "no-edits", Task: "Review pull request", Tools: []tools.AgentTool{
 		{Name: api.ToolGetPullRequest}, {Name: api.ToolListPullRequestFiles}, {Name: api.ToolCreateIssueComment, Ask: true, NoEdit: true},
 	}}))

@@ -42,7 +42,7 @@ func TestAModelCallTakesTheConversationItsWorkflowHandedOver(t *testing.T) {
 	gh, err := github.NewClient(srv.URL, "")
 	require.NoError(t, err)
 	queries := &noQueries{}
-	registration.Register(env, &activities.Activities{GitHub: gh, Model: offline.NewReviewer(), Conversations: queries})
+	registration.Register(env, &activities.Activities{GitHub: github.NewAccess(gh, nil, ""), Model: offline.NewReviewer(), Conversations: queries})
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "run-handoff"})
 	snapshot := func() api.RunSnapshot {
 		v, err := env.QueryWorkflow(api.QueryRun)

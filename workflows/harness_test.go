@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	gogithub "github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/testsuite"
@@ -59,14 +58,14 @@ func newHarnessOn(t *testing.T, suite *testsuite.WorkflowTestSuite, sandbox *ghs
 }
 
 // sandboxGitHub serves sandbox over real HTTP until the test ends and is the
-// go-github client on it.
-func sandboxGitHub(t *testing.T, sandbox *ghsandbox.Server) *gogithub.Client {
+// GitHub access of a go-github client on it.
+func sandboxGitHub(t *testing.T, sandbox *ghsandbox.Server) *github.Access {
 	t.Helper()
 	srv := httptest.NewServer(sandbox)
 	t.Cleanup(srv.Close)
 	gh, err := github.NewClient(srv.URL, "")
 	require.NoError(t, err)
-	return gh
+	return github.NewAccess(gh, nil, "")
 }
 
 // newRunEnv is a testsuite environment of suite that runs agentRun (AgentRun,

@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
@@ -45,7 +44,7 @@ func startRecommendWorker(t *testing.T, stack *testkit.Stack, taskQueue string) 
 	acts := stack.Activities(nil)
 	ext, err := agents.Recommender(stack.GitHubURL, nil)
 	require.NoError(t, err)
-	acts.Tools, err = agents.BuiltinWith(activities.NewGitHubAccess(acts), ext)
+	acts.Tools, err = agents.BuiltinWith(acts.GitHub, ext)
 	require.NoError(t, err)
 	w := agentworker.NewWithActivities(stack.Client(), taskQueue, acts)
 	require.NoError(t, w.Start())

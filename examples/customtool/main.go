@@ -45,10 +45,11 @@ func run(ctx context.Context, getenv func(string) string) error {
 	// tool: it has no identity to learn and no client to make.
 	var acc ghtools.Access
 	if usesGitHub(getenv) {
-		if err := connectGitHub(ctx, getenv, acts); err != nil {
+		var err error
+		if acts.GitHub, err = connectGitHub(ctx, getenv); err != nil {
 			return err
 		}
-		acc = activities.NewGitHubAccess(acts)
+		acc = acts.GitHub
 	}
 	var err error
 	if acts.Tools, err = newRegistry(acc, getenv("TICKETS_URL")); err != nil {
@@ -78,7 +79,7 @@ func run(ctx context.Context, getenv func(string) string) error {
 	for _, a := range acts.Tools.Agents() {
 		served = append(served, a.Name)
 	}
-	slog.Info("customtool worker started", "taskQueue", queue, "githubLogin", acts.BotLogin, "agents", served)
+	slog.Info("customtool worker started", "taskQueue", queue, "githubLogin", acts.GitHub.Login(), "agents", served)
 	<-ctx.Done()
 	w.Stop()
 	return nil
@@ -90,22 +91,24 @@ func usesGitHub(getenv func(string) string) bool {
 	return getenv("GITHUB_API_URL") != "" || getenv("GITHUB_TOKEN") != "" || getenv("GITHUB_BOT_LOGIN") != ""
 }
 
-// connectGitHub gives acts its GitHub client, allowlist and bot login.
-func connectGitHub(ctx context.Context, getenv func(string) string, acts *activities.Activities) error {
+// connectGitHub is the worker's GitHub access: its client, allowlist and
+// bot login.
+func connectGitHub(ctx context.Context, getenv func(string) string) (*github.Access, error) {
 	gh, err := github.NewClient(getenv("GITHUB_API_URL"), getenv("GITHUB_TOKEN"))
 	if err != nil {
-		return fmt.Errorf("GITHUB_API_URL: %w", err)
+		return nil, fmt.Errorf("GITHUB_API_URL: %w", err)
 	}
-	if acts.AllowedRepos, err = activities.ParseRepoAllowlist(getenv("AGENT_ALLOWED_REPOS")); err != nil {
-		return fmt.Errorf("AGENT_ALLOWED_REPOS: %w", err)
+	allowed, err := github.ParseRepoAllowlist(getenv("AGENT_ALLOWED_REPOS"))
+	if err != nil {
+		return nil, fmt.Errorf("AGENT_ALLOWED_REPOS: %w", err)
 	}
-	acts.GitHub, acts.BotLogin = gh, getenv("GITHUB_BOT_LOGIN")
+	acc := github.NewAccess(gh, allowed, getenv("GITHUB_BOT_LOGIN"))
 	// Only a comment by this login proves an operation: learn it once, as
 	// the real worker does, and refuse to start without it.
-	if acts.BotLogin, err = acts.GitHubIdentity(ctx); err != nil {
-		return fmt.Errorf("the worker's GitHub identity (set GITHUB_BOT_LOGIN): %w", err)
+	if err := acc.Identify(ctx); err != nil {
+		return nil, fmt.Errorf("the worker's GitHub identity (set GITHUB_BOT_LOGIN): %w", err)
 	}
-	return nil
+	return acc, nil
 }
 
 func orDefault(v, def string) string {

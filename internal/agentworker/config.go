@@ -15,6 +15,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/internal/telemetry"
@@ -64,7 +65,7 @@ type Config struct {
 	GitHubBotLogin string
 	// AllowedRepos limits the GitHub tools to these repositories
 	// (AGENT_ALLOWED_REPOS); empty allows every repository the token reaches.
-	AllowedRepos  activities.RepoAllowlist
+	AllowedRepos  github.RepoAllowlist
 	ModelProvider string
 	// OpenAI is the OPENAI_* settings, read when MODEL_PROVIDER is openai
 	// (and left zero otherwise).
@@ -132,7 +133,7 @@ func workerSettings() []config.Setting[Config] {
 			Parse: parseBotLogin},
 		{Name: "AGENT_ALLOWED_REPOS", Description: "comma-separated owner/repo list the GitHub tools may touch; default any",
 			Parse: func(c *Config, v string) (err error) {
-				c.AllowedRepos, err = activities.ParseRepoAllowlist(v)
+				c.AllowedRepos, err = github.ParseRepoAllowlist(v)
 				return err
 			}},
 		{Name: "MODEL_PROVIDER", Default: DefaultModelProvider, Description: "offline (the deterministic reviewer) or openai",

@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testkit/standalone"
@@ -57,7 +57,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		GitHubToken:     "ghp_abc123",
 		GitHubAPIURL:    "http://127.0.0.1:8090/api/v3/",
 		GitHubBotLogin:  "agentrun[bot]",
-		AllowedRepos:    activities.RepoAllowlist{"acme/widgets", "acme/gadgets"},
+		AllowedRepos:    github.RepoAllowlist{"acme/widgets", "acme/gadgets"},
 		ModelProvider:   "offline",
 		LogFormat:       "json",
 		StopTimeout:     2 * time.Minute,

@@ -54,7 +54,7 @@ func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcp
 	if err != nil {
 		return nil, err
 	}
-	acc := activities.NewGitHubAccess(acts)
+	acc := acts.GitHub
 	if cfg.Tools == nil {
 		reg, err := agents.BuiltinWith(acc, also...)
 		if err != nil {

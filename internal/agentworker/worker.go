@@ -24,18 +24,15 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	acts := &activities.Activities{
-		BotLogin:     cfg.GitHubBotLogin,
-		AllowedRepos: cfg.AllowedRepos,
-		Model:        chosen,
-		Callbacks:    cfg.Callbacks,
-	}
-	// Without GitHub the client stays nil, and a permission check says the
+	acts := &activities.Activities{Model: chosen, Callbacks: cfg.Callbacks}
+	// Without GitHub the access stays nil, and a permission check says the
 	// worker has none (activities.CheckRepoPermission).
 	if cfg.HasGitHub() {
-		if acts.GitHub, err = github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken); err != nil {
+		gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
+		if err != nil {
 			return nil, fmt.Errorf("GitHub client: %w", err)
 		}
+		acts.GitHub = github.NewAccess(gh, cfg.AllowedRepos, cfg.GitHubBotLogin)
 	}
 	return acts, nil
 }
@@ -45,14 +42,13 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 var ErrNoIdentity = errors.New("cannot determine the worker's GitHub identity; set GITHUB_BOT_LOGIN to the login its token posts as " +
 	"(for a GitHub App, \"app-name[bot]\")")
 
-// Identify sets acts.BotLogin from GET /user unless GITHUB_BOT_LOGIN set it,
-// once per process: only comments by that login prove an operation.
+// Identify learns the login acts' GitHub access posts as from GET /user
+// unless GITHUB_BOT_LOGIN set it, once per process: only comments by that
+// login prove an operation.
 func Identify(ctx context.Context, acts *activities.Activities) error {
-	login, err := acts.GitHubIdentity(ctx)
-	if err != nil {
+	if err := acts.GitHub.Identify(ctx); err != nil {
 		return fmt.Errorf("%w: %w", ErrNoIdentity, err)
 	}
-	acts.BotLogin = login
 	return nil
 }
 

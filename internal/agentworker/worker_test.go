@@ -46,8 +46,11 @@ func TestNewActivitiesCarriesTheBotLoginAndAllowedReposWithoutAnyRequest(t *test
 	require.NoError(t, err)
 	require.NoError(t, Identify(context.Background(), acts), "GITHUB_BOT_LOGIN needs no request (nothing listens on port 1)")
 
-	require.Equal(t, "reviewer-app[bot]", acts.BotLogin)
-	require.Equal(t, activities.RepoAllowlist{"acme/widgets"}, acts.AllowedRepos)
+	require.Equal(t, "reviewer-app[bot]", acts.GitHub.Login())
+	_, err = acts.GitHub.ClientFor("read", api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1})
+	require.NoError(t, err)
+	_, err = acts.GitHub.ClientFor("read", api.Target{Owner: "acme", Repo: "gadgets", PullNumber: 1})
+	require.ErrorContains(t, err, "AGENT_ALLOWED_REPOS", "the allowlist came through to the access")
 }
 
 func TestIdentifyFailureNamesGitHubBotLogin(t *testing.T) {
@@ -60,5 +63,5 @@ func TestIdentifyFailureNamesGitHubBotLogin(t *testing.T) {
 
 	require.ErrorIs(t, err, ErrNoIdentity)
 	require.ErrorContains(t, err, "GITHUB_BOT_LOGIN")
-	require.Empty(t, acts.BotLogin)
+	require.Empty(t, acts.GitHub.Login())
 }

@@ -5,27 +5,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/go-github/v62/github"
-
 	"github.com/agentrun/agentrun/api"
-	agithub "github.com/agentrun/agentrun/github"
 )
 
-// PermissionChecker tells a user's permission on a repository: "admin",
+// PermissionChecker tells a user's permission on a repository (the
+// process's *github.Access answers it): "admin",
 // "write", "read" or "none".
 type PermissionChecker interface {
 	Permission(ctx context.Context, owner, repo, login string) (string, error)
-}
-
-// GitHubPermissions asks the GitHub API.
-type GitHubPermissions struct {
-	Client *github.Client
-}
-
-// Permission reads GitHub's answer the way the workflow's own permission
-// check does (a 404 is "none"), through the one shared call.
-func (g GitHubPermissions) Permission(ctx context.Context, owner, repo, login string) (string, error) {
-	return agithub.PermissionOf(ctx, g.Client, owner, repo, login)
 }
 
 // requireWritePermission is the webhook's rule for a run without approvers:

@@ -30,7 +30,7 @@ func sandboxPermissions(t *testing.T) PermissionChecker {
 	t.Cleanup(sandbox.Close)
 	gh, err := ghapi.NewClient(sandbox.URL, "sandbox-token")
 	require.NoError(t, err)
-	return GitHubPermissions{Client: gh}
+	return ghapi.NewAccess(gh, nil, "")
 }
 
 type commentEvent struct {
@@ -279,7 +279,7 @@ func TestWebhookWhileGitHubIsDownAnswers502AndARedeliveryWorks(t *testing.T) {
 	gh, err := ghapi.NewClient(ts.URL, "sandbox-token")
 	require.NoError(t, err)
 	require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetPermission, Mode: ghsandbox.ModeStatus, Status: 502, Count: 1}))
-	h := waitingHarness(t, GitHubPermissions{Client: gh})
+	h := waitingHarness(t, ghapi.NewAccess(gh, nil, ""))
 	payload := newComment("bob", "/agentrun approve act-1").payload(t)
 
 	h.requireRedeliveryApprovesOnce(payload, http.StatusBadGateway)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/stretchr/testify/require"
 )
@@ -98,7 +99,7 @@ type longRunResult struct {
 func (r *overheadRig) measureLongRun(ctx context.Context, turns, historyThreshold, queries int) (longRunResult, error) {
 	var res longRunResult
 	m := newLongModel()
-	w := agentworker.NewWithActivities(r.client, longRunQueue, &activities.Activities{GitHub: r.ghClient, BotLogin: r.sandbox.BotLogin(), Model: m})
+	w := agentworker.NewWithActivities(r.client, longRunQueue, &activities.Activities{GitHub: github.NewAccess(r.ghClient, nil, r.sandbox.BotLogin()), Model: m})
 	if err := w.Start(); err != nil {
 		return res, fmt.Errorf("start the long-run worker: %w", err)
 	}

@@ -154,7 +154,7 @@ func rigOn(tb testing.TB, agentClient client.Client, stickyCache int) *overheadR
 		agentworker.WorkerOptions{TaskQueue: agentRunQueue, StopTimeout: agentworker.DefaultStopTimeout, StickyCacheSize: stickyCache},
 		// BotLogin as the worker main sets it: without it every comment
 		// call would add a GET /user that production never makes.
-		&activities.Activities{GitHub: ghClient, BotLogin: sandbox.BotLogin(), Model: offline.NewReviewer()})
+		&activities.Activities{GitHub: github.NewAccess(ghClient, nil, sandbox.BotLogin()), Model: offline.NewReviewer()})
 	// The same (default) worker options as agentworker's.
 	bareWorker := worker.New(agentClient, bareQueue, worker.Options{})
 	bareWorker.RegisterWorkflowWithOptions(bareApprovalShape, workflow.RegisterOptions{Name: bareWorkflowName})

@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/agents"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -36,7 +37,7 @@ func ServeSandbox(t testing.TB, sb *ghsandbox.Server) (string, *github.Client) {
 func StartSandboxWorker(t testing.TB, c client.Client, taskQueue string, sb *ghsandbox.Server) {
 	t.Helper()
 	_, gh := ServeSandbox(t, sb)
-	startWorker(t, c, taskQueue, &activities.Activities{GitHub: gh, BotLogin: sb.BotLogin(), Model: offline.NewReviewer()})
+	startWorker(t, c, taskQueue, &activities.Activities{GitHub: ghapi.NewAccess(gh, nil, sb.BotLogin()), Model: offline.NewReviewer()})
 }
 
 func startWorker(t testing.TB, c client.Client, taskQueue string, acts *activities.Activities) {
@@ -46,4 +47,11 @@ func startWorker(t testing.TB, c client.Client, taskQueue string, acts *activiti
 		t.Fatalf("testkit: start the worker on %s: %v", taskQueue, err)
 	}
 	t.Cleanup(w.Stop)
+}
+
+// BuiltinActivities are activities with the built-in tools and agents over
+// acc, as registration.Register fills them in for a worker: for tests that
+// call the activities without registering them.
+func BuiltinActivities(acc *ghapi.Access) *activities.Activities {
+	return &activities.Activities{GitHub: acc, Tools: agents.MustBuiltin(acc)}
 }

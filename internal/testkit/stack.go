@@ -8,6 +8,7 @@ import (
 	"go.temporal.io/sdk/interceptor"
 
 	"github.com/agentrun/agentrun/activities"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
 	"github.com/agentrun/agentrun/internal/temporalclient"
@@ -102,7 +103,7 @@ func (s *Stack) Activities(model model.Model) *activities.Activities {
 	}
 	// The worker main resolves its login once at start; so does the stack,
 	// or every comment call would pay a GET /user of its own.
-	return &activities.Activities{GitHub: s.github, BotLogin: s.sandbox.BotLogin(), Model: model}
+	return &activities.Activities{GitHub: ghapi.NewAccess(s.github, nil, s.sandbox.BotLogin()), Model: model}
 }
 
 // Client is the stack's client of the dev server, with StackOptions.PayloadCodec.

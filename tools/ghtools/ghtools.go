@@ -12,7 +12,7 @@ import (
 )
 
 // Access is what the tools need of the worker's GitHub access:
-// activities.GitHubAccess provides it. A registry built only to describe
+// *github.Access (package github) provides it. A registry built only to describe
 // tools (the workflow's side) may pass nil: only Execute and Reconcile use
 // it.
 type Access interface {
