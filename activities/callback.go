@@ -13,15 +13,20 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // Callbacks is what a worker needs to deliver runs' results: the URLs it
 // allows (AGENTRUN_CALLBACK_ALLOWED, the final word whatever the starter or
-// the API checked) and the key it signs with (AGENTRUN_CALLBACK_SECRET).
+// the API checked), the key it signs with (AGENTRUN_CALLBACK_SECRET) and
+// the signed API's scheme to sign with.
 type Callbacks struct {
 	Allowed api.CallbackAllowList
 	Secret  []byte
+	// Sign sets a request's signature headers, as made at at, over body;
+	// the request's Idempotency-Key is set before. The worker's assembly
+	// passes the signed API's own signer, which the approval server
+	// verifies with, so that the activities link no part of that server.
+	Sign func(req *http.Request, secret, body []byte, at time.Time)
 	// Client overrides the HTTP client; nil means one that follows no
 	// redirect, since a redirect could lead outside the allow-list.
 	Client *http.Client
@@ -36,7 +41,7 @@ var noRedirects = &http.Client{
 }
 
 // DeliverResult makes one attempt to POST a run's result to its callback,
-// signed as the signed API is (auth.SignRequest) and carrying the run's
+// signed as the signed API is (Callbacks.Sign) and carrying the run's
 // Idempotency-Key. A transport error, a 5xx, 408 or 429 is retried by the
 // workflow's policy; a refusal is not. A 409 means the receiver already
 // holds a result under the key, which only this run's earlier attempt can
@@ -46,7 +51,7 @@ func (a *Activities) DeliverResult(ctx context.Context, in api.CallbackDelivery)
 	if err := cb.Allowed.Check(in.URL); err != nil {
 		return api.CallbackReceipt{}, refusedCallback("this worker refuses the URL: %s", err)
 	}
-	if len(cb.Secret) == 0 {
+	if len(cb.Secret) == 0 || cb.Sign == nil {
 		return api.CallbackReceipt{}, refusedCallback("%s", errors.New("this worker has no AGENTRUN_CALLBACK_SECRET to sign the delivery with"))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.URL, bytes.NewReader(in.Body))
@@ -54,8 +59,8 @@ func (a *Activities) DeliverResult(ctx context.Context, in api.CallbackDelivery)
 		return api.CallbackReceipt{}, refusedCallback("build the request: %s", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(auth.HeaderIdempotencyKey, api.CallbackIdempotencyKey(in.RunID))
-	auth.SignRequest(req, cb.Secret, in.Body, time.Now())
+	req.Header.Set(api.HeaderIdempotencyKey, api.CallbackIdempotencyKey(in.RunID))
+	cb.Sign(req, cb.Secret, in.Body, time.Now())
 	client := cb.Client
 	if client == nil {
 		client = noRedirects

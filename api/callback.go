@@ -64,6 +64,10 @@ func (c *Callback) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// HeaderIdempotencyKey is the header of a signed request's idempotency
+// key: the run POST /v1/runs starts or finds, the result a delivery carries.
+const HeaderIdempotencyKey = "Idempotency-Key"
+
 // CallbackIdempotencyKey is the Idempotency-Key of a run's result delivery:
 // one per run, so that a receiver that got it once recognises every retry.
 func CallbackIdempotencyKey(runID string) string { return runID + ":result" }

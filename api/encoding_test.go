@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
-
 )
 
 // The encoding that remembers its messages must give the bytes the digest

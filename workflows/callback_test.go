@@ -111,7 +111,7 @@ func callbackHarness(t *testing.T, allowed string) *harness {
 	require.NoError(t, err)
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer(),
-		Callbacks: activities.Callbacks{Allowed: list, Secret: callbackSecret}}
+		Callbacks: activities.Callbacks{Allowed: list, Secret: callbackSecret, Sign: auth.SignRequest}}
 	var suite testsuite.WorkflowTestSuite
 	return &harness{t: t, env: newRunEnv(&suite, builtin.AgentRun, acts), sandbox: sandbox}
 }

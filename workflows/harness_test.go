@@ -70,8 +70,12 @@ func sandboxGitHub(t *testing.T, sandbox *ghsandbox.Server) *github.Access {
 
 // newRunEnv is a testsuite environment of suite that runs agentRun (AgentRun,
 // or a registry's) under the workflow's registered name and the test run ID,
-// with acts as its activities.
+// with acts as its activities (over the built-in tools when acts names
+// none, as registration.Register would make them).
 func newRunEnv(suite *testsuite.WorkflowTestSuite, agentRun any, acts *activities.Activities) *testsuite.TestWorkflowEnvironment {
+	if acts.Tools == nil {
+		acts.Tools = agents.MustBuiltin(acts.GitHub)
+	}
 	env := suite.NewTestWorkflowEnvironment()
 	env.RegisterWorkflowWithOptions(agentRun, workflow.RegisterOptions{Name: api.WorkflowName})
 	env.RegisterActivity(acts)

@@ -20,12 +20,11 @@ import (
 	"github.com/agentrun/agentrun/internal/startup"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/model/openai"
 )
 
 // DefaultModelProvider needs no network and no key: the deterministic reviewer.
-const DefaultModelProvider = model.ProviderOffline
+const DefaultModelProvider = ProviderOffline
 
 // DefaultStopTimeout is how long a stopping worker lets in-flight activities
 // finish: one GitHub call attempt (the default toolTimeout) fits in it, so
@@ -188,7 +187,7 @@ func finish(c *Config, get func(string) string) error {
 	if !c.Callbacks.Allowed.Empty() && len(c.Callbacks.Secret) == 0 {
 		return fmt.Errorf("%s is set but AGENTRUN_CALLBACK_SECRET is not: a result delivery must be signed", api.EnvCallbackAllowed)
 	}
-	if c.ModelProvider != model.ProviderOpenAI {
+	if c.ModelProvider != ProviderOpenAI {
 		c.OpenAI = openai.Config{}
 	} else if err := c.OpenAI.Validate(); err != nil {
 		return err
@@ -220,8 +219,8 @@ func parseBotLogin(c *Config, v string) error {
 
 func parseModelProvider(c *Config, v string) error {
 	c.ModelProvider = v
-	if !slices.Contains(model.KnownProviders(), v) {
-		return fmt.Errorf("%q is not a known provider; known: %s", v, strings.Join(model.KnownProviders(), ", "))
+	if !slices.Contains(KnownProviders(), v) {
+		return fmt.Errorf("%q is not a known provider; known: %s", v, strings.Join(KnownProviders(), ", "))
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/model"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // NewActivities builds the activities from the configuration: the GitHub
@@ -20,11 +20,13 @@ import (
 // repositories, and the MODEL_PROVIDER model with its settings. It makes no
 // request; Identify then fills in the bot login if GITHUB_BOT_LOGIN did not.
 func NewActivities(cfg Config) (*activities.Activities, error) {
-	chosen, err := model.New(model.Config{Provider: cfg.ModelProvider, OpenAI: cfg.OpenAI})
+	chosen, err := NewModel(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	acts := &activities.Activities{Model: chosen, Callbacks: cfg.Callbacks}
+	callbacks := cfg.Callbacks
+	callbacks.Sign = auth.SignRequest
+	acts := &activities.Activities{Model: chosen, Callbacks: callbacks}
 	// Without GitHub the access stays nil, and a permission check says the
 	// worker has none (activities.CheckRepoPermission).
 	if cfg.HasGitHub() {

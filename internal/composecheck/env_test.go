@@ -12,7 +12,6 @@ import (
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/temporalclient"
-	"github.com/agentrun/agentrun/model"
 )
 
 func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
@@ -32,7 +31,7 @@ func TestComposeEnvironmentPassesTheWorkersOwnValidation(t *testing.T) {
 
 func TestComposePassesTheOpenAISettingsToTheWorker(t *testing.T) {
 	worker := service(t, mustLoadCompose(t, map[string]string{
-		"MODEL_PROVIDER":  model.ProviderOpenAI,
+		"MODEL_PROVIDER":  agentworker.ProviderOpenAI,
 		"OPENAI_BASE_URL": "http://ollama:11434/v1",
 		"OPENAI_API_KEY":  "compose-test-key",
 		"OPENAI_MODEL":    "llama3.1",
@@ -41,7 +40,7 @@ func TestComposePassesTheOpenAISettingsToTheWorker(t *testing.T) {
 
 	cfg, err := agentworker.ConfigFromEnv(getenv(worker))
 	require.NoError(t, err)
-	require.Equal(t, model.ProviderOpenAI, cfg.ModelProvider)
+	require.Equal(t, agentworker.ProviderOpenAI, cfg.ModelProvider)
 	require.Equal(t, "http://ollama:11434/v1", cfg.OpenAI.BaseURL)
 	require.Equal(t, "compose-test-key", cfg.OpenAI.APIKey)
 	require.Equal(t, "llama3.1", cfg.OpenAI.Model)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentrun/agentrun/api"
 )
 
 // Headers of the signed API.
@@ -18,7 +20,7 @@ const (
 	HeaderTimestamp = "X-Agentrun-Timestamp"
 	HeaderSignature = "X-Agentrun-Signature"
 	// HeaderIdempotencyKey names the run POST /v1/runs starts or finds.
-	HeaderIdempotencyKey = "Idempotency-Key"
+	HeaderIdempotencyKey = api.HeaderIdempotencyKey
 )
 
 // MaxSkew is how far the timestamp of a signed request may be from now.
