@@ -1,5 +1,6 @@
-// Package depcheck holds a test that keeps each binary linking only what it
-// uses: the starter and the approval server speak to runs through package
-// api and runclient, so they must not link the workflow, the activities or
-// a model client.
+// Package depcheck holds the test that keeps the arrows one way: the
+// starter and the approval server speak to runs through api and runclient;
+// the workflow links neither the activities, the agents, an integration,
+// go-github nor a model client; the activities link neither the built-in
+// agents nor the approval server; the model interface links no provider.
 package depcheck
