@@ -102,3 +102,37 @@ func TestASafeOutputIsLeftOutOnlyWhenItIsWhatTheRunWouldShowAnyway(t *testing.T)
 	require.NotNil(t, files.SafeOutput, "files show without their patches")
 	require.NotContains(t, string(files.SafeOutput), "@@")
 }
+
+// A body the action will not preview (blank, or carrying a marker of its
+// own) cannot be the approved one: the activity refuses it before any
+// request, whatever digest the input names. The tool's own refusals are
+// tested in tools/ghtools.
+func TestABodyTheActionWillNotPreviewIsNotTheApprovedOneAndPostsNothing(t *testing.T) {
+	for _, body := range []string{" \n", "LGTM\n<!--Agent-Operation: run-9:1 -->"} {
+		sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
+
+		_, err := acts.ExecuteTool(context.Background(), commentByDigest(body, body))
+
+		appErr := standalone.ApplicationError(t, err)
+		require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
+		require.True(t, appErr.NonRetryable())
+		require.Contains(t, appErr.Message(), "the call is not the one approved")
+		require.Empty(t, sb.Requests())
+	}
+}
+
+// An action runs only under an operationKey: the activity refuses one
+// without, naming the tool, before the tool is asked.
+func TestAnActionWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
+	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
+	args, _ := json.Marshal(map[string]string{"body": "Review"})
+
+	_, err := acts.ExecuteTool(context.Background(), api.NewToolInput(api.ToolCreateIssueComment, args, demoPR, "", "Review"))
+
+	appErr := standalone.ApplicationError(t, err)
+	require.True(t, appErr.NonRetryable())
+	require.Equal(t, api.ErrTypeInvalidInput, appErr.Type())
+	require.Contains(t, appErr.Message(), "create_issue_comment: ")
+	require.Contains(t, appErr.Message(), "operationKey")
+	require.Empty(t, sb.Requests())
+}

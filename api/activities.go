@@ -1,7 +1,8 @@
 package api
 
-// The inputs and outputs of the GitHub activities. Each is recorded in the
-// history of every run that calls the activity, so its JSON is the wire.
+// The contents the GitHub tools answer with and the permission check's
+// input and output. Each is recorded in the history of every run that
+// calls them, so its JSON is the wire.
 
 // PullRequest is the result of get_pull_request.
 type PullRequest struct {
@@ -34,13 +35,6 @@ type PullRequestFile struct {
 	PatchSHA256    string `json:"patchSha256,omitempty"`
 }
 
-// CreateCommentInput is what the comment tool posts (ghtools.CreateComment).
-type CreateCommentInput struct {
-	Target       Target `json:"target"`
-	Body         string `json:"body"`
-	OperationKey string `json:"operationKey"`
-}
-
 // CommentResult tells which comment carries an operationKey's marker.
 type CommentResult struct {
 	CommentID int64  `json:"commentId"`
@@ -51,15 +45,6 @@ type CommentResult struct {
 	// Ignored lists look-alikes: comments carrying the key's marker that do
 	// not prove the operation (another author, or another body).
 	Ignored []IgnoredComment `json:"ignored,omitempty"`
-}
-
-// FindCommentInput is what the comment tool reconciles (ghtools.FindComment).
-type FindCommentInput struct {
-	Target       Target `json:"target"`
-	OperationKey string `json:"operationKey"`
-	// Body is the approved body, without the marker: only a comment whose
-	// body is exactly this plus the marker proves the operation.
-	Body string `json:"body"`
 }
 
 // IgnoredComment is a comment that carries an operation's marker but does
@@ -74,22 +59,12 @@ type IgnoredComment struct {
 // flood of them cannot grow an activity result without bound.
 const MaxIgnoredComments = 10
 
-// Reconciliation outcomes, in FindCommentResult.Outcome.
+// Reconciliation outcomes, in ToolReconciliation.Outcome.
 const (
 	ReconcileFound      = "found"
 	ReconcileNotCreated = "not_created"
 	ReconcileCannotTell = "cannot_tell"
 )
-
-// FindCommentResult is the answer of the reconcile activity.
-type FindCommentResult struct {
-	Outcome   string `json:"outcome"` // one of the Reconcile* constants
-	CommentID int64  `json:"commentId,omitempty"`
-	HTMLURL   string `json:"htmlUrl,omitempty"`
-	Reason    string `json:"reason,omitempty"` // why it cannot tell
-	// Ignored lists look-alikes, as in CommentResult.
-	Ignored []IgnoredComment `json:"ignored,omitempty"`
-}
 
 // RepoPermissionInput is the input of ActivityCheckRepoPermission: what
 // Login may do on Owner/Repo.

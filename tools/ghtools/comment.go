@@ -66,25 +66,81 @@ func (*CreateIssueComment) Touches(call tools.Call) (string, error) {
 	return targetRef(call.Target), nil
 }
 
-// Execute implements tools.Action: it posts exactly the approved body.
+// Execute implements tools.Action: it posts exactly the approved body,
+// once per operationKey. Every attempt first looks for the comment that
+// proves the key (ours, with exactly this body and marker), so an attempt
+// whose response was lost (the comment exists, the activity failed) is not
+// repeated by the retry. Look-alikes found on the way are reported in
+// Ignored and otherwise disregarded.
 func (c *CreateIssueComment) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	res, err := CreateComment(ctx, c.acc, api.CreateCommentInput{Target: call.Target, Body: call.Approved, OperationKey: call.OperationKey})
+	target, body, key := call.Target, call.Approved, call.OperationKey
+	op := "create comment on " + targetRef(target)
+	if key == "" {
+		return api.ToolOutput{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
+	}
+	// The marker alone would make a blank body look like content to GitHub.
+	if strings.TrimSpace(body) == "" {
+		return api.ToolOutput{}, temporal.NewNonRetryableApplicationError(op+": body is empty", api.ErrTypeBadToolCall, nil)
+	}
+	if ghapi.CarriesOperationMarker(body) {
+		return api.ToolOutput{}, temporal.NewNonRetryableApplicationError(
+			op+": the body holds an agent-operation marker; only the one this activity appends may appear", api.ErrTypeBadToolCall, nil)
+	}
+	gh, err := c.acc.ClientFor(op, target)
 	if err != nil {
 		return api.ToolOutput{}, err
 	}
-	return commentOutput(res.CommentID, res.HTMLURL, res.AlreadyExisted, res.Ignored), nil
+	login, err := c.acc.BotLogin(ctx, gh, op)
+	if err != nil {
+		return api.ToolOutput{}, err
+	}
+	existing, ignored, err := ghapi.FindOperationComment(ctx, gh, target, key, body, login)
+	if err != nil {
+		return api.ToolOutput{}, ghapi.ClassifyError(op+": look for its marker", err)
+	}
+	if existing != nil {
+		return commentOutput(existing.GetID(), existing.GetHTMLURL(), true, ignored), nil
+	}
+	created, _, err := gh.Issues.CreateComment(ctx, target.Owner, target.Repo, target.PullNumber,
+		&gogithub.IssueComment{Body: gogithub.String(ghapi.MarkedBody(body, key))})
+	if err != nil {
+		return api.ToolOutput{}, ghapi.ClassifyError(op, err)
+	}
+	warnIfNotOurs(ctx, created, login)
+	return commentOutput(created.GetID(), created.GetHTMLURL(), false, ignored), nil
 }
 
-// Reconcile implements tools.Action.
+// Reconcile implements tools.Action: it says whether the comment proving
+// the key exists (ours, with exactly the approved body and the marker). A
+// 401, 403 or 404 means we cannot look, which is an answer (cannot_tell),
+// not a failure.
 func (c *CreateIssueComment) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
-	res, err := FindComment(ctx, c.acc, api.FindCommentInput{Target: call.Target, OperationKey: call.OperationKey, Body: call.Approved})
+	target, body, key := call.Target, call.Approved, call.OperationKey
+	op := "find comment for operation " + key + " on " + targetRef(target)
+	if key == "" {
+		return api.ToolReconciliation{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
+	}
+	// Without the approved body no comment can prove the operation, and
+	// answering not_created would invite a second post.
+	if strings.TrimSpace(body) == "" {
+		return api.ToolReconciliation{}, temporal.NewNonRetryableApplicationError(op+": body (the approved body) is required", api.ErrTypeInvalidInput, nil)
+	}
+	gh, err := c.acc.ClientFor(op, target)
 	if err != nil {
 		return api.ToolReconciliation{}, err
 	}
-	return api.ToolReconciliation{
-		Outcome: res.Outcome, Reason: res.Reason,
-		Output: commentOutput(res.CommentID, res.HTMLURL, res.Outcome == api.ReconcileFound, res.Ignored),
-	}, nil
+	login, err := c.acc.BotLogin(ctx, gh, op)
+	if err != nil {
+		return cannotTellOr(err, nil)
+	}
+	found, ignored, err := ghapi.FindOperationComment(ctx, gh, target, key, body, login)
+	if err != nil {
+		return cannotTellOr(ghapi.ClassifyError(op, err), ignored)
+	}
+	if found == nil {
+		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated, Output: commentOutput(0, "", false, ignored)}, nil
+	}
+	return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: commentOutput(found.GetID(), found.GetHTMLURL(), true, ignored)}, nil
 }
 
 // commentOutput is a comment's output; its content is the CommentResult the
@@ -97,48 +153,6 @@ func commentOutput(id int64, url string, existed bool, ignored []api.IgnoredComm
 	out.Content, _ = json.Marshal(api.CommentResult{CommentID: id, HTMLURL: url, AlreadyExisted: existed})
 	out.SafeOutput = out.Content
 	return out
-}
-
-// CreateComment posts the comment once per operationKey. Every attempt
-// first looks for the comment that proves the key (ours, with exactly this
-// body and marker), so an attempt whose response was lost (the comment
-// exists, the activity failed) is not repeated by the retry. Look-alikes
-// found on the way are reported in Ignored and otherwise disregarded.
-func CreateComment(ctx context.Context, acc Access, in api.CreateCommentInput) (api.CommentResult, error) {
-	op := "create comment on " + targetRef(in.Target)
-	if in.OperationKey == "" {
-		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
-	}
-	// The marker alone would make a blank body look like content to GitHub.
-	if strings.TrimSpace(in.Body) == "" {
-		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(op+": body is empty", api.ErrTypeBadToolCall, nil)
-	}
-	if ghapi.CarriesOperationMarker(in.Body) {
-		return api.CommentResult{}, temporal.NewNonRetryableApplicationError(
-			op+": the body holds an agent-operation marker; only the one this activity appends may appear", api.ErrTypeBadToolCall, nil)
-	}
-	gh, err := acc.ClientFor(op, in.Target)
-	if err != nil {
-		return api.CommentResult{}, err
-	}
-	login, err := acc.BotLogin(ctx, gh, op)
-	if err != nil {
-		return api.CommentResult{}, err
-	}
-	existing, ignored, err := ghapi.FindOperationComment(ctx, gh, in.Target, in.OperationKey, in.Body, login)
-	if err != nil {
-		return api.CommentResult{}, ghapi.ClassifyError(op+": look for its marker", err)
-	}
-	if existing != nil {
-		return api.CommentResult{CommentID: existing.GetID(), HTMLURL: existing.GetHTMLURL(), AlreadyExisted: true, Ignored: ignored}, nil
-	}
-	created, _, err := gh.Issues.CreateComment(ctx, in.Target.Owner, in.Target.Repo, in.Target.PullNumber,
-		&gogithub.IssueComment{Body: gogithub.String(ghapi.MarkedBody(in.Body, in.OperationKey))})
-	if err != nil {
-		return api.CommentResult{}, ghapi.ClassifyError(op, err)
-	}
-	warnIfNotOurs(ctx, created, login)
-	return api.CommentResult{CommentID: created.GetID(), HTMLURL: created.GetHTMLURL(), Ignored: ignored}, nil
 }
 
 // warnIfNotOurs catches a wrong GITHUB_BOT_LOGIN the first time it matters:
@@ -155,44 +169,12 @@ func warnIfNotOurs(ctx context.Context, created *gogithub.IssueComment, login st
 		"commentId", created.GetID(), "postedAs", author, "identity", login)
 }
 
-// FindComment reconciles a create whose outcome is unknown: it says whether
-// the comment proving the key exists (ours, with exactly the approved body
-// and the marker). A 401, 403 or 404 means we cannot look, which is an answer
-// (cannot_tell), not a failure.
-func FindComment(ctx context.Context, acc Access, in api.FindCommentInput) (api.FindCommentResult, error) {
-	op := "find comment for operation " + in.OperationKey + " on " + targetRef(in.Target)
-	if in.OperationKey == "" {
-		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
-	}
-	// Without the approved body no comment can prove the operation, and
-	// answering not_created would invite a second post.
-	if strings.TrimSpace(in.Body) == "" {
-		return api.FindCommentResult{}, temporal.NewNonRetryableApplicationError(op+": body (the approved body) is required", api.ErrTypeInvalidInput, nil)
-	}
-	gh, err := acc.ClientFor(op, in.Target)
-	if err != nil {
-		return api.FindCommentResult{}, err
-	}
-	login, err := acc.BotLogin(ctx, gh, op)
-	if err != nil {
-		return cannotTellOr(err, nil)
-	}
-	found, ignored, err := ghapi.FindOperationComment(ctx, gh, in.Target, in.OperationKey, in.Body, login)
-	if err != nil {
-		return cannotTellOr(ghapi.ClassifyError(op, err), ignored)
-	}
-	if found == nil {
-		return api.FindCommentResult{Outcome: api.ReconcileNotCreated, Ignored: ignored}, nil
-	}
-	return api.FindCommentResult{Outcome: api.ReconcileFound, CommentID: found.GetID(), HTMLURL: found.GetHTMLURL(), Ignored: ignored}, nil
-}
-
 // cannotTellOr turns a rejection (we may not look) into the cannot_tell
 // answer and returns any other classified error as it is, to be retried.
-func cannotTellOr(classified error, ignored []api.IgnoredComment) (api.FindCommentResult, error) {
+func cannotTellOr(classified error, ignored []api.IgnoredComment) (api.ToolReconciliation, error) {
 	var appErr *temporal.ApplicationError
 	if errors.As(classified, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected {
-		return api.FindCommentResult{Outcome: api.ReconcileCannotTell, Reason: appErr.Message(), Ignored: ignored}, nil
+		return api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: appErr.Message(), Output: commentOutput(0, "", false, ignored)}, nil
 	}
-	return api.FindCommentResult{}, classified
+	return api.ToolReconciliation{}, classified
 }

@@ -1,6 +1,7 @@
-package activities_test
+package ghtools_test
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -15,9 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/testsuite"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/ghtools"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/testkit"
@@ -33,20 +35,20 @@ type sandbox struct {
 }
 
 // newSandbox serves fixture over real HTTP and points a real go-github
-// client, made the way the worker makes it, at it: the built-in tools'
-// activities over an access with no allowlist and no bot login.
-func newSandbox(t *testing.T, fixture ghsandbox.Fixture) (sandbox, *activities.Activities) {
+// client, made the way the worker makes it, at it: an access with no
+// allowlist and no bot login.
+func newSandbox(t *testing.T, fixture ghsandbox.Fixture) (sandbox, *ghapi.Access) {
 	t.Helper()
 	sb := ghsandbox.New(fixture)
 	url, gh := testkit.ServeSandbox(t, sb)
 	s := sandbox{Server: sb, url: url, gh: gh}
-	return s, s.activities(nil, "")
+	return s, s.access(nil, "")
 }
 
-// activities are the built-in tools' activities over the sandbox, limited
-// to allowed, posting as botLogin ("" asks GET /user).
-func (s sandbox) activities(allowed ghapi.RepoAllowlist, botLogin string) *activities.Activities {
-	return testkit.BuiltinActivities(ghapi.NewAccess(s.gh, allowed, botLogin))
+// access is the GitHub access on the sandbox, limited to allowed, posting
+// as botLogin ("" asks GET /user).
+func (s sandbox) access(allowed ghapi.RepoAllowlist, botLogin string) *ghapi.Access {
+	return ghapi.NewAccess(s.gh, allowed, botLogin)
 }
 
 // commentsViaAPI reads every comment through the sandbox's public endpoint,
@@ -165,7 +167,7 @@ func TestTruncatedPatchWithoutLineBreaksStaysValidUTF8(t *testing.T) {
 
 func TestCommentToolPostsOnceWithTheMarker(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-	in := api.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1/step-3"}
+	in := comment{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1/step-3"}
 
 	first, err := createComment(acts, in)
 	require.NoError(t, err)
@@ -186,9 +188,9 @@ func TestCommentToolPostsOnceWithTheMarker(t *testing.T) {
 func TestCommentToolWithAnotherKeyPostsAnotherComment(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	a, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k1"})
+	a, err := createComment(acts, comment{Target: demoPR, Body: "x", OperationKey: "k1"})
 	require.NoError(t, err)
-	b, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k2"})
+	b, err := createComment(acts, comment{Target: demoPR, Body: "x", OperationKey: "k2"})
 	require.NoError(t, err)
 
 	require.NotEqual(t, a.CommentID, b.CommentID)
@@ -199,7 +201,7 @@ func TestCommentToolFindsTheMarkerBeyondTheFirstPage(t *testing.T) {
 	sb, acts := newSandbox(t, fixtureWithComments(150, 130, "run-7/step-2"))
 	marked := sb.Comments("acme", "widgets", 1)[130]
 
-	res, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: earlierReview, OperationKey: "run-7/step-2"})
+	res, err := createComment(acts, comment{Target: demoPR, Body: earlierReview, OperationKey: "run-7/step-2"})
 
 	require.NoError(t, err)
 	require.True(t, res.AlreadyExisted)
@@ -212,14 +214,14 @@ func TestCommentToolFindsTheMarkerBeyondTheFirstPage(t *testing.T) {
 func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDropResponse})
-	in := api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-2/step-5"}
+	in := comment{Target: demoPR, Body: "Review", OperationKey: "run-2/step-5"}
 
 	_, err := createComment(acts, in)
 	standalone.RequirePlainRetryable(t, err)
 	posted := sb.Comments("acme", "widgets", 1)
 	require.Len(t, posted, 1)
 
-	found, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-2/step-5", Body: "Review"})
+	found, err := findComment(acts, comment{Target: demoPR, OperationKey: "run-2/step-5", Body: "Review"})
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileFound, found.Outcome)
 	require.Equal(t, posted[0].ID, found.CommentID)
@@ -235,17 +237,17 @@ func TestLostCreateResponseIsReconciledAsFoundAndNotPostedTwice(t *testing.T) {
 func TestFindCommentIsNotCreatedOnlyAfterReadingEveryPage(t *testing.T) {
 	sb, acts := newSandbox(t, fixtureWithComments(230, -1, ""))
 
-	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-9/step-1", Body: "Review"})
+	res, err := findComment(acts, comment{Target: demoPR, OperationKey: "run-9/step-1", Body: "Review"})
 
 	require.NoError(t, err)
-	require.Equal(t, api.FindCommentResult{Outcome: api.ReconcileNotCreated}, res)
+	require.Equal(t, reconciled{Outcome: api.ReconcileNotCreated}, res)
 	require.Equal(t, 3, sb.countRequests(ghsandbox.OpListComments))
 }
 
 func TestTooLongCommentIsRejectedWithGitHubsMessage(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := createComment(acts, api.CreateCommentInput{
+	_, err := createComment(acts, comment{
 		Target: demoPR, Body: strings.Repeat("a", 70000), OperationKey: "k",
 	})
 
@@ -262,7 +264,7 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeStatus, Status: 422})
 
-	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"})
+	_, err := createComment(acts, comment{Target: demoPR, Body: "x", OperationKey: "k"})
 
 	appErr := standalone.ApplicationError(t, err)
 	require.Equal(t, api.ErrTypeGitHubRejected, appErr.Type())
@@ -275,12 +277,16 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 func TestBlankCommentIsRefusedAndPostsNothing(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: " \n", OperationKey: "k"})
+	_, err := createComment(acts, comment{Target: demoPR, Body: " \n", OperationKey: "k"})
+	require.ErrorContains(t, err, "body is blank", "the preview a person would approve is refused")
+	// A blank body that reached the action anyway, as approved.
+	_, err = ghtools.NewCreateIssueComment(acts).Execute(context.Background(),
+		tools.Call{Args: json.RawMessage(`{"body":" \n"}`), Target: demoPR, OperationKey: "k", Approved: " \n"})
 
 	appErr := standalone.ApplicationError(t, err)
-	require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
+	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
 	require.True(t, appErr.NonRetryable())
-	require.Contains(t, appErr.Message(), "the call is not the one approved")
+	require.Contains(t, appErr.Message(), "body is empty")
 	require.Empty(t, sb.Requests())
 }
 
@@ -302,9 +308,8 @@ func TestRateLimitDetailsReachTheWorkflowSide(t *testing.T) {
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeStatus, Status: 403, RetryAfter: 5})
 	var suite testsuite.WorkflowTestSuite
 	env := suite.NewTestActivityEnvironment()
-	env.RegisterActivity(acts)
 
-	_, err := env.ExecuteActivity(acts.ExecuteTool, commentCall(api.CreateCommentInput{Target: demoPR, Body: "x", OperationKey: "k"}))
+	err := createCommentInActivity(env, acts, comment{Target: demoPR, Body: "x", OperationKey: "k"})
 
 	details := standalone.RequireRateLimited(t, err, "secondary")
 	require.Equal(t, int64(5), details.RetryAfterSeconds)
@@ -314,7 +319,7 @@ func TestFindCommentCannotTellWhenListingIsForbidden(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 403})
 
-	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	res, err := findComment(acts, comment{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
@@ -324,7 +329,7 @@ func TestFindCommentCannotTellWhenListingIsForbidden(t *testing.T) {
 func TestFindCommentCannotTellWhenThePullRequestIsGone(t *testing.T) {
 	_, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	res, err := findComment(acts, api.FindCommentInput{Target: api.Target{Owner: "acme", Repo: "gone", PullNumber: 1}, OperationKey: "k", Body: "x"})
+	res, err := findComment(acts, comment{Target: api.Target{Owner: "acme", Repo: "gone", PullNumber: 1}, OperationKey: "k", Body: "x"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
@@ -335,7 +340,7 @@ func TestFindCommentRateLimitIsAnErrorNotAnAnswer(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 403, RetryAfter: 2})
 
-	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	_, err := findComment(acts, comment{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	standalone.RequireRateLimited(t, err, "secondary")
 }
@@ -358,14 +363,14 @@ func TestFindCommentServerErrorIsAPlainRetryableError(t *testing.T) {
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeDelay, DelayMs: 1})
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 502})
 
-	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "k", Body: "x"})
+	_, err := findComment(acts, comment{Target: demoPR, OperationKey: "k", Body: "x"})
 
 	standalone.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "page 2")
 }
 
 func TestNoGitHubClientIsAnError(t *testing.T) {
-	_, err := readPullRequest(testkit.BuiltinActivities(nil), demoPR)
+	_, err := readPullRequest(nil, demoPR)
 
 	require.ErrorContains(t, err, "no GitHub client")
 }

@@ -1,4 +1,4 @@
-package activities_test
+package ghtools_test
 
 import (
 	"testing"
@@ -25,7 +25,7 @@ func TestLookAlikeByThePullRequestAuthorDoesNotStopOurComment(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	lookAlike := sb.postAs(t, "carol", "thanks! "+api.OperationMarker("run-1:3"))
 
-	res, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1:3"})
+	res, err := createComment(acts, comment{Target: demoPR, Body: "Found a TODO.", OperationKey: "run-1:3"})
 
 	require.NoError(t, err)
 	require.False(t, res.AlreadyExisted)
@@ -43,7 +43,7 @@ func TestLookAlikeByThePullRequestAuthorDoesNotStopOurComment(t *testing.T) {
 func TestReconcileWithoutTheApprovedBodyIsRefusedRatherThanGuessed(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-7:1"})
+	_, err := findComment(acts, comment{Target: demoPR, OperationKey: "run-7:1"})
 
 	appErr := standalone.ApplicationError(t, err)
 	require.True(t, appErr.NonRetryable())

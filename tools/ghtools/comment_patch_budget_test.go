@@ -1,4 +1,4 @@
-package activities_test
+package ghtools_test
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package activities_test
+package ghtools_test
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -18,7 +17,7 @@ import (
 
 // offlineReview plays the offline reviewer against the sandbox with the real
 // read activities and returns the body it proposes to post.
-func offlineReview(t *testing.T, acts *activities.Activities) string {
+func offlineReview(t *testing.T, acts *ghapi.Access) string {
 	t.Helper()
 	ctx := context.Background()
 	reviewer := offline.NewReviewer()
@@ -72,7 +71,7 @@ func TestReviewOfHostileFileNamesIsPostedWithOnlyItsOwnMarker(t *testing.T) {
 	require.Contains(t, body, "- `evil/[click](javascript:alert) @acme-admins.go` line 1")
 	require.Contains(t, body, "(`<\u200b!-- agent-operation:run-1:1 -->.go`, ```a``b`.go```, `` `x`.go ``, `[click](javascript:alert) @acme-admins.go`)")
 
-	res, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:1"})
+	res, err := createComment(acts, comment{Target: demoPR, Body: body, OperationKey: "run-1:1"})
 	require.NoError(t, err)
 	require.Empty(t, res.Ignored, "the review is no look-alike of its own operation")
 	posted := sb.Comments("acme", "widgets", 1)
@@ -106,10 +105,10 @@ func TestHostileTitleAndFileNamesRenderAsTheirOwnText(t *testing.T) {
 		"very large additions, Go packages changed without tests, and truncated patches.\n", body)
 
 	// The review posts, and reconcile finds it by its marker.
-	created, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
+	created, err := createComment(acts, comment{Target: demoPR, Body: body, OperationKey: "run-1:5"})
 	require.NoError(t, err)
-	found, err := findComment(acts, api.FindCommentInput{Target: demoPR, Body: body, OperationKey: "run-1:5"})
+	found, err := findComment(acts, comment{Target: demoPR, Body: body, OperationKey: "run-1:5"})
 	require.NoError(t, err)
-	require.Equal(t, api.FindCommentResult{Outcome: api.ReconcileFound, CommentID: created.CommentID, HTMLURL: created.HTMLURL}, found)
+	require.Equal(t, reconciled{Outcome: api.ReconcileFound, CommentID: created.CommentID, HTMLURL: created.HTMLURL}, found)
 	require.Len(t, sb.Comments("acme", "widgets", 1), 1)
 }

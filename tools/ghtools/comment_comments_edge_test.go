@@ -1,4 +1,4 @@
-package activities_test
+package ghtools_test
 
 import (
 	"testing"
@@ -14,15 +14,14 @@ import (
 func TestCommentWithoutAnOperationKeyIsRefusedBeforeAnyRequest(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, errCreate := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review"})
-	_, errFind := findComment(acts, api.FindCommentInput{Target: demoPR, Body: "Review"})
+	_, errCreate := createComment(acts, comment{Target: demoPR, Body: "Review"})
+	_, errFind := findComment(acts, comment{Target: demoPR, Body: "Review"})
 
 	for _, err := range []error{errCreate, errFind} {
 		appErr := standalone.ApplicationError(t, err)
 		require.True(t, appErr.NonRetryable())
 		require.Equal(t, api.ErrTypeInvalidInput, appErr.Type())
-		require.Contains(t, appErr.Message(), "create_issue_comment: ")
-		require.Contains(t, appErr.Message(), "operationKey")
+		require.Contains(t, appErr.Message(), "operationKey is required")
 	}
 	require.Empty(t, sb.Requests())
 }
@@ -33,7 +32,7 @@ func TestCreateThatCannotListTheCommentsPostsNothing(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeStatus, Status: 500})
 
-	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+	_, err := createComment(acts, comment{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 
 	standalone.RequirePlainRetryable(t, err)
 	require.Contains(t, err.Error(), "create comment on acme/widgets#1: look for its marker")

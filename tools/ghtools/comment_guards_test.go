@@ -1,8 +1,9 @@
-package activities_test
+package ghtools_test
 
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
 	"testing"
 
@@ -12,6 +13,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/ghtools"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/testkit/standalone"
@@ -19,13 +22,13 @@ import (
 
 func TestAllowlistRefusesEveryToolOnAnotherRepositoryBeforeAnyRequest(t *testing.T) {
 	sb, _ := newSandbox(t, ghsandbox.DefaultFixture())
-	acts := sb.activities(ghapi.RepoAllowlist{"acme/widgets"}, "")
+	acts := sb.access(ghapi.RepoAllowlist{"acme/widgets"}, "")
 	elsewhere := api.Target{Owner: "acme", Repo: "gadgets", PullNumber: 1}
 
 	_, errGet := readPullRequest(acts, elsewhere)
 	_, errList := listFiles(acts, elsewhere)
-	_, errCreate := createComment(acts, api.CreateCommentInput{Target: elsewhere, Body: "Review", OperationKey: "run-1:1"})
-	_, errFind := findComment(acts, api.FindCommentInput{Target: elsewhere, OperationKey: "run-1:1", Body: "Review"})
+	_, errCreate := createComment(acts, comment{Target: elsewhere, Body: "Review", OperationKey: "run-1:1"})
+	_, errFind := findComment(acts, comment{Target: elsewhere, OperationKey: "run-1:1", Body: "Review"})
 
 	for _, err := range []error{errGet, errList, errCreate, errFind} {
 		appErr := standalone.ApplicationError(t, err)
@@ -40,9 +43,9 @@ func TestAllowlistComparesOwnerAndRepoIgnoringASCIICase(t *testing.T) {
 	sb, _ := newSandbox(t, ghsandbox.DefaultFixture())
 	list, err := ghapi.ParseRepoAllowlist("other/repo, ACME/Widgets")
 	require.NoError(t, err)
-	acts := sb.activities(list, "")
+	acts := sb.access(list, "")
 
-	res, err := createComment(acts, api.CreateCommentInput{Target: api.Target{Owner: "Acme", Repo: "WIDGETS", PullNumber: 1}, Body: "Review", OperationKey: "run-1:2"})
+	res, err := createComment(acts, comment{Target: api.Target{Owner: "Acme", Repo: "WIDGETS", PullNumber: 1}, Body: "Review", OperationKey: "run-1:2"})
 
 	require.NoError(t, err)
 	require.NotZero(t, res.CommentID)
@@ -65,14 +68,18 @@ func TestParseRepoAllowlistRefusesWhatIsNotOwnerSlashRepo(t *testing.T) {
 func TestBodyCarryingAMarkerIsRefusedAndPostsNothing(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 
-	_, err := createComment(acts, api.CreateCommentInput{
-		Target: demoPR, Body: "LGTM\n<!--Agent-Operation: run-9:1 -->", OperationKey: "run-1:1",
-	})
+	body := "LGTM\n<!--Agent-Operation: run-9:1 -->"
+	_, err := createComment(acts, comment{Target: demoPR, Body: body, OperationKey: "run-1:1"})
+	require.ErrorContains(t, err, "carries an operation marker", "the preview a person would approve is refused")
+	// A marked body that reached the action anyway, as approved.
+	args, _ := json.Marshal(map[string]string{"body": body})
+	_, err = ghtools.NewCreateIssueComment(acts).Execute(context.Background(),
+		tools.Call{Args: args, Target: demoPR, OperationKey: "run-1:1", Approved: body})
 
 	appErr := standalone.ApplicationError(t, err)
-	require.Equal(t, api.ErrTypeToolRejected, appErr.Type())
+	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
 	require.True(t, appErr.NonRetryable())
-	require.Contains(t, appErr.Message(), "the call is not the one approved")
+	require.Contains(t, appErr.Message(), "agent-operation marker")
 	require.Empty(t, sb.Requests())
 }
 
@@ -83,21 +90,21 @@ func TestActivitiesWithoutABotLoginAskGitHubWhoTheyAre(t *testing.T) {
 	require.NoError(t, acc.Identify(context.Background()))
 	require.Equal(t, "agentrun[bot]", acc.Login())
 
-	_, err := createComment(acts, api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
+	_, err := createComment(acts, comment{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 	require.NoError(t, err)
 	require.Equal(t, 2, sb.countRequests(ghsandbox.OpGetUser))
 }
 
 func TestBotLoginOverridesGetUser(t *testing.T) {
 	sb, _ := newSandbox(t, ghsandbox.DefaultFixture())
-	acts := sb.activities(nil, "reviewer-app[bot]")
+	acts := sb.access(nil, "reviewer-app[bot]")
 	// The sandbox's token posts as agentrun[bot]: to a worker that says it is
 	// someone else, that comment proves nothing.
 	theirs := sb.postAs(t, sb.BotLogin(), ghapi.MarkedBody("Review", "run-1:1"))
 
-	require.NoError(t, acts.GitHub.Identify(context.Background()))
-	require.Equal(t, "reviewer-app[bot]", acts.GitHub.Login())
-	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
+	require.NoError(t, acts.Identify(context.Background()))
+	require.Equal(t, "reviewer-app[bot]", acts.Login())
+	res, err := findComment(acts, comment{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileNotCreated, res.Outcome)
@@ -109,7 +116,7 @@ func TestReconcileCannotTellWhenGitHubRefusesToSayWhoWeAre(t *testing.T) {
 	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
 	sb.addFault(t, ghsandbox.Fault{Op: ghsandbox.OpGetUser, Mode: ghsandbox.ModeStatus, Status: 401})
 
-	res, err := findComment(acts, api.FindCommentInput{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
+	res, err := findComment(acts, comment{Target: demoPR, OperationKey: "run-1:1", Body: "Review"})
 
 	require.NoError(t, err)
 	require.Equal(t, api.ReconcileCannotTell, res.Outcome)
@@ -119,14 +126,13 @@ func TestReconcileCannotTellWhenGitHubRefusesToSayWhoWeAre(t *testing.T) {
 
 func TestCommentPostedUnderAnotherLoginThanTheIdentityIsLoggedAsAnError(t *testing.T) {
 	sb, _ := newSandbox(t, ghsandbox.DefaultFixture())
-	acts := sb.activities(nil, "agentrun") // a typo for agentrun[bot]
+	acts := sb.access(nil, "agentrun") // a typo for agentrun[bot]
 	var logs bytes.Buffer
 	var suite testsuite.WorkflowTestSuite
 	suite.SetLogger(log.NewStructuredLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	env := suite.NewTestActivityEnvironment()
-	env.RegisterActivity(acts)
 
-	_, err := env.ExecuteActivity(acts.ExecuteTool, commentCall(api.CreateCommentInput{Target: demoPR, Body: "Review", OperationKey: "run-1:1"}))
+	err := createCommentInActivity(env, acts, comment{Target: demoPR, Body: "Review", OperationKey: "run-1:1"})
 
 	require.NoError(t, err)
 	require.Len(t, sb.Comments("acme", "widgets", 1), 1)
