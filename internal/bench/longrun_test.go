@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
@@ -97,9 +98,18 @@ type longRunResult struct {
 // query queries times while its final model call is held, and checks that
 // it completes with the expected answer.
 func (r *overheadRig) measureLongRun(ctx context.Context, turns, historyThreshold, queries int) (longRunResult, error) {
+	return r.measureLongRunOn(ctx, turns, historyThreshold, queries, func(acts *activities.Activities) worker.Worker {
+		return agentworker.NewWithActivities(r.client, longRunQueue, acts)
+	})
+}
+
+// measureLongRunOn is measureLongRun on the worker newWorker makes of the
+// long run's activities, polling longRunQueue.
+func (r *overheadRig) measureLongRunOn(ctx context.Context, turns, historyThreshold, queries int,
+	newWorker func(acts *activities.Activities) worker.Worker) (longRunResult, error) {
 	var res longRunResult
 	m := newLongModel()
-	w := agentworker.NewWithActivities(r.client, longRunQueue, &activities.Activities{GitHub: github.NewAccess(r.ghClient, nil, r.sandbox.BotLogin()), Model: m})
+	w := newWorker(&activities.Activities{GitHub: github.NewAccess(r.ghClient, nil, r.sandbox.BotLogin()), Model: m})
 	if err := w.Start(); err != nil {
 		return res, fmt.Errorf("start the long-run worker: %w", err)
 	}
