@@ -33,7 +33,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 	in = in.WithDefaults(info.WorkflowExecution.ID)
 	cp := in.Checkpoint
 	var refused error
-	if cp != nil && !CarriedByContinueAsNew(info.ContinuedExecutionRunID, info.Attempt, info.CronSchedule) {
+	if cp != nil && !carriedByContinueAsNew(info.ContinuedExecutionRunID, info.Attempt, info.CronSchedule) {
 		// A checkpoint is the run's own memory, approvals included; taken
 		// from a start request it would let anyone post an action "already
 		// approved". The run starts empty only to fail where queries see it.
@@ -50,7 +50,7 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 		w.Run = in.NewRun(info.WorkflowExecution.ID, now)
 		w.Run.BatchApproval = w.agent.BatchApproval
 		w.Label = api.LabelStarting
-		Run(ctx, w.in.Agent, api.MetricRunsStarted)
+		countRun(ctx, w.in.Agent, api.MetricRunsStarted)
 	}
 	if err := w.registerHandlers(ctx); err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func runTarget(in api.RunInput, agent tools.Agent) (api.Target, error) {
 
 func (w *agentRun) registerHandlers(ctx workflow.Context) error {
 	historyLength := func() int { return workflow.GetInfo(ctx).GetCurrentHistoryLength() }
-	for _, q := range Queries(&w.Checkpoint, historyLength, w.in.HistoryThreshold) {
+	for _, q := range runQueries(&w.Checkpoint, historyLength, w.in.HistoryThreshold) {
 		if err := workflow.SetQueryHandler(ctx, q.Name, q.Handler); err != nil {
 			return fmt.Errorf("register %s query: %w", q.Name, err)
 		}
@@ -186,9 +186,9 @@ func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 			w.Run.Outcome = api.OutcomePartial
 		}
 		w.setRunStatus(ctx, api.RunCompleted, api.LabelDone, "")
-		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: Result(&w.Checkpoint)}, nil
+		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: resultOutcome(&w.Checkpoint)}, nil
 	}
 	w.Run.Error = err.Error()
 	w.setRunStatus(ctx, api.RunFailed, api.LabelFailed, err.Error())
-	return api.RunResult{Status: api.RunFailed, Error: err.Error(), Outcome: Result(&w.Checkpoint)}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
+	return api.RunResult{Status: api.RunFailed, Error: err.Error(), Outcome: resultOutcome(&w.Checkpoint)}, temporal.NewNonRetryableApplicationError(err.Error(), api.ErrTypeRunFailed, nil)
 }

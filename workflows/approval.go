@@ -50,7 +50,7 @@ func (w *agentRun) onRefusal(ctx workflow.Context, raw json.RawMessage) {
 	if pa := w.ActionByID(sig.ActionID); pa != nil {
 		stepID = pa.StepID
 	}
-	w.ignore(ctx, stepID, Refusal(sig))
+	w.ignore(ctx, stepID, refusalNote(sig))
 }
 
 func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
@@ -67,13 +67,13 @@ func (w *agentRun) onApproval(ctx workflow.Context, raw json.RawMessage) {
 }
 
 // onBatch applies a decision on several actions whole or not at all: it
-// splits (SplitBatch), and every part must pass every check before
+// splits (splitBatch), and every part must pass every check before
 // any applies (RefuseBatch). On a run that asks GitHub who may
 // decide, the batch waits in the queue as one decision, for one check.
 func (w *agentRun) onBatch(ctx workflow.Context, sig api.ApprovalSignal) {
-	parts, why := SplitBatch(sig, w.agent.BatchApproval, w.agent.Name, w.ActionByID)
+	parts, why := splitBatch(sig, w.agent.BatchApproval, w.agent.Name, w.ActionByID)
 	if why == "" {
-		why = RepeatedBatch(sig, parts, w.ActionByID)
+		why = repeatedBatch(sig, parts, w.ActionByID)
 	}
 	if why == "" {
 		why = w.rules().RefuseBatch(sig, parts, w.ActionByID, workflow.Now(ctx))
@@ -96,7 +96,7 @@ func (w *agentRun) rememberBatch(sig api.ApprovalSignal, parts []api.ApprovalSig
 	key := api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)
 	for _, part := range parts {
 		if pa := w.ActionByID(part.ActionID); pa != nil {
-			Remember(pa, key)
+			remember(pa, key)
 		}
 	}
 }
@@ -108,8 +108,8 @@ func (w *agentRun) applyBatch(ctx workflow.Context, parts []api.ApprovalSignal) 
 	}
 }
 
-func (w *agentRun) rules() Rules {
-	return Rules{Approvers: w.Run.Approvers}
+func (w *agentRun) rules() decisionRules {
+	return decisionRules{Approvers: w.Run.Approvers}
 }
 
 // onDecision handles a decision on one action.
@@ -119,7 +119,7 @@ func (w *agentRun) onDecision(ctx workflow.Context, sig api.ApprovalSignal) {
 		w.ignore(ctx, "", fmt.Sprintf("approval for unknown action %q", sig.ActionID))
 		return
 	}
-	if !Remember(pa, api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)) {
+	if !remember(pa, api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)) {
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("repeated request %q", sig.RequestID))
 		return
 	}
@@ -198,7 +198,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 	}
 	w.Actions = append(w.Actions, pa)
-	Run(ctx, w.in.Agent, api.MetricApprovalsRequested)
+	countRun(ctx, w.in.Agent, api.MetricApprovalsRequested)
 	if w.Run.Status == api.RunWaitingForUser {
 		w.upsertActionIDs(ctx) // else the wait below publishes them
 	}
@@ -214,10 +214,10 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 // upsertActionIDs publishes every action ID of the run, so that a decision
 // naming only an action ID finds its run in one visibility query.
 func (w *agentRun) upsertActionIDs(ctx workflow.Context) {
-	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet(ActionIDs(&w.Checkpoint))); err != nil {
+	if err := workflow.UpsertTypedSearchAttributes(ctx, api.SearchAttrActionIDs.ValueSet(actionIDs(&w.Checkpoint))); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunActionIds failed", "error", err)
 	}
-	PublishInbox(ctx, &w.Checkpoint) // an action proposed while the run already waits
+	publishInbox(ctx, &w.Checkpoint) // an action proposed while the run already waits
 }
 
 func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {
@@ -235,7 +235,7 @@ func (w *agentRun) gateStepFor(st *api.AgentStep) *api.AgentStep {
 // the timer before them.
 func (w *agentRun) awaitDecisionOrExpiry(ctx workflow.Context, pa *api.PendingAction, timer workflow.Future) error {
 	for {
-		workflow.SetCurrentDetails(ctx, WaitingDetails(&w.Checkpoint, pa, workflow.Now(ctx)))
+		workflow.SetCurrentDetails(ctx, waitingDetails(&w.Checkpoint, pa, workflow.Now(ctx)))
 		err := workflow.Await(ctx, func() bool {
 			return pa.State != api.ActionWaiting || timer.IsReady() || len(w.QueuedDecisions) > 0 || w.continueAsNewDue(ctx)
 		})

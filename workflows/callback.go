@@ -63,7 +63,7 @@ func (w *agentRun) deliverResult(ctx workflow.Context, res api.RunResult) {
 	var receipt api.CallbackReceipt
 	err = workflow.ExecuteActivity(actx, api.ActivityDeliverResult, api.CallbackDelivery{RunID: w.Run.ID, URL: cb.URL, Body: body}).Get(ctx, &receipt)
 	if err != nil {
-		w.setStepStatus(ctx, st, api.StepFailed, "result not delivered: "+Message(err))
+		w.setStepStatus(ctx, st, api.StepFailed, "result not delivered: "+errorMessage(err))
 		// A receiver that never took the result is the delivery's outcome,
 		// not a tool the run's work depended on.
 		w.DegradedSteps = dropLast(w.DegradedSteps, st.ID)

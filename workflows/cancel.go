@@ -84,7 +84,7 @@ func (w *agentRun) onCancel(ctx workflow.Context, raw json.RawMessage) {
 	if key != "" && len(w.CancelRequestKeys) < maxRequestIDs {
 		w.CancelRequestKeys = append(w.CancelRequestKeys, key)
 	}
-	why, needsWriter := RefuseCancel(sig, w.Run, w.Cancel)
+	why, needsWriter := refuseCancel(sig, w.Run, w.Cancel)
 	if why == "" && needsWriter {
 		why = w.checkWritePermission(ctx, who, "cancel", "cancelling", fmt.Sprintf("cancel by %s not applied: ", who),
 			map[string]string{"cancel": "true", "login": who, "repo": w.in.Repo})
@@ -99,11 +99,11 @@ func (w *agentRun) onCancel(ctx workflow.Context, raw json.RawMessage) {
 	w.acceptCancel(ctx, who, strings.TrimSpace(sig.Reason))
 }
 
-// RefuseCancel says why a cancel cannot apply to run, or "": needsWriter
+// refuseCancel says why a cancel cannot apply to run, or "": needsWriter
 // when it can only by its sender's write permission (the run names no
 // approvers and the sender did not start it). cancelled is the run's
 // accepted cancellation, if any.
-func RefuseCancel(sig api.CancelSignal, run api.Run, cancelled *api.Cancellation) (why string, needsWriter bool) {
+func refuseCancel(sig api.CancelSignal, run api.Run, cancelled *api.Cancellation) (why string, needsWriter bool) {
 	who, reason := strings.TrimSpace(sig.By), strings.TrimSpace(sig.Reason)
 	shown := api.TruncateUTF8(who, maxFieldBytes)
 	switch {
@@ -135,14 +135,14 @@ func RefuseCancel(sig api.CancelSignal, run api.Run, cancelled *api.Cancellation
 func (w *agentRun) checkWritePermission(ctx workflow.Context, who, what, doing, unchecked string, input map[string]string) string {
 	st := w.newStep(ctx, api.StepToolCall, "", api.ToolCheckRepoPermission, redact.JSON(input))
 	w.setStepStatus(ctx, st, api.StepRunning, "")
-	opts := PermissionCheck(who, w.in.Repo, what)
+	opts := permissionCheckOptions(who, w.in.Repo, what)
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
 		StartToCloseTimeout: opts.StartToCloseTimeout, RetryPolicy: opts.RetryPolicy, Summary: opts.Summary,
 	})
 	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
 	var res api.RepoPermission
 	if err := workflow.ExecuteLocalActivity(lctx, api.ActivityCheckRepoPermission, in).Get(ctx, &res); err != nil {
-		w.setStepStatus(ctx, st, api.StepFailed, Message(err))
+		w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
 		return fmt.Sprintf("%s%s's permission on %s could not be checked%s", unchecked, who, w.in.Repo, uncheckedReason(err))
 	}
 	st.SafeOutput = redact.JSON(res)
@@ -173,7 +173,7 @@ func (w *agentRun) endCancelled(ctx workflow.Context) (api.RunResult, error) {
 		}
 	}
 	w.setRunStatus(dctx, api.RunCancelled, api.LabelCancelled, detail)
-	res := api.RunResult{Status: api.RunCancelled, Error: detail, Outcome: Result(&w.Checkpoint)}
+	res := api.RunResult{Status: api.RunCancelled, Error: detail, Outcome: resultOutcome(&w.Checkpoint)}
 	if w.root != nil && w.root.Err() != nil {
 		return res, temporal.NewCanceledError(detail)
 	}

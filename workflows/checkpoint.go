@@ -44,7 +44,7 @@ func (w *agentRun) continueAsNew(ctx workflow.Context) (api.RunResult, error) {
 
 // checkpoint is the run's state as continue-as-new carries it, bounded.
 func (s *runState) checkpoint() *api.Checkpoint {
-	return Checkpoint(s.Checkpoint, compactAfterSteps, maxRetainedEvents)
+	return compacted(s.Checkpoint, compactAfterSteps, maxRetainedEvents)
 }
 
 // restore makes a checkpoint the run's state.

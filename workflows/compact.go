@@ -5,11 +5,11 @@ package workflows
 
 import "github.com/agentrun/agentrun/api"
 
-// Checkpoint is cp as continue-as-new carries it: finished steps older than
+// compacted is cp as continue-as-new carries it: finished steps older than
 // the newest keepSteps drop their input and output (statuses, keys and IDs
 // stay), and only the newest keepEvents events travel. cp's own steps are
 // never changed; a compacted step is a copy.
-func Checkpoint(cp api.Checkpoint, keepSteps, keepEvents int) *api.Checkpoint {
+func compacted(cp api.Checkpoint, keepSteps, keepEvents int) *api.Checkpoint {
 	if n := len(cp.Steps); n > keepSteps {
 		steps := make([]*api.AgentStep, n)
 		for i, st := range cp.Steps {

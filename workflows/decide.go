@@ -22,14 +22,14 @@ const maxRequestIDs = 100
 // events and history.
 const maxFieldBytes = 200
 
-// Rules are the run's rules for decisions: Approvers are the run's.
-type Rules struct {
+// decisionRules are the run's rules for decisions: Approvers are the run's.
+type decisionRules struct {
 	Approvers []string
 }
 
-// Remember records a request's RequestKey on the action and reports whether
+// remember records a request's RequestKey on the action and reports whether
 // it is new. Refused requests are remembered too, so a retry is recognised.
-func Remember(pa *api.PendingAction, key string) bool {
+func remember(pa *api.PendingAction, key string) bool {
 	if key == "" {
 		return true
 	}
@@ -46,7 +46,7 @@ func Remember(pa *api.PendingAction, key string) bool {
 // expired is true when the decision came at or past the deadline: the
 // workflow then expires the action itself, so that the race with the timer
 // has one outcome.
-func (r Rules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now time.Time) (why string, expired bool) {
+func (r decisionRules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now time.Time) (why string, expired bool) {
 	who := strings.TrimSpace(sig.Approver)
 	switch {
 	case sig.Decision != api.DecisionApprove && sig.Decision != api.DecisionReject && sig.Decision != api.DecisionRespond:
@@ -79,15 +79,15 @@ func (r Rules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now time.Ti
 
 // isApprover reports whether who is one of the run's approvers, by SameLogin
 // (ASCII case only: "ſam" is not "sam").
-func (r Rules) isApprover(who string) bool {
+func (r decisionRules) isApprover(who string) bool {
 	return slices.ContainsFunc(r.Approvers, func(v string) bool { return api.SameLogin(v, who) })
 }
 
-// SplitBatch splits a decision on several actions into one decision per
+// splitBatch splits a decision on several actions into one decision per
 // action, each as if it came alone, or says why the batch is refused. It is
 // taken whole or not at all: every action must exist (lookup) and still have
 // the input its argsHash names. allowed is the run's agent's BatchApproval.
-func SplitBatch(sig api.ApprovalSignal, allowed bool, agent string, lookup func(id string) *api.PendingAction) ([]api.ApprovalSignal, string) {
+func splitBatch(sig api.ApprovalSignal, allowed bool, agent string, lookup func(id string) *api.PendingAction) ([]api.ApprovalSignal, string) {
 	refs := append([]api.ActionRef{{ActionID: sig.ActionID, ArgsHash: sig.ArgsHash}}, sig.Batch...)
 	why := ""
 	switch {
@@ -125,13 +125,13 @@ func SplitBatch(sig api.ApprovalSignal, allowed bool, agent string, lookup func(
 	return out, ""
 }
 
-// RefuseBatch says why the parts of a batch (SplitBatch) cannot all apply
+// RefuseBatch says why the parts of a batch (splitBatch) cannot all apply
 // now, or "" when every part passes every check it would pass alone: a known
 // decision and approver, a reject's reason, an action still waiting and not
 // past its deadline. A batch is one decision, so one part that cannot apply
 // stops every other. It changes nothing: a part at its deadline is left for
 // the timer to expire.
-func (r Rules) RefuseBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal, lookup func(id string) *api.PendingAction, now time.Time) string {
+func (r decisionRules) RefuseBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal, lookup func(id string) *api.PendingAction, now time.Time) string {
 	for _, part := range parts {
 		why := ""
 		if pa := lookup(part.ActionID); pa == nil {
@@ -146,10 +146,10 @@ func (r Rules) RefuseBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal, l
 	return ""
 }
 
-// RepeatedBatch says which part of a batch already saw its request, or "".
+// repeatedBatch says which part of a batch already saw its request, or "".
 // It is checked once, as the batch arrives: the batch then remembers its
-// request on every part (Remember).
-func RepeatedBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal, lookup func(id string) *api.PendingAction) string {
+// request on every part (remember).
+func repeatedBatch(sig api.ApprovalSignal, parts []api.ApprovalSignal, lookup func(id string) *api.PendingAction) string {
 	key := api.RequestKey(sig.Channel, strings.TrimSpace(sig.Approver), sig.RequestID)
 	if key == "" {
 		return ""
@@ -166,9 +166,9 @@ func batchRefusal(sig api.ApprovalSignal, why string) string {
 	return fmt.Sprintf("batch %s by %s not applied: %s", sig.Decision, api.TruncateUTF8(strings.TrimSpace(sig.Approver), maxFieldBytes), why)
 }
 
-// RefuseResolve says why a resolve cannot apply, or "": awaiting is the step
+// refuseResolve says why a resolve cannot apply, or "": awaiting is the step
 // the run waits on an operator for, resolved the resolve it already took.
-func RefuseResolve(sig api.ResolveSignal, awaiting string, resolved *api.ResolveSignal) string {
+func refuseResolve(sig api.ResolveSignal, awaiting string, resolved *api.ResolveSignal) string {
 	switch {
 	case !api.ResolveApplies(api.RunSnapshot{AwaitingResolve: awaiting}, sig.StepID):
 		return fmt.Sprintf("step %q is not waiting for an operator", sig.StepID)
@@ -184,24 +184,24 @@ func RefuseResolve(sig api.ResolveSignal, awaiting string, resolved *api.Resolve
 	return ""
 }
 
-// Refusal is what a decision the approval server refused records in the run.
-func Refusal(sig api.RefusalSignal) string {
+// refusalNote is what a decision the approval server refused records in the run.
+func refusalNote(sig api.RefusalSignal) string {
 	return fmt.Sprintf("refused by the approval server (%s): %s by %s",
 		api.TruncateUTF8(sig.Channel, maxFieldBytes), api.TruncateUTF8(sig.Reason, maxFieldBytes), api.TruncateUTF8(sig.Who, maxFieldBytes))
 }
 
-// Lookalike is what one look-alike of an action's effect records in the run.
-func Lookalike(c api.IgnoredComment) string {
+// lookalikeNote is what one look-alike of an action's effect records in the run.
+func lookalikeNote(c api.IgnoredComment) string {
 	return fmt.Sprintf("ignored comment %d by %s: %s",
 		c.CommentID, api.TruncateUTF8(c.Author, maxFieldBytes), api.TruncateUTF8(c.Why, maxFieldBytes))
 }
 
-// CarriedByContinueAsNew reports whether a run's input came from the
+// carriedByContinueAsNew reports whether a run's input came from the
 // previous run of its chain, the only source a checkpoint may come from.
 // ContinuedExecutionRunID alone does not prove it: a cron run has a previous
 // run too, and so has a workflow retry (attempt 2 and on), and both repeat
 // the original start request's input, whoever sent it. A continue-as-new
 // starts its run at attempt 1, without a cron schedule.
-func CarriedByContinueAsNew(continuedFrom string, attempt int32, cronSchedule string) bool {
+func carriedByContinueAsNew(continuedFrom string, attempt int32, cronSchedule string) bool {
 	return continuedFrom != "" && attempt == 1 && cronSchedule == ""
 }

@@ -14,9 +14,9 @@ import (
 func TestAnActionRemembersAtMost100RequestKeys(t *testing.T) {
 	pa := &api.PendingAction{}
 	for i := 0; i < maxRequestIDs+1; i++ {
-		require.True(t, Remember(pa, fmt.Sprintf("key-%d", i)))
+		require.True(t, remember(pa, fmt.Sprintf("key-%d", i)))
 	}
 	require.Len(t, pa.RequestKeys, maxRequestIDs)
-	require.False(t, Remember(pa, "key-99"), "the 100th key is remembered")
-	require.True(t, Remember(pa, "key-100"), "the 101st was not kept, so it counts as new")
+	require.False(t, remember(pa, "key-99"), "the 100th key is remembered")
+	require.True(t, remember(pa, "key-100"), "the 101st was not kept, so it counts as new")
 }

@@ -220,7 +220,7 @@ func TestDecisionsCarryingWhatTheyMayNotAreRefused(t *testing.T) {
 		"feedback from a stranger":  {api.ApprovalSignal{Decision: api.DecisionRespond, Approver: "mallory", Reason: "shorter"}, "not an allowed approver"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			why, _ := Rules{Approvers: []string{"alice"}}.Refuse(pa, tc.sig, now)
+			why, _ := decisionRules{Approvers: []string{"alice"}}.Refuse(pa, tc.sig, now)
 			require.Contains(t, why, tc.want)
 		})
 	}
@@ -231,7 +231,7 @@ func TestDecisionsCarryingWhatTheyMayNotAreRefused(t *testing.T) {
 		t.Run("a batch carrying "+name, func(t *testing.T) {
 			sig.ActionID, sig.ArgsHash = pa.ID, pa.ArgsHash
 			sig.Batch = []api.ActionRef{{ActionID: "act-2", ArgsHash: pa.ArgsHash}}
-			_, why := SplitBatch(sig, true, "batcher", func(string) *api.PendingAction { return pa })
+			_, why := splitBatch(sig, true, "batcher", func(string) *api.PendingAction { return pa })
 			require.Contains(t, why, "a batch cannot")
 		})
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// Message is the innermost useful message of an activity error. An
+// errorMessage is the innermost useful message of an activity error. An
 // application error's message already holds its causes' text (Temporal
 // takes it from the tool's wrapped error and carries the chain as causes
 // too), so it is said once, not once per cause.
-func Message(err error) string {
+func errorMessage(err error) string {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) {
 		return cmp.Or(appErr.Message(), appErr.Error())
@@ -31,9 +31,9 @@ func Message(err error) string {
 	return err.Error()
 }
 
-// Rejected is the message of an error that proves nothing happened (a
+// rejection is the message of an error that proves nothing happened (a
 // GitHub 4xx that says so, or a tool's tools.Rejected), and whether it is one.
-func Rejected(err error) (string, bool) {
+func rejection(err error) (string, bool) {
 	var appErr *temporal.ApplicationError
 	if errors.As(err, &appErr) && (appErr.Type() == api.ErrTypeGitHubRejected || appErr.Type() == api.ErrTypeToolRejected) {
 		return appErr.Message(), true
@@ -41,9 +41,9 @@ func Rejected(err error) (string, bool) {
 	return "", false
 }
 
-// RateLimited is how long a rate-limit error says to wait (at least a
+// rateLimited is how long a rate-limit error says to wait (at least a
 // second), its message, and whether it is one.
-func RateLimited(err error) (time.Duration, string, bool) {
+func rateLimited(err error) (time.Duration, string, bool) {
 	var appErr *temporal.ApplicationError
 	if !errors.As(err, &appErr) || appErr.Type() != api.ErrTypeRateLimited {
 		return 0, "", false
@@ -53,11 +53,11 @@ func RateLimited(err error) (time.Duration, string, bool) {
 	return time.Duration(max(d.RetryAfterSeconds, 1)) * time.Second, appErr.Message(), true
 }
 
-// InputUnreadable ends a run that could not read a required input.
-type InputUnreadable struct {
+// inputUnreadable ends a run that could not read a required input.
+type inputUnreadable struct {
 	Tool, Msg string
 }
 
-func (e *InputUnreadable) Error() string {
+func (e *inputUnreadable) Error() string {
 	return fmt.Sprintf("could not read the input (%s): %s", e.Tool, e.Msg)
 }

@@ -55,7 +55,7 @@ func (w *agentRun) loadFollowUp(ctx workflow.Context) (string, error) {
 	})
 	var src api.FollowUpSource
 	if err := workflow.ExecuteActivity(actx, api.ActivityLoadFollowUp, w.in.FollowUp).Get(ctx, &src); err != nil {
-		return "", fmt.Errorf("refused: cannot follow up on run %s: %s", w.in.FollowUp, Message(err))
+		return "", fmt.Errorf("refused: cannot follow up on run %s: %s", w.in.FollowUp, errorMessage(err))
 	}
 	if src.Run.ID != w.in.FollowUp {
 		return "", fmt.Errorf("refused: run %s answered as run %s", w.in.FollowUp, src.Run.ID)
@@ -69,13 +69,13 @@ func (w *agentRun) loadFollowUp(ctx workflow.Context) (string, error) {
 	if why != "" {
 		return "", errors.New("refused: " + why)
 	}
-	w.Conversation = FollowUpConversation(src.Conversation, w.in.Goal)
+	w.Conversation = followUpConversation(src.Conversation, w.in.Goal)
 	return src.Run.ConversationID, nil
 }
 
-// FollowUpConversation is a follow-up's opening: the earlier conversation,
+// followUpConversation is a follow-up's opening: the earlier conversation,
 // each call it left unanswered answered as not run, and the new message.
-func FollowUpConversation(earlier []api.Message, goal string) []api.Message {
+func followUpConversation(earlier []api.Message, goal string) []api.Message {
 	out := make([]api.Message, 0, len(earlier)+1)
 	answered := map[string]bool{}
 	for _, m := range earlier {
@@ -92,11 +92,11 @@ func FollowUpConversation(earlier []api.Message, goal string) []api.Message {
 			}
 		}
 	}
-	return append(out, api.Message{Role: api.RoleUser, Content: FollowUpMessage(goal)})
+	return append(out, api.Message{Role: api.RoleUser, Content: followUpMessage(goal)})
 }
 
-// FollowUpMessage is the new user message of a follow-up: its goal, in the
+// followUpMessage is the new user message of a follow-up: its goal, in the
 // shape of an opening's goal line, so a model reads it the same way.
-func FollowUpMessage(goal string) string {
+func followUpMessage(goal string) string {
 	return "Follow-up on the same target.\nGoal: " + goal
 }

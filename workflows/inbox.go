@@ -6,10 +6,10 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// Inbox is the run's api.MemoInbox: its waiting actions without their
+// inboxMemo is the run's api.MemoInbox: its waiting actions without their
 // inputs (the inbox shows the preview and the input's hash, and a memo is
 // copied into visibility on every write), and the run's fields beside them.
-func Inbox(cp *api.Checkpoint) api.InboxMemo {
+func inboxMemo(cp *api.Checkpoint) api.InboxMemo {
 	memo := api.InboxMemo{Run: cp.Run, Label: cp.Label, Actions: []api.PendingAction{}}
 	for _, pa := range cp.Actions {
 		if pa.State == api.ActionWaiting {
@@ -21,8 +21,8 @@ func Inbox(cp *api.Checkpoint) api.InboxMemo {
 	return memo
 }
 
-// Waiting counts the run's actions still waiting for a decision.
-func Waiting(cp *api.Checkpoint) int {
+// waitingCount counts the run's actions still waiting for a decision.
+func waitingCount(cp *api.Checkpoint) int {
 	n := 0
 	for _, pa := range cp.Actions {
 		if pa.State == api.ActionWaiting {
@@ -32,15 +32,15 @@ func Waiting(cp *api.Checkpoint) int {
 	return n
 }
 
-// PublishInbox writes Inbox into the run's memo when the run waits for
+// publishInbox writes inboxMemo into the run's memo when the run waits for
 // approval. It is the one memo write of a wait: a run that moves on leaves
 // it, as the inbox lists only the runs whose AgentRunStatus says they wait,
 // and the next wait rewrites it.
-func PublishInbox(ctx workflow.Context, cp *api.Checkpoint) {
+func publishInbox(ctx workflow.Context, cp *api.Checkpoint) {
 	if cp.Run.Status != api.RunWaitingForUser {
 		return
 	}
-	if err := workflow.UpsertMemo(ctx, map[string]any{api.MemoInbox: Inbox(cp)}); err != nil {
+	if err := workflow.UpsertMemo(ctx, map[string]any{api.MemoInbox: inboxMemo(cp)}); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert the inbox memo failed", "error", err)
 	}
 }

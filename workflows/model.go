@@ -41,7 +41,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 		if ctx.Err() != nil {
 			return d, ctx.Err()
 		}
-		msg := "model call failed: " + Message(err)
+		msg := "model call failed: " + errorMessage(err)
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		return d, errors.New(msg)
 	}
@@ -59,16 +59,16 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 }
 
 // askModel runs a model call's tries: all of them as one activity
-// (ModelCall), or, when the last answer allows and the run waited on the
+// (modelCallOptions), or, when the last answer allows and the run waited on the
 // server since its last local call, the first as a local activity
-// (ModelCallFirstTry) and, when that fails and may be retried, the others
-// as one activity (ModelRetry), named after the step with api.ReadRetry so
+// (modelCallFirstTryOptions) and, when that fails and may be retried, the others
+// as one activity (modelRetryOptions), named after the step with api.ReadRetry so
 // that the status view counts the local try.
 func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.ModelInput, d *api.ModelDecision) error {
 	target, call := w.Run.TargetRef(), w.ModelCalls()
 	if !w.ModelLocal || w.localSinceWait {
 		w.localSinceWait = false
-		actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelCall(target, call), st, "", 0))
+		actx := workflow.WithActivityOptions(ctx, w.ofStep(modelCallOptions(target, call), st, "", 0))
 		return workflow.ExecuteActivity(actx, api.ActivityModelNext, in).Get(ctx, d)
 	}
 	w.localSinceWait = true
@@ -81,12 +81,12 @@ func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.Mode
 		local.Conversation, local.Ref = w.Conversation, nil
 	}
 	// By name, as a read's first try (startRead).
-	lctx := workflow.WithLocalActivityOptions(ctx, ModelCallFirstTry(target, call))
+	lctx := workflow.WithLocalActivityOptions(ctx, modelCallFirstTryOptions(target, call))
 	err := workflow.ExecuteLocalActivity(lctx, api.ActivityModelNext, local).Get(ctx, d)
 	if err == nil || ctx.Err() != nil || !mayRetry(err, modelNonRetryable) {
 		return err
 	}
-	w.stepNote(ctx, st, "try 1 failed: "+Message(err))
+	w.stepNote(ctx, st, "try 1 failed: "+errorMessage(err))
 	if err := workflow.Sleep(ctx, firstRetryDelay(err)); err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.Mode
 	// start on this worker too.
 	w.offer(ctx, in.Ref)
 	w.localSinceWait = false
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(ModelRetry(target, call), st, api.ReadRetry, 2))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(modelRetryOptions(target, call), st, api.ReadRetry, 2))
 	return workflow.ExecuteActivity(actx, api.ActivityModelNext, in).Get(ctx, d)
 }
 

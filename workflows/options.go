@@ -15,8 +15,8 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// PermissionCheckTimeout bounds one attempt of the permission check.
-const PermissionCheckTimeout = 30 * time.Second
+// permissionCheckTimeout bounds one attempt of the permission check.
+const permissionCheckTimeout = 30 * time.Second
 
 // retryRead retries a call that only reads: doubling from a second, at
 // most 30 seconds apart.
@@ -27,9 +27,9 @@ func retryRead(attempts int32, nonRetryable ...string) *temporal.RetryPolicy {
 	}
 }
 
-// ModelCall: a model call may take minutes, and only a refusal or a bad tool
+// modelCallOptions: a model call may take minutes, and only a refusal or a bad tool
 // call is final. call counts the run's model calls so far.
-func ModelCall(target string, call int) workflow.ActivityOptions {
+func modelCallOptions(target string, call int) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: 5 * time.Minute,
 		// A worker that dies mid-call is noticed within this, not 5 minutes.
@@ -45,12 +45,12 @@ func ModelCall(target string, call int) workflow.ActivityOptions {
 // modelNonRetryable: only a refusal or a bad tool call is final.
 var modelNonRetryable = []string{api.ErrTypeModelRejected, api.ErrTypeBadToolCall}
 
-// ModelCallFirstTry: the first try of a model call whose model has nothing
-// to stream is a local activity, on ModelCall's timeout. A worker that dies
+// modelCallFirstTryOptions: the first try of a model call whose model has nothing
+// to stream is a local activity, on modelCallOptions's timeout. A worker that dies
 // in it fails its workflow task, and the task's retry, on any worker, asks
-// again. A try that fails and may be retried goes on as ModelRetry.
-func ModelCallFirstTry(target string, call int) workflow.LocalActivityOptions {
-	opts := ModelCall(target, call)
+// again. A try that fails and may be retried goes on as modelRetryOptions.
+func modelCallFirstTryOptions(target string, call int) workflow.LocalActivityOptions {
+	opts := modelCallOptions(target, call)
 	return workflow.LocalActivityOptions{
 		StartToCloseTimeout: opts.StartToCloseTimeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
@@ -58,14 +58,14 @@ func ModelCallFirstTry(target string, call int) workflow.LocalActivityOptions {
 	}
 }
 
-// ModelRetry: the tries of a model call after a local first try, started
-// ReadRetryDelay after it (or at its Retry-After), as an activity the server
+// modelRetryOptions: the tries of a model call after a local first try, started
+// readRetryDelay after it (or at its Retry-After), as an activity the server
 // retries and heartbeats keep alive. Its backoff goes on from the first
-// try's, so the tries keep ModelCall's schedule and its number of attempts.
-func ModelRetry(target string, call int) workflow.ActivityOptions {
-	opts := ModelCall(target, call)
+// try's, so the tries keep modelCallOptions's schedule and its number of attempts.
+func modelRetryOptions(target string, call int) workflow.ActivityOptions {
+	opts := modelCallOptions(target, call)
 	opts.RetryPolicy.MaximumAttempts--
-	opts.RetryPolicy.InitialInterval = time.Duration(opts.RetryPolicy.BackoffCoefficient * float64(ReadRetryDelay))
+	opts.RetryPolicy.InitialInterval = time.Duration(opts.RetryPolicy.BackoffCoefficient * float64(readRetryDelay))
 	return opts
 }
 
@@ -73,17 +73,17 @@ func ModelRetry(target string, call int) workflow.ActivityOptions {
 // proves it cannot succeed (readNonRetryable).
 const readTries = 10
 
-// ReadRetryDelay is the wait between a read's first try and its second:
+// readRetryDelay is the wait between a read's first try and its second:
 // retryRead's first backoff.
-const ReadRetryDelay = time.Second
+const readRetryDelay = time.Second
 
 var readNonRetryable = []string{api.ErrTypeGitHubRejected, api.ErrTypeToolRejected}
 
-// ReadFirstTry: a read's first try is a local activity, run by the worker
+// readFirstTryOptions: a read's first try is a local activity, run by the worker
 // that runs the workflow task: its result is a marker in that task's
 // completion, with no round trip through the server and no workflow task
 // of its own. A try that fails and may be retried goes on as Read.
-func ReadFirstTry(tool, target string, timeout time.Duration) workflow.LocalActivityOptions {
+func readFirstTryOptions(tool, target string, timeout time.Duration) workflow.LocalActivityOptions {
 	return workflow.LocalActivityOptions{
 		StartToCloseTimeout: timeout,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
@@ -91,14 +91,14 @@ func ReadFirstTry(tool, target string, timeout time.Duration) workflow.LocalActi
 	}
 }
 
-// Read: the tries of a read after its first, started ReadRetryDelay after
+// readRetryOptions: the tries of a read after its first, started readRetryDelay after
 // it, as an activity the server retries and Describe shows (the status
 // view's tries). Its backoff goes on from the first try's, so the tries
 // keep the schedule of one activity of readTries attempts: 1 s, 2 s, 4 s …
 // at most 30 s apart.
-func Read(tool, target string, timeout time.Duration) workflow.ActivityOptions {
+func readRetryOptions(tool, target string, timeout time.Duration) workflow.ActivityOptions {
 	retry := retryRead(readTries-1, readNonRetryable...)
-	retry.InitialInterval = time.Duration(retry.BackoffCoefficient * float64(ReadRetryDelay))
+	retry.InitialInterval = time.Duration(retry.BackoffCoefficient * float64(readRetryDelay))
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
 		RetryPolicy:         retry,
@@ -108,15 +108,15 @@ func Read(tool, target string, timeout time.Duration) workflow.ActivityOptions {
 
 func readSummary(tool, target string) string { return fmt.Sprintf("Read %s of %s", tool, target) }
 
-// ActionHeartbeatTimeout is how soon a worker that died inside an action's
+// actionHeartbeatTimeout is how soon a worker that died inside an action's
 // attempt or look is noticed: the activity heartbeats every
 // api.ActionHeartbeatInterval while its request is in flight.
-const ActionHeartbeatTimeout = 4 * api.ActionHeartbeatInterval
+const actionHeartbeatTimeout = 4 * api.ActionHeartbeatInterval
 
-// Attempt: one attempt of an action. Temporal never retries it blindly;
+// attemptActivityOptions: one attempt of an action. Temporal never retries it blindly;
 // reconcile decides whether the same operationKey goes round again.
 // approvedBy is "" for an action that asks nobody.
-func Attempt(tool, approvedBy, target, operationKey string, attempt int, timeout time.Duration) workflow.ActivityOptions {
+func attemptActivityOptions(tool, approvedBy, target, operationKey string, attempt int, timeout time.Duration) workflow.ActivityOptions {
 	what := tool
 	if approvedBy != "" {
 		what = fmt.Sprintf("%s %s approved", tool, approvedBy)
@@ -127,28 +127,28 @@ func Attempt(tool, approvedBy, target, operationKey string, attempt int, timeout
 		// attempt is sent after it, wherever its worker is.
 		ScheduleToCloseTimeout: timeout,
 		StartToCloseTimeout:    timeout,
-		HeartbeatTimeout:       ActionHeartbeatTimeout,
+		HeartbeatTimeout:       actionHeartbeatTimeout,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
 		Summary:                fmt.Sprintf("Run %s on %s (operationKey %s, attempt %d)", what, target, operationKey, attempt),
 	}
 }
 
-// Reconcile: the look for an operationKey's effect only reads, so it is
+// reconcileOptions: the look for an operationKey's effect only reads, so it is
 // retried; after its last attempt the run cannot tell and asks an operator.
-func Reconcile(tool, target, operationKey string, timeout time.Duration) workflow.ActivityOptions {
+func reconcileOptions(tool, target, operationKey string, timeout time.Duration) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
-		HeartbeatTimeout:    ActionHeartbeatTimeout,
+		HeartbeatTimeout:    actionHeartbeatTimeout,
 		RetryPolicy:         retryRead(5),
 		Summary:             fmt.Sprintf("Look on %s for the effect of %s under operationKey %s", target, tool, operationKey),
 	}
 }
 
-// PermissionCheck: a check GitHub refuses is final; the decision it could
+// permissionCheckOptions: a check GitHub refuses is final; the decision it could
 // not confirm is not applied.
-func PermissionCheck(who, repo, actionID string) workflow.ActivityOptions {
+func permissionCheckOptions(who, repo, actionID string) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
-		StartToCloseTimeout: PermissionCheckTimeout,
+		StartToCloseTimeout: permissionCheckTimeout,
 		RetryPolicy:         retryRead(5, api.ErrTypeGitHubRejected),
 		Summary:             fmt.Sprintf("Check %s's permission on %s (decision on %s)", who, repo, actionID),
 	}

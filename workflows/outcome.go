@@ -25,9 +25,9 @@ func wordsOf(cp *api.Checkpoint, stepID, tool string) api.ToolWords {
 	return api.DefaultWords(tool)
 }
 
-// Outcome derives what the run did from its steps and actions: each action
+// outcomeOf derives what the run did from its steps and actions: each action
 // done (or found done), declined or failed, and each other step that failed.
-func Outcome(cp *api.Checkpoint) api.Outcome {
+func outcomeOf(cp *api.Checkpoint) api.Outcome {
 	var o api.Outcome
 	for _, st := range cp.Steps {
 		if st.Type == api.StepToolCall && st.OperationKey != "" {
@@ -45,9 +45,9 @@ func Outcome(cp *api.Checkpoint) api.Outcome {
 	return o
 }
 
-// Result is the outcome a run returns, as its snapshot shows it.
-func Result(cp *api.Checkpoint) *api.Outcome {
-	o := Outcome(cp)
+// resultOutcome is the outcome a run returns, as its snapshot shows it.
+func resultOutcome(cp *api.Checkpoint) *api.Outcome {
+	o := outcomeOf(cp)
 	return &o
 }
 
@@ -187,25 +187,25 @@ func plural(n int) string {
 	return "s"
 }
 
-// Details is what the Temporal UI shows next to a run now: its outcome once
+// uiDetails is what the Temporal UI shows next to a run now: its outcome once
 // it ended, who may decide while an action waits, else its label.
-func Details(cp *api.Checkpoint, now time.Time) string {
+func uiDetails(cp *api.Checkpoint, now time.Time) string {
 	switch {
 	case cp.Run.Status.IsTerminal():
-		return cp.Label + ": " + Outcome(cp).Summary
+		return cp.Label + ": " + outcomeOf(cp).Summary
 	case cp.Run.Status == api.RunWaitingForUser:
 		for _, pa := range cp.Actions {
 			if pa.State == api.ActionWaiting {
-				return WaitingDetails(cp, pa, now)
+				return waitingDetails(cp, pa, now)
 			}
 		}
 	}
 	return cp.Label + " (" + cp.Run.TargetRef() + ")"
 }
 
-// WaitingDetails says who may decide and how long is left, e.g. "Waiting
+// waitingDetails says who may decide and how long is left, e.g. "Waiting
 // for alice or bob to approve a comment on acme/widgets#1, 23h left".
-func WaitingDetails(cp *api.Checkpoint, pa *api.PendingAction, now time.Time) string {
+func waitingDetails(cp *api.Checkpoint, pa *api.PendingAction, now time.Time) string {
 	who := "someone with write access to " + cp.Run.Repo
 	if len(cp.Run.Approvers) > 0 {
 		who = joinList(cp.Run.Approvers, "or")

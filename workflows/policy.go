@@ -100,7 +100,7 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, awaited *api.PendingA
 // before and after one check of its decider, and apply all or none.
 func (w *agentRun) checkQueuedBatch(ctx workflow.Context, awaited *api.PendingAction, timer workflow.Future, sig api.ApprovalSignal) error {
 	refuse := func() ([]api.ApprovalSignal, string) {
-		parts, why := SplitBatch(sig, w.agent.BatchApproval, w.agent.Name, w.ActionByID)
+		parts, why := splitBatch(sig, w.agent.BatchApproval, w.agent.Name, w.ActionByID)
 		if why == "" {
 			why = w.rules().RefuseBatch(sig, parts, w.ActionByID, workflow.Now(ctx))
 		}
@@ -178,7 +178,7 @@ func (w *agentRun) checkPermission(ctx workflow.Context, pa *api.PendingAction, 
 		w.setStepStatus(ctx, st, api.StepFailed, "the action expired before the check finished")
 		return "", true, "", nil
 	case err != nil:
-		w.setStepStatus(ctx, st, api.StepFailed, Message(err))
+		w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
 		return "", false, uncheckedReason(err), nil
 	}
 	st.SafeOutput = redact.JSON(res)
@@ -202,7 +202,7 @@ func uncheckedReason(err error) string {
 // only reads GitHub, and so runs inside the workflow task that received the
 // decision, without a round trip through the server.
 func (w *agentRun) startPermissionCheck(ctx workflow.Context, pa *api.PendingAction, who string, in api.RepoPermissionInput) workflow.Future {
-	opts := PermissionCheck(who, w.in.Repo, pa.ID)
+	opts := permissionCheckOptions(who, w.in.Repo, pa.ID)
 	// By name: a local activity given a method value would run it on the
 	// workflow's nil *Activities, not the worker's registered one.
 	lctx := workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{

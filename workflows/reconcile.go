@@ -123,11 +123,11 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 		w.actionDone(ctx, st, out, "")
 		return nil
 	}
-	if msg, rejected := Rejected(err); rejected {
+	if msg, rejected := rejection(err); rejected {
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		return nil
 	}
-	if wait, msg, limited := RateLimited(err); limited {
+	if wait, msg, limited := rateLimited(err); limited {
 		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("%s; waiting %s", msg, wait))
 		w.setRunStatus(ctx, api.RunReconciling, api.LabelRateLimited, fmt.Sprintf("retry after %s", wait))
 		err := w.sleep(ctx, wait, fmt.Sprintf("Wait %s for the rate limit before trying again", api.HumanDuration(wait)))
@@ -136,7 +136,7 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 		}
 		return err
 	}
-	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, Message(err))
+	w.setStepStatus(ctx, st, api.StepOutcomeUnknown, errorMessage(err))
 	return nil
 }
 
@@ -145,7 +145,7 @@ func (w *agentRun) attemptOptions(st *api.AgentStep) workflow.ActivityOptions {
 	if pa := w.ActionForStep(st.ID); pa != nil {
 		approvedBy = pa.DecidedBy
 	}
-	return Attempt(st.ToolName, approvedBy, w.Run.TargetRef(), st.OperationKey, st.Attempt, w.in.ToolTimeout)
+	return attemptActivityOptions(st.ToolName, approvedBy, w.Run.TargetRef(), st.OperationKey, st.Attempt, w.in.ToolTimeout)
 }
 
 // actionDone settles the step on the effect that proves it.
@@ -166,13 +166,13 @@ func words(st *api.AgentStep) api.ToolWords { return api.WordsOf(st.Words, st.To
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	w.setRunStatus(ctx, api.RunReconciling, words(st).Checking(), "")
 	// On the steady context: a cancel waits for the reconcile's answer.
-	actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(Reconcile(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
+	actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(reconcileOptions(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
 	var res api.ToolReconciliation
 	if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(actx, &res); err != nil {
-		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + Message(err)}
+		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
 	}
 	w.reportLookalikes(ctx, st, res.Output.Ignored)
-	Reconciliation(ctx, w.in.Agent, res.Outcome)
+	countReconciliation(ctx, w.in.Agent, res.Outcome)
 	switch res.Outcome {
 	case api.ReconcileFound:
 		res.Output.AlreadyExisted = true
@@ -200,7 +200,7 @@ func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) 
 // taken as proof, so that someone forging a marker shows in the run.
 func (w *agentRun) reportLookalikes(ctx workflow.Context, st *api.AgentStep, ignored []api.IgnoredComment) {
 	for _, c := range ignored {
-		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), Lookalike(c))
+		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), lookalikeNote(c))
 	}
 }
 
@@ -266,7 +266,7 @@ func (w *agentRun) onResolve(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, "", "malformed resolve signal: "+err.Error())
 		return
 	}
-	if why := RefuseResolve(sig, w.AwaitingResolve, w.resolution); why != "" {
+	if why := refuseResolve(sig, w.AwaitingResolve, w.resolution); why != "" {
 		w.ignore(ctx, sig.StepID, why)
 		return
 	}

@@ -9,11 +9,11 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// ResendMargin is how long past an attempt's deadline a request of it may
+// resendMargin is how long past an attempt's deadline a request of it may
 // still land: GitHub finishes a request it received even when the client
 // has gone, and the worker's clock, which enforces the deadline, may run
 // behind the server's.
-const ResendMargin = 5 * time.Second
+const resendMargin = 5 * time.Second
 
 // Looks for an effect that may still land start this far apart and double,
 // up to lookAgainAtMost.
@@ -27,10 +27,10 @@ const (
 // finds nothing proves nothing while the earlier attempt's request may be
 // in flight: from a worker that was killed, one cut off from Temporal, or
 // one whose request GitHub is still working on. That attempt was scheduled
-// before now (the answer of the attempt came first), and Attempt's
+// before now (the answer of the attempt came first), and attemptActivityOptions'
 // schedule-to-close ends its deadline at most timeout after that.
 func resendNotBefore(now time.Time, timeout time.Duration) time.Time {
-	return now.Add(timeout + ResendMargin)
+	return now.Add(timeout + resendMargin)
 }
 
 // notCreated answers a look that did not find the step's effect: once the
@@ -59,7 +59,7 @@ func (w *agentRun) notCreated(ctx workflow.Context, st *api.AgentStep) error {
 // come soon, since an effect most often lands at once, then they grow
 // apart, and the last comes as the window closes.
 func lookAgainIn(now, notBefore time.Time, timeout time.Duration) time.Duration {
-	firstLook := notBefore.Add(-timeout - ResendMargin)
+	firstLook := notBefore.Add(-timeout - resendMargin)
 	wait := min(max(now.Sub(firstLook), lookAgainFirst), lookAgainAtMost)
 	return min(wait, notBefore.Sub(now))
 }

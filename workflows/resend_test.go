@@ -42,7 +42,7 @@ func TestAPostNotFoundWhileItsRequestMayLandIsFoundWhenItLandsAndNotSentAgain(t 
 	in := demoInput()
 	// Within the window (tool timeout + margin) the first attempt opened,
 	// but after a resend at once would have posted.
-	h.landTheFirstAttemptAt(approvedAt + (in.ToolTimeout+ResendMargin)/2)
+	h.landTheFirstAttemptAt(approvedAt + (in.ToolTimeout+resendMargin)/2)
 	h.run(in)
 	require.NoError(t, h.env.GetWorkflowError())
 
@@ -73,7 +73,7 @@ func TestAPostNotFoundIsSentAgainOnlyOnceItsAttemptsDeadlineAndMarginHavePassed(
 		return e.StepID == st.ID && e.Status == string(api.StepRunning) && strings.Contains(e.Detail, "attempt 2 with the same operationKey")
 	})
 	require.Len(t, resent, 1)
-	require.GreaterOrEqual(t, resent[0].At.Sub(notFound[0].At), in.ToolTimeout+ResendMargin,
+	require.GreaterOrEqual(t, resent[0].At.Sub(notFound[0].At), in.ToolTimeout+resendMargin,
 		"sent again no sooner than the first attempt's deadline and the margin after the first look")
 	lookedAgain := eventsWith(events, func(e api.Event) bool {
 		return e.Type == api.EventRunStatus && strings.Contains(e.Detail, "not found yet; looking again in")

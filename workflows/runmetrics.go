@@ -17,23 +17,23 @@ func handler(ctx workflow.Context, agent string) client.MetricsHandler {
 	return workflow.GetMetricsHandler(ctx).WithTags(map[string]string{"agent": agent})
 }
 
-// Run counts one of a run's moments: a new run (a run continued as new is
+// countRun counts one of a run's moments: a new run (a run continued as new is
 // not one), a pending action created.
-func Run(ctx workflow.Context, agent, metric string) {
+func countRun(ctx workflow.Context, agent, metric string) {
 	handler(ctx, agent).Counter(metric).Inc(1)
 }
 
-// RunStatus counts a run's end by its final status.
-func RunStatus(ctx workflow.Context, agent string, to api.RunStatus) {
+// countRunStatus counts a run's end by its final status.
+func countRunStatus(ctx workflow.Context, agent string, to api.RunStatus) {
 	if to.IsTerminal() {
 		handler(ctx, agent).WithTags(map[string]string{"status": string(to)}).Counter(api.MetricRunsEnded).Inc(1)
 	}
 }
 
-// ActionState counts a decision (decision=approve|reject) with the time the
+// countActionState counts a decision (decision=approve|reject) with the time the
 // action waited for it, or an expiry; a run cancelled while waiting expires
 // its action too.
-func ActionState(ctx workflow.Context, agent string, pa *api.PendingAction, to api.ActionState) {
+func countActionState(ctx workflow.Context, agent string, pa *api.PendingAction, to api.ActionState) {
 	m := handler(ctx, agent)
 	switch to {
 	case api.ActionApproved, api.ActionRejected:
@@ -49,10 +49,10 @@ func ActionState(ctx workflow.Context, agent string, pa *api.PendingAction, to a
 	}
 }
 
-// Reconciliation counts one look for an unknown outcome by what it found
+// countReconciliation counts one look for an unknown outcome by what it found
 // (found, not_created, cannot_tell; anything else is cannot_tell, as the run
 // treats it).
-func Reconciliation(ctx workflow.Context, agent, outcome string) {
+func countReconciliation(ctx workflow.Context, agent, outcome string) {
 	if outcome != api.ReconcileFound && outcome != api.ReconcileNotCreated {
 		outcome = api.ReconcileCannotTell
 	}

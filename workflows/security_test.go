@@ -90,11 +90,11 @@ func TestCheckpointFromAContinueAsNewIsRestored(t *testing.T) {
 }
 
 func TestOnlyAContinueAsNewCarriesACheckpoint(t *testing.T) {
-	require.False(t, CarriedByContinueAsNew("", 1, ""), "a fresh start")
-	require.True(t, CarriedByContinueAsNew("r1", 1, ""))
-	require.False(t, CarriedByContinueAsNew("r1", 1, "* * * * *"),
+	require.False(t, carriedByContinueAsNew("", 1, ""), "a fresh start")
+	require.True(t, carriedByContinueAsNew("r1", 1, ""))
+	require.False(t, carriedByContinueAsNew("r1", 1, "* * * * *"),
 		"a cron run repeats the start request's input, whoever sent it")
-	require.False(t, CarriedByContinueAsNew("r1", 2, ""),
+	require.False(t, carriedByContinueAsNew("r1", 2, ""),
 		"a workflow retry repeats the start request's input too")
 }
 

@@ -92,7 +92,7 @@ func (s *runState) setRunStatus(ctx workflow.Context, to api.RunStatus, label, d
 	}
 	mustNotFail(api.CheckRunTransition(s.Run.Status, to))
 	s.Run.Status = to
-	RunStatus(ctx, s.in.Agent, to)
+	countRunStatus(ctx, s.in.Agent, to)
 	s.emit(ctx, api.EventRunStatus, "", string(to), detail)
 	s.upsertStatus(ctx)
 }
@@ -102,7 +102,7 @@ func (s *runState) upsertStatus(ctx workflow.Context) {
 	if err := workflow.UpsertTypedSearchAttributes(ctx, s.statusAttrs(s.Run.Status == api.RunWaitingForUser)...); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
-	PublishInbox(ctx, &s.Checkpoint)
+	publishInbox(ctx, &s.Checkpoint)
 }
 
 // upsertStartAttrs makes the run's search attributes say its status, its
@@ -117,7 +117,7 @@ func (s *runState) upsertStartAttrs(ctx workflow.Context, conversationID string)
 		attrs = append(attrs, api.SearchAttrStatus.ValueSet(string(s.Run.Status)))
 	}
 	if len(s.Actions) > 0 {
-		ids := ActionIDs(&s.Checkpoint)
+		ids := actionIDs(&s.Checkpoint)
 		if v, ok := has.GetKeywordList(api.SearchAttrActionIDs); !ok || !slices.Equal(v, ids) {
 			attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(ids))
 		}
@@ -136,7 +136,7 @@ func (s *runState) upsertStartAttrs(ctx workflow.Context, conversationID string)
 func (s *runState) statusAttrs(withActionIDs bool) []temporal.SearchAttributeUpdate {
 	attrs := []temporal.SearchAttributeUpdate{api.SearchAttrStatus.ValueSet(string(s.Run.Status))}
 	if withActionIDs && len(s.Actions) > 0 {
-		attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(ActionIDs(&s.Checkpoint)))
+		attrs = append(attrs, api.SearchAttrActionIDs.ValueSet(actionIDs(&s.Checkpoint)))
 	}
 	return attrs
 }
@@ -200,11 +200,11 @@ func (s *runState) setActionState(ctx workflow.Context, pa *api.PendingAction, t
 	pa.DecidedBy = by
 	pa.Reason = reason
 	pa.DecidedAt = &now
-	ActionState(ctx, s.in.Agent, pa, to)
+	countActionState(ctx, s.in.Agent, pa, to)
 	s.emit(ctx, api.EventActionState, pa.StepID, string(to), reason)
 	// Decided while others wait, it must leave the waiting run's memo.
-	if Waiting(&s.Checkpoint) > 0 {
-		PublishInbox(ctx, &s.Checkpoint)
+	if waitingCount(&s.Checkpoint) > 0 {
+		publishInbox(ctx, &s.Checkpoint)
 	}
 }
 
@@ -225,5 +225,5 @@ func (s *runState) appendToolResult(callID, tool, content string) {
 // may change without a version gate, and they are built from workflow time,
 // so they replay the same.
 func (s *runState) refreshDetails(ctx workflow.Context) {
-	workflow.SetCurrentDetails(ctx, Details(&s.Checkpoint, workflow.Now(ctx)))
+	workflow.SetCurrentDetails(ctx, uiDetails(&s.Checkpoint, workflow.Now(ctx)))
 }

@@ -134,7 +134,7 @@ func (w *agentRun) openStepFor(callID string) *api.AgentStep {
 }
 
 // startRead starts a read: its first try as a local activity
-// (ReadFirstTry), and, when that fails and may be retried, the other tries
+// (readFirstTryOptions), and, when that fails and may be retried, the other tries
 // as one activity Temporal retries with backoff (Read). The future settles
 // on the read's last try.
 func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Checked) workflow.Future {
@@ -143,7 +143,7 @@ func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	in := w.toolInput(st, c)
 	// By name: a local activity given a method value would run it on the
 	// workflow's nil *Activities, not the worker's registered one.
-	lctx := workflow.WithLocalActivityOptions(ctx, ReadFirstTry(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout))
+	lctx := workflow.WithLocalActivityOptions(ctx, readFirstTryOptions(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout))
 	first := workflow.ExecuteLocalActivity(lctx, api.ActivityExecuteTool, in)
 	read, settle := workflow.NewFuture(ctx)
 	// A coroutine, so that a turn's reads retry concurrently as they ran.
@@ -162,24 +162,24 @@ func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 // error is one of the step's events, and the server's pending activity,
 // named after the step with api.ReadRetry, shows the others.
 func (w *agentRun) retryRead(ctx workflow.Context, st *api.AgentStep, in api.ToolInput, firstErr error, out *api.ToolOutput) error {
-	w.stepNote(ctx, st, "try 1 failed: "+Message(firstErr))
+	w.stepNote(ctx, st, "try 1 failed: "+errorMessage(firstErr))
 	if err := workflow.Sleep(ctx, firstRetryDelay(firstErr)); err != nil {
 		return err
 	}
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(Read(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, api.ReadRetry, 2))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(readRetryOptions(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, api.ReadRetry, 2))
 	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, in).Get(ctx, out)
 }
 
 // firstRetryDelay is how long after a failed local first try (of a read
-// or a model call) the second starts: ReadRetryDelay, or longer when the
+// or a model call) the second starts: readRetryDelay, or longer when the
 // failure says when to try again (a rate limit's Retry-After or reset), as
 // Temporal honours for an activity.
 func firstRetryDelay(err error) time.Duration {
 	var app *temporal.ApplicationError
-	if errors.As(err, &app) && app.NextRetryDelay() > ReadRetryDelay {
+	if errors.As(err, &app) && app.NextRetryDelay() > readRetryDelay {
 		return app.NextRetryDelay()
 	}
-	return ReadRetryDelay
+	return readRetryDelay
 }
 
 // mayRetry tells whether a failed first try may be tried again: not when
@@ -203,10 +203,10 @@ func (w *agentRun) finishRead(ctx workflow.Context, st *api.AgentStep, c tools.C
 		if ctx.Err() != nil {
 			return "", ctx.Err()
 		}
-		msg := Message(err)
+		msg := errorMessage(err)
 		w.setStepStatus(ctx, st, api.StepFailed, msg)
 		if !c.Optional {
-			return "", &InputUnreadable{Tool: st.ToolName, Msg: msg}
+			return "", &inputUnreadable{Tool: st.ToolName, Msg: msg}
 		}
 		return "failed: " + msg, nil
 	}

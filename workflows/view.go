@@ -11,28 +11,28 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// Query is one of a run's queries: its name and its handler.
-type Query struct {
+// runQuery is one of a run's queries: its name and its handler.
+type runQuery struct {
 	Name    string
 	Handler any
 }
 
-// Queries are the run's queries over cp, which stays the run's state for
+// runQueries are the run's queries over cp, which stays the run's state for
 // the run's life; historyLength reads the history's length at query time.
-func Queries(cp *api.Checkpoint, historyLength func() int, historyThreshold int) []Query {
-	return []Query{
-		{api.QueryRun, func() (api.RunSnapshot, error) { return Snapshot(cp, historyLength(), historyThreshold), nil }},
-		{api.QueryEvents, func(since int64) ([]api.Event, error) { return EventsSince(cp, since), nil }},
-		{api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) { return StepsPage(cp, p), nil }},
+func runQueries(cp *api.Checkpoint, historyLength func() int, historyThreshold int) []runQuery {
+	return []runQuery{
+		{api.QueryRun, func() (api.RunSnapshot, error) { return snapshotOf(cp, historyLength(), historyThreshold), nil }},
+		{api.QueryEvents, func(since int64) ([]api.Event, error) { return eventsSince(cp, since), nil }},
+		{api.QuerySteps, func(p api.StepPage) (api.StepsPage, error) { return stepsPage(cp, p), nil }},
 		// from is a second argument that older callers do not send (it is
 		// then 0): a query's missing arguments decode as zero values.
-		{api.QueryConversation, func(n, from int) ([]api.Message, error) { return ConversationRange(cp, from, n) }},
+		{api.QueryConversation, func(n, from int) ([]api.Message, error) { return conversationRange(cp, from, n) }},
 	}
 }
 
-// Snapshot answers the run query; the history's length and threshold come
+// snapshotOf answers the run query; the history's length and threshold come
 // from the workflow.
-func Snapshot(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSnapshot {
+func snapshotOf(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSnapshot {
 	snap := api.RunSnapshot{
 		Run:     cp.Run,
 		Actions: make([]api.PendingAction, 0, len(cp.Actions)),
@@ -49,8 +49,8 @@ func Snapshot(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSn
 			HistoryThreshold:   historyThreshold,
 		},
 	}
-	snap.Outcome = Outcome(cp)
-	newest := StepsPage(cp, api.StepPage{From: len(cp.Steps) - api.SnapshotSteps, Limit: api.SnapshotSteps})
+	snap.Outcome = outcomeOf(cp)
+	newest := stepsPage(cp, api.StepPage{From: len(cp.Steps) - api.SnapshotSteps, Limit: api.SnapshotSteps})
 	snap.Steps, snap.StepsFrom, snap.StepCount = newest.Steps, newest.From, newest.StepCount
 	for _, pa := range cp.Actions {
 		snap.Actions = append(snap.Actions, *pa)
@@ -62,9 +62,9 @@ func Snapshot(cp *api.Checkpoint, historyLength, historyThreshold int) api.RunSn
 	return snap
 }
 
-// EventsSince answers the events query: the events after a sequence number,
+// eventsSince answers the events query: the events after a sequence number,
 // in order.
-func EventsSince(cp *api.Checkpoint, since int64) []api.Event {
+func eventsSince(cp *api.Checkpoint, since int64) []api.Event {
 	out := []api.Event{}
 	for _, e := range cp.Events {
 		if e.Sequence > since {
@@ -74,8 +74,8 @@ func EventsSince(cp *api.Checkpoint, since int64) []api.Event {
 	return out
 }
 
-// StepsPage answers QuerySteps: out-of-range pages are empty.
-func StepsPage(cp *api.Checkpoint, p api.StepPage) api.StepsPage {
+// stepsPage answers QuerySteps: out-of-range pages are empty.
+func stepsPage(cp *api.Checkpoint, p api.StepPage) api.StepsPage {
 	limit := p.Limit
 	if limit <= 0 || limit > api.MaxStepsPage {
 		limit = api.MaxStepsPage
@@ -89,11 +89,11 @@ func StepsPage(cp *api.Checkpoint, p api.StepPage) api.StepsPage {
 	return page
 }
 
-// ConversationRange answers QueryConversation: the messages from index from
+// conversationRange answers QueryConversation: the messages from index from
 // up to length (0: up to the end). The conversation only ever grows at its
 // end, so a prefix a reference named stays the same for the rest of the run,
 // and a worker that holds the first from messages asks only for the rest.
-func ConversationRange(cp *api.Checkpoint, from, length int) ([]api.Message, error) {
+func conversationRange(cp *api.Checkpoint, from, length int) ([]api.Message, error) {
 	if length < 0 || length > len(cp.Conversation) {
 		return nil, fmt.Errorf("the conversation has %d messages, not %d", len(cp.Conversation), length)
 	}
@@ -106,9 +106,9 @@ func ConversationRange(cp *api.Checkpoint, from, length int) ([]api.Message, err
 	return cp.Conversation[from:length], nil
 }
 
-// ActionIDs are the IDs of every action of the run, in the order they were
+// actionIDs are the IDs of every action of the run, in the order they were
 // requested: what the AgentRunActionIds search attribute publishes.
-func ActionIDs(cp *api.Checkpoint) []string {
+func actionIDs(cp *api.Checkpoint) []string {
 	ids := make([]string, len(cp.Actions))
 	for i, pa := range cp.Actions {
 		ids[i] = pa.ID

@@ -40,7 +40,7 @@ func TestTheOutcomeOfATriageNamesEveryKindOfActionDoneAndDeclined(t *testing.T) 
 		},
 	}
 
-	o := Outcome(cp)
+	o := outcomeOf(cp)
 
 	// "stamp" recorded no words: they come from its name.
 	require.Equal(t, "Made 1 label change and opened 2 issues on acme/widgets#1; an issue rejected by bob; a stamp call expired without a decision", o.Summary)
@@ -68,5 +68,5 @@ func TestTheUIShowsTheFirstWaitingActionOfARunAndWhatItIs(t *testing.T) {
 		},
 	}
 
-	require.Equal(t, "Waiting for alice or bob to approve an issue on acme/widgets (new issue), 23h left", Details(cp, now))
+	require.Equal(t, "Waiting for alice or bob to approve an issue on acme/widgets (new issue), 23h left", uiDetails(cp, now))
 }

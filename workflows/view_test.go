@@ -25,7 +25,7 @@ func stepIDs(steps []api.AgentStep) []string {
 
 func TestSnapshotOfALongRunCarriesItsNewestStepsAndTheirPlace(t *testing.T) {
 	cp := checkpointWithSteps(api.SnapshotSteps + 150)
-	snap := Snapshot(cp, 0, 0)
+	snap := snapshotOf(cp, 0, 0)
 	if snap.StepCount != api.SnapshotSteps+150 || snap.StepsFrom != 150 || len(snap.Steps) != api.SnapshotSteps {
 		t.Fatalf("stepCount %d, stepsFrom %d, %d steps; want %d, 150, %d", snap.StepCount, snap.StepsFrom, len(snap.Steps), api.SnapshotSteps+150, api.SnapshotSteps)
 	}
@@ -35,11 +35,11 @@ func TestSnapshotOfALongRunCarriesItsNewestStepsAndTheirPlace(t *testing.T) {
 }
 
 func TestSnapshotOfAShortRunCarriesEveryStep(t *testing.T) {
-	snap := Snapshot(checkpointWithSteps(3), 0, 0)
+	snap := snapshotOf(checkpointWithSteps(3), 0, 0)
 	if got := stepIDs(snap.Steps); snap.StepsFrom != 0 || snap.StepCount != 3 || fmt.Sprint(got) != "[step-1 step-2 step-3]" {
 		t.Fatalf("stepsFrom %d, stepCount %d, steps %v", snap.StepsFrom, snap.StepCount, got)
 	}
-	if empty := Snapshot(&api.Checkpoint{}, 0, 0); empty.Steps == nil || len(empty.Steps) != 0 {
+	if empty := snapshotOf(&api.Checkpoint{}, 0, 0); empty.Steps == nil || len(empty.Steps) != 0 {
 		t.Fatalf("a run without steps shows %#v, want an empty list (JSON [])", empty.Steps)
 	}
 }
@@ -48,7 +48,7 @@ func TestStepsPagesCoverEveryStepOnceInOrder(t *testing.T) {
 	cp := checkpointWithSteps(2*api.SnapshotSteps + 7)
 	var all []string
 	for from := 0; ; {
-		page := StepsPage(cp, api.StepPage{From: from, Limit: 40})
+		page := stepsPage(cp, api.StepPage{From: from, Limit: 40})
 		if page.StepCount != 2*api.SnapshotSteps+7 || page.From != from {
 			t.Fatalf("page from %d: from %d, stepCount %d", from, page.From, page.StepCount)
 		}
@@ -73,16 +73,16 @@ func TestStepsPagesCoverEveryStepOnceInOrder(t *testing.T) {
 
 func TestStepsPageBoundsItsLimitAndRange(t *testing.T) {
 	cp := checkpointWithSteps(3 * api.MaxStepsPage)
-	if n := len(StepsPage(cp, api.StepPage{From: 0}).Steps); n != api.MaxStepsPage {
+	if n := len(stepsPage(cp, api.StepPage{From: 0}).Steps); n != api.MaxStepsPage {
 		t.Fatalf("limit 0 gave %d steps, want %d", n, api.MaxStepsPage)
 	}
-	if n := len(StepsPage(cp, api.StepPage{From: 0, Limit: 10 * api.MaxStepsPage}).Steps); n != api.MaxStepsPage {
+	if n := len(stepsPage(cp, api.StepPage{From: 0, Limit: 10 * api.MaxStepsPage}).Steps); n != api.MaxStepsPage {
 		t.Fatalf("a limit past api.MaxStepsPage gave %d steps, want %d", n, api.MaxStepsPage)
 	}
-	if p := StepsPage(cp, api.StepPage{From: -5, Limit: 2}); p.From != 0 || fmt.Sprint(stepIDs(p.Steps)) != "[step-1 step-2]" {
+	if p := stepsPage(cp, api.StepPage{From: -5, Limit: 2}); p.From != 0 || fmt.Sprint(stepIDs(p.Steps)) != "[step-1 step-2]" {
 		t.Fatalf("from -5: from %d, %v", p.From, stepIDs(p.Steps))
 	}
-	if p := StepsPage(cp, api.StepPage{From: 5 * api.MaxStepsPage}); len(p.Steps) != 0 || p.From != 3*api.MaxStepsPage {
+	if p := stepsPage(cp, api.StepPage{From: 5 * api.MaxStepsPage}); len(p.Steps) != 0 || p.From != 3*api.MaxStepsPage {
 		t.Fatalf("past the end: from %d, %d steps", p.From, len(p.Steps))
 	}
 }
@@ -103,13 +103,13 @@ func TestConversationRangeAnswersTheMessagesAWorkerLacksAndRefusesWhatTheRunNeve
 		from, length int
 		want         string
 	}{{0, 0, "m0m1m2m3m4"}, {0, 3, "m0m1m2"}, {2, 4, "m2m3"}, {4, 0, "m4"}, {5, 5, ""}, {3, 3, ""}} {
-		got, err := ConversationRange(cp, c.from, c.length)
+		got, err := conversationRange(cp, c.from, c.length)
 		if err != nil || contents(got) != c.want {
 			t.Fatalf("from %d length %d: %q, %v; want %q", c.from, c.length, contents(got), err, c.want)
 		}
 	}
 	for _, bad := range [][2]int{{-1, 3}, {4, 3}, {0, 6}, {0, -1}, {6, 0}} {
-		if got, err := ConversationRange(cp, bad[0], bad[1]); err == nil {
+		if got, err := conversationRange(cp, bad[0], bad[1]); err == nil {
 			t.Fatalf("from %d length %d answered %d messages, want an error", bad[0], bad[1], len(got))
 		}
 	}
@@ -121,7 +121,7 @@ func TestInboxListsOnlyTheWaitingActionsAndNotTheirInputs(t *testing.T) {
 	for i, state := range []api.ActionState{api.ActionApproved, api.ActionWaiting, api.ActionRejected, api.ActionWaiting} {
 		cp.Actions = append(cp.Actions, &api.PendingAction{ID: fmt.Sprintf("act-%d", i), State: state, Preview: "p", SafeInput: []byte(`{"body":"secret-ish"}`)})
 	}
-	memo := Inbox(cp)
+	memo := inboxMemo(cp)
 	if len(memo.Actions) != 2 || memo.Actions[0].ID != "act-1" || memo.Actions[1].ID != "act-3" {
 		t.Fatalf("actions %+v, want act-1 and act-3", memo.Actions)
 	}

@@ -12,7 +12,7 @@ import (
 
 // landLateMs is how long the sandbox holds a create before it lands: past
 // the fault suite's tool timeout, so the attempt's worker has died or given
-// up by then, and within that timeout plus workflows.ResendMargin, which
+// up by then, and within that timeout plus workflows' resendMargin, which
 // is how long a request may still land.
 const landLateMs = 6000
 
