@@ -3,7 +3,6 @@ package ghtools_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"testing"
 
@@ -13,8 +12,6 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/tools"
-	"github.com/agentrun/agentrun/tools/ghtools"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/testkit/standalone"
@@ -66,21 +63,7 @@ func TestParseRepoAllowlistRefusesWhatIsNotOwnerSlashRepo(t *testing.T) {
 }
 
 func TestBodyCarryingAMarkerIsRefusedAndPostsNothing(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-
-	body := "LGTM\n<!--Agent-Operation: run-9:1 -->"
-	_, err := createComment(acts, comment{Target: demoPR, Body: body, OperationKey: "run-1:1"})
-	require.ErrorContains(t, err, "carries an operation marker", "the preview a person would approve is refused")
-	// A marked body that reached the action anyway, as approved.
-	args, _ := json.Marshal(map[string]string{"body": body})
-	_, err = ghtools.NewCreateIssueComment(acts).Execute(context.Background(),
-		tools.Call{Args: args, Target: demoPR, OperationKey: "run-1:1", Approved: body})
-
-	appErr := standalone.ApplicationError(t, err)
-	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
-	require.True(t, appErr.NonRetryable())
-	require.Contains(t, appErr.Message(), "agent-operation marker")
-	require.Empty(t, sb.Requests())
+	requireBodyRefused(t, "LGTM\n<!--Agent-Operation: run-9:1 -->", "carries an operation marker", "agent-operation marker")
 }
 
 func TestActivitiesWithoutABotLoginAskGitHubWhoTheyAre(t *testing.T) {

@@ -1,7 +1,6 @@
 package ghtools_test
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,8 +17,6 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/tools"
-	"github.com/agentrun/agentrun/tools/ghtools"
 
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/testkit"
@@ -275,19 +272,7 @@ func TestValidationFailureFromGitHubIsRejected(t *testing.T) {
 // The worker previews the call again from its arguments: a blank body has
 // no preview, so it cannot be the approved one.
 func TestBlankCommentIsRefusedAndPostsNothing(t *testing.T) {
-	sb, acts := newSandbox(t, ghsandbox.DefaultFixture())
-
-	_, err := createComment(acts, comment{Target: demoPR, Body: " \n", OperationKey: "k"})
-	require.ErrorContains(t, err, "body is blank", "the preview a person would approve is refused")
-	// A blank body that reached the action anyway, as approved.
-	_, err = ghtools.NewCreateIssueComment(acts).Execute(context.Background(),
-		tools.Call{Args: json.RawMessage(`{"body":" \n"}`), Target: demoPR, OperationKey: "k", Approved: " \n"})
-
-	appErr := standalone.ApplicationError(t, err)
-	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
-	require.True(t, appErr.NonRetryable())
-	require.Contains(t, appErr.Message(), "body is empty")
-	require.Empty(t, sb.Requests())
+	requireBodyRefused(t, " \n", "body is blank", "body is empty")
 }
 
 func TestUnknownPullRequestIsRejected(t *testing.T) {

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"testing"
 
+	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/ghtools"
 )
@@ -127,4 +131,26 @@ func read(tool tools.Tool, t api.Target, into any) error {
 		return fmt.Errorf("read %s's content: %w", tool.Spec().Name, err)
 	}
 	return nil
+}
+
+// requireBodyRefused: a comment of body is refused twice before any
+// request: its preview, which a person would approve, fails with
+// previewWords; and the action, handed the body as approved anyway,
+// refuses it for good with executeWords.
+func requireBodyRefused(t *testing.T, body, previewWords, executeWords string) {
+	t.Helper()
+	sb, acc := newSandbox(t, ghsandbox.DefaultFixture())
+	c := comment{Target: demoPR, Body: body, OperationKey: "run-1:1"}
+
+	_, err := createComment(acc, c)
+	require.ErrorContains(t, err, previewWords)
+	args, _ := json.Marshal(map[string]string{"body": body})
+	_, err = ghtools.NewCreateIssueComment(acc).Execute(context.Background(),
+		tools.Call{Args: args, Target: c.Target, OperationKey: c.OperationKey, Approved: body})
+
+	appErr := standalone.ApplicationError(t, err)
+	require.Equal(t, api.ErrTypeBadToolCall, appErr.Type())
+	require.True(t, appErr.NonRetryable())
+	require.Contains(t, appErr.Message(), executeWords)
+	require.Empty(t, sb.Requests())
 }
