@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/agentrun/agentrun/api"
@@ -81,25 +80,23 @@ func (s *Server) cancelRun(ctx context.Context, runID string, req Cancel, channe
 	return Accepted(statusSignalSent)
 }
 
-// authorizeCancel is the workflow's rule (workflows.RefuseCancel), applied
-// early: the requester, an approver, or a writer when the run names none.
+// authorizeCancel applies the run's rule (api.MayCancel) early: the
+// requester, an approver, or a writer when the run names none.
 func (s *Server) authorizeCancel(ctx context.Context, run api.Run, by string) Outcome {
-	if api.SameLogin(run.UserID, by) || slices.ContainsFunc(run.Approvers, func(a string) bool { return api.SameLogin(a, by) }) {
-		return Accepted("")
+	why, needsWriter := api.MayCancel(run, by)
+	if why != "" {
+		return Refused(http.StatusForbidden, why)
 	}
-	if len(run.Approvers) > 0 {
-		return Refused(http.StatusForbidden, fmt.Sprintf("%s may not cancel this run: only its requester or an approver may", by))
+	if !needsWriter || s.permissions == nil {
+		return Accepted("") // without a permission source, the workflow asks GitHub itself
 	}
-	if s.permissions == nil {
-		return Accepted("") // the workflow asks GitHub itself
-	}
-	refusal, err := s.requireWritePermission(ctx, run, by)
+	refusal, err := s.requireWritePermission(ctx, run, by, "cancelling")
 	if err != nil {
 		s.logger.Error("canceller check failed", "run", run.ID, "err", err)
 		return Refused(http.StatusBadGateway, "could not check the permission to cancel; try again later")
 	}
 	if refusal != "" {
-		return Refused(http.StatusForbidden, strings.Replace(refusal, "approving needs write", "cancelling needs write", 1))
+		return Refused(http.StatusForbidden, refusal)
 	}
 	return Accepted("")
 }

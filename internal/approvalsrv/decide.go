@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"time"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -140,10 +139,10 @@ func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in 
 		approvers = run.Approvers
 	}
 	if len(approvers) > 0 {
-		if slices.ContainsFunc(approvers, func(a string) bool { return api.SameLogin(a, in.Request.Approver) }) {
-			return in.Request.Approver, Accepted("")
+		if why := api.RefuseApprover(approvers, in.Request.Approver); why != "" {
+			return "", Refused(http.StatusForbidden, why)
 		}
-		return "", Refused(http.StatusForbidden, fmt.Sprintf("%s is not an approver of this run", in.Request.Approver))
+		return in.Request.Approver, Accepted("")
 	}
 	if in.openRunPolicy == nil {
 		return in.Request.Approver, Accepted("")
@@ -159,40 +158,22 @@ func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in 
 	return in.Request.Approver, Accepted("")
 }
 
+// checkActionOpen is the run's rule (api.ActionOpen) applied early, with
+// the state the action is in, or falls into at its deadline.
 func (s *Server) checkActionOpen(action *api.PendingAction) Outcome {
-	switch action.State {
-	case api.ActionWaiting:
-	case api.ActionApproved, api.ActionRejected:
-		msg := "the action was already " + string(action.State)
-		if action.DecidedBy != "" {
-			msg += " by " + action.DecidedBy
-		}
-		if action.DecidedAt != nil {
-			msg += " at " + action.DecidedAt.UTC().Format(time.RFC3339)
-		}
-		o := Refused(http.StatusConflict, msg)
+	why, due := api.ActionOpen(action, s.now())
+	if why == "" {
+		return Accepted("")
+	}
+	o := Refused(http.StatusConflict, why)
+	switch {
+	case due:
+		o.State = string(api.ActionExpired)
+	case action.State == api.ActionApproved || action.State == api.ActionRejected:
 		o.State, o.DecidedBy = string(action.State), action.DecidedBy
-		return o
-	case api.ActionExpired:
-		return expiredAction(action)
-	default:
-		return Refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
+	case action.State == api.ActionExpired:
+		o.State = string(action.State)
 	}
-	if !action.ExpiresAt.IsZero() && !s.now().Before(action.ExpiresAt) {
-		return expiredAction(action)
-	}
-	return Accepted("")
-}
-
-// expiredAction says when the action expired: nobody decided it, so there
-// is no "by".
-func expiredAction(action *api.PendingAction) Outcome {
-	msg := "the action expired without a decision"
-	if !action.ExpiresAt.IsZero() {
-		msg = "the action expired at " + action.ExpiresAt.UTC().Format(time.RFC3339) + " without a decision"
-	}
-	o := Refused(http.StatusConflict, msg)
-	o.State = string(api.ActionExpired)
 	return o
 }
 

@@ -147,13 +147,13 @@ func (s *Server) followUpInput(ctx context.Context, req Start) (api.RunInput, Ou
 		return in, Refused(http.StatusForbidden, why)
 	}
 	if needsWriter && s.permissions != nil {
-		refusal, err := s.requireWritePermission(ctx, snap.Run, req.UserID)
+		refusal, err := s.requireWritePermission(ctx, snap.Run, req.UserID, "following up")
 		if err != nil {
 			s.logger.Error("follow-up sender check failed", "run", req.FollowUp, "err", err)
 			return in, Refused(http.StatusBadGateway, "could not check the permission to follow up; try again later")
 		}
 		if refusal != "" {
-			return in, Refused(http.StatusForbidden, strings.Replace(refusal, "approving needs write", "following up needs write", 1))
+			return in, Refused(http.StatusForbidden, refusal)
 		}
 	}
 	return in, Accepted("")
