@@ -13,7 +13,6 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // Callbacks is what a worker needs to deliver runs' results: the URLs it
@@ -36,7 +35,7 @@ var noRedirects = &http.Client{
 }
 
 // DeliverResult makes one attempt to POST a run's result to its callback,
-// signed as the signed API is (auth.SignRequest) and carrying the run's
+// signed as the signed API is (api.SignRequest) and carrying the run's
 // Idempotency-Key. A transport error, a 5xx, 408 or 429 is retried by the
 // workflow's policy; a refusal is not. A 409 means the receiver already
 // holds a result under the key, which only this run's earlier attempt can
@@ -54,8 +53,8 @@ func (a *Activities) DeliverResult(ctx context.Context, in api.CallbackDelivery)
 		return api.CallbackReceipt{}, refusedCallback("build the request: %s", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(auth.HeaderIdempotencyKey, api.CallbackIdempotencyKey(in.RunID))
-	auth.SignRequest(req, cb.Secret, in.Body, time.Now())
+	req.Header.Set(api.HeaderIdempotencyKey, api.CallbackIdempotencyKey(in.RunID))
+	api.SignRequest(req, cb.Secret, in.Body, time.Now())
 	client := cb.Client
 	if client == nil {
 		client = noRedirects

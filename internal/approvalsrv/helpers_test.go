@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 const testSecret = "test-approval-secret-0123456789abcdef"
@@ -156,12 +155,12 @@ func signedHeadersKeyed(method, target string, body []byte, ts time.Time, key st
 	req := httptest.NewRequest(method, target, nil)
 	headers := map[string]string{}
 	if key != "" {
-		req.Header.Set(auth.HeaderIdempotencyKey, key)
-		headers[auth.HeaderIdempotencyKey] = key
+		req.Header.Set(api.HeaderIdempotencyKey, key)
+		headers[api.HeaderIdempotencyKey] = key
 	}
-	auth.SignRequest(req, []byte(testSecret), body, ts)
-	headers[auth.HeaderTimestamp] = req.Header.Get(auth.HeaderTimestamp)
-	headers[auth.HeaderSignature] = req.Header.Get(auth.HeaderSignature)
+	api.SignRequest(req, []byte(testSecret), body, ts)
+	headers[api.HeaderTimestamp] = req.Header.Get(api.HeaderTimestamp)
+	headers[api.HeaderSignature] = req.Header.Get(api.HeaderSignature)
 	return headers
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 func TestSignedDecisionByNonApproverIsRecordedInTheRun(t *testing.T) {
@@ -49,15 +49,15 @@ func TestUnauthenticatedOrMalformedDecisionsAreNeverRecordedInTheRun(t *testing.
 		want    int
 	}{
 		"bad signature": {string(body), map[string]string{
-			"Content-Type": "application/json", auth.HeaderTimestamp: stamp, auth.HeaderSignature: auth.Sign([]byte("not-the-secret-0123456789"), stamp, http.MethodPost, decisionPath, body),
+			"Content-Type": "application/json", api.HeaderTimestamp: stamp, api.HeaderSignature: api.Sign([]byte("not-the-secret-0123456789"), stamp, http.MethodPost, decisionPath, body),
 		}, http.StatusUnauthorized},
-		"no signature":   {string(body), map[string]string{"Content-Type": "application/json", auth.HeaderTimestamp: stamp}, http.StatusUnauthorized},
+		"no signature":   {string(body), map[string]string{"Content-Type": "application/json", api.HeaderTimestamp: stamp}, http.StatusUnauthorized},
 		"malformed body": {`{"decision":"approve","approver":"mallory"}`, nil, http.StatusBadRequest},
 		"unknown field":  {`{"decision":"approve","approver":"mallory","requestId":"r","x":1}`, nil, http.StatusBadRequest},
 		"too large": {string(decisionBody(t, "reject", "mallory", strings.Repeat("x", 64<<10), "req-1")), nil,
 			http.StatusRequestEntityTooLarge},
 		"not JSON": {string(body), map[string]string{
-			"Content-Type": "text/plain", auth.HeaderTimestamp: stamp, auth.HeaderSignature: auth.Sign([]byte(testSecret), stamp, http.MethodPost, decisionPath, body),
+			"Content-Type": "text/plain", api.HeaderTimestamp: stamp, api.HeaderSignature: api.Sign([]byte(testSecret), stamp, http.MethodPost, decisionPath, body),
 		}, http.StatusUnsupportedMediaType},
 	}
 	for name, c := range cases {
@@ -83,7 +83,7 @@ func TestWebhookRefusalsAreRecordedInTheRunOnlyForAuthenticatedCommands(t *testi
 
 	forged := h.post("/github/webhook", command, map[string]string{
 		"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-0",
-		"X-Hub-Signature-256": auth.GitHubSignature("not-the-secret", command),
+		"X-Hub-Signature-256": testkit.GitHubSignature("not-the-secret", command),
 	})
 	malformed := h.deliver("issue_comment", "d-1", newComment("mallory", "/agentrun reject act-1").payload(t))
 	require.Equal(t, http.StatusUnauthorized, forged.StatusCode)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
@@ -22,7 +23,7 @@ type credential int
 const (
 	credentialUndeclared credential = iota
 	// credentialSigned: the /v1 API's HMAC over timestamp, method, path,
-	// query and body (auth.Sign). Dev mode lets reads through, and writes
+	// query and body (api.Sign). Dev mode lets reads through, and writes
 	// while no secret is set.
 	credentialSigned
 	// credentialPage: the user a trusted login proxy names in
@@ -174,7 +175,7 @@ func (s *Server) signed(next http.Handler) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		if !s.signatureExempt(r) {
-			if err := auth.VerifySignature([]byte(s.cfg.Secret), r, body, s.now()); err != nil {
+			if err := api.VerifySignature([]byte(s.cfg.Secret), r, body, s.now()); err != nil {
 				s.logger.Info("signed request refused", "method", r.Method, "path", r.URL.Path, "reason", err)
 				writeError(w, http.StatusUnauthorized, err.Error())
 				return

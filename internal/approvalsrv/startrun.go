@@ -4,15 +4,14 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
-
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
 )
 
 // handleStartRun serves POST /v1/runs: one run per user and Idempotency-Key,
 // 202 with its ID and snapshot URL to every repeat, 422 to another request.
 func (s *Server) handleStartRun(w http.ResponseWriter, r *http.Request) {
-	key, err := CheckIdempotencyKey(r.Header.Values(auth.HeaderIdempotencyKey))
+	key, err := CheckIdempotencyKey(r.Header.Values(api.HeaderIdempotencyKey))
 	if err != nil {
 		s.writeBadRequest(w, err)
 		return
