@@ -33,7 +33,7 @@ GUARANTEES=(
   "tools: check.go registry.go"
   "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
   "api: lifecycle.go signature.go rules.go"
-  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go request_pathid.go"
+  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go"
   "internal/approvalsrv/auth: csrf.go identity.go"
 )
 
