@@ -106,17 +106,17 @@ func (s *Server) cancelForm(ctx context.Context, runID string, req Cancel) Outco
 	return s.cancelOnce(ctx, runID, req, channelWeb)
 }
 
-// CancelForm serves the run page's cancel button: POST /runs/{runId}/cancel,
+// serveCancelForm serves the run page's cancel button: POST /runs/{runId}/cancel,
 // behind the CSRF token like the decision form. Who cancels is the user the
 // login proxy names, as for a decision, never a field of the form.
-func (s *Pages) CancelForm(w http.ResponseWriter, r *http.Request) {
+func (s *pages) serveCancelForm(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	form, o, stale := s.formRequest(w, r)
 	if o.OK() {
 		req := Cancel{By: form.Approver, Reason: form.Reason, RequestID: form.RequestID}
 		if o = validForm(req.Validate()); o.OK() {
-			o = s.opts.Cancel(r.Context(), runID, req)
+			o = s.cancelForm(r.Context(), runID, req)
 		}
 	}
-	s.AnswerForm(w, r, runID, o, stale)
+	s.answerForm(w, r, runID, o, stale)
 }

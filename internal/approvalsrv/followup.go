@@ -90,24 +90,21 @@ func (s *Server) conversationRuns(ctx context.Context, conversationID string) ([
 	return lister.Conversation(ctx, conversationID)
 }
 
-// FollowUpForm serves the form of a finished run's page: POST
+// serveFollowUpForm serves the form of a finished run's page: POST
 // /runs/{runId}/follow-up, behind the CSRF token like the decision form.
 // Who follows up is the user the login proxy names, never a field of the
 // form. A browser is sent to the new run's page.
-func (s *Pages) FollowUpForm(w http.ResponseWriter, r *http.Request) {
+func (s *pages) serveFollowUpForm(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	form, o, stale := s.formRequest(w, r)
 	var started runclient.Started
-	if o.OK() && s.opts.FollowUp == nil {
-		o = Refused(http.StatusNotFound, "this server starts no follow-ups")
-	}
 	if o.OK() {
 		req := Start{FollowUp: runID, Goal: strings.TrimSpace(r.PostForm.Get("goal")), UserID: form.Approver}
 		if o = validForm(req.Validate()); o.OK() {
 			o = validForm(checkRequestID(form.RequestID))
 		}
 		if o.OK() {
-			started, o = s.opts.FollowUp(r.Context(), req, form.RequestID)
+			started, o = s.followUpForm(r.Context(), req, form.RequestID)
 		}
 	}
 	switch {
@@ -116,11 +113,11 @@ func (s *Pages) FollowUpForm(w http.ResponseWriter, r *http.Request) {
 	case o.OK():
 		http.Redirect(w, r, "/runs/"+url.PathEscape(started.RunID), http.StatusSeeOther)
 	case stale:
-		s.AnswerForm(w, r, runID, o, stale)
+		s.answerForm(w, r, runID, o, stale)
 	case WantsJSON(r):
 		writeOutcome(w, o)
 	default:
-		s.Error(w, o)
+		s.pageError(w, o)
 	}
 }
 
@@ -161,13 +158,13 @@ func (s *Server) followUpInput(ctx context.Context, req Start) (api.RunInput, Ou
 
 // conversationOf lists the runs of snap's conversation for its page, or
 // none when the listing fails (the page is worth showing without it).
-func (s *Pages) conversationOf(ctx context.Context, snap api.RunSnapshot) []runclient.Listed {
-	if s.opts.Conversation == nil || snap.Run.ConversationID == "" {
+func (s *pages) conversationOf(ctx context.Context, snap api.RunSnapshot) []runclient.Listed {
+	if snap.Run.ConversationID == "" {
 		return nil
 	}
-	runs, err := s.opts.Conversation(ctx, snap.Run.ConversationID)
+	runs, err := s.conversationRuns(ctx, snap.Run.ConversationID)
 	if err != nil {
-		s.opts.Logger.Warn("run page without its conversation's runs", "run", snap.Run.ID, "err", err)
+		s.logger.Warn("run page without its conversation's runs", "run", snap.Run.ID, "err", err)
 		return nil
 	}
 	return runs

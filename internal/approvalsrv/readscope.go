@@ -117,11 +117,11 @@ func (s *Server) scopeToReaders(pattern string, next http.Handler) http.Handler 
 func (s *Server) answerRunPage(w http.ResponseWriter, r *http.Request, pattern string, o Outcome) {
 	switch {
 	case r.Method == http.MethodPost:
-		s.pages.AnswerForm(w, r, r.PathValue("runId"), o, false)
+		s.pages.answerForm(w, r, r.PathValue("runId"), o, false)
 	case strings.HasSuffix(pattern, "/events"):
 		writeOutcome(w, o)
 	default:
-		s.pages.Error(w, o)
+		s.pages.pageError(w, o)
 	}
 }
 

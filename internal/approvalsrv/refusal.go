@@ -222,7 +222,7 @@ const channelLookalike = "look-alike comment ignored"
 // signalled, decisions the workflow itself turned down, and look-alike
 // comments reconciliation left alone) together with
 // the refusals this process kept but could not record in the run.
-func (s *Pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []Refusal {
+func (s *pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []Refusal {
 	var out []Refusal
 	for i := len(events) - 1; i >= 0; i-- {
 		ev := events[i]
@@ -236,7 +236,7 @@ func (s *Pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Ev
 			out = append(out, Refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
 		}
 	}
-	kept := s.opts.Refusals.Since(runID, 0)
+	kept := s.refusals.Since(runID, 0)
 	for i := len(kept) - 1; i >= 0; i-- {
 		if !kept[i].Recorded {
 			out = append(out, kept[i])

@@ -91,15 +91,15 @@ func (s *Server) routes() []route {
 		{"GET /v1/runs/{runId}", credentialSigned, onMain, http.HandlerFunc(s.handleSnapshot)},
 		{"GET /v1/runs/{runId}/events", credentialSigned, onMain, http.HandlerFunc(s.handleEvents)},
 		{"GET /v1/approvals", credentialSigned, onMain, http.HandlerFunc(s.handleApprovals)},
-		{"GET /{$}", credentialPage, onMain, http.HandlerFunc(s.pages.Inbox)},
-		{"GET /runs", credentialPage, onMain, http.HandlerFunc(s.pages.History)},
-		{"GET /runs/{runId}", credentialPage, onMain, http.HandlerFunc(s.pages.Run)},
-		{"GET /runs/{runId}/panel", credentialPage, onMain, http.HandlerFunc(s.pages.Panel)},
+		{"GET /{$}", credentialPage, onMain, http.HandlerFunc(s.pages.serveInbox)},
+		{"GET /runs", credentialPage, onMain, http.HandlerFunc(s.pages.serveHistory)},
+		{"GET /runs/{runId}", credentialPage, onMain, http.HandlerFunc(s.pages.serveRunPage)},
+		{"GET /runs/{runId}/panel", credentialPage, onMain, http.HandlerFunc(s.pages.servePanel)},
 		{"GET /runs/{runId}/events", credentialPage, onMain, http.HandlerFunc(s.handleEvents)},
-		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.Form))},
-		{"POST /runs/{runId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.BatchForm))},
-		{"POST /runs/{runId}/cancel", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.CancelForm))},
-		{"POST /runs/{runId}/follow-up", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.FollowUpForm))},
+		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.serveDecisionForm))},
+		{"POST /runs/{runId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.serveBatchForm))},
+		{"POST /runs/{runId}/cancel", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.serveCancelForm))},
+		{"POST /runs/{runId}/follow-up", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.serveFollowUpForm))},
 		{"POST /github/webhook", credentialGitHub, onWebhook, http.HandlerFunc(s.handleWebhook)},
 		{"GET /healthz", credentialOpen, onMain | onWebhook, http.HandlerFunc(handleHealth)},
 		{"GET /static/", credentialOpen, onMain, staticFiles()},
@@ -213,7 +213,7 @@ func (s *Server) page(next http.Handler) http.Handler {
 			if WantsJSON(r) {
 				writeOutcome(w, o)
 			} else {
-				s.pages.Error(w, o)
+				s.pages.pageError(w, o)
 			}
 			return
 		}

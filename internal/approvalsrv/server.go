@@ -1,14 +1,11 @@
 package approvalsrv
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
-
-	"github.com/agentrun/agentrun/api"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
@@ -51,7 +48,7 @@ type Server struct {
 	answers         *Memo
 	deliveries      *Memo
 	refusals        *Keeper
-	pages           *Pages
+	pages           *pages
 	codec           http.Handler
 }
 
@@ -88,15 +85,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		refusals:        NewKeeper(opts.Runs, opts.Now),
 		codec:           opts.Codec,
 	}
-	var readable func(ctx context.Context, snap api.RunSnapshot) bool
-	if !cfg.InsecureDev {
-		readable = s.readableSnapshot
-	}
-	s.pages, err = NewPages(PageOptions{
-		Runs: opts.Runs, Inbox: s.pageInbox, Readable: readable, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
-		DecideBatch: s.decideBatchForm, Cancel: s.cancelForm, FollowUp: s.followUpForm, Conversation: s.conversationRuns,
-		CSRF: csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
-	})
+	s.pages, err = newPages(s, csrf)
 	if err != nil {
 		return nil, fmt.Errorf("approval server: %w", err)
 	}
