@@ -32,7 +32,7 @@ var testNow = time.Date(2025, 3, 4, 12, 0, 0, 0, time.UTC)
 // clients connect from: they stand for the login proxy.
 func testConfig() Config {
 	return Config{
-		Addr: DefaultAddr, Secret: testSecret, WebhookSecret: webhookSecret,
+		Addr: defaultAddr, Secret: testSecret, WebhookSecret: webhookSecret,
 		IdentityHeader: "X-Forwarded-User", TrustedProxies: loopbackProxies(),
 	}
 }

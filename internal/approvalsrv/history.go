@@ -12,9 +12,9 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// HistoryLimit bounds the history page: listing every run ever started
+// historyLimit bounds the history page: listing every run ever started
 // would grow without end, and each row costs a run query for its outcome.
-const HistoryLimit = 50
+const historyLimit = 50
 
 // historyQueries bounds the run queries one history page sends at once, as
 // the inbox listing does.
@@ -52,17 +52,17 @@ func (s *pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 	status, ok := historyStatus(r.URL.Query().Get("status"))
 	if !ok {
 		// The filter is not echoed: the page never repeats caller text.
-		s.pageError(w, Refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
+		s.pageError(w, refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
 		return
 	}
 	listed, err := s.runs.List(r.Context(), runclient.ListFilter{Status: status})
 	if err != nil {
-		s.pageError(w, TemporalFailure(s.logger, err, "history page"))
+		s.pageError(w, temporalFailure(s.logger, err, "history page"))
 		return
 	}
-	more := len(listed) > HistoryLimit
+	more := len(listed) > historyLimit
 	if more {
-		listed = listed[:HistoryLimit]
+		listed = listed[:historyLimit]
 	}
 	rows := make([]historyRow, len(listed))
 	for i, l := range listed {
@@ -78,7 +78,7 @@ func (s *pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 		}
 		filters[i] = historyFilter{Status: string(f), Text: text, Current: f == status}
 	}
-	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": HistoryLimit}
+	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": historyLimit}
 	s.render(w, http.StatusOK, "history.html", data)
 }
 

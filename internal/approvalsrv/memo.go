@@ -8,7 +8,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// Memo remembers the answer to each request key so that a repeated
+// memo remembers the answer to each request key so that a repeated
 // request answers as the first did and sends nothing new. A request that
 // arrives while the first is still being handled waits for its answer.
 // Answers that say the server could not finish (5xx) are forgotten so that a
@@ -16,7 +16,7 @@ import (
 //
 // It lives in memory: after a restart the workflow's own record of requestIds
 // (PendingAction.RequestKeys) recognises repeats instead.
-type Memo struct {
+type memo struct {
 	mu      sync.Mutex
 	answers map[string]*memoEntry
 	order   []string
@@ -32,27 +32,27 @@ type memoEntry struct {
 	// body is what the first request asked for; a repeat that asks for
 	// something else is a client bug, not a repeat.
 	body   string
-	answer Outcome
+	answer outcome
 }
 
 // Repeats is how many requests were answered from the memo so far.
-func (m *Memo) Repeats() int64 { return m.repeats.Load() }
+func (m *memo) Repeats() int64 { return m.repeats.Load() }
 
-// NewMemo remembers the answers to at most max request keys.
-func NewMemo(max int) *Memo {
-	return &Memo{answers: make(map[string]*memoEntry), max: max}
+// newMemo remembers the answers to at most max request keys.
+func newMemo(max int) *memo {
+	return &memo{answers: make(map[string]*memoEntry), max: max}
 }
 
 // Do returns the remembered answer for key, or computes it with handle. A
 // request whose body differs from the first one's under the same key is
 // refused with 409 and changes nothing.
-func (m *Memo) Do(key, body string, handle func() Outcome) Outcome {
+func (m *memo) Do(key, body string, handle func() outcome) outcome {
 	m.mu.Lock()
 	if e, ok := m.answers[key]; ok {
 		m.mu.Unlock()
 		m.repeats.Add(1)
 		if e.body != body {
-			return Refused(http.StatusConflict, "this requestId was already used for a different decision or reason; use a new requestId")
+			return refused(http.StatusConflict, "this requestId was already used for a different decision or reason; use a new requestId")
 		}
 		<-e.done
 		return e.answer
@@ -71,7 +71,7 @@ func (m *Memo) Do(key, body string, handle func() Outcome) Outcome {
 	return e.answer
 }
 
-func (m *Memo) forget(key string, e *memoEntry) {
+func (m *memo) forget(key string, e *memoEntry) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.answers[key] == e {
@@ -81,11 +81,11 @@ func (m *Memo) forget(key string, e *memoEntry) {
 
 // evictLocked drops the oldest keys; their order slice entries may be stale
 // after forget, which only makes eviction drop less.
-func (m *Memo) evictLocked() {
+func (m *memo) evictLocked() {
 	for len(m.order) > m.max {
 		oldest := m.order[0]
 		e, ok := m.answers[oldest]
-		if ok && !Settled(e.done) {
+		if ok && !settled(e.done) {
 			// Still being handled: dropping it from order would leak it.
 			return
 		}
@@ -96,9 +96,9 @@ func (m *Memo) evictLocked() {
 	}
 }
 
-// Settled reports whether done is closed: whether a computation others
+// settled reports whether done is closed: whether a computation others
 // wait on has finished.
-func Settled(done <-chan struct{}) bool {
+func settled(done <-chan struct{}) bool {
 	select {
 	case <-done:
 		return true
@@ -122,6 +122,6 @@ func decisionMemoBody(in Decision) string {
 }
 
 // resolveMemoBody is what a repeated resolve must ask for again.
-func resolveMemoBody(req Resolve) string {
+func resolveMemoBody(req resolveRequest) string {
 	return req.Decision + "\x00" + req.ExternalResourceID + "\x00" + req.By
 }

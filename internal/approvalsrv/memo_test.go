@@ -124,15 +124,15 @@ func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.
 }
 
 func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
-	m := NewMemo(2)
+	m := newMemo(2)
 	calls := map[string]int{}
-	answerFor := func(key string) Outcome {
-		return m.Do(key, "", func() Outcome { calls[key]++; return Accepted(key) })
+	answerFor := func(key string) outcome {
+		return m.Do(key, "", func() outcome { calls[key]++; return accepted(key) })
 	}
 	release := make(chan struct{})
-	inFlight := make(chan Outcome)
+	inFlight := make(chan outcome)
 	go func() {
-		inFlight <- m.Do("slow", "", func() Outcome { <-release; return Accepted("slow") })
+		inFlight <- m.Do("slow", "", func() outcome { <-release; return accepted("slow") })
 	}()
 	require.Eventually(t, func() bool { m.mu.Lock(); defer m.mu.Unlock(); return len(m.answers) == 1 }, 10*time.Second, time.Millisecond)
 
@@ -140,8 +140,8 @@ func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 	answerFor("b")
 	answerFor("c")
 	close(release)
-	require.Equal(t, Accepted("slow"), <-inFlight)
-	require.Equal(t, Accepted("slow"), m.Do("slow", "", func() Outcome { return Accepted("again") }),
+	require.Equal(t, accepted("slow"), <-inFlight)
+	require.Equal(t, accepted("slow"), m.Do("slow", "", func() outcome { return accepted("again") }),
 		"an answer still being computed when it was the oldest is kept")
 	answerFor("d")
 	answerFor("a")
@@ -151,12 +151,12 @@ func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
 }
 
 func TestMemoForgetsServerFailuresSoThatARetryIsReal(t *testing.T) {
-	m := NewMemo(10)
-	first := m.Do("k", "", func() Outcome { return Refused(http.StatusInternalServerError, "internal error") })
-	second := m.Do("k", "", func() Outcome { return Accepted("sent") })
-	third := m.Do("k", "", func() Outcome { return Accepted("twice") })
+	m := newMemo(10)
+	first := m.Do("k", "", func() outcome { return refused(http.StatusInternalServerError, "internal error") })
+	second := m.Do("k", "", func() outcome { return accepted("sent") })
+	third := m.Do("k", "", func() outcome { return accepted("twice") })
 
 	require.Equal(t, http.StatusInternalServerError, first.Code)
-	require.Equal(t, Accepted("sent"), second)
-	require.Equal(t, Accepted("sent"), third)
+	require.Equal(t, accepted("sent"), second)
+	require.Equal(t, accepted("sent"), third)
 }

@@ -54,7 +54,7 @@ func parseTemplates() (*template.Template, error) {
 		"duration":        formatDuration,
 		"rfc3339":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":           func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"excerpt":         func(s string) string { return Clip(s, excerptLength) },
+		"excerpt":         func(s string) string { return clip(s, excerptLength) },
 		"stepTitle":       runview.StepTitle,
 		"made":            runview.Made,
 		"actionDo":        func(w *api.ToolWords, tool string) string { return api.WordsOf(w, tool).Do() },
@@ -97,7 +97,7 @@ func staticFiles() http.Handler {
 func (s *pages) serveInbox(w http.ResponseWriter, r *http.Request) {
 	inbox, err := s.pageInbox(r.Context())
 	if err != nil {
-		s.pageError(w, TemporalFailure(s.logger, err, "inbox page"))
+		s.pageError(w, temporalFailure(s.logger, err, "inbox page"))
 		return
 	}
 	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
@@ -119,7 +119,7 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 	runID := r.PathValue("runId")
 	snap, err := s.runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		s.pageError(w, TemporalFailure(s.logger.With("run", runID), err, "run page"))
+		s.pageError(w, temporalFailure(s.logger.With("run", runID), err, "run page"))
 		return
 	}
 	events, err := s.runs.Events(r.Context(), runID, 0)
@@ -136,7 +136,7 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 }
 
 // pageError answers o as a page: its code and its message, which is for people.
-func (s *pages) pageError(w http.ResponseWriter, o Outcome) {
+func (s *pages) pageError(w http.ResponseWriter, o outcome) {
 	data := map[string]any{"Title": http.StatusText(o.Code), "Message": o.Error, "Code": o.Code}
 	s.render(w, o.Code, "error.html", data)
 }
@@ -167,7 +167,7 @@ type runView struct {
 	// else its newest action; Batch is the "approve all" form.
 	Actions  []actionView
 	Batch    *batchView
-	Refusals []Refusal
+	Refusals []refusal
 	Viewer   viewer
 	Notice   string
 	// Writing is what the model is writing now (writing.go).

@@ -12,24 +12,24 @@ import (
 // in a visibility query (action IDs) and in logs, so only a short, plain
 // alphabet gets that far.
 const (
-	MaxPathIDLength     = 128
+	maxPathIDLength     = 128
 	pathIDCharsRuleText = "letters, digits, '.', '_', ':' and '-'"
 )
 
-// CheckPathID is the rule for a run or step ID.
-func CheckPathID(name, id string) error {
-	if id == "" || len(id) > MaxPathIDLength || !plainID(id) {
-		return Invalidf("%s must be 1 to %d characters: %s", name, MaxPathIDLength, pathIDCharsRuleText)
+// checkPathID is the rule for a run or step ID.
+func checkPathID(name, id string) error {
+	if id == "" || len(id) > maxPathIDLength || !plainID(id) {
+		return invalidf("%s must be 1 to %d characters: %s", name, maxPathIDLength, pathIDCharsRuleText)
 	}
 	return nil
 }
 
-// CheckActionID is the rule for an action ID, wherever it comes from (a path
+// checkActionID is the rule for an action ID, wherever it comes from (a path
 // or a GitHub comment): runclient's, as the visibility query it ends up in
 // is runclient's.
-func CheckActionID(id string) error {
+func checkActionID(id string) error {
 	if !runclient.ValidActionID(id) {
-		return &Invalid{Problem: runclient.ErrBadActionID.Error()}
+		return &invalidRequest{Problem: runclient.ErrBadActionID.Error()}
 	}
 	return nil
 }
@@ -50,10 +50,10 @@ func plainID(id string) bool {
 // pathIDNames maps the path segment that precedes an ID to the ID's name.
 var pathIDNames = map[string]string{"runs": "runId", "actions": "actionId", "steps": "stepId"}
 
-// PathIDsError checks every runId, actionId and stepId of a path under
+// pathIDsError checks every runId, actionId and stepId of a path under
 // /runs/ or /v1/runs/, each segment unescaped on its own as ServeMux does,
 // so that it checks exactly what PathValue returns.
-func PathIDsError(escapedPath string) error {
+func pathIDsError(escapedPath string) error {
 	rest, ok := strings.CutPrefix(escapedPath, "/v1")
 	if !ok {
 		rest = escapedPath
@@ -69,12 +69,12 @@ func PathIDsError(escapedPath string) error {
 		}
 		id, err := url.PathUnescape(segments[i+1])
 		if err != nil {
-			return Invalidf("%s is not a valid path segment", name)
+			return invalidf("%s is not a valid path segment", name)
 		}
 		if name == "actionId" {
-			err = CheckActionID(id)
+			err = checkActionID(id)
 		} else {
-			err = CheckPathID(name, id)
+			err = checkPathID(name, id)
 		}
 		if err != nil {
 			return err
@@ -88,7 +88,7 @@ func PathIDsError(escapedPath string) error {
 // call to Temporal.
 func checkPathIDs(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := PathIDsError(r.URL.EscapedPath()); err != nil {
+		if err := pathIDsError(r.URL.EscapedPath()); err != nil {
 			writeError(w, http.StatusBadRequest, err.Error())
 			return
 		}

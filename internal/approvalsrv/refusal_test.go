@@ -39,30 +39,30 @@ var (
 
 func TestKeeperSignalsAtMostTwentyRefusalsPerRunAndKeepsTheLatestFifty(t *testing.T) {
 	runs := &runsSpy{}
-	k := NewKeeper(runs, func() time.Time { return now })
+	k := newKeeper(runs, func() time.Time { return now })
 
-	for i := 1; i <= PerRun+5; i++ {
-		k.Record(context.Background(), quiet, "run-1", Refusal{Who: fmt.Sprint("u", i), Reason: "no"}, true)
+	for i := 1; i <= perRun+5; i++ {
+		k.Record(context.Background(), quiet, "run-1", refusal{Who: fmt.Sprint("u", i), Reason: "no"}, true)
 	}
 
 	require.Len(t, runs.signals, signalsPerRun)
 	kept := k.Since("run-1", 0)
-	require.Len(t, kept, PerRun)
+	require.Len(t, kept, perRun)
 	require.Equal(t, "u6", kept[0].Who, "the oldest are dropped")
-	require.Equal(t, int64(PerRun+5), k.Last("run-1"))
+	require.Equal(t, int64(perRun+5), k.Last("run-1"))
 	require.True(t, kept[signalsPerRun-6].Recorded)
 	require.False(t, kept[signalsPerRun-5].Recorded, "past the cap a refusal is only kept here")
 	require.Equal(t, now.Truncate(time.Second), kept[0].At)
-	require.Len(t, k.Since("run-1", int64(PerRun+3)), 2)
+	require.Len(t, k.Since("run-1", int64(perRun+3)), 2)
 }
 
 func TestKeeperRecordsInTheRunOnlyWhenAskedAndWhenTheRunTakesIt(t *testing.T) {
 	runs := &runsSpy{}
-	k := NewKeeper(runs, func() time.Time { return now })
+	k := newKeeper(runs, func() time.Time { return now })
 
-	k.Record(context.Background(), quiet, "run-1", Refusal{Who: "anonymous"}, false)
+	k.Record(context.Background(), quiet, "run-1", refusal{Who: "anonymous"}, false)
 	runs.err = fmt.Errorf("closed: %w", runclient.ErrRunNotFound)
-	k.Record(context.Background(), quiet, "run-1", Refusal{Who: "late"}, true)
+	k.Record(context.Background(), quiet, "run-1", refusal{Who: "late"}, true)
 
 	require.Empty(t, runs.signals)
 	for _, r := range k.Since("run-1", 0) {
@@ -75,7 +75,7 @@ func TestKeeperRecordsInTheRunOnlyWhenAskedAndWhenTheRunTakesIt(t *testing.T) {
 func TestLogForgetsTheOldestRunsPastItsBound(t *testing.T) {
 	l := newRefusalLog(2, 2)
 	for _, run := range []string{"run-1", "run-2", "run-3"} {
-		l.add(run, Refusal{Who: run})
+		l.add(run, refusal{Who: run})
 	}
 	require.Empty(t, l.since("run-1", 0))
 	require.Len(t, l.since("run-3", 0), 1)

@@ -167,8 +167,8 @@ func (s *Server) signed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			var o Outcome
-			if body, o = ReadBody(w, r, maxAPIBodyBytes); !o.OK() {
+			var o outcome
+			if body, o = readBody(w, r, maxAPIBodyBytes); !o.OK() {
 				writeOutcome(w, o)
 				return
 			}
@@ -199,18 +199,18 @@ func (s *Server) signatureExempt(r *http.Request) bool {
 func (s *Server) page(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		identity, err := s.cfg.proxy().Identify(r, s.logger)
-		o := Accepted("")
+		o := accepted("")
 		var refusal *auth.Refusal
 		switch {
 		case errors.As(err, &refusal):
-			o = Refused(refusal.Code, refusal.Message)
+			o = refused(refusal.Code, refusal.Message)
 		case err != nil:
-			o = Refused(http.StatusBadRequest, "bad request")
+			o = refused(http.StatusBadRequest, "bad request")
 		case identity == "" && !s.cfg.InsecureDev:
-			o = Refused(http.StatusUnauthorized, auth.SignInFirst)
+			o = refused(http.StatusUnauthorized, auth.SignInFirst)
 		}
 		if !o.OK() {
-			if WantsJSON(r) {
+			if wantsJSON(r) {
 				writeOutcome(w, o)
 			} else {
 				s.pages.pageError(w, o)
@@ -226,7 +226,7 @@ func (s *Server) page(next http.Handler) http.Handler {
 // reads the validated payload, JSON whichever content type carried it.
 func (s *Server) gitHubSigned(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !HasMediaType(r, "application/json") && !HasMediaType(r, "application/x-www-form-urlencoded") {
+		if !hasMediaType(r, "application/json") && !hasMediaType(r, "application/x-www-form-urlencoded") {
 			writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/x-www-form-urlencoded")
 			return
 		}

@@ -43,11 +43,11 @@ type Server struct {
 	readPermissions *permissionCache
 	logger          *slog.Logger
 	now             func() time.Time
-	streams         *Hub
+	streams         *hub
 	inbox           *inboxCache
-	answers         *Memo
-	deliveries      *Memo
-	refusals        *Keeper
+	answers         *memo
+	deliveries      *memo
+	refusals        *keeper
 	pages           *pages
 	codec           http.Handler
 }
@@ -78,11 +78,11 @@ func New(cfg Config, opts Options) (*Server, error) {
 		readPermissions: newPermissionCache(opts.Permissions, opts.Now),
 		logger:          opts.Logger,
 		now:             opts.Now,
-		streams:         NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
+		streams:         newHub(opts.Runs, opts.EventPollInterval, opts.Logger),
 		inbox:           newInboxCache(opts.Runs, opts.Now),
-		answers:         NewMemo(rememberedAnswers),
-		deliveries:      NewMemo(rememberedAnswers),
-		refusals:        NewKeeper(opts.Runs, opts.Now),
+		answers:         newMemo(rememberedAnswers),
+		deliveries:      newMemo(rememberedAnswers),
+		refusals:        newKeeper(opts.Runs, opts.Now),
 		codec:           opts.Codec,
 	}
 	s.pages, err = newPages(s, csrf)
