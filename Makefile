@@ -70,10 +70,13 @@ workflowcheck: bin/workflowcheck
 
 # With CI set, a test that lacks a tool (bin/temporal, chromium, PostgreSQL)
 # fails instead of skipping; the skips left are opt-in modes (-record,
-# AGENTRUN_BENCH), and the list at the end names them.
+# AGENTRUN_BENCH), and the list at the end names them. The rulechange run
+# swaps one of api's rules (who is an approver) and shows that the workflow
+# and the approval server both follow it (api/rules_approver.go).
 test: bin/temporal bin/workflowcheck $(TESTREPORT) vet workflowcheck
 	@rm -f $(TEST_SKIPS)
 	set -o pipefail; $(GO) test -json -count=1 -timeout 40m -skip '^(TestFault|TestProd)' ./... $(REPORT_SKIPS)
+	set -o pipefail; $(GO) test -json -count=1 -tags rulechange -run 'RuleChange|ByAPIsRule' ./api ./workflows ./internal/approvalsrv $(REPORT_SKIPS)
 	set -o pipefail; $(GO) test -C examples/customtool -json -count=1 ./... $(REPORT_SKIPS)
 	$(MAKE) test-faults test-fuzz test-prod
 	@$(TESTREPORT) -summary $(TEST_SKIPS)

@@ -22,11 +22,6 @@ import (
 type Callbacks struct {
 	Allowed api.CallbackAllowList
 	Secret  []byte
-	// Sign sets a request's signature headers, as made at at, over body;
-	// the request's Idempotency-Key is set before. The worker's assembly
-	// passes the signed API's own signer, which the approval server
-	// verifies with, so that the activities link no part of that server.
-	Sign func(req *http.Request, secret, body []byte, at time.Time)
 	// Client overrides the HTTP client; nil means one that follows no
 	// redirect, since a redirect could lead outside the allow-list.
 	Client *http.Client
@@ -41,7 +36,7 @@ var noRedirects = &http.Client{
 }
 
 // DeliverResult makes one attempt to POST a run's result to its callback,
-// signed as the signed API is (Callbacks.Sign) and carrying the run's
+// signed as the signed API is (api.SignRequest) and carrying the run's
 // Idempotency-Key. A transport error, a 5xx, 408 or 429 is retried by the
 // workflow's policy; a refusal is not. A 409 means the receiver already
 // holds a result under the key, which only this run's earlier attempt can
@@ -51,7 +46,7 @@ func (a *Activities) DeliverResult(ctx context.Context, in api.CallbackDelivery)
 	if err := cb.Allowed.Check(in.URL); err != nil {
 		return api.CallbackReceipt{}, refusedCallback("this worker refuses the URL: %s", err)
 	}
-	if len(cb.Secret) == 0 || cb.Sign == nil {
+	if len(cb.Secret) == 0 {
 		return api.CallbackReceipt{}, refusedCallback("%s", errors.New("this worker has no AGENTRUN_CALLBACK_SECRET to sign the delivery with"))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, in.URL, bytes.NewReader(in.Body))
@@ -60,7 +55,7 @@ func (a *Activities) DeliverResult(ctx context.Context, in api.CallbackDelivery)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(api.HeaderIdempotencyKey, api.CallbackIdempotencyKey(in.RunID))
-	cb.Sign(req, cb.Secret, in.Body, time.Now())
+	api.SignRequest(req, cb.Secret, in.Body, time.Now())
 	client := cb.Client
 	if client == nil {
 		client = noRedirects

@@ -54,7 +54,7 @@ func RefuseFollowUp(in RunInput, earlier Run) (why string, needsWriter bool) {
 		return fmt.Sprintf("run %s was run by agent %s, and a follow-up keeps its run's agent", earlier.ID, cmp.Or(earlier.Agent, DefaultAgent)), false
 	case !sameLogins(earlier.Approvers, in.Approvers):
 		return fmt.Sprintf("a follow-up keeps run %s's approvers (%s)", earlier.ID, strings.Join(earlier.Approvers, ", ")), false
-	case SameLogin(earlier.UserID, who), slices.ContainsFunc(earlier.Approvers, func(a string) bool { return SameLogin(a, who) }):
+	case SameLogin(earlier.UserID, who), IsApprover(earlier.Approvers, who):
 		return "", false
 	case len(earlier.Approvers) > 0:
 		return fmt.Sprintf("%s may not follow up on run %s: only its requester or an approver may", shown, earlier.ID), false

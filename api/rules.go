@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
+	"time"
 )
 
 // Rules shared by the workflow, the activities and the approval server. Each
@@ -31,6 +33,87 @@ func asciiLower(c byte) byte {
 	}
 	return c
 }
+
+// IsApprover reports whether who is one of approvers. Logins compare as
+// GitHub compares them (SameLogin): "SAM" is "sam", but "ſam", which only
+// Unicode folding makes "sam", is not.
+func IsApprover(approvers []string, who string) bool {
+	return slices.ContainsFunc(approvers, func(a string) bool { return sameApprover(a, who) })
+}
+
+// RefuseApprover is the approver rule with its refusal: why who may not
+// decide on an action of a run that names approvers, or "" when who is one
+// of them. On a run that names none it says "": write permission on the
+// repository decides then (RefuseWriter).
+func RefuseApprover(approvers []string, who string) string {
+	if len(approvers) == 0 || IsApprover(approvers, who) {
+		return ""
+	}
+	return fmt.Sprintf("%s is not an approver of this run", TruncateUTF8(who, MaxShownBytes))
+}
+
+// MayCancel is the rule for who may stop a run: its requester or one of its
+// approvers; on a run that names no approvers, also a writer of its
+// repository. why is the refusal, or ""; needsWriter says that only the
+// sender's write permission lets the cancel apply (RefuseWriter).
+func MayCancel(run Run, who string) (why string, needsWriter bool) {
+	switch {
+	case SameLogin(run.UserID, who), IsApprover(run.Approvers, who):
+		return "", false
+	case len(run.Approvers) > 0:
+		return fmt.Sprintf("%s may not cancel this run: only its requester or an approver may", TruncateUTF8(who, MaxShownBytes)), false
+	}
+	return "", true
+}
+
+// RefuseWriter is CanApprove with its refusal: why login, who has
+// permission on repo, may not do what needs write (doing: "approving",
+// "cancelling", ...), or "".
+func RefuseWriter(login, permission, repo, doing string) string {
+	if CanApprove(permission) {
+		return ""
+	}
+	return fmt.Sprintf("%s has %s permission on %s; %s needs write", TruncateUTF8(login, MaxShownBytes), permission, repo, doing)
+}
+
+// ActionOpen is the rule for whether a decision may still apply to pa at
+// now: only while it waits, before its deadline. why is the refusal, or "".
+// due says that pa still waits but its deadline has passed: the run expires
+// it when it sees this, so that the race with its timer has one outcome. An
+// action without a deadline (zero ExpiresAt) never falls due.
+func ActionOpen(pa *PendingAction, now time.Time) (why string, due bool) {
+	switch pa.State {
+	case ActionWaiting:
+		if !pa.ExpiresAt.IsZero() && !now.Before(pa.ExpiresAt) {
+			return actionExpired(pa), true
+		}
+		return "", false
+	case ActionApproved, ActionRejected:
+		why = "the action was already " + string(pa.State)
+		if pa.DecidedBy != "" {
+			why += " by " + TruncateUTF8(pa.DecidedBy, MaxShownBytes)
+		}
+		if pa.DecidedAt != nil {
+			why += " at " + pa.DecidedAt.UTC().Format(time.RFC3339)
+		}
+		return why, false
+	case ActionExpired:
+		return actionExpired(pa), false
+	}
+	return fmt.Sprintf("the action is %s", pa.State), false
+}
+
+// actionExpired says when pa expired: nobody decided it, so there is no "by".
+func actionExpired(pa *PendingAction) string {
+	if pa.ExpiresAt.IsZero() {
+		return "the action expired without a decision"
+	}
+	return "the action expired at " + pa.ExpiresAt.UTC().Format(time.RFC3339) + " without a decision"
+}
+
+// MaxShownBytes bounds a name or field a refusal repeats, so that a hostile
+// value cannot fill the run's events and history.
+const MaxShownBytes = 200
 
 // ResolveApplies reports whether an operator's resolve for stepID can apply
 // to a run in the state snap shows: only the one step the run is waiting on,

@@ -15,9 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -149,6 +149,6 @@ func (s *stack) deliverComment(delivery string, commentID int64, login, body str
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-GitHub-Event", "issue_comment")
 	req.Header.Set("X-GitHub-Delivery", delivery)
-	req.Header.Set("X-Hub-Signature-256", auth.GitHubSignature(e2eWebhookSecret, payload))
+	req.Header.Set("X-Hub-Signature-256", testkit.GitHubSignature(e2eWebhookSecret, payload))
 	return s.send(req)
 }

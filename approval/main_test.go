@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/telemetry"
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/internal/testkit/standalone"
@@ -60,12 +60,12 @@ func TestApprovalWithoutTemporalExitsWith1(t *testing.T) {
 }
 
 func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
-	api := testkit.Listen(t)
+	listener := testkit.Listen(t)
 
-	err := runOn(context.Background(), standalone.Getenv(map[string]string{}), quietLogger(), map[string]net.Listener{"APPROVAL_ADDR": api})
+	err := runOn(context.Background(), standalone.Getenv(map[string]string{}), quietLogger(), map[string]net.Listener{"APPROVAL_ADDR": listener})
 
 	require.ErrorContains(t, err, "APPROVAL_SECRET")
-	_, dialErr := net.Dial("tcp", api.Addr().String())
+	_, dialErr := net.Dial("tcp", listener.Addr().String())
 	require.Error(t, dialErr, "a listener handed to the server is closed when it gives up")
 }
 
@@ -74,21 +74,21 @@ func TestApprovalClosesTheListenersItWasGivenWhenStartUpFails(t *testing.T) {
 // inbox lists every run of the namespace, keep servers of their own.
 func TestApprovalServesUntilItsContextEnds(t *testing.T) {
 	server := testkit.SharedServer(t)
-	api := testkit.Listen(t)
-	addr := api.Addr().String()
+	listener := testkit.Listen(t)
+	addr := listener.Addr().String()
 	stopped := startMain(t, map[string]string{
 		"APPROVAL_ADDR": addr, "APPROVAL_SECRET": e2eSecret, "GITHUB_WEBHOOK_SECRET": e2eWebhookSecret,
 		"TEMPORAL_ADDRESS": server.Address(),
-	}, map[string]net.Listener{"APPROVAL_ADDR": api})
+	}, map[string]net.Listener{"APPROVAL_ADDR": listener})
 
 	waitHealthy(t, addr)
 	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/v1/runs/no-such-run", nil), "reads need a signature")
 	require.Equal(t, http.StatusUnauthorized, getStatus(t, "http://"+addr+"/", nil), "the pages need the login proxy's user")
 	read := httptest.NewRequest(http.MethodGet, "/v1/runs/no-such-run", nil)
-	auth.SignRequest(read, []byte(e2eSecret), nil, time.Now())
+	api.SignRequest(read, []byte(e2eSecret), nil, time.Now())
 	signed := map[string]string{
-		auth.HeaderTimestamp: read.Header.Get(auth.HeaderTimestamp),
-		auth.HeaderSignature: read.Header.Get(auth.HeaderSignature),
+		api.HeaderTimestamp: read.Header.Get(api.HeaderTimestamp),
+		api.HeaderSignature: read.Header.Get(api.HeaderSignature),
 	}
 	require.Equal(t, http.StatusNotFound, getStatus(t, "http://"+addr+"/v1/runs/no-such-run", signed))
 

@@ -19,7 +19,6 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/approval/settings"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -165,9 +164,9 @@ func (s *stack) signedPost(path string, body []byte, key string) *http.Request {
 	require.NoError(s.t, err)
 	req.Header.Set("Content-Type", "application/json")
 	if key != "" {
-		req.Header.Set(auth.HeaderIdempotencyKey, key)
+		req.Header.Set(api.HeaderIdempotencyKey, key)
 	}
-	auth.SignRequest(req, []byte(e2eSecret), body, time.Now())
+	api.SignRequest(req, []byte(e2eSecret), body, time.Now())
 	return req
 }
 
@@ -176,7 +175,7 @@ func (s *stack) signedGet(ctx context.Context, url string) *http.Request {
 	s.t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	require.NoError(s.t, err)
-	auth.SignRequest(req, []byte(e2eSecret), nil, time.Now())
+	api.SignRequest(req, []byte(e2eSecret), nil, time.Now())
 	return req
 }
 

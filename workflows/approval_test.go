@@ -99,7 +99,7 @@ func TestFiveDuplicateApprovalsPostOneComment(t *testing.T) {
 
 	require.Equal(t, 1, h.markedComments())
 	dups := eventsWith(h.events(), func(e api.Event) bool {
-		return e.Type == api.EventSignalIgnored && strings.Contains(e.Detail, "duplicate")
+		return e.Type == api.EventSignalIgnored && strings.Contains(e.Detail, "the action was already approved")
 	})
 	require.Len(t, dups, 4)
 }
@@ -139,7 +139,7 @@ func TestApprovalByUnlistedApproverIsIgnored(t *testing.T) {
 	require.Equal(t, "Alice", snap.PendingAction.DecidedBy)
 	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 2)
-	require.Contains(t, ignored[0].Detail, "mallory is not an allowed approver")
+	require.Contains(t, ignored[0].Detail, "mallory is not an approver of this run")
 	require.Contains(t, ignored[1].Detail, `unknown decision "maybe"`)
 }
 
@@ -170,7 +170,7 @@ func TestApprovalAfterExpiryPostsNothing(t *testing.T) {
 	require.Equal(t, api.ActionExpired, snap.PendingAction.State)
 	require.Equal(t, api.StepExpired, h.commentStep(snap).Status)
 	late := eventsWith(h.events(), func(e api.Event) bool {
-		return e.Type == api.EventSignalIgnored && strings.Contains(e.Detail, "after the action expired")
+		return e.Type == api.EventSignalIgnored && strings.Contains(e.Detail, "the action expired at")
 	})
 	require.Len(t, late, 1)
 }
@@ -242,6 +242,6 @@ func TestRepeatedRequestIsIgnoredButAnotherPersonsRequestIDCannotBeBurned(t *tes
 	require.Equal(t, []string{api.RequestKey("signed API", "mallory", "r1"), api.RequestKey("signed API", "alice", "r1")}, snap.PendingAction.RequestKeys)
 	ignored := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, ignored, 2)
-	require.Contains(t, ignored[0].Detail, "mallory is not an allowed approver")
+	require.Contains(t, ignored[0].Detail, "mallory is not an approver of this run")
 	require.Equal(t, `repeated request "r1"`, ignored[1].Detail)
 }

@@ -75,7 +75,7 @@ func TestABatchNamingAnActionAlreadyRejectedApprovesNoOtherPart(t *testing.T) {
 	require.Equal(t, api.ActionExpired, snap.Actions[1].State, "the waiting part was not approved by the batch")
 	details := r.ignoredDetails(t)
 	require.Len(t, details, 1, "one refusal, for the whole batch")
-	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[0].ID+": duplicate: the action was already rejected by alice")
+	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[0].ID+": approve by alice: the action was already rejected by alice at ")
 }
 
 func TestABatchNamingAnExpiredActionApprovesNoOtherPart(t *testing.T) {
@@ -94,7 +94,7 @@ func TestABatchNamingAnExpiredActionApprovesNoOtherPart(t *testing.T) {
 	require.Empty(t, snap.Actions[1].DecidedBy)
 	details := r.ignoredDetails(t)
 	require.Len(t, details, 1)
-	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[0].ID+": approve by alice arrived after the action expired")
+	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[0].ID+": approve by alice: the action expired at ")
 }
 
 func TestABatchRepeatingARequestOneOfItsActionsAlreadySawAppliesNoPart(t *testing.T) {
@@ -133,7 +133,7 @@ func TestABatchBySomeoneNotAnApproverIsRefusedOnceAndAppliesNoPart(t *testing.T)
 	for _, pa := range snap.Actions {
 		require.Equal(t, api.ActionExpired, pa.State)
 	}
-	require.Equal(t, []string{"batch approve by mallory not applied: action " + snap.Actions[0].ID + ": mallory is not an allowed approver"},
+	require.Equal(t, []string{"batch approve by mallory not applied: action " + snap.Actions[0].ID + ": mallory is not an approver of this run"},
 		r.ignoredDetails(t))
 }
 
@@ -156,7 +156,7 @@ func TestAQueuedBatchWhosePartWasRejectedWhileItWaitedAppliesNoPart(t *testing.T
 	require.Equal(t, api.ActionExpired, snap.Actions[0].State)
 	details := r.ignoredDetails(t)
 	require.Len(t, details, 1)
-	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[1].ID+": duplicate: the action was already rejected by alice")
+	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[1].ID+": approve by alice: the action was already rejected by alice at ")
 	require.Len(t, permissionSteps(snap), 1, "the reject's: the batch is refused before GitHub is asked")
 }
 

@@ -15,7 +15,6 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/model/offline"
 )
@@ -84,7 +83,7 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func verifyCallback(r *http.Request, body []byte) error {
-	return auth.VerifySignature(callbackSecret, r, body, time.Now())
+	return api.VerifySignature(callbackSecret, r, body, time.Now())
 }
 
 func (rc *receiver) deliveries() []delivery {
@@ -111,7 +110,7 @@ func callbackHarness(t *testing.T, allowed string) *harness {
 	require.NoError(t, err)
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
 	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer(),
-		Callbacks: activities.Callbacks{Allowed: list, Secret: callbackSecret, Sign: auth.SignRequest}}
+		Callbacks: activities.Callbacks{Allowed: list, Secret: callbackSecret}}
 	var suite testsuite.WorkflowTestSuite
 	return &harness{t: t, env: newRunEnv(&suite, builtin.AgentRun, acts), sandbox: sandbox}
 }
@@ -152,7 +151,7 @@ func completedWithCallback(t *testing.T, rc *receiver, deadline time.Duration) a
 func requireSignedResult(t *testing.T, rc *receiver, status api.RunStatus) {
 	t.Helper()
 	for _, d := range rc.deliveries() {
-		require.NoError(t, d.verified, "every delivery verifies with auth.VerifySignature")
+		require.NoError(t, d.verified, "every delivery verifies with api.VerifySignature")
 		require.Equal(t, api.CallbackIdempotencyKey(testRunID), d.key)
 		require.Equal(t, testRunID, d.body.RunID)
 		require.Equal(t, status, d.body.Status)

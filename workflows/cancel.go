@@ -117,14 +117,8 @@ func refuseCancel(sig api.CancelSignal, run api.Run, cancelled *api.Cancellation
 		return "duplicate: the run was already cancelled by " + cancelled.By, false
 	case run.Status.IsTerminal():
 		return fmt.Sprintf("cancel by %s arrived after the run was %s", shown, run.Status), false
-	case api.SameLogin(run.UserID, who):
-		return "", false
-	case slices.ContainsFunc(run.Approvers, func(a string) bool { return api.SameLogin(a, who) }):
-		return "", false
-	case len(run.Approvers) > 0:
-		return fmt.Sprintf("%s may not cancel this run: only its requester or an approver may", shown), false
 	}
-	return "", true
+	return api.MayCancel(run, who)
 }
 
 // checkWritePermission asks the target's permission source whether who
@@ -147,10 +141,7 @@ func (w *agentRun) checkWritePermission(ctx workflow.Context, who, what, doing, 
 	}
 	st.SafeOutput = redact.JSON(res)
 	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
-	if !api.CanApprove(res.Permission) {
-		return fmt.Sprintf("%s has %s permission on %s; %s needs write", who, res.Permission, w.in.Repo, doing)
-	}
-	return ""
+	return api.RefuseWriter(who, res.Permission, w.in.Repo, doing)
 }
 
 // endCancelled settles a cancelled run on the steady context: what still

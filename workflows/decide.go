@@ -19,8 +19,8 @@ import (
 const maxRequestIDs = 100
 
 // maxFieldBytes bounds what one refusal or look-alike writes into the run's
-// events and history.
-const maxFieldBytes = 200
+// events and history: api's bound.
+const maxFieldBytes = api.MaxShownBytes
 
 // decisionRules are the run's rules for decisions: Approvers are the run's.
 type decisionRules struct {
@@ -65,22 +65,19 @@ func (r decisionRules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now
 		return fmt.Sprintf("%s by %s carries edited arguments; only an approval may", sig.Decision, who), false
 	case len(sig.Args) > api.MaxEditArgsBytes:
 		return fmt.Sprintf("edit by %s: the edited arguments are %d bytes; at most %d", who, len(sig.Args), api.MaxEditArgsBytes), false
-	case len(r.Approvers) > 0 && !r.isApprover(who):
-		return fmt.Sprintf("%s is not an allowed approver", who), false
-	case pa.State == api.ActionExpired:
-		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who), false
-	case pa.State != api.ActionWaiting:
-		return fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy), false
-	case !now.Before(pa.ExpiresAt):
-		return fmt.Sprintf("%s by %s arrived after the action expired", sig.Decision, who), true
+	}
+	if why := api.RefuseApprover(r.Approvers, who); why != "" {
+		return why, false
+	}
+	if why, due := api.ActionOpen(pa, now); why != "" {
+		return decisionRefused(sig, why), due
 	}
 	return "", false
 }
 
-// isApprover reports whether who is one of the run's approvers, by SameLogin
-// (ASCII case only: "ſam" is not "sam").
-func (r decisionRules) isApprover(who string) bool {
-	return slices.ContainsFunc(r.Approvers, func(v string) bool { return api.SameLogin(v, who) })
+// decisionRefused is why, one of api's refusals, said of the decision sig.
+func decisionRefused(sig api.ApprovalSignal, why string) string {
+	return fmt.Sprintf("%s by %s: %s", sig.Decision, api.TruncateUTF8(strings.TrimSpace(sig.Approver), maxFieldBytes), why)
 }
 
 // splitBatch splits a decision on several actions into one decision per

@@ -217,7 +217,7 @@ func TestDecisionsCarryingWhatTheyMayNotAreRefused(t *testing.T) {
 		"oversized feedback":        {api.ApprovalSignal{Decision: api.DecisionRespond, Approver: "alice", Reason: strings.Repeat("x", api.MaxFeedbackBytes+1)}, "at most 2000"},
 		"a reject carrying an edit": {api.ApprovalSignal{Decision: api.DecisionReject, Approver: "alice", Reason: "no", Args: json.RawMessage(`{}`)}, "only an approval may"},
 		"oversized edit":            {api.ApprovalSignal{Decision: api.DecisionApprove, Approver: "alice", Args: big}, "at most 16384"},
-		"feedback from a stranger":  {api.ApprovalSignal{Decision: api.DecisionRespond, Approver: "mallory", Reason: "shorter"}, "not an allowed approver"},
+		"feedback from a stranger":  {api.ApprovalSignal{Decision: api.DecisionRespond, Approver: "mallory", Reason: "shorter"}, "not an approver of this run"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			why, _ := decisionRules{Approvers: []string{"alice"}}.Refuse(pa, tc.sig, now)

@@ -84,7 +84,7 @@ func (w *agentRun) checkNextDecision(ctx workflow.Context, awaited *api.PendingA
 		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s not applied: %s's permission on %s could not be checked%s",
 			sig.Decision, who, who, w.in.Repo, unchecked))
 	case !api.CanApprove(permission):
-		w.ignore(ctx, pa.StepID, fmt.Sprintf("%s has %s permission on %s; deciding needs write", who, permission, w.in.Repo))
+		w.ignore(ctx, pa.StepID, api.RefuseWriter(who, permission, w.in.Repo, "deciding"))
 	default:
 		// The check took time: the deadline and the state are read again.
 		if why := w.refuseDecision(ctx, pa, sig); why != "" {
@@ -127,7 +127,7 @@ func (w *agentRun) checkQueuedBatch(ctx workflow.Context, awaited *api.PendingAc
 		w.ignore(ctx, "", fmt.Sprintf("batch %s by %s not applied: %s's permission on %s could not be checked%s",
 			sig.Decision, who, who, w.in.Repo, unchecked))
 	case !api.CanApprove(permission):
-		w.ignore(ctx, "", fmt.Sprintf("%s has %s permission on %s; deciding needs write", who, permission, w.in.Repo))
+		w.ignore(ctx, "", api.RefuseWriter(who, permission, w.in.Repo, "deciding"))
 	default:
 		// The check took time: every part is judged again.
 		if parts, why = refuse(); why != "" {
@@ -241,7 +241,8 @@ func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
 		case pa.State == api.ActionExpired:
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
 		default:
-			w.ignore(ctx, pa.StepID, fmt.Sprintf("duplicate: the action was already %s by %s", pa.State, pa.DecidedBy))
+			settled, _ := api.ActionOpen(pa, workflow.Now(ctx))
+			w.ignore(ctx, pa.StepID, decisionRefused(sig, settled))
 		}
 	}
 	w.QueuedDecisions = keep

@@ -89,9 +89,11 @@ func TestDecisionsWaitingForAPermissionCheckAreJudgedInOrder(t *testing.T) {
 	snap := h.snapshot()
 	require.Equal(t, api.ActionRejected, snap.PendingAction.State)
 	require.Equal(t, "bob", snap.PendingAction.DecidedBy)
+	settled, _ := api.ActionOpen(snap.PendingAction, h.env.Now())
+	require.Equal(t, "the action was already rejected by bob at "+snap.PendingAction.DecidedAt.UTC().Format(time.RFC3339), settled)
 	require.Equal(t, []string{
 		"mallory has read permission on acme/widgets; deciding needs write",
-		"duplicate: the action was already rejected by bob",
+		"approve by alice: " + settled,
 	}, ignoredDetails(h.events()))
 	require.Len(t, permissionSteps(snap), 2, "alice's approval needs no check once the action is settled")
 	requireLegalHistory(t, h.events())

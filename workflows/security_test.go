@@ -167,7 +167,7 @@ func TestLoginThatMatchesOnlyUnderUnicodeFoldingDoesNotApprove(t *testing.T) {
 	// "ſ" (long s) folds to "s" under Unicode case folding, as strings.EqualFold does.
 	h, ignored := approvalsFrom(t, []string{"sam"}, "ſam", "SAM")
 	require.Len(t, ignored, 1)
-	require.Equal(t, "ſam is not an allowed approver", ignored[0].Detail)
+	require.Equal(t, "ſam is not an approver of this run", ignored[0].Detail)
 	require.Equal(t, "SAM", h.snapshot().PendingAction.DecidedBy, "ASCII case still folds")
 	require.Equal(t, 1, h.markedComments())
 }
@@ -175,8 +175,8 @@ func TestLoginThatMatchesOnlyUnderUnicodeFoldingDoesNotApprove(t *testing.T) {
 func TestLoginThatIsAPrefixOfAnApproverDoesNotApprove(t *testing.T) {
 	h, ignored := approvalsFrom(t, []string{"alice"}, "ali", "alice2", "ALICE")
 	require.Len(t, ignored, 2)
-	require.Equal(t, "ali is not an allowed approver", ignored[0].Detail)
-	require.Equal(t, "alice2 is not an allowed approver", ignored[1].Detail)
+	require.Equal(t, "ali is not an approver of this run", ignored[0].Detail)
+	require.Equal(t, "alice2 is not an approver of this run", ignored[1].Detail)
 	require.Equal(t, "ALICE", h.snapshot().PendingAction.DecidedBy)
 	require.Equal(t, 1, h.markedComments())
 }
@@ -224,10 +224,11 @@ func TestApprovalArrivingAtTheDeadlineBeforeTheTimerExpiresTheAction(t *testing.
 			"the signal must arrive exactly at the deadline: now %s, expires %s", h.env.Now(), snap.PendingAction.ExpiresAt)
 		h.decide(snap.PendingAction.ID, api.DecisionApprove, "alice", "")
 	}, in.ApprovalTimeout)
-	h.requireExpiredUndecided(h.runPostingNothing(in))
+	snap := h.runPostingNothing(in)
+	h.requireExpiredUndecided(snap)
 	late := eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventSignalIgnored })
 	require.Len(t, late, 1)
-	require.Equal(t, "approve by alice arrived after the action expired", late[0].Detail)
+	require.Equal(t, "approve by alice: the action expired at "+snap.PendingAction.ExpiresAt.UTC().Format(time.RFC3339)+" without a decision", late[0].Detail)
 	requireLegalHistory(t, h.events())
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // NewActivities builds the activities from the configuration: the GitHub
@@ -24,9 +23,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	callbacks := cfg.Callbacks
-	callbacks.Sign = auth.SignRequest
-	acts := &activities.Activities{Model: chosen, Callbacks: callbacks}
+	acts := &activities.Activities{Model: chosen, Callbacks: cfg.Callbacks}
 	// Without GitHub the access stays nil, and a permission check says the
 	// worker has none (activities.CheckRepoPermission).
 	if cfg.HasGitHub() {

@@ -47,7 +47,7 @@ type batchView struct {
 // waits, its newest action, so that the page still says what became of it.
 // A run whose agent takes batches gets an "approve all" form over two or
 // more open actions.
-func (s *Pages) actionViews(snap api.RunSnapshot, form formView) ([]actionView, *batchView) {
+func (s *pages) actionViews(snap api.RunSnapshot, form formView) ([]actionView, *batchView) {
 	var actions []api.PendingAction
 	for _, a := range snap.Actions {
 		if a.State == api.ActionWaiting {
@@ -79,12 +79,12 @@ func (s *Pages) actionViews(snap api.RunSnapshot, form formView) ([]actionView, 
 	return views, batch
 }
 
-func (s *Pages) actionView(snap api.RunSnapshot, a api.PendingAction, form formView, i int) actionView {
+func (s *pages) actionView(snap api.RunSnapshot, a api.PendingAction, form formView, i int) actionView {
 	approvers := a.Approvers
 	if len(approvers) == 0 {
 		approvers = snap.Run.Approvers
 	}
-	open := a.State == api.ActionWaiting && s.opts.Now().Before(a.ExpiresAt) && !snap.Run.Status.IsTerminal()
+	open := a.State == api.ActionWaiting && s.now().Before(a.ExpiresAt) && !snap.Run.Status.IsTerminal()
 	suffix := ""
 	if i > 0 {
 		suffix = fmt.Sprintf("-%d", i+1)

@@ -17,10 +17,10 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// Outcome is the answer to a decision, resolve or webhook request: a status
+// outcome is the answer to a decision, resolve or webhook request: a status
 // code with {status} for success or {error} otherwise. Its text never holds
 // internal error details.
-type Outcome struct {
+type outcome struct {
 	Code   int
 	Status string
 	Error  string
@@ -31,16 +31,16 @@ type Outcome struct {
 	DecidedBy string
 }
 
-// Accepted is a 202 saying status.
-func Accepted(status string) Outcome { return Outcome{Code: http.StatusAccepted, Status: status} }
+// accepted is a 202 saying status.
+func accepted(status string) outcome { return outcome{Code: http.StatusAccepted, Status: status} }
 
-// Refused is code with reason, which is written for the caller.
-func Refused(code int, reason string) Outcome { return Outcome{Code: code, Error: reason} }
+// refused is code with reason, which is written for the caller.
+func refused(code int, reason string) outcome { return outcome{Code: code, Error: reason} }
 
 // OK reports a success.
-func (o Outcome) OK() bool { return o.Code < 300 }
+func (o outcome) OK() bool { return o.Code < 300 }
 
-func (o Outcome) body() map[string]string {
+func (o outcome) body() map[string]string {
 	if o.OK() {
 		return map[string]string{"status": o.Status}
 	}
@@ -55,7 +55,7 @@ func (o Outcome) body() map[string]string {
 }
 
 // Write answers o as JSON (a 204 with no body).
-func writeOutcome(w http.ResponseWriter, o Outcome) {
+func writeOutcome(w http.ResponseWriter, o outcome) {
 	if o.Code == http.StatusNoContent {
 		w.WriteHeader(o.Code)
 		return
@@ -77,52 +77,52 @@ func writeError(w http.ResponseWriter, code int, msg string) {
 	writeJSON(w, code, map[string]string{"error": msg})
 }
 
-// TemporalFailure turns an error from the runs (runclient's, or a fake's
+// temporalFailure turns an error from the runs (runclient's, or a fake's
 // wrapping them) into the answer for the caller and logs what the caller is
 // not told.
-func TemporalFailure(logger *slog.Logger, err error, what string) Outcome {
+func temporalFailure(logger *slog.Logger, err error, what string) outcome {
 	switch {
 	case errors.Is(err, runclient.ErrRunNotFound):
-		return Refused(http.StatusNotFound, "unknown run")
+		return refused(http.StatusNotFound, "unknown run")
 	case errors.Is(err, runclient.ErrIdempotencyConflict):
 		logger.Info("refused: idempotency key reused for another request", "during", what)
-		return Refused(http.StatusUnprocessableEntity, runclient.ErrIdempotencyConflict.Error())
+		return refused(http.StatusUnprocessableEntity, runclient.ErrIdempotencyConflict.Error())
 	case errors.Is(err, runclient.ErrBadPageToken):
-		return Refused(http.StatusBadRequest, runclient.ErrBadPageToken.Error())
+		return refused(http.StatusBadRequest, runclient.ErrBadPageToken.Error())
 	case errors.Is(err, runclient.ErrSearchAttributesMissing):
 		// The error names the attributes and the command that adds them:
 		// the operator's fix, for the log, not the caller.
 		logger.Error("the namespace lacks agentrun's search attributes", "during", what, "err", err)
-		return Refused(http.StatusServiceUnavailable, "the Temporal namespace is not set up for agentrun; the approval server's log names the fix")
+		return refused(http.StatusServiceUnavailable, "the Temporal namespace is not set up for agentrun; the approval server's log names the fix")
 	case errors.Is(err, runclient.ErrUnavailable):
 		logger.Warn("temporal unavailable", "during", what, "err", err)
-		return Refused(http.StatusServiceUnavailable, "temporal is unreachable; try again later")
+		return refused(http.StatusServiceUnavailable, "temporal is unreachable; try again later")
 	default:
 		logger.Error("temporal call failed", "during", what, "err", err)
-		return Refused(http.StatusInternalServerError, "internal error")
+		return refused(http.StatusInternalServerError, "internal error")
 	}
 }
 
-// HasMediaType reports whether r's Content-Type is want, whatever its
+// hasMediaType reports whether r's Content-Type is want, whatever its
 // parameters.
-func HasMediaType(r *http.Request, want string) bool {
+func hasMediaType(r *http.Request, want string) bool {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	return err == nil && mediaType == want
 }
 
-// ReadBody reads r's body up to limit bytes: 413 past it.
-func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, Outcome) {
+// readBody reads r's body up to limit bytes: 413 past it.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, outcome) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		if tooLarge := new(http.MaxBytesError); errors.As(err, &tooLarge) {
-			return nil, Refused(http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d KiB", limit>>10))
+			return nil, refused(http.StatusRequestEntityTooLarge, fmt.Sprintf("the body is over %d KiB", limit>>10))
 		}
-		return nil, Refused(http.StatusBadRequest, "could not read the body")
+		return nil, refused(http.StatusBadRequest, "could not read the body")
 	}
-	return body, Accepted("")
+	return body, accepted("")
 }
 
-// WantsJSON: the caller asked for JSON, not a page.
-func WantsJSON(r *http.Request) bool {
+// wantsJSON: the caller asked for JSON, not a page.
+func wantsJSON(r *http.Request) bool {
 	return strings.Contains(r.Header.Get("Accept"), "application/json")
 }

@@ -11,7 +11,7 @@ import (
 
 // handleSignedDecision serves POST /v1/runs/{runId}/actions/{actionId}/decision.
 func (s *Server) handleSignedDecision(w http.ResponseWriter, r *http.Request) {
-	req, ok := parseSigned(s, w, r, ParseDecision)
+	req, ok := parseSigned(s, w, r, parseDecision)
 	if !ok {
 		return
 	}
@@ -21,13 +21,13 @@ func (s *Server) handleSignedDecision(w http.ResponseWriter, r *http.Request) {
 
 // handleSignedResolve serves POST /v1/runs/{runId}/steps/{stepId}/resolve.
 func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
-	req, ok := parseSigned(s, w, r, ParseResolve)
+	req, ok := parseSigned(s, w, r, parseResolve)
 	if !ok {
 		return
 	}
 	runID, stepID := r.PathValue("runId"), r.PathValue("stepId")
 	key := "resolve\x00" + runID + "\x00" + stepID + "\x00" + req.RequestID
-	writeOutcome(w, s.answers.Do(key, resolveMemoBody(req), func() Outcome {
+	writeOutcome(w, s.answers.Do(key, resolveMemoBody(req), func() outcome {
 		return s.resolve(r.Context(), runID, stepID, req)
 	}))
 }
@@ -36,11 +36,11 @@ func (s *Server) handleSignedResolve(w http.ResponseWriter, r *http.Request) {
 // middleware has already read and verified. When it cannot, it answers the
 // caller itself (415, 413 or 400 with the parser's reason) and ok is false.
 func parseSigned[T any](s *Server, w http.ResponseWriter, r *http.Request, parse func([]byte) (T, error)) (req T, ok bool) {
-	if !HasMediaType(r, "application/json") {
-		writeOutcome(w, Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/json"))
+	if !hasMediaType(r, "application/json") {
+		writeOutcome(w, refused(http.StatusUnsupportedMediaType, "Content-Type must be application/json"))
 		return req, false
 	}
-	body, o := ReadBody(w, r, maxAPIBodyBytes)
+	body, o := readBody(w, r, maxAPIBodyBytes)
 	if !o.OK() {
 		writeOutcome(w, o)
 		return req, false
@@ -56,7 +56,7 @@ func parseSigned[T any](s *Server, w http.ResponseWriter, r *http.Request, parse
 // writeBadRequest answers 400 with the parser's reason, which is written for
 // the caller; any other error's text stays in the log.
 func (s *Server) writeBadRequest(w http.ResponseWriter, err error) {
-	var bad *Invalid
+	var bad *invalidRequest
 	if errors.As(err, &bad) {
 		writeError(w, http.StatusBadRequest, bad.Problem)
 		return
@@ -66,27 +66,27 @@ func (s *Server) writeBadRequest(w http.ResponseWriter, err error) {
 }
 
 // resolve checks that the step is waiting for a resolution, then signals.
-func (s *Server) resolve(ctx context.Context, runID, stepID string, req Resolve) Outcome {
+func (s *Server) resolve(ctx context.Context, runID, stepID string, req resolveRequest) outcome {
 	logger := s.logger.With("run", runID, "step", stepID, "by", req.By, "decision", req.Decision, "requestId", req.RequestID)
 	snap, err := s.runs.Snapshot(ctx, runID)
 	if err != nil {
-		return TemporalFailure(logger, err, "run query before a resolve")
+		return temporalFailure(logger, err, "run query before a resolve")
 	}
 	step := stepIn(snap, stepID)
 	if step == nil {
-		return Refused(http.StatusNotFound, "unknown step for this run")
+		return refused(http.StatusNotFound, "unknown step for this run")
 	}
 	if step.Status != api.StepOutcomeUnknown {
 		logger.Info("resolve refused", "stepStatus", step.Status)
-		return Refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
+		return refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
 	}
 	sig := api.ResolveSignal{StepID: stepID, Decision: req.Decision, ExternalResourceID: req.ExternalResourceID, By: req.By}
 	if err := s.runs.Resolve(ctx, runID, sig); err != nil {
-		if errors.Is(err, ErrRunNotFound) {
-			return Refused(http.StatusConflict, "the run has ended")
+		if errors.Is(err, errRunNotFound) {
+			return refused(http.StatusConflict, "the run has ended")
 		}
-		return TemporalFailure(logger, err, "resolve signal")
+		return temporalFailure(logger, err, "resolve signal")
 	}
 	logger.Info("resolve signal sent")
-	return Accepted(statusSignalSent)
+	return accepted(statusSignalSent)
 }

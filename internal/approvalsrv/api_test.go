@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 func TestSignedApproveOfWaitingActionSendsOneSignal(t *testing.T) {
@@ -78,7 +77,7 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	now := strconv.FormatInt(testNow.Unix(), 10)
 	sign := func(secret, timestamp string, body []byte) string {
-		return auth.Sign([]byte(secret), timestamp, http.MethodPost, decisionPath, body)
+		return api.Sign([]byte(secret), timestamp, http.MethodPost, decisionPath, body)
 	}
 	good := sign(testSecret, now, body)
 	cases := map[string]struct{ timestamp, signature string }{
@@ -102,9 +101,9 @@ func TestSignedDecisionWithBadSignatureOrTimestampAnswers401(t *testing.T) {
 			if signature == "" && name != "no signature header" && name != "empty signature" {
 				signature = sign(testSecret, c.timestamp, body)
 			}
-			headers := map[string]string{"Content-Type": "application/json", auth.HeaderTimestamp: c.timestamp}
+			headers := map[string]string{"Content-Type": "application/json", api.HeaderTimestamp: c.timestamp}
 			if name != "no signature header" {
-				headers[auth.HeaderSignature] = signature
+				headers[api.HeaderSignature] = signature
 			}
 
 			resp := h.post(decisionPath, body, headers)

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 // A signature binds the method and the path: a request captured on its way to
@@ -60,13 +59,13 @@ func TestSignatureDifferingOnlyInItsLastByteAnswers401(t *testing.T) {
 	body := decisionBody(t, "approve", "alice", "", "req-1")
 	headers := signedHeaders(http.MethodPost, decisionPath, body, testNow)
 	headers["Content-Type"] = "application/json"
-	good := headers[auth.HeaderSignature]
+	good := headers[api.HeaderSignature]
 	last := good[len(good)-1]
 	flipped := byte('0')
 	if last == '0' {
 		flipped = '1'
 	}
-	headers[auth.HeaderSignature] = good[:len(good)-1] + string(flipped)
+	headers[api.HeaderSignature] = good[:len(good)-1] + string(flipped)
 
 	resp := h.post(decisionPath, body, headers)
 
@@ -282,7 +281,7 @@ func TestRunPageEventStreamIsTheRunsEvents(t *testing.T) {
 func TestSignedDecisionFromAClockExactlyFiveMinutesAheadIsAccepted(t *testing.T) {
 	h := waitingHarness(t, nil)
 
-	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow.Add(auth.MaxSkew))
+	resp := h.signedPost(decisionPath, decisionBody(t, "approve", "alice", "", "req-1"), testNow.Add(api.MaxSignatureSkew))
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Len(t, h.runs.approvalSignals(), 1)

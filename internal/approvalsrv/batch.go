@@ -13,7 +13,7 @@ import (
 // handleSignedBatch serves POST /v1/runs/{runId}/decision: one decision on
 // several waiting actions of a run.
 func (s *Server) handleSignedBatch(w http.ResponseWriter, r *http.Request) {
-	req, ok := parseSigned(s, w, r, ParseBatch)
+	req, ok := parseSigned(s, w, r, parseBatch)
 	if !ok {
 		return
 	}
@@ -23,9 +23,9 @@ func (s *Server) handleSignedBatch(w http.ResponseWriter, r *http.Request) {
 // decideBatchOnce is decideBatch behind the requestId memo, as decideOnce
 // is for one action. The key names every action, so a batch and a single
 // decision with one requestId are two requests.
-func (s *Server) decideBatchOnce(ctx context.Context, runID string, req Batch, channel string) Outcome {
+func (s *Server) decideBatchOnce(ctx context.Context, runID string, req Batch, channel string) outcome {
 	key := decisionMemoKey(runID, batchMemoID(req.Actions), req.Decision, channel)
-	return s.answers.Do(key, decisionMemoBody(req.Decision), func() Outcome { return s.decideBatch(ctx, runID, req, channel) })
+	return s.answers.Do(key, decisionMemoBody(req.Decision), func() outcome { return s.decideBatch(ctx, runID, req, channel) })
 }
 
 func batchMemoID(refs []api.ActionRef) string {
@@ -41,32 +41,32 @@ func batchMemoID(refs []api.ActionRef) string {
 // whole or not at all, and so does the server, which refuses the batch
 // when any action would be refused alone. The run's agent must take
 // batches (Run.BatchApproval).
-func (s *Server) decideBatch(ctx context.Context, runID string, req Batch, channel string) Outcome {
+func (s *Server) decideBatch(ctx context.Context, runID string, req Batch, channel string) outcome {
 	in := decisionInput{RunID: runID, ActionID: req.Actions[0].ActionID, Request: req.Decision, Channel: channel}
 	logger := s.decisionLogger(in).With("batch", len(req.Actions))
 	snap, err := s.runs.Snapshot(ctx, runID)
 	if err != nil {
-		return TemporalFailure(logger, err, "run query before a batch decision")
+		return temporalFailure(logger, err, "run query before a batch decision")
 	}
 	if !snap.Run.BatchApproval {
 		agent := snap.Run.Agent
 		if agent == "" {
 			agent = api.DefaultAgent
 		}
-		return s.refuse(ctx, logger, in, Refused(http.StatusUnprocessableEntity,
+		return s.refuse(ctx, logger, in, refused(http.StatusUnprocessableEntity,
 			fmt.Sprintf("agent %s takes one decision per action, not a batch: decide each action on its own", agent)))
 	}
 	actions := make([]*api.PendingAction, len(req.Actions))
 	for i, ref := range req.Actions {
 		if actions[i] = actionIn(snap, ref.ActionID); actions[i] == nil {
 			in.ActionID = ref.ActionID
-			return s.refuse(ctx, logger, in, Refused(http.StatusUnprocessableEntity,
+			return s.refuse(ctx, logger, in, refused(http.StatusUnprocessableEntity,
 				fmt.Sprintf("action %s is not an action of run %s; a batch covers the actions of one run", ref.ActionID, runID)))
 		}
 	}
 	if slices.Contains(actions[0].RequestKeys, api.RequestKey(channel, req.Approver, req.RequestID)) {
 		// The workflow already has this request: the first answer was 202.
-		return Accepted(statusSignalSent)
+		return accepted(statusSignalSent)
 	}
 	approver := ""
 	for i, action := range actions {

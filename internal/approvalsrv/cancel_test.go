@@ -16,7 +16,7 @@ const cancelPath = "/v1/runs/run-1/cancel"
 
 func cancelBody(t *testing.T, by, reason, requestID string) []byte {
 	t.Helper()
-	body, err := json.Marshal(Cancel{By: by, Reason: reason, RequestID: requestID})
+	body, err := json.Marshal(cancelRequest{By: by, Reason: reason, RequestID: requestID})
 	require.NoError(t, err)
 	return body
 }

@@ -11,61 +11,61 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// CommandPrefix starts a command line in a GitHub comment.
-const CommandPrefix = "/agentrun"
+// commandPrefix starts a command line in a GitHub comment.
+const commandPrefix = "/agentrun"
 
-// ErrNoCommand: the comment holds no /agentrun line.
-var ErrNoCommand = errors.New("no /agentrun command")
+// errNoCommand: the comment holds no /agentrun line.
+var errNoCommand = errors.New("no /agentrun command")
 
-// CommentCommand is a decision written as a GitHub comment:
+// commentCommand is a decision written as a GitHub comment:
 //
 //	/agentrun approve <actionId>
 //	/agentrun reject <actionId> <reason>
 //	/agentrun respond <actionId> <feedback>
-type CommentCommand struct {
+type commentCommand struct {
 	Decision string
 	ActionID string
 	Reason   string
 }
 
-// ParseCommentCommand finds the first command line of a comment body (see
-// commandLines for which lines count) and parses it. It returns ErrNoCommand
-// when there is none and a *Invalid when the line is malformed.
-func ParseCommentCommand(body string) (CommentCommand, error) {
+// parseCommentCommand finds the first command line of a comment body (see
+// commandLines for which lines count) and parses it. It returns errNoCommand
+// when there is none and a *invalidRequest when the line is malformed.
+func parseCommentCommand(body string) (commentCommand, error) {
 	line, ok := firstCommandLine(body)
 	if !ok {
-		return CommentCommand{}, ErrNoCommand
+		return commentCommand{}, errNoCommand
 	}
 	verb, rest := cutWord(line)
 	actionID, reason := cutWord(rest)
 	switch strings.ToLower(verb) {
 	case api.DecisionApprove:
 		if actionID == "" {
-			return CommentCommand{}, Invalidf("usage: /agentrun approve <actionId>")
+			return commentCommand{}, invalidf("usage: /agentrun approve <actionId>")
 		}
 		if reason != "" {
-			return CommentCommand{}, Invalidf("approve takes only an action ID")
+			return commentCommand{}, invalidf("approve takes only an action ID")
 		}
 	case api.DecisionReject:
 		if actionID == "" || reason == "" {
-			return CommentCommand{}, Invalidf("usage: /agentrun reject <actionId> <reason>")
+			return commentCommand{}, invalidf("usage: /agentrun reject <actionId> <reason>")
 		}
 	case api.DecisionRespond:
 		// Feedback, not a decision; edited arguments have no comment form
 		// (a comment's JSON is too easy to get wrong unseen).
 		if actionID == "" || reason == "" {
-			return CommentCommand{}, Invalidf("usage: /agentrun respond <actionId> <feedback>")
+			return commentCommand{}, invalidf("usage: /agentrun respond <actionId> <feedback>")
 		}
 	default:
-		return CommentCommand{}, Invalidf("unknown command %q: want approve, reject or respond", Clip(verb, MaxEcho))
+		return commentCommand{}, invalidf("unknown command %q: want approve, reject or respond", clip(verb, maxEcho))
 	}
-	if err := CheckActionID(actionID); err != nil {
-		return CommentCommand{}, err
+	if err := checkActionID(actionID); err != nil {
+		return commentCommand{}, err
 	}
-	if len(reason) > MaxReasonLength || HasControl(reason) {
-		return CommentCommand{}, Invalidf("the reason is too long or has control characters")
+	if len(reason) > maxReasonLength || hasControl(reason) {
+		return commentCommand{}, invalidf("the reason is too long or has control characters")
 	}
-	return CommentCommand{Decision: strings.ToLower(verb), ActionID: actionID, Reason: reason}, nil
+	return commentCommand{Decision: strings.ToLower(verb), ActionID: actionID, Reason: reason}, nil
 }
 
 // firstCommandLine returns what follows the prefix on the first line that
@@ -80,7 +80,7 @@ func firstCommandLine(body string) (string, bool) {
 	var sc markdownScan
 	for _, raw := range strings.Split(body, "\n") {
 		if visible, ok := sc.commandCandidate(strings.TrimSuffix(raw, "\r")); ok {
-			rest := visible[len(CommandPrefix):]
+			rest := visible[len(commandPrefix):]
 			if rest == "" || rest[0] == ' ' || rest[0] == '\t' {
 				return strings.TrimSpace(rest), true
 			}
@@ -97,7 +97,7 @@ type markdownScan struct {
 }
 
 // commandCandidate updates the state with one line and returns its visible
-// text when the line starts with CommandPrefix and nothing hides it.
+// text when the line starts with commandPrefix and nothing hides it.
 func (sc *markdownScan) commandCandidate(line string) (string, bool) {
 	if sc.fence != "" {
 		if closesFence(line, sc.fence) {
@@ -136,7 +136,7 @@ func (sc *markdownScan) commandCandidate(line string) (string, bool) {
 		return "", false
 	}
 	// A comment cannot start inside the prefix, so visible starts with it too.
-	return visible, strings.HasPrefix(content, CommandPrefix)
+	return visible, strings.HasPrefix(content, commandPrefix)
 }
 
 // splitIndent measures leading whitespace in columns. In CommonMark a tab

@@ -12,36 +12,36 @@ import (
 func TestParseCommentCommandForms(t *testing.T) {
 	cases := map[string]struct {
 		body string
-		want CommentCommand
+		want commentCommand
 	}{
-		"approve":                {"/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"reject with reason":     {"/agentrun reject act-1 the tone is off", CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "the tone is off"}},
-		"after prose":            {"Thanks!\n\n/agentrun approve act-1\nmore text", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"windows line endings":   {"hi\r\n/agentrun approve act-1\r\n", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"upper-case verb":        {"/agentrun APPROVE act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"extra spaces and tabs":  {"  /agentrun\treject   act-1   too   long  ", CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "too   long"}},
-		"first of two commands":  {"/agentrun approve act-1\n/agentrun reject act-1 no", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"after a closed fence":   {"```\n/agentrun approve act-0\n```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"after a closed comment": {"<!-- /agentrun approve act-0 -->\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+		"approve":                {"/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"reject with reason":     {"/agentrun reject act-1 the tone is off", commentCommand{Decision: "reject", ActionID: "act-1", Reason: "the tone is off"}},
+		"after prose":            {"Thanks!\n\n/agentrun approve act-1\nmore text", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"windows line endings":   {"hi\r\n/agentrun approve act-1\r\n", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"upper-case verb":        {"/agentrun APPROVE act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"extra spaces and tabs":  {"  /agentrun\treject   act-1   too   long  ", commentCommand{Decision: "reject", ActionID: "act-1", Reason: "too   long"}},
+		"first of two commands":  {"/agentrun approve act-1\n/agentrun reject act-1 no", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a closed fence":   {"```\n/agentrun approve act-0\n```\n/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a closed comment": {"<!-- /agentrun approve act-0 -->\n/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
 		"after a quote and a blank line": {"> /agentrun approve act-0\n> quoted\n\n/agentrun approve act-1",
-			CommentCommand{Decision: "approve", ActionID: "act-1"}},
+			commentCommand{Decision: "approve", ActionID: "act-1"}},
 		"trailing comment dropped": {"/agentrun reject act-1 too harsh <!-- note to self -->",
-			CommentCommand{Decision: "reject", ActionID: "act-1", Reason: "too harsh"}},
-		"three spaces of indent":                 {"   /agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"current action ID":                      {"/agentrun approve act-be23a84bb17f4733", CommentCommand{Decision: "approve", ActionID: "act-be23a84bb17f4733"}},
-		"historical action ID":                   {"/agentrun approve act-step-4", CommentCommand{Decision: "approve", ActionID: "act-step-4"}},
-		"fence of another kind":                  {"~~~\n```\n/agentrun approve act-0\n~~~\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"inline code is no fence":                {"```x```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"an indented fence is code, not a fence": {"    ```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"two backticks are no fence":             {"``\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"a fence ends a quote":                   {"> q\n```\n```\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+			commentCommand{Decision: "reject", ActionID: "act-1", Reason: "too harsh"}},
+		"three spaces of indent":                 {"   /agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"current action ID":                      {"/agentrun approve act-be23a84bb17f4733", commentCommand{Decision: "approve", ActionID: "act-be23a84bb17f4733"}},
+		"historical action ID":                   {"/agentrun approve act-step-4", commentCommand{Decision: "approve", ActionID: "act-step-4"}},
+		"fence of another kind":                  {"~~~\n```\n/agentrun approve act-0\n~~~\n/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"inline code is no fence":                {"```x```\n/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"an indented fence is code, not a fence": {"    ```\n/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"two backticks are no fence":             {"``\n/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"a fence ends a quote":                   {"> q\n```\n```\n/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
 		"after a closing fence with spaces": {"```\n/agentrun approve act-0\n```  \n/agentrun approve act-1",
-			CommentCommand{Decision: "approve", ActionID: "act-1"}},
-		"after a comment closed mid-line": {"<!--\nhidden --> shown\n/agentrun approve act-1", CommentCommand{Decision: "approve", ActionID: "act-1"}},
+			commentCommand{Decision: "approve", ActionID: "act-1"}},
+		"after a comment closed mid-line": {"<!--\nhidden --> shown\n/agentrun approve act-1", commentCommand{Decision: "approve", ActionID: "act-1"}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ParseCommentCommand(c.body)
+			got, err := parseCommentCommand(c.body)
 
 			require.NoError(t, err)
 			require.Equal(t, c.want, got)
@@ -73,9 +73,9 @@ func TestParseCommentCommandWithoutCommand(t *testing.T) {
 		"<!--\nx --> <!--\n/agentrun approve act-1\n-->",
 		"<!--\nx -->\n<!-- y\n/agentrun approve act-1",
 	} {
-		_, err := ParseCommentCommand(body)
+		_, err := parseCommentCommand(body)
 
-		require.ErrorIs(t, err, ErrNoCommand, body)
+		require.ErrorIs(t, err, errNoCommand, body)
 	}
 }
 
@@ -85,9 +85,9 @@ func TestParseCommentCommandMalformed(t *testing.T) {
 		"/agentrun approve 12345", "/agentrun approve act-1'OR'x", "/agentrun approve act-" + strings.Repeat("f", 61),
 		"/agentrun approve<!-- -->act-1",
 	} {
-		_, err := ParseCommentCommand(body)
+		_, err := parseCommentCommand(body)
 
-		var bad *Invalid
+		var bad *invalidRequest
 		require.True(t, errors.As(err, &bad), "%q: %v", body, err)
 	}
 }
@@ -99,11 +99,11 @@ func FuzzParseCommentCommand(f *testing.F) {
 	f.Add("/agentrun reject act-1 tone")
 	f.Add("/agentrun respond act-1 shorter please")
 	f.Fuzz(func(t *testing.T, body string) {
-		cmd, err := ParseCommentCommand(body)
-		var bad *Invalid
+		cmd, err := parseCommentCommand(body)
+		var bad *invalidRequest
 		switch {
-		case errors.Is(err, ErrNoCommand), errors.As(err, &bad):
-			require.Equal(t, CommentCommand{}, cmd)
+		case errors.Is(err, errNoCommand), errors.As(err, &bad):
+			require.Equal(t, commentCommand{}, cmd)
 			return
 		case err != nil:
 			t.Fatalf("unexpected error type %T: %v", err, err)
@@ -111,7 +111,7 @@ func FuzzParseCommentCommand(f *testing.F) {
 		require.Contains(t, []string{"approve", "reject", "respond"}, cmd.Decision)
 		require.NotEmpty(t, cmd.ActionID)
 		require.False(t, strings.ContainsAny(cmd.ActionID, " \t\r\n"))
-		require.NoError(t, CheckActionID(cmd.ActionID))
+		require.NoError(t, checkActionID(cmd.ActionID))
 		require.True(t, utf8.ValidString(cmd.ActionID+cmd.Reason))
 		require.Equal(t, cmd.Decision != "approve", cmd.Reason != "")
 		require.Equal(t, strings.TrimSpace(cmd.Reason), cmd.Reason)

@@ -14,8 +14,8 @@ import (
 	"github.com/agentrun/agentrun/internal/startup"
 )
 
-// DefaultAddr is where the server listens unless APPROVAL_ADDR says otherwise.
-const DefaultAddr = "127.0.0.1:8080"
+// defaultAddr is where the server listens unless APPROVAL_ADDR says otherwise.
+const defaultAddr = "127.0.0.1:8080"
 
 // minSecretLength is the size of a SHA-256 key: a shorter HMAC key is easier
 // to guess than the MAC it protects.
@@ -72,7 +72,7 @@ const outsideDev = "unless APPROVAL_INSECURE_DEV=1"
 func ServerSettings[C any](field func(c *C) *Config) []config.Setting[C] {
 	notDev := func(c *C) bool { return !field(c).InsecureDev }
 	return []config.Setting[C]{
-		{Name: "APPROVAL_ADDR", Default: DefaultAddr, Description: "listen address of the API and the pages (and of the webhook unless APPROVAL_WEBHOOK_ADDR is set)",
+		{Name: "APPROVAL_ADDR", Default: defaultAddr, Description: "listen address of the API and the pages (and of the webhook unless APPROVAL_WEBHOOK_ADDR is set)",
 			Parse: func(c *C, v string) error { field(c).Addr = strings.TrimSpace(v); return nil }},
 		{Name: "APPROVAL_WEBHOOK_ADDR", Description: "serve /github/webhook on this address only, so that only the webhook faces the internet",
 			Parse: func(c *C, v string) error { field(c).WebhookAddr = strings.TrimSpace(v); return nil }},

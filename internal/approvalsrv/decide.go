@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"time"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -36,28 +35,28 @@ type decisionInput struct {
 // decideOnce is decide behind the requestId memo: a repeat (same run,
 // action, channel, approver and requestId) answers as the first did and
 // sends nothing; the same requestId with another decision or reason is 409.
-func (s *Server) decideOnce(ctx context.Context, in decisionInput) Outcome {
+func (s *Server) decideOnce(ctx context.Context, in decisionInput) outcome {
 	key := decisionMemoKey(in.RunID, in.ActionID, in.Request, in.Channel)
-	return s.answers.Do(key, decisionMemoBody(in.Request), func() Outcome { return s.decide(ctx, in) })
+	return s.answers.Do(key, decisionMemoBody(in.Request), func() outcome { return s.decide(ctx, in) })
 }
 
 // decideForm is decideOnce for the run page's form.
-func (s *Server) decideForm(ctx context.Context, runID, actionID string, req Decision) Outcome {
+func (s *Server) decideForm(ctx context.Context, runID, actionID string, req Decision) outcome {
 	return s.decideOnce(ctx, decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
 }
 
 // decideBatchForm is decideBatchOnce for the run page's "approve all" form.
-func (s *Server) decideBatchForm(ctx context.Context, runID string, req Batch) Outcome {
+func (s *Server) decideBatchForm(ctx context.Context, runID string, req Batch) outcome {
 	return s.decideBatchOnce(ctx, runID, req, channelWeb)
 }
 
 // decide checks a decision through the run query and, when it can count,
 // sends the approval signal. The workflow checks again: the query only spares
 // people a signal that would be ignored and tells them why.
-func (s *Server) decide(ctx context.Context, in decisionInput) Outcome {
+func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
 	snap, err := s.runs.Snapshot(ctx, in.RunID)
 	if err != nil {
-		return TemporalFailure(s.decisionLogger(in), err, "run query before a decision")
+		return temporalFailure(s.decisionLogger(in), err, "run query before a decision")
 	}
 	return s.decideOn(ctx, in, snap)
 }
@@ -68,15 +67,15 @@ func (s *Server) decisionLogger(in decisionInput) *slog.Logger {
 }
 
 // decideOn is decide on a snapshot the caller has just queried.
-func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) Outcome {
+func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) outcome {
 	logger := s.decisionLogger(in)
 	action := actionIn(snap, in.ActionID)
 	if action == nil {
-		return s.refuse(ctx, logger, in, Refused(http.StatusNotFound, "unknown action for this run"))
+		return s.refuse(ctx, logger, in, refused(http.StatusNotFound, "unknown action for this run"))
 	}
 	if slices.Contains(action.RequestKeys, api.RequestKey(in.Channel, in.Request.Approver, in.Request.RequestID)) {
 		// The workflow already has this request: the first answer was 202.
-		return Accepted(statusSignalSent)
+		return accepted(statusSignalSent)
 	}
 	approver, o := s.authorizeApprover(ctx, logger, in, snap.Run, action)
 	if o.Code >= 500 {
@@ -89,7 +88,7 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSna
 		return s.refuse(ctx, logger, in, o)
 	}
 	if len(in.Request.Args) > 0 && !action.Editable {
-		return s.refuse(ctx, logger, in, Refused(http.StatusConflict, fmt.Sprintf("action %s may not be edited: its agent forbids it, or its arguments are too large", action.ID)))
+		return s.refuse(ctx, logger, in, refused(http.StatusConflict, fmt.Sprintf("action %s may not be edited: its agent forbids it, or its arguments are too large", action.ID)))
 	}
 	return s.sendDecision(ctx, logger, in, api.ApprovalSignal{
 		ActionID:  in.ActionID,
@@ -108,91 +107,73 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSna
 // stale page or script cannot approve what its person did not see. An
 // empty argsHash is a channel that showed no hash (a GitHub comment); the
 // signal then carries the hash the server authorised.
-func (s *Server) checkDecidable(action *api.PendingAction, argsHash string) Outcome {
+func (s *Server) checkDecidable(action *api.PendingAction, argsHash string) outcome {
 	if o := s.checkActionOpen(action); !o.OK() {
 		return o
 	}
 	if argsHash != "" && argsHash != action.ArgsHash {
-		return Refused(http.StatusConflict, fmt.Sprintf("action %s no longer has the input (argsHash) this decision was made on; read the action again", action.ID))
+		return refused(http.StatusConflict, fmt.Sprintf("action %s no longer has the input (argsHash) this decision was made on; read the action again", action.ID))
 	}
-	return Accepted("")
+	return accepted("")
 }
 
 // sendDecision sends an authorised decision to the run.
-func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, sig api.ApprovalSignal) Outcome {
+func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, sig api.ApprovalSignal) outcome {
 	if err := s.runs.Decide(ctx, in.RunID, sig); err != nil {
-		if errors.Is(err, ErrRunNotFound) {
+		if errors.Is(err, errRunNotFound) {
 			// Nothing can be recorded in a closed run.
-			return s.keepRefusal(ctx, logger, in, Refused(http.StatusConflict, "the run has ended"), false)
+			return s.keepRefusal(ctx, logger, in, refused(http.StatusConflict, "the run has ended"), false)
 		}
-		return TemporalFailure(logger, err, "approval signal")
+		return temporalFailure(logger, err, "approval signal")
 	}
 	logger.Info("approval signal sent")
-	return Accepted(statusSignalSent)
+	return accepted(statusSignalSent)
 }
 
 // authorizeApprover returns the approver's name as the channel authenticated
 // it, never the list's spelling: the list matched by api.SameLogin, the
 // workflow's own rule, so the workflow sees and records who really decided.
-func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, Outcome) {
+func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, outcome) {
 	approvers := action.Approvers
 	if len(approvers) == 0 {
 		approvers = run.Approvers
 	}
 	if len(approvers) > 0 {
-		if slices.ContainsFunc(approvers, func(a string) bool { return api.SameLogin(a, in.Request.Approver) }) {
-			return in.Request.Approver, Accepted("")
+		if why := api.RefuseApprover(approvers, in.Request.Approver); why != "" {
+			return "", refused(http.StatusForbidden, why)
 		}
-		return "", Refused(http.StatusForbidden, fmt.Sprintf("%s is not an approver of this run", in.Request.Approver))
+		return in.Request.Approver, accepted("")
 	}
 	if in.openRunPolicy == nil {
-		return in.Request.Approver, Accepted("")
+		return in.Request.Approver, accepted("")
 	}
 	refusal, err := in.openRunPolicy(ctx, run, in.Request.Approver)
 	if err != nil {
 		logger.Error("approver check failed", "err", err)
-		return "", Refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
+		return "", refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
 	}
 	if refusal != "" {
-		return "", Refused(http.StatusForbidden, refusal)
+		return "", refused(http.StatusForbidden, refusal)
 	}
-	return in.Request.Approver, Accepted("")
+	return in.Request.Approver, accepted("")
 }
 
-func (s *Server) checkActionOpen(action *api.PendingAction) Outcome {
-	switch action.State {
-	case api.ActionWaiting:
-	case api.ActionApproved, api.ActionRejected:
-		msg := "the action was already " + string(action.State)
-		if action.DecidedBy != "" {
-			msg += " by " + action.DecidedBy
-		}
-		if action.DecidedAt != nil {
-			msg += " at " + action.DecidedAt.UTC().Format(time.RFC3339)
-		}
-		o := Refused(http.StatusConflict, msg)
+// checkActionOpen is the run's rule (api.ActionOpen) applied early, with
+// the state the action is in, or falls into at its deadline.
+func (s *Server) checkActionOpen(action *api.PendingAction) outcome {
+	why, due := api.ActionOpen(action, s.now())
+	if why == "" {
+		return accepted("")
+	}
+	o := refused(http.StatusConflict, why)
+	switch {
+	case due:
+		o.State = string(api.ActionExpired)
+	case action.State == api.ActionApproved || action.State == api.ActionRejected:
 		o.State, o.DecidedBy = string(action.State), action.DecidedBy
-		return o
-	case api.ActionExpired:
-		return expiredAction(action)
-	default:
-		return Refused(http.StatusConflict, fmt.Sprintf("the action is %s", action.State))
+	case action.State == api.ActionExpired:
+		o.State = string(action.State)
 	}
-	if !action.ExpiresAt.IsZero() && !s.now().Before(action.ExpiresAt) {
-		return expiredAction(action)
-	}
-	return Accepted("")
-}
-
-// expiredAction says when the action expired: nobody decided it, so there
-// is no "by".
-func expiredAction(action *api.PendingAction) Outcome {
-	msg := "the action expired without a decision"
-	if !action.ExpiresAt.IsZero() {
-		msg = "the action expired at " + action.ExpiresAt.UTC().Format(time.RFC3339) + " without a decision"
-	}
-	o := Refused(http.StatusConflict, msg)
-	o.State = string(api.ActionExpired)
 	return o
 }
 
@@ -200,14 +181,14 @@ func expiredAction(action *api.PendingAction) Outcome {
 // 409 refuses a decision its channel authenticated, on an action the run
 // has, so the refusal is also recorded in the run; any other refusal only in
 // this process.
-func (s *Server) refuse(ctx context.Context, logger *slog.Logger, in decisionInput, o Outcome) Outcome {
+func (s *Server) refuse(ctx context.Context, logger *slog.Logger, in decisionInput, o outcome) outcome {
 	inRun := o.Code == http.StatusForbidden || o.Code == http.StatusConflict
 	return s.keepRefusal(ctx, logger, in, o, inRun)
 }
 
-func (s *Server) keepRefusal(ctx context.Context, logger *slog.Logger, in decisionInput, o Outcome, inRun bool) Outcome {
+func (s *Server) keepRefusal(ctx context.Context, logger *slog.Logger, in decisionInput, o outcome, inRun bool) outcome {
 	logger.Info("decision refused", "code", o.Code, "reason", o.Error)
-	s.refusals.Record(ctx, logger, in.RunID, Refusal{
+	s.refusals.Record(ctx, logger, in.RunID, refusal{
 		Channel:  in.Channel,
 		Who:      in.Request.Approver,
 		ActionID: in.ActionID,

@@ -30,7 +30,7 @@ func TestCommentFindsItsRunThroughTheSearchAttributeOnARealServer(t *testing.T) 
 	require.NoError(t, err)
 	require.Equal(t, "lookup-closed", closedRun, "a recently closed run is found too")
 	_, err = runs.RunByActionID(ctx, "act-1111111111111111")
-	require.ErrorIs(t, err, ErrRunNotFound)
+	require.ErrorIs(t, err, errRunNotFound)
 	_, err = runs.RunByActionID(ctx, "act-1' OR '1'='1")
 	require.Error(t, err, "an ID outside the rule never reaches the query")
 

@@ -22,7 +22,7 @@
 // carries X-Agentrun-Timestamp (unix seconds, within five minutes) and
 // X-Agentrun-Signature: sha256=hex(HMAC-SHA256(APPROVAL_SECRET, timestamp +
 // "." + method + "." + target + "." + body)), where target is the escaped
-// path plus "?" and the raw query when there is one (auth.SignedTarget), and
+// path plus "?" and the raw query when there is one (api.SignedTarget), and
 // "\nIdempotency-Key: " and the key when the request has one; a GET signs an
 // empty body. The pages need the user a trusted login proxy
 // names in APPROVAL_IDENTITY_HEADER (package auth).

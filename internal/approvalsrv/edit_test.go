@@ -103,11 +103,11 @@ func TestSignedRespondForwardsTheFeedback(t *testing.T) {
 }
 
 func TestACommentRespondsWithFeedbackButCannotEdit(t *testing.T) {
-	cmd, err := ParseCommentCommand("/agentrun respond act-1 skip file gen.go")
+	cmd, err := parseCommentCommand("/agentrun respond act-1 skip file gen.go")
 	require.NoError(t, err)
-	require.Equal(t, CommentCommand{Decision: api.DecisionRespond, ActionID: "act-1", Reason: "skip file gen.go"}, cmd)
-	_, err = ParseCommentCommand("/agentrun respond act-1")
+	require.Equal(t, commentCommand{Decision: api.DecisionRespond, ActionID: "act-1", Reason: "skip file gen.go"}, cmd)
+	_, err = parseCommentCommand("/agentrun respond act-1")
 	require.ErrorContains(t, err, "usage: /agentrun respond <actionId> <feedback>")
-	_, err = ParseCommentCommand(`/agentrun approve act-1 {"body":"x"}`)
+	_, err = parseCommentCommand(`/agentrun approve act-1 {"body":"x"}`)
 	require.ErrorContains(t, err, "approve takes only an action ID")
 }

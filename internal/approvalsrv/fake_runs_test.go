@@ -110,10 +110,10 @@ func (f *fakeRuns) refusalSignals() []api.RefusalSignal {
 
 func (f *fakeRuns) check(runID string) error {
 	if f.unavailable {
-		return fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+		return fmt.Errorf("fake: %w", errTemporalUnavailable)
 	}
 	if _, ok := f.snaps[runID]; !ok {
-		return fmt.Errorf("fake run %s: %w", runID, ErrRunNotFound)
+		return fmt.Errorf("fake run %s: %w", runID, errRunNotFound)
 	}
 	return nil
 }
@@ -123,7 +123,7 @@ func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (api.RunSnapshot,
 	defer f.mu.Unlock()
 	f.queries++
 	if f.snapshotsUnavailable {
-		return api.RunSnapshot{}, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+		return api.RunSnapshot{}, fmt.Errorf("fake: %w", errTemporalUnavailable)
 	}
 	if err := f.check(runID); err != nil {
 		return api.RunSnapshot{}, err
@@ -234,7 +234,7 @@ func (f *fakeRuns) Refuse(ctx context.Context, runID string, sig api.RefusalSign
 		return err
 	}
 	if f.refusalsFail {
-		return fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+		return fmt.Errorf("fake: %w", errTemporalUnavailable)
 	}
 	f.refusals = append(f.refusals, sig)
 	stepID := ""
@@ -256,7 +256,7 @@ func (f *fakeRuns) RunByActionID(ctx context.Context, actionID string) (string, 
 	defer f.mu.Unlock()
 	f.lookups++
 	if f.unavailable {
-		return "", fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+		return "", fmt.Errorf("fake: %w", errTemporalUnavailable)
 	}
 	if runID, ok := f.staleIndex[actionID]; ok {
 		return runID, nil
@@ -271,7 +271,7 @@ func (f *fakeRuns) RunByActionID(ctx context.Context, actionID string) (string, 
 			return id, nil
 		}
 	}
-	return "", fmt.Errorf("fake: action %s: %w", actionID, ErrRunNotFound)
+	return "", fmt.Errorf("fake: action %s: %w", actionID, errRunNotFound)
 }
 
 func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
@@ -285,7 +285,7 @@ func (f *fakeRuns) WaitingRunIDs(ctx context.Context) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.unavailable {
-		return nil, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+		return nil, fmt.Errorf("fake: %w", errTemporalUnavailable)
 	}
 	var ids []string
 	for id, snap := range f.snaps {
@@ -307,7 +307,7 @@ func (f *fakeRuns) List(ctx context.Context, filter runclient.ListFilter) ([]run
 	defer f.mu.Unlock()
 	f.listings++
 	if f.unavailable {
-		return nil, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+		return nil, fmt.Errorf("fake: %w", errTemporalUnavailable)
 	}
 	var rows []runclient.Listed
 	for id, snap := range f.snaps {
@@ -332,7 +332,7 @@ func (f *fakeRuns) Start(ctx context.Context, req runclient.StartRequest) (runcl
 	defer f.mu.Unlock()
 	f.starts = append(f.starts, req)
 	if f.unavailable {
-		return runclient.Started{}, fmt.Errorf("fake: %w", ErrTemporalUnavailable)
+		return runclient.Started{}, fmt.Errorf("fake: %w", errTemporalUnavailable)
 	}
 	return runclient.Started{RunID: req.RunID}, nil
 }

@@ -14,18 +14,18 @@ import (
 
 // validateFollowUp checks a start that follows up on a run: the run's ID,
 // the new message, who sends it; nothing the earlier run already decides.
-func (req Start) validateFollowUp() error {
-	if err := CheckPathID("followUp", req.FollowUp); err != nil {
+func (req startRequest) validateFollowUp() error {
+	if err := checkPathID("followUp", req.FollowUp); err != nil {
 		return err
 	}
 	switch {
 	case req.Repo != "" || req.PullNumber != 0 || req.Target != nil || req.Agent != "" || len(req.Approvers) > 0:
-		return Invalidf("a follow-up keeps its run's target, agent and approvers: send followUp, goal and userId, without repo, pullNumber, target, agent or approvers")
+		return invalidf("a follow-up keeps its run's target, agent and approvers: send followUp, goal and userId, without repo, pullNumber, target, agent or approvers")
 	case strings.TrimSpace(req.Goal) == "":
-		return Invalidf("missing field: goal (a follow-up's goal is its new message)")
+		return invalidf("missing field: goal (a follow-up's goal is its new message)")
 	}
 	if err := api.CheckGoal(req.Goal); err != nil {
-		return Invalidf("%s", err)
+		return invalidf("%s", err)
 	}
 	if err := checkName("userId", req.UserID); err != nil {
 		return err
@@ -35,7 +35,7 @@ func (req Start) validateFollowUp() error {
 }
 
 // startFollowUp serves POST /v1/runs with followUp.
-func (s *Server) startFollowUp(w http.ResponseWriter, r *http.Request, req Start, key string) {
+func (s *Server) startFollowUp(w http.ResponseWriter, r *http.Request, req startRequest, key string) {
 	started, o := s.followUp(r.Context(), req, key)
 	if !o.OK() {
 		writeOutcome(w, o)
@@ -49,7 +49,7 @@ func (s *Server) startFollowUp(w http.ResponseWriter, r *http.Request, req Start
 // It refuses early what the new run would (a run still open: 409; a sender
 // who may not: 403); the run loads the earlier run itself and has the
 // final word.
-func (s *Server) followUp(ctx context.Context, req Start, key string) (runclient.Started, Outcome) {
+func (s *Server) followUp(ctx context.Context, req startRequest, key string) (runclient.Started, outcome) {
 	runID := runclient.KeyedRunID(req.UserID, key)
 	logger := s.logger.With("run", runID, "user", req.UserID, "followUp", req.FollowUp)
 	in, o := s.followUpInput(ctx, req)
@@ -61,15 +61,15 @@ func (s *Server) followUp(ctx context.Context, req Start, key string) (runclient
 		RunID: runID, TaskQueue: s.cfg.TaskQueue, Input: in, RequestHash: runclient.RequestHash(in),
 	})
 	if err != nil {
-		return runclient.Started{}, TemporalFailure(logger, err, "start follow-up")
+		return runclient.Started{}, temporalFailure(logger, err, "start follow-up")
 	}
 	logger.Info("follow-up started or found", "closedStatus", started.ClosedStatus)
-	return started, Accepted("")
+	return started, accepted("")
 }
 
 // followUpForm is followUp for the run page's form: its request ID is the
 // key, under the earlier run, so a form sent twice starts one run.
-func (s *Server) followUpForm(ctx context.Context, req Start, requestID string) (runclient.Started, Outcome) {
+func (s *Server) followUpForm(ctx context.Context, req startRequest, requestID string) (runclient.Started, outcome) {
 	return s.followUp(ctx, req, "page-follow-up\x00"+req.FollowUp+"\x00"+requestID)
 }
 
@@ -90,49 +90,46 @@ func (s *Server) conversationRuns(ctx context.Context, conversationID string) ([
 	return lister.Conversation(ctx, conversationID)
 }
 
-// FollowUpForm serves the form of a finished run's page: POST
+// serveFollowUpForm serves the form of a finished run's page: POST
 // /runs/{runId}/follow-up, behind the CSRF token like the decision form.
 // Who follows up is the user the login proxy names, never a field of the
 // form. A browser is sent to the new run's page.
-func (s *Pages) FollowUpForm(w http.ResponseWriter, r *http.Request) {
+func (s *pages) serveFollowUpForm(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	form, o, stale := s.formRequest(w, r)
 	var started runclient.Started
-	if o.OK() && s.opts.FollowUp == nil {
-		o = Refused(http.StatusNotFound, "this server starts no follow-ups")
-	}
 	if o.OK() {
-		req := Start{FollowUp: runID, Goal: strings.TrimSpace(r.PostForm.Get("goal")), UserID: form.Approver}
+		req := startRequest{FollowUp: runID, Goal: strings.TrimSpace(r.PostForm.Get("goal")), UserID: form.Approver}
 		if o = validForm(req.Validate()); o.OK() {
 			o = validForm(checkRequestID(form.RequestID))
 		}
 		if o.OK() {
-			started, o = s.opts.FollowUp(r.Context(), req, form.RequestID)
+			started, o = s.followUpForm(r.Context(), req, form.RequestID)
 		}
 	}
 	switch {
-	case WantsJSON(r) && o.OK():
+	case wantsJSON(r) && o.OK():
 		writeJSON(w, http.StatusAccepted, started)
 	case o.OK():
 		http.Redirect(w, r, "/runs/"+url.PathEscape(started.RunID), http.StatusSeeOther)
 	case stale:
-		s.AnswerForm(w, r, runID, o, stale)
-	case WantsJSON(r):
+		s.answerForm(w, r, runID, o, stale)
+	case wantsJSON(r):
 		writeOutcome(w, o)
 	default:
-		s.Error(w, o)
+		s.pageError(w, o)
 	}
 }
 
 // followUpInput is the input of req's follow-up, read from the earlier
 // run itself, or why it may not start.
-func (s *Server) followUpInput(ctx context.Context, req Start) (api.RunInput, Outcome) {
+func (s *Server) followUpInput(ctx context.Context, req startRequest) (api.RunInput, outcome) {
 	snap, err := s.runs.Snapshot(ctx, req.FollowUp)
-	if errors.Is(err, ErrRunNotFound) {
-		return api.RunInput{}, Refused(http.StatusNotFound, "there is no run "+req.FollowUp+" to follow up on")
+	if errors.Is(err, errRunNotFound) {
+		return api.RunInput{}, refused(http.StatusNotFound, "there is no run "+req.FollowUp+" to follow up on")
 	}
 	if err != nil {
-		return api.RunInput{}, TemporalFailure(s.logger, err, "run query before a follow-up")
+		return api.RunInput{}, temporalFailure(s.logger, err, "run query before a follow-up")
 	}
 	in := api.FollowUpInput(snap.Run, req.UserID, req.Goal)
 	if req.CallbackURL != "" {
@@ -140,34 +137,34 @@ func (s *Server) followUpInput(ctx context.Context, req Start) (api.RunInput, Ou
 		in.Callback = &api.Callback{URL: req.CallbackURL, Deadline: deadline}
 	}
 	if !snap.Run.Status.IsTerminal() {
-		return in, Refused(http.StatusConflict, fmt.Sprintf("run %s is still open (%s): follow up once it has ended", req.FollowUp, snap.Run.Status))
+		return in, refused(http.StatusConflict, fmt.Sprintf("run %s is still open (%s): follow up once it has ended", req.FollowUp, snap.Run.Status))
 	}
 	why, needsWriter := api.RefuseFollowUp(in, snap.Run)
 	if why != "" {
-		return in, Refused(http.StatusForbidden, why)
+		return in, refused(http.StatusForbidden, why)
 	}
 	if needsWriter && s.permissions != nil {
-		refusal, err := s.requireWritePermission(ctx, snap.Run, req.UserID)
+		refusal, err := s.requireWritePermission(ctx, snap.Run, req.UserID, "following up")
 		if err != nil {
 			s.logger.Error("follow-up sender check failed", "run", req.FollowUp, "err", err)
-			return in, Refused(http.StatusBadGateway, "could not check the permission to follow up; try again later")
+			return in, refused(http.StatusBadGateway, "could not check the permission to follow up; try again later")
 		}
 		if refusal != "" {
-			return in, Refused(http.StatusForbidden, strings.Replace(refusal, "approving needs write", "following up needs write", 1))
+			return in, refused(http.StatusForbidden, refusal)
 		}
 	}
-	return in, Accepted("")
+	return in, accepted("")
 }
 
 // conversationOf lists the runs of snap's conversation for its page, or
 // none when the listing fails (the page is worth showing without it).
-func (s *Pages) conversationOf(ctx context.Context, snap api.RunSnapshot) []runclient.Listed {
-	if s.opts.Conversation == nil || snap.Run.ConversationID == "" {
+func (s *pages) conversationOf(ctx context.Context, snap api.RunSnapshot) []runclient.Listed {
+	if snap.Run.ConversationID == "" {
 		return nil
 	}
-	runs, err := s.opts.Conversation(ctx, snap.Run.ConversationID)
+	runs, err := s.conversationRuns(ctx, snap.Run.ConversationID)
 	if err != nil {
-		s.opts.Logger.Warn("run page without its conversation's runs", "run", snap.Run.ID, "err", err)
+		s.logger.Warn("run page without its conversation's runs", "run", snap.Run.ID, "err", err)
 		return nil
 	}
 	return runs

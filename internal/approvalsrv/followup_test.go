@@ -101,7 +101,7 @@ func TestHostileFollowUpsAreRefusedAndStartNothing(t *testing.T) {
 			want: http.StatusNotFound, wantErr: "there is no run run-404 to follow up on",
 		},
 		"oversized goal": {
-			snap: finishedRun("alice"), body: followUpBody(t, map[string]any{"goal": strings.Repeat("x", MaxGoalLength+1)}),
+			snap: finishedRun("alice"), body: followUpBody(t, map[string]any{"goal": strings.Repeat("x", maxGoalLength+1)}),
 			want: http.StatusBadRequest, wantErr: "goal must be valid UTF-8 of at most 2000 bytes",
 		},
 		"no goal": {

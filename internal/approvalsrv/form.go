@@ -32,11 +32,11 @@ const (
 	staleFormMessage = "This page is out of date; reload it and decide again."
 )
 
-// Form serves the run page's form:
+// serveDecisionForm serves the run page's form:
 // POST /runs/{runId}/actions/{actionId}/decision. The approver is the user the
 // trusted proxy names in APPROVAL_IDENTITY_HEADER, as the page middleware
 // authenticated it; only dev mode without that user lets a person type a name.
-func (s *Pages) Form(w http.ResponseWriter, r *http.Request) {
+func (s *pages) serveDecisionForm(w http.ResponseWriter, r *http.Request) {
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
 	req, o, stale := s.formRequest(w, r)
 	if o.OK() {
@@ -47,23 +47,23 @@ func (s *Pages) Form(w http.ResponseWriter, r *http.Request) {
 			req.Args = json.RawMessage(args)
 		}
 		if o = validForm(req.Validate()); o.OK() {
-			o = s.opts.Decide(r.Context(), runID, actionID, req)
+			o = s.decideForm(r.Context(), runID, actionID, req)
 		}
 	}
-	s.AnswerForm(w, r, runID, o, stale)
+	s.answerForm(w, r, runID, o, stale)
 }
 
-// BatchForm serves the run page's "approve all" form:
+// serveBatchForm serves the run page's "approve all" form:
 // POST /runs/{runId}/decision, with an actionId and an argsHash field for
 // each action, in the same order.
-func (s *Pages) BatchForm(w http.ResponseWriter, r *http.Request) {
+func (s *pages) serveBatchForm(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	req, o, stale := s.formRequest(w, r)
 	if o.OK() {
 		batch := Batch{Decision: req}
 		ids, hashes := r.PostForm["actionId"], r.PostForm["argsHash"]
 		if len(ids) != len(hashes) {
-			o = Refused(http.StatusBadRequest, "each actionId needs its argsHash")
+			o = refused(http.StatusBadRequest, "each actionId needs its argsHash")
 		}
 		for i := 0; o.OK() && i < len(ids); i++ {
 			batch.Actions = append(batch.Actions, api.ActionRef{ActionID: ids[i], ArgsHash: hashes[i]})
@@ -72,17 +72,17 @@ func (s *Pages) BatchForm(w http.ResponseWriter, r *http.Request) {
 			o = validForm(batch.Validate())
 		}
 		if o.OK() {
-			o = s.opts.DecideBatch(r.Context(), runID, batch)
+			o = s.decideBatchForm(r.Context(), runID, batch)
 		}
 	}
-	s.AnswerForm(w, r, runID, o, stale)
+	s.answerForm(w, r, runID, o, stale)
 }
 
-// AnswerForm answers a script with JSON, and a browser without script with
+// answerForm answers a script with JSON, and a browser without script with
 // the run page again, carrying a notice. The server answers its own
 // refusals of a form through it, so they look like the form's own.
-func (s *Pages) AnswerForm(w http.ResponseWriter, r *http.Request, runID string, o Outcome, stale bool) {
-	if WantsJSON(r) {
+func (s *pages) answerForm(w http.ResponseWriter, r *http.Request, runID string, o outcome, stale bool) {
+	if wantsJSON(r) {
 		writeOutcome(w, o)
 		return
 	}
@@ -98,40 +98,40 @@ func (s *Pages) AnswerForm(w http.ResponseWriter, r *http.Request, runID string,
 // decision, reason, requestId); it also reports whether the form was stale
 // (its CSRF token no longer checks out), which the page words differently
 // from a refusal.
-func (s *Pages) formRequest(w http.ResponseWriter, r *http.Request) (Decision, Outcome, bool) {
-	if !HasMediaType(r, "application/x-www-form-urlencoded") {
-		return Decision{}, Refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
+func (s *pages) formRequest(w http.ResponseWriter, r *http.Request) (Decision, outcome, bool) {
+	if !hasMediaType(r, "application/x-www-form-urlencoded") {
+		return Decision{}, refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBodyBytes)
 	if err := r.ParseForm(); err != nil {
-		return Decision{}, Refused(http.StatusBadRequest, "could not read the form"), false
+		return Decision{}, refused(http.StatusBadRequest, "could not read the form"), false
 	}
-	if !s.opts.CSRF.Valid(r, r.PostForm.Get("csrf")) {
-		return Decision{}, Refused(http.StatusForbidden, staleFormMessage), true
+	if !s.csrf.Valid(r, r.PostForm.Get("csrf")) {
+		return Decision{}, refused(http.StatusForbidden, staleFormMessage), true
 	}
 	approver := s.viewer(r).Identity
-	if approver == "" && s.opts.InsecureDev && s.opts.IdentityHeader == "" {
+	if approver == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == "" {
 		approver = strings.TrimSpace(r.PostForm.Get("approver"))
 	}
 	if approver == "" {
-		return Decision{}, Refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
+		return Decision{}, refused(http.StatusForbidden, "no signed-in user: the server takes the approver from its login proxy"), false
 	}
 	return Decision{
 		Decision:  r.PostForm.Get("decision"),
 		Approver:  approver,
 		Reason:    strings.TrimSpace(r.PostForm.Get("reason")),
 		RequestID: r.PostForm.Get("requestId"),
-	}, Accepted(""), false
+	}, accepted(""), false
 }
 
 // validForm is a validation error as the form's answer.
-func validForm(err error) Outcome {
+func validForm(err error) outcome {
 	if err == nil {
-		return Accepted("")
+		return accepted("")
 	}
-	var bad *Invalid
+	var bad *invalidRequest
 	if !errors.As(err, &bad) {
-		return Refused(http.StatusBadRequest, "bad request")
+		return refused(http.StatusBadRequest, "bad request")
 	}
-	return Refused(http.StatusBadRequest, bad.Problem)
+	return refused(http.StatusBadRequest, bad.Problem)
 }

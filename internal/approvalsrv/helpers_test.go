@@ -17,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 const testSecret = "test-approval-secret-0123456789abcdef"
@@ -33,7 +32,7 @@ var testNow = time.Date(2025, 3, 4, 12, 0, 0, 0, time.UTC)
 // clients connect from: they stand for the login proxy.
 func testConfig() Config {
 	return Config{
-		Addr: DefaultAddr, Secret: testSecret, WebhookSecret: webhookSecret,
+		Addr: defaultAddr, Secret: testSecret, WebhookSecret: webhookSecret,
 		IdentityHeader: "X-Forwarded-User", TrustedProxies: loopbackProxies(),
 	}
 }
@@ -156,12 +155,12 @@ func signedHeadersKeyed(method, target string, body []byte, ts time.Time, key st
 	req := httptest.NewRequest(method, target, nil)
 	headers := map[string]string{}
 	if key != "" {
-		req.Header.Set(auth.HeaderIdempotencyKey, key)
-		headers[auth.HeaderIdempotencyKey] = key
+		req.Header.Set(api.HeaderIdempotencyKey, key)
+		headers[api.HeaderIdempotencyKey] = key
 	}
-	auth.SignRequest(req, []byte(testSecret), body, ts)
-	headers[auth.HeaderTimestamp] = req.Header.Get(auth.HeaderTimestamp)
-	headers[auth.HeaderSignature] = req.Header.Get(auth.HeaderSignature)
+	api.SignRequest(req, []byte(testSecret), body, ts)
+	headers[api.HeaderTimestamp] = req.Header.Get(api.HeaderTimestamp)
+	headers[api.HeaderSignature] = req.Header.Get(api.HeaderSignature)
 	return headers
 }
 

@@ -12,9 +12,9 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// HistoryLimit bounds the history page: listing every run ever started
+// historyLimit bounds the history page: listing every run ever started
 // would grow without end, and each row costs a run query for its outcome.
-const HistoryLimit = 50
+const historyLimit = 50
 
 // historyQueries bounds the run queries one history page sends at once, as
 // the inbox listing does.
@@ -46,23 +46,23 @@ type historyFilter struct {
 	Current bool
 }
 
-// History serves GET /runs?status=S: the latest runs, newest
+// serveHistory serves GET /runs?status=S: the latest runs, newest
 // first, with their outcome.
-func (s *Pages) History(w http.ResponseWriter, r *http.Request) {
+func (s *pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 	status, ok := historyStatus(r.URL.Query().Get("status"))
 	if !ok {
 		// The filter is not echoed: the page never repeats caller text.
-		s.Error(w, Refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
+		s.pageError(w, refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
 		return
 	}
-	listed, err := s.opts.Runs.List(r.Context(), runclient.ListFilter{Status: status})
+	listed, err := s.runs.List(r.Context(), runclient.ListFilter{Status: status})
 	if err != nil {
-		s.Error(w, TemporalFailure(s.opts.Logger, err, "history page"))
+		s.pageError(w, temporalFailure(s.logger, err, "history page"))
 		return
 	}
-	more := len(listed) > HistoryLimit
+	more := len(listed) > historyLimit
 	if more {
-		listed = listed[:HistoryLimit]
+		listed = listed[:historyLimit]
 	}
 	rows := make([]historyRow, len(listed))
 	for i, l := range listed {
@@ -78,7 +78,7 @@ func (s *Pages) History(w http.ResponseWriter, r *http.Request) {
 		}
 		filters[i] = historyFilter{Status: string(f), Text: text, Current: f == status}
 	}
-	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": HistoryLimit}
+	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": historyLimit}
 	s.render(w, http.StatusOK, "history.html", data)
 }
 
@@ -95,23 +95,23 @@ func historyStatus(v string) (api.RunStatus, bool) {
 // and marks the rows the page's person may read. A run that does not answer
 // keeps its row without them in dev mode (one stuck run must not hide the
 // others) and loses it otherwise (nobody can tell who may read it).
-func (s *Pages) addOutcomes(ctx context.Context, rows []historyRow) {
+func (s *pages) addOutcomes(ctx context.Context, rows []historyRow) {
 	slots := make(chan struct{}, historyQueries)
 	var wg sync.WaitGroup
 	for i := range rows {
 		// Without the run's snapshot nobody can tell who may read it.
-		rows[i].readable = s.opts.Readable == nil
+		rows[i].readable = s.cfg.InsecureDev
 		wg.Add(1)
 		slots <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			snap, err := s.opts.Runs.Snapshot(ctx, rows[i].RunID)
+			snap, err := s.runs.Snapshot(ctx, rows[i].RunID)
 			if err != nil {
-				s.opts.Logger.Info("history row without its outcome", "run", rows[i].RunID, "err", err)
+				s.logger.Info("history row without its outcome", "run", rows[i].RunID, "err", err)
 				return
 			}
-			if s.opts.Readable != nil && !s.opts.Readable(ctx, snap) {
+			if !s.cfg.InsecureDev && !s.readableSnapshot(ctx, snap) {
 				return
 			}
 			rows[i].readable = true

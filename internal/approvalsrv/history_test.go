@@ -59,7 +59,7 @@ func TestHistoryPageRefusesAnUnknownStatusWithoutEchoingIt(t *testing.T) {
 
 func TestHistoryPageShowsAtMostTheLatestFiftyRuns(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
-	for i := range HistoryLimit + 5 {
+	for i := range historyLimit + 5 {
 		snap := completedRun()
 		snap.Run.CreatedAt = testNow.Add(time.Duration(i) * time.Minute)
 		h.runs.put(fmt.Sprintf("run-%03d", i), snap)
@@ -67,12 +67,12 @@ func TestHistoryPageShowsAtMostTheLatestFiftyRuns(t *testing.T) {
 
 	page := readAll(t, h.get("/runs", nil))
 
-	require.Equal(t, HistoryLimit, strings.Count(page, `<tr>`)-1, "rows besides the header row")
+	require.Equal(t, historyLimit, strings.Count(page, `<tr>`)-1, "rows besides the header row")
 	require.Contains(t, page, `href="/runs/run-054"`)
 	require.NotContains(t, page, `href="/runs/run-004"`)
 	require.Contains(t, page, "Showing the latest 50 runs.")
 	snapshots, _, _, _ := h.runs.counts()
-	require.Equal(t, HistoryLimit, snapshots, "only the shown runs are asked for their outcome")
+	require.Equal(t, historyLimit, snapshots, "only the shown runs are asked for their outcome")
 }
 
 func TestHistoryPageNeedsTheLoginProxysUser(t *testing.T) {

@@ -23,29 +23,29 @@ const (
 	// subscriberBacklog bounds the events waiting for a slow stream; past it
 	// the stream ends and the client resumes with Last-Event-ID.
 	subscriberBacklog = 1024
-	// RetryAfter is the Retry-After of a stream refused over the caps.
-	RetryAfter = "10"
+	// retryAfter is the Retry-After of a stream refused over the caps.
+	retryAfter = "10"
 )
 
-// Source is what the hub reads of runs.
-type Source interface {
+// eventSource is what the hub reads of runs.
+type eventSource interface {
 	// Events returns the run's events after sinceSequence, in order.
 	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
 	// Ended tells whether the run's workflow is no longer running.
 	Ended(ctx context.Context, runID string) (bool, error)
 }
 
-// TooManyStreams refuses a stream over the caps; its text is for the caller.
-type TooManyStreams struct{ Message string }
+// tooManyStreams refuses a stream over the caps; its text is for the caller.
+type tooManyStreams struct{ Message string }
 
-func (e *TooManyStreams) Error() string { return e.Message }
+func (e *tooManyStreams) Error() string { return e.Message }
 
-// Hub runs one poller per run, shared by every stream of that run, so
+// hub runs one poller per run, shared by every stream of that run, so
 // that Temporal sees one events query per poll interval per run however many
 // pages are open. The poller starts with a run's first stream and stops with
 // its last.
-type Hub struct {
-	runs     Source
+type hub struct {
+	runs     eventSource
 	interval time.Duration
 	logger   *slog.Logger
 
@@ -59,9 +59,9 @@ type Hub struct {
 	running atomic.Int64
 }
 
-// NewHub polls runs every interval for the streams it serves.
-func NewHub(runs Source, interval time.Duration, logger *slog.Logger) *Hub {
-	return &Hub{
+// newHub polls runs every interval for the streams it serves.
+func newHub(runs eventSource, interval time.Duration, logger *slog.Logger) *hub {
+	return &hub{
 		runs: runs, interval: interval, logger: logger,
 		pollers: map[string]*runPoller{}, perIdentity: map[string]int{},
 		maxTotal: maxEventStreams, maxPerIdentity: maxEventStreamsPerIdentity,
@@ -69,14 +69,14 @@ func NewHub(runs Source, interval time.Duration, logger *slog.Logger) *Hub {
 }
 
 // admit counts a new stream against the caps; release gives its place back.
-func (h *Hub) admit(identity string) (release func(), err error) {
+func (h *hub) admit(identity string) (release func(), err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.open >= h.maxTotal {
-		return nil, &TooManyStreams{"the server has too many event streams open; try again later"}
+		return nil, &tooManyStreams{"the server has too many event streams open; try again later"}
 	}
 	if h.perIdentity[identity] >= h.maxPerIdentity {
-		return nil, &TooManyStreams{fmt.Sprintf("you have %d event streams open, the most allowed; close a run page and try again", h.maxPerIdentity)}
+		return nil, &tooManyStreams{fmt.Sprintf("you have %d event streams open, the most allowed; close a run page and try again", h.maxPerIdentity)}
 	}
 	h.open++
 	h.perIdentity[identity]++
@@ -97,7 +97,7 @@ func (h *Hub) admit(identity string) (release func(), err error) {
 type runPoller struct {
 	runID  string
 	subs   map[*subscriber]struct{}
-	cursor int64 // the last sequence fetched; written under Hub.mu
+	cursor int64 // the last sequence fetched; written under hub.mu
 	cancel context.CancelFunc
 }
 
@@ -115,7 +115,7 @@ type subscriber struct {
 // join subscribes to runID, starting its poller if it has none. A stream
 // joins before its first query, so that whatever the poller fetches after
 // that query's moment reaches it: no gap between the two.
-func (h *Hub) join(ctx context.Context, runID string, since int64) *subscriber {
+func (h *hub) join(ctx context.Context, runID string, since int64) *subscriber {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p, ok := h.pollers[runID]
@@ -138,7 +138,7 @@ func (h *Hub) join(ctx context.Context, runID string, since int64) *subscriber {
 }
 
 // leave unsubscribes; the run's last stream to leave stops its poller.
-func (h *Hub) leave(sub *subscriber) {
+func (h *hub) leave(sub *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p := sub.poller
@@ -151,7 +151,7 @@ func (h *Hub) leave(sub *subscriber) {
 	}
 }
 
-func (h *Hub) poll(ctx context.Context, p *runPoller) {
+func (h *hub) poll(ctx context.Context, p *runPoller) {
 	defer h.running.Add(-1)
 	ticker := time.NewTicker(h.interval)
 	defer ticker.Stop()
@@ -177,7 +177,7 @@ func (h *Hub) poll(ctx context.Context, p *runPoller) {
 
 // pollOnce fetches what is new after the cursor and, when the run has been
 // quiet for a while, whether its workflow closed without a final event.
-func (h *Hub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *time.Time) ([]api.Event, bool, error) {
+func (h *hub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *time.Time) ([]api.Event, bool, error) {
 	h.mu.Lock()
 	cursor := p.cursor
 	h.mu.Unlock()
@@ -207,7 +207,7 @@ func (h *Hub) pollOnce(ctx context.Context, p *runPoller, lastEndedCheck *time.T
 // is their moment to send refusals and keep-alives) and reports whether the
 // poller is done. A done poller leaves the hub, so that a later stream of
 // the same run starts afresh.
-func (h *Hub) deliver(p *runPoller, events []api.Event, closed bool, err error) bool {
+func (h *hub) deliver(p *runPoller, events []api.Event, closed bool, err error) bool {
 	done := closed || err != nil || hasFinalStatus(events)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -263,21 +263,21 @@ func hasFinalStatus(events []api.Event) bool {
 
 // Pollers is how many runs have a poller registered, and how many poller
 // goroutines have not returned yet.
-func (h *Hub) Pollers() (registered, running int) {
+func (h *hub) Pollers() (registered, running int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.pollers), int(h.running.Load())
 }
 
 // SetCaps lowers the caps on streams in total and per identity; tests do.
-func (h *Hub) SetCaps(total, perIdentity int) {
+func (h *hub) SetCaps(total, perIdentity int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.maxTotal, h.maxPerIdentity = total, perIdentity
 }
 
 // OpenStreams is how many streams hold a place under the caps.
-func (h *Hub) OpenStreams() int {
+func (h *hub) OpenStreams() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.open

@@ -24,30 +24,30 @@ func (noRuns) Ended(context.Context, string) (bool, error) { return false, nil }
 
 func TestLastEventIDPrefersTheHeaderToTheQuery(t *testing.T) {
 	r := httptest.NewRequest(http.MethodGet, "/v1/runs/run-1/events?lastEventId=4", nil)
-	seq, err := LastEventID(r)
+	seq, err := lastEventID(r)
 	require.NoError(t, err)
 	require.Equal(t, int64(4), seq)
 
 	r.Header.Set("Last-Event-ID", " 9 ")
-	seq, err = LastEventID(r)
+	seq, err = lastEventID(r)
 	require.NoError(t, err)
 	require.Equal(t, int64(9), seq)
 
 	for _, bad := range []string{"-1", "x", "1.5"} {
 		r.Header.Set("Last-Event-ID", bad)
-		_, err = LastEventID(r)
+		_, err = lastEventID(r)
 		require.Error(t, err, bad)
 	}
 }
 
 func TestCapsRefuseAStreamAndAReleasedPlaceComesBack(t *testing.T) {
-	h := NewHub(noRuns{}, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := newHub(noRuns{}, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	h.SetCaps(2, 1)
 
 	release, err := h.admit("user:alice")
 	require.NoError(t, err)
 	_, err = h.admit("user:alice")
-	var tooMany *TooManyStreams
+	var tooMany *tooManyStreams
 	require.ErrorAs(t, err, &tooMany)
 	require.Contains(t, tooMany.Message, "you have 1 event streams open")
 	releaseBob, err := h.admit("user:bob")
@@ -65,7 +65,7 @@ func TestCapsRefuseAStreamAndAReleasedPlaceComesBack(t *testing.T) {
 
 // A stream whose first query fails holds no place and leaves no poller.
 func TestStreamWhoseFirstQueryFailsGivesItsPlaceBack(t *testing.T) {
-	h := NewHub(noRuns{}, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h := newHub(noRuns{}, time.Hour, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 	_, err := h.Open(context.Background(), "run-1", 0, "addr:127.0.0.1")
 

@@ -43,7 +43,7 @@ func newInboxCache(runs Runs, now func() time.Time) *inboxCache {
 func (c *inboxCache) list(ctx context.Context) ([]runclient.PendingApproval, error) {
 	c.mu.Lock()
 	l := c.listing
-	if l == nil || (Settled(l.done) && (l.err != nil || c.now().Sub(l.at) >= inboxFreshFor)) {
+	if l == nil || (settled(l.done) && (l.err != nil || c.now().Sub(l.at) >= inboxFreshFor)) {
 		l = &inboxListing{done: make(chan struct{})}
 		c.listing = l
 		c.mu.Unlock()
@@ -54,7 +54,7 @@ func (c *inboxCache) list(ctx context.Context) ([]runclient.PendingApproval, err
 		return l.inbox, l.err
 	}
 	c.mu.Unlock()
-	if !Settled(l.done) {
+	if !settled(l.done) {
 		c.joined.Add(1)
 	}
 	select {

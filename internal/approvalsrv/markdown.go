@@ -81,7 +81,7 @@ func renderedExcerpt(tool, preview string) template.HTML {
 	if !ok {
 		return ""
 	}
-	return renderMarkdown(Clip(body, excerptLength))
+	return renderMarkdown(clip(body, excerptLength))
 }
 
 // gitHubMarkdown is GFM (goldmark's extension.GFM, spelled out so that a

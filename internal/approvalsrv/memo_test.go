@@ -122,3 +122,41 @@ func TestMemoKeyBindsChannelAndApproverThroughTheWorkflowsRequestKey(t *testing.
 	require.NotEqual(t, decisionMemoKey("run-1", "act-1", req, channelAPI), decisionMemoKey("run-1", "act-1", req, channelWeb))
 	require.Contains(t, decisionMemoKey("run-1", "act-1", req, channelAPI), api.RequestKey(channelAPI, "alice", "r-1"))
 }
+
+func TestMemoForgetsTheOldestAnswersButNeverOneBeingComputed(t *testing.T) {
+	m := newMemo(2)
+	calls := map[string]int{}
+	answerFor := func(key string) outcome {
+		return m.Do(key, "", func() outcome { calls[key]++; return accepted(key) })
+	}
+	release := make(chan struct{})
+	inFlight := make(chan outcome)
+	go func() {
+		inFlight <- m.Do("slow", "", func() outcome { <-release; return accepted("slow") })
+	}()
+	require.Eventually(t, func() bool { m.mu.Lock(); defer m.mu.Unlock(); return len(m.answers) == 1 }, 10*time.Second, time.Millisecond)
+
+	answerFor("a")
+	answerFor("b")
+	answerFor("c")
+	close(release)
+	require.Equal(t, accepted("slow"), <-inFlight)
+	require.Equal(t, accepted("slow"), m.Do("slow", "", func() outcome { return accepted("again") }),
+		"an answer still being computed when it was the oldest is kept")
+	answerFor("d")
+	answerFor("a")
+	answerFor("d")
+	require.Equal(t, 2, calls["a"], "past the cap the oldest answer is forgotten")
+	require.Equal(t, 1, calls["d"], "the newest answer is remembered")
+}
+
+func TestMemoForgetsServerFailuresSoThatARetryIsReal(t *testing.T) {
+	m := newMemo(10)
+	first := m.Do("k", "", func() outcome { return refused(http.StatusInternalServerError, "internal error") })
+	second := m.Do("k", "", func() outcome { return accepted("sent") })
+	third := m.Do("k", "", func() outcome { return accepted("twice") })
+
+	require.Equal(t, http.StatusInternalServerError, first.Code)
+	require.Equal(t, accepted("sent"), second)
+	require.Equal(t, accepted("sent"), third)
+}

@@ -7,12 +7,10 @@ package approvalsrv
 import (
 	"bytes"
 	"cmp"
-	"context"
 	"embed"
 	"fmt"
 	"html/template"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"sort"
 	"strings"
@@ -34,59 +32,20 @@ const excerptLength = 280
 // maxFormBodyBytes bounds a form post.
 const maxFormBodyBytes = 64 << 10
 
-// PageRuns is what the pages read of runs.
-type PageRuns interface {
-	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
-	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
-	List(ctx context.Context, f runclient.ListFilter) ([]runclient.Listed, error)
-}
-
-// PageOptions is what the pages get from the server.
-type PageOptions struct {
-	Runs PageRuns
-	// Inbox lists the pending approvals the page's person may read.
-	Inbox func(ctx context.Context) ([]runclient.PendingApproval, error)
-	// Readable reports whether the page's person may read a run; nil
-	// shows every run (dev mode). The history lists only readable runs.
-	Readable func(ctx context.Context, snap api.RunSnapshot) bool
-	// Refusals are this process's refusals, shown beside the run's own.
-	Refusals *Keeper
-	// ActionOpen answers accepted while the action can be decided, and
-	// otherwise why not.
-	ActionOpen func(action *api.PendingAction) Outcome
-	// Decide takes the form's decision, as the server takes any other.
-	Decide func(ctx context.Context, runID, actionID string, req Decision) Outcome
-	// DecideBatch takes the "approve all" form's decision.
-	DecideBatch func(ctx context.Context, runID string, req Batch) Outcome
-	// Cancel takes the cancel button's request.
-	Cancel func(ctx context.Context, runID string, req Cancel) Outcome
-	// FollowUp starts a finished run's follow-up (followup.go); nil shows
-	// no form. Conversation lists a conversation's runs in start order;
-	// nil lists none.
-	FollowUp     func(ctx context.Context, req Start, requestID string) (runclient.Started, Outcome)
-	Conversation func(ctx context.Context, conversationID string) ([]runclient.Listed, error)
-	CSRF         *auth.CSRFGuard
-	// IdentityHeader and InsecureDev are the server's configuration: who
-	// the viewer is, and whether a typed name may stand in for it.
-	IdentityHeader string
-	InsecureDev    bool
-	Logger         *slog.Logger
-	Now            func() time.Time
-}
-
-// Pages serves the HTML routes.
-type Pages struct {
-	opts      PageOptions
+// pages serves the HTML routes. It is the server's own: its handlers read
+// runs and take decisions through the server as any other channel does.
+type pages struct {
+	*Server
 	templates *template.Template
+	csrf      *auth.CSRFGuard
 }
 
-// New parses the embedded templates.
-func NewPages(opts PageOptions) (*Pages, error) {
+func newPages(s *Server, csrf *auth.CSRFGuard) (*pages, error) {
 	set, err := parseTemplates()
 	if err != nil {
 		return nil, err
 	}
-	return &Pages{opts: opts, templates: set}, nil
+	return &pages{Server: s, templates: set, csrf: csrf}, nil
 }
 
 func parseTemplates() (*template.Template, error) {
@@ -95,7 +54,7 @@ func parseTemplates() (*template.Template, error) {
 		"duration":        formatDuration,
 		"rfc3339":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 		"clock":           func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"excerpt":         func(s string) string { return Clip(s, excerptLength) },
+		"excerpt":         func(s string) string { return clip(s, excerptLength) },
 		"stepTitle":       runview.StepTitle,
 		"made":            runview.Made,
 		"actionDo":        func(w *api.ToolWords, tool string) string { return api.WordsOf(w, tool).Do() },
@@ -134,39 +93,39 @@ func staticFiles() http.Handler {
 	return http.StripPrefix("/static/", http.FileServerFS(static))
 }
 
-// Inbox serves GET /: the pending approvals.
-func (s *Pages) Inbox(w http.ResponseWriter, r *http.Request) {
-	inbox, err := s.opts.Inbox(r.Context())
+// serveInbox serves GET /: the pending approvals.
+func (s *pages) serveInbox(w http.ResponseWriter, r *http.Request) {
+	inbox, err := s.pageInbox(r.Context())
 	if err != nil {
-		s.Error(w, TemporalFailure(s.opts.Logger, err, "inbox page"))
+		s.pageError(w, temporalFailure(s.logger, err, "inbox page"))
 		return
 	}
 	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
 	s.render(w, http.StatusOK, "inbox.html", data)
 }
 
-// Run serves GET /runs/{runId}.
-func (s *Pages) Run(w http.ResponseWriter, r *http.Request) {
+// serveRunPage serves GET /runs/{runId}.
+func (s *pages) serveRunPage(w http.ResponseWriter, r *http.Request) {
 	s.serveRun(w, r, "run.html")
 }
 
-// Panel serves GET /runs/{runId}/panel: the live part of the run
+// servePanel serves GET /runs/{runId}/panel: the live part of the run
 // page, fetched by the page's script whenever an event arrives.
-func (s *Pages) Panel(w http.ResponseWriter, r *http.Request) {
+func (s *pages) servePanel(w http.ResponseWriter, r *http.Request) {
 	s.serveRun(w, r, "panel")
 }
 
-func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
+func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
 	runID := r.PathValue("runId")
-	snap, err := s.opts.Runs.Snapshot(r.Context(), runID)
+	snap, err := s.runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		s.Error(w, TemporalFailure(s.opts.Logger.With("run", runID), err, "run page"))
+		s.pageError(w, temporalFailure(s.logger.With("run", runID), err, "run page"))
 		return
 	}
-	events, err := s.opts.Runs.Events(r.Context(), runID, 0)
+	events, err := s.runs.Events(r.Context(), runID, 0)
 	if err != nil {
 		// The page is still worth showing with this process's refusals only.
-		s.opts.Logger.Warn("run page without the run's events", "run", runID, "err", err)
+		s.logger.Warn("run page without the run's events", "run", runID, "err", err)
 	}
 	view := s.runView(w, r, runID, snap, events)
 	view.Writing = s.modelWriting(r.Context(), runID, snap)
@@ -176,17 +135,17 @@ func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 	s.render(w, http.StatusOK, template, view)
 }
 
-// Error answers o as a page: its code and its message, which is for people.
-func (s *Pages) Error(w http.ResponseWriter, o Outcome) {
+// pageError answers o as a page: its code and its message, which is for people.
+func (s *pages) pageError(w http.ResponseWriter, o outcome) {
 	data := map[string]any{"Title": http.StatusText(o.Code), "Message": o.Error, "Code": o.Code}
 	s.render(w, o.Code, "error.html", data)
 }
 
 // render answers a plain 500 when a template fails: its error names
 // templates and fields, which are for the log only.
-func (s *Pages) render(w http.ResponseWriter, code int, name string, data any) {
+func (s *pages) render(w http.ResponseWriter, code int, name string, data any) {
 	if err := execute(s.templates, w, code, name, data); err != nil {
-		s.opts.Logger.Error("page", "template", name, "err", err)
+		s.logger.Error("page", "template", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 	}
 }
@@ -208,7 +167,7 @@ type runView struct {
 	// else its newest action; Batch is the "approve all" form.
 	Actions  []actionView
 	Batch    *batchView
-	Refusals []Refusal
+	Refusals []refusal
 	Viewer   viewer
 	Notice   string
 	// Writing is what the model is writing now (writing.go).
@@ -228,7 +187,7 @@ type viewer struct {
 	SignInFirst bool
 }
 
-func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
+func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
 	steps := append([]api.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
 	view := runView{
@@ -245,11 +204,11 @@ func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 		Viewer:      s.viewer(r),
 		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
 	}
-	form := formView{RunID: runID, CSRF: s.opts.CSRF.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer}
+	form := formView{RunID: runID, CSRF: s.csrf.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer}
 	view.Actions, view.Batch = s.actionViews(snap, form)
 	if !view.Ended {
 		view.Cancel = &formView{RunID: runID, CSRF: form.CSRF, RequestID: "cancel-" + auth.RandomToken(), Viewer: view.Viewer, Suffix: "-cancel"}
-	} else if s.opts.FollowUp != nil {
+	} else {
 		view.FollowUp = &formView{RunID: runID, CSRF: form.CSRF, RequestID: "follow-up-" + auth.RandomToken(), Viewer: view.Viewer, Suffix: "-follow-up"}
 	}
 	return view
@@ -258,22 +217,22 @@ func (s *Pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 // formNotice is what a browser without script sees after its form post. A
 // 409 says what became of the action, read from the run, not from the
 // request: the page never echoes caller-supplied text.
-func (s *Pages) formNotice(result string, snap api.RunSnapshot) string {
+func (s *pages) formNotice(result string, snap api.RunSnapshot) string {
 	if result == "409" && snap.PendingAction != nil {
-		if o := s.opts.ActionOpen(snap.PendingAction); !o.OK() {
+		if o := s.checkActionOpen(snap.PendingAction); !o.OK() {
 			return "Not sent: " + o.Error + "."
 		}
 	}
 	return formNotices[result]
 }
 
-func (s *Pages) viewer(r *http.Request) viewer {
+func (s *pages) viewer(r *http.Request) viewer {
 	// Only the page middleware's authenticated identity: the header itself
 	// may come from anyone.
-	v := viewer{HeaderName: s.opts.IdentityHeader, Identity: auth.IdentityFrom(r.Context())}
+	v := viewer{HeaderName: s.cfg.IdentityHeader, Identity: auth.IdentityFrom(r.Context())}
 	// With a login proxy configured, its user is the only approver, dev mode
 	// or not.
-	v.TypeName = v.Identity == "" && s.opts.InsecureDev && s.opts.IdentityHeader == ""
+	v.TypeName = v.Identity == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == ""
 	v.SignInFirst = v.Identity == "" && !v.TypeName
 	return v
 }

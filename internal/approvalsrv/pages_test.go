@@ -1,21 +1,15 @@
 package approvalsrv
 
 import (
-	"context"
 	"html/template"
-	"io"
 	"io/fs"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/agentrun/agentrun/runclient"
 )
 
 func TestPagesUseOnlyEmbeddedAssets(t *testing.T) {
@@ -36,15 +30,13 @@ func TestPagesUseOnlyEmbeddedAssets(t *testing.T) {
 // A template failure is logged; the browser gets a bare 500 that names no
 // template or field.
 func TestPageWhoseTemplateFailsAnswersABare500(t *testing.T) {
-	p, err := NewPages(PageOptions{
-		Inbox:  func(context.Context) ([]runclient.PendingApproval, error) { return nil, nil },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: time.Now, InsecureDev: true,
-	})
+	srv, err := New(testConfig(), testOptions(Options{Runs: newFakeRuns()}))
 	require.NoError(t, err)
+	p := srv.pages
 	p.templates = template.Must(template.New("pages").Parse(`{{define "inbox.html"}}{{template "undefined" .}}{{end}}`))
 	w := httptest.NewRecorder()
 
-	p.Inbox(w, httptest.NewRequest(http.MethodGet, "/", nil))
+	p.serveInbox(w, httptest.NewRequest(http.MethodGet, "/", nil))
 
 	require.Equal(t, http.StatusInternalServerError, w.Code)
 	require.Equal(t, "internal error", strings.TrimSpace(w.Body.String()))

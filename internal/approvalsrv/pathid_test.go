@@ -9,7 +9,7 @@ import (
 )
 
 func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
-	long := strings.Repeat("r", MaxPathIDLength+1)
+	long := strings.Repeat("r", maxPathIDLength+1)
 	cases := map[string]struct {
 		method, path, want string
 	}{
@@ -41,10 +41,22 @@ func TestBadPathIDsAnswer400BeforeAnyWork(t *testing.T) {
 // The check reads the path as ServeMux does; the rules themselves are
 // request's (TestPathIDRulesAcceptTheIDsRunsHave).
 func TestPathIDCheckReadsOnlyTheRoutesIDs(t *testing.T) {
-	require.EqualError(t, PathIDsError("/runs/run%zz"), "runId is not a valid path segment")
-	require.NoError(t, PathIDsError("/v1/approvals"))
-	require.NoError(t, PathIDsError("/static/app.js"))
-	require.NoError(t, PathIDsError("/v1/runs/run-1/events"))
-	require.Error(t, PathIDsError("/v1/runs/run%60x/events"))
-	require.Error(t, PathIDsError("/v1/runs/run-1/actions/step-4/decision"))
+	require.EqualError(t, pathIDsError("/runs/run%zz"), "runId is not a valid path segment")
+	require.NoError(t, pathIDsError("/v1/approvals"))
+	require.NoError(t, pathIDsError("/static/app.js"))
+	require.NoError(t, pathIDsError("/v1/runs/run-1/events"))
+	require.Error(t, pathIDsError("/v1/runs/run%60x/events"))
+	require.Error(t, pathIDsError("/v1/runs/run-1/actions/step-4/decision"))
+}
+
+// A path that ends on "actions" or "steps" names no ID to check: it is no
+// route, and the check must let ServeMux say so rather than fail itself.
+func TestPathEndingBeforeAnIDIsLeftToTheRoutes(t *testing.T) {
+	require.NoError(t, pathIDsError("/v1/runs/run-1/actions"))
+	require.NoError(t, pathIDsError("/runs/run-1/steps"))
+
+	h := waitingHarness(t, nil, "alice")
+	resp := h.do(http.MethodPost, "/v1/runs/run-1/actions", strings.NewReader("{}"), map[string]string{"Content-Type": "application/json"})
+
+	require.Equal(t, http.StatusNotFound, resp.StatusCode)
 }

@@ -15,9 +15,10 @@ type PermissionChecker interface {
 	Permission(ctx context.Context, owner, repo, login string) (string, error)
 }
 
-// requireWritePermission is the webhook's rule for a run without approvers:
-// the commenter must be able to write to the repository.
-func (s *Server) requireWritePermission(ctx context.Context, run api.Run, login string) (string, error) {
+// requireWritePermission is the rule for a run without approvers
+// (api.RefuseWriter): login must be able to write to the repository to do
+// what doing names ("approving", "cancelling").
+func (s *Server) requireWritePermission(ctx context.Context, run api.Run, login, doing string) (string, error) {
 	if s.permissions == nil {
 		return "the run names no approvers and this server cannot check GitHub permissions", nil
 	}
@@ -29,8 +30,5 @@ func (s *Server) requireWritePermission(ctx context.Context, run api.Run, login 
 	if err != nil {
 		return "", err
 	}
-	if api.CanApprove(permission) {
-		return "", nil
-	}
-	return fmt.Sprintf("%s has %s permission on %s; approving needs write", login, permission, run.Repo), nil
+	return api.RefuseWriter(login, permission, run.Repo, doing), nil
 }

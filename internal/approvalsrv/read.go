@@ -9,7 +9,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 	runID := r.PathValue("runId")
 	snap, err := s.runs.Snapshot(r.Context(), runID)
 	if err != nil {
-		writeOutcome(w, TemporalFailure(s.logger.With("run", runID), err, "run query"))
+		writeOutcome(w, temporalFailure(s.logger.With("run", runID), err, "run query"))
 		return
 	}
 	writeJSON(w, http.StatusOK, snap)
@@ -19,7 +19,7 @@ func (s *Server) handleSnapshot(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleApprovals(w http.ResponseWriter, r *http.Request) {
 	inbox, err := s.inbox.list(r.Context())
 	if err != nil {
-		writeOutcome(w, TemporalFailure(s.logger, err, "listing pending approvals"))
+		writeOutcome(w, temporalFailure(s.logger, err, "listing pending approvals"))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"approvals": inbox})

@@ -94,7 +94,7 @@ func (s *Server) scopeToReaders(pattern string, next http.Handler) http.Handler 
 		logger := s.logger.With("run", runID)
 		snap, err := s.runs.Snapshot(r.Context(), runID)
 		if err != nil {
-			s.answerRunPage(w, r, pattern, TemporalFailure(logger, err, "run query before a page"))
+			s.answerRunPage(w, r, pattern, temporalFailure(logger, err, "run query before a page"))
 			return
 		}
 		login := auth.IdentityFrom(r.Context())
@@ -102,10 +102,10 @@ func (s *Server) scopeToReaders(pattern string, next http.Handler) http.Handler 
 		switch {
 		case err != nil:
 			logger.Error("read permission check failed", "viewer", login, "err", err)
-			s.answerRunPage(w, r, pattern, Refused(http.StatusBadGateway, "could not check your permission to read this run; try again later"))
+			s.answerRunPage(w, r, pattern, refused(http.StatusBadGateway, "could not check your permission to read this run; try again later"))
 		case !ok:
 			logger.Info("run hidden from a person who may not read it", "viewer", login)
-			s.answerRunPage(w, r, pattern, TemporalFailure(logger, fmt.Errorf("run %s: %w", runID, ErrRunNotFound), "run page"))
+			s.answerRunPage(w, r, pattern, temporalFailure(logger, fmt.Errorf("run %s: %w", runID, errRunNotFound), "run page"))
 		default:
 			next.ServeHTTP(w, r)
 		}
@@ -114,14 +114,14 @@ func (s *Server) scopeToReaders(pattern string, next http.Handler) http.Handler 
 
 // answerRunPage answers o the way the route answers its own failures: a
 // form as its answerForm does, a stream as JSON, a page as a page.
-func (s *Server) answerRunPage(w http.ResponseWriter, r *http.Request, pattern string, o Outcome) {
+func (s *Server) answerRunPage(w http.ResponseWriter, r *http.Request, pattern string, o outcome) {
 	switch {
 	case r.Method == http.MethodPost:
-		s.pages.AnswerForm(w, r, r.PathValue("runId"), o, false)
+		s.pages.answerForm(w, r, r.PathValue("runId"), o, false)
 	case strings.HasSuffix(pattern, "/events"):
 		writeOutcome(w, o)
 	default:
-		s.pages.Error(w, o)
+		s.pages.pageError(w, o)
 	}
 }
 

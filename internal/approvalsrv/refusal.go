@@ -9,16 +9,18 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sort"
 	"sync"
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// Refusal is a decision the server turned down, kept so that the run's page
+// refusal is a decision the server turned down, kept so that the run's page
 // can say why a comment or a click changed nothing.
-type Refusal struct {
+type refusal struct {
 	Seq      int64     `json:"seq"`
 	At       time.Time `json:"at"`
 	Channel  string    `json:"channel"`
@@ -34,8 +36,8 @@ type Refusal struct {
 
 // Limits of what is kept.
 const (
-	// PerRun is how many refusals of a run are kept, and shown on its page.
-	PerRun = 50
+	// perRun is how many refusals of a run are kept, and shown on its page.
+	perRun = 50
 	// runsKept is how many runs' refusals are kept.
 	runsKept = 1000
 	// signalsPerRun caps the refusal signals this process sends to one
@@ -48,29 +50,29 @@ const (
 	runsWithSignals = 10000
 )
 
-// Refuser records a refusal in a run: runclient's Refuse.
-type Refuser interface {
+// refuser records a refusal in a run: runclient's Refuse.
+type refuser interface {
 	Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error
 }
 
-// Keeper keeps refusals; its methods are safe for concurrent use.
-type Keeper struct {
-	runs    Refuser
+// keeper keeps refusals; its methods are safe for concurrent use.
+type keeper struct {
+	runs    refuser
 	now     func() time.Time
 	log     *refusalLog
 	signals *refusalSignalBudget
 }
 
-// NewKeeper keeps refusals, signalling them to runs; now stamps them.
-func NewKeeper(runs Refuser, now func() time.Time) *Keeper {
-	return &Keeper{runs: runs, now: now, log: newRefusalLog(PerRun, runsKept), signals: newRefusalSignalBudget(signalsPerRun, runsWithSignals)}
+// newKeeper keeps refusals, signalling them to runs; now stamps them.
+func newKeeper(runs refuser, now func() time.Time) *keeper {
+	return &keeper{runs: runs, now: now, log: newRefusalLog(perRun, runsKept), signals: newRefusalSignalBudget(signalsPerRun, runsWithSignals)}
 }
 
 // Since returns the run's refusals with Seq > after, oldest first.
-func (k *Keeper) Since(runID string, after int64) []Refusal { return k.log.since(runID, after) }
+func (k *keeper) Since(runID string, after int64) []refusal { return k.log.since(runID, after) }
 
 // Last returns the Seq of the run's latest refusal, 0 when there is none.
-func (k *Keeper) Last(runID string) int64 { return k.log.last(runID) }
+func (k *keeper) Last(runID string) int64 { return k.log.last(runID) }
 
 // refusalLog keeps the latest refusals of the most recently refused runs.
 // It is in memory and makes the page live; the durable record is the run's
@@ -85,14 +87,14 @@ type refusalLog struct {
 
 type runRefusals struct {
 	next  int64
-	items []Refusal
+	items []refusal
 }
 
 func newRefusalLog(perRun, maxRuns int) *refusalLog {
 	return &refusalLog{byRun: make(map[string]*runRefusals), perRun: perRun, maxRuns: maxRuns}
 }
 
-func (l *refusalLog) add(runID string, r Refusal) {
+func (l *refusalLog) add(runID string, r refusal) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rr, ok := l.byRun[runID]
@@ -114,14 +116,14 @@ func (l *refusalLog) add(runID string, r Refusal) {
 }
 
 // since returns the run's refusals with Seq > after, oldest first.
-func (l *refusalLog) since(runID string, after int64) []Refusal {
+func (l *refusalLog) since(runID string, after int64) []refusal {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rr, ok := l.byRun[runID]
 	if !ok {
 		return nil
 	}
-	var out []Refusal
+	var out []refusal
 	for _, r := range rr.items {
 		if r.Seq > after {
 			out = append(out, r)
@@ -144,7 +146,7 @@ func (l *refusalLog) last(runID string) int64 {
 // signals it to the run, whose history outlives this process. Only a
 // decision the server authenticated, on a run that exists, may be recorded
 // in the run: nobody without credentials may write into a run's history.
-func (k *Keeper) Record(ctx context.Context, logger *slog.Logger, runID string, r Refusal, inRun bool) {
+func (k *keeper) Record(ctx context.Context, logger *slog.Logger, runID string, r refusal, inRun bool) {
 	r.At = k.now().UTC().Truncate(time.Second)
 	if inRun {
 		r.Recorded = k.signal(ctx, logger, runID, r)
@@ -154,7 +156,7 @@ func (k *Keeper) Record(ctx context.Context, logger *slog.Logger, runID string, 
 
 // signalRefusal is best effort: a failure is logged and never changes the
 // answer to the refused request.
-func (k *Keeper) signal(ctx context.Context, logger *slog.Logger, runID string, r Refusal) bool {
+func (k *keeper) signal(ctx context.Context, logger *slog.Logger, runID string, r refusal) bool {
 	if !k.signals.take(runID) {
 		logger.Info("refusal kept in memory only: the run already holds enough of them", "cap", signalsPerRun)
 		return false
@@ -206,4 +208,64 @@ func (b *refusalSignalBudget) take(runID string) bool {
 	}
 	b.sent[runID] = n + 1
 	return true
+}
+
+// channelRun names, on the page, refusals read back from the run's events.
+const channelRun = "recorded in the run"
+
+// channelLookalike names, on the page, a comment the run ignored because it
+// carries the run's marker without being the run's own.
+const channelLookalike = "look-alike comment ignored"
+
+// pageRefusals lists, newest first and at most perRun of them, what
+// the run recorded as ignored (refusals this or an earlier server process
+// signalled, decisions the workflow itself turned down, and look-alike
+// comments reconciliation left alone) together with
+// the refusals this process kept but could not record in the run.
+func (s *pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []refusal {
+	var out []refusal
+	for i := len(events) - 1; i >= 0; i-- {
+		ev := events[i]
+		switch ev.Type {
+		case api.EventSignalIgnored:
+			out = append(out, refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID),
+				Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
+		case api.EventLookalikeIgnored:
+			// A comment that only looks like the run's own proved nothing;
+			// people should know someone tried.
+			out = append(out, refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
+		}
+	}
+	kept := s.refusals.Since(runID, 0)
+	for i := len(kept) - 1; i >= 0; i-- {
+		if !kept[i].Recorded {
+			out = append(out, kept[i])
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At.After(out[j].At) })
+	if len(out) > perRun {
+		out = out[:perRun]
+	}
+	return out
+}
+
+func actionIDOfStep(snap api.RunSnapshot, stepID string) string {
+	if stepID == "" {
+		return ""
+	}
+	for _, a := range snap.Actions {
+		if a.StepID == stepID {
+			return a.ID
+		}
+	}
+	return ""
+}
+
+// stepTitleByID is the title of the step an event names; "" when the run no
+// longer shows that step (or the event names none).
+func stepTitleByID(snap api.RunSnapshot, stepID string) string {
+	if st := stepIn(snap, stepID); st != nil {
+		return runview.StepTitle(*st)
+	}
+	return ""
 }

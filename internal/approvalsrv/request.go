@@ -20,10 +20,10 @@ const (
 	// maxNameLength is the login proxy's: the user it names is the approver.
 	maxNameLength      = auth.MaxNameLength
 	maxRequestIDLength = 200
-	// MaxReasonLength bounds a reason, from any channel.
-	MaxReasonLength = 2000
-	// MaxEcho bounds caller-supplied text echoed back in an error.
-	MaxEcho = 40
+	// maxReasonLength bounds a reason, from any channel.
+	maxReasonLength = 2000
+	// maxEcho bounds caller-supplied text echoed back in an error.
+	maxEcho = 40
 )
 
 // Decision is the body of POST /v1/runs/{runId}/actions/{actionId}/decision.
@@ -42,33 +42,33 @@ type Decision struct {
 	Args json.RawMessage `json:"args,omitempty"`
 }
 
-// Resolve is the body of POST /v1/runs/{runId}/steps/{stepId}/resolve.
-type Resolve struct {
+// resolveRequest is the body of POST /v1/runs/{runId}/steps/{stepId}/resolve.
+type resolveRequest struct {
 	Decision           string `json:"decision"`
 	By                 string `json:"by"`
 	ExternalResourceID string `json:"externalResourceId,omitempty"`
 	RequestID          string `json:"requestId"`
 }
 
-// Invalid says what is wrong with a request; its text is meant for the
+// invalidRequest says what is wrong with a request; its text is meant for the
 // caller, whichever channel the request came through.
-type Invalid struct {
+type invalidRequest struct {
 	Problem string
 }
 
-func (e *Invalid) Error() string { return e.Problem }
+func (e *invalidRequest) Error() string { return e.Problem }
 
-// Invalidf is an *Invalid with a formatted problem.
-func Invalidf(format string, args ...any) error {
-	return &Invalid{Problem: fmt.Sprintf(format, args...)}
+// invalidf is an *invalidRequest with a formatted problem.
+func invalidf(format string, args ...any) error {
+	return &invalidRequest{Problem: fmt.Sprintf(format, args...)}
 }
 
-// ParseDecision parses and validates a decision body. Every error it returns
-// is a *Invalid.
-func ParseDecision(body []byte) (Decision, error) { return parse[Decision](body) }
+// parseDecision parses and validates a decision body. Every error it returns
+// is a *invalidRequest.
+func parseDecision(body []byte) (Decision, error) { return parse[Decision](body) }
 
 // parse decodes a body strictly and validates it, as every channel's rule
-// for T says: a request is whole and valid, or the zero T with a *Invalid.
+// for T says: a request is whole and valid, or the zero T with a *invalidRequest.
 func parse[T interface{ Validate() error }](body []byte) (T, error) {
 	var req T
 	if err := decodeStrictJSON(body, &req); err != nil {
@@ -88,7 +88,7 @@ func (req Decision) Validate() error {
 		return err
 	}
 	if req.ArgsHash != "" {
-		if err := CheckArgsHash("argsHash", req.ArgsHash); err != nil {
+		if err := checkArgsHash("argsHash", req.ArgsHash); err != nil {
 			return err
 		}
 	}
@@ -107,15 +107,15 @@ func checkEditedArgs(req Decision) error {
 	}
 	switch {
 	case req.Decision != api.DecisionApprove:
-		return Invalidf("args (edited arguments) go only with an approve")
+		return invalidf("args (edited arguments) go only with an approve")
 	case req.ArgsHash == "":
-		return Invalidf("missing field: argsHash (an edit names the version of the action it edits)")
+		return invalidf("missing field: argsHash (an edit names the version of the action it edits)")
 	case len(req.Args) > api.MaxEditArgsBytes:
-		return Invalidf("args must be at most %d bytes", api.MaxEditArgsBytes)
+		return invalidf("args must be at most %d bytes", api.MaxEditArgsBytes)
 	}
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(req.Args, &obj) != nil || obj == nil {
-		return Invalidf("args must be a JSON object: the action's arguments as edited")
+		return invalidf("args must be a JSON object: the action's arguments as edited")
 	}
 	return nil
 }
@@ -124,26 +124,26 @@ func checkEditedArgs(req Decision) error {
 // make it.
 const argsHashLength = 64
 
-// CheckArgsHash is the rule for an argsHash, wherever it comes from.
-func CheckArgsHash(field, hash string) error {
+// checkArgsHash is the rule for an argsHash, wherever it comes from.
+func checkArgsHash(field, hash string) error {
 	if len(hash) != argsHashLength || strings.IndexFunc(hash, func(r rune) bool {
 		return (r < '0' || r > '9') && (r < 'a' || r > 'f')
 	}) >= 0 {
-		return Invalidf("%s must be %d lowercase hex digits (the action's argsHash)", field, argsHashLength)
+		return invalidf("%s must be %d lowercase hex digits (the action's argsHash)", field, argsHashLength)
 	}
 	return nil
 }
 
-// ParseResolve parses and validates a resolve body.
-func ParseResolve(body []byte) (Resolve, error) { return parse[Resolve](body) }
+// parseResolve parses and validates a resolve body.
+func parseResolve(body []byte) (resolveRequest, error) { return parse[resolveRequest](body) }
 
 // Validate checks a resolve.
-func (req Resolve) Validate() error {
+func (req resolveRequest) Validate() error {
 	if err := checkDecided(req.Decision, resolutions, "by", req.By, req.RequestID); err != nil {
 		return err
 	}
-	if len(req.ExternalResourceID) > maxRequestIDLength || HasControl(req.ExternalResourceID) {
-		return Invalidf("externalResourceId is too long or has control characters")
+	if len(req.ExternalResourceID) > maxRequestIDLength || hasControl(req.ExternalResourceID) {
+		return invalidf("externalResourceId is too long or has control characters")
 	}
 	return nil
 }
@@ -159,10 +159,10 @@ var (
 func checkDecided(decision string, allowed []string, field, who, requestID string) error {
 	switch {
 	case decision == "":
-		return Invalidf("missing field: decision")
+		return invalidf("missing field: decision")
 	case !slices.Contains(allowed, decision):
 		last := len(allowed) - 1
-		return Invalidf("unknown decision %q: want %s or %s", Clip(decision, MaxEcho), strings.Join(allowed[:last], ", "), allowed[last])
+		return invalidf("unknown decision %q: want %s or %s", clip(decision, maxEcho), strings.Join(allowed[:last], ", "), allowed[last])
 	}
 	if err := checkName(field, who); err != nil {
 		return err
@@ -176,10 +176,10 @@ func decodeStrictJSON(body []byte, into any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(into); err != nil {
-		return Invalidf("malformed JSON: %s", describeJSONError(err))
+		return invalidf("malformed JSON: %s", describeJSONError(err))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return Invalidf("malformed JSON: data after the object")
+		return invalidf("malformed JSON: data after the object")
 	}
 	return nil
 }
@@ -197,60 +197,60 @@ func describeJSONError(err error) string {
 	case errors.As(err, &typeErr):
 		return fmt.Sprintf("field %q must be a %s", typeErr.Field, typeErr.Type)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return Clip(strings.TrimPrefix(err.Error(), "json: "), MaxEcho)
+		return clip(strings.TrimPrefix(err.Error(), "json: "), maxEcho)
 	}
 	return "not a JSON object"
 }
 
 func checkName(field, value string) error {
 	if strings.TrimSpace(value) == "" {
-		return Invalidf("missing field: %s", field)
+		return invalidf("missing field: %s", field)
 	}
-	if len(value) > maxNameLength || HasControl(value) || value != strings.TrimSpace(value) {
-		return Invalidf("%s must be at most %d characters, without control characters or surrounding spaces", field, maxNameLength)
+	if len(value) > maxNameLength || hasControl(value) || value != strings.TrimSpace(value) {
+		return invalidf("%s must be at most %d characters, without control characters or surrounding spaces", field, maxNameLength)
 	}
 	return nil
 }
 
 func checkRequestID(id string) error {
 	if strings.TrimSpace(id) == "" {
-		return Invalidf("missing field: requestId")
+		return invalidf("missing field: requestId")
 	}
-	if len(id) > maxRequestIDLength || HasControl(id) {
-		return Invalidf("requestId must be at most %d characters, without control characters", maxRequestIDLength)
+	if len(id) > maxRequestIDLength || hasControl(id) {
+		return invalidf("requestId must be at most %d characters, without control characters", maxRequestIDLength)
 	}
 	return nil
 }
 
 func checkReason(decision, reason string) error {
 	if decision == api.DecisionReject && strings.TrimSpace(reason) == "" {
-		return Invalidf("missing field: reason (a rejection needs one)")
+		return invalidf("missing field: reason (a rejection needs one)")
 	}
 	if decision == api.DecisionRespond && strings.TrimSpace(reason) == "" {
-		return Invalidf("missing field: reason (a respond's feedback)")
+		return invalidf("missing field: reason (a respond's feedback)")
 	}
 	if decision == api.DecisionRespond && len(reason) > api.MaxFeedbackBytes {
-		return Invalidf("reason (feedback) must be at most %d bytes", api.MaxFeedbackBytes)
+		return invalidf("reason (feedback) must be at most %d bytes", api.MaxFeedbackBytes)
 	}
-	if len(reason) > MaxReasonLength || !utf8.ValidString(reason) {
-		return Invalidf("reason must be valid UTF-8 of at most %d bytes", MaxReasonLength)
+	if len(reason) > maxReasonLength || !utf8.ValidString(reason) {
+		return invalidf("reason must be valid UTF-8 of at most %d bytes", maxReasonLength)
 	}
 	return nil
 }
 
-// HasControl reports control characters or invalid UTF-8: neither belongs
+// hasControl reports control characters or invalid UTF-8: neither belongs
 // in a name, an ID or a reason.
-func HasControl(s string) bool {
+func hasControl(s string) bool {
 	if !utf8.ValidString(s) {
 		return true
 	}
 	return strings.IndexFunc(s, unicode.IsControl) >= 0
 }
 
-// Clip shortens caller-supplied text to at most max bytes, at a rune
+// clip shortens caller-supplied text to at most max bytes, at a rune
 // boundary, marking the cut with "…": text echoed back in an error, or
 // shown as an excerpt.
-func Clip(s string, max int) string {
+func clip(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}

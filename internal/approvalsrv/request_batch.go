@@ -13,9 +13,9 @@ type Batch struct {
 	Actions []api.ActionRef `json:"actions"`
 }
 
-// ParseBatch parses and validates a batch body. Every error it returns is a
-// *Invalid.
-func ParseBatch(body []byte) (Batch, error) { return parse[Batch](body) }
+// parseBatch parses and validates a batch body. Every error it returns is a
+// *invalidRequest.
+func parseBatch(body []byte) (Batch, error) { return parse[Batch](body) }
 
 // Validate checks a batch from any channel: 2 to api.MaxBatch distinct
 // actions, each with its argsHash, so that no action is approved for an
@@ -25,21 +25,21 @@ func (req Batch) Validate() error {
 		return err
 	}
 	if req.ArgsHash != "" {
-		return Invalidf("argsHash goes with each of actions, not beside them")
+		return invalidf("argsHash goes with each of actions, not beside them")
 	}
 	if len(req.Actions) < 2 || len(req.Actions) > api.MaxBatch {
-		return Invalidf("actions must list 2 to %d actions, not %d", api.MaxBatch, len(req.Actions))
+		return invalidf("actions must list 2 to %d actions, not %d", api.MaxBatch, len(req.Actions))
 	}
 	seen := make(map[string]bool, len(req.Actions))
 	for i, ref := range req.Actions {
-		if err := CheckActionID(ref.ActionID); err != nil {
-			return Invalidf("actions[%d].actionId: %s", i, err)
+		if err := checkActionID(ref.ActionID); err != nil {
+			return invalidf("actions[%d].actionId: %s", i, err)
 		}
 		if seen[ref.ActionID] {
-			return Invalidf("actions names %s twice", ref.ActionID)
+			return invalidf("actions names %s twice", ref.ActionID)
 		}
 		seen[ref.ActionID] = true
-		if err := CheckArgsHash(fmt.Sprintf("actions[%d].argsHash", i), ref.ArgsHash); err != nil {
+		if err := checkArgsHash(fmt.Sprintf("actions[%d].argsHash", i), ref.ArgsHash); err != nil {
 			return err
 		}
 	}

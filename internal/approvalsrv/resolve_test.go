@@ -24,7 +24,7 @@ func runWithUnknownOutcome() api.RunSnapshot {
 
 func resolveBody(t *testing.T, decision, by, requestID string) []byte {
 	t.Helper()
-	body, err := json.Marshal(Resolve{Decision: decision, By: by, RequestID: requestID, ExternalResourceID: "1234"})
+	body, err := json.Marshal(resolveRequest{Decision: decision, By: by, RequestID: requestID, ExternalResourceID: "1234"})
 	require.NoError(t, err)
 	return body
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
@@ -22,7 +23,7 @@ type credential int
 const (
 	credentialUndeclared credential = iota
 	// credentialSigned: the /v1 API's HMAC over timestamp, method, path,
-	// query and body (auth.Sign). Dev mode lets reads through, and writes
+	// query and body (api.Sign). Dev mode lets reads through, and writes
 	// while no secret is set.
 	credentialSigned
 	// credentialPage: the user a trusted login proxy names in
@@ -90,15 +91,15 @@ func (s *Server) routes() []route {
 		{"GET /v1/runs/{runId}", credentialSigned, onMain, http.HandlerFunc(s.handleSnapshot)},
 		{"GET /v1/runs/{runId}/events", credentialSigned, onMain, http.HandlerFunc(s.handleEvents)},
 		{"GET /v1/approvals", credentialSigned, onMain, http.HandlerFunc(s.handleApprovals)},
-		{"GET /{$}", credentialPage, onMain, http.HandlerFunc(s.pages.Inbox)},
-		{"GET /runs", credentialPage, onMain, http.HandlerFunc(s.pages.History)},
-		{"GET /runs/{runId}", credentialPage, onMain, http.HandlerFunc(s.pages.Run)},
-		{"GET /runs/{runId}/panel", credentialPage, onMain, http.HandlerFunc(s.pages.Panel)},
+		{"GET /{$}", credentialPage, onMain, http.HandlerFunc(s.pages.serveInbox)},
+		{"GET /runs", credentialPage, onMain, http.HandlerFunc(s.pages.serveHistory)},
+		{"GET /runs/{runId}", credentialPage, onMain, http.HandlerFunc(s.pages.serveRunPage)},
+		{"GET /runs/{runId}/panel", credentialPage, onMain, http.HandlerFunc(s.pages.servePanel)},
 		{"GET /runs/{runId}/events", credentialPage, onMain, http.HandlerFunc(s.handleEvents)},
-		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.Form))},
-		{"POST /runs/{runId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.BatchForm))},
-		{"POST /runs/{runId}/cancel", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.CancelForm))},
-		{"POST /runs/{runId}/follow-up", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.FollowUpForm))},
+		{"POST /runs/{runId}/actions/{actionId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.serveDecisionForm))},
+		{"POST /runs/{runId}/decision", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.serveBatchForm))},
+		{"POST /runs/{runId}/cancel", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.serveCancelForm))},
+		{"POST /runs/{runId}/follow-up", credentialPage, onMain, formGuard.Handler(http.HandlerFunc(s.pages.serveFollowUpForm))},
 		{"POST /github/webhook", credentialGitHub, onWebhook, http.HandlerFunc(s.handleWebhook)},
 		{"GET /healthz", credentialOpen, onMain | onWebhook, http.HandlerFunc(handleHealth)},
 		{"GET /static/", credentialOpen, onMain, staticFiles()},
@@ -166,15 +167,15 @@ func (s *Server) signed(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			var o Outcome
-			if body, o = ReadBody(w, r, maxAPIBodyBytes); !o.OK() {
+			var o outcome
+			if body, o = readBody(w, r, maxAPIBodyBytes); !o.OK() {
 				writeOutcome(w, o)
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		if !s.signatureExempt(r) {
-			if err := auth.VerifySignature([]byte(s.cfg.Secret), r, body, s.now()); err != nil {
+			if err := api.VerifySignature([]byte(s.cfg.Secret), r, body, s.now()); err != nil {
 				s.logger.Info("signed request refused", "method", r.Method, "path", r.URL.Path, "reason", err)
 				writeError(w, http.StatusUnauthorized, err.Error())
 				return
@@ -198,21 +199,21 @@ func (s *Server) signatureExempt(r *http.Request) bool {
 func (s *Server) page(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		identity, err := s.cfg.proxy().Identify(r, s.logger)
-		o := Accepted("")
+		o := accepted("")
 		var refusal *auth.Refusal
 		switch {
 		case errors.As(err, &refusal):
-			o = Refused(refusal.Code, refusal.Message)
+			o = refused(refusal.Code, refusal.Message)
 		case err != nil:
-			o = Refused(http.StatusBadRequest, "bad request")
+			o = refused(http.StatusBadRequest, "bad request")
 		case identity == "" && !s.cfg.InsecureDev:
-			o = Refused(http.StatusUnauthorized, auth.SignInFirst)
+			o = refused(http.StatusUnauthorized, auth.SignInFirst)
 		}
 		if !o.OK() {
-			if WantsJSON(r) {
+			if wantsJSON(r) {
 				writeOutcome(w, o)
 			} else {
-				s.pages.Error(w, o)
+				s.pages.pageError(w, o)
 			}
 			return
 		}
@@ -225,7 +226,7 @@ func (s *Server) page(next http.Handler) http.Handler {
 // reads the validated payload, JSON whichever content type carried it.
 func (s *Server) gitHubSigned(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !HasMediaType(r, "application/json") && !HasMediaType(r, "application/x-www-form-urlencoded") {
+		if !hasMediaType(r, "application/json") && !hasMediaType(r, "application/x-www-form-urlencoded") {
 			writeError(w, http.StatusUnsupportedMediaType, "Content-Type must be application/json or application/x-www-form-urlencoded")
 			return
 		}

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 const codecToken = "test-codec-token-0123456789abcdef"
@@ -132,7 +132,7 @@ func credentialFor(r *http.Request, c credential, body []byte, forged bool) {
 	}
 	switch c {
 	case credentialSigned:
-		auth.SignRequest(r, []byte(secret), body, testNow)
+		api.SignRequest(r, []byte(secret), body, testNow)
 	case credentialPage:
 		// Forged: the header sent by a peer that is not the login proxy.
 		r.RemoteAddr = peer
@@ -140,7 +140,7 @@ func credentialFor(r *http.Request, c credential, body []byte, forged bool) {
 	case credentialGitHub:
 		r.Header.Set("X-GitHub-Event", "issue_comment")
 		r.Header.Set("X-GitHub-Delivery", "d-probe")
-		r.Header.Set("X-Hub-Signature-256", auth.GitHubSignature(hubSecret, body))
+		r.Header.Set("X-Hub-Signature-256", testkit.GitHubSignature(hubSecret, body))
 	case credentialCodecToken:
 		r.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -11,10 +11,10 @@ import (
 // right status code without knowing about Temporal. They are runclient's,
 // so the real client's errors match without translation.
 var (
-	// ErrRunNotFound: no run has this ID.
-	ErrRunNotFound = runclient.ErrRunNotFound
-	// ErrTemporalUnavailable: Temporal could not be reached or did not answer in time.
-	ErrTemporalUnavailable = runclient.ErrUnavailable
+	// errRunNotFound: no run has this ID.
+	errRunNotFound = runclient.ErrRunNotFound
+	// errTemporalUnavailable: Temporal could not be reached or did not answer in time.
+	errTemporalUnavailable = runclient.ErrUnavailable
 )
 
 // Runs is what the approval server needs from Temporal: the server's seam.
@@ -41,7 +41,7 @@ type Runs interface {
 	// WaitingRunIDs lists the open runs waiting for a person.
 	WaitingRunIDs(ctx context.Context) ([]string, error)
 	// RunByActionID finds, in one visibility query, the open or recently
-	// closed run whose AgentRunActionIds holds actionID; ErrRunNotFound when
+	// closed run whose AgentRunActionIds holds actionID; errRunNotFound when
 	// none does. actionID must pass checkActionID.
 	RunByActionID(ctx context.Context, actionID string) (runID string, err error)
 }

@@ -1,14 +1,11 @@
 package approvalsrv
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
-
-	"github.com/agentrun/agentrun/api"
 
 	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
@@ -46,12 +43,12 @@ type Server struct {
 	readPermissions *permissionCache
 	logger          *slog.Logger
 	now             func() time.Time
-	streams         *Hub
+	streams         *hub
 	inbox           *inboxCache
-	answers         *Memo
-	deliveries      *Memo
-	refusals        *Keeper
-	pages           *Pages
+	answers         *memo
+	deliveries      *memo
+	refusals        *keeper
+	pages           *pages
 	codec           http.Handler
 }
 
@@ -81,22 +78,14 @@ func New(cfg Config, opts Options) (*Server, error) {
 		readPermissions: newPermissionCache(opts.Permissions, opts.Now),
 		logger:          opts.Logger,
 		now:             opts.Now,
-		streams:         NewHub(opts.Runs, opts.EventPollInterval, opts.Logger),
+		streams:         newHub(opts.Runs, opts.EventPollInterval, opts.Logger),
 		inbox:           newInboxCache(opts.Runs, opts.Now),
-		answers:         NewMemo(rememberedAnswers),
-		deliveries:      NewMemo(rememberedAnswers),
-		refusals:        NewKeeper(opts.Runs, opts.Now),
+		answers:         newMemo(rememberedAnswers),
+		deliveries:      newMemo(rememberedAnswers),
+		refusals:        newKeeper(opts.Runs, opts.Now),
 		codec:           opts.Codec,
 	}
-	var readable func(ctx context.Context, snap api.RunSnapshot) bool
-	if !cfg.InsecureDev {
-		readable = s.readableSnapshot
-	}
-	s.pages, err = NewPages(PageOptions{
-		Runs: opts.Runs, Inbox: s.pageInbox, Readable: readable, Refusals: s.refusals, ActionOpen: s.checkActionOpen, Decide: s.decideForm,
-		DecideBatch: s.decideBatchForm, Cancel: s.cancelForm, FollowUp: s.followUpForm, Conversation: s.conversationRuns,
-		CSRF: csrf, IdentityHeader: cfg.IdentityHeader, InsecureDev: cfg.InsecureDev, Logger: opts.Logger, Now: opts.Now,
-	})
+	s.pages, err = newPages(s, csrf)
 	if err != nil {
 		return nil, fmt.Errorf("approval server: %w", err)
 	}

@@ -1,3 +1,7 @@
+// This file serves a run's events as Server-Sent Events, on the signed API
+// and on the run's page, and writes them; hub.go shares one poller of the
+// run's events query among a run's streams.
+
 package approvalsrv
 
 import (
@@ -6,13 +10,72 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
+
+// handleEvents serves GET /v1/runs/{runId}/events (and the page's
+// /runs/{runId}/events) as Server-Sent Events. Besides the
+// run's events, the stream carries this process's refusals of the run as
+// "refusal" events while it is open; the page shows older ones itself.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	runID := r.PathValue("runId")
+	since, err := lastEventID(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	logger := s.logger.With("run", runID)
+	stream, err := s.streams.Open(r.Context(), runID, since, streamIdentity(r))
+	var tooMany *tooManyStreams
+	switch {
+	case errors.As(err, &tooMany):
+		logger.Info("event stream refused", "reason", tooMany.Message, "peer", r.RemoteAddr)
+		w.Header().Set("Retry-After", retryAfter)
+		writeError(w, http.StatusTooManyRequests, tooMany.Message)
+		return
+	case err != nil:
+		writeOutcome(w, temporalFailure(logger, err, "events query"))
+		return
+	}
+	defer stream.Close()
+	stream.Serve(r.Context(), w, refusalExtras{s.refusals}, logger)
+}
+
+// streamIdentity is whom a stream counts against: the signed-in user, or
+// the peer's address when the route has no user (the signed API, dev mode).
+// A login in another case is the same person (the page guard lets through
+// only ASCII logins, so lower-casing them is GitHub's rule).
+func streamIdentity(r *http.Request) string {
+	if user := auth.IdentityFrom(r.Context()); user != "" {
+		return "user:" + strings.ToLower(user)
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "addr:" + host
+}
+
+// refusalExtras are the refusals a run's streams carry.
+type refusalExtras struct{ log *keeper }
+
+func (x refusalExtras) Last(runID string) int64 { return x.log.Last(runID) }
+
+func (x refusalExtras) Since(runID string, after int64) []extra {
+	refusals := x.log.Since(runID, after)
+	extras := make([]extra, len(refusals))
+	for i, r := range refusals {
+		extras[i] = extra{Event: "refusal", Seq: r.Seq, Data: r}
+	}
+	return extras
+}
 
 const (
 	// endedCheckEvery spaces the describe calls that notice a run that ended
@@ -23,28 +86,28 @@ const (
 	sseRetryMillis  = 2000
 )
 
-// Extra is a message a stream carries besides the run's events, only while
+// extra is a message a stream carries besides the run's events, only while
 // it is open (a refusal): it goes out as event Event without an id, as it is
 // not part of the run's sequence.
-type Extra struct {
+type extra struct {
 	Event string
 	Seq   int64
 	Data  any
 }
 
-// Extras are the run's extras, numbered by Seq.
-type Extras interface {
+// extras are the run's extras, numbered by Seq.
+type extras interface {
 	// Last is the Seq of the run's latest extra: a new stream sends only
 	// later ones.
 	Last(runID string) int64
 	// Since returns the run's extras with Seq > after, oldest first.
-	Since(runID string, after int64) []Extra
+	Since(runID string, after int64) []extra
 }
 
-// Stream is one client's stream of one run, admitted under the caps and
+// stream is one client's stream of one run, admitted under the caps and
 // subscribed to the run's poller. Close it when the request ends.
-type Stream struct {
-	hub     *Hub
+type stream struct {
+	hub     *hub
 	runID   string
 	since   int64
 	first   []api.Event
@@ -52,11 +115,11 @@ type Stream struct {
 	release func()
 }
 
-// Open admits a stream for identity (a *TooManyStreams error past the
+// Open admits a stream for identity (a *tooManyStreams error past the
 // caps), joins the run's poller, then queries the events after since: the
 // join comes first so that nothing between the query and the first poll is
-// lost. A query error is the Source's, for the caller to answer.
-func (h *Hub) Open(ctx context.Context, runID string, since int64, identity string) (*Stream, error) {
+// lost. A query error is the eventSource's, for the caller to answer.
+func (h *hub) Open(ctx context.Context, runID string, since int64, identity string) (*stream, error) {
 	release, err := h.admit(identity)
 	if err != nil {
 		return nil, err
@@ -68,11 +131,11 @@ func (h *Hub) Open(ctx context.Context, runID string, since int64, identity stri
 		release()
 		return nil, fmt.Errorf("events of %s after %d: %w", runID, since, err)
 	}
-	return &Stream{hub: h, runID: runID, since: since, first: events, sub: sub, release: release}, nil
+	return &stream{hub: h, runID: runID, since: since, first: events, sub: sub, release: release}, nil
 }
 
 // Close leaves the poller and gives the stream's place back.
-func (st *Stream) Close() {
+func (st *stream) Close() {
 	st.hub.leave(st.sub)
 	st.release()
 }
@@ -82,7 +145,7 @@ func (st *Stream) Close() {
 // extras that arrive while it is open. It ends with an "end" event when the
 // run ends, and returns early when the client leaves, falls behind or the
 // poller fails; the client then reconnects with Last-Event-ID.
-func (st *Stream) Serve(ctx context.Context, w http.ResponseWriter, extras Extras, logger *slog.Logger) {
+func (st *stream) Serve(ctx context.Context, w http.ResponseWriter, extras extras, logger *slog.Logger) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -103,13 +166,13 @@ type writer struct {
 	w         http.ResponseWriter
 	rc        *http.ResponseController
 	since     int64
-	extras    Extras
+	extras    extras
 	extraSeq  int64
 	lastWrite time.Time
 }
 
 // run returns nil when the run has ended and the end event is out.
-func (st *Stream) run(ctx context.Context, logger *slog.Logger, out *writer) error {
+func (st *stream) run(ctx context.Context, logger *slog.Logger, out *writer) error {
 	events := st.first
 	for {
 		ended, err := out.sendBatch(st.runID, events)
@@ -189,10 +252,10 @@ func (out *writer) write(chunk string) error {
 	return nil
 }
 
-// LastEventID reads where to resume: the Last-Event-ID header an
+// lastEventID reads where to resume: the Last-Event-ID header an
 // EventSource sends on reconnect, or a lastEventId query parameter for a
 // first connect. Its error is for the caller.
-func LastEventID(r *http.Request) (int64, error) {
+func lastEventID(r *http.Request) (int64, error) {
 	raw := r.Header.Get("Last-Event-ID")
 	if raw == "" {
 		raw = r.URL.Query().Get("lastEventId")

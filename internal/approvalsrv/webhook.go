@@ -36,30 +36,30 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 // so that a redelivery, with its old or a fresh delivery ID, answers as the
 // first did and does no new work. Deliveries without a command do no work
 // and need no memo.
-func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string, payload []byte) Outcome {
+func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string, payload []byte) outcome {
 	if eventType != "issue_comment" {
-		return Outcome{Code: http.StatusNoContent}
+		return outcome{Code: http.StatusNoContent}
 	}
 	parsed, err := github.ParseWebHook(eventType, payload)
 	if err != nil {
-		return Refused(http.StatusBadRequest, "malformed issue_comment payload")
+		return refused(http.StatusBadRequest, "malformed issue_comment payload")
 	}
 	event, ok := parsed.(*github.IssueCommentEvent)
 	// An edit is not a new decision: the command acted (or was refused) when
 	// the comment was created.
 	if !ok || event.GetAction() != "created" {
-		return Outcome{Code: http.StatusNoContent}
+		return outcome{Code: http.StatusNoContent}
 	}
 	comment := event.GetComment()
-	cmd, err := ParseCommentCommand(comment.GetBody())
-	if errors.Is(err, ErrNoCommand) {
-		return Outcome{Code: http.StatusNoContent}
+	cmd, err := parseCommentCommand(comment.GetBody())
+	if errors.Is(err, errNoCommand) {
+		return outcome{Code: http.StatusNoContent}
 	}
 	logger := s.logger.With("delivery", delivery, "commenter", comment.GetUser().GetLogin(),
 		"repo", event.GetRepo().GetFullName(), "issue", event.GetIssue().GetNumber())
 	if err != nil {
 		logger.Info("comment command refused", "reason", err)
-		return Refused(http.StatusBadRequest, err.Error())
+		return refused(http.StatusBadRequest, err.Error())
 	}
 	in := decisionInput{
 		ActionID: cmd.ActionID,
@@ -70,17 +70,19 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 			Reason:    cmd.Reason,
 			RequestID: "github-comment:" + strconv.FormatInt(comment.GetID(), 10),
 		},
-		openRunPolicy: s.requireWritePermission,
+		openRunPolicy: func(ctx context.Context, run api.Run, approver string) (string, error) {
+			return s.requireWritePermission(ctx, run, approver, "approving")
+		},
 	}
 	// Anyone can comment on a public pull request, so comments have a memo of
 	// their own: a flood of them cannot push signed API answers out.
 	key := decisionMemoKey("", in.ActionID, in.Request, in.Channel)
-	return s.deliveries.Do(key, decisionMemoBody(in.Request), func() Outcome {
+	return s.deliveries.Do(key, decisionMemoBody(in.Request), func() outcome {
 		return s.commentDecision(ctx, logger.With("action", cmd.ActionID), in, event)
 	})
 }
 
-func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) Outcome {
+func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) outcome {
 	repo, number := event.GetRepo().GetFullName(), event.GetIssue().GetNumber()
 	runID, snap, o := s.locateRun(ctx, logger, in, repo, number)
 	if !o.OK() {
@@ -90,7 +92,7 @@ func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in de
 	in.RunID = runID
 	if isAgentOrBot(event.GetComment()) {
 		return s.refuse(ctx, logger.With("run", runID), in,
-			Refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
+			refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
 	}
 	return s.decideOn(ctx, in, snap)
 }
@@ -106,32 +108,32 @@ func isAgentOrBot(comment *github.IssueComment) bool {
 // search attribute, in one visibility query, and checks that the command was
 // posted on that run's pull request: a comment knows only its repository and
 // issue number.
-func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, Outcome) {
-	notFound := Refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
+func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, outcome) {
+	notFound := refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
 	runID, err := s.runs.RunByActionID(ctx, in.ActionID)
-	if errors.Is(err, ErrRunNotFound) {
+	if errors.Is(err, errRunNotFound) {
 		return "", api.RunSnapshot{}, notFound
 	}
 	if err != nil {
-		return "", api.RunSnapshot{}, TemporalFailure(logger, err, "finding the run of a comment's action")
+		return "", api.RunSnapshot{}, temporalFailure(logger, err, "finding the run of a comment's action")
 	}
 	snap, err := s.runs.Snapshot(ctx, runID)
-	if errors.Is(err, ErrRunNotFound) {
+	if errors.Is(err, errRunNotFound) {
 		// Visibility lags: the run was deleted since it was indexed.
 		return "", api.RunSnapshot{}, notFound
 	}
 	if err != nil {
-		return "", api.RunSnapshot{}, TemporalFailure(logger.With("run", runID), err, "run query for a comment")
+		return "", api.RunSnapshot{}, temporalFailure(logger.With("run", runID), err, "run query for a comment")
 	}
 	run := snap.Run
 	if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
 		reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
 		// The commenter's login is authenticated by GitHub's signature and
 		// the action is the run's, so the run may hold this refusal.
-		s.refusals.Record(ctx, logger.With("run", runID), runID, Refusal{
+		s.refusals.Record(ctx, logger.With("run", runID), runID, refusal{
 			Channel: in.Channel, Who: in.Request.Approver, ActionID: in.ActionID, Reason: reason,
 		}, true)
 		return "", api.RunSnapshot{}, notFound
 	}
-	return runID, snap, Accepted("")
+	return runID, snap, accepted("")
 }

@@ -16,8 +16,8 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 const webhookSecret = "test-webhook-secret-0123456789abcdef"
@@ -79,7 +79,7 @@ func (h *harness) deliver(event, delivery string, body []byte) *http.Response {
 		"Content-Type":        "application/json",
 		"X-GitHub-Event":      event,
 		"X-GitHub-Delivery":   delivery,
-		"X-Hub-Signature-256": auth.GitHubSignature(webhookSecret, body),
+		"X-Hub-Signature-256": testkit.GitHubSignature(webhookSecret, body),
 	})
 }
 
@@ -241,7 +241,7 @@ func TestMalformedCommandAnswers400(t *testing.T) {
 func TestWebhookWithBadSignatureAnswers401(t *testing.T) {
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 	cases := map[string]map[string]string{
-		"wrong secret":      {"X-Hub-Signature-256": auth.GitHubSignature("not-the-secret", payload)},
+		"wrong secret":      {"X-Hub-Signature-256": testkit.GitHubSignature("not-the-secret", payload)},
 		"no signature":      {},
 		"only SHA-1 header": {"X-Hub-Signature": "sha1=0000000000000000000000000000000000000000"},
 	}
@@ -266,7 +266,7 @@ func TestWebhookWithoutDeliveryIDAnswers400(t *testing.T) {
 	payload := newComment("alice", "/agentrun approve act-1").payload(t)
 
 	resp := h.post("/github/webhook", payload, map[string]string{
-		"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-Hub-Signature-256": auth.GitHubSignature(webhookSecret, payload),
+		"Content-Type": "application/json", "X-GitHub-Event": "issue_comment", "X-Hub-Signature-256": testkit.GitHubSignature(webhookSecret, payload),
 	})
 
 	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
@@ -301,7 +301,7 @@ func TestWebhookWithAnUnsupportedContentTypeAnswers415(t *testing.T) {
 
 	resp := h.post("/github/webhook", payload, map[string]string{
 		"Content-Type": "text/plain", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1",
-		"X-Hub-Signature-256": auth.GitHubSignature(webhookSecret, payload),
+		"X-Hub-Signature-256": testkit.GitHubSignature(webhookSecret, payload),
 	})
 
 	require.Equal(t, http.StatusUnsupportedMediaType, resp.StatusCode)
@@ -313,7 +313,7 @@ func TestWebhookInFormEncodingIsAccepted(t *testing.T) {
 
 	resp := h.post("/github/webhook", form, map[string]string{
 		"Content-Type": "application/x-www-form-urlencoded", "X-GitHub-Event": "issue_comment", "X-GitHub-Delivery": "d-1",
-		"X-Hub-Signature-256": auth.GitHubSignature(webhookSecret, form),
+		"X-Hub-Signature-256": testkit.GitHubSignature(webhookSecret, form),
 	})
 
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)

@@ -15,14 +15,14 @@ type modelWriter interface {
 // modelWriting is the text the run page shows as "Writing: …", read from
 // the pending model call through Describe, never from the run's history.
 // A failure only hides it: the page is worth showing without it.
-func (s *Pages) modelWriting(ctx context.Context, runID string, snap api.RunSnapshot) string {
-	reader, ok := s.opts.Runs.(modelWriter)
+func (s *pages) modelWriting(ctx context.Context, runID string, snap api.RunSnapshot) string {
+	reader, ok := s.runs.(modelWriter)
 	if !ok || snap.Run.Status.IsTerminal() {
 		return ""
 	}
 	text, err := reader.ModelWriting(ctx, runID)
 	if err != nil {
-		s.opts.Logger.Warn("run page without what the model is writing", "run", runID, "err", err)
+		s.logger.Warn("run page without what the model is writing", "run", runID, "err", err)
 		return ""
 	}
 	return text

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
@@ -60,7 +60,7 @@ type Answer struct {
 func (a Answer) String() string { return fmt.Sprintf("%s %d %s", a.Channel, a.Code, a.Body) }
 
 // DecideSigned posts an approval through the signed decision API, signed by
-// auth.SignRequest, the one rule its callers follow.
+// api.SignRequest, the one rule its callers follow.
 func (a *ApprovalServer) DecideSigned(ctx context.Context, runID, actionID, approver, requestID string) (Answer, error) {
 	body, err := json.Marshal(map[string]string{
 		"decision": "approve", "approver": approver, "requestId": requestID,
@@ -74,7 +74,7 @@ func (a *ApprovalServer) DecideSigned(ctx context.Context, runID, actionID, appr
 		return Answer{}, fmt.Errorf("build the decision request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	auth.SignRequest(req, []byte(approvalSecret), body, time.Now())
+	api.SignRequest(req, []byte(approvalSecret), body, time.Now())
 	return a.send(req, "signed API")
 }
 
@@ -115,7 +115,7 @@ func (a *ApprovalServer) DeliverComment(ctx context.Context, c CommentCommand) (
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-GitHub-Event", "issue_comment")
 	req.Header.Set("X-GitHub-Delivery", c.DeliveryID)
-	req.Header.Set("X-Hub-Signature-256", auth.GitHubSignature(webhookSecret, payload))
+	req.Header.Set("X-Hub-Signature-256", testkit.GitHubSignature(webhookSecret, payload))
 	return a.send(req, "webhook")
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 )
 
 const callbackSecret = "e2e-callback-secret-of-at-least-32-bytes"
@@ -35,11 +34,11 @@ func (rr *resultReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unreadable", http.StatusBadRequest)
 		return
 	}
-	key := r.Header.Get(auth.HeaderIdempotencyKey)
+	key := r.Header.Get(api.HeaderIdempotencyKey)
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
 	rr.arrivals = append(rr.arrivals, key)
-	if auth.VerifySignature([]byte(callbackSecret), r, body, time.Now()) != nil {
+	if api.VerifySignature([]byte(callbackSecret), r, body, time.Now()) != nil {
 		rr.unsigned++
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return

@@ -14,7 +14,7 @@
 # Usage: mutation.sh [package[=file,file...]]...
 #   With no argument every package below is run. A package argument runs only
 #   that package; "=file,file" narrows it further to those guarantee files
-#   (e.g. internal/approvalsrv/auth=signature.go,identity.go).
+#   (e.g. internal/approvalsrv/auth=csrf.go,identity.go).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -32,9 +32,9 @@ GUARANTEES=(
   "workflows: reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go"
   "tools: check.go registry.go"
   "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
-  "api: lifecycle.go"
-  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go request_pathid.go"
-  "internal/approvalsrv/auth: signature.go csrf.go identity.go"
+  "api: lifecycle.go signature.go rules.go"
+  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go"
+  "internal/approvalsrv/auth: csrf.go identity.go"
 )
 
 guarantee_files() { # package -> its guarantee files, or nothing

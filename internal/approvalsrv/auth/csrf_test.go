@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+const testSecret = "test-approval-secret-0123456789abcdef"
+
 // The page keeps any cookie of 32 characters or more; the form must accept
 // the token it was given for such a cookie, or the form is always stale.
 func TestFormTokenForAThirtyTwoCharacterCookieIsAccepted(t *testing.T) {

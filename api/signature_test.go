@@ -1,4 +1,4 @@
-package auth
+package api
 
 import (
 	"net/http"
@@ -28,10 +28,10 @@ func signed(t *testing.T, method, signedTarget, target string, body []byte) *htt
 func TestSignatureWindowEndsOneSecondPastFiveMinutesEitherWay(t *testing.T) {
 	stamp := func(offset time.Duration) string { return strconv.FormatInt(testNow.Add(offset).Unix(), 10) }
 
-	require.NoError(t, checkTimestamp(stamp(-MaxSkew), testNow))
-	require.NoError(t, checkTimestamp(stamp(MaxSkew), testNow))
-	require.ErrorIs(t, checkTimestamp(stamp(-MaxSkew-time.Second), testNow), errStaleTimestamp)
-	require.ErrorIs(t, checkTimestamp(stamp(MaxSkew+time.Second), testNow), errStaleTimestamp)
+	require.NoError(t, checkTimestamp(stamp(-MaxSignatureSkew), testNow))
+	require.NoError(t, checkTimestamp(stamp(MaxSignatureSkew), testNow))
+	require.ErrorIs(t, checkTimestamp(stamp(-MaxSignatureSkew-time.Second), testNow), errStaleTimestamp)
+	require.ErrorIs(t, checkTimestamp(stamp(MaxSignatureSkew+time.Second), testNow), errStaleTimestamp)
 }
 
 // A comparison that stopped early (first byte, or a prefix) would accept it.

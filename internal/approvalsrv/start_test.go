@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -76,9 +75,9 @@ func TestStartWithoutAUsableIdempotencyKeyIs400AndStartsNothing(t *testing.T) {
 	req, err := http.NewRequest(http.MethodPost, h.http.URL+"/v1/runs", bytes.NewReader(body))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Add(auth.HeaderIdempotencyKey, "k-1")
-	req.Header.Add(auth.HeaderIdempotencyKey, "k-2")
-	auth.SignRequest(req, []byte(testSecret), body, testNow)
+	req.Header.Add(api.HeaderIdempotencyKey, "k-1")
+	req.Header.Add(api.HeaderIdempotencyKey, "k-2")
+	api.SignRequest(req, []byte(testSecret), body, testNow)
 	resp, err := h.http.Client().Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -140,10 +139,10 @@ func TestStartWithABadSignatureAStaleTimestampOrAReplayedKeyIs401(t *testing.T) 
 	captured := startHeaders("k-1", body, testNow)
 
 	forgedKey := startHeaders("k-1", body, testNow)
-	forgedKey[auth.HeaderIdempotencyKey] = "k-2"
+	forgedKey[api.HeaderIdempotencyKey] = "k-2"
 	otherBody := []byte(strings.Replace(startBody, `"pullNumber":7`, `"pullNumber":8`, 1))
 	forged := startHeaders("k-1", body, testNow)
-	forged[auth.HeaderSignature] = "sha256=" + strings.Repeat("0", 64)
+	forged[api.HeaderSignature] = "sha256=" + strings.Repeat("0", 64)
 	cases := map[string]struct {
 		body    []byte
 		headers map[string]string
@@ -154,7 +153,7 @@ func TestStartWithABadSignatureAStaleTimestampOrAReplayedKeyIs401(t *testing.T) 
 		"timestamp six minutes old":    {body, startHeaders("k-1", body, testNow.Add(-6*time.Minute))},
 		"timestamp six minutes ahead":  {body, startHeaders("k-1", body, testNow.Add(6*time.Minute))},
 		"signed without the key":       {body, withKey(startHeaders("", body, testNow), "k-1")},
-		"unsigned":                     {body, map[string]string{"Content-Type": "application/json", auth.HeaderIdempotencyKey: "k-1"}},
+		"unsigned":                     {body, map[string]string{"Content-Type": "application/json", api.HeaderIdempotencyKey: "k-1"}},
 		"signed for the decision path": {body, withKey(signedHeaders(http.MethodPost, decisionPath, body, testNow), "k-1")},
 	}
 	for name, c := range cases {
@@ -173,7 +172,7 @@ func TestStartWithABadSignatureAStaleTimestampOrAReplayedKeyIs401(t *testing.T) 
 }
 
 func withKey(headers map[string]string, key string) map[string]string {
-	headers[auth.HeaderIdempotencyKey] = key
+	headers[api.HeaderIdempotencyKey] = key
 	headers["Content-Type"] = "application/json"
 	return headers
 }

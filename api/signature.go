@@ -1,4 +1,8 @@
-package auth
+package api
+
+// The signed-request scheme is a wire rule: the approval server checks it on
+// its /v1 API, and a run's callback is signed with it, so that a receiver
+// checks a delivery as the server checks a request.
 
 import (
 	"crypto/hmac"
@@ -11,20 +15,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/agentrun/agentrun/api"
 )
 
-// Headers of the signed API.
+// Headers of the signed API and of a callback delivery.
 const (
 	HeaderTimestamp = "X-Agentrun-Timestamp"
 	HeaderSignature = "X-Agentrun-Signature"
-	// HeaderIdempotencyKey names the run POST /v1/runs starts or finds.
-	HeaderIdempotencyKey = api.HeaderIdempotencyKey
 )
 
-// MaxSkew is how far the timestamp of a signed request may be from now.
-const MaxSkew = 5 * time.Minute
+// MaxSignatureSkew is how far the timestamp of a signed request may be from now.
+const MaxSignatureSkew = 5 * time.Minute
 
 const signaturePrefix = "sha256="
 
@@ -81,15 +81,6 @@ func signedTarget(r *http.Request) string {
 	return target
 }
 
-// GitHubSignature is the X-Hub-Signature-256 value GitHub sends with a
-// webhook delivery of payload; the server checks it with go-github's
-// ValidatePayload. The tests that deliver as GitHub would sign through it.
-func GitHubSignature(secret string, payload []byte) string {
-	h := hmac.New(sha256.New, []byte(secret))
-	h.Write(payload)
-	return signaturePrefix + hex.EncodeToString(h.Sum(nil))
-}
-
 func mac(secret []byte, timestamp, method, target string, body []byte) []byte {
 	h := hmac.New(sha256.New, secret)
 	h.Write([]byte(timestamp + "." + method + "." + target + "."))
@@ -132,7 +123,7 @@ func checkTimestamp(timestamp string, now time.Time) error {
 		return errBadTimestamp
 	}
 	skew := now.Sub(time.Unix(seconds, 0))
-	if skew > MaxSkew || skew < -MaxSkew {
+	if skew > MaxSignatureSkew || skew < -MaxSignatureSkew {
 		return fmt.Errorf("%w (skew %s)", errStaleTimestamp, skew.Round(time.Second))
 	}
 	return nil

@@ -1,4 +1,4 @@
-package auth_test
+package testkit_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
-	"github.com/agentrun/agentrun/internal/approvalsrv/auth"
+	"github.com/agentrun/agentrun/internal/testkit"
 )
 
 // The signature tests deliver with must be the one go-github, and so the
@@ -17,7 +17,7 @@ func TestGitHubSignatureIsWhatValidatePayloadAccepts(t *testing.T) {
 	payload := []byte(`{"action":"created"}`)
 	req := httptest.NewRequest("POST", "/github/webhook", bytes.NewReader(payload))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(github.SHA256SignatureHeader, auth.GitHubSignature("s3cret", payload))
+	req.Header.Set(github.SHA256SignatureHeader, testkit.GitHubSignature("s3cret", payload))
 
 	got, err := github.ValidatePayload(req, []byte("s3cret"))
 
@@ -25,7 +25,7 @@ func TestGitHubSignatureIsWhatValidatePayloadAccepts(t *testing.T) {
 	require.Equal(t, payload, got)
 	req = httptest.NewRequest("POST", "/github/webhook", bytes.NewReader(payload))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(github.SHA256SignatureHeader, auth.GitHubSignature("other", payload))
+	req.Header.Set(github.SHA256SignatureHeader, testkit.GitHubSignature("other", payload))
 	_, err = github.ValidatePayload(req, []byte("s3cret"))
 	require.Error(t, err)
 }
