@@ -16,7 +16,6 @@ import (
 // so every worker of a task queue must build the same one.
 type Registry struct {
 	tools  map[string]entry
-	order  []string
 	agents map[string]Agent
 	// agentOrder names the agents in the order they were added.
 	agentOrder []string
@@ -61,7 +60,6 @@ func (r *Registry) Add(t Tool, gate Gate) error {
 		return fmt.Errorf("tool %q: %w", spec.Name, err)
 	}
 	r.tools[spec.Name] = entry{tool: t, action: action, gate: gate, schema: schema}
-	r.order = append(r.order, spec.Name)
 	return nil
 }
 
