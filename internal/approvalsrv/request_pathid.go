@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -27,7 +28,7 @@ func CheckPathID(name, id string) error {
 // or a GitHub comment): runclient's, as the visibility query it ends up in
 // is runclient's.
 func CheckActionID(id string) error {
-	if !runclient.ValidActionID(id) {
+	if !api.ValidActionID(id) {
 		return &Invalid{Problem: runclient.ErrBadActionID.Error()}
 	}
 	return nil
