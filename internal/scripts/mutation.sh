@@ -30,7 +30,7 @@ GUARANTEES=(
   "activities: tools.go permission.go conversation.go conversationcache.go handoff.go"
   "github: marker.go client.go permission.go proof.go"
   "workflows: reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go"
-  "tools: check.go registry.go"
+  "tools: check.go registry.go approval.go"
   "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
   "api: lifecycle.go"
   "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go request_pathid.go"
