@@ -8,7 +8,9 @@
 # actions and their approved-text check, GitHub's error classification and
 # the permission check that authorizes an approver; the conversation's proof
 # (length and digest, queried, cached or handed over); reconcile, approval, the checkpoint, the activity
-# options and the lifecycle tables; and the approval server's signature,
+# options and the lifecycle tables; the tool registry's checks of a call
+# (schema, pin, the exact call an approval binds) and its rule for which
+# calls wait for a person; and the approval server's signature,
 # authorization, decision, webhook and command parsing.
 #
 # Usage: mutation.sh [package[=file,file...]]...
