@@ -11,6 +11,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/merchantsandbox"
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
@@ -62,7 +63,7 @@ func TestRecommendApprovedSavesOneRecommendationAndExplainsTheFunnel(t *testing.
 	require.Equal(t, api.RunCompleted, res.Status, res.Error)
 	require.Contains(t, res.Answer, "10 candidates → 6 in budget → 4 with coupons → 3 chosen.")
 	require.Contains(t, res.Answer, "Saved as recommendation rec-1.")
-	require.Len(t, s.Sandbox().Recommendations(), 1)
+	require.Len(t, s.Sandbox().Merchants().Recommendations(), 1)
 	require.NotNil(t, res.Outcome)
 	require.Len(t, res.Outcome.Posted, 1)
 	saved := res.Outcome.Posted[0]
@@ -84,7 +85,7 @@ func TestRecommendApprovedSavesOneRecommendationAndExplainsTheFunnel(t *testing.
 
 func TestRecommendWithTheCouponServiceDownCompletesPartialNamingTheFailedTool(t *testing.T) {
 	t.Parallel()
-	s, run := startRecommender(t, ghsandbox.Fault{Op: ghsandbox.OpGetCoupons, Mode: ghsandbox.ModeStatus, Status: 503, Count: 20})
+	s, run := startRecommender(t, ghsandbox.Fault{Op: merchantsandbox.OpGetCoupons, Mode: ghsandbox.ModeStatus, Status: 503, Count: 20})
 	res := approveAndFinish(t, s, run)
 	require.Equal(t, api.RunCompleted, res.Status, res.Error)
 	require.Contains(t, res.Answer, "10 candidates → 6 in budget → 3 chosen.")
@@ -93,21 +94,21 @@ func TestRecommendWithTheCouponServiceDownCompletesPartialNamingTheFailedTool(t 
 	snap, err := s.Snapshot(context.Background(), run.GetID())
 	require.NoError(t, err)
 	require.Equal(t, api.OutcomePartial, snap.Run.Outcome)
-	saved := s.Sandbox().Recommendations()
+	saved := s.Sandbox().Merchants().Recommendations()
 	require.Len(t, saved, 1)
 	require.Contains(t, string(saved[0].Body), `"partial":true`)
 }
 
 func TestRecommendSaveWithALostResponseSavesExactlyOnce(t *testing.T) {
 	t.Parallel()
-	s, run := startRecommender(t, ghsandbox.Fault{Op: ghsandbox.OpSaveRecommendation, Mode: ghsandbox.ModeDropResponse})
+	s, run := startRecommender(t, ghsandbox.Fault{Op: merchantsandbox.OpSaveRecommendation, Mode: ghsandbox.ModeDropResponse})
 	res := approveAndFinish(t, s, run)
 	require.Equal(t, api.RunCompleted, res.Status, res.Error)
 	require.Contains(t, res.Answer, "Saved as recommendation rec-1.")
-	require.Len(t, s.Sandbox().Recommendations(), 1)
+	require.Len(t, s.Sandbox().Merchants().Recommendations(), 1)
 	var saves int
 	for _, r := range s.Sandbox().Requests() {
-		if r.Op == ghsandbox.OpSaveRecommendation {
+		if r.Op == merchantsandbox.OpSaveRecommendation {
 			saves++
 		}
 	}

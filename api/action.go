@@ -43,8 +43,8 @@ type PendingAction struct {
 	// refused, so that a repeated request is recognised.
 	RequestKeys []string `json:"requestKeys,omitempty"`
 	// Words are the action's tool's (ToolSpec.Words), so that a page says
-	// "approve creating a ticket" from the action alone; nil on actions
-	// recorded before them (WordsOf).
+	// "approve creating a ticket" from the action alone. The workflow fills
+	// them in (ToolWords.Or); WordsOf reads a nil as the tool name's defaults.
 	Words *ToolWords `json:"words,omitempty"`
 	// Args are the action's arguments (canonical JSON), so that a client
 	// may edit them; empty when larger than MaxEditArgsBytes. After an
@@ -58,8 +58,8 @@ type PendingAction struct {
 	Feedback bool `json:"feedback,omitempty"`
 }
 
-// ActionIDPrefix starts every action ID: the workflow makes act-<16 hex>;
-// runs from before that made act-<stepId> (act-step-4).
+// ActionIDPrefix starts every action ID: the workflow makes act-<16 hex>
+// (ActionID).
 const ActionIDPrefix = "act-"
 
 // MaxActionIDLength bounds an action ID, wherever it comes from.
@@ -93,20 +93,8 @@ func ActionID(workflowID, firstRunID string, seq int) string {
 	return ActionIDPrefix + sha256Hex([]byte(fmt.Sprintf("%s:%s:%d", workflowID, firstRunID, seq)))[:16]
 }
 
-// ArgsHash binds an approval to the exact action: sha256 of the canonical input.
-func ArgsHash(target Target, body string) string {
-	canonical, _ := json.Marshal(struct {
-		Owner      string `json:"owner"`
-		Repo       string `json:"repo"`
-		PullNumber int    `json:"pullNumber"`
-		Body       string `json:"body"`
-	}{target.Owner, target.Repo, target.PullNumber, body})
-	return sha256Hex(canonical)
-}
-
 // ToolArgsHash binds an approval to one call of a registered tool: sha256
-// of the target, the tool and the call's canonical arguments. Runs from
-// before the registry bound a comment with ArgsHash.
+// of the target, the tool and the call's canonical arguments.
 func ToolArgsHash(target Target, tool string, args json.RawMessage) string {
 	canonical, _ := json.Marshal(struct {
 		Target Target          `json:"target"`

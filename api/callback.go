@@ -54,7 +54,7 @@ func (c Callback) MarshalJSON() ([]byte, error) {
 	return json.Marshal(callbackJSON{URL: c.URL, Deadline: jsonDuration(c.Deadline)})
 }
 
-// UnmarshalJSON reads the deadline written either way.
+// UnmarshalJSON reads the deadline as a duration string.
 func (c *Callback) UnmarshalJSON(b []byte) error {
 	var v callbackJSON
 	if err := json.Unmarshal(b, &v); err != nil {

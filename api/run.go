@@ -1,6 +1,10 @@
 package api
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
 
 // Defaults applied to a RunInput that leaves them zero.
 const (
@@ -112,8 +116,8 @@ type RunInput struct {
 	// step; see workflows/policy.go). A kind without a source refuses to
 	// start without approvers (CheckApprovers).
 	Approvers []string `json:"approvers,omitempty"`
-	// ApprovalTimeout travels as a duration string ("24h0m0s"); a number is
-	// read as nanoseconds. So does ToolTimeout (api/duration.go).
+	// ApprovalTimeout travels as a duration string ("24h0m0s"), and so
+	// does ToolTimeout (MarshalJSON).
 	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
 	MaxSteps        int           `json:"maxSteps,omitempty"`
 	// HistoryThreshold is the history length past which the run continues as new.
@@ -136,6 +140,62 @@ type RunInput struct {
 	FollowUp string `json:"followUp,omitempty"`
 	// Checkpoint is empty on a new run and set when the run continues as new.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+}
+
+// RunInput's durations travel as Go duration strings ("24h0m0s", "5s"), so
+// that the input the Temporal UI shows reads as written.
+
+// MarshalJSON writes the durations as strings, e.g. "approvalTimeout":"24h0m0s".
+func (in RunInput) MarshalJSON() ([]byte, error) {
+	return json.Marshal(runInputJSON{
+		runInputFields:  runInputFields(in),
+		ApprovalTimeout: jsonDuration(in.ApprovalTimeout),
+		ToolTimeout:     jsonDuration(in.ToolTimeout),
+	})
+}
+
+// UnmarshalJSON reads the durations as strings.
+func (in *RunInput) UnmarshalJSON(b []byte) error {
+	var v runInputJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*in = RunInput(v.runInputFields)
+	in.ApprovalTimeout, in.ToolTimeout = time.Duration(v.ApprovalTimeout), time.Duration(v.ToolTimeout)
+	return nil
+}
+
+// runInputJSON is RunInput with its durations as strings: the outer fields
+// take precedence over the embedded ones of the same JSON name.
+type runInputJSON struct {
+	runInputFields
+	ApprovalTimeout jsonDuration `json:"approvalTimeout,omitempty"`
+	ToolTimeout     jsonDuration `json:"toolTimeout,omitempty"`
+}
+
+// runInputFields has RunInput's fields without its methods, so that
+// marshalling it does not recurse.
+type runInputFields RunInput
+
+// jsonDuration is a time.Duration on the wire: a duration string (RunInput,
+// Callback).
+type jsonDuration time.Duration
+
+func (d jsonDuration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+func (d *jsonDuration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: want a string such as \"24h\", got %s", b)
+	}
+	parsed, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("duration: %w", err)
+	}
+	*d = jsonDuration(parsed)
+	return nil
 }
 
 // RunResult is what AgentRun returns when it completes.

@@ -2,9 +2,12 @@ package runclient
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"sync"
 	"time"
+
+	workflowpb "go.temporal.io/api/workflow/v1"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -15,6 +18,9 @@ import (
 // the bench's 2 cores and at 32 under 2 s.
 const snapshotQueries = 32
 
+// maxWaitingRuns caps how many runs one inbox listing walks through.
+const maxWaitingRuns = 1000
+
 // PendingApproval is one entry of the approval inbox: one waiting action.
 type PendingApproval struct {
 	RunID    string `json:"runId"`
@@ -23,7 +29,7 @@ type PendingApproval struct {
 	ArgsHash string `json:"argsHash"`
 	Tool     string `json:"tool"`
 	// Words are the tool's (PendingAction.Words), so that the inbox says
-	// what the action does; nil on actions recorded before them.
+	// what the action does.
 	Words *api.ToolWords `json:"words,omitempty"`
 	// Agent is the run's agent; Batch, whether it takes one decision on
 	// several of its waiting actions.
@@ -58,9 +64,10 @@ func (c *Client) ListWaiting(ctx context.Context) ([]PendingApproval, error) {
 // come here, so a person at a terminal and one at the inbox page see the
 // same actions waiting.
 //
-// A run that keeps its inbox memo (api.MemoInbox) is listed from visibility
-// alone; only the others (runs from before the memo, or memos this client
-// cannot read) are asked, each through its run query.
+// A run whose inbox memo (api.MemoInbox) this client can read is listed
+// from visibility alone; only the others (a memo encrypted for a client
+// without the codec, or a source without memos) are asked, each through its
+// run query.
 func PendingApprovals(ctx context.Context, src InboxSource) ([]PendingApproval, error) {
 	runs, err := waitingRunsOf(ctx, src)
 	if err != nil {
@@ -107,13 +114,8 @@ func waitingRunsOf(ctx context.Context, src InboxSource) ([]waitingRun, error) {
 // pendingApprovalsOf is one entry per waiting action of the run: a model
 // turn may propose several actions at once, each decided on its own.
 func pendingApprovalsOf(runID string, snap api.RunSnapshot) []PendingApproval {
-	actions := snap.Actions
-	if len(actions) == 0 && snap.PendingAction != nil {
-		// A snapshot from before Actions lists only the newest.
-		actions = []api.PendingAction{*snap.PendingAction}
-	}
 	var entries []PendingApproval
-	for _, a := range actions {
+	for _, a := range snap.Actions {
 		if a.State != api.ActionWaiting {
 			continue
 		}
@@ -141,6 +143,62 @@ func pendingApprovalsOf(runID string, snap api.RunSnapshot) []PendingApproval {
 		})
 	}
 	return entries
+}
+
+// WaitingRunIDs lists the open runs whose AgentRunStatus is
+// waiting_for_user, at most maxWaitingRuns of them.
+func (c *Client) WaitingRunIDs(ctx context.Context) ([]string, error) {
+	runs, err := c.waitingRuns(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(runs))
+	for i, r := range runs {
+		ids[i] = r.runID
+	}
+	return ids, nil
+}
+
+// waitingRun is a run the inbox lists, with its api.MemoInbox when visibility
+// holds one this client can read.
+type waitingRun struct {
+	runID string
+	inbox *api.InboxMemo
+}
+
+// waitingRuns is WaitingRunIDs with each run's inbox memo, from the same
+// listing: visibility writes a run's status and its memo together.
+func (c *Client) waitingRuns(ctx context.Context) ([]waitingRun, error) {
+	query := fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\" AND %s = %q",
+		api.WorkflowName, api.SearchAttrStatus.GetName(), api.RunWaitingForUser)
+	var runs []waitingRun
+	// One page holds a whole listing: the inbox reads its entries from
+	// the page itself, so every round trip saved is most of its time.
+	err := c.eachPage(ctx, query, maxWaitingRuns, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
+		for _, exec := range execs {
+			runs = append(runs, waitingRun{runID: exec.GetExecution().GetWorkflowId(), inbox: c.inboxMemo(exec)})
+		}
+		return len(runs) < maxWaitingRuns
+	})
+	if err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+// inboxMemo reads the run's inbox memo; nil when it has none or when it
+// cannot be read (encrypted, and this client was given no converter that
+// decrypts it): then the inbox asks the run.
+func (c *Client) inboxMemo(exec *workflowpb.WorkflowExecutionInfo) *api.InboxMemo {
+	p, ok := exec.GetMemo().GetFields()[api.MemoInbox]
+	if !ok {
+		return nil
+	}
+	var memo api.InboxMemo
+	if err := c.converter().FromPayload(p, &memo); err != nil {
+		return nil
+	}
+	return &memo
 }
 
 // found is one answer of snapshots.

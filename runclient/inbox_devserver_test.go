@@ -16,7 +16,8 @@ import (
 )
 
 // queryingInbox hides the client's visibility listing with memos: through
-// it, PendingApprovals asks every waiting run, as before the inbox memo.
+// it, PendingApprovals asks every waiting run its query, as it does a run
+// whose memo it cannot read.
 type queryingInbox struct{ rc *runclient.Client }
 
 func (q queryingInbox) WaitingRunIDs(ctx context.Context) ([]string, error) {

@@ -20,9 +20,6 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// maxWaitingRuns caps how many runs one inbox listing walks through.
-const maxWaitingRuns = 1000
-
 // listPageSize is how many executions one visibility call returns.
 const listPageSize = 200
 
@@ -218,61 +215,8 @@ func keywordOf(fields map[string]*commonpb.Payload, name string) string {
 	return value
 }
 
-// WaitingRunIDs lists the open runs whose AgentRunStatus is
-// waiting_for_user, at most maxWaitingRuns of them.
-func (c *Client) WaitingRunIDs(ctx context.Context) ([]string, error) {
-	runs, err := c.waitingRuns(ctx)
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, len(runs))
-	for i, r := range runs {
-		ids[i] = r.runID
-	}
-	return ids, nil
-}
-
-// waitingRun is a run the inbox lists, with its api.MemoInbox when visibility
-// holds one this client can read.
-type waitingRun struct {
-	runID string
-	inbox *api.InboxMemo
-}
-
-// waitingRuns is WaitingRunIDs with each run's inbox memo, from the same
-// listing: visibility writes a run's status and its memo together.
-func (c *Client) waitingRuns(ctx context.Context) ([]waitingRun, error) {
-	query := fmt.Sprintf("WorkflowType = %q AND ExecutionStatus = \"Running\" AND %s = %q",
-		api.WorkflowName, api.SearchAttrStatus.GetName(), api.RunWaitingForUser)
-	var runs []waitingRun
-	// One page holds a whole listing: the inbox reads its entries from
-	// the page itself, so every round trip saved is most of its time.
-	err := c.eachPage(ctx, query, maxWaitingRuns, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
-		for _, exec := range execs {
-			runs = append(runs, waitingRun{runID: exec.GetExecution().GetWorkflowId(), inbox: c.inboxMemo(exec)})
-		}
-		return len(runs) < maxWaitingRuns
-	})
-	if err != nil {
-		return nil, err
-	}
-	return runs, nil
-}
-
-// inboxMemo reads the run's inbox memo; nil when it has none (a run from
-// before the memo) or when it cannot be read (encrypted, and this client
-// was given no converter that decrypts it): then the inbox asks the run.
-func (c *Client) inboxMemo(exec *workflowpb.WorkflowExecutionInfo) *api.InboxMemo {
-	p, ok := exec.GetMemo().GetFields()[api.MemoInbox]
-	if !ok {
-		return nil
-	}
-	var memo api.InboxMemo
-	if err := c.converter().FromPayload(p, &memo); err != nil {
-		return nil
-	}
-	return &memo
-}
+// ErrBadActionID: the ID breaks api.ValidActionID's rule, so it was not used.
+var ErrBadActionID = errors.New("the action ID must look like act-0123456789abcdef: \"act-\" followed by letters, digits, '_' or '-', at most 64 characters")
 
 // RunByActionID finds, in one visibility query, the open or recently closed
 // run whose AgentRunActionIds holds actionID; ErrRunNotFound when none does.
@@ -282,7 +226,7 @@ func (c *Client) inboxMemo(exec *workflowpb.WorkflowExecutionInfo) *api.InboxMem
 // decided" rather than "no such action".
 func (c *Client) RunByActionID(ctx context.Context, actionID string) (string, error) {
 	// The ID is quoted into the query: only the checked alphabet may get there.
-	if !ValidActionID(actionID) {
+	if !api.ValidActionID(actionID) {
 		// %.40q: the ID came from outside and may be long; precision cuts
 		// it at a rune boundary.
 		return "", fmt.Errorf("find the run of action %.40q: %w", actionID, ErrBadActionID)

@@ -38,10 +38,12 @@ const (
 
 // approval is the rule for at's calls of the tool e.
 func approval(e entry, at AgentTool) Approval {
-	switch {
-	case e.action == nil || e.gate == NeverAsk:
+	// ifs, not a switch, as in Registry.Add: a mutation test reaches no
+	// case expression.
+	if e.action == nil || e.gate == NeverAsk {
 		return ApprovalNever
-	case e.gate == AlwaysAsk || at.Ask:
+	}
+	if e.gate == AlwaysAsk || at.Ask {
 		return ApprovalAlways
 	}
 	if _, scoped := e.action.(Scoped); scoped {

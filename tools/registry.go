@@ -16,7 +16,6 @@ import (
 // so every worker of a task queue must build the same one.
 type Registry struct {
 	tools  map[string]entry
-	order  []string
 	agents map[string]Agent
 	// agentOrder names the agents in the order they were added.
 	agentOrder []string
@@ -50,10 +49,12 @@ func (r *Registry) Add(t Tool, gate Gate) error {
 	if isAction != spec.SideEffect {
 		return fmt.Errorf("tool %q: SideEffect is %v, but it is %san Action", spec.Name, spec.SideEffect, map[bool]string{false: "not ", true: ""}[isAction])
 	}
-	switch {
-	case gate != AlwaysAsk && gate != NeverAsk && gate != AgentDecides:
+	// Two ifs, not a switch: Go's coverage profile holds no case
+	// expression, so a mutation test would count these as reached by no test.
+	if gate != AlwaysAsk && gate != NeverAsk && gate != AgentDecides {
 		return fmt.Errorf("tool %q: unknown gate %q", spec.Name, gate)
-	case !isAction && gate != NeverAsk:
+	}
+	if !isAction && gate != NeverAsk {
 		return fmt.Errorf("tool %q reads: it takes NeverAsk, not %q", spec.Name, gate)
 	}
 	schema, err := resolveSchema(spec.Parameters)
@@ -61,7 +62,6 @@ func (r *Registry) Add(t Tool, gate Gate) error {
 		return fmt.Errorf("tool %q: %w", spec.Name, err)
 	}
 	r.tools[spec.Name] = entry{tool: t, action: action, gate: gate, schema: schema}
-	r.order = append(r.order, spec.Name)
 	return nil
 }
 

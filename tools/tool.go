@@ -8,8 +8,10 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -28,6 +30,18 @@ type Call struct {
 	// Approved is the preview the person approved, for an action that asked
 	// one; the action must do exactly this and a reconcile accepts only it.
 	Approved string
+}
+
+// DecodeArgs reads the call's arguments into v, refusing a field v does not
+// name: Check held them to the tool's schema, and a tool reads only what it
+// declared.
+func (c Call) DecodeArgs(v any) error {
+	dec := json.NewDecoder(bytes.NewReader(c.Args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("read the arguments: %w", err)
+	}
+	return nil
 }
 
 // Tool is a tool the model may call. A Tool that is not an Action reads:

@@ -10,6 +10,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/merchantsandbox"
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
@@ -23,7 +24,7 @@ func recommendScenarios() []recordScenario {
 		{name: "recommend", worker: startRecommendWorker, input: recommendInput, decide: approve,
 			check: requireRecommended(api.OutcomeComplete)},
 		{name: "recommend-coupons-down", worker: startRecommendWorker, input: recommendInput, decide: approve,
-			before: faults(ghsandbox.Fault{Op: ghsandbox.OpGetCoupons, Mode: ghsandbox.ModeStatus, Status: 503, Count: 20}),
+			before: faults(ghsandbox.Fault{Op: merchantsandbox.OpGetCoupons, Mode: ghsandbox.ModeStatus, Status: 503, Count: 20}),
 			check:  requireRecommended(api.OutcomePartial)},
 	}
 }
@@ -59,6 +60,6 @@ func requireRecommended(outcome string) func(*testing.T, client.Client, api.RunS
 		require.Equal(t, outcome, snap.Run.Outcome)
 		require.Len(t, snap.Outcome.Posted, 1, "one save")
 		require.Equal(t, "alice", snap.Outcome.Posted[0].ApprovedBy)
-		require.NotEmpty(t, sandbox.Recommendations())
+		require.NotEmpty(t, sandbox.Merchants().Recommendations())
 	}
 }

@@ -50,16 +50,13 @@ func (releaseNote) Spec() api.ToolSpec {
 // the workflow: no clock, no I/O, only the call.
 func (releaseNote) Preview(call tools.Call) (string, error) {
 	var a releaseNoteArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return "", fmt.Errorf("read the arguments: %w", err)
+	if err := call.DecodeArgs(&a); err != nil {
+		return "", err
 	}
-	if strings.TrimSpace(a.Note) == "" {
-		return "", errors.New("the note is blank")
-	}
-	// Only the tool appends a marker; one in the note could pass for another
-	// operation's proof.
-	if ghapi.CarriesOperationMarker(a.Note) {
-		return "", errors.New("the note holds an agent-operation marker; write it without one")
+	// The built-in GitHub actions' rule: no blank note, and no marker in it,
+	// which could pass for another operation's proof.
+	if err := ghtools.RequireText("note", a.Note); err != nil {
+		return "", err
 	}
 	return fmt.Sprintf("**Release note** (%s) for %s\n\n> %s", a.Kind, ref(call.Target), strings.TrimSpace(a.Note)), nil
 }

@@ -15,7 +15,7 @@ import (
 const batchPath = "/v1/runs/run-1/decision"
 
 // act2Hash is twoWaitingRun's second action's input.
-var act2Hash = api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "File an issue: TODO in cache.go.")
+var act2Hash = commentHash("File an issue: TODO in cache.go.")
 
 // twoWaitingRun is waitingRun with a second waiting action, act-2, proposed
 // in the same model turn, on a run of the triage agent when batches is set.
@@ -47,7 +47,7 @@ var bothActions = []api.ActionRef{{ActionID: "act-1", ArgsHash: act1Hash}, {Acti
 
 func TestSignedDecisionWithAStaleArgsHashAnswers409AndSendsNothing(t *testing.T) {
 	h := waitingHarness(t, nil, "alice")
-	stale := api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "an older preview")
+	stale := commentHash("an older preview")
 	body, err := json.Marshal(Decision{Decision: "approve", Approver: "alice", RequestID: "req-1", ArgsHash: stale})
 	require.NoError(t, err)
 
@@ -115,7 +115,7 @@ func TestBatchThatCannotBeTakenWholeIsRefusedAndSendsNothing(t *testing.T) {
 	decided := twoWaitingRun(true)
 	decided.Actions[1].State, decided.Actions[1].DecidedBy = api.ActionRejected, "bob"
 	decided.PendingAction = &decided.Actions[1]
-	stale := api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "an older preview")
+	stale := commentHash("an older preview")
 	cases := map[string]struct {
 		snap api.RunSnapshot
 		refs []api.ActionRef

@@ -99,8 +99,18 @@ func waitingHarness(t *testing.T, perms PermissionChecker, approvers ...string) 
 	return h
 }
 
-// act1Hash is waitingRun's act-1 input: the hash of its preview.
-var act1Hash = api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "Looks good, but `fmt.Println` is left in cache.go.")
+// act1Hash is waitingRun's act-1 input: the hash of its comment.
+var act1Hash = commentHash("Looks good, but `fmt.Println` is left in cache.go.")
+
+// commentHash is the argsHash of a comment with body on acme/widgets#1, as
+// the run binds it.
+func commentHash(body string) string {
+	args, err := json.Marshal(map[string]string{"body": body})
+	if err != nil {
+		panic(err)
+	}
+	return api.ToolArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, api.ToolCreateIssueComment, args)
+}
 
 // waitingRun is a run waiting on action act-1, created 1 h before testNow
 // and expiring 23 h after it.

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -28,7 +29,7 @@ func checkPathID(name, id string) error {
 // or a GitHub comment): runclient's, as the visibility query it ends up in
 // is runclient's.
 func checkActionID(id string) error {
-	if !runclient.ValidActionID(id) {
+	if !api.ValidActionID(id) {
 		return &invalidRequest{Problem: runclient.ErrBadActionID.Error()}
 	}
 	return nil

@@ -100,7 +100,7 @@ func TestFormWithAStaleArgsHashAnswers409AndSendsNothing(t *testing.T) {
 	form := pageForms(t, page)[decisionPagePath]
 	require.Equal(t, act1Hash, form.Get("argsHash"))
 	form.Set("decision", "approve")
-	form.Set("argsHash", api.ArgsHash(api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}, "what the page showed before"))
+	form.Set("argsHash", commentHash("what the page showed before"))
 
 	resp := b.submit(decisionPagePath, form, nil)
 

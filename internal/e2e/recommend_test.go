@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/merchantsandbox"
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
@@ -71,9 +72,9 @@ func recommend(ctx context.Context, t *testing.T, s *Stack, extra ...string) (ap
 	return res, snap
 }
 
-func (s *Sandbox) recommendations(t *testing.T) []ghsandbox.SavedRecommendation {
+func (s *Sandbox) recommendations(t *testing.T) []merchantsandbox.SavedRecommendation {
 	t.Helper()
-	var saved []ghsandbox.SavedRecommendation
+	var saved []merchantsandbox.SavedRecommendation
 	s.getJSON(t, "/recommendations", &saved)
 	return saved
 }
@@ -131,14 +132,14 @@ func TestFaultLostSaveOfARecommendationSavesItOnce(t *testing.T) {
 	s := recommenderStack(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	s.Sandbox.AddFaults(t, ghsandbox.Fault{Op: ghsandbox.OpSaveRecommendation, Mode: ghsandbox.ModeDropResponse})
+	s.Sandbox.AddFaults(t, ghsandbox.Fault{Op: merchantsandbox.OpSaveRecommendation, Mode: ghsandbox.ModeDropResponse})
 
 	res, snap := recommend(ctx, t, s)
 	require.Equal(t, api.RunCompleted, res.Status, res.Error)
 	require.Contains(t, res.Answer, "Saved as recommendation rec-1.")
 	saved := s.Sandbox.recommendations(t)
 	require.Len(t, saved, 1, "one recommendation, though its first answer was lost")
-	saves := RequestsFor(s.Sandbox.Requests(t), ghsandbox.OpSaveRecommendation)
+	saves := RequestsFor(s.Sandbox.Requests(t), merchantsandbox.OpSaveRecommendation)
 	require.GreaterOrEqual(t, len(saves), 2, "the lost answer was followed by the same request again")
 	require.Equal(t, ghsandbox.ModeDropResponse, saves[0].Fault)
 	var step *api.AgentStep
@@ -168,8 +169,8 @@ func TestTheWorkerWithNoGitHubVariableServesTheRecommenderAndNeverCallsGitHub(t 
 	require.Contains(t, res.Answer, "10 candidates → 6 in budget → 4 with coupons → 3 chosen.")
 	require.Len(t, s.Sandbox.recommendations(t), 1)
 	require.Equal(t, "alice", snap.PendingAction.DecidedBy)
-	merchant := map[string]bool{ghsandbox.OpSearchMerchants: true, ghsandbox.OpGetMerchantDetails: true, ghsandbox.OpGetCoupons: true,
-		ghsandbox.OpSaveRecommendation: true, ghsandbox.OpListRecommendations: true}
+	merchant := map[string]bool{merchantsandbox.OpSearchMerchants: true, merchantsandbox.OpGetMerchantDetails: true, merchantsandbox.OpGetCoupons: true,
+		merchantsandbox.OpSaveRecommendation: true, merchantsandbox.OpListRecommendations: true}
 	for _, r := range s.Sandbox.Requests(t) {
 		require.True(t, merchant[r.Op], "a worker without GitHub asked the sandbox's GitHub: %s", r.Op)
 	}

@@ -11,6 +11,11 @@
 // what its answers look like (GitHub's objects, checked against GitHub's REST
 // description by conformance_test.go), faults the fault queue and request
 // log, fixture the starting state, statefile its state file.
+//
+// The same server also serves the merchant service the recommend agent
+// reads (internal/merchantsandbox), on the same port, fault queue and
+// request log, so that `make up` runs one sandbox; that service is not
+// GitHub's and keeps its own package.
 package ghsandbox
 
 import (
@@ -19,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentrun/agentrun/internal/merchantsandbox"
 )
 
 // Operations a fault can target; they also name requests in the request log.
@@ -58,7 +65,7 @@ type Server struct {
 	// change (NewPersistent); empty keeps it in memory only.
 	statePath string
 
-	merchants merchantService
+	merchants merchantsandbox.Service
 }
 
 // New returns a sandbox holding a copy of fixture.
@@ -66,7 +73,7 @@ func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
 		pages:         http.NewServeMux(),
-		faults:        NewQueue(append(slices.Clip(servedOps), merchantOps...)),
+		faults:        NewQueue(append(slices.Clip(servedOps), merchantsandbox.Ops...)),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -90,7 +97,9 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
-	s.merchantRoutes()
+	for _, rt := range s.merchants.Routes() {
+		s.mux.Handle(rt.Pattern, s.api(rt.Op, answered(rt.Handle)))
+	}
 	s.mux.Handle("/", s.api(opUnknown, s.unknownRoute))
 
 	s.pages.HandleFunc("GET /{owner}/{repo}/pull/{number}", s.servePullPage)
@@ -155,6 +164,21 @@ func (s *Server) api(op string, handle func(*http.Request) Response) http.Handle
 		resp.WithHealthyRateLimit(time.Now()).Write(w)
 	})
 }
+
+// answered is a merchant handler as one of the API's: its answer as JSON.
+func answered(handle func(*http.Request) merchantsandbox.Answer) func(*http.Request) Response {
+	return func(r *http.Request) Response {
+		a := handle(r)
+		resp := JSON(a.Status, a.Body)
+		for k, v := range a.Header {
+			resp.Header[k] = v
+		}
+		return resp
+	}
+}
+
+// Merchants is the merchant service this sandbox serves.
+func (s *Server) Merchants() *merchantsandbox.Service { return &s.merchants }
 
 // Requests returns the request log, oldest first.
 func (s *Server) Requests() []RequestRecord { return s.requests.Records() }

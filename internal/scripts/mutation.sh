@@ -8,7 +8,9 @@
 # actions and their approved-text check, GitHub's error classification and
 # the permission check that authorizes an approver; the conversation's proof
 # (length and digest, queried, cached or handed over); reconcile, approval, the checkpoint, the activity
-# options and the lifecycle tables; and the approval server's signature,
+# options and the lifecycle tables; the tool registry's checks of a call
+# (schema, pin, the exact call an approval binds) and its rule for which
+# calls wait for a person; and the approval server's signature,
 # authorization, decision, webhook and command parsing.
 #
 # Usage: mutation.sh [package[=file,file...]]...
@@ -30,7 +32,7 @@ GUARANTEES=(
   "activities: tools.go permission.go conversation.go conversationcache.go handoff.go"
   "github: marker.go client.go permission.go proof.go"
   "workflows: reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go"
-  "tools: check.go registry.go"
+  "tools: check.go registry.go approval.go"
   "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
   "api: lifecycle.go signature.go rules.go"
   "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go"

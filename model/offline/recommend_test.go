@@ -10,6 +10,7 @@ import (
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/merchantsandbox"
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/model/offline"
 	"github.com/agentrun/agentrun/tools"
@@ -86,7 +87,7 @@ func TestRecommendIsTheSameForTheSameReads(t *testing.T) {
 
 func TestRecommendWithCouponsDownChoosesWithoutCouponsAndNamesTheFailedTool(t *testing.T) {
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
-	require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: ghsandbox.OpGetCoupons, Mode: ghsandbox.ModeStatus, Status: 503, Count: 1}))
+	require.NoError(t, sandbox.AddFault(ghsandbox.Fault{Op: merchantsandbox.OpGetCoupons, Mode: ghsandbox.ModeStatus, Status: 503, Count: 1}))
 	save, answer := recommendDialogue(t, sandbox, `{"status":201,"body":{"id":"rec-1"}}`)
 	require.Contains(t, answer, "10 candidates → 6 in budget → 3 chosen.")
 	require.Contains(t, answer, "1. Garden Courtyard (160 for two, quiet, rated 4.7)")

@@ -58,18 +58,22 @@ func (s argsSchema) decode(args json.RawMessage, v any) error {
 }
 
 // refuseMarker refuses a text the model wrote that holds an operation
-// marker: only the tool appends one, and a forged one could pass for another
-// operation's proof.
+// marker: only the tool appends one, after approval, and one written by the
+// model (or by a prompt injection it read) could pass for another
+// operation's proof during reconciliation.
 func refuseMarker(field, text string) error {
 	if ghapi.CarriesOperationMarker(text) {
-		return fmt.Errorf("the %s holds an agent-operation marker; only the one the tool appends may appear", field)
+		return fmt.Errorf("the %s carries an operation marker (<!-- agent-operation: ... -->); "+
+			"the run appends its own marker, so write it without one", field)
 	}
 	return nil
 }
 
-// requireText refuses a text the model must write that is blank or holds an
-// operation marker.
-func requireText(field, text string) error {
+// RequireText refuses a text the model wrote for a GitHub action to post
+// under its operation marker when it is blank (the marker alone would look
+// like content to GitHub) or already holds a marker (refuseMarker). A tool
+// of a user's own module calls it from its Preview, as the built-in ones do.
+func RequireText(field, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("the %s is blank", field)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -45,18 +44,11 @@ func (*CreateIssueComment) Spec() api.ToolSpec {
 // Preview implements tools.Action: the body is what a person approves.
 func (*CreateIssueComment) Preview(call tools.Call) (string, error) {
 	var a commentArgs
-	if err := json.Unmarshal(call.Args, &a); err != nil {
-		return "", fmt.Errorf("read the arguments: %w", err)
+	if err := call.DecodeArgs(&a); err != nil {
+		return "", err
 	}
-	if strings.TrimSpace(a.Body) == "" {
-		return "", errors.New("body is blank")
-	}
-	// Only the run appends a marker, after approval; one in the body (written
-	// by the model, or by a prompt injection in the pull request) could pass
-	// for another operation's proof during reconciliation.
-	if ghapi.CarriesOperationMarker(a.Body) {
-		return "", errors.New("the comment body carries an operation marker (<!-- agent-operation: ... -->); " +
-			"the run appends its own marker, so write the comment without one")
+	if err := RequireText("comment body", a.Body); err != nil {
+		return "", err
 	}
 	return a.Body, nil
 }

@@ -51,7 +51,7 @@ func NewCreateIssue(acc Access) tools.Action {
 }
 
 func (createIssue) check(a issueArgs) error {
-	if err := requireText("issue title", a.Title); err != nil {
+	if err := RequireText("issue title", a.Title); err != nil {
 		return err
 	}
 	return refuseMarker("issue body", a.Body)

@@ -69,7 +69,7 @@ func NewCreateReview(acc Access) tools.Action {
 }
 
 func (createReview) check(a reviewArgs) error {
-	if err := requireText("review body", a.Body); err != nil {
+	if err := RequireText("review body", a.Body); err != nil {
 		return err
 	}
 	for i, c := range a.Comments {

@@ -17,13 +17,12 @@ import (
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
-	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
 )
 
 func TestAHungCallEndsAtTheDeadlineAndTheSessionStillServes(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			_, byName := connect(t, tr.server(t, testserver.Options{}))
+			_, byName := connect(t, tr.server(t, testkit.MCPServerOptions{}))
 			pidBefore := callText(t, byName["kv__pid"])
 			// The activity's deadline; the server never answers before it.
 			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
@@ -36,7 +35,7 @@ func TestAHungCallEndsAtTheDeadlineAndTheSessionStillServes(t *testing.T) {
 }
 
 func TestConcurrentCallsAfterACrashShareOneNewServer(t *testing.T) {
-	_, byName := connect(t, stdioServer(t, testserver.Options{}))
+	_, byName := connect(t, stdioServer(t, testkit.MCPServerOptions{}))
 	pidBefore := callText(t, byName["kv__pid"])
 	_, err := byName["kv__crash"].Tool.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{}`)})
 	require.Error(t, err)
@@ -62,7 +61,7 @@ func TestConcurrentCallsAfterACrashShareOneNewServer(t *testing.T) {
 
 func TestHTTPHeadersReachTheServer(t *testing.T) {
 	ln := testkit.Listen(t)
-	mcpServer := testserver.New(testserver.Options{Die: func() {}})
+	mcpServer := testkit.NewMCPServer(testkit.MCPServerOptions{Die: func() {}})
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer t0ken" {
@@ -84,7 +83,7 @@ func TestHTTPHeadersReachTheServer(t *testing.T) {
 }
 
 func TestAClosedConnRefusesCalls(t *testing.T) {
-	conn, byName := connect(t, stdioServer(t, testserver.Options{}))
+	conn, byName := connect(t, stdioServer(t, testkit.MCPServerOptions{}))
 	require.NoError(t, conn.Close())
 	_, err := byName["kv__pid"].Tool.Execute(callCtx(t), tools.Call{Args: json.RawMessage(`{}`)})
 	require.ErrorContains(t, err, "connection closed by the worker")
@@ -105,7 +104,7 @@ func restartableServer(t *testing.T, before func(r *http.Request)) (url string, 
 	ln := testkit.Listen(t)
 	var current atomic.Pointer[http.Handler]
 	restart = func() {
-		mcpServer := testserver.New(testserver.Options{Die: func() {}})
+		mcpServer := testkit.NewMCPServer(testkit.MCPServerOptions{Die: func() {}})
 		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
 		current.Store(&h)
 	}
@@ -189,6 +188,6 @@ func TestHTTPHeadersAreNotHandedToARedirectsHost(t *testing.T) {
 }
 
 func TestAServerThatPagesItsToolsForeverIsRefused(t *testing.T) {
-	_, err := mcptool.Connect(callCtx(t), httpServer(t, testserver.Options{EndlessList: true}))
+	_, err := mcptool.Connect(callCtx(t), httpServer(t, testkit.MCPServerOptions{EndlessList: true}))
 	require.ErrorContains(t, err, "MCP server kv lists more than 256 tools")
 }

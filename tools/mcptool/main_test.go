@@ -13,7 +13,6 @@ import (
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
-	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
 )
 
 // serverMode, when set, makes the test binary the stdio MCP server itself:
@@ -25,17 +24,17 @@ func TestMain(m *testing.M) {
 	case "":
 		os.Exit(m.Run())
 	case "hostile":
-		serveStdio(testserver.Options{Hostile: true})
+		serveStdio(testkit.MCPServerOptions{Hostile: true})
 	case "identity":
-		serveStdio(testserver.Options{Identity: true})
+		serveStdio(testkit.MCPServerOptions{Identity: true})
 	default:
-		serveStdio(testserver.Options{})
+		serveStdio(testkit.MCPServerOptions{})
 	}
 }
 
-func serveStdio(opts testserver.Options) {
+func serveStdio(opts testkit.MCPServerOptions) {
 	opts.Die = func() { os.Exit(3) }
-	if err := testserver.New(opts).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	if err := testkit.NewMCPServer(opts).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		os.Exit(1)
 	}
 	os.Exit(0)
@@ -44,12 +43,12 @@ func serveStdio(opts testserver.Options) {
 // transport is one way to reach a fresh test server.
 type transport struct {
 	name   string
-	server func(t *testing.T, opts testserver.Options) mcptool.Server
+	server func(t *testing.T, opts testkit.MCPServerOptions) mcptool.Server
 }
 
 var transports = []transport{{"stdio", stdioServer}, {"http", httpServer}}
 
-func stdioServer(t *testing.T, opts testserver.Options) mcptool.Server {
+func stdioServer(t *testing.T, opts testkit.MCPServerOptions) mcptool.Server {
 	mode := "plain"
 	if opts.Hostile {
 		mode = "hostile"
@@ -57,11 +56,11 @@ func stdioServer(t *testing.T, opts testserver.Options) mcptool.Server {
 	return mcptool.Server{Name: "kv", Command: []string{os.Args[0]}, Env: []string{serverMode + "=" + mode}}
 }
 
-func httpServer(t *testing.T, opts testserver.Options) mcptool.Server {
+func httpServer(t *testing.T, opts testkit.MCPServerOptions) mcptool.Server {
 	ln := testkit.Listen(t)
 	srv := &http.Server{}
 	opts.Die = func() { _ = srv.Close() }
-	mcpServer := testserver.New(opts)
+	mcpServer := testkit.NewMCPServer(opts)
 	srv.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })

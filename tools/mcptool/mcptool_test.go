@@ -13,11 +13,10 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
-
+	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
-	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
 )
 
 // content is the output a converted tool hands the model.
@@ -35,11 +34,11 @@ func readContent(t *testing.T, out api.ToolOutput) content {
 }
 
 // lookup reads the server's store through its read tool.
-func lookup(t *testing.T, r mcptool.Registered, key string) testserver.Entry {
+func lookup(t *testing.T, r mcptool.Registered, key string) testkit.MCPEntry {
 	t.Helper()
 	out, err := r.Tool.Execute(callCtx(t), tools.Call{Args: mustJSON(t, map[string]string{"key": key})})
 	require.NoError(t, err)
-	var e testserver.Entry
+	var e testkit.MCPEntry
 	require.NoError(t, json.Unmarshal(readContent(t, out).Structured, &e))
 	return e
 }
@@ -62,7 +61,7 @@ func requireRejected(t *testing.T, err error) *temporal.ApplicationError {
 func TestReadOnlyToolRunsAndServerErrorsAreRejected(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			_, byName := connect(t, tr.server(t, testserver.Options{}))
+			_, byName := connect(t, tr.server(t, testkit.MCPServerOptions{}))
 			read := byName["kv__lookup"]
 			require.NotNil(t, read.Tool, "tools: %v", byName)
 			_, isAction := read.Tool.(tools.Action)
@@ -86,7 +85,7 @@ func TestReadOnlyToolRunsAndServerErrorsAreRejected(t *testing.T) {
 func TestIdempotentReconcileRepeatsTheCallAndTheEffectHappensOncePerKey(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			_, byName := connect(t, tr.server(t, testserver.Options{}))
+			_, byName := connect(t, tr.server(t, testkit.MCPServerOptions{}))
 			put := byName["kv__put"]
 			assert.Equal(t, tools.AgentDecides, put.Gate)
 			assert.True(t, put.Tool.Spec().SideEffect)
@@ -113,7 +112,7 @@ func TestIdempotentReconcileRepeatsTheCallAndTheEffectHappensOncePerKey(t *testi
 func TestNonIdempotentReconcileAnswersCannotTellWithoutCalling(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			_, byName := connect(t, tr.server(t, testserver.Options{}))
+			_, byName := connect(t, tr.server(t, testkit.MCPServerOptions{}))
 			app := byName["kv__append"]
 			assert.Equal(t, tools.AlwaysAsk, app.Gate, "no annotation is never read as safe")
 			a := action(t, app)
@@ -132,7 +131,7 @@ func TestNonIdempotentReconcileAnswersCannotTellWithoutCalling(t *testing.T) {
 }
 
 func TestAnActionRunsOnlyTheApprovedCall(t *testing.T) {
-	_, byName := connect(t, stdioServer(t, testserver.Options{}))
+	_, byName := connect(t, stdioServer(t, testkit.MCPServerOptions{}))
 	a := action(t, byName["kv__put"])
 	call := tools.Call{Args: json.RawMessage(`{"key":"k","value":"evil"}`), OperationKey: "run-1:5",
 		Approved: `kv.put({"key":"k","value":"good"})`}
@@ -148,7 +147,7 @@ func TestAnActionRunsOnlyTheApprovedCall(t *testing.T) {
 func TestHostileToolNamesAndSchemasAreRefusedAndTheRestServed(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			conn, err := mcptool.Connect(callCtx(t), tr.server(t, testserver.Options{Hostile: true}))
+			conn, err := mcptool.Connect(callCtx(t), tr.server(t, testkit.MCPServerOptions{Hostile: true}))
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = conn.Close() })
 			list, err := conn.Tools()
@@ -179,7 +178,7 @@ func TestHostileToolNamesAndSchemasAreRefusedAndTheRestServed(t *testing.T) {
 }
 
 func TestConvertedToolsRegisterAndTheRegistryRefusesABadCall(t *testing.T) {
-	_, byName := connect(t, stdioServer(t, testserver.Options{}))
+	_, byName := connect(t, stdioServer(t, testkit.MCPServerOptions{}))
 	reg := tools.NewRegistry()
 	agent := tools.Agent{Name: "kv-agent"}
 	for _, name := range []string{"kv__lookup", "kv__put", "kv__append"} {
@@ -208,7 +207,7 @@ func TestConvertedToolsRegisterAndTheRegistryRefusesABadCall(t *testing.T) {
 func TestAServerThatDiesMidCallIsAnErrorAndTheNextCallReconnects(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
-			_, byName := connect(t, tr.server(t, testserver.Options{}))
+			_, byName := connect(t, tr.server(t, testkit.MCPServerOptions{}))
 			ctx := callCtx(t)
 			_, err := byName["kv__crash"].Tool.Execute(ctx, tools.Call{Args: json.RawMessage(`{}`)})
 			require.Error(t, err)
@@ -228,7 +227,7 @@ func TestAConnOutlivesTheContextItWasMadeWith(t *testing.T) {
 	for _, tr := range transports {
 		t.Run(tr.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
-			conn, err := mcptool.Connect(ctx, tr.server(t, testserver.Options{}))
+			conn, err := mcptool.Connect(ctx, tr.server(t, testkit.MCPServerOptions{}))
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = conn.Close() })
 			cancel()

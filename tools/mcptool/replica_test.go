@@ -19,7 +19,6 @@ import (
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/mcptool"
-	"github.com/agentrun/agentrun/tools/mcptool/internal/testserver"
 )
 
 // replicas are two streamable-HTTP replicas of one MCP server (one store,
@@ -28,16 +27,16 @@ import (
 // the balancer names at that moment.
 type replicas struct {
 	url   string
-	store *testserver.Store
+	store *testkit.MCPStore
 	// toGreen moves the balancer's new requests to the second replica;
 	// requests already in flight stay where they are.
 	toGreen atomic.Bool
 }
 
 func newReplicas(t *testing.T, afterAppend func(context.Context)) *replicas {
-	rs := &replicas{store: testserver.NewStore()}
+	rs := &replicas{store: testkit.NewMCPStore()}
 	replica := func() http.Handler {
-		s := testserver.New(testserver.Options{Die: func() {}, Store: rs.store, AfterAppend: afterAppend})
+		s := testkit.NewMCPServer(testkit.MCPServerOptions{Die: func() {}, Store: rs.store, AfterAppend: afterAppend})
 		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
 	}
 	// Blue holds the session; green checks a session before it answers.

@@ -1,4 +1,11 @@
-package ghsandbox
+// Package merchantsandbox is the fake merchant service the recommend agent
+// reads (search, details, coupons) and saves its result to. It is not
+// GitHub's: the GitHub sandbox (internal/ghsandbox) serves it on the same
+// port, fault queue and request log, so that `make up` runs one sandbox and
+// a test can take the coupon service down (a fault on OpGetCoupons) or lose
+// the save's answer exactly as it does a GitHub call's. This package holds
+// the service's operations, data and handlers; it writes no HTTP itself.
+package merchantsandbox
 
 import (
 	"encoding/json"
@@ -10,10 +17,8 @@ import (
 	"sync"
 )
 
-// The merchant service: what the recommend agent reads (search, details,
-// coupons) and where it saves its result. It shares the fault queue and the
-// request log with the GitHub API, so that a test can take the coupon
-// service down (a fault on OpGetCoupons) or lose the save's answer.
+// Operations a fault can target; they also name requests in the sandbox's
+// request log.
 const (
 	OpSearchMerchants     = "search_merchants"
 	OpGetMerchantDetails  = "get_merchant_details"
@@ -22,8 +27,8 @@ const (
 	OpListRecommendations = "list_recommendations"
 )
 
-// merchantOps are the merchant service's operations a fault can name.
-var merchantOps = []string{OpSearchMerchants, OpGetMerchantDetails, OpGetCoupons, OpSaveRecommendation, OpListRecommendations}
+// Ops are the service's operations.
+var Ops = []string{OpSearchMerchants, OpGetMerchantDetails, OpGetCoupons, OpSaveRecommendation, OpListRecommendations}
 
 // maxRecommendationBytes bounds a saved recommendation's body.
 const maxRecommendationBytes = 64 << 10
@@ -97,18 +102,37 @@ func merchantFixture() ([]Merchant, map[string]MerchantDetails, []Coupon) {
 	return merchants, details, coupons
 }
 
-// merchantService holds the saved recommendations; the fixture is fixed.
-type merchantService struct {
+// Answer is a handler's response before it is written: the sandbox's
+// fault queue decides whether and when it reaches the client. Body is sent
+// as JSON.
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   any
+}
+
+// Route is one of the service's endpoints.
+type Route struct {
+	Pattern string // a net/http ServeMux pattern
+	Op      string
+	Handle  func(*http.Request) Answer
+}
+
+// Service holds the saved recommendations; the fixture is fixed.
+type Service struct {
 	mu    sync.Mutex
 	saved []SavedRecommendation
 }
 
-func (s *Server) merchantRoutes() {
-	s.mux.Handle("GET /merchants", s.api(OpSearchMerchants, searchMerchants))
-	s.mux.Handle("GET /merchants/details", s.api(OpGetMerchantDetails, merchantDetails))
-	s.mux.Handle("GET /coupons", s.api(OpGetCoupons, listCoupons))
-	s.mux.Handle("POST /recommendations", s.api(OpSaveRecommendation, s.saveRecommendation))
-	s.mux.Handle("GET /recommendations", s.api(OpListRecommendations, s.listRecommendations))
+// Routes are the service's endpoints.
+func (s *Service) Routes() []Route {
+	return []Route{
+		{"GET /merchants", OpSearchMerchants, searchMerchants},
+		{"GET /merchants/details", OpGetMerchantDetails, merchantDetails},
+		{"GET /coupons", OpGetCoupons, listCoupons},
+		{"POST /recommendations", OpSaveRecommendation, s.saveRecommendation},
+		{"GET /recommendations", OpListRecommendations, s.listRecommendations},
+	}
 }
 
 // idsParam reads ?ids=a,b,c; the demo never asks for more than the fixture.
@@ -122,7 +146,7 @@ func idsParam(r *http.Request) []string {
 	return ids
 }
 
-func searchMerchants(r *http.Request) Response {
+func searchMerchants(r *http.Request) Answer {
 	city := strings.ToLower(strings.TrimSpace(r.URL.Query().Get("city")))
 	merchants, _, _ := merchantFixture()
 	hits := []Merchant{}
@@ -131,10 +155,10 @@ func searchMerchants(r *http.Request) Response {
 			hits = append(hits, m)
 		}
 	}
-	return JSON(http.StatusOK, hits)
+	return Answer{Status: http.StatusOK, Body: hits}
 }
 
-func merchantDetails(r *http.Request) Response {
+func merchantDetails(r *http.Request) Answer {
 	_, details, _ := merchantFixture()
 	found := []MerchantDetails{}
 	for _, id := range idsParam(r) {
@@ -142,10 +166,10 @@ func merchantDetails(r *http.Request) Response {
 			found = append(found, d)
 		}
 	}
-	return JSON(http.StatusOK, found)
+	return Answer{Status: http.StatusOK, Body: found}
 }
 
-func listCoupons(r *http.Request) Response {
+func listCoupons(r *http.Request) Answer {
 	_, _, coupons := merchantFixture()
 	ids := idsParam(r)
 	found := []Coupon{}
@@ -154,42 +178,44 @@ func listCoupons(r *http.Request) Response {
 			found = append(found, c)
 		}
 	}
-	return JSON(http.StatusOK, found)
+	return Answer{Status: http.StatusOK, Body: found}
+}
+
+// refused is a 400 with the service's error shape.
+func refused(message string) Answer {
+	return Answer{Status: http.StatusBadRequest, Body: map[string]string{"message": message}}
 }
 
 // saveRecommendation honours Idempotency-Key as Stripe does: a repeat of a
 // key answers the first save again, 200 instead of 201, and saves nothing.
-func (s *Server) saveRecommendation(r *http.Request) Response {
+func (s *Service) saveRecommendation(r *http.Request) Answer {
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" || len(key) > 200 {
-		return Error(http.StatusBadRequest, "an Idempotency-Key header of 1 to 200 bytes is required", "")
+		return refused("an Idempotency-Key header of 1 to 200 bytes is required")
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxRecommendationBytes+1))
 	if err != nil || len(body) > maxRecommendationBytes || !json.Valid(body) {
-		return Error(http.StatusBadRequest, "the body must be JSON of at most 64 KiB", "")
+		return refused("the body must be JSON of at most 64 KiB")
 	}
-	m := &s.merchants
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, saved := range m.saved {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, saved := range s.saved {
 		if saved.IdempotencyKey == key {
-			resp := JSON(http.StatusOK, saved)
-			resp.Header.Set("Idempotent-Replayed", "true")
-			return resp
+			return Answer{Status: http.StatusOK, Header: http.Header{"Idempotent-Replayed": {"true"}}, Body: saved}
 		}
 	}
-	saved := SavedRecommendation{ID: "rec-" + strconv.Itoa(len(m.saved)+1), IdempotencyKey: key, Body: body}
-	m.saved = append(m.saved, saved)
-	return JSON(http.StatusCreated, saved)
+	saved := SavedRecommendation{ID: "rec-" + strconv.Itoa(len(s.saved)+1), IdempotencyKey: key, Body: body}
+	s.saved = append(s.saved, saved)
+	return Answer{Status: http.StatusCreated, Body: saved}
 }
 
-func (s *Server) listRecommendations(*http.Request) Response {
-	return JSON(http.StatusOK, s.Recommendations())
+func (s *Service) listRecommendations(*http.Request) Answer {
+	return Answer{Status: http.StatusOK, Body: s.Recommendations()}
 }
 
 // Recommendations are the saved recommendations, oldest first.
-func (s *Server) Recommendations() []SavedRecommendation {
-	s.merchants.mu.Lock()
-	defer s.merchants.mu.Unlock()
-	return append([]SavedRecommendation{}, s.merchants.saved...)
+func (s *Service) Recommendations() []SavedRecommendation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]SavedRecommendation{}, s.saved...)
 }

@@ -1,4 +1,4 @@
-package workflows
+package api_test
 
 import (
 	"encoding/json"
@@ -24,12 +24,22 @@ func TestRunInputDurationsReadAsWritten(t *testing.T) {
 	require.NotContains(t, string(zero), "Timeout", "an unset duration stays out of the input")
 }
 
-// Histories and clients from before carry durations as nanoseconds.
-func TestRunInputTakesDurationsInNanoseconds(t *testing.T) {
+func TestRunInputDurationsAreDurationStringsOnly(t *testing.T) {
 	var in api.RunInput
-	require.NoError(t, json.Unmarshal([]byte(`{"repo":"acme/widgets","approvalTimeout":7200000000000,"toolTimeout":"1m30s"}`), &in))
+	require.NoError(t, json.Unmarshal([]byte(`{"repo":"acme/widgets","approvalTimeout":"2h","toolTimeout":"1m30s"}`), &in))
 	require.Equal(t, 2*time.Hour, in.ApprovalTimeout)
 	require.Equal(t, 90*time.Second, in.ToolTimeout)
-	require.Error(t, json.Unmarshal([]byte(`{"approvalTimeout":"soon"}`), &in))
-	require.Error(t, json.Unmarshal([]byte(`{"approvalTimeout":true}`), &in))
+	for _, bad := range []string{`{"approvalTimeout":"soon"}`, `{"approvalTimeout":true}`, `{"toolTimeout":7200000000000}`} {
+		require.Error(t, json.Unmarshal([]byte(bad), &in), bad)
+	}
+}
+
+func TestCallbackDeadlineIsADurationString(t *testing.T) {
+	b, err := json.Marshal(api.Callback{URL: "https://example.com/hook", Deadline: 90 * time.Minute})
+	require.NoError(t, err)
+	require.JSONEq(t, `{"url":"https://example.com/hook","deadline":"1h30m0s"}`, string(b))
+	var back api.Callback
+	require.NoError(t, json.Unmarshal(b, &back))
+	require.Equal(t, 90*time.Minute, back.Deadline)
+	require.Error(t, json.Unmarshal([]byte(`{"url":"u","deadline":5400000000000}`), &back))
 }
