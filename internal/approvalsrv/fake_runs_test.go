@@ -38,7 +38,8 @@ type fakeRuns struct {
 	listGate func()
 	// staleIndex answers RunByActionID as a lagging visibility store would.
 	staleIndex map[string]string
-	// snapshotsUnavailable fails only the run query.
+	// snapshotsUnavailable fails only the run query, as when no worker
+	// polls the run's queue: Reach then answers the run's last known state.
 	snapshotsUnavailable bool
 	// starts are the Start requests, pageListings the ListPage filters.
 	starts       []runclient.StartRequest
@@ -131,6 +132,38 @@ func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (api.RunSnapshot,
 	return f.snaps[runID], nil
 }
 
+// Reach answers as runclient's: the run query's snapshot while a worker
+// answers it, and otherwise the last known state that the run's memo and
+// status search attribute would hold, built by runclient.LastKnown.
+func (f *fakeRuns) Reach(ctx context.Context, runID string) (runclient.Reach, error) {
+	f.mu.Lock()
+	noWorker := f.snapshotsUnavailable
+	err := f.check(runID)
+	snap, ended := f.snaps[runID], f.ended[runID]
+	f.mu.Unlock()
+	if err != nil {
+		return runclient.Reach{}, err
+	}
+	reach := runclient.Reach{Open: !ended}
+	if ended {
+		reach.EndedAs = "completed"
+	}
+	if !noWorker {
+		snap, err := f.Snapshot(ctx, runID)
+		reach.Snapshot, reach.Live = snap, true
+		return reach, err
+	}
+	memo := api.InboxMemo{Run: snap.Run, Label: snap.Label}
+	for _, a := range snap.Actions {
+		if a.State == api.ActionWaiting {
+			memo.Actions = append(memo.Actions, a)
+		}
+	}
+	reach.Snapshot = runclient.LastKnown(runID, snap.Run.Status, &memo)
+	reach.NoAnswer = fmt.Errorf("fake: no worker: %w", ErrTemporalUnavailable)
+	return reach, nil
+}
+
 // counts reads the call counters: Snapshot, Events, RunByActionID, WaitingRunIDs.
 func (f *fakeRuns) counts() (snapshots, events, lookups, listings int) {
 	f.mu.Lock()
@@ -177,6 +210,9 @@ func (f *fakeRuns) Decide(ctx context.Context, runID string, sig api.ApprovalSig
 		return err
 	}
 	f.approvals = append(f.approvals, sig)
+	if f.snapshotsUnavailable {
+		return nil // no worker: the signal waits for one
+	}
 	snap := f.snaps[runID]
 	for _, ref := range append([]api.ActionRef{{ActionID: sig.ActionID}}, sig.Batch...) {
 		if a := snap.PendingAction; a != nil && a.ID == ref.ActionID && a.State == api.ActionWaiting {

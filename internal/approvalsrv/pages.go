@@ -37,6 +37,8 @@ const maxFormBodyBytes = 64 << 10
 // PageRuns is what the pages read of runs.
 type PageRuns interface {
 	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
+	// Reach is the run live or, with no worker answering, as last known.
+	Reach(ctx context.Context, runID string) (runclient.Reach, error)
 	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
 	List(ctx context.Context, f runclient.ListFilter) ([]runclient.Listed, error)
 }
@@ -158,9 +160,19 @@ func (s *Pages) Panel(w http.ResponseWriter, r *http.Request) {
 
 func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
 	runID := r.PathValue("runId")
-	snap, err := s.opts.Runs.Snapshot(r.Context(), runID)
+	reach, err := s.opts.Runs.Reach(r.Context(), runID)
 	if err != nil {
 		s.Error(w, TemporalFailure(s.opts.Logger.With("run", runID), err, "run page"))
+		return
+	}
+	snap := reach.Snapshot
+	if !reach.Live {
+		// The run's last known state, with its forms: a decision or a
+		// cancel is recorded for the next worker. Events, writing and the
+		// conversation need a worker to answer; they wait for one.
+		view := s.runView(w, r, runID, snap, nil)
+		view.Notice = strings.TrimSpace(noWorkerNotice + " " + view.Notice)
+		s.render(w, http.StatusOK, template, view)
 		return
 	}
 	events, err := s.opts.Runs.Events(r.Context(), runID, 0)
@@ -175,6 +187,10 @@ func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 	}
 	s.render(w, http.StatusOK, template, view)
 }
+
+// noWorkerNotice heads the page of a run no worker answers for.
+const noWorkerNotice = "No worker is answering for this run: this is its last known state. " +
+	"A decision or a cancel made here is recorded; the run will act on it when a worker picks it up."
 
 // Error answers o as a page: its code and its message, which is for people.
 func (s *Pages) Error(w http.ResponseWriter, o Outcome) {

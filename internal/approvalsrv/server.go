@@ -51,8 +51,11 @@ type Server struct {
 	answers         *Memo
 	deliveries      *Memo
 	refusals        *Keeper
-	pages           *Pages
-	codec           http.Handler
+	// unchecked counts the commands each person had recorded in a run while
+	// no worker answered for it (unchecked.go).
+	unchecked *refusalSignalBudget
+	pages     *Pages
+	codec     http.Handler
 }
 
 // New builds a Server. Permissions may be nil only when every run names its
@@ -86,6 +89,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		answers:         NewMemo(rememberedAnswers),
 		deliveries:      NewMemo(rememberedAnswers),
 		refusals:        NewKeeper(opts.Runs, opts.Now),
+		unchecked:       newRefusalSignalBudget(uncheckedPerPerson, runsWithUnchecked),
 		codec:           opts.Codec,
 	}
 	var readable func(ctx context.Context, snap api.RunSnapshot) bool

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // handleWebhook serves POST /github/webhook; gitHubSigned (routes.go) has
@@ -82,7 +83,7 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 
 func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) Outcome {
 	repo, number := event.GetRepo().GetFullName(), event.GetIssue().GetNumber()
-	runID, snap, o := s.locateRun(ctx, logger, in, repo, number)
+	runID, reach, o := s.locateRun(ctx, logger, in, repo, number)
 	if !o.OK() {
 		logger.Info("comment command refused", "reason", o.Error)
 		return o
@@ -92,7 +93,7 @@ func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in de
 		return s.refuse(ctx, logger.With("run", runID), in,
 			Refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
 	}
-	return s.decideOn(ctx, in, snap)
+	return s.decideOn(ctx, in, reach)
 }
 
 // isAgentOrBot keeps a comment the agent posted (it carries the operation
@@ -106,24 +107,29 @@ func isAgentOrBot(comment *github.IssueComment) bool {
 // search attribute, in one visibility query, and checks that the command was
 // posted on that run's pull request: a comment knows only its repository and
 // issue number.
-func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, Outcome) {
+func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, runclient.Reach, Outcome) {
 	notFound := Refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
 	runID, err := s.runs.RunByActionID(ctx, in.ActionID)
 	if errors.Is(err, ErrRunNotFound) {
-		return "", api.RunSnapshot{}, notFound
+		return "", runclient.Reach{}, notFound
 	}
 	if err != nil {
-		return "", api.RunSnapshot{}, TemporalFailure(logger, err, "finding the run of a comment's action")
+		return "", runclient.Reach{}, TemporalFailure(logger, err, "finding the run of a comment's action")
 	}
-	snap, err := s.runs.Snapshot(ctx, runID)
-	if errors.Is(err, ErrRunNotFound) {
+	reach, o := s.reachRun(ctx, logger.With("run", runID), runID, "run query for a comment")
+	if o.Code == http.StatusNotFound {
 		// Visibility lags: the run was deleted since it was indexed.
-		return "", api.RunSnapshot{}, notFound
+		return "", runclient.Reach{}, notFound
 	}
-	if err != nil {
-		return "", api.RunSnapshot{}, TemporalFailure(logger.With("run", runID), err, "run query for a comment")
+	if !o.OK() {
+		return "", runclient.Reach{}, o
 	}
-	run := snap.Run
+	run := reach.Snapshot.Run
+	if !reach.Live && run.Repo == "" {
+		// No memo to read (or one this process cannot decrypt): the
+		// command's pull request cannot be matched to the run's.
+		return "", runclient.Reach{}, Refused(http.StatusServiceUnavailable, "no worker answers for this run and its last known state does not name its pull request; try again later")
+	}
 	if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
 		reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
 		// The commenter's login is authenticated by GitHub's signature and
@@ -131,7 +137,7 @@ func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decision
 		s.refusals.Record(ctx, logger.With("run", runID), runID, Refusal{
 			Channel: in.Channel, Who: in.Request.Approver, ActionID: in.ActionID, Reason: reason,
 		}, true)
-		return "", api.RunSnapshot{}, notFound
+		return "", runclient.Reach{}, notFound
 	}
-	return runID, snap, Accepted("")
+	return runID, reach, Accepted("")
 }

@@ -1,0 +1,65 @@
+// This file is the door's side of a person's command when no worker
+// answers for the run: the command is checked against the run's last known
+// state only, and then recorded; the run checks it again when a worker
+// picks it up. What bounds a flood of such commands is here.
+
+package approvalsrv
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// Limits of the commands recorded while no worker answers.
+const (
+	// uncheckedPerPerson caps the commands one person may have recorded in
+	// one run while no worker answers for it: each is a signal that
+	// Temporal keeps in the run's history until a worker applies it, and
+	// nothing live has checked it. Past the cap the person is told to wait.
+	uncheckedPerPerson = 10
+	// runsWithUnchecked is how many (run, person) pairs the cap remembers.
+	runsWithUnchecked = 10000
+)
+
+// reachRun is runclient.Reach with its failures as answers: an unknown
+// run and an unreachable Temporal as TemporalFailure says, and a run that
+// has ended and that no worker answers for as a 409 (a live run says so
+// itself, in its snapshot).
+func (s *Server) reachRun(ctx context.Context, logger *slog.Logger, runID, what string) (runclient.Reach, Outcome) {
+	reach, err := s.runs.Reach(ctx, runID)
+	if err != nil {
+		return reach, TemporalFailure(logger, err, what)
+	}
+	if reach.Live {
+		return reach, Accepted("")
+	}
+	logger.Info("no worker answered the run query; checking the run's last known state", "during", what, "err", reach.NoAnswer)
+	if !reach.Open {
+		return reach, Refused(http.StatusConflict, fmt.Sprintf("the run has ended (%s)", reach.EndedAs))
+	}
+	return reach, Accepted("")
+}
+
+// takeUnchecked counts a command about to be recorded without a live
+// check against uncheckedPerPerson; a command checked live costs nothing.
+func (s *Server) takeUnchecked(reach runclient.Reach, runID, who string) Outcome {
+	if reach.Live || s.unchecked.take(runID+"\x00"+strings.ToLower(strings.TrimSpace(who))) {
+		return Accepted("")
+	}
+	return Refused(http.StatusTooManyRequests, fmt.Sprintf(
+		"%s already has %d commands recorded for this run while no worker answers for it; wait until the run acts on them", who, uncheckedPerPerson))
+}
+
+// sent is the answer to a command the run was signalled: the run's own
+// word comes later, through its events, or, with no worker, Recorded.
+func sent(reach runclient.Reach) Outcome {
+	if reach.Live {
+		return Accepted(statusSignalSent)
+	}
+	return Recorded(reach.Snapshot)
+}
