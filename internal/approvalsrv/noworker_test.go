@@ -128,3 +128,16 @@ func TestAFloodOfCommandsWithNoWorkerIsBoundedPerPersonAndRun(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, live.StatusCode, "a command a worker checks live is not capped")
 	require.Equal(t, statusSignalSent, replyOf(t, live)["status"])
 }
+
+func TestAFloodOfCommandsWithNoWorkerUnderManyNamesIsBoundedPerRun(t *testing.T) {
+	h := noWorkerHarness(t, nil) // no approvers: the signed caller names the person
+
+	for i := range uncheckedPerRun {
+		requireRecorded(t, h.signedPost(decisionPath, decisionBody(t, "approve", fmt.Sprintf("name-%d", i), "", fmt.Sprintf("r-%d", i)), testNow))
+	}
+	over := h.signedPost(decisionPath, decisionBody(t, "approve", "one-more", "", "r-over"), testNow)
+
+	require.Equal(t, http.StatusTooManyRequests, over.StatusCode)
+	require.Contains(t, replyOf(t, over)["error"], fmt.Sprintf("this run already has %d commands recorded", uncheckedPerRun))
+	require.Len(t, h.runs.approvalSignals(), uncheckedPerRun)
+}

@@ -51,11 +51,11 @@ type Server struct {
 	answers         *Memo
 	deliveries      *Memo
 	refusals        *Keeper
-	// unchecked counts the commands each person had recorded in a run while
-	// no worker answered for it (unchecked.go).
-	unchecked *refusalSignalBudget
-	pages     *Pages
-	codec     http.Handler
+	// unchecked and uncheckedRuns count the commands each person, and each
+	// run, had recorded while no worker answered for the run (unchecked.go).
+	unchecked, uncheckedRuns *refusalSignalBudget
+	pages                    *Pages
+	codec                    http.Handler
 }
 
 // New builds a Server. Permissions may be nil only when every run names its
@@ -90,6 +90,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		deliveries:      NewMemo(rememberedAnswers),
 		refusals:        NewKeeper(opts.Runs, opts.Now),
 		unchecked:       newRefusalSignalBudget(uncheckedPerPerson, runsWithUnchecked),
+		uncheckedRuns:   newRefusalSignalBudget(uncheckedPerRun, runsWithUnchecked),
 		codec:           opts.Codec,
 	}
 	var readable func(ctx context.Context, snap api.RunSnapshot) bool

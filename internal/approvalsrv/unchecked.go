@@ -22,7 +22,11 @@ const (
 	// Temporal keeps in the run's history until a worker applies it, and
 	// nothing live has checked it. Past the cap the person is told to wait.
 	uncheckedPerPerson = 10
-	// runsWithUnchecked is how many (run, person) pairs the cap remembers.
+	// uncheckedPerRun caps them across the people of one run: on a run that
+	// names no approvers, a signed API caller names the person itself.
+	uncheckedPerRun = 50
+	// runsWithUnchecked is how many (run, person) pairs and runs the caps
+	// remember; one forgotten may take its cap again.
 	runsWithUnchecked = 10000
 )
 
@@ -46,13 +50,21 @@ func (s *Server) reachRun(ctx context.Context, logger *slog.Logger, runID, what 
 }
 
 // takeUnchecked counts a command about to be recorded without a live
-// check against uncheckedPerPerson; a command checked live costs nothing.
+// check against uncheckedPerPerson and uncheckedPerRun; a command checked
+// live costs nothing.
 func (s *Server) takeUnchecked(reach runclient.Reach, runID, who string) Outcome {
-	if reach.Live || s.unchecked.take(runID+"\x00"+strings.ToLower(strings.TrimSpace(who))) {
+	if reach.Live {
 		return Accepted("")
 	}
-	return Refused(http.StatusTooManyRequests, fmt.Sprintf(
-		"%s already has %d commands recorded for this run while no worker answers for it; wait until the run acts on them", who, uncheckedPerPerson))
+	if !s.unchecked.take(runID + "\x00" + strings.ToLower(strings.TrimSpace(who))) {
+		return Refused(http.StatusTooManyRequests, fmt.Sprintf(
+			"%s already has %d commands recorded for this run while no worker answers for it; wait until the run acts on them", who, uncheckedPerPerson))
+	}
+	if !s.uncheckedRuns.take(runID) {
+		return Refused(http.StatusTooManyRequests, fmt.Sprintf(
+			"this run already has %d commands recorded while no worker answers for it; wait until the run acts on them", uncheckedPerRun))
+	}
+	return Accepted("")
 }
 
 // sent is the answer to a command the run was signalled: the run's own
