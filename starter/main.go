@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/agentrun/agentrun/internal/config"
+	"github.com/agentrun/agentrun/internal/runview"
 )
 
 func main() {
@@ -95,8 +96,13 @@ func unknownCommand(typed string) string {
 	return msg + "\n\n" + usage
 }
 
-// run executes one command line and returns the process exit code.
+// run executes one command line and returns the process exit code. All it
+// prints goes through runview.VisibleWriter: much of it is text from a run
+// (previews, labels, reasons, errors), which comes from outside.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	out, errOut := runview.NewVisibleWriter(stdout), runview.NewVisibleWriter(stderr)
+	defer func() { _, _ = out.Flush(), errOut.Flush() }()
+	stdout, stderr = out, errOut
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, usage+"\n")
 		_ = starterSettings().WriteHelp(stderr) // stderr is the terminal; nothing to do if it fails
