@@ -10,7 +10,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -25,11 +24,7 @@ func TestAPersonsCommandReachesARunWithNoWorkerAndTheNextWorkerAppliesIt(t *test
 	testkit.NeedsDevServer(t)
 	stack := testkit.StartStack(t, testkit.StackOptions{SharedServer: true})
 	queue := testkit.Unique(t, "reach")
-	w := agentworker.NewWithActivities(stack.Client(), queue, stack.Activities(nil))
-	require.NoError(t, w.Start())
-	run := stack.StartReview(t, queue)
-	action := stack.WaitForApproval(t, run.GetID())
-	w.Stop()
+	run, action := stack.WaitingRunWithNoWorker(t, queue)
 
 	rc := runclient.New(stack.Client(), runclient.Options{CallTimeout: 30 * time.Second, PrecheckTimeout: time.Second})
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.RunTimeout)

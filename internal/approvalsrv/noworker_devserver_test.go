@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
-	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -21,11 +20,7 @@ func TestSignedApproveWithNoWorkerIsRecordedAndTheNextWorkerAppliesItOnADevServe
 	testkit.NeedsDevServer(t)
 	const queue = "approvalsrv-noworker"
 	stack := testkit.StartStack(t, testkit.StackOptions{TaskQueue: queue + "-idle"})
-	w := agentworker.NewWithActivities(stack.Client(), queue, stack.Activities(nil))
-	require.NoError(t, w.Start())
-	run := stack.StartReview(t, queue)
-	action := stack.WaitForApproval(t, run.GetID())
-	w.Stop()
+	run, action := stack.WaitingRunWithNoWorker(t, queue)
 	runs := runclient.New(stack.Client(), runclient.Options{CallTimeout: 30 * time.Second, PrecheckTimeout: time.Second})
 	h := serve(t, testConfig(), Options{Runs: runs, Now: time.Now})
 
