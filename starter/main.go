@@ -37,6 +37,10 @@ commands:
   list      list runs; --status waiting_for_user lists the actions waiting for approval
   conversation  list a conversation's runs in order: the first and its follow-ups
 
+approve, reject, respond, resolve and cancel need Temporal, not a worker: with
+no worker answering (3 s), the command is recorded and the run acts on it when a
+worker picks it up; the command says so, with the run's last known state.
+
 Run 'starter <command> -h' for the flags of a command. Encrypted runs need the
 worker's AGENTRUN_PAYLOAD_KEYS; docs/operations.md covers real clusters.
 `
