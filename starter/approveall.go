@@ -29,7 +29,7 @@ func (c *decideCommand) approveAll(ctx context.Context, runID string, base api.A
 		return fmt.Errorf("run %s has no action waiting for approval", runID)
 	}
 	var errs []error
-	for _, sig := range sigs {
+	for i, sig := range sigs {
 		what := "action " + sig.ActionID
 		if len(sig.Batch) > 0 {
 			what = fmt.Sprintf("%d actions as one batch", len(sig.Batch)+1)
@@ -38,7 +38,15 @@ func (c *decideCommand) approveAll(ctx context.Context, runID string, base api.A
 		send := func(ctx context.Context, rc *runclient.Client, runID string, _ runclient.Reach) error {
 			return rc.Decide(ctx, runID, sig)
 		}
-		reaction, err := signalAndWatch(ctx, c.env, rc, runID, send, func(ev api.Event) bool { return ev.Type == api.EventActionState })
+		if reach.Live && i > 0 {
+			// The answer to this signal is looked for after the run's newest
+			// event: the one before it has moved the run on.
+			if reach, err = reachOpenRun(ctx, rc, runID); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		reaction, err := signalAndWatch(ctx, c.env, rc, runID, reach, send, func(ev api.Event) bool { return ev.Type == api.EventActionState })
 		if err != nil {
 			errs = append(errs, err)
 			continue

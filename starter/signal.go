@@ -18,7 +18,11 @@ func signalOpenRun(ctx context.Context, e *env, runID string, send sendSignal, a
 	if err != nil {
 		return err
 	}
-	reaction, err := signalAndWatch(ctx, e, rc, runID, send, accepts)
+	reach, err := reachOpenRun(ctx, rc, runID)
+	if err != nil {
+		return err
+	}
+	reaction, err := signalAndWatch(ctx, e, rc, runID, reach, send, accepts)
 	if err != nil {
 		return err
 	}
@@ -29,17 +33,13 @@ func signalOpenRun(ctx context.Context, e *env, runID string, send sendSignal, a
 // the command found it.
 type sendSignal func(ctx context.Context, rc *runclient.Client, runID string, reach runclient.Reach) error
 
-// signalAndWatch sends a signal and, when a worker answered for the run,
-// waits briefly for its answer: the first event that accepts recognises as
+// signalAndWatch sends a signal to the run as reach found it and, when a
+// worker answered for the run, waits briefly for its answer: the first event that accepts recognises as
 // the signal's effect, or an ignored-signal event. An ignored signal is an
 // error carrying the run's reason. Without a worker the signal is recorded
 // by Temporal alone, and the reaction says so with the run's last known
 // state.
-func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID string, send sendSignal, accepts func(api.Event) bool) (runview.SignalReaction, error) {
-	reach, err := reachOpenRun(ctx, rc, runID)
-	if err != nil {
-		return runview.SignalReaction{}, err
-	}
+func signalAndWatch(ctx context.Context, e *env, rc *runclient.Client, runID string, reach runclient.Reach, send sendSignal, accepts func(api.Event) bool) (runview.SignalReaction, error) {
 	if err := send(ctx, rc, runID, reach); err != nil {
 		return runview.SignalReaction{}, err
 	}
