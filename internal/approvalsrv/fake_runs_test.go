@@ -30,6 +30,8 @@ type fakeRuns struct {
 	// queries counts Snapshot calls, eventsQueries Events calls, lookups
 	// RunByActionID calls and listings WaitingRunIDs calls.
 	queries, eventsQueries, lookups, listings int
+	// reaches counts Reach calls.
+	reaches int
 	// signalGate, when set, runs before Decide records a signal,
 	// outside the lock, with the number of Decide calls so far.
 	signalGate  func(arrived int)
@@ -137,6 +139,7 @@ func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (api.RunSnapshot,
 // status search attribute would hold, built by runclient.LastKnown.
 func (f *fakeRuns) Reach(ctx context.Context, runID string) (runclient.Reach, error) {
 	f.mu.Lock()
+	f.reaches++
 	noWorker := f.snapshotsUnavailable
 	err := f.check(runID)
 	snap, ended := f.snaps[runID], f.ended[runID]
@@ -162,6 +165,13 @@ func (f *fakeRuns) Reach(ctx context.Context, runID string) (runclient.Reach, er
 	reach.Snapshot = runclient.LastKnown(runID, snap.Run.Status, &memo)
 	reach.NoAnswer = fmt.Errorf("fake: no worker: %w", ErrTemporalUnavailable)
 	return reach, nil
+}
+
+// reachCount reads how many times Reach was called.
+func (f *fakeRuns) reachCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reaches
 }
 
 // counts reads the call counters: Snapshot, Events, RunByActionID, WaitingRunIDs.

@@ -93,6 +93,7 @@ func TestRunPageWithNoWorkerShowsTheLastKnownStateAndItsFormRecordsTheDecision(t
 	b := h.browser(map[string]string{"X-Forwarded-User": "alice"})
 
 	page, form := b.openRun("run-1")
+	require.Equal(t, 1, h.runs.reachCount(), "the read guard's reach serves the page: one wait for the run query, not two")
 	require.Contains(t, page, "No worker is answering for this run")
 	require.Contains(t, page, "Looks good, but `fmt.Println` is left in cache.go.", "the preview the person decides on")
 	require.Contains(t, page, ">Approve</button>")
@@ -100,6 +101,7 @@ func TestRunPageWithNoWorkerShowsTheLastKnownStateAndItsFormRecordsTheDecision(t
 	resp := b.do(http.MethodPost, decisionPagePath, form, nil)
 
 	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Equal(t, 2, h.runs.reachCount(), "and the form's decision")
 	require.Equal(t, "/runs/run-1?result=recorded", resp.Header.Get("Location"))
 	require.Contains(t, readAll(t, b.do(http.MethodGet, "/runs/run-1?result=recorded", nil, nil)),
 		"Recorded; the run will act on it when a worker picks it up.")

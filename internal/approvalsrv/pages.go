@@ -160,7 +160,7 @@ func (s *Pages) Panel(w http.ResponseWriter, r *http.Request) {
 
 func (s *Pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
 	runID := r.PathValue("runId")
-	reach, err := s.opts.Runs.Reach(r.Context(), runID)
+	reach, err := reachOnce(r.Context(), s.opts.Runs, runID)
 	if err != nil {
 		s.Error(w, TemporalFailure(s.opts.Logger.With("run", runID), err, "run page"))
 		return

@@ -112,7 +112,7 @@ func (s *Server) scopeToReaders(pattern string, next http.Handler) http.Handler 
 			logger.Info("run hidden from a person who may not read it", "viewer", login)
 			s.answerRunPage(w, r, pattern, TemporalFailure(logger, fmt.Errorf("run %s: %w", runID, ErrRunNotFound), "run page"))
 		default:
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, r.WithContext(withReached(r.Context(), runID, reach)))
 		}
 	})
 }

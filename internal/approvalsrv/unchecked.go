@@ -35,7 +35,7 @@ const (
 // has ended and that no worker answers for as a 409 (a live run says so
 // itself, in its snapshot).
 func (s *Server) reachRun(ctx context.Context, logger *slog.Logger, runID, what string) (runclient.Reach, Outcome) {
-	reach, err := s.runs.Reach(ctx, runID)
+	reach, err := reachOnce(ctx, s.runs, runID)
 	if err != nil {
 		return reach, TemporalFailure(logger, err, what)
 	}
@@ -47,6 +47,31 @@ func (s *Server) reachRun(ctx context.Context, logger *slog.Logger, runID, what 
 		return reach, Refused(http.StatusConflict, fmt.Sprintf("the run has ended (%s)", reach.EndedAs))
 	}
 	return reach, Accepted("")
+}
+
+// reachedKey carries, in a request's context, the run its read guard
+// (scopeToReaders) has reached, so that the handler after it does not
+// reach it again: with no worker, each reach waits out the run query.
+type reachedKey struct{}
+
+type reached struct {
+	runID string
+	reach runclient.Reach
+}
+
+// withReached is ctx carrying runID's reach.
+func withReached(ctx context.Context, runID string, reach runclient.Reach) context.Context {
+	return context.WithValue(ctx, reachedKey{}, reached{runID: runID, reach: reach})
+}
+
+// reachOnce is the reach ctx carries for runID, or runs.Reach.
+func reachOnce(ctx context.Context, runs interface {
+	Reach(context.Context, string) (runclient.Reach, error)
+}, runID string) (runclient.Reach, error) {
+	if r, ok := ctx.Value(reachedKey{}).(reached); ok && r.runID == runID {
+		return r.reach, nil
+	}
+	return runs.Reach(ctx, runID)
 }
 
 // takeUnchecked counts a command about to be recorded without a live
