@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -20,8 +21,10 @@ func starterWithNoWorker(t *testing.T, s *Stack, runID string, lastKnown api.Run
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
+	began := time.Now()
 	res, err := RunCommand(ctx, s.Bins.Starter, s.StarterEnv(), args...)
 	require.NoError(t, err)
+	t.Logf("starter %s took %s with no worker", args[0], time.Since(began).Round(time.Millisecond))
 	require.Zero(t, res.ExitCode, "starter %s: stdout %q stderr %q", strings.Join(args, " "), res.Stdout, res.Stderr)
 	require.Contains(t, res.Stdout, runclient.RecordedNote)
 	require.Contains(t, res.Stdout, "run "+runID+" was last known "+string(lastKnown))
