@@ -43,6 +43,9 @@ type fakeRuns struct {
 	// snapshotsUnavailable fails only the run query, as when no worker
 	// polls the run's queue: Reach then answers the run's last known state.
 	snapshotsUnavailable bool
+	// noMemo, with snapshotsUnavailable, is a run that never waited: its
+	// last known state has no inbox memo, only its status.
+	noMemo bool
 	// starts are the Start requests, pageListings the ListPage filters.
 	starts       []runclient.StartRequest
 	pageListings []runclient.ListFilter
@@ -141,6 +144,7 @@ func (f *fakeRuns) Reach(ctx context.Context, runID string) (runclient.Reach, er
 	f.mu.Lock()
 	f.reaches++
 	noWorker := f.snapshotsUnavailable
+	noMemo := f.noMemo
 	err := f.check(runID)
 	snap, ended := f.snaps[runID], f.ended[runID]
 	f.mu.Unlock()
@@ -155,6 +159,11 @@ func (f *fakeRuns) Reach(ctx context.Context, runID string) (runclient.Reach, er
 		snap, err := f.Snapshot(ctx, runID)
 		reach.Snapshot, reach.Live = snap, true
 		return reach, err
+	}
+	if noMemo {
+		reach.Snapshot = runclient.LastKnown(runID, snap.Run.Status, nil)
+		reach.NoAnswer = fmt.Errorf("fake: no worker: %w", ErrTemporalUnavailable)
+		return reach, nil
 	}
 	memo := api.InboxMemo{Run: snap.Run, Label: snap.Label}
 	for _, a := range snap.Actions {

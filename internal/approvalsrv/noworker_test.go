@@ -143,3 +143,25 @@ func TestAFloodOfCommandsWithNoWorkerUnderManyNamesIsBoundedPerRun(t *testing.T)
 	require.Contains(t, replyOf(t, over)["error"], fmt.Sprintf("this run already has %d commands recorded", uncheckedPerRun))
 	require.Len(t, h.runs.approvalSignals(), uncheckedPerRun)
 }
+
+// A run that never waited has no memo: with no worker, nothing names who
+// may cancel it or read it. A cancel is recorded for the run to check; a
+// page says it cannot tell who may read the run yet, and a comment that
+// its pull request cannot be matched; neither reveals the run.
+func TestARunLastKnownWithoutItsMemoLeavesTheChecksToTheRun(t *testing.T) {
+	h := noWorkerHarness(t, sandboxPermissions(t), "alice")
+	h.runs.mu.Lock()
+	h.runs.noMemo = true
+	h.runs.mu.Unlock()
+
+	cancel := h.signedPost(cancelPath, cancelBody(t, "mallory", "mine now", "m-1"), testNow)
+	require.Equal(t, http.StatusAccepted, cancel.StatusCode)
+	require.Equal(t, "run run-1 was last known waiting_for_user", replyOf(t, cancel)["lastKnown"])
+	require.Len(t, h.runs.cancelSignals(), 1, "sent for the run to check: nothing here names who may cancel")
+	page := h.browser(map[string]string{"X-Forwarded-User": "alice"}).do(http.MethodGet, "/runs/run-1", nil, nil)
+	require.Equal(t, http.StatusServiceUnavailable, page.StatusCode)
+	comment := h.deliver("issue_comment", "d-1", newComment("alice", "/agentrun approve act-1").payload(t))
+	require.Equal(t, http.StatusServiceUnavailable, comment.StatusCode)
+	require.Contains(t, replyOf(t, comment)["error"], "does not name its pull request")
+	require.Empty(t, h.runs.approvalSignals())
+}
