@@ -17,8 +17,8 @@ import (
 
 // Callbacks is what a worker needs to deliver runs' results: the URLs it
 // allows (AGENTRUN_CALLBACK_ALLOWED, the final word whatever the starter or
-// the API checked), the key it signs with (AGENTRUN_CALLBACK_SECRET) and
-// the signed API's scheme to sign with.
+// the API checked) and the secret each receiver's key is derived from
+// (AGENTRUN_CALLBACK_SECRET, see api.CallbackKey).
 type Callbacks struct {
 	Allowed api.CallbackAllowList
 	Secret  []byte
@@ -36,7 +36,8 @@ var noRedirects = &http.Client{
 }
 
 // DeliverResult makes one attempt to POST a run's result to its callback,
-// signed as the signed API is (api.SignRequest) and carrying the run's
+// signed as the signed API is (api.SignRequest) with the receiver's own
+// key (api.CallbackKey), and carrying the run's
 // Idempotency-Key. A transport error, a 5xx, 408 or 429 is retried by the
 // workflow's policy; a refusal is not. A 409 means the receiver already
 // holds a result under the key, which only this run's earlier attempt can
@@ -55,7 +56,11 @@ func (a *Activities) DeliverResult(ctx context.Context, in api.CallbackDelivery)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(api.HeaderIdempotencyKey, api.CallbackIdempotencyKey(in.RunID))
-	api.SignRequest(req, cb.Secret, in.Body, time.Now())
+	key, err := api.CallbackKey(cb.Secret, in.URL)
+	if err != nil {
+		return api.CallbackReceipt{}, refusedCallback("%s", err)
+	}
+	api.SignRequest(req, key, in.Body, time.Now())
 	client := cb.Client
 	if client == nil {
 		client = noRedirects

@@ -1,6 +1,9 @@
 package api
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -227,4 +230,33 @@ func IsLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// CallbackOrigin is the receiver a callback URL names: its scheme, host and
+// port, lower case, the port always written ("https://hooks.example.com:443").
+func CallbackOrigin(callbackURL string) (string, error) {
+	u, err := parseCallbackURL(callbackURL)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrCallbackRefused, err)
+	}
+	return u.scheme + "://" + net.JoinHostPort(u.host, u.port), nil
+}
+
+// CallbackKey is the key a result delivery to callbackURL is signed with:
+// HMAC-SHA256(secret, "agentrun-callback-v1 " + CallbackOrigin), written in
+// lower-case hex, whose 64 characters are the key's bytes. Each receiver
+// holds its own key and checks deliveries with it (auth.VerifySignature);
+// none can sign for another, since only the worker holds secret
+// (AGENTRUN_CALLBACK_SECRET). An operator gives a receiver its key:
+//
+//	printf 'agentrun-callback-v1 %s' https://hooks.example.com:443 |
+//	  openssl dgst -sha256 -hmac "$AGENTRUN_CALLBACK_SECRET" -r | cut -c1-64
+func CallbackKey(secret []byte, callbackURL string) ([]byte, error) {
+	origin, err := CallbackOrigin(callbackURL)
+	if err != nil {
+		return nil, err
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("agentrun-callback-v1 " + origin))
+	return []byte(hex.EncodeToString(mac.Sum(nil))), nil
 }

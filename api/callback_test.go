@@ -56,3 +56,23 @@ func TestCallbackAllowListRefusesAPrefixWithUserInfoOrQuery(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+func TestEachCallbackReceiverHasItsOwnKeyDerivedFromItsOrigin(t *testing.T) {
+	secret := []byte("callback-secret-of-at-least-32-bytes!")
+	key := func(u string) string {
+		t.Helper()
+		k, err := api.CallbackKey(secret, u)
+		require.NoError(t, err)
+		return string(k)
+	}
+
+	// The value docs/using.md's openssl line gives for this secret and origin.
+	require.Equal(t, "0169cb882dcf74d939632545d541db2fc36e1c0f888aa3c4785816e1867e2020", key("https://hooks.example.com/agentrun/"))
+	require.Equal(t, key("https://hooks.example.com/agentrun/"), key("HTTPS://Hooks.Example.COM:443/other?run=1"), "one origin, one key")
+	for _, other := range []string{"https://hooks.example.com:8443/agentrun/", "http://hooks.example.com/agentrun/", "https://evil.example.com/agentrun/", "https://hooks.example.com.evil.com/agentrun/"} {
+		require.NotEqual(t, key("https://hooks.example.com/agentrun/"), key(other), other)
+	}
+	require.NotEqual(t, string(secret), key("https://hooks.example.com/"), "a receiver never holds the worker's secret")
+	_, err := api.CallbackKey(secret, "https://user@hooks.example.com/")
+	require.ErrorIs(t, err, api.ErrCallbackRefused)
+}

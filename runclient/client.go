@@ -39,6 +39,9 @@ type Options struct {
 	// namespace's, and the command a MissingSearchAttributesError gives
 	// names both. An empty Namespace is DefaultNamespace.
 	Address, Namespace string
+	// PrecheckTimeout bounds the run query Reach asks before a person's
+	// command is signalled; zero is DefaultPrecheckTimeout.
+	PrecheckTimeout time.Duration
 }
 
 // DefaultNamespace is Temporal's, the namespace of a client given none.
@@ -142,6 +145,13 @@ type Description struct {
 	// RequestHash is the run's memo api.MemoRequestHash: set on runs started
 	// through an idempotency key (StartRequest.RequestHash).
 	RequestHash string
+	// RunStatus is the run's AgentRunStatus search attribute as its last
+	// workflow task left it; "" before its first.
+	RunStatus api.RunStatus
+	// Inbox is the run's api.MemoInbox, from its latest wait for a person;
+	// nil when it never waited, or when this client cannot read the memo
+	// (encrypted, without the converter that decrypts it).
+	Inbox *api.InboxMemo
 }
 
 // Open tells whether the run can still take a signal.
@@ -161,6 +171,15 @@ func (c *Client) Describe(ctx context.Context, runID string) (Description, error
 	d := Description{
 		Status:            desc.RawResponse.GetWorkflowExecutionInfo().GetStatus(),
 		PendingActivities: desc.RawResponse.GetPendingActivities(),
+	}
+	if status, ok := desc.TypedSearchAttributes.GetKeyword(api.SearchAttrStatus); ok {
+		d.RunStatus = api.RunStatus(status)
+	}
+	if _, ok := desc.Memo.GetFields()[api.MemoInbox]; ok {
+		var inbox api.InboxMemo
+		if err := desc.GetMemoValue(api.MemoInbox, &inbox); err == nil {
+			d.Inbox = &inbox
+		}
 	}
 	if _, ok := desc.Memo.GetFields()[api.MemoRequestHash]; ok {
 		// Through the client's converter: with AGENTRUN_PAYLOAD_KEYS the memo

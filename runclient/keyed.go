@@ -18,9 +18,10 @@ import (
 // nothing else of the input, the workflow does.
 var (
 	// ErrIdempotencyConflict: the run the idempotency key names was started
-	// by another request (another repository, pull request, goal, agent or
-	// approvers).
-	ErrIdempotencyConflict = errors.New("the idempotency key was already used for a different request")
+	// by another request (another repository, pull request, goal, agent,
+	// approvers or callback).
+	ErrIdempotencyConflict = errors.New("the idempotency key was already used for a different request " +
+		"(another target, goal, agent, approvers, user, follow-up or callback); use another key for it")
 	// ErrBadAgent: the agent's name breaks api.ValidAgentName.
 	ErrBadAgent = errors.New("the agent name must be lower case letters, digits and '-', starting with a letter, at most 63 characters")
 )
@@ -37,8 +38,10 @@ func KeyedRunID(caller, key string) string {
 
 // RequestHash is the digest of what a start request asks, after defaults:
 // target (repository and pull request, or another kind's), goal, agent,
-// approvers (as a set), user and the run it follows up on. Two
-// requests are the same when their digests are.
+// approvers (as a set), user, the run it follows up on and the callback
+// (URL and deadline). Two requests are the same when their digests are: a
+// repeat naming another callback is another request, refused, never
+// answered with the first run while its callback is dropped.
 func RequestHash(in api.RunInput) string {
 	approvers := slices.Clone(in.Approvers)
 	slices.Sort(approvers)
@@ -54,12 +57,27 @@ func RequestHash(in api.RunInput) string {
 		Target *api.Target `json:"target,omitempty"`
 		// A run that follows up on none has none, likewise.
 		FollowUp string `json:"followUp,omitempty"`
-	}{in.Repo, in.PullNumber, in.Goal, cmp.Or(in.Agent, api.DefaultAgent), approvers, in.UserID, in.Target, in.FollowUp})
+		// A run without a callback has none, likewise.
+		Callback *callbackDigest `json:"callback,omitempty"`
+	}{in.Repo, in.PullNumber, in.Goal, cmp.Or(in.Agent, api.DefaultAgent), approvers, in.UserID, in.Target, in.FollowUp, callbackOf(in)})
 	if err != nil {
 		panic(fmt.Sprintf("marshal a struct of strings: %v", err)) // cannot happen
 	}
 	sum := sha256.Sum256(canonical)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// callbackDigest is a callback after its default deadline.
+type callbackDigest struct {
+	URL      string `json:"url"`
+	Deadline string `json:"deadline"`
+}
+
+func callbackOf(in api.RunInput) *callbackDigest {
+	if in.Callback == nil {
+		return nil
+	}
+	return &callbackDigest{URL: in.Callback.URL, Deadline: cmp.Or(in.Callback.Deadline, api.DefaultCallbackDeadline).String()}
 }
 
 // GitHub's own rules: an owner is letters, digits and hyphens; a repository

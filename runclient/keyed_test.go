@@ -40,6 +40,7 @@ func TestAKeyReusedForAnotherRequestIsAConflictAndARepeatIsTheSameRun(t *testing
 		"another goal":         func(in *api.RunInput) { in.Goal = "security" },
 		"another agent":        func(in *api.RunInput) { in.Agent = "triage" },
 		"another approver":     func(in *api.RunInput) { in.Approvers = []string{"alice"} },
+		"a callback":           func(in *api.RunInput) { in.Callback = &api.Callback{URL: "https://hooks.example.com/a"} },
 	} {
 		other := in
 		change(&other)
@@ -212,4 +213,28 @@ func editedToken(token string) string {
 		b[i] = 'A'
 	}
 	return string(b)
+}
+
+// A repeat under one key that names another callback is another request:
+// answering it with the first run would drop its callback without a word.
+func TestRequestHashCoversTheCallbackAfterItsDefaultDeadline(t *testing.T) {
+	in := api.RunInput{Repo: "acme/widgets", PullNumber: 7, UserID: "carol"}
+	with := func(url string, deadline time.Duration) api.RunInput {
+		out := in
+		out.Callback = &api.Callback{URL: url, Deadline: deadline}
+		return out
+	}
+	hooks := runclient.RequestHash(with("https://hooks.example.com/a", 0))
+
+	require.Equal(t, hooks, runclient.RequestHash(with("https://hooks.example.com/a", api.DefaultCallbackDeadline)), "the default deadline, named or not")
+	for name, other := range map[string]api.RunInput{
+		"no callback":      in,
+		"another URL":      with("https://hooks.example.com/b", 0),
+		"another deadline": with("https://hooks.example.com/a", time.Hour),
+		"another receiver": with("https://evil.example.com/a", 0),
+	} {
+		require.NotEqual(t, hooks, runclient.RequestHash(other), name)
+	}
+	require.Equal(t, "sha256:e0ea1057a5541f4fe86958e46e525e31caf029a302c8fe4398a30cced7bedf2e", runclient.RequestHash(in),
+		"a request without a callback keeps the digest it had before callbacks counted, so that its repeat finds its run")
 }

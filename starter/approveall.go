@@ -10,7 +10,8 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// approveAll approves every action of the run waiting for a person, each
+// approveAll approves every action of the run waiting for a person (as the
+// run answers, or as it was last known when no worker answers), each
 // bound to the input (argsHash) the run showed: as batches of up to
 // api.MaxBatch when the run's agent takes them, else one signal per action.
 // base carries the approver, reason and decision.
@@ -19,26 +20,33 @@ func (c *decideCommand) approveAll(ctx context.Context, runID string, base api.A
 	if err != nil {
 		return err
 	}
-	if err := requireOpenRun(ctx, rc, runID); err != nil {
-		return err
-	}
-	snap, err := rc.Snapshot(ctx, runID)
+	reach, err := reachOpenRun(ctx, rc, runID)
 	if err != nil {
 		return err
 	}
-	sigs := approveAllSignals(snap, base)
+	sigs := approveAllSignals(reach.Snapshot, base)
 	if len(sigs) == 0 {
 		return fmt.Errorf("run %s has no action waiting for approval", runID)
 	}
 	var errs []error
-	for _, sig := range sigs {
+	for i, sig := range sigs {
 		what := "action " + sig.ActionID
 		if len(sig.Batch) > 0 {
 			what = fmt.Sprintf("%d actions as one batch", len(sig.Batch)+1)
 		}
 		fmt.Fprintf(c.env.stdout, "approving %s\n", what)
-		send := func(ctx context.Context, rc *runclient.Client, runID string) error { return rc.Decide(ctx, runID, sig) }
-		reaction, err := signalAndWatch(ctx, c.env, rc, runID, send, func(ev api.Event) bool { return ev.Type == api.EventActionState })
+		send := func(ctx context.Context, rc *runclient.Client, runID string, _ runclient.Reach) error {
+			return rc.Decide(ctx, runID, sig)
+		}
+		if reach.Live && i > 0 {
+			// The answer to this signal is looked for after the run's newest
+			// event: the one before it has moved the run on.
+			if reach, err = reachOpenRun(ctx, rc, runID); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		reaction, err := signalAndWatch(ctx, c.env, rc, runID, reach, send, func(ev api.Event) bool { return ev.Type == api.EventActionState })
 		if err != nil {
 			errs = append(errs, err)
 			continue

@@ -39,7 +39,7 @@ func (c *cancelCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	send := func(ctx context.Context, rc *runclient.Client, runID string) error {
+	send := func(ctx context.Context, rc *runclient.Client, runID string, _ runclient.Reach) error {
 		return rc.Cancel(ctx, runID, sig)
 	}
 	return signalOpenRun(ctx, c.env, runID, send, func(ev api.Event) bool {

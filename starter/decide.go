@@ -79,9 +79,9 @@ func (c *decideCommand) Run(ctx context.Context, args []string) error {
 	if c.all {
 		return c.approveAll(ctx, runID, sig)
 	}
-	send := func(ctx context.Context, rc *runclient.Client, runID string) error {
+	send := func(ctx context.Context, rc *runclient.Client, runID string, reach runclient.Reach) error {
 		if len(sig.Args) > 0 {
-			hash, err := editableVersion(ctx, rc, runID, sig.ActionID)
+			hash, err := editableVersion(reach.Snapshot, runID, sig.ActionID)
 			if err != nil {
 				return err
 			}
@@ -169,12 +169,9 @@ func readEditFile(path string) (json.RawMessage, error) {
 }
 
 // editableVersion is the argsHash of the action's version an edit replaces,
-// read from the run as it is now, or why the action may not be edited.
-func editableVersion(ctx context.Context, rc *runclient.Client, runID, actionID string) (string, error) {
-	snap, err := rc.Snapshot(ctx, runID)
-	if err != nil {
-		return "", err
-	}
+// read from the run as the command found it (live, or last known), or why
+// the action may not be edited.
+func editableVersion(snap api.RunSnapshot, runID, actionID string) (string, error) {
 	for _, pa := range snap.Actions {
 		if pa.ID != actionID {
 			continue

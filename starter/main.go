@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/agentrun/agentrun/internal/config"
+	"github.com/agentrun/agentrun/internal/runview"
 )
 
 func main() {
@@ -35,6 +36,10 @@ commands:
   cancel    stop a run; an action in flight finishes and is checked first
   list      list runs; --status waiting_for_user lists the actions waiting for approval
   conversation  list a conversation's runs in order: the first and its follow-ups
+
+approve, reject, respond, resolve and cancel need Temporal, not a worker: with
+no worker answering (3 s), the command is recorded and the run acts on it when a
+worker picks it up; the command says so, with the run's last known state.
 
 Run 'starter <command> -h' for the flags of a command. Encrypted runs need the
 worker's AGENTRUN_PAYLOAD_KEYS; docs/operations.md covers real clusters.
@@ -95,8 +100,13 @@ func unknownCommand(typed string) string {
 	return msg + "\n\n" + usage
 }
 
-// run executes one command line and returns the process exit code.
+// run executes one command line and returns the process exit code. All it
+// prints goes through runview.VisibleWriter: much of it is text from a run
+// (previews, labels, reasons, errors), which comes from outside.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	out, errOut := runview.NewVisibleWriter(stdout), runview.NewVisibleWriter(stderr)
+	defer func() { _, _ = out.Flush(), errOut.Flush() }()
+	stdout, stderr = out, errOut
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stderr, usage+"\n")
 		_ = starterSettings().WriteHelp(stderr) // stderr is the terminal; nothing to do if it fails

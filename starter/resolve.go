@@ -38,7 +38,7 @@ func (c *resolveCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	send := func(ctx context.Context, rc *runclient.Client, runID string) error {
+	send := func(ctx context.Context, rc *runclient.Client, runID string, _ runclient.Reach) error {
 		return rc.Resolve(ctx, runID, sig)
 	}
 	return signalOpenRun(ctx, c.env, runID, send, func(ev api.Event) bool {

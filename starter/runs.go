@@ -6,15 +6,17 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-// requireOpenRun fails unless the run exists and can still take a signal:
-// a signal to a closed run would be lost without a word.
-func requireOpenRun(ctx context.Context, rc *runclient.Client, runID string) error {
-	desc, err := rc.Describe(ctx, runID)
+// reachOpenRun finds the run a person's command goes to, failing unless it
+// exists and can still take a signal: a signal to a closed run would be
+// lost without a word. A run no worker answers for is reached all the
+// same, with its last known state: Temporal keeps the signal for it.
+func reachOpenRun(ctx context.Context, rc *runclient.Client, runID string) (runclient.Reach, error) {
+	reach, err := rc.Reach(ctx, runID)
 	if err != nil {
-		return err
+		return reach, err
 	}
-	if !desc.Open() {
-		return &runClosedError{runID: runID, status: desc.StatusName()}
+	if !reach.Open {
+		return reach, &runClosedError{runID: runID, status: reach.EndedAs}
 	}
-	return nil
+	return reach, nil
 }

@@ -82,8 +82,14 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// verifyCallback checks a delivery as its receiver does: with the key of
+// its own origin, derived from the worker's secret (api.CallbackKey).
 func verifyCallback(r *http.Request, body []byte) error {
-	return api.VerifySignature(callbackSecret, r, body, time.Now())
+	key, err := api.CallbackKey(callbackSecret, "http://"+r.Host+r.URL.Path)
+	if err != nil {
+		return err
+	}
+	return api.VerifySignature(key, r, body, time.Now())
 }
 
 func (rc *receiver) deliveries() []delivery {

@@ -166,7 +166,8 @@ func workerSettings() []config.Setting[Config] {
 				c.Callbacks.Allowed, err = api.ParseCallbackAllowList(v)
 				return err
 			}},
-		{Name: "AGENTRUN_CALLBACK_SECRET", Secret: true, Description: "HMAC key that signs result deliveries as the signed API signs (the receiver verifies with it); " +
+		{Name: "AGENTRUN_CALLBACK_SECRET", Secret: true, Description: "the secret each callback receiver's own key is derived from (HMAC-SHA256 of its origin, api.CallbackKey); " +
+			"deliveries are signed as the signed API signs, with that key; give a receiver its key, never this; " +
 			"needed with AGENTRUN_CALLBACK_ALLOWED; at least 32 bytes",
 			Parse: parseCallbackSecret},
 		{Name: "AGENT_STOP_TIMEOUT", Default: DefaultStopTimeout.String(), Description: "on SIGTERM, how long activities in flight may finish before they are cancelled",

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -29,12 +30,26 @@ type outcome struct {
 	// parsing the error text.
 	State     string
 	DecidedBy string
+	// LastKnown is, on a command Recorded while no worker answers for the
+	// run, the run's last known state (runclient.LastKnownLine).
+	LastKnown string
 }
 
 // accepted is a 202 saying status.
 func accepted(status string) outcome { return outcome{Code: http.StatusAccepted, Status: status} }
 
-// refused is code with reason, which is written for the caller.
+// Recorded is a 202 for a command signalled while no worker answered for
+// the run: Temporal keeps the signal and the run applies it, or ignores it
+// with its reason, when a worker picks it up. last is the run as it was
+// last known.
+func recorded(last api.RunSnapshot) outcome {
+	return outcome{Code: http.StatusAccepted, Status: runclient.RecordedNote, LastKnown: runclient.LastKnownLine(last)}
+}
+
+// Recorded reports a command that waits for a worker (see Recorded).
+func (o outcome) recorded() bool { return o.OK() && o.LastKnown != "" }
+
+// Refused is code with reason, which is written for the caller.
 func refused(code int, reason string) outcome { return outcome{Code: code, Error: reason} }
 
 // OK reports a success.
@@ -42,6 +57,9 @@ func (o outcome) OK() bool { return o.Code < 300 }
 
 func (o outcome) body() map[string]string {
 	if o.OK() {
+		if o.LastKnown != "" {
+			return map[string]string{"status": o.Status, "lastKnown": o.LastKnown}
+		}
 		return map[string]string{"status": o.Status}
 	}
 	body := map[string]string{"error": o.Error}

@@ -66,19 +66,27 @@ func (s *Server) writeBadRequest(w http.ResponseWriter, err error) {
 }
 
 // resolve checks that the step is waiting for a resolution, then signals.
+// With no worker answering, the run's last known state has no steps: the
+// resolve is recorded, and the workflow checks the step when it runs.
 func (s *Server) resolve(ctx context.Context, runID, stepID string, req resolveRequest) outcome {
 	logger := s.logger.With("run", runID, "step", stepID, "by", req.By, "decision", req.Decision, "requestId", req.RequestID)
-	snap, err := s.runs.Snapshot(ctx, runID)
-	if err != nil {
-		return temporalFailure(logger, err, "run query before a resolve")
+	reach, o := s.reachRun(ctx, logger, runID, "run query before a resolve")
+	if !o.OK() {
+		return o
 	}
-	step := stepIn(snap, stepID)
-	if step == nil {
-		return refused(http.StatusNotFound, "unknown step for this run")
+	if reach.Live {
+		step := stepIn(reach.Snapshot, stepID)
+		if step == nil {
+			return refused(http.StatusNotFound, "unknown step for this run")
+		}
+		if step.Status != api.StepOutcomeUnknown {
+			logger.Info("resolve refused", "stepStatus", step.Status)
+			return refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
+		}
 	}
-	if step.Status != api.StepOutcomeUnknown {
-		logger.Info("resolve refused", "stepStatus", step.Status)
-		return refused(http.StatusConflict, fmt.Sprintf("the step is %s, not waiting for a resolution", step.Status))
+	if o := s.takeUnchecked(reach, runID, req.By); !o.OK() {
+		logger.Info("resolve refused", "code", o.Code, "reason", o.Error)
+		return o
 	}
 	sig := api.ResolveSignal{StepID: stepID, Decision: req.Decision, ExternalResourceID: req.ExternalResourceID, By: req.By}
 	if err := s.runs.Resolve(ctx, runID, sig); err != nil {
@@ -87,6 +95,6 @@ func (s *Server) resolve(ctx context.Context, runID, stepID string, req resolveR
 		}
 		return temporalFailure(logger, err, "resolve signal")
 	}
-	logger.Info("resolve signal sent")
-	return accepted(statusSignalSent)
+	logger.Info("resolve signal sent", "live", reach.Live)
+	return sent(reach)
 }

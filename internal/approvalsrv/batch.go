@@ -44,10 +44,11 @@ func batchMemoID(refs []api.ActionRef) string {
 func (s *Server) decideBatch(ctx context.Context, runID string, req Batch, channel string) outcome {
 	in := decisionInput{RunID: runID, ActionID: req.Actions[0].ActionID, Request: req.Decision, Channel: channel}
 	logger := s.decisionLogger(in).With("batch", len(req.Actions))
-	snap, err := s.runs.Snapshot(ctx, runID)
-	if err != nil {
-		return temporalFailure(logger, err, "run query before a batch decision")
+	reach, o := s.reachRun(ctx, logger, runID, "run query before a batch decision")
+	if !o.OK() {
+		return o
 	}
+	snap := reach.Snapshot
 	if !snap.Run.BatchApproval {
 		agent := snap.Run.Agent
 		if agent == "" {
@@ -84,7 +85,7 @@ func (s *Server) decideBatch(ctx context.Context, runID string, req Batch, chann
 		approver = who
 	}
 	in.ActionID = req.Actions[0].ActionID
-	return s.sendDecision(ctx, logger, in, api.ApprovalSignal{
+	return s.sendDecision(ctx, logger, in, reach, api.ApprovalSignal{
 		ActionID:  req.Actions[0].ActionID,
 		ArgsHash:  req.Actions[0].ArgsHash,
 		Batch:     slices.Clone(req.Actions[1:]),

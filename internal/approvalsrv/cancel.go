@@ -51,21 +51,30 @@ func (s *Server) cancelOnce(ctx context.Context, runID string, req cancelRequest
 	return s.answers.Do(key, req.Reason, func() outcome { return s.cancelRun(ctx, runID, req, channel) })
 }
 
-// cancelRun checks who may cancel through the run query, then signals. The
-// workflow checks again and has the final word.
+// cancelRun checks who may cancel through the run query (or, with no worker
+// answering, against the run's last known state), then signals. The
+// workflow checks again and has the final word: a run last known without
+// its memo (it never waited) names nobody to check against here.
 func (s *Server) cancelRun(ctx context.Context, runID string, req cancelRequest, channel string) outcome {
 	logger := s.logger.With("run", runID, "by", req.By, "channel", channel, "requestId", req.RequestID)
-	snap, err := s.runs.Snapshot(ctx, runID)
-	if err != nil {
-		return temporalFailure(logger, err, "run query before a cancel")
+	reach, o := s.reachRun(ctx, logger, runID, "run query before a cancel")
+	if !o.OK() {
+		return o
 	}
+	snap := reach.Snapshot
 	if snap.Run.Status.IsTerminal() {
 		return refused(http.StatusConflict, fmt.Sprintf("the run has ended (%s)", snap.Run.Status))
 	}
 	if snap.Cancel != nil {
 		return accepted("already cancelled by " + snap.Cancel.By)
 	}
-	if o := s.authorizeCancel(ctx, snap.Run, req.By); !o.OK() {
+	if reach.Live || snap.Run.Repo != "" {
+		if o := s.authorizeCancel(ctx, snap.Run, req.By); !o.OK() {
+			logger.Info("cancel refused", "code", o.Code, "reason", o.Error)
+			return o
+		}
+	}
+	if o := s.takeUnchecked(reach, runID, req.By); !o.OK() {
 		logger.Info("cancel refused", "code", o.Code, "reason", o.Error)
 		return o
 	}
@@ -76,8 +85,8 @@ func (s *Server) cancelRun(ctx context.Context, runID string, req cancelRequest,
 		}
 		return temporalFailure(logger, err, "cancel signal")
 	}
-	logger.Info("cancel signal sent")
-	return accepted(statusSignalSent)
+	logger.Info("cancel signal sent", "live", reach.Live)
+	return sent(reach)
 }
 
 // authorizeCancel applies the run's rule (api.MayCancel) early: the

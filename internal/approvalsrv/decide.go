@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // Channels a decision arrives through, as shown on the run's page.
@@ -50,15 +51,16 @@ func (s *Server) decideBatchForm(ctx context.Context, runID string, req Batch) o
 	return s.decideBatchOnce(ctx, runID, req, channelWeb)
 }
 
-// decide checks a decision through the run query and, when it can count,
+// decide checks a decision through the run query (or, with no worker
+// answering, against the run's last known state) and, when it can count,
 // sends the approval signal. The workflow checks again: the query only spares
 // people a signal that would be ignored and tells them why.
 func (s *Server) decide(ctx context.Context, in decisionInput) outcome {
-	snap, err := s.runs.Snapshot(ctx, in.RunID)
-	if err != nil {
-		return temporalFailure(s.decisionLogger(in), err, "run query before a decision")
+	reach, o := s.reachRun(ctx, s.decisionLogger(in), in.RunID, "run query before a decision")
+	if !o.OK() {
+		return o
 	}
-	return s.decideOn(ctx, in, snap)
+	return s.decideOn(ctx, in, reach)
 }
 
 func (s *Server) decisionLogger(in decisionInput) *slog.Logger {
@@ -66,10 +68,15 @@ func (s *Server) decisionLogger(in decisionInput) *slog.Logger {
 		"decision", in.Request.Decision, "channel", in.Channel, "requestId", in.Request.RequestID)
 }
 
-// decideOn is decide on a snapshot the caller has just queried.
-func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSnapshot) outcome {
+// decideOn is decide on the run as the caller has just reached it.
+func (s *Server) decideOn(ctx context.Context, in decisionInput, reach runclient.Reach) outcome {
 	logger := s.decisionLogger(in)
+	snap := reach.Snapshot
 	action := actionIn(snap, in.ActionID)
+	if action == nil && !reach.Live {
+		return s.refuse(ctx, logger, in, refused(http.StatusConflict, fmt.Sprintf(
+			"action %s is not waiting in the run's last known state (no worker answers for the run)", in.ActionID)))
+	}
 	if action == nil {
 		return s.refuse(ctx, logger, in, refused(http.StatusNotFound, "unknown action for this run"))
 	}
@@ -90,7 +97,7 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, snap api.RunSna
 	if len(in.Request.Args) > 0 && !action.Editable {
 		return s.refuse(ctx, logger, in, refused(http.StatusConflict, fmt.Sprintf("action %s may not be edited: its agent forbids it, or its arguments are too large", action.ID)))
 	}
-	return s.sendDecision(ctx, logger, in, api.ApprovalSignal{
+	return s.sendDecision(ctx, logger, in, reach, api.ApprovalSignal{
 		ActionID:  in.ActionID,
 		ArgsHash:  action.ArgsHash,
 		Decision:  in.Request.Decision,
@@ -118,7 +125,11 @@ func (s *Server) checkDecidable(action *api.PendingAction, argsHash string) outc
 }
 
 // sendDecision sends an authorised decision to the run.
-func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, sig api.ApprovalSignal) outcome {
+func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, reach runclient.Reach, sig api.ApprovalSignal) outcome {
+	if o := s.takeUnchecked(reach, in.RunID, sig.Approver); !o.OK() {
+		logger.Info("decision refused", "code", o.Code, "reason", o.Error)
+		return o
+	}
 	if err := s.runs.Decide(ctx, in.RunID, sig); err != nil {
 		if errors.Is(err, errRunNotFound) {
 			// Nothing can be recorded in a closed run.
@@ -126,8 +137,8 @@ func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decis
 		}
 		return temporalFailure(logger, err, "approval signal")
 	}
-	logger.Info("approval signal sent")
-	return accepted(statusSignalSent)
+	logger.Info("approval signal sent", "live", reach.Live)
+	return sent(reach)
 }
 
 // authorizeApprover returns the approver's name as the channel authenticated

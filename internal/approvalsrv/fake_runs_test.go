@@ -30,6 +30,8 @@ type fakeRuns struct {
 	// queries counts Snapshot calls, eventsQueries Events calls, lookups
 	// RunByActionID calls and listings WaitingRunIDs calls.
 	queries, eventsQueries, lookups, listings int
+	// reaches counts Reach calls.
+	reaches int
 	// signalGate, when set, runs before Decide records a signal,
 	// outside the lock, with the number of Decide calls so far.
 	signalGate  func(arrived int)
@@ -38,8 +40,12 @@ type fakeRuns struct {
 	listGate func()
 	// staleIndex answers RunByActionID as a lagging visibility store would.
 	staleIndex map[string]string
-	// snapshotsUnavailable fails only the run query.
+	// snapshotsUnavailable fails only the run query, as when no worker
+	// polls the run's queue: Reach then answers the run's last known state.
 	snapshotsUnavailable bool
+	// noMemo, with snapshotsUnavailable, is a run that never waited: its
+	// last known state has no inbox memo, only its status.
+	noMemo bool
 	// starts are the Start requests, pageListings the ListPage filters.
 	starts       []runclient.StartRequest
 	pageListings []runclient.ListFilter
@@ -131,6 +137,52 @@ func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (api.RunSnapshot,
 	return f.snaps[runID], nil
 }
 
+// Reach answers as runclient's: the run query's snapshot while a worker
+// answers it, and otherwise the last known state that the run's memo and
+// status search attribute would hold, built by runclient.LastKnown.
+func (f *fakeRuns) Reach(ctx context.Context, runID string) (runclient.Reach, error) {
+	f.mu.Lock()
+	f.reaches++
+	noWorker := f.snapshotsUnavailable
+	noMemo := f.noMemo
+	err := f.check(runID)
+	snap, ended := f.snaps[runID], f.ended[runID]
+	f.mu.Unlock()
+	if err != nil {
+		return runclient.Reach{}, err
+	}
+	reach := runclient.Reach{Open: !ended}
+	if ended {
+		reach.EndedAs = "completed"
+	}
+	if !noWorker {
+		snap, err := f.Snapshot(ctx, runID)
+		reach.Snapshot, reach.Live = snap, true
+		return reach, err
+	}
+	if noMemo {
+		reach.Snapshot = runclient.LastKnown(runID, snap.Run.Status, nil)
+		reach.NoAnswer = fmt.Errorf("fake: no worker: %w", errTemporalUnavailable)
+		return reach, nil
+	}
+	memo := api.InboxMemo{Run: snap.Run, Label: snap.Label}
+	for _, a := range snap.Actions {
+		if a.State == api.ActionWaiting {
+			memo.Actions = append(memo.Actions, a)
+		}
+	}
+	reach.Snapshot = runclient.LastKnown(runID, snap.Run.Status, &memo)
+	reach.NoAnswer = fmt.Errorf("fake: no worker: %w", errTemporalUnavailable)
+	return reach, nil
+}
+
+// reachCount reads how many times Reach was called.
+func (f *fakeRuns) reachCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reaches
+}
+
 // counts reads the call counters: Snapshot, Events, RunByActionID, WaitingRunIDs.
 func (f *fakeRuns) counts() (snapshots, events, lookups, listings int) {
 	f.mu.Lock()
@@ -177,6 +229,9 @@ func (f *fakeRuns) Decide(ctx context.Context, runID string, sig api.ApprovalSig
 		return err
 	}
 	f.approvals = append(f.approvals, sig)
+	if f.snapshotsUnavailable {
+		return nil // no worker: the signal waits for one
+	}
 	snap := f.snaps[runID]
 	for _, ref := range append([]api.ActionRef{{ActionID: sig.ActionID}}, sig.Batch...) {
 		if a := snap.PendingAction; a != nil && a.ID == ref.ActionID && a.State == api.ActionWaiting {

@@ -15,13 +15,15 @@ import (
 // keyed by the status code; the page never echoes caller-supplied text.
 var formNotices = map[string]string{
 	"202": "Your decision was sent to the run.",
-	"400": "The form was incomplete or invalid: a rejection needs a reason, feedback needs text, edited arguments must be one JSON object.",
-	"403": "You may not decide this action.",
-	"404": "This action is not part of the run.",
-	"422": "This run's agent takes one decision per action, or an action is not part of the run.",
-	"409": "The action was already decided or has expired.",
-	"502": "Your permission could not be checked; try again.",
-	"503": "The run could not be reached; try again.",
+	// The run page says the run's last known state beside it.
+	resultRecorded: "Recorded; the run will act on it when a worker picks it up.",
+	"400":          "The form was incomplete or invalid: a rejection needs a reason, feedback needs text, edited arguments must be one JSON object.",
+	"403":          "You may not decide this action.",
+	"404":          "This action is not part of the run.",
+	"422":          "This run's agent takes one decision per action, or an action is not part of the run.",
+	"409":          "The action was already decided or has expired.",
+	"502":          "Your permission could not be checked; try again.",
+	"503":          "The run could not be reached; try again.",
 	// A form from before a restart (dev mode's CSRF key is random) is not a
 	// permission problem; saying 403's text would mislead.
 	resultStale: staleFormMessage,
@@ -29,6 +31,7 @@ var formNotices = map[string]string{
 
 const (
 	resultStale      = "stale"
+	resultRecorded   = "recorded"
 	staleFormMessage = "This page is out of date; reload it and decide again."
 )
 
@@ -87,8 +90,11 @@ func (s *pages) answerForm(w http.ResponseWriter, r *http.Request, runID string,
 		return
 	}
 	result := strconv.Itoa(o.Code)
-	if stale {
+	switch {
+	case stale:
 		result = resultStale
+	case o.recorded():
+		result = resultRecorded
 	}
 	target := "/runs/" + url.PathEscape(runID) + "?result=" + result
 	http.Redirect(w, r, target, http.StatusSeeOther)

@@ -117,9 +117,19 @@ func (s *pages) servePanel(w http.ResponseWriter, r *http.Request) {
 
 func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
 	runID := r.PathValue("runId")
-	snap, err := s.runs.Snapshot(r.Context(), runID)
+	reach, err := reachOnce(r.Context(), s.runs, runID)
 	if err != nil {
 		s.pageError(w, temporalFailure(s.logger.With("run", runID), err, "run page"))
+		return
+	}
+	snap := reach.Snapshot
+	if !reach.Live {
+		// The run's last known state, with its forms: a decision or a
+		// cancel is recorded for the next worker. Events, writing and the
+		// conversation need a worker to answer; they wait for one.
+		view := s.runView(w, r, runID, snap, nil)
+		view.Notice = strings.TrimSpace(noWorkerNotice + " " + view.Notice)
+		s.render(w, http.StatusOK, template, view)
 		return
 	}
 	events, err := s.runs.Events(r.Context(), runID, 0)
@@ -134,6 +144,10 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 	}
 	s.render(w, http.StatusOK, template, view)
 }
+
+// noWorkerNotice heads the page of a run no worker answers for.
+const noWorkerNotice = "No worker is answering for this run: this is its last known state. " +
+	"A decision or a cancel made here is recorded; the run will act on it when a worker picks it up."
 
 // pageError answers o as a page: its code and its message, which is for people.
 func (s *pages) pageError(w http.ResponseWriter, o outcome) {

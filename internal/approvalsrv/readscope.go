@@ -92,13 +92,18 @@ func (s *Server) scopeToReaders(pattern string, next http.Handler) http.Handler 
 		}
 		runID := r.PathValue("runId")
 		logger := s.logger.With("run", runID)
-		snap, err := s.runs.Snapshot(r.Context(), runID)
+		reach, err := s.runs.Reach(r.Context(), runID)
 		if err != nil {
 			s.answerRunPage(w, r, pattern, temporalFailure(logger, err, "run query before a page"))
 			return
 		}
+		if !reach.Live && reach.Snapshot.Run.Repo == "" {
+			// Who may read it is in the memo the run has not written yet.
+			s.answerRunPage(w, r, pattern, refused(http.StatusServiceUnavailable, "no worker answers for this run yet, and who may read it is not known; try again later"))
+			return
+		}
 		login := auth.IdentityFrom(r.Context())
-		ok, err := s.mayRead(r.Context(), login, readersOfSnapshot(snap))
+		ok, err := s.mayRead(r.Context(), login, readersOfSnapshot(reach.Snapshot))
 		switch {
 		case err != nil:
 			logger.Error("read permission check failed", "viewer", login, "err", err)
@@ -107,7 +112,7 @@ func (s *Server) scopeToReaders(pattern string, next http.Handler) http.Handler 
 			logger.Info("run hidden from a person who may not read it", "viewer", login)
 			s.answerRunPage(w, r, pattern, temporalFailure(logger, fmt.Errorf("run %s: %w", runID, errRunNotFound), "run page"))
 		default:
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, r.WithContext(withReached(r.Context(), runID, reach)))
 		}
 	})
 }

@@ -25,6 +25,9 @@ type Runs interface {
 	// ListPage lists one page of the runs that match a filter.
 	ListPage(ctx context.Context, f runclient.ListFilter, size int, token string) (runclient.Page, error)
 	Snapshot(ctx context.Context, runID string) (api.RunSnapshot, error)
+	// Reach finds the run a person's command goes to: live, or, with no
+	// worker answering, as it was last known (see runclient.Reach).
+	Reach(ctx context.Context, runID string) (runclient.Reach, error)
 	// Events returns the run's events after sinceSequence, in order.
 	Events(ctx context.Context, runID string, sinceSequence int64) ([]api.Event, error)
 	// Ended tells whether the run's workflow is no longer running.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // handleWebhook serves POST /github/webhook; gitHubSigned (routes.go) has
@@ -84,7 +85,7 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 
 func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in decisionInput, event *github.IssueCommentEvent) outcome {
 	repo, number := event.GetRepo().GetFullName(), event.GetIssue().GetNumber()
-	runID, snap, o := s.locateRun(ctx, logger, in, repo, number)
+	runID, reach, o := s.locateRun(ctx, logger, in, repo, number)
 	if !o.OK() {
 		logger.Info("comment command refused", "reason", o.Error)
 		return o
@@ -94,7 +95,7 @@ func (s *Server) commentDecision(ctx context.Context, logger *slog.Logger, in de
 		return s.refuse(ctx, logger.With("run", runID), in,
 			refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot decide"))
 	}
-	return s.decideOn(ctx, in, snap)
+	return s.decideOn(ctx, in, reach)
 }
 
 // isAgentOrBot keeps a comment the agent posted (it carries the operation
@@ -108,24 +109,29 @@ func isAgentOrBot(comment *github.IssueComment) bool {
 // search attribute, in one visibility query, and checks that the command was
 // posted on that run's pull request: a comment knows only its repository and
 // issue number.
-func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, api.RunSnapshot, outcome) {
+func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decisionInput, repo string, number int) (string, runclient.Reach, outcome) {
 	notFound := refused(http.StatusNotFound, fmt.Sprintf("no run of %s#%d has action %s", repo, number, in.ActionID))
 	runID, err := s.runs.RunByActionID(ctx, in.ActionID)
 	if errors.Is(err, errRunNotFound) {
-		return "", api.RunSnapshot{}, notFound
+		return "", runclient.Reach{}, notFound
 	}
 	if err != nil {
-		return "", api.RunSnapshot{}, temporalFailure(logger, err, "finding the run of a comment's action")
+		return "", runclient.Reach{}, temporalFailure(logger, err, "finding the run of a comment's action")
 	}
-	snap, err := s.runs.Snapshot(ctx, runID)
-	if errors.Is(err, errRunNotFound) {
+	reach, o := s.reachRun(ctx, logger.With("run", runID), runID, "run query for a comment")
+	if o.Code == http.StatusNotFound {
 		// Visibility lags: the run was deleted since it was indexed.
-		return "", api.RunSnapshot{}, notFound
+		return "", runclient.Reach{}, notFound
 	}
-	if err != nil {
-		return "", api.RunSnapshot{}, temporalFailure(logger.With("run", runID), err, "run query for a comment")
+	if !o.OK() {
+		return "", runclient.Reach{}, o
 	}
-	run := snap.Run
+	run := reach.Snapshot.Run
+	if !reach.Live && run.Repo == "" {
+		// No memo to read (or one this process cannot decrypt): the
+		// command's pull request cannot be matched to the run's.
+		return "", runclient.Reach{}, refused(http.StatusServiceUnavailable, "no worker answers for this run and its last known state does not name its pull request; try again later")
+	}
 	if !strings.EqualFold(run.Repo, repo) || run.PullNumber != number {
 		reason := fmt.Sprintf("the command was posted on %s#%d, not on this run's pull request", repo, number)
 		// The commenter's login is authenticated by GitHub's signature and
@@ -133,7 +139,7 @@ func (s *Server) locateRun(ctx context.Context, logger *slog.Logger, in decision
 		s.refusals.Record(ctx, logger.With("run", runID), runID, refusal{
 			Channel: in.Channel, Who: in.Request.Approver, ActionID: in.ActionID, Reason: reason,
 		}, true)
-		return "", api.RunSnapshot{}, notFound
+		return "", runclient.Reach{}, notFound
 	}
-	return runID, snap, accepted("")
+	return runID, reach, accepted("")
 }

@@ -446,24 +446,6 @@ func TestCommandWhoseIndexedRunIsGoneAnswers404(t *testing.T) {
 	require.Empty(t, h.runs.refusalSignals())
 }
 
-func TestCommandWhenTheRunQueryFailsAnswers503AndARedeliveryWorks(t *testing.T) {
-	h := waitingHarness(t, sandboxPermissions(t), "alice")
-	h.runs.snapshotsUnavailable = true
-	payload := newComment("alice", "/agentrun approve act-1").payload(t)
-
-	first := h.deliver("issue_comment", "d-1", payload)
-	require.Equal(t, http.StatusServiceUnavailable, first.StatusCode)
-	require.Equal(t, "temporal is unreachable; try again later", replyOf(t, first)["error"])
-
-	h.runs.mu.Lock()
-	h.runs.snapshotsUnavailable = false
-	h.runs.mu.Unlock()
-	again := h.deliver("issue_comment", "d-1", payload)
-
-	require.Equal(t, http.StatusAccepted, again.StatusCode)
-	require.Len(t, h.runs.approvalSignals(), 1)
-}
-
 func TestCommentOnARunWithTwoWaitingActionsDecidesTheNamedOneBoundToItsInput(t *testing.T) {
 	h := newHarness(t, testConfig(), sandboxPermissions(t))
 	h.runs.put("run-1", twoWaitingRun(true, "alice"))

@@ -38,7 +38,10 @@ func (rr *resultReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rr.mu.Lock()
 	defer rr.mu.Unlock()
 	rr.arrivals = append(rr.arrivals, key)
-	if api.VerifySignature([]byte(callbackSecret), r, body, time.Now()) != nil {
+	// The receiver holds the key of its own origin (api.CallbackKey), never
+	// the worker's secret.
+	receiverKey, err := api.CallbackKey([]byte(callbackSecret), "http://"+r.Host)
+	if err != nil || api.VerifySignature(receiverKey, r, body, time.Now()) != nil {
 		rr.unsigned++
 		http.Error(w, "bad signature", http.StatusUnauthorized)
 		return

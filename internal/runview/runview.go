@@ -45,9 +45,12 @@ func Started(w io.Writer, r runclient.Started, asJSON bool) error {
 // SignalReaction is what the run recorded after a signal.
 type SignalReaction struct {
 	RunID string `json:"runId"`
-	// Event is the run's answer: the accepting event or the ignored signal.
+	// Event is the run's answer: the accepting event or the ignored signal;
+	// nil when the run has not answered (no worker is running it), and the
+	// signal waits in Temporal for one.
 	Event *api.Event `json:"event,omitempty"`
-	// Snapshot is the run right after it answered.
+	// Label and Status are the run right after it answered or, without an
+	// answer, as it was last known.
 	Label  string        `json:"label"`
 	Status api.RunStatus `json:"status"`
 }
@@ -55,7 +58,8 @@ type SignalReaction struct {
 // Reaction reports what the run did with a signal.
 func Reaction(w io.Writer, r SignalReaction) error {
 	if r.Event == nil {
-		_, err := fmt.Fprintf(w, "sent to run %s; it has not answered yet (is a worker running?). Check with: starter status %s\n", r.RunID, r.RunID)
+		last := runclient.LastKnownLine(api.RunSnapshot{Run: api.Run{ID: r.RunID, Status: r.Status}, Label: r.Label})
+		_, err := fmt.Fprintf(w, "%s\n%s\ncheck with: starter status %s\n", runclient.RecordedNote, last, r.RunID)
 		return err
 	}
 	what := r.Event.Status

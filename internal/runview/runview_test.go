@@ -152,7 +152,8 @@ func TestReactionRenderingSaysWhatTheRunDid(t *testing.T) {
 	var out bytes.Buffer
 
 	require.NoError(t, Reaction(&out, SignalReaction{RunID: "r1", Event: &ev, Status: api.RunRunning, Label: api.LabelPosting}))
-	require.NoError(t, Reaction(&out, SignalReaction{RunID: "r1"}))
+	require.NoError(t, Reaction(&out, SignalReaction{RunID: "r1", Status: api.RunWaitingForUser, Label: "waiting for approval"}))
+	require.NoError(t, Reaction(&out, SignalReaction{RunID: "r2"}))
 
 	requireGolden(t, "reaction", out.Bytes())
 }

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -107,4 +108,19 @@ func (s *Stack) describeEvents(runID string) string {
 		fmt.Fprintf(&b, "  %d %s %s %s %q\n", e.Sequence, e.Type, e.StepID, e.Status, e.Detail)
 	}
 	return b.String()
+}
+
+// WaitingRunWithNoWorker starts a worker on taskQueue, a review on it, and
+// stops the worker once the run waits for approval: a run waiting for a
+// person that no worker answers for, until the test starts one (StartWorker).
+func (s *Stack) WaitingRunWithNoWorker(t testing.TB, taskQueue string) (client.WorkflowRun, api.PendingAction) {
+	t.Helper()
+	w := agentworker.NewWithActivities(s.Client(), taskQueue, s.Activities(nil))
+	if err := w.Start(); err != nil {
+		t.Fatalf("testkit: start the worker on %s: %v", taskQueue, err)
+	}
+	run := s.StartReview(t, taskQueue)
+	action := s.WaitForApproval(t, run.GetID())
+	w.Stop()
+	return run, action
 }

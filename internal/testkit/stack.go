@@ -37,6 +37,8 @@ type StackOptions struct {
 	// its workers, as internal/telemetry does for the mains; nil means none.
 	MetricsHandler client.MetricsHandler
 	Interceptors   []interceptor.ClientInterceptor
+	// Fixture is the sandbox's GitHub; nil means ghsandbox.DefaultFixture.
+	Fixture *ghsandbox.Fixture
 }
 
 // Stack is a running dev server, sandbox and worker, all stopped when the
@@ -81,7 +83,11 @@ func StartStack(t testing.TB, opts StackOptions) *Stack {
 			Codec: opts.PayloadCodec, MetricsHandler: opts.MetricsHandler, Interceptors: opts.Interceptors,
 		})
 	}
-	s.sandbox = ghsandbox.New(ghsandbox.DefaultFixture())
+	fixture := ghsandbox.DefaultFixture()
+	if opts.Fixture != nil {
+		fixture = *opts.Fixture
+	}
+	s.sandbox = ghsandbox.New(fixture)
 	s.GitHubURL, s.github = ServeSandbox(t, s.sandbox)
 	s.StartWorker(t, opts.TaskQueue, opts.Model)
 	return s
