@@ -12,8 +12,9 @@ import (
 
 // landLateMs is how long the sandbox holds a create before it lands: past
 // the fault suite's tool timeout, so the attempt's worker has died or given
-// up by then, and within that timeout plus workflows.ResendMargin, which
-// is how long a request may still land.
+// up by then, and within that timeout plus the comment tool's resend
+// margin (api.ToolSpec.ResendMargin), which is how long a request may
+// still land.
 const landLateMs = 6000
 
 // TestFaultACreateThatLandsLateIsFoundAndNeverSentAgain sends the post into
