@@ -23,6 +23,9 @@ import (
 // resumes a step carried across a continue-as-new.
 func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools.Checked) (string, error) {
 	w.beginAction(ctx, st, c)
+	if st.Status == api.StepPending && w.foundEarlier(ctx, st, c) {
+		return w.editedResult(st, string(st.SafeOutput)), nil
+	}
 	c = w.approvedCall(st, c)
 	for {
 		var err error
@@ -77,6 +80,9 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 		case api.StepSucceeded:
 			return w.editedResult(st, string(st.SafeOutput)), nil
 		default:
+			if api.InDoubt(*st) {
+				return api.InDoubtOf(w.Run.ID, *st).Answer(), nil
+			}
 			return "failed: " + st.Error, nil
 		}
 		if err != nil {
@@ -129,4 +135,31 @@ func notSent(resend bool) string {
 		return "not tried again: "
 	}
 	return "not attempted: "
+}
+
+// foundEarlier looks, for an action that repeats one a followed-up run
+// left in doubt (same tool, target and arguments), for that action's
+// effect under its own operationKey before anything is asked: found, the
+// step is that effect, and nothing is asked or sent. Not found or cannot
+// tell, the action goes on, and its approval names the earlier one
+// (caution).
+func (w *agentRun) foundEarlier(ctx workflow.Context, st *api.AgentStep, c tools.Checked) bool {
+	for _, a := range w.EarlierInDoubt {
+		if a.Tool != st.ToolName || a.ArgsHash == "" || a.ArgsHash != c.ArgsHash || (a.Target != "" && a.Target != c.Touches) {
+			continue
+		}
+		w.stepNote(ctx, st, fmt.Sprintf("repeats run %s's %s in doubt: looking under its operationKey %s first", a.RunID, words(st).Noun, a.OperationKey))
+		actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(Reconcile(st.ToolName, w.Run.TargetRef(), a.OperationKey, w.in.ToolTimeout), st, "earlier", 0))
+		in := api.NewToolInput(st.ToolName, c.Call.Args, w.target, a.OperationKey, c.Preview)
+		var res api.ToolReconciliation
+		if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, in).Get(actx, &res); err != nil || res.Outcome != api.ReconcileFound {
+			continue
+		}
+		w.reportLookalikes(ctx, st, res.Output.Ignored)
+		res.Output.AlreadyExisted = true
+		w.setStepStatus(ctx, st, api.StepRunning, "")
+		w.actionDone(ctx, st, res.Output, fmt.Sprintf("found run %s's %s under operationKey %s; nothing asked or sent", a.RunID, words(st).Noun, a.OperationKey))
+		return true
+	}
+	return false
 }

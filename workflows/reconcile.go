@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -95,7 +96,10 @@ func (w *agentRun) awaitResolve(ctx workflow.Context, st *api.AgentStep, reason 
 	case api.ResolveMarkSucceeded:
 		w.actionDone(ctx, st, w.markedSucceeded(r), "marked succeeded by "+r.By)
 	default:
-		w.setStepStatus(ctx, st, api.StepFailed, "abandoned by "+r.By)
+		// Abandoned is not "not done": the effect may exist, and every
+		// answer of the step says so (api.InDoubt).
+		w.setStepStatus(ctx, st, api.StepFailed, fmt.Sprintf("%s%s; the %s may have been %s: nobody saw whether it was",
+			api.AbandonedBy, r.By, words(st).Noun, words(st).Past))
 	}
 	w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 	return nil
