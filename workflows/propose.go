@@ -128,7 +128,6 @@ func (w *agentRun) proposeTurn(ctx workflow.Context) {
 // words are an action step's, in which its labels say what it does.
 func words(st *api.AgentStep) api.ToolWords { return api.WordsOf(st.Words, st.ToolName) }
 
-
 // notSent starts the end of a step whose attempt a cancel stopped.
 func notSent(resend bool) string {
 	if resend {
