@@ -112,12 +112,14 @@ func readSummary(tool, target string) string { return fmt.Sprintf("Read %s of %s
 // ActionHeartbeatTimeout is how soon a worker that died inside an action's
 // attempt or look is noticed: the activity records a heartbeat every
 // activities.ActionHeartbeatInterval while its request is in flight, and
-// the SDK sends the latest at most every 0.8 × this timeout, so each send
-// has 0.2 × it to reach the server. At 1 s (200 ms) a loaded worker timed
-// out 11 to 27 of 200 of its own live looks; at 4 s (800 ms) none of 200
-// (internal/bench/heartbeat_test.go, docs/operations.md). Recovery after a
-// SIGKILL waits this long before its look.
-const ActionHeartbeatTimeout = 4 * time.Second
+// the worker sends the latest at most every min(0.8 × this timeout, its
+// throttle of activities.ModelWritingInterval), so the server must get one
+// of them in time. At 1 s (two sends a window, 500 ms of slack) a worker
+// whose cores were all busy timed out 80 of 500 of its own live looks; at
+// 2 s (four sends, 1.5 s of slack) none of 500 (internal/bench
+// heartbeat_test.go, docs/operations.md). Recovery after a SIGKILL waits
+// this long before its look.
+const ActionHeartbeatTimeout = 2 * time.Second
 
 // Attempt: one attempt of an action. Temporal never retries it blindly;
 // reconcile decides whether the same operationKey goes round again.
