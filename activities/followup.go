@@ -24,7 +24,8 @@ type RunQuerier interface {
 }
 
 // LoadFollowUp reads the earlier run a follow-up continues from that run
-// itself: its record (the run query) and its whole conversation. The
+// itself: its record (the run query), its actions in doubt (from all its
+// steps) and its whole conversation. The
 // workflow checks what it may continue (api.RefuseFollowUp); this only
 // bounds the size.
 func (a *Activities) LoadFollowUp(ctx context.Context, runID string) (api.FollowUpSource, error) {
@@ -38,6 +39,19 @@ func (a *Activities) LoadFollowUp(ctx context.Context, runID string) (api.Follow
 		return src, err
 	}
 	src.Run = snap.Run
+	steps := snap.Steps
+	for from := 0; from < snap.StepsFrom; {
+		var page api.StepsPage
+		if err := a.queryRun(ctx, runID, api.QuerySteps, &page, api.StepPage{From: from, Limit: snap.StepsFrom - from}); err != nil {
+			return src, err
+		}
+		if len(page.Steps) == 0 {
+			break
+		}
+		steps = append(steps, page.Steps...)
+		from += len(page.Steps)
+	}
+	src.InDoubt = api.InDoubtActions(runID, steps, snap.Actions)
 	if err := a.queryRun(ctx, runID, api.QueryConversation, &src.Conversation, 0, 0); err != nil {
 		return src, err
 	}

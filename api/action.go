@@ -56,6 +56,10 @@ type PendingAction struct {
 	// Feedback: the action was answered with feedback (DecisionRespond),
 	// which is its Reason.
 	Feedback bool `json:"feedback,omitempty"`
+	// Caution names the actions on the same target whose effect may exist
+	// though nobody saw it (InDoubtAction.Caution), for whoever decides:
+	// approving this one may do the same thing twice.
+	Caution string `json:"caution,omitempty"`
 }
 
 // ActionIDPrefix starts every action ID: the workflow makes act-<16 hex>

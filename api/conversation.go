@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // Role of a conversation message.
@@ -47,6 +48,31 @@ type ToolSpec struct {
 	// Words say what an action does, for people (ToolWords); empty parts
 	// come from the tool's name. They never go to a model.
 	Words ToolWords `json:"-"`
+	// ProcessingLimit is how long the external system may go on with a
+	// request of this action after its client has gone: GitHub documents
+	// 10 s. A run sends an attempt again only once the earlier attempt's
+	// deadline and this much more have passed (ResendMargin). Zero means
+	// DefaultProcessingLimit; a tool whose system works longer says so.
+	ProcessingLimit time.Duration `json:"-"`
+}
+
+// DefaultProcessingLimit is an action's ProcessingLimit when its tool
+// declares none: GitHub's documented limit on processing one request.
+const DefaultProcessingLimit = 10 * time.Second
+
+// maxClockSkew is how far behind the server's clock the clock of the
+// worker that enforces an attempt's deadline may run.
+const maxClockSkew = 2 * time.Second
+
+// ResendMargin is how long past an attempt's deadline a request of it may
+// still land: the system's processing limit, and the worker's clock, which
+// enforces the deadline, running behind the server's.
+func (s ToolSpec) ResendMargin() time.Duration {
+	limit := s.ProcessingLimit
+	if limit <= 0 {
+		limit = DefaultProcessingLimit
+	}
+	return limit + maxClockSkew
 }
 
 // Usage counts the tokens of one model call.

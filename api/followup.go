@@ -2,6 +2,7 @@ package api
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,6 +27,91 @@ const MaxFollowUpConversationBytes = 1 << 20
 type FollowUpSource struct {
 	Run          Run       `json:"run"`
 	Conversation []Message `json:"conversation"`
+	// InDoubt are the earlier run's actions whose effect may exist though
+	// nobody saw it, whatever its conversation says of them.
+	InDoubt []InDoubtAction `json:"inDoubt,omitempty"`
+}
+
+// AbandonedBy starts the error of an action's step an operator abandoned
+// (resolve "abandon"): the run stops trying, and nobody knows whether the
+// effect exists.
+const AbandonedBy = "abandoned by "
+
+// InDoubtAnswer starts what the model reads of an action in doubt, in
+// place of a result: never "failed" or "not run", which would read as not
+// done.
+const InDoubtAnswer = "outcome unknown: "
+
+// InDoubt reports whether st is an action whose effect may exist though
+// nobody saw it: it ended outcome_unknown (a cancelled run whose look
+// could not tell), or an operator abandoned it.
+func InDoubt(st AgentStep) bool {
+	return st.OperationKey != "" &&
+		(st.Status == StepOutcomeUnknown || st.Status == StepFailed && strings.HasPrefix(st.Error, AbandonedBy))
+}
+
+// InDoubtAction is an action in doubt (InDoubt), as a follow-up carries it
+// forward: which call it answered, under which operationKey, on what.
+type InDoubtAction struct {
+	RunID        string     `json:"runId"`
+	StepID       string     `json:"stepId"`
+	CallID       string     `json:"callId"`
+	Tool         string     `json:"tool"`
+	OperationKey string     `json:"operationKey"`
+	Target       string     `json:"target"`
+	Words        *ToolWords `json:"words,omitempty"`
+	// ArgsHash is its approved action's (PendingAction.ArgsHash), or
+	// empty when it asked nobody: a later call with the same one repeats it.
+	ArgsHash string `json:"argsHash,omitempty"`
+	// Why is how it ended: the step's error, or that its look could not
+	// tell.
+	Why string `json:"why,omitempty"`
+}
+
+// InDoubtOf is run runID's step st as an action in doubt.
+func InDoubtOf(runID string, st AgentStep) InDoubtAction {
+	var in struct {
+		Target string `json:"target"`
+	}
+	_ = json.Unmarshal(st.SafeInput, &in) // a step without a target names none
+	why := st.Error
+	if st.Status == StepOutcomeUnknown {
+		why = "the run ended and its look could not tell whether it was " + WordsOf(st.Words, st.ToolName).Past
+	}
+	return InDoubtAction{RunID: runID, StepID: st.ID, CallID: st.CallID, Tool: st.ToolName, OperationKey: st.OperationKey,
+		Target: in.Target, Words: st.Words, Why: why}
+}
+
+// InDoubtActions are the actions in doubt among run runID's steps, each
+// with its approved action's ArgsHash from actions.
+func InDoubtActions(runID string, steps []AgentStep, actions []PendingAction) []InDoubtAction {
+	var out []InDoubtAction
+	for _, st := range steps {
+		if !InDoubt(st) {
+			continue
+		}
+		a := InDoubtOf(runID, st)
+		for _, pa := range actions {
+			if pa.StepID == st.ID {
+				a.ArgsHash = pa.ArgsHash
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// Answer is what the model reads of the call: it may have been done.
+func (a InDoubtAction) Answer() string {
+	w := WordsOf(a.Words, a.Tool)
+	return fmt.Sprintf("%sthe %s may have been %s on %s (operationKey %s, run %s): %s. Nobody saw whether it was; do not take it as not done.",
+		InDoubtAnswer, w.Noun, w.Past, a.Target, a.OperationKey, a.RunID, a.Why)
+}
+
+// Caution is what an approver of another action on the same target reads.
+func (a InDoubtAction) Caution() string {
+	w := WordsOf(a.Words, a.Tool)
+	return fmt.Sprintf("run %s's %s under operationKey %s may have been %s on %s (%s)", a.RunID, w.Noun, a.OperationKey, w.Past, a.Target, a.Why)
 }
 
 // RefuseFollowUp says why in cannot follow up on earlier, or "": the

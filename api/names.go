@@ -114,6 +114,15 @@ const (
 	// ActionHeartbeatInterval is how often an action's attempt or look
 	// (ExecuteTool, ReconcileTool) heartbeats while its request is in flight.
 	ActionHeartbeatInterval = 250 * time.Millisecond
+	// ActionHeartbeatTimeout is how soon a worker that died inside an
+	// action's attempt or look is noticed. The worker sends the latest
+	// heartbeat at most every min(0.8 × this timeout, its 500 ms throttle),
+	// so the server must get one of them in time. At 1 s (two sends a
+	// window, 500 ms of slack) a worker whose cores were all busy timed out
+	// 80 of 500 of its own live looks; at 2 s (four sends, 1.5 s of slack)
+	// none of 500 (internal/bench heartbeat_test.go, docs/operations.md).
+	// Recovery after a SIGKILL waits this long before its look.
+	ActionHeartbeatTimeout = 8 * ActionHeartbeatInterval
 )
 
 // Tool names, as the model sees them and as steps record them.

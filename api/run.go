@@ -287,6 +287,10 @@ type Checkpoint struct {
 	// ModelLocal is the last model answer's Local: the next model call is
 	// a local activity. Carried, so that a new generation's calls stay local.
 	ModelLocal bool `json:"modelLocal,omitempty"`
+	// EarlierInDoubt are the actions of the run a follow-up continues whose
+	// effect may exist though nobody saw it (InDoubt): the approval of any
+	// action of this run on the same target shows them.
+	EarlierInDoubt []InDoubtAction `json:"earlierInDoubt,omitempty"`
 }
 
 // CheckpointView is the part of the Checkpoint the run query shows.

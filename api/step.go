@@ -67,11 +67,16 @@ type AgentStep struct {
 	// Words are an action step's tool's (ToolSpec.Words, filled in), so that
 	// its title and outcome read in the tool's words; nil for other steps.
 	Words *ToolWords `json:"words,omitempty"`
-	// ResendNotBefore is, for an action whose outcome is unknown and whose
-	// effect was not found, the earliest time the same operationKey may be
-	// sent again: past it, no request of the earlier attempt can still
-	// land. Until then the run looks again.
+	// ResendNotBefore is, for an action whose last attempt's outcome is in
+	// doubt, the earliest time the same operationKey may be sent again:
+	// past it, no request of that attempt can still land. It is recorded
+	// when the attempt's answer comes, and every attempt after it waits
+	// for it (the gate), looking again until then.
 	ResendNotBefore *time.Time `json:"resendNotBefore,omitempty"`
+	// RetryOrderedBy names the operator whose resolve "retry" the step's
+	// next attempt carries: once the earlier attempt can no longer land it
+	// is sent even when a look cannot tell.
+	RetryOrderedBy string `json:"retryOrderedBy,omitempty"`
 }
 
 // StepActivityID is the activity ID a run gives the activity of one of its

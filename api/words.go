@@ -136,6 +136,12 @@ func (w ToolWords) CannotTellLabel() string {
 	return "Cannot tell whether the " + w.Noun + " was " + w.Past + "; waiting for an operator"
 }
 
+// Held is an attempt held until the earlier one can no longer land, at the
+// clock time at: "sending at 12:04:31 UTC unless the comment appears first".
+func (w ToolWords) Held(at string) string {
+	return "sending at " + at + " unless the " + w.Noun + " appears first"
+}
+
 // RejectedLabel: "The comment was rejected".
 func (w ToolWords) RejectedLabel() string { return "The " + w.Noun + " was rejected" }
 

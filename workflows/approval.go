@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -196,6 +197,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		Words:       st.Words,
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
+		Caution:     w.caution(st, c.Touches),
 	}
 	w.Actions = append(w.Actions, pa)
 	countRun(ctx, w.in.Agent, api.MetricApprovalsRequested)
@@ -209,6 +211,25 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 	w.setStepStatus(ctx, st, api.StepWaitingForApproval, "")
 	w.emit(ctx, api.EventActionState, st.ID, string(api.ActionWaiting), "action "+pa.ID)
 	w.setRunStatus(ctx, api.RunWaitingForUser, words(st).WaitingLabel(), "")
+}
+
+// caution names, for the approver of st on target, every action on target
+// whose effect may exist though nobody saw it: the earlier run's a
+// follow-up carries, and this run's own.
+func (w *agentRun) caution(st *api.AgentStep, target string) string {
+	doubt := slices.Clone(w.EarlierInDoubt)
+	for _, other := range w.Steps {
+		if other.ID != st.ID && api.InDoubt(*other) {
+			doubt = append(doubt, api.InDoubtOf(w.Run.ID, *other))
+		}
+	}
+	var parts []string
+	for _, a := range doubt {
+		if a.Target == "" || a.Target == target {
+			parts = append(parts, a.Caution())
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // upsertActionIDs publishes every action ID of the run, so that a decision

@@ -110,6 +110,19 @@ func (l *commandLog) gaps(name string) []time.Duration {
 	return out
 }
 
+// starts are when each attempt of the activity named name started.
+func (l *commandLog) starts(name string) []time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []time.Time
+	for _, a := range l.attempts {
+		if a.Name == name {
+			out = append(out, a.At)
+		}
+	}
+	return out
+}
+
 // attemptCount is how many attempts of the activity named name started.
 func (l *commandLog) attemptCount(name string) int {
 	l.mu.Lock()

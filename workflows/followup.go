@@ -8,6 +8,14 @@ package workflows
 // earlier run runs again: its tool calls are history, answered in its
 // conversation, and the new run starts with no open tool calls; its own
 // actions get its own operationKeys (<new run id>:<step>).
+//
+// An earlier action in doubt (an outcome_unknown or abandoned step) is
+// carried forward, not refused: the earlier run has ended, so nobody can
+// resolve it any more, and a refusal would only send the person to a new
+// run that knows nothing of it. The follow-up's conversation answers that
+// call "may have been done", with its operationKey and target, and the
+// approval of every action of the follow-up on that target names it
+// (PendingAction.Caution), through a continue-as-new too.
 
 import (
 	"errors"
@@ -69,14 +77,33 @@ func (w *agentRun) loadFollowUp(ctx workflow.Context) (string, error) {
 	if why != "" {
 		return "", errors.New("refused: " + why)
 	}
-	w.Conversation = followUpConversation(src.Conversation, w.in.Goal)
+	w.EarlierInDoubt = nil
+	for _, a := range src.InDoubt {
+		if a.RunID == src.Run.ID {
+			w.EarlierInDoubt = append(w.EarlierInDoubt, a)
+		}
+	}
+	if len(src.Conversation) == 0 {
+		// The earlier run failed before it opened its conversation: this
+		// one opens as that run would have, with the follow-up's goal.
+		w.Conversation = opening(w.agent.SystemPrompt, w.agent.Task, w.in)
+		return src.Run.ConversationID, nil
+	}
+	w.Conversation = followUpConversation(src.Conversation, w.EarlierInDoubt, w.in.Goal)
 	return src.Run.ConversationID, nil
 }
 
 // followUpConversation is a follow-up's opening: the earlier conversation,
-// each call it left unanswered answered as not run, and the new message.
-func followUpConversation(earlier []api.Message, goal string) []api.Message {
+// each call it left unanswered answered as not run, each call of an action
+// in doubt answered with what is known of it (whatever the earlier run
+// answered: "failed: abandoned by ops" would read as not done), and the
+// new message.
+func followUpConversation(earlier []api.Message, inDoubt []api.InDoubtAction, goal string) []api.Message {
 	out := make([]api.Message, 0, len(earlier)+1)
+	doubt := map[string]string{}
+	for _, a := range inDoubt {
+		doubt[a.CallID] = a.Answer()
+	}
 	answered := map[string]bool{}
 	for _, m := range earlier {
 		if m.Role == api.RoleTool {
@@ -84,10 +111,17 @@ func followUpConversation(earlier []api.Message, goal string) []api.Message {
 		}
 	}
 	for _, m := range earlier {
+		if answer, ok := doubt[m.ToolCallID]; ok && m.Role == api.RoleTool {
+			m.Content = answer
+		}
 		out = append(out, m)
 		for _, call := range m.ToolCalls {
 			if !answered[call.ID] {
-				out = append(out, api.Message{Role: api.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: unansweredCallNote})
+				content, ok := doubt[call.ID]
+				if !ok {
+					content = unansweredCallNote
+				}
+				out = append(out, api.Message{Role: api.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: content})
 				answered[call.ID] = true
 			}
 		}

@@ -108,11 +108,6 @@ func readRetryOptions(tool, target string, timeout time.Duration) workflow.Activ
 
 func readSummary(tool, target string) string { return fmt.Sprintf("Read %s of %s", tool, target) }
 
-// actionHeartbeatTimeout is how soon a worker that died inside an action's
-// attempt or look is noticed: the activity heartbeats every
-// api.ActionHeartbeatInterval while its request is in flight.
-const actionHeartbeatTimeout = 4 * api.ActionHeartbeatInterval
-
 // attemptActivityOptions: one attempt of an action. Temporal never retries it blindly;
 // reconcile decides whether the same operationKey goes round again.
 // approvedBy is "" for an action that asks nobody.
@@ -127,7 +122,7 @@ func attemptActivityOptions(tool, approvedBy, target, operationKey string, attem
 		// attempt is sent after it, wherever its worker is.
 		ScheduleToCloseTimeout: timeout,
 		StartToCloseTimeout:    timeout,
-		HeartbeatTimeout:       actionHeartbeatTimeout,
+		HeartbeatTimeout:       api.ActionHeartbeatTimeout,
 		RetryPolicy:            &temporal.RetryPolicy{MaximumAttempts: 1},
 		Summary:                fmt.Sprintf("Run %s on %s (operationKey %s, attempt %d)", what, target, operationKey, attempt),
 	}
@@ -138,7 +133,7 @@ func attemptActivityOptions(tool, approvedBy, target, operationKey string, attem
 func reconcileOptions(tool, target, operationKey string, timeout time.Duration) workflow.ActivityOptions {
 	return workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
-		HeartbeatTimeout:    actionHeartbeatTimeout,
+		HeartbeatTimeout:    api.ActionHeartbeatTimeout,
 		RetryPolicy:         retryRead(5),
 		Summary:             fmt.Sprintf("Look on %s for the effect of %s under operationKey %s", target, tool, operationKey),
 	}

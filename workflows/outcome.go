@@ -98,9 +98,23 @@ func stepWhat(st *api.AgentStep) string {
 // 1 comment on acme/widgets#1" or "Nothing created on tickets; a ticket
 // rejected by bob".
 func summary(cp *api.Checkpoint, o api.Outcome) string {
-	var parts []string
+	var (
+		parts   []string
+		doubt   []string
+		doubted = map[string]bool{}
+	)
+	for _, st := range cp.Steps {
+		if api.InDoubt(*st) {
+			doubted[st.ID] = true
+			w := words(st)
+			doubt = append(doubt, fmt.Sprintf("%s may have been %s (operationKey %s)", api.WithArticle(w.Noun), w.Past, st.OperationKey))
+		}
+	}
 	if len(o.Posted) > 0 {
 		parts = append(parts, counted(cp, o.Posted)+" on "+cp.Run.TargetRef())
+	} else if len(doubt) > 0 {
+		// Not "nothing": what is in doubt may have been done.
+		parts = append(parts, "Nothing surely "+nothingDone(cp)+" on "+cp.Run.TargetRef())
 	} else if cp.Run.Status.IsTerminal() {
 		parts = append(parts, "Nothing "+nothingDone(cp)+" on "+cp.Run.TargetRef())
 	} else {
@@ -123,9 +137,10 @@ func summary(cp *api.Checkpoint, o api.Outcome) string {
 			parts = append(parts, a+" expired without a decision")
 		}
 	}
+	parts = append(parts, doubt...)
 	steps := 0
 	for _, f := range o.Failed {
-		if f.StepID != "" {
+		if f.StepID != "" && !doubted[f.StepID] {
 			steps++
 		}
 	}

@@ -105,14 +105,15 @@ func TestCannotTellWaitsForOperatorResolve(t *testing.T) {
 func TestCannotTellThenRetryFindsTheMarkerAndPostsNothingNew(t *testing.T) {
 	h := newHarness(t)
 	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "drop_response"})
-	// The lookup is answered 404 (cannot tell); the retried create's own list then finds the marker.
+	// The lookup is answered 404 (cannot tell); the retry's gate then looks
+	// again and finds the marker, so nothing is sent.
 	h.fault(ghsandbox.Fault{Op: "list_comments", Mode: "status", Status: 404, After: 1})
 	h.approveWhenWaiting()
 	h.env.RegisterDelayedCallback(func() {
 		st := h.commentStep(h.snapshot())
 		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveRetry, By: "ops"})
 	}, time.Hour)
-	h.runPostingOnce(demoInput(), 2)
+	h.runPostingOnce(demoInput(), 1)
 }
 
 func TestRateLimitWaitsItsResetThenPostsOnce(t *testing.T) {

@@ -157,3 +157,17 @@ func TestReactionRenderingSaysWhatTheRunDid(t *testing.T) {
 
 	requireGolden(t, "reaction", out.Bytes())
 }
+
+// TestStatusShowsTheApproverAnActionInDoubtOnTheSameTarget: whoever
+// approves from `starter status` reads what a followed-up run may already
+// have done on that target.
+func TestStatusShowsTheApproverAnActionInDoubtOnTheSameTarget(t *testing.T) {
+	snap := loadSnapshot(t, "snapshot_waiting.json")
+	require.NotNil(t, snap.PendingAction)
+	snap.PendingAction.Caution = "run r1's comment under operationKey r1:5 may have been posted on acme/widgets#1 (abandoned by ops)"
+	var out bytes.Buffer
+
+	require.NoError(t, Status(&out, snap.Run.ID, snap, nil))
+
+	require.Contains(t, out.String(), "  in doubt run r1's comment under operationKey r1:5 may have been posted on acme/widgets#1 (abandoned by ops)\n")
+}

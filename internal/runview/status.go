@@ -93,6 +93,9 @@ func writePendingAction(b *strings.Builder, runID string, status api.RunStatus, 
 	fmt.Fprintf(b, "  step     %s\n", pa.StepID)
 	fmt.Fprintf(b, "  tool     %s\n", pa.ToolName)
 	fmt.Fprintf(b, "  target   %s\n", pa.Target)
+	if pa.Caution != "" {
+		fmt.Fprintf(b, "  in doubt %s\n", oneLine(pa.Caution))
+	}
 	fmt.Fprintf(b, "  expires  %s\n", FormatTime(pa.ExpiresAt))
 	if pa.DecidedBy != "" || pa.DecidedAt != nil {
 		fmt.Fprintf(b, "  decided  %s by %s", formatTimePtr(pa.DecidedAt), orDash(pa.DecidedBy))

@@ -31,7 +31,7 @@ OUT=${OUT:-$ROOT/.data/mutation}
 GUARANTEES=(
   "activities: tools.go permission.go conversation.go conversationcache.go handoff.go"
   "github: marker.go client.go permission.go proof.go"
-  "workflows: reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go"
+  "workflows: propose.go attempt.go gate.go reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go"
   "tools: check.go registry.go approval.go"
   "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
   "api: lifecycle.go signature.go rules.go"

@@ -165,6 +165,8 @@ type posting struct {
 // as that tool's success.
 func postedAnswer(subject, result string, ok bool, p posting) api.ModelDecision {
 	switch {
+	case strings.HasPrefix(result, api.InDoubtAnswer):
+		return final(fmt.Sprintf("The review of %s may have been posted; nobody saw whether it was: %s.", subject, quote(result)))
 	case !ok:
 		return final(fmt.Sprintf("The review of %s was not posted: %s.", subject, quote(result)))
 	case p.existed:

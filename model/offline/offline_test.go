@@ -91,8 +91,8 @@ func TestDialogueFetchesProposesAndReportsEachCommentOutcome(t *testing.T) {
 			`The review of acme/widgets#7 (12 findings) was not posted: "expired: nobody approved before 2026-06-01T10:00:00Z".`},
 		{"failed", "failed: 422 Validation Failed [{Resource:IssueComment Field:body Code:too_long}]",
 			`The review of acme/widgets#7 (12 findings) was not posted: "failed: 422 Validation Failed [{Resource:IssueComment Field:body Code:too_long}]".`},
-		{"abandoned", "abandoned by ops: GitHub outage",
-			`The review of acme/widgets#7 (12 findings) was not posted: "abandoned by ops: GitHub outage".`},
+		{"abandoned", "outcome unknown: the comment may have been posted on acme/widgets#7 (operationKey r:5, run r): abandoned by ops",
+			`The review of acme/widgets#7 (12 findings) may have been posted; nobody saw whether it was: "outcome unknown: the comment may have been posted on acme/widgets#7 (operationKey r:5, run r): abandoned by ops".`},
 		{"no comment id", `{"commentId":0}`,
 			"The review of acme/widgets#7 (12 findings) may not have been posted: the comment tool returned no comment id."},
 	}

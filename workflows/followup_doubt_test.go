@@ -1,0 +1,148 @@
+package workflows
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+)
+
+// cancelledInDoubt runs the demo review until its comment is made but its
+// answer lost and every look refused, and its requester cancels: the run
+// ends cancelled with the comment step outcome_unknown. It returns what a
+// follow-up loads of it, as LoadFollowUp builds it.
+func cancelledInDoubt(t *testing.T, sandbox *ghsandbox.Server) api.FollowUpSource {
+	t.Helper()
+	h := newHarnessWith(t, sandbox)
+	h.cannotTell()
+	h.env.RegisterDelayedCallback(func() { h.cancelAs("carol", "giving up on this one", "c1") }, time.Hour)
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+	snap := h.snapshot()
+	require.Equal(t, api.RunCancelled, snap.Run.Status)
+	require.Equal(t, api.StepOutcomeUnknown, h.commentStep(snap).Status)
+	require.Equal(t, 1, h.markedComments(), "the comment was made; nobody saw it")
+	return api.FollowUpSource{Run: snap.Run, Conversation: h.conversation(0), InDoubt: api.InDoubtActions(snap.Run.ID, snap.Steps, snap.Actions)}
+}
+
+// approveIfAsked approves the follow-up's action if it asks one: an
+// approver who approves whatever is put before them.
+func (h *harness) approveIfAsked() {
+	h.env.RegisterDelayedCallback(func() {
+		if snap := h.snapshot(); snap.Run.Status == api.RunWaitingForUser {
+			h.decide(snap.PendingAction.ID, api.DecisionApprove, "alice", "")
+		}
+	}, time.Minute)
+}
+
+// requireAnsweredInDoubt checks that the follow-up's conversation answers
+// the earlier comment call as maybe posted, naming its operationKey and
+// target, never as not run.
+func requireAnsweredInDoubt(t *testing.T, conv []api.Message, earlier api.InDoubtAction) {
+	t.Helper()
+	var answers []string
+	for _, m := range conv {
+		if m.Role == api.RoleTool && m.ToolCallID == earlier.CallID {
+			answers = append(answers, m.Content)
+		}
+	}
+	require.Len(t, answers, 1, "the earlier call is answered once")
+	require.True(t, strings.HasPrefix(answers[0], api.InDoubtAnswer), "answer %q", answers[0])
+	require.Contains(t, answers[0], "may have been posted on acme/widgets#1")
+	require.Contains(t, answers[0], "operationKey "+earlier.OperationKey)
+	require.NotContains(t, answers[0], "not run")
+}
+
+func TestAFollowUpOfARunWhoseCommentIsInDoubtFindsItAndNeverPostsItAgain(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	first := cancelledInDoubt(t, sandbox)
+	require.Len(t, first.InDoubt, 1)
+	sandbox.ClearFaults() // the listing works again
+	h := followUpHarness(t, sandbox, func(string) (api.FollowUpSource, error) { return first, nil })
+	h.approveIfAsked()
+
+	// No new goal: the model proposes the same comment again.
+	h.run(followUpInput(first.Run, "carol", ""))
+
+	require.NoError(t, h.env.GetWorkflowError())
+	require.Equal(t, 1, h.markedComments(), "the comment in doubt was found, not posted again")
+	snap := h.snapshot()
+	require.Empty(t, snap.Actions, "nothing was put to an approver: nothing new is done")
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepSucceeded, st.Status)
+	require.Equal(t, itoa64(h.sandbox.Comments("acme", "widgets", 1)[0].ID), st.ExternalResourceID)
+	require.Contains(t, string(st.SafeOutput), `"alreadyExisted":true`)
+	requireAnsweredInDoubt(t, h.conversation(0), first.InDoubt[0])
+	requireLegalHistory(t, h.events())
+}
+
+func TestAFollowUpWhoseEarlierCommentCannotBeSeenShowsItToTheApprover(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	first := cancelledInDoubt(t, sandbox)
+	h := followUpHarness(t, sandbox, func(string) (api.FollowUpSource, error) { return first, nil })
+	var caution string
+	h.whenWaiting(time.Minute, func(id string) {
+		caution = h.snapshot().PendingAction.Caution
+		h.decide(id, api.DecisionReject, "alice", "the first one may be there")
+	})
+
+	h.run(followUpInput(first.Run, "carol", "post the review"))
+
+	require.NoError(t, h.env.GetWorkflowError())
+	earlier := first.InDoubt[0]
+	require.Contains(t, caution, "operationKey "+earlier.OperationKey)
+	require.Contains(t, caution, "may have been posted on acme/widgets#1")
+	requireAnsweredInDoubt(t, h.conversation(0), earlier)
+	require.Equal(t, 1, h.markedComments())
+}
+
+func TestAnAbandonedCommentReadsAsMaybePostedNotAsNotRun(t *testing.T) {
+	h := newHarness(t)
+	h.cannotTell()
+	h.env.RegisterDelayedCallback(func() {
+		st := h.commentStep(h.snapshot())
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveAbandon, By: "ops"})
+	}, time.Hour)
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	snap := h.snapshot()
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepFailed, st.Status)
+	require.True(t, api.InDoubt(st), "an abandoned action stays in doubt: %q", st.Error)
+	for _, m := range h.conversation(0) {
+		if m.Role == api.RoleTool && m.ToolCallID == st.CallID {
+			require.True(t, strings.HasPrefix(m.Content, api.InDoubtAnswer), "the model reads %q", m.Content)
+		}
+	}
+	require.Contains(t, snap.Run.Result, "may have been posted")
+	require.Contains(t, snap.Outcome.Summary, "a comment may have been posted (operationKey "+st.OperationKey+")")
+	require.NotContains(t, snap.Outcome.Summary, "Nothing posted on")
+}
+
+func TestAFollowUpOfARunThatFailedAtSetupOpensWithItsAgentsPromptAndTask(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	failed := newHarnessWith(t, sandbox)
+	in := demoInput()
+	in.Goal = strings.Repeat("x", api.MaxGoalBytes+1)
+	failed.runFailing(in, "goal must be valid UTF-8")
+	first := api.FollowUpSource{Run: failed.snapshot().Run, Conversation: failed.conversation(0)}
+	require.Empty(t, first.Conversation, "the run failed before its conversation opened")
+
+	h := followUpHarness(t, sandbox, func(string) (api.FollowUpSource, error) { return first, nil })
+	h.approveWhenWaiting()
+	h.run(followUpInput(first.Run, "carol", "review it after all"))
+
+	require.NoError(t, h.env.GetWorkflowError())
+	conv := h.conversation(0)
+	require.Equal(t, api.RoleSystem, conv[0].Role)
+	require.NotEmpty(t, conv[0].Content, "the agent's system prompt")
+	require.Equal(t, api.RoleUser, conv[1].Role)
+	require.Contains(t, conv[1].Content, "acme/widgets#1", "the agent's task names the target")
+	require.Contains(t, conv[1].Content, "Goal: review it after all")
+	require.Equal(t, 1, h.markedComments(), "the follow-up ran the review")
+}
