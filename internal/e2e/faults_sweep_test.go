@@ -3,10 +3,10 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -19,19 +19,22 @@ import (
 )
 
 // The crash-point sweep: for an approved run of each built-in agent and of
-// the example's tickets agent, one run per kill point N, whose worker is
-// SIGKILLed once the run's history holds N events and replaced by a new one
-// that finishes the run. N runs from the first event to the last of a run
-// never killed. `make test-faults` runs a sample of the points
-// (sweepSample); AGENTRUN_SWEEP=full runs every one.
+// the example's tickets agent, one run per kill point, whose worker the
+// kill gate SIGKILLs once the run's history holds N events (just after the
+// write that brought it there, or just before the next one) and replaced by
+// a new one that finishes the run. N runs from the first event to the last
+// of a run never killed. `make test-faults` runs a sample of the points
+// (sweepSample); AGENTRUN_SWEEP=full (make test-sweep) runs every one on
+// both sides of the write.
 
 // sweepSample is how many kill points per agent the fault suite runs:
-// spread evenly over the run, always its first and its last event.
+// spread evenly over the run, always its first and its last event, the
+// sides of the write in turn.
 const sweepSample = 4
 
 // sweepPulls is how many pull requests the sweep's fixture holds: a run of
 // a GitHub agent takes one of its own, so that its labels are its own.
-const sweepPulls = 160
+const sweepPulls = 200
 
 // sweepRunTimeout bounds one run of the sweep: a kill inside a workflow task
 // costs the task's 10 s timeout, one in a GitHub write its reconciliation.
@@ -187,6 +190,30 @@ type sweepTally struct {
 	wall   time.Duration
 }
 
+// sweepKill is one kill point: a history length and a side of the write.
+type sweepKill struct {
+	target int
+	mode   KillMode
+}
+
+// sweepKills are the kill points of an agent whose whole run has events
+// events: with sample 0, every event on both sides of the write; else
+// sample points spread over the run (SweepPoints), the sides in turn.
+func sweepKills(events, sample int) []sweepKill {
+	var kills []sweepKill
+	for i, target := range SweepPoints(events, sample) {
+		switch {
+		case sample == 0:
+			kills = append(kills, sweepKill{target, KillAfterWrite}, sweepKill{target, KillBeforeWrite})
+		case i%2 == 0:
+			kills = append(kills, sweepKill{target, KillBeforeWrite})
+		default:
+			kills = append(kills, sweepKill{target, KillAfterWrite})
+		}
+	}
+	return kills
+}
+
 // sweepWorker is the one live worker of an agent's sweep, behind the gate.
 type sweepWorker struct {
 	t    *testing.T
@@ -214,14 +241,14 @@ func (sw *sweeper) sweep(t *testing.T, a sweepAgent) {
 	began := time.Now()
 	w := &sweepWorker{t: t, a: a, gate: sw.gate}
 	w.ensure()
-	whole, history := sw.run(t, a, w, 0)
+	whole, history := sw.run(t, a, w, 0, "")
 	if t.Failed() {
 		return
 	}
 	t.Logf("%s: a whole approved run's history: %s", a.name, numbered(history))
 	tally := sweepTally{agent: a.name, events: whole.Final}
-	for _, target := range SweepPoints(whole.Final, sw.sample) {
-		point, _ := sw.run(t, a, w, target)
+	for _, p := range sweepKills(whole.Final, sw.sample) {
+		point, _ := sw.run(t, a, w, p.target, p.mode)
 		t.Logf("%s %s", a.name, point)
 		tally.points = append(tally.points, point)
 	}
@@ -231,14 +258,14 @@ func (sw *sweeper) sweep(t *testing.T, a sweepAgent) {
 }
 
 func (tl sweepTally) String() string {
-	killed, landed := 0, map[int]bool{}
+	killed, landed := 0, map[string]bool{}
 	for _, p := range tl.points {
 		if p.Killed {
 			killed++
-			landed[p.At] = true
+			landed[fmt.Sprintf("%d %s", p.At, p.Mode)] = true
 		}
 	}
-	return fmt.Sprintf("%s: a whole run has %d events; %d kill points, %d killed, at %d distinct history lengths; %s",
+	return fmt.Sprintf("%s: a whole run has %d events; %d kill points, %d killed, in %d distinct states (history length and side); %s",
 		tl.agent, tl.events, len(tl.points), killed, len(landed), tl.wall.Round(time.Second))
 }
 
@@ -257,7 +284,7 @@ func (sw *sweeper) summary() string {
 // has the gate SIGKILL its worker once its history holds target events
 // (0: never), and checks the run once it closes. A failed check is
 // reported and the sweep goes on to the next point.
-func (sw *sweeper) run(t *testing.T, a sweepAgent, w *sweepWorker, target int) (CrashPoint, []string) {
+func (sw *sweeper) run(t *testing.T, a sweepAgent, w *sweepWorker, target int, mode KillMode) (CrashPoint, []string) {
 	t.Helper()
 	c := sw.s.Client()
 	sw.pulls++
@@ -266,21 +293,31 @@ func (sw *sweeper) run(t *testing.T, a sweepAgent, w *sweepWorker, target int) (
 		t.Fatalf("the sweep's fixture holds %d pull requests; run %d needs one more", sweepPulls, pull)
 	}
 	runID := fmt.Sprintf("sweep-%s-%d", a.name, target)
+	if mode != "" {
+		runID += "-" + strings.Fields(string(mode))[0]
+	}
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), sweepRunTimeout)
 	defer cancel()
 	if target > 0 {
-		sw.gate.Arm(runID, target)
+		sw.gate.Arm(runID, target, mode)
 	}
 	MustStartRun(t, c, a.queue, runID, a.input(pull))
 	approved := map[string]bool{}
 	trace, err := FollowRun(ctx, c, runID, RunHooks{
 		Killed:  sw.gate.Kills(),
 		Restart: w.ensure,
-		Waiting: func() error { return approveWaiting(ctx, t, c, w, runID, approved) },
+		Waiting: func(actionIDs []string) error {
+			// A run that waits writes nothing until the approval: a kill
+			// before its next write is due now.
+			sw.gate.Settle(ctx)
+			return approve(ctx, c, runID, actionIDs, approved)
+		},
 	})
 	// A kill by the run's last write may come just after the history says
-	// the run closed; Disarm waits for a write in flight.
+	// the run closed, and one before its next write never meets a write:
+	// Settle makes it, and both wait for a write in flight.
+	sw.gate.Settle(ctx)
 	sw.gate.Disarm()
 	select {
 	case at := <-sw.gate.Kills():
@@ -291,7 +328,7 @@ func (sw *sweeper) run(t *testing.T, a sweepAgent, w *sweepWorker, target int) (
 	if err != nil {
 		t.Fatalf("%s: %v", runID, err)
 	}
-	point := CrashPoint{Target: target, Final: len(trace.Events), Took: time.Since(began)}
+	point := CrashPoint{Target: target, Mode: mode, Final: len(trace.Events), Took: time.Since(began)}
 	if len(trace.Kills) > 0 {
 		point.Killed, point.At = true, trace.Kills[0]
 		if point.At >= 1 && point.At <= len(trace.Events) {
@@ -304,18 +341,21 @@ func (sw *sweeper) run(t *testing.T, a sweepAgent, w *sweepWorker, target int) (
 	return point, trace.Events
 }
 
-// approveWaiting approves, as alice, every action of the run that waits
-// and was not approved yet. The run's worker may be one just started.
-func approveWaiting(ctx context.Context, t *testing.T, c client.Client, w *sweepWorker, runID string, approved map[string]bool) error {
-	snap := snapshotOf(t, c, w, runID)
-	for _, pa := range snap.Actions {
-		if pa.State != api.ActionWaiting || approved[pa.ID] {
+// approve approves, as alice, each of the run's actions it has not
+// approved yet. The signal needs no worker: a killed one's replacement
+// applies it when it takes the run.
+func approve(ctx context.Context, c client.Client, runID string, actionIDs []string, approved map[string]bool) error {
+	if len(actionIDs) == 0 {
+		return fmt.Errorf("the run waits without publishing an action")
+	}
+	for _, id := range actionIDs {
+		if approved[id] {
 			continue
 		}
-		if err := Approve(ctx, c, runID, pa.ID, "alice", "sweep-"+pa.ID); err != nil {
+		if err := Approve(ctx, c, runID, id, "alice", "sweep-"+id); err != nil {
 			return err
 		}
-		approved[pa.ID] = true
+		approved[id] = true
 	}
 	return nil
 }
@@ -363,12 +403,7 @@ func (sw *sweeper) check(ctx context.Context, t *testing.T, a sweepAgent, w *swe
 			problems = append(problems, fmt.Sprintf("step %s (%s %s) left %s", st.ID, st.Type, st.ToolName, st.Status))
 		}
 	}
-	tools := make([]string, 0, len(a.effects))
-	for tool := range a.effects {
-		tools = append(tools, tool)
-	}
-	sort.Strings(tools)
-	for _, tool := range tools {
+	for _, tool := range slices.Sorted(maps.Keys(a.effects)) {
 		steps := toolSteps(snap, tool)
 		if len(steps) != 1 {
 			problems = append(problems, fmt.Sprintf("%d %s steps, want 1", len(steps), tool))

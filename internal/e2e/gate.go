@@ -33,10 +33,9 @@ var historyWrites = map[string]bool{
 // KillGate stands between the workers of a test and the Temporal frontend
 // (a gRPC proxy: workers dial Address) so that a worker can be SIGKILLed at
 // an exact point of a run's history. It forwards every call as it comes,
-// but a worker's history writes one at a time; once armed for a run and a
-// history length N, it checks the run's history before and after each
-// write, and as soon as the history holds N events it SIGKILLs the worker
-// before that worker writes anything more. A kill timed by watching the
+// but a worker's history writes one at a time, and once armed for a run
+// and a history length N it kills the worker at the first write that
+// meets N (KillMode says which side of it). A kill timed by watching the
 // history from outside lands a few events late: the worker writes its next
 // batch while the watcher is told of the last one.
 type KillGate struct {
@@ -55,7 +54,24 @@ type KillGate struct {
 type gateArm struct {
 	runID  string
 	target int
+	mode   KillMode
 }
+
+// KillMode says on which side of a history write a worker dies.
+type KillMode string
+
+const (
+	// KillAfterWrite kills the worker once the write that brought the
+	// history to N events is recorded, before the worker hears the answer:
+	// a task it was handed with the answer (an eager activity) never runs.
+	KillAfterWrite KillMode = "after the write"
+	// KillBeforeWrite lets the worker do what follows event N (run the
+	// activity it was handed, the workflow task it took) and kills it
+	// before it reports that: the work is done and never recorded. A run
+	// that writes nothing more (it waits for a person, or it closed) dies
+	// at Settle.
+	KillBeforeWrite KillMode = "before the next write"
+)
 
 // StartKillGate listens on a free port and forwards to the dev server at
 // backend; history is the test's client, to read history lengths.
@@ -89,12 +105,21 @@ func (g *KillGate) Serve(p *Process) {
 	g.worker = p
 }
 
-// Arm makes the gate kill its worker once runID's history holds target
-// events; the history length at the kill is then sent on Kills.
-func (g *KillGate) Arm(runID string, target int) {
+// Arm makes the gate kill its worker, as mode says, once runID's history
+// holds target events; the history length at the kill is then sent on Kills.
+func (g *KillGate) Arm(runID string, target int, mode KillMode) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.arm = &gateArm{runID: runID, target: target}
+	g.arm = &gateArm{runID: runID, target: target, mode: mode}
+}
+
+// Settle makes the armed kill now if the history has reached it: for a
+// run that will write nothing more until a person acts, or ever. It waits
+// for a write in flight.
+func (g *KillGate) Settle(ctx context.Context) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.killAt(ctx)
 }
 
 // Disarm cancels a kill not made yet.
@@ -143,8 +168,9 @@ func (g *KillGate) call(ctx context.Context, stream grpc.ServerStream, method st
 }
 
 // write forwards a history write unless the armed point is reached, in
-// which case the worker dies instead; and once the write is made, the
-// worker dies before it hears the answer if the write reached the point.
+// which case the worker dies instead; and, killing after the write, once
+// the write is made the worker dies before it hears the answer if the
+// write reached the point.
 func (g *KillGate) write(ctx context.Context, stream grpc.ServerStream, method string, req []byte) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -152,7 +178,7 @@ func (g *KillGate) write(ctx context.Context, stream grpc.ServerStream, method s
 		return status.Error(codes.Unavailable, "kill gate: the worker was killed before this write")
 	}
 	err := g.call(ctx, stream, method, req)
-	if g.killAt(ctx) {
+	if g.arm != nil && g.arm.mode == KillAfterWrite && g.killAt(ctx) {
 		return status.Error(codes.Unavailable, "kill gate: the worker was killed after this write")
 	}
 	return err

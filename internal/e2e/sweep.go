@@ -22,6 +22,7 @@ import (
 type CrashPoint struct {
 	// Target is the history length the kill waited for; 0 is a run never killed.
 	Target int
+	Mode   KillMode
 	// Killed is false when the run closed before its history reached Target.
 	Killed bool
 	// At is the history's length when the worker was killed, and Event the
@@ -36,9 +37,9 @@ type CrashPoint struct {
 
 func (p CrashPoint) String() string {
 	if !p.Killed {
-		return fmt.Sprintf("after event %d: not killed (the run closed at %d events, %s)", p.Target, p.Final, p.Took.Round(100*time.Millisecond))
+		return fmt.Sprintf("event %d, %s: not killed (the run closed at %d events, %s)", p.Target, p.Mode, p.Final, p.Took.Round(100*time.Millisecond))
 	}
-	return fmt.Sprintf("after event %d: killed at %d (%s), closed at %d, %s", p.Target, p.At, p.Event, p.Final, p.Took.Round(100*time.Millisecond))
+	return fmt.Sprintf("event %d, %s: killed at %d (%s), closed at %d, %s", p.Target, p.Mode, p.At, p.Event, p.Final, p.Took.Round(100*time.Millisecond))
 }
 
 // RunHooks is what FollowRun does at the moments it watches for.
@@ -47,9 +48,10 @@ type RunHooks struct {
 	// (KillGate.Kills), and Restart starts a worker in the killed one's place.
 	Killed  <-chan int
 	Restart func()
-	// Waiting is called each time the run's status becomes waiting_for_user:
-	// the run asks a person, and the test answers.
-	Waiting func() error
+	// Waiting is called each time the run's status becomes waiting_for_user,
+	// with the IDs of the run's actions the run publishes with it: the run
+	// asks a person, and the test answers. It needs no worker to learn them.
+	Waiting func(actionIDs []string) error
 }
 
 // RunTrace is what FollowRun saw of a run: the type of each event of its
@@ -101,8 +103,8 @@ func FollowRun(ctx context.Context, c client.Client, runID string, hooks RunHook
 				return trace, fmt.Errorf("follow the history of run %s after %d events: %w", runID, len(trace.Events), nx.err)
 			}
 			trace.Events = append(trace.Events, nx.ev.GetEventType().String())
-			if becomesWaiting(nx.ev) {
-				if err := hooks.Waiting(); err != nil {
+			if ids, waiting := becomesWaiting(nx.ev); waiting {
+				if err := hooks.Waiting(ids); err != nil {
 					return trace, fmt.Errorf("run %s waits for a person at event %d: %w", runID, len(trace.Events), err)
 				}
 			}
@@ -120,22 +122,23 @@ func historyLength(ctx context.Context, c client.Client, runID string) (int, err
 }
 
 // becomesWaiting reports whether ev sets the run's status search attribute
-// to waiting_for_user: the workflow writes it with every change of status.
-func becomesWaiting(ev *historypb.HistoryEvent) bool {
-	attrs := ev.GetUpsertWorkflowSearchAttributesEventAttributes()
-	if attrs == nil {
-		return false
+// to waiting_for_user, and the action IDs it publishes with it: the
+// workflow writes its status with every change, and its actions with a wait.
+func becomesWaiting(ev *historypb.HistoryEvent) ([]string, bool) {
+	fields := ev.GetUpsertWorkflowSearchAttributesEventAttributes().GetSearchAttributes().GetIndexedFields()
+	var status string
+	if p, ok := fields[api.SearchAttrStatus.GetName()]; !ok || decode(p, &status) != nil || status != string(api.RunWaitingForUser) {
+		return nil, false
 	}
-	payload, ok := attrs.GetSearchAttributes().GetIndexedFields()[api.SearchAttrStatus.GetName()]
-	return ok && keyword(payload) == string(api.RunWaitingForUser)
+	var ids []string
+	if p, ok := fields[api.SearchAttrActionIDs.GetName()]; ok && decode(p, &ids) != nil {
+		ids = nil
+	}
+	return ids, true
 }
 
-func keyword(p *commonpb.Payload) string {
-	var s string
-	if err := converter.GetDefaultDataConverter().FromPayload(p, &s); err != nil {
-		return ""
-	}
-	return s
+func decode(p *commonpb.Payload, into any) error {
+	return converter.GetDefaultDataConverter().FromPayload(p, into)
 }
 
 // SweepPoints are the kill points of a sweep over a run of events events:
