@@ -154,16 +154,26 @@ func (g *KillGate) forward(_ any, stream grpc.ServerStream) error {
 }
 
 func (g *KillGate) call(ctx context.Context, stream grpc.ServerStream, method string, req []byte) error {
+	resp, err := g.invoke(ctx, stream, method, req)
+	if err != nil {
+		return err
+	}
+	return reply(stream, resp)
+}
+
+// invoke makes the call at the frontend; the answer is not passed on yet.
+func (g *KillGate) invoke(ctx context.Context, stream grpc.ServerStream, method string, req []byte) ([]byte, error) {
 	var resp []byte
 	var header, trailer metadata.MD
 	err := g.backend.Invoke(ctx, method, &req, &resp, grpc.ForceCodec(rawCodec{}), grpc.Header(&header), grpc.Trailer(&trailer))
 	stream.SetTrailer(trailer)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := stream.SendHeader(header); err != nil {
-		return err
-	}
+	return resp, stream.SetHeader(header)
+}
+
+func reply(stream grpc.ServerStream, resp []byte) error {
 	return stream.SendMsg(&resp)
 }
 
@@ -177,11 +187,14 @@ func (g *KillGate) write(ctx context.Context, stream grpc.ServerStream, method s
 	if g.killAt(ctx) {
 		return status.Error(codes.Unavailable, "kill gate: the worker was killed before this write")
 	}
-	err := g.call(ctx, stream, method, req)
+	resp, err := g.invoke(ctx, stream, method, req)
 	if g.arm != nil && g.arm.mode == KillAfterWrite && g.killAt(ctx) {
 		return status.Error(codes.Unavailable, "kill gate: the worker was killed after this write")
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return reply(stream, resp)
 }
 
 // killAt SIGKILLs the worker if the armed run's history holds the armed
@@ -190,7 +203,10 @@ func (g *KillGate) killAt(ctx context.Context) bool {
 	if g.arm == nil || g.worker == nil {
 		return false
 	}
-	n, err := historyLength(context.WithoutCancel(ctx), g.history, g.arm.runID)
+	// The worker's own call may end first; the look at the history may not.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), queryTimeout)
+	defer cancel()
+	n, err := historyLength(ctx, g.history, g.arm.runID)
 	if err != nil || n < g.arm.target {
 		return false
 	}
