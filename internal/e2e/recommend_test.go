@@ -37,8 +37,9 @@ func recommenderStack(t *testing.T) *Stack {
 }
 
 // startRecommenderWorker starts the real worker on s's queue with the
-// merchant service and github, its GitHub variables (none: no GitHub).
-func startRecommenderWorker(t *testing.T, s *Stack, github map[string]string) {
+// merchant service and more, its GitHub variables (none: no GitHub) and
+// any other variable it sets or overrides.
+func startRecommenderWorker(t *testing.T, s *Stack, more map[string]string) *Process {
 	t.Helper()
 	env := map[string]string{
 		"TEMPORAL_ADDRESS":   s.Server.Address(),
@@ -46,9 +47,10 @@ func startRecommenderWorker(t *testing.T, s *Stack, github map[string]string) {
 		"MODEL_PROVIDER":     "offline",
 		"AGENT_MERCHANT_URL": s.Sandbox.base,
 	}
-	maps.Copy(env, github)
+	maps.Copy(env, more)
 	w := StartProcess(t, ProcessSpec{Name: "worker-recommend", Binary: s.Bins.Worker, Env: env})
 	WaitUntilPolling(t, s.Client(), s.Queue, w)
+	return w
 }
 
 // recommend starts the recommender's run through the starter with extra
