@@ -305,6 +305,9 @@ type Review struct {
 	// Brief leaves the findings' details out of the comment, as feedback
 	// asking for a shorter review does.
 	Brief bool
+	// LeftOut are the files the listing left out past its read bound:
+	// none of them was reviewed, and the comment names them.
+	LeftOut *api.LeftOutFiles
 }
 
 // reviewFiles runs every rule over a pull request. Findings come in the order
@@ -372,7 +375,42 @@ func (r Review) commentBody(heading, goal string) string {
 		fmt.Fprintf(&b, " %d %s could not be fully reviewed.", r.Unreviewed, plural(r.Unreviewed, "file", "files"))
 	}
 	b.WriteString("\n")
+	if r.LeftOut != nil {
+		fmt.Fprintf(&b, "\n%s\n", leftOutSentence(*r.LeftOut))
+	}
 	return b.String()
+}
+
+// leftOutSentence says which files a review did not read and why: "Left out
+// 2,950 files past the 384 KiB read bound, not reviewed: `vendor/a.go`,
+// `vendor/b.go` and 2,948 more."
+func leftOutSentence(l api.LeftOutFiles) string {
+	names := codeSpans(l.Names)
+	if more := l.Count - len(l.Names); more > 0 && names != "" {
+		names += fmt.Sprintf(" and %s more", thousands(more))
+	}
+	s := fmt.Sprintf("Left out %s %s past the %d KiB read bound, not reviewed", thousands(l.Count), plural(l.Count, "file", "files"), l.BoundBytes>>10)
+	if names == "" {
+		return s + "."
+	}
+	return s + ": " + names + "."
+}
+
+// leftOutCount is what a final answer adds about the files left out.
+func (r Review) leftOutCount() string {
+	if r.LeftOut == nil {
+		return ""
+	}
+	return fmt.Sprintf(", %s %s left out", thousands(r.LeftOut.Count), plural(r.LeftOut.Count, "file", "files"))
+}
+
+// thousands writes n with thousands separators, as people read counts.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // sentence is a finding as one Markdown bullet's text.
