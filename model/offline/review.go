@@ -295,6 +295,24 @@ func outsideGoPackages(name string) bool {
 	return inDir(name, "testdata") || inDir(name, "vendor")
 }
 
+// maxNamedFiles is how many files the comment names where it speaks of many
+// at once (one omitted_patch finding, the files left out): past the budgets,
+// a vendoring pull request has hundreds, and one line per file would bury
+// every other finding.
+const maxNamedFiles = 10
+
+// omittedPatches is one finding about every file whose patch the listing
+// left out: naming one file, or the first maxOmittedNames and a count.
+func omittedPatches(files []string) []Finding {
+	switch len(files) {
+	case 0:
+		return nil
+	case 1:
+		return []Finding{{Kind: FindingOmittedPatch, File: files[0]}}
+	}
+	return []Finding{{Kind: FindingOmittedPatch, Detail: strconv.Itoa(len(files)), Names: files[:min(len(files), maxNamedFiles)]}}
+}
+
 // Review is the outcome of reviewing one pull request.
 type Review struct {
 	Findings   []Finding
@@ -314,6 +332,7 @@ type Review struct {
 // of the file list, each file's by line, then the package and size findings.
 func reviewFiles(ctx context.Context, pr api.PullRequest, files []api.PullRequestFile) (Review, error) {
 	r := Review{Files: len(files)}
+	var omitted []string
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return Review{}, fmt.Errorf("review %s: %w", f.Filename, err)
@@ -323,14 +342,19 @@ func reviewFiles(ctx context.Context, pr api.PullRequest, files []api.PullReques
 		r.Additions += additions
 		r.Deletions += f.Deletions
 		r.Findings = append(r.Findings, lineFindings(f.Filename, added)...)
-		whole := fileFindings(f, additions)
-		for _, w := range whole {
-			if w.Kind == FindingTruncatedPatch || w.Kind == FindingNoPatch || w.Kind == FindingOmittedPatch {
+		for _, w := range fileFindings(f, additions) {
+			switch w.Kind {
+			case FindingOmittedPatch:
+				r.Unreviewed++
+				omitted = append(omitted, w.File)
+				continue
+			case FindingTruncatedPatch, FindingNoPatch:
 				r.Unreviewed++
 			}
+			r.Findings = append(r.Findings, w)
 		}
-		r.Findings = append(r.Findings, whole...)
 	}
+	r.Findings = append(r.Findings, omittedPatches(omitted)...)
 	r.Findings = append(r.Findings, untestedPackages(files)...)
 	// GitHub's own count covers files beyond the listed ones.
 	r.Additions = max(r.Additions, pr.Additions)
@@ -385,8 +409,9 @@ func (r Review) commentBody(heading, goal string) string {
 // 2,950 files past the 384 KiB read bound, not reviewed: `vendor/a.go`,
 // `vendor/b.go` and 2,948 more."
 func leftOutSentence(l api.LeftOutFiles) string {
-	names := codeSpans(l.Names)
-	if more := l.Count - len(l.Names); more > 0 && names != "" {
+	named := l.Names[:min(len(l.Names), maxNamedFiles)]
+	names := codeSpans(named)
+	if more := l.Count - len(named); more > 0 && names != "" {
 		names += fmt.Sprintf(" and %s more", thousands(more))
 	}
 	s := fmt.Sprintf("Left out %s %s past the %d KiB read bound, not reviewed", thousands(l.Count), plural(l.Count, "file", "files"), l.BoundBytes>>10)
@@ -433,7 +458,15 @@ func (f Finding) sentence() string {
 	case FindingNoPatch:
 		return fmt.Sprintf("%s: no patch (binary or too large); not reviewed.", where)
 	case FindingOmittedPatch:
-		return fmt.Sprintf("%s: patch left out, the pull request's patches together being too large; not reviewed.", where)
+		if f.File != "" {
+			return fmt.Sprintf("%s: patch left out, the pull request's patches together being too large; not reviewed.", where)
+		}
+		n, _ := strconv.Atoi(f.Detail)
+		names := codeSpans(f.Names)
+		if more := n - len(f.Names); more > 0 {
+			names += fmt.Sprintf(" and %s more", thousands(more))
+		}
+		return fmt.Sprintf("%s files listed without their patch, the pull request's patches together being too large; not reviewed: %s.", thousands(n), names)
 	default:
 		return fmt.Sprintf("%s: %s.", where, f.Detail)
 	}
