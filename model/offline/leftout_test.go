@@ -108,3 +108,19 @@ func TestFilesWithoutTheirPatchAreOneFindingNamingTheFirstOnes(t *testing.T) {
 			"`vendor/t000.go`, `vendor/t001.go`, `vendor/t002.go`, `vendor/t003.go`, `vendor/t004.go`, `vendor/t005.go`, "+
 			"`vendor/t006.go`, `vendor/t007.go`, `vendor/t008.go`, `vendor/t009.go` and 367 more.\n")
 }
+
+func TestFilesGitHubDidNotListAreCountedAsNotReviewed(t *testing.T) {
+	d := newDialogue(t, "Review pull request acme/widgets#77.")
+	fx := loadFixture(t, "findings")
+	l := leftOutListing(fx)
+	fx.PullRequest.ChangedFiles = len(l.Files) + l.LeftOut.Count + 500
+	first := d.next()
+	d.answer(first.ToolCalls[0], jsonText(t, fx.PullRequest))
+	d.answer(first.ToolCalls[1], jsonText(t, l))
+
+	second := d.next()
+
+	var args struct{ Body string }
+	require.NoError(t, json.Unmarshal(second.ToolCalls[0].Arguments, &args))
+	require.Contains(t, args.Body, "\n\nGitHub did not list 500 more changed files (it lists at most 3,000 of a pull request's files); not reviewed.\n")
+}

@@ -198,7 +198,15 @@ func (c conversation) reviewed(ctx context.Context) (string, *Review, error) {
 // with what the listing left out unread.
 func (c conversation) review(ctx context.Context, pr api.PullRequest, files []api.PullRequestFile) (Review, error) {
 	review, err := reviewFiles(ctx, pr, files)
-	review.LeftOut = c.listing().LeftOut
+	l := c.listing()
+	review.LeftOut = l.LeftOut
+	listed := len(l.Files)
+	if l.LeftOut != nil {
+		listed += l.LeftOut.Count
+	}
+	// GitHub lists at most 3,000 of a pull request's files; its count of
+	// changed files says how many it did not list.
+	review.Unlisted = max(pr.ChangedFiles-listed, 0)
 	return review, err
 }
 

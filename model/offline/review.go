@@ -326,6 +326,8 @@ type Review struct {
 	// LeftOut are the files the listing left out past its read bound:
 	// none of them was reviewed, and the comment names them.
 	LeftOut *api.LeftOutFiles
+	// Unlisted counts the changed files GitHub did not list at all.
+	Unlisted int
 }
 
 // reviewFiles runs every rule over a pull request. Findings come in the order
@@ -401,6 +403,10 @@ func (r Review) commentBody(heading, goal string) string {
 	b.WriteString("\n")
 	if r.LeftOut != nil {
 		fmt.Fprintf(&b, "\n%s\n", leftOutSentence(*r.LeftOut))
+	}
+	if r.Unlisted > 0 {
+		fmt.Fprintf(&b, "\nGitHub did not list %s more changed %s (it lists at most 3,000 of a pull request's files); not reviewed.\n",
+			thousands(r.Unlisted), plural(r.Unlisted, "file", "files"))
 	}
 	return b.String()
 }
