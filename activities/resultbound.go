@@ -14,16 +14,6 @@ import (
 	"github.com/agentrun/agentrun/internal/redact"
 )
 
-// MaxToolResultBytes bounds the Content of every tool result, whatever the
-// tool. Temporal refuses a payload over its blob size limit (2 MB by
-// default, a warning from 512 KB) and the history keeps every result, so a
-// server that answers 10 MB would fail the activity's completion on every
-// retry and wedge the run. The bound sits above what list_pull_request_files
-// returns within its own patch budget (256 KiB of patches and the files'
-// metadata), so that tool's result, already cut on file boundaries, passes
-// whole.
-const MaxToolResultBytes = 384 << 10
-
 // MaxToolErrorBytes bounds the text of a tool's error (a server may put its
 // whole answer in one), and of a reconcile's reason.
 const MaxToolErrorBytes = 8 << 10
@@ -32,7 +22,7 @@ const MaxToolErrorBytes = 8 << 10
 // shows no more of any step's output.
 const stepHeadBytes = 1 << 10
 
-// cutResult stands in for a tool's content over MaxToolResultBytes: the
+// cutResult stands in for a tool's content over api.MaxToolResultBytes: the
 // model reads that it was cut, the original's size and sha256, what the
 // action created (never cut: it is the proof), and the content's head as
 // text.
@@ -47,21 +37,21 @@ type cutResult struct {
 	SafeOutput json.RawMessage `json:"safeOutput,omitempty"`
 }
 
-// boundOutput cuts out's Content to MaxToolResultBytes and its SafeOutput
+// boundOutput cuts out's Content to api.MaxToolResultBytes and its SafeOutput
 // to what a step record shows, leaving ExternalID, URL, AlreadyExisted and
 // Ignored as they are. Content within the bound is not touched.
 func boundOutput(tool string, out api.ToolOutput) api.ToolOutput {
-	if len(out.SafeOutput) > MaxToolResultBytes {
+	if len(out.SafeOutput) > api.MaxToolResultBytes {
 		out.SafeOutput = redact.JSON(out.SafeOutput)
 	}
-	if len(out.Content) <= MaxToolResultBytes {
+	if len(out.Content) <= api.MaxToolResultBytes {
 		return out
 	}
 	sum := sha256.Sum256(out.Content)
 	cut := cutResult{
 		Truncated: true, Bytes: len(out.Content), SHA256: hex.EncodeToString(sum[:]),
 		Note: fmt.Sprintf("%s answered %d bytes, over this worker's bound of %d: this is the start of its answer, as text; the rest was left out, so say what you did not see",
-			tool, len(out.Content), MaxToolResultBytes),
+			tool, len(out.Content), api.MaxToolResultBytes),
 		ExternalID: out.ExternalID, URL: out.URL,
 	}
 	content := string(out.Content)
@@ -80,16 +70,16 @@ func boundOutput(tool string, out api.ToolOutput) api.ToolOutput {
 }
 
 // withHead is cut with as much of content's head as fits in
-// MaxToolResultBytes once escaped for JSON: escaping may grow a byte to six
+// api.MaxToolResultBytes once escaped for JSON: escaping may grow a byte to six
 // (a control character), so the head shrinks by what it overflowed.
 func withHead(cut cutResult, content string) json.RawMessage {
-	room := MaxToolResultBytes - 1024
+	room := api.MaxToolResultBytes - 1024
 	n := room
 	content = strings.ToValidUTF8(content, "\uFFFD")
 	for {
 		cut.Head = api.TruncateUTF8(content, n)
 		raw, _ := json.Marshal(cut) // strings only: it cannot fail
-		if len(raw) <= MaxToolResultBytes {
+		if len(raw) <= api.MaxToolResultBytes {
 			return raw
 		}
 		n = min(n-1, n*room/len(raw))

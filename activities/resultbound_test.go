@@ -84,7 +84,7 @@ func TestHTTPAnswerOfFiveMegabytesIsCutWithItsSizeAndDigestAndKeepsTheOrdersURL(
 	out, err := acts.ExecuteTool(context.Background(), in)
 
 	require.NoError(t, err)
-	require.LessOrEqual(t, len(out.Content), activities.MaxToolResultBytes)
+	require.LessOrEqual(t, len(out.Content), api.MaxToolResultBytes)
 	var cut cutNote
 	require.NoError(t, json.Unmarshal(out.Content, &cut), "the cut result is still JSON")
 	assert.True(t, cut.Truncated)
@@ -161,7 +161,7 @@ func TestActionsHugeResultIsCutButItsExternalIDAndURLAreNotInExecuteNorReconcile
 			Note: cut.Note, ExternalID: "report-99", URL: "https://reports.example/99", Head: cut.Head}, cut, name)
 		assert.True(t, strings.HasPrefix(string(content), cut.Head), "%s: the head is the start of the content", name)
 		assert.Greater(t, len(cut.Head), 256<<10, "%s: the model still reads most of what fits", name)
-		assert.LessOrEqual(t, len(got.Content), activities.MaxToolResultBytes, name)
+		assert.LessOrEqual(t, len(got.Content), api.MaxToolResultBytes, name)
 	}
 }
 
@@ -174,7 +174,7 @@ func TestResultWithinTheBoundIsUnchangedByteForByte(t *testing.T) {
 	got, err := acts.ExecuteTool(context.Background(), api.ToolInput{Tool: "read_rows", Args: json.RawMessage(`{}`)})
 
 	require.NoError(t, err)
-	require.Less(t, len(content), activities.MaxToolResultBytes)
+	require.Less(t, len(content), api.MaxToolResultBytes)
 	assert.Equal(t, out, got)
 }
 

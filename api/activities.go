@@ -35,6 +35,41 @@ type PullRequestFile struct {
 	PatchSHA256    string `json:"patchSha256,omitempty"`
 }
 
+// PullRequestFiles is the result of list_pull_request_files: the files it
+// read, in GitHub's order, and, when the listing reached its bound, the
+// ones it left out. LeftOut is the signal that the read was cut: a reader
+// decides on it, never on any text of the result.
+type PullRequestFiles struct {
+	Files   []PullRequestFile `json:"files"`
+	LeftOut *LeftOutFiles     `json:"leftOut,omitempty"`
+}
+
+// LeftOutFiles are the files a listing left out, and why. Names are the
+// first of them in GitHub's order, at most MaxLeftOutNames; Count is all of
+// them, so Count may exceed len(Names).
+type LeftOutFiles struct {
+	Count int      `json:"count"`
+	Names []string `json:"names"`
+	// BoundBytes is the read bound the listing reached: the files listed
+	// take all of it but what the left-out names need.
+	BoundBytes int `json:"boundBytes"`
+	// Reason says the same for a model to read.
+	Reason string `json:"reason"`
+}
+
+// MaxLeftOutNames bounds the names a listing gives of the files it left
+// out: a pull request of thousands of files cannot grow the result.
+const MaxLeftOutNames = 50
+
+// MaxToolResultBytes bounds the Content of every tool result, whatever the
+// tool (activities cut a longer one). Temporal refuses a payload over its
+// blob size limit (2 MB by default, a warning from 512 KB) and the history
+// keeps every result, so a server that answers 10 MB would fail the
+// activity's completion on every retry and wedge the run. A tool that can
+// cut its own result on meaningful boundaries (list_pull_request_files cuts
+// on files) keeps within it, so that its result passes whole.
+const MaxToolResultBytes = 384 << 10
+
 // CommentResult tells which comment carries an operationKey's marker.
 type CommentResult struct {
 	CommentID int64  `json:"commentId"`

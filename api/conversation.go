@@ -84,7 +84,12 @@ type Usage struct {
 // ModelDecision is what the model answers, the result of ActivityModelNext:
 // either a final answer or tool calls.
 type ModelDecision struct {
-	Final     string     `json:"final,omitempty"`
+	Final string `json:"final,omitempty"`
+	// Undone, on a final answer, says the model could not do what the run
+	// asked (it could not read what its task needs): the run completes
+	// with OutcomeNotDone, never as done. The run decides on this field,
+	// never on Final's text.
+	Undone    bool       `json:"undone,omitempty"`
 	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
 	Usage     Usage      `json:"usage"`
 	Model     string     `json:"model,omitempty"`

@@ -50,6 +50,7 @@ const (
 	LabelRejected        = "The comment was rejected"
 	LabelExpired         = "The approval expired; nothing was posted"
 	LabelDone            = "Done"
+	LabelNotDone         = "Finished without doing its task"
 	LabelFailed          = "Failed"
 	LabelCancelled       = "Cancelled"
 	LabelContinuing      = "Continuing in a fresh history"

@@ -17,7 +17,7 @@ const ActivityLoadFollowUp = "LoadFollowUp"
 // carries, in bytes of its canonical JSON. The conversation enters the new
 // run's history once, as the activity's result, and Temporal refuses a
 // payload over 2 MB; each tool result in it is already bounded
-// (MaxToolResultBytes in activities). A longer conversation is refused,
+// (MaxToolResultBytes). A longer conversation is refused,
 // saying so, rather than cut: a model that reads half a conversation could
 // redo what its missing half did.
 const MaxFollowUpConversationBytes = 1 << 20

@@ -235,9 +235,11 @@ type Run struct {
 	Usage Usage `json:"usage"`
 	// Generation counts how many times the run continued as new.
 	Generation int `json:"generation"`
-	// Outcome is OutcomeComplete or OutcomePartial once the run completed:
-	// partial when a tool it ran failed (Checkpoint.DegradedSteps; the
-	// snapshot's outcome lists them).
+	// Outcome is OutcomeComplete, OutcomePartial or OutcomeNotDone once the
+	// run completed: partial when a tool it ran failed
+	// (Checkpoint.DegradedSteps; the snapshot's outcome lists them), not
+	// done when the model answered that it could not do its task
+	// (ModelDecision.Undone).
 	Outcome string `json:"outcome,omitempty"`
 }
 
@@ -245,6 +247,7 @@ type Run struct {
 const (
 	OutcomeComplete = "complete"
 	OutcomePartial  = "partial"
+	OutcomeNotDone  = "not_done"
 )
 
 // Checkpoint is where the loop resumes, and what continue-as-new carries: the

@@ -165,6 +165,11 @@ func (w *agentRun) run(root workflow.Context) (api.RunResult, error) {
 		}
 		if len(decision.ToolCalls) == 0 {
 			w.Run.Result = decision.Final
+			if decision.Undone {
+				// Nothing failed, but nothing was done either: neither
+				// the label nor the outcome may say "Done".
+				w.Run.Outcome = api.OutcomeNotDone
+			}
 			return w.end(ctx, nil)
 		}
 		w.Conversation = append(w.Conversation, api.Message{
@@ -181,11 +186,16 @@ func (w *agentRun) end(ctx workflow.Context, err error) (api.RunResult, error) {
 		return w.endCancelled(ctx)
 	}
 	if err == nil {
-		w.Run.Outcome = api.OutcomeComplete
-		if len(w.DegradedSteps) > 0 {
+		label := api.LabelDone
+		switch {
+		case w.Run.Outcome == api.OutcomeNotDone:
+			label = api.LabelNotDone
+		case len(w.DegradedSteps) > 0:
 			w.Run.Outcome = api.OutcomePartial
+		default:
+			w.Run.Outcome = api.OutcomeComplete
 		}
-		w.setRunStatus(ctx, api.RunCompleted, api.LabelDone, "")
+		w.setRunStatus(ctx, api.RunCompleted, label, "")
 		return api.RunResult{Status: api.RunCompleted, Answer: w.Run.Result, Outcome: resultOutcome(&w.Checkpoint)}, nil
 	}
 	w.Run.Error = err.Error()

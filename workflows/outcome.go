@@ -137,6 +137,9 @@ func summary(cp *api.Checkpoint, o api.Outcome) string {
 			parts = append(parts, a+" expired without a decision")
 		}
 	}
+	if cp.Run.Outcome == api.OutcomeNotDone {
+		parts = append(parts, "not done: "+api.TruncateUTF8(cp.Run.Result, 200))
+	}
 	parts = append(parts, doubt...)
 	steps := 0
 	for _, f := range o.Failed {

@@ -27,8 +27,14 @@ var runSeq atomic.Int64
 // and returns the run, whose ID is new in every call.
 func (s *Stack) StartReview(t testing.TB, taskQueue string) client.WorkflowRun {
 	t.Helper()
+	return s.StartReviewOf(t, taskQueue, 1)
+}
+
+// StartReviewOf is StartReview of the sandbox's acme/widgets#pull.
+func (s *Stack) StartReviewOf(t testing.TB, taskQueue string, pull int) client.WorkflowRun {
+	t.Helper()
 	id := fmt.Sprintf("testenv-%s-%d-%d", taskQueue, time.Now().UnixNano(), runSeq.Add(1))
-	in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol"}
+	in := api.RunInput{Repo: "acme/widgets", PullNumber: pull, UserID: "carol"}
 	run, err := s.Client().ExecuteWorkflow(context.Background(),
 		client.StartWorkflowOptions{ID: id, TaskQueue: taskQueue}, api.WorkflowName, in)
 	if err != nil {

@@ -8,6 +8,7 @@ package offline
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -81,21 +82,24 @@ func decide(ctx context.Context, c conversation, tools []api.ToolSpec, turn int)
 			continue
 		}
 		if failure := failedResult(name, result); failure != "" {
-			return final(fmt.Sprintf("Could not %s %s: %s", b.task(), c.label(nil), failure)), nil
+			return undone(fmt.Sprintf("Could not %s %s: %s", b.task(), c.label(nil), failure)), nil
 		}
 	}
 	if len(missing) > 0 {
 		return fetchCalls(c, b, missing, tools, turn), nil
 	}
-	pr, files := c.pullRequest(), c.files()
+	pr := c.pullRequest()
 	if b == triage {
-		return c.proposeTriage(pr, files, tools, turn)
+		return c.proposeTriage(pr, c.files(), tools, turn)
 	}
-	files = rev.files(files)
+	files := rev.files(c.files())
+	if left := c.listing().LeftOut; len(files) == 0 && left != nil {
+		return undone(fmt.Sprintf("Could not %s %s: %s, so no comment was proposed.", b.task(), c.label(&pr), left.Reason)), nil
+	}
 	if len(files) == 0 {
 		return final(fmt.Sprintf("Nothing to review: %s changes no files, so no comment was proposed.", c.label(&pr))), nil
 	}
-	review, err := reviewFiles(ctx, pr, files)
+	review, err := c.review(ctx, pr, files)
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
@@ -129,7 +133,7 @@ func fetchCalls(c conversation, b behaviour, missing []string, tools []api.ToolS
 		calls = append(calls, toolCall(turn, name, json.RawMessage(`{}`)))
 	}
 	if len(absent) > 0 {
-		return final(fmt.Sprintf("Could not %s %s: the %s %s not offered, and the %s needs %s.",
+		return undone(fmt.Sprintf("Could not %s %s: the %s %s not offered, and the %s needs %s.",
 			b.task(), c.label(nil), strings.Join(absent, " and "), plural(len(absent), "tool is", "tools are"), b.task(),
 			strings.Join(fetchTools[:], " and ")))
 	}
@@ -143,7 +147,7 @@ func (c conversation) commentOutcome(ctx context.Context, result string) (api.Mo
 		return api.ModelDecision{}, err
 	}
 	if review != nil {
-		label += " (" + countFindings(len(review.Findings)) + ")"
+		label += " (" + countFindings(len(review.Findings)) + review.leftOutCount() + ")"
 	}
 	posted, ok := decodeComment(result)
 	if ok && posted.CommentID == 0 {
@@ -182,12 +186,28 @@ func (c conversation) reviewed(ctx context.Context) (string, *Review, error) {
 		return c.label(nil), nil, nil
 	}
 	rev, _ := c.feedback()
-	pr, files := c.pullRequest(), rev.files(c.files())
-	review, err := reviewFiles(ctx, pr, files)
+	pr := c.pullRequest()
+	review, err := c.review(ctx, pr, rev.files(c.files()))
 	if err != nil {
 		return "", nil, err
 	}
 	return c.label(&pr), &review, nil
+}
+
+// review is the review of files, the listing's files the feedback kept,
+// with what the listing left out unread.
+func (c conversation) review(ctx context.Context, pr api.PullRequest, files []api.PullRequestFile) (Review, error) {
+	review, err := reviewFiles(ctx, pr, files)
+	l := c.listing()
+	review.LeftOut = l.LeftOut
+	listed := len(l.Files)
+	if l.LeftOut != nil {
+		listed += l.LeftOut.Count
+	}
+	// GitHub lists at most 3,000 of a pull request's files; its count of
+	// changed files says how many it did not list.
+	review.Unlisted = max(pr.ChangedFiles-listed, 0)
+	return review, err
 }
 
 func atURL(url string) string {
@@ -304,14 +324,46 @@ func (c conversation) pullRequest() api.PullRequest {
 	return pr
 }
 
-func (c conversation) files() []api.PullRequestFile {
-	var files []api.PullRequestFile
-	_ = json.Unmarshal([]byte(c.results[api.ToolListPullRequestFiles]), &files)
-	return files
+func (c conversation) files() []api.PullRequestFile { return c.listing().Files }
+
+// listing is list_pull_request_files' result: its files and what it left out.
+func (c conversation) listing() api.PullRequestFiles {
+	l, _ := decodeListing(c.results[api.ToolListPullRequestFiles])
+	return l
+}
+
+// decodeListing reads a list_pull_request_files result: the listing object,
+// or the bare array of files that earlier builds answered with (a follow-up
+// carries an earlier run's conversation). A result the worker cut as text
+// (its "truncated" field) is not a listing: its cut says so.
+func decodeListing(content string) (api.PullRequestFiles, error) {
+	trimmed := strings.TrimSpace(content)
+	var l api.PullRequestFiles
+	if strings.HasPrefix(trimmed, "[") || trimmed == "null" {
+		return l, json.Unmarshal([]byte(trimmed), &l.Files)
+	}
+	var cut struct {
+		Truncated bool `json:"truncated"`
+		Bytes     int  `json:"bytes"`
+	}
+	if err := json.Unmarshal([]byte(trimmed), &cut); err == nil && cut.Truncated {
+		return l, cutListing{bytes: cut.Bytes}
+	}
+	return l, json.Unmarshal([]byte(trimmed), &l)
+}
+
+// cutListing is a listing the worker cut as text, past its result bound:
+// no file of it can be read as a file.
+type cutListing struct{ bytes int }
+
+func (e cutListing) Error() string {
+	return fmt.Sprintf("the listing of its files (%d bytes) was cut as text at the worker's bound of %d KiB, so no file of it could be read",
+		e.bytes, api.MaxToolResultBytes>>10)
 }
 
 // failedResult explains why a read tool's result is unusable, or returns "".
-// Tools answer with JSON on success and with plain error text on failure.
+// Tools answer with JSON on success and with plain error text on failure;
+// a listing cut as text is no failure of the tool, and is told as what it is.
 func failedResult(tool, content string) string {
 	trimmed := strings.TrimSpace(content)
 	var err error
@@ -323,11 +375,14 @@ func failedResult(tool, content string) string {
 		}
 		err = json.Unmarshal([]byte(trimmed), &pr)
 	case api.ToolListPullRequestFiles:
-		var files []api.PullRequestFile
-		if !strings.HasPrefix(trimmed, "[") && trimmed != "null" {
+		if !strings.HasPrefix(trimmed, "[") && !strings.HasPrefix(trimmed, "{") && trimmed != "null" {
 			return fmt.Sprintf("%s failed: %s", tool, quote(content))
 		}
-		err = json.Unmarshal([]byte(trimmed), &files)
+		_, err = decodeListing(trimmed)
+		var cut cutListing
+		if errors.As(err, &cut) {
+			return cut.Error()
+		}
 	}
 	if err != nil {
 		return fmt.Sprintf("%s returned a result that is not valid JSON (%v): %s", tool, err, quote(content))
@@ -382,6 +437,9 @@ func toolCall(turn int, name string, args json.RawMessage) api.ToolCall {
 }
 
 func final(text string) api.ModelDecision { return api.ModelDecision{Final: text} }
+
+// undone is a final answer that says the task could not be done.
+func undone(text string) api.ModelDecision { return api.ModelDecision{Final: text, Undone: true} }
 
 func offered(tools []api.ToolSpec, name string) bool {
 	for _, t := range tools {

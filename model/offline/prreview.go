@@ -113,7 +113,7 @@ func (c conversation) reviewOutcome(ctx context.Context, result string) (api.Mod
 		if rev, _ := c.feedback(); !rev.shorter {
 			n = len(inlineComments(rev.files(c.files())))
 		}
-		label += fmt.Sprintf(" (%s, %d inline %s)", countFindings(len(review.Findings)), n, plural(n, "comment", "comments"))
+		label += fmt.Sprintf(" (%s, %d inline %s%s)", countFindings(len(review.Findings)), n, plural(n, "comment", "comments"), review.leftOutCount())
 	}
 	posted, ok := decodeAction(result)
 	return withEditor(postedAnswer(label, result, ok, posting{existed: posted.AlreadyExisted, as: asID("review", posted.ID), url: posted.URL}), result), nil

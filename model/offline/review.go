@@ -295,6 +295,24 @@ func outsideGoPackages(name string) bool {
 	return inDir(name, "testdata") || inDir(name, "vendor")
 }
 
+// maxNamedFiles is how many files the comment names where it speaks of many
+// at once (one omitted_patch finding, the files left out): past the budgets,
+// a vendoring pull request has hundreds, and one line per file would bury
+// every other finding.
+const maxNamedFiles = 10
+
+// omittedPatches is one finding about every file whose patch the listing
+// left out: naming one file, or the first maxOmittedNames and a count.
+func omittedPatches(files []string) []Finding {
+	switch len(files) {
+	case 0:
+		return nil
+	case 1:
+		return []Finding{{Kind: FindingOmittedPatch, File: files[0]}}
+	}
+	return []Finding{{Kind: FindingOmittedPatch, Detail: strconv.Itoa(len(files)), Names: files[:min(len(files), maxNamedFiles)]}}
+}
+
 // Review is the outcome of reviewing one pull request.
 type Review struct {
 	Findings   []Finding
@@ -305,12 +323,18 @@ type Review struct {
 	// Brief leaves the findings' details out of the comment, as feedback
 	// asking for a shorter review does.
 	Brief bool
+	// LeftOut are the files the listing left out past its read bound:
+	// none of them was reviewed, and the comment names them.
+	LeftOut *api.LeftOutFiles
+	// Unlisted counts the changed files GitHub did not list at all.
+	Unlisted int
 }
 
 // reviewFiles runs every rule over a pull request. Findings come in the order
 // of the file list, each file's by line, then the package and size findings.
 func reviewFiles(ctx context.Context, pr api.PullRequest, files []api.PullRequestFile) (Review, error) {
 	r := Review{Files: len(files)}
+	var omitted []string
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return Review{}, fmt.Errorf("review %s: %w", f.Filename, err)
@@ -320,14 +344,19 @@ func reviewFiles(ctx context.Context, pr api.PullRequest, files []api.PullReques
 		r.Additions += additions
 		r.Deletions += f.Deletions
 		r.Findings = append(r.Findings, lineFindings(f.Filename, added)...)
-		whole := fileFindings(f, additions)
-		for _, w := range whole {
-			if w.Kind == FindingTruncatedPatch || w.Kind == FindingNoPatch || w.Kind == FindingOmittedPatch {
+		for _, w := range fileFindings(f, additions) {
+			switch w.Kind {
+			case FindingOmittedPatch:
+				r.Unreviewed++
+				omitted = append(omitted, w.File)
+				continue
+			case FindingTruncatedPatch, FindingNoPatch:
 				r.Unreviewed++
 			}
+			r.Findings = append(r.Findings, w)
 		}
-		r.Findings = append(r.Findings, whole...)
 	}
+	r.Findings = append(r.Findings, omittedPatches(omitted)...)
 	r.Findings = append(r.Findings, untestedPackages(files)...)
 	// GitHub's own count covers files beyond the listed ones.
 	r.Additions = max(r.Additions, pr.Additions)
@@ -372,7 +401,47 @@ func (r Review) commentBody(heading, goal string) string {
 		fmt.Fprintf(&b, " %d %s could not be fully reviewed.", r.Unreviewed, plural(r.Unreviewed, "file", "files"))
 	}
 	b.WriteString("\n")
+	if r.LeftOut != nil {
+		fmt.Fprintf(&b, "\n%s\n", leftOutSentence(*r.LeftOut))
+	}
+	if r.Unlisted > 0 {
+		fmt.Fprintf(&b, "\nGitHub did not list %s more changed %s (it lists at most 3,000 of a pull request's files); not reviewed.\n",
+			thousands(r.Unlisted), plural(r.Unlisted, "file", "files"))
+	}
 	return b.String()
+}
+
+// leftOutSentence says which files a review did not read and why: "Left out
+// 2,950 files past the 384 KiB read bound, not reviewed: `vendor/a.go`,
+// `vendor/b.go` and 2,948 more."
+func leftOutSentence(l api.LeftOutFiles) string {
+	named := l.Names[:min(len(l.Names), maxNamedFiles)]
+	names := codeSpans(named)
+	if more := l.Count - len(named); more > 0 && names != "" {
+		names += fmt.Sprintf(" and %s more", thousands(more))
+	}
+	s := fmt.Sprintf("Left out %s %s past the %d KiB read bound, not reviewed", thousands(l.Count), plural(l.Count, "file", "files"), l.BoundBytes>>10)
+	if names == "" {
+		return s + "."
+	}
+	return s + ": " + names + "."
+}
+
+// leftOutCount is what a final answer adds about the files left out.
+func (r Review) leftOutCount() string {
+	if r.LeftOut == nil {
+		return ""
+	}
+	return fmt.Sprintf(", %s %s left out", thousands(r.LeftOut.Count), plural(r.LeftOut.Count, "file", "files"))
+}
+
+// thousands writes n with thousands separators, as people read counts.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // sentence is a finding as one Markdown bullet's text.
@@ -395,7 +464,15 @@ func (f Finding) sentence() string {
 	case FindingNoPatch:
 		return fmt.Sprintf("%s: no patch (binary or too large); not reviewed.", where)
 	case FindingOmittedPatch:
-		return fmt.Sprintf("%s: patch left out, the pull request's patches together being too large; not reviewed.", where)
+		if f.File != "" {
+			return fmt.Sprintf("%s: patch left out, the pull request's patches together being too large; not reviewed.", where)
+		}
+		n, _ := strconv.Atoi(f.Detail)
+		names := codeSpans(f.Names)
+		if more := n - len(f.Names); more > 0 {
+			names += fmt.Sprintf(" and %s more", thousands(more))
+		}
+		return fmt.Sprintf("%s files listed without their patch, the pull request's patches together being too large; not reviewed: %s.", thousands(n), names)
 	default:
 		return fmt.Sprintf("%s: %s.", where, f.Detail)
 	}

@@ -33,7 +33,7 @@ func offlineReview(t *testing.T, acts *ghapi.Access) string {
 			case api.ToolGetPullRequest:
 				result, err = readPullRequest(acts, demoPR)
 			case api.ToolListPullRequestFiles:
-				result, err = listFiles(acts, demoPR)
+				result, err = listing(acts, demoPR)
 			case api.ToolCreateIssueComment:
 				var args struct{ Body string }
 				require.NoError(t, json.Unmarshal(call.Arguments, &args))

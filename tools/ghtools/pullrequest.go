@@ -90,37 +90,47 @@ func ReadPullRequest(ctx context.Context, acc Access, t api.Target) (api.PullReq
 }
 
 // NewListPullRequestFiles is list_pull_request_files. The step shows a
-// summary of each file rather than its patch.
+// summary of each file rather than its patch, and what was left out.
 func NewListPullRequestFiles(acc Access) tools.Tool {
-	return readTool[[]api.PullRequestFile]{acc: acc, read: ReadPullRequestFiles, spec: api.ToolSpec{
-		Name:        api.ToolListPullRequestFiles,
-		Description: "List the files the pull request changes, with their patches (a large patch is truncated; past a total budget, patches are omitted).",
-		Parameters:  noArguments,
-		Words:       api.ToolWords{Noun: "changed files", Verb: "read", Past: "read"},
-	}, safe: func(files []api.PullRequestFile) json.RawMessage { return redact.JSON(redact.FileSummaries(files)) }}
+	return readTool[api.PullRequestFiles]{acc: acc, read: ReadPullRequestFiles, spec: api.ToolSpec{
+		Name: api.ToolListPullRequestFiles,
+		Description: "List the files the pull request changes, with their patches (a large patch is truncated; past a total budget, patches are omitted). " +
+			"Past the read bound, files are left out: leftOut counts them, names the first ones and says why; say in your review what you did not read.",
+		Parameters: noArguments,
+		Words:      api.ToolWords{Noun: "changed files", Verb: "read", Past: "read"},
+	}, safe: func(l api.PullRequestFiles) json.RawMessage {
+		// LeftOut comes first: a step shows only the head of a long
+		// listing, and what was left out is what a person must see.
+		return redact.JSON(struct {
+			LeftOut *api.LeftOutFiles    `json:"leftOut,omitempty"`
+			Files   []redact.FileSummary `json:"files"`
+		}{l.LeftOut, redact.FileSummaries(l.Files)})
+	}}
 }
 
 // ReadPullRequestFiles lists every file the pull request changes, across all
-// pages. Patches share one budget, maxTotalPatchBytes: once it is spent, the
-// remaining files come without their patch (PatchOmitted), so that a pull
-// request of hundreds of files still fits in one activity result.
-func ReadPullRequestFiles(ctx context.Context, acc Access, t api.Target) ([]api.PullRequestFile, error) {
+// pages, within the read bound. Patches share one budget, maxTotalPatchBytes:
+// once it is spent, the remaining files come without their patch
+// (PatchOmitted). Past the read bound (withinReadBound), files are left out
+// and named, so that a pull request of thousands of files still gets a
+// listing that passes whole, rather than one cut as text.
+func ReadPullRequestFiles(ctx context.Context, acc Access, t api.Target) (api.PullRequestFiles, error) {
 	gh, err := acc.ClientFor("list files of "+targetRef(t), t)
 	if err != nil {
-		return nil, err
+		return api.PullRequestFiles{}, err
 	}
 	files := []api.PullRequestFile{}
 	opts := &gogithub.ListOptions{PerPage: ghapi.PageSize}
 	for {
 		page, resp, err := gh.PullRequests.ListFiles(ctx, t.Owner, t.Repo, t.PullNumber, opts)
 		if err != nil {
-			return nil, ghapi.ClassifyError(fmt.Sprintf("list files of %s (page %d)", targetRef(t), max(opts.Page, 1)), err)
+			return api.PullRequestFiles{}, ghapi.ClassifyError(fmt.Sprintf("list files of %s (page %d)", targetRef(t), max(opts.Page, 1)), err)
 		}
 		for _, f := range page {
 			files = append(files, pullRequestFile(f))
 		}
 		if resp.NextPage == 0 {
-			return withinPatchBudget(files, maxTotalPatchBytes), nil
+			return withinReadBound(withinPatchBudget(files, maxTotalPatchBytes), api.MaxToolResultBytes), nil
 		}
 		opts.Page = resp.NextPage
 	}

@@ -118,8 +118,13 @@ func readPullRequest(acc *ghapi.Access, t api.Target) (api.PullRequest, error) {
 }
 
 func listFiles(acc *ghapi.Access, t api.Target) ([]api.PullRequestFile, error) {
-	var files []api.PullRequestFile
-	return files, read(ghtools.NewListPullRequestFiles(acc), t, &files)
+	l, err := listing(acc, t)
+	return l.Files, err
+}
+
+func listing(acc *ghapi.Access, t api.Target) (api.PullRequestFiles, error) {
+	var l api.PullRequestFiles
+	return l, read(ghtools.NewListPullRequestFiles(acc), t, &l)
 }
 
 func read(tool tools.Tool, t api.Target, into any) error {
