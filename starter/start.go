@@ -124,9 +124,11 @@ func (c *startCommand) request(fs *flag.FlagSet) (runclient.StartRequest, error)
 	if err != nil {
 		return runclient.StartRequest{}, usageErr(fs, startSynopsis, err)
 	}
-	key := c.idempotencyKey
-	runID := runclient.KeyedTargetRunID(target, key)
-	if key == "" {
+	key, formerRunID := c.idempotencyKey, ""
+	runID := runclient.KeyedTargetRunID(c.agent, target, key)
+	if key != "" {
+		formerRunID = runclient.FormerKeyedRunID(target, key)
+	} else {
 		key = runclient.TargetIdempotencyKey(target, c.goal, c.user, c.agent)
 		runID = runclient.TargetRunID(c.agent, target, key)
 	}
@@ -153,7 +155,7 @@ func (c *startCommand) request(fs *flag.FlagSet) (runclient.StartRequest, error)
 	}
 	// The key reused for another request is refused, not answered with the
 	// first request's run.
-	return runclient.StartRequest{RunID: runID, TaskQueue: c.taskQueue, Input: in, RequestHash: runclient.RequestHash(in)}, nil
+	return runclient.StartRequest{RunID: runID, FormerRunID: formerRunID, TaskQueue: c.taskQueue, Input: in, RequestHash: runclient.RequestHash(in)}, nil
 }
 
 func (c *startCommand) validate() error {
