@@ -50,14 +50,34 @@ func (l *EventLines) Unknown(events []api.Event) bool {
 // Print prints events, in order.
 func (l *EventLines) Print(w io.Writer, events []api.Event) error {
 	for _, ev := range events {
-		if ev.Type == api.EventStepStatus && ev.StepID != "" {
-			l.at[ev.StepID] = api.StepStatus(ev.Status)
-		}
+		l.observe(ev)
 		if err := l.event(w, ev); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Titles are, by event sequence, the title of the step each event names as
+// it was at that event: what a page tags an event with ("post a comment"
+// for a decision ignored before the comment was posted). An event naming no
+// step it knows has none.
+func (l *EventLines) Titles(events []api.Event) map[int64]string {
+	titles := map[int64]string{}
+	for _, ev := range events {
+		l.observe(ev)
+		if st, ok := l.steps[ev.StepID]; ok && ev.StepID != "" {
+			titles[ev.Sequence] = StepTitle(l.asAt(st))
+		}
+	}
+	return titles
+}
+
+// observe notes the status a step_status event gives its step.
+func (l *EventLines) observe(ev api.Event) {
+	if ev.Type == api.EventStepStatus && ev.StepID != "" {
+		l.at[ev.StepID] = api.StepStatus(ev.Status)
+	}
 }
 
 func (l *EventLines) event(w io.Writer, ev api.Event) error {
