@@ -164,6 +164,9 @@ func TestStartWithTheKeyOfAFinishedRunReportsItInsteadOfStartingAgain(t *testing
 	require.NoError(t, json.Unmarshal([]byte(again.stdout), &res))
 	require.Equal(t, runclient.Started{RunID: runID, Agent: api.DefaultAgent, ClosedStatus: "completed"}, res)
 	require.Contains(t, again.stderr, "already finished")
+	followed := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--idempotency-key", "k1", "--follow")
+	require.Equal(t, exitRunDeclined, followed.code, "following the key's finished run tells how it ended: %s", followed.stderr)
+	require.Equal(t, runID, firstLine(followed.stdout))
 	require.Empty(t, s.Sandbox().Comments("acme", "widgets", 1))
 }
 
