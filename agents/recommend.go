@@ -52,7 +52,8 @@ func Recommender(merchantURL string, client *http.Client) (Extension, error) {
 		return Extension{}, fmt.Errorf("recommend agent: %w", err)
 	}
 	ext := Extension{}
-	agent := tools.Agent{Name: Recommend, SystemPrompt: recommendPrompt, Task: "Recommend a place for", TargetKind: TargetRecommendation}
+	agent := tools.Agent{Name: Recommend, SystemPrompt: recommendPrompt, Task: "Recommend a place for", TargetKind: TargetRecommendation,
+		TargetLabel: "table for {party_size} in {city} (budget {budget})"}
 	for _, r := range reads {
 		ext.Tools = append(ext.Tools, ExtraTool{Tool: r, Gate: tools.NeverAsk})
 		name := r.Spec().Name

@@ -1,6 +1,7 @@
 package agents_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/internal/merchantsandbox"
+	"github.com/agentrun/agentrun/internal/runview"
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
@@ -69,6 +71,13 @@ func TestRecommendApprovedSavesOneRecommendationAndExplainsTheFunnel(t *testing.
 	saved := res.Outcome.Posted[0]
 	require.Equal(t, "saved recommendation rec-1", saved.Made+" "+saved.ExternalID)
 	require.Contains(t, res.Outcome.Summary, "recommendation")
+	require.Contains(t, res.Outcome.Summary, "on table for 2 in riverside (budget 150)")
+	snap, err := s.Snapshot(context.Background(), run.GetID())
+	require.NoError(t, err)
+	var status bytes.Buffer
+	require.NoError(t, runview.Status(&status, run.GetID(), snap, nil))
+	require.Contains(t, status.String(), "target   table for 2 in riverside (budget 150)\n", "starter status reads the run's label")
+	require.NotRegexp(t, `#0\b`, status.String())
 	events, err := s.Events(context.Background(), run.GetID())
 	require.NoError(t, err)
 	var labels []string

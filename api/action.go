@@ -28,7 +28,7 @@ type PendingAction struct {
 	SafeInput json.RawMessage `json:"safeInput"`
 	// Preview is the exact comment body that will be posted.
 	Preview string `json:"preview"`
-	// Target is where it will be posted: owner/name#number.
+	// Target is what the action changes, as its tool names it (tools.Action.Touches): "acme/widgets#1", a host and path.
 	Target      string      `json:"target"`
 	ArgsHash    string      `json:"argsHash"` // sha256 of the canonical input
 	State       ActionState `json:"state"`

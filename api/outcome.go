@@ -21,7 +21,7 @@ type PostedOutcome struct {
 	StepID   string `json:"stepId"`
 	ActionID string `json:"actionId,omitempty"`
 	Tool     string `json:"tool,omitempty"`
-	Target   string `json:"target"` // what it touched: owner/name#number
+	Target   string `json:"target"` // what it touched (PendingAction.Target), or the run's target (Run.TargetName)
 	// ExternalID names what it made (a comment ID, an issue number); URL
 	// is where people see it, empty when the tool or an operator's
 	// mark_succeeded gave none. CommentID is a comment's ExternalID.

@@ -168,7 +168,7 @@ func OperationMarker(operationKey string) string {
 func StaticSummary(in RunInput) string {
 	s := fmt.Sprintf("Review %s#%d for %s", in.Repo, in.PullNumber, in.UserID)
 	if in.Target != nil {
-		s = fmt.Sprintf("%s on %s for %s", cmp.Or(in.Agent, DefaultAgent), in.Target.Ref(), in.UserID)
+		s = fmt.Sprintf("%s on %s for %s", cmp.Or(in.Agent, DefaultAgent), in.Target.Label(), in.UserID)
 	}
 	if in.Goal != "" {
 		s += ": " + TruncateUTF8(in.Goal, 80)

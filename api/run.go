@@ -216,7 +216,11 @@ type Run struct {
 	PullNumber     int    `json:"pullNumber"`
 	// Target is a target of another kind than a pull request (RunInput's).
 	Target *Target `json:"target,omitempty"`
-	Agent  string  `json:"agent,omitempty"`
+	// TargetLabel is the target as people read it, which the run computed
+	// once from its agent's declaration (tools.Agent.TargetLabel), so that
+	// a process without the registry shows it; read it with TargetName.
+	TargetLabel string `json:"targetLabel,omitempty"`
+	Agent       string `json:"agent,omitempty"`
 	// FollowUp is the earlier run of the same conversation this run follows
 	// up on (RunInput.FollowUp), or empty.
 	FollowUp string `json:"followUp,omitempty"`

@@ -1,7 +1,5 @@
 package api
 
-import "fmt"
-
 // The Checkpoint is a run's state (the workflow keeps its state in one);
 // these read it for the run query and the workflow's own decisions.
 
@@ -36,10 +34,19 @@ func (cp *Checkpoint) ModelCalls() int {
 	return n
 }
 
-// TargetRef names the run's target, e.g. "acme/widgets#1".
-func (r Run) TargetRef() string {
-	if r.Target != nil {
-		return r.Target.Ref()
+// TargetName is the run's target as people read it, the one function every
+// view calls: the label the run recorded from its agent's declaration
+// (Run.TargetLabel), else the target's own (Target.Label). A run that names
+// no valid target gives its repository, or "".
+func (r Run) TargetName() string {
+	if r.TargetLabel != "" {
+		return r.TargetLabel
 	}
-	return fmt.Sprintf("%s#%d", r.Repo, r.PullNumber)
+	if r.Target != nil {
+		return r.Target.Label()
+	}
+	if t, err := ParseTarget(r.Repo, r.PullNumber); err == nil {
+		return t.Label()
+	}
+	return r.Repo
 }

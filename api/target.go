@@ -78,6 +78,81 @@ func (t Target) Ref() string {
 	return strings.Join(parts, " ")
 }
 
+// Label names the target for people when its kind declares no label of its
+// own (tools.Agent.TargetLabel): "acme/widgets#1" for a pull request, and
+// for another kind its words and fields, "support queue (queue support)".
+// It never prints a pull request's format with its parts empty: a pull
+// request that names none is "".
+func (t Target) Label() string {
+	if t.IsPullRequest() {
+		if t.Owner == "" || t.Repo == "" || t.PullNumber <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.PullNumber)
+	}
+	parts := make([]string, 0, len(t.Fields))
+	for _, k := range sortedFieldNames(t.Fields) {
+		parts = append(parts, strings.ReplaceAll(k, "_", " ")+" "+t.Fields[k])
+	}
+	kind := strings.ReplaceAll(t.Kind, "_", " ")
+	if len(parts) == 0 {
+		return kind
+	}
+	return kind + " (" + strings.Join(parts, ", ") + ")"
+}
+
+// LabelFrom is the target's label as a kind declares it: template with each
+// "{field}" replaced by that field's value ("#{channel}" makes "#releases").
+// An empty template, or one naming a field the target lacks, gives Label.
+func (t Target) LabelFrom(template string) string {
+	if template == "" {
+		return t.Label()
+	}
+	var b strings.Builder
+	rest := template
+	for {
+		open := strings.IndexByte(rest, '{')
+		if open < 0 {
+			b.WriteString(rest)
+			return b.String()
+		}
+		end := strings.IndexByte(rest[open:], '}')
+		if end < 0 {
+			return t.Label()
+		}
+		v, ok := t.Fields[rest[open+1:open+end]]
+		if !ok || v == "" {
+			return t.Label()
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(v)
+		rest = rest[open+end+1:]
+	}
+}
+
+// CheckTargetLabel is the rule for a declared label (tools.Agent.TargetLabel):
+// text with fields named in braces, each a valid field name, no brace
+// unpaired.
+func CheckTargetLabel(template string) error {
+	rest := template
+	for {
+		open, shut := strings.IndexByte(rest, '{'), strings.IndexByte(rest, '}')
+		switch {
+		case open < 0 && shut < 0:
+			return nil
+		case shut < 0:
+			return fmt.Errorf("target label %.60q: a '{' without its '}'", template)
+		case open < 0 || shut < open:
+			return fmt.Errorf("target label %.60q: a '}' without its '{'", template)
+		}
+		name := rest[open+1 : shut]
+		if !ValidTargetKind(name) {
+			return fmt.Errorf("target label %.60q: {%.40s} is not a field name (lower case letters, digits and '_')", template, name)
+		}
+		rest = rest[shut+1:]
+	}
+}
+
 // NewTarget checks a kind and its fields, as a start names them, and
 // returns the target. A pull request needs exactly repo and pull.
 func NewTarget(kind string, fields map[string]string) (Target, error) {

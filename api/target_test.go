@@ -3,6 +3,7 @@ package api_test
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agentrun/agentrun/api"
@@ -103,5 +104,60 @@ func TestAKindWithoutAnApproverSourceNeedsNamedApprovers(t *testing.T) {
 	pr, _ := api.ParseTarget("acme/widgets", 1)
 	if err := api.CheckApprovers(pr, nil); err != nil {
 		t.Fatalf("a pull request's approvers come from GitHub: %v", err)
+	}
+}
+
+func TestEveryTargetKindReadsAsAPersonNamesItNeverAsAnEmptyPullRequest(t *testing.T) {
+	pr, _ := api.ParseTarget("acme/widgets", 1)
+	chat, _ := api.NewTarget("chat_channel", map[string]string{"channel": "releases"})
+	rec, _ := api.NewTarget("recommendation_request", map[string]string{"city": "riverside", "party_size": "2", "budget": "150"})
+	cases := []struct {
+		target   api.Target
+		template string
+		want     string
+	}{
+		{pr, "", "acme/widgets#1"},
+		{chat, "#{channel}", "#releases"},
+		{chat, "", "chat channel (channel releases)"},
+		{chat, "#{name}", "chat channel (channel releases)"}, // a field the target lacks
+		{rec, "table for {party_size} in {city}", "table for 2 in riverside"},
+		{rec, "", "recommendation request (budget 150, city riverside, party size 2)"},
+		{api.Target{}, "", ""},
+	}
+	for _, c := range cases {
+		if got := c.target.LabelFrom(c.template); got != c.want {
+			t.Errorf("%s with %q: got %q, want %q", c.target.Ref(), c.template, got, c.want)
+		}
+	}
+}
+
+func TestARunsTargetNameIsItsRecordedLabelElseItsTargetsNeverHashZero(t *testing.T) {
+	chat, _ := api.NewTarget("chat_channel", map[string]string{"channel": "releases"})
+	runs := map[string]api.Run{
+		"#releases":                       {Target: &chat, TargetLabel: "#releases"},
+		"chat channel (channel releases)": {Target: &chat}, // recorded before runs kept a label
+		"acme/widgets#1":                  {Repo: "acme/widgets", PullNumber: 1},
+		"":                                {},
+	}
+	for want, r := range runs {
+		if got := r.TargetName(); got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+		if strings.Contains(r.TargetName(), "#0") {
+			t.Errorf("%q prints #0", r.TargetName())
+		}
+	}
+}
+
+func TestATargetLabelTemplateNamesOnlyFields(t *testing.T) {
+	for _, ok := range []string{"", "#{channel}", "{id}", "table for {party_size} in {city}"} {
+		if err := api.CheckTargetLabel(ok); err != nil {
+			t.Errorf("%q: %v", ok, err)
+		}
+	}
+	for _, bad := range []string{"{", "}", "{Channel}", "{}", "a}{b", "{a b}"} {
+		if api.CheckTargetLabel(bad) == nil {
+			t.Errorf("%q taken", bad)
+		}
 	}
 }

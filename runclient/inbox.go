@@ -33,11 +33,14 @@ type PendingApproval struct {
 	Words *api.ToolWords `json:"words,omitempty"`
 	// Agent is the run's agent; Batch, whether it takes one decision on
 	// several of its waiting actions.
-	Agent       string    `json:"agent,omitempty"`
-	Batch       bool      `json:"batch,omitempty"`
-	Repo        string    `json:"repo"`
-	PullNumber  int       `json:"pullNumber"`
+	Agent      string `json:"agent,omitempty"`
+	Batch      bool   `json:"batch,omitempty"`
+	Repo       string `json:"repo"`
+	PullNumber int    `json:"pullNumber"`
+	// Target is what the action touches (PendingAction.Target); RunTarget
+	// is the run's target as people read it (api.Run.TargetName).
 	Target      string    `json:"target"`
+	RunTarget   string    `json:"runTarget,omitempty"`
 	Preview     string    `json:"preview"`
 	RequestedBy string    `json:"requestedBy"`
 	Approvers   []string  `json:"approvers,omitempty"`
@@ -133,6 +136,7 @@ func pendingApprovalsOf(runID string, snap api.RunSnapshot) []PendingApproval {
 			Repo:        snap.Run.Repo,
 			PullNumber:  snap.Run.PullNumber,
 			Target:      a.Target,
+			RunTarget:   snap.Run.TargetName(),
 			Preview:     a.Preview,
 			RequestedBy: a.RequestedBy,
 			Approvers:   approvers,

@@ -238,3 +238,41 @@ func TestRequestHashCoversTheCallbackAfterItsDefaultDeadline(t *testing.T) {
 	require.Equal(t, "sha256:e0ea1057a5541f4fe86958e46e525e31caf029a302c8fe4398a30cced7bedf2e", runclient.RequestHash(in),
 		"a request without a callback keeps the digest it had before callbacks counted, so that its repeat finds its run")
 }
+
+// A keyed start names its agent, and a key an earlier build started a run
+// for (under the ID that named every agent pr-review) keeps that run.
+func TestAKeyedStartNamesItsAgentAndAKeyUsedBeforeTheUpgradeKeepsItsRun(t *testing.T) {
+	rc, queue := startStub(t)
+	ctx := testContext(t)
+	rec, err := api.NewTarget("recommendation_request", map[string]string{"city": "riverside", "party_size": "2", "budget": "150"})
+	require.NoError(t, err)
+	in := api.RunInput{Agent: "recommend", UserID: "carol", Approvers: []string{"alice"}}.WithTarget(rec)
+	keyed := func(key string, in api.RunInput) runclient.StartRequest {
+		return runclient.StartRequest{RunID: runclient.KeyedTargetRunID(in.Agent, rec, key), FormerRunID: runclient.FormerKeyedRunID(rec, key),
+			TaskQueue: queue, Input: in, RequestHash: runclient.RequestHash(in)}
+	}
+
+	first, err := rc.Start(ctx, keyed("k-new", in))
+	require.NoError(t, err)
+	require.Regexp(t, `^recommend-150-riverside-2-[0-9a-f]{12}$`, first.RunID)
+	again, err := rc.Start(ctx, keyed("k-new", in))
+	require.NoError(t, err)
+	require.Equal(t, first, again)
+
+	before := keyed("k-old", in)
+	before.RunID, before.FormerRunID = runclient.FormerKeyedRunID(rec, "k-old"), ""
+	old, err := rc.Start(ctx, before)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(old.RunID, "pr-review-"), old.RunID)
+
+	repeat, err := rc.Start(ctx, keyed("k-old", in))
+	require.NoError(t, err)
+	require.Equal(t, old.RunID, repeat.RunID, "the key's run from before the upgrade, not a second")
+	_, err = rc.Describe(ctx, runclient.KeyedTargetRunID("recommend", rec, "k-old"))
+	var notFound *runclient.NotFoundError
+	require.ErrorAs(t, err, &notFound, "nothing started under the new ID")
+	other := in
+	other.Goal = "somewhere quiet"
+	_, err = rc.Start(ctx, keyed("k-old", other))
+	require.ErrorIs(t, err, runclient.ErrIdempotencyConflict, "another request under the old key is still refused")
+}

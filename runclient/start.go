@@ -31,6 +31,11 @@ type StartRequest struct {
 	// names holds another. A run that holds none (started before the memo
 	// existed) is taken for this request's.
 	RequestHash string
+	// FormerRunID, when set, is the ID an earlier build gave this request's
+	// key (FormerKeyedRunID). Start answers with that run when it exists, as
+	// it would with RunID's, so that a key used before an upgrade keeps its
+	// run.
+	FormerRunID string
 }
 
 // Started is what Start did.
@@ -79,6 +84,18 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if req.RequestHash != "" {
 		opts.Memo = map[string]any{api.MemoRequestHash: req.RequestHash}
 	}
+	if req.FormerRunID != "" && req.FormerRunID != req.RunID {
+		desc, err := c.Describe(ctx, req.FormerRunID)
+		var notFound *NotFoundError
+		switch {
+		case err == nil:
+			former := req
+			former.RunID = req.FormerRunID
+			return former.answer(agent, desc, desc.Status != enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING)
+		case !errors.As(err, &notFound):
+			return Started{}, err
+		}
+	}
 	startCtx, cancel := c.bound(ctx)
 	_, err := c.temporal.ExecuteWorkflow(startCtx, opts, api.WorkflowName, req.Input)
 	cancel()
@@ -87,9 +104,8 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if err != nil && !closed {
 		return Started{}, c.classify(ctx, req.RunID, "start run", err)
 	}
-	started := Started{RunID: req.RunID, Agent: agent}
 	if !closed && req.RequestHash == "" {
-		return started, nil
+		return Started{RunID: req.RunID, Agent: agent}, nil
 	}
 	// The conflict policy hands back an open run without saying whether it
 	// was this request's: only the run's memo tells.
@@ -97,9 +113,16 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 	if err != nil {
 		return Started{}, err
 	}
+	return req.answer(agent, desc, closed)
+}
+
+// answer is the run the request's ID already names: this request's, or
+// ErrIdempotencyConflict when the run holds another's hash.
+func (req StartRequest) answer(agent string, desc Description, closed bool) (Started, error) {
 	if req.RequestHash != "" && desc.RequestHash != "" && desc.RequestHash != req.RequestHash {
 		return Started{}, fmt.Errorf("start run %s: %w", req.RunID, ErrIdempotencyConflict)
 	}
+	started := Started{RunID: req.RunID, Agent: agent}
 	if closed {
 		started.ClosedStatus = desc.StatusName()
 	}
@@ -125,12 +148,21 @@ func RunID(repo string, pr int, key string) string {
 	return fmt.Sprintf("review-%s-%d-%s", slug, pr, hex.EncodeToString(sum[:])[:12])
 }
 
-// KeyedTargetRunID names the run of a key its caller chose: one run per
-// target and key, whatever the agent, so that the same key sent for another
-// agent (or goal, or approvers) meets the first run and is refused as
-// ErrIdempotencyConflict instead of starting a second. A derived key
-// (TargetIdempotencyKey) already names the agent, so TargetRunID may.
-func KeyedTargetRunID(t api.Target, key string) string {
+// KeyedTargetRunID names the run of a key its caller chose, after its
+// agent and target like every run ID: one run per agent, target and key,
+// so that the same key with another goal, approvers or callback meets the
+// first run and is refused as ErrIdempotencyConflict instead of starting a
+// second. Its hash is the key's alone, as FormerKeyedRunID's is.
+func KeyedTargetRunID(agent string, t api.Target, key string) string {
+	return TargetRunID(agent, t, key)
+}
+
+// FormerKeyedRunID is the ID builds before KeyedTargetRunID named the agent
+// gave a key, whatever the agent ("pr-review-…" for a recommendation, the
+// "review-…" of a pull request). A keyed start asks for that run first
+// (StartRequest.FormerRunID): a key used before the upgrade keeps its run,
+// and one used there by another agent or request is still refused.
+func FormerKeyedRunID(t api.Target, key string) string {
 	return TargetRunID(api.DefaultAgent, t, key)
 }
 

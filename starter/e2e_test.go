@@ -164,6 +164,9 @@ func TestStartWithTheKeyOfAFinishedRunReportsItInsteadOfStartingAgain(t *testing
 	require.NoError(t, json.Unmarshal([]byte(again.stdout), &res))
 	require.Equal(t, runclient.Started{RunID: runID, Agent: api.DefaultAgent, ClosedStatus: "completed"}, res)
 	require.Contains(t, again.stderr, "already finished")
+	followed := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--idempotency-key", "k1", "--follow")
+	require.Equal(t, exitRunDeclined, followed.code, "following the key's finished run tells how it ended: %s", followed.stderr)
+	require.Equal(t, runID, firstLine(followed.stdout))
 	require.Empty(t, s.Sandbox().Comments("acme", "widgets", 1))
 }
 
@@ -276,4 +279,67 @@ func TestStatusWhileGitHubKeepsFailingAReadShowsTheTryAndTheError(t *testing.T) 
 	require.Regexp(t, `get_pull_request\s+running\s+1 \(try [23]\)`, shown)
 	require.Contains(t, shown, "last try: ")
 	require.Contains(t, shown, "502")
+}
+
+// eventLines are the event lines of an output, without the follow's
+// closing words and hints.
+func eventLines(output string) []string {
+	var lines []string
+	for _, line := range strings.Split(output, "\n") {
+		var seq int64
+		if _, err := fmt.Sscanf(line, "%d ", &seq); err == nil {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+func TestStartFollowOfARunThatFailsExits3(t *testing.T) {
+	s := startStack(t)
+
+	started := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--agent", "no-such-agent", "--follow")
+
+	require.Equal(t, exitRunFailed, started.code, "stdout:\n%s\nstderr:\n%s", started.stdout, started.stderr)
+	runID := firstLine(started.stdout)
+	require.Contains(t, started.stderr, "run "+runID+" failed")
+	require.Equal(t, api.RunFailed, s.snapshot(t, runID).Run.Status)
+	again := s.starter("events", runID, "--follow", "--json")
+	require.Equal(t, exitRunFailed, again.code, "--json follows with the same code")
+}
+
+func TestEventsFollowOfARejectedRunExits4AndOfACancelledRunExits5(t *testing.T) {
+	s := startStack(t)
+	rejectedRun := firstLine(s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--follow").stdout)
+	cancelledRun := firstLine(s.starter("start", "--repo", "acme/widgets", "--pr", "2", "--follow").stdout)
+	pending := s.snapshot(t, rejectedRun).PendingAction
+	require.NotNil(t, pending)
+
+	require.Equal(t, 0, s.starter("reject", rejectedRun, "--action", pending.ID, "--as", "alice", "--reason", "not now").code)
+	require.Equal(t, 0, s.starter("cancel", cancelledRun, "--as", "carol", "--reason", "wrong pull request").code)
+
+	rejected := s.starter("events", rejectedRun, "--follow")
+	require.Equal(t, exitRunDeclined, rejected.code, "stdout:\n%s\nstderr:\n%s", rejected.stdout, rejected.stderr)
+	require.Contains(t, rejected.stderr, "did none of its actions")
+	cancelled := s.starter("events", cancelledRun, "--follow")
+	require.Equal(t, exitRunCancelled, cancelled.code, "stdout:\n%s\nstderr:\n%s", cancelled.stdout, cancelled.stderr)
+	require.Contains(t, cancelled.stderr, "was cancelled")
+	require.Empty(t, s.Sandbox().Comments("acme", "widgets", 1))
+}
+
+func TestFollowedEventsReadAsTheyDoWhenReadAgain(t *testing.T) {
+	s := startStack(t)
+	started := s.starter("start", "--repo", "acme/widgets", "--pr", "1", "--follow")
+	require.Equal(t, 0, started.code, started.stderr)
+	runID := firstLine(started.stdout)
+
+	later := s.starter("events", runID)
+
+	require.Equal(t, 0, later.code, later.stderr)
+	live := eventLines(started.stdout)
+	require.Equal(t, live, eventLines(later.stdout)[:len(live)], "a line reads the same while following and later")
+	for _, line := range live {
+		if strings.Contains(line, "step_status step-") {
+			require.Regexp(t, `step_status step-\d+ \w+\s+\S`, line, "a step's event names the step")
+		}
+	}
 }

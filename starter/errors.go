@@ -41,3 +41,13 @@ type ignoredError struct{ detail string }
 func (e *ignoredError) Error() string { return "the run ignored it: " + e.detail }
 
 var errNoRunID = errors.New("missing RUN_ID")
+
+// runEndedError is a followed run that ended without doing what it set out
+// to: it failed, did none of its actions, or was cancelled. Its code is the
+// process's exit code (main.go).
+type runEndedError struct {
+	runID, how string
+	code       int
+}
+
+func (e *runEndedError) Error() string { return fmt.Sprintf("run %s %s", e.runID, e.how) }

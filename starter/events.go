@@ -26,7 +26,7 @@ type eventsCommand struct {
 func (c *eventsCommand) flags() *flag.FlagSet {
 	fs := newFlagSet("events")
 	fs.Int64Var(&c.since, "since", 0, "print only events after sequence `N`")
-	fs.BoolVar(&c.follow, "follow", false, "keep printing events until the run ends or waits for a person")
+	fs.BoolVar(&c.follow, "follow", false, "keep printing events until the run ends or waits for a person; "+followExitCodes)
 	fs.BoolVar(&c.json, "json", false, "print one JSON event per line")
 	return fs
 }
@@ -59,12 +59,12 @@ func (c *eventsCommand) Run(ctx context.Context, args []string) error {
 			steps = snap.Steps
 		}
 	}
-	return printEvents(c.env, events, steps, c.json)
+	return printEvents(c.env, events, runview.NewEventLines(steps), c.json)
 }
 
-func printEvents(e *env, events []api.Event, steps []api.AgentStep, asJSON bool) error {
+func printEvents(e *env, events []api.Event, lines *runview.EventLines, asJSON bool) error {
 	if !asJSON {
-		return runview.Events(e.stdout, events, steps)
+		return lines.Print(e.stdout, events)
 	}
 	for _, ev := range events {
 		if err := runview.JSONLine(e.stdout, ev); err != nil {
@@ -75,11 +75,14 @@ func printEvents(e *env, events []api.Event, steps []api.AgentStep, asJSON bool)
 }
 
 // followRun prints the run's events after since as they happen, until the
-// run ends or waits for a person; then it says what the run waits for.
+// run ends or waits for a person; then it says what the run waits for. A
+// run that ended failed, declined or cancelled is a *runEndedError, which
+// sets the exit code (followExit).
 func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, since int64, asJSON bool) error {
 	ticker := time.NewTicker(e.pollEvery)
 	defer ticker.Stop()
 	writing := "" // the "Writing: …" line shown last
+	lines := runview.NewEventLines(nil)
 	for {
 		// The snapshot is read before the events, so the events read next
 		// include every change up to the state the stop decision sees.
@@ -96,7 +99,18 @@ func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, 
 			return err
 		}
 		fresh := eventsAfter(events, since)
-		if err := printEvents(e, fresh, snap.Steps, asJSON); err != nil {
+		lines.Know(snap.Steps)
+		if !asJSON && lines.Unknown(fresh) {
+			// The steps were read before the events that name them, or are
+			// older than the snapshot's newest: read every one, so that a
+			// line reads now as it will when the events are read again.
+			all, err := rc.SnapshotAllSteps(ctx, runID)
+			if err != nil {
+				return err
+			}
+			lines.Know(all.Steps)
+		}
+		if err := printEvents(e, fresh, lines, asJSON); err != nil {
 			return err
 		}
 		if len(fresh) > 0 {
@@ -110,10 +124,12 @@ func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, 
 			}
 		}
 		if closed != "" || followEnds(snap) {
-			if asJSON {
-				return nil
+			if !asJSON {
+				if err := runview.FollowEnd(e.stdout, runID, snap, closed); err != nil {
+					return err
+				}
 			}
-			return runview.FollowEnd(e.stdout, runID, snap, closed)
+			return followExit(runID, snap, closed)
 		}
 		select {
 		case <-ctx.Done():
@@ -121,6 +137,39 @@ func followRun(ctx context.Context, e *env, rc *runclient.Client, runID string, 
 		case <-ticker.C:
 		}
 	}
+}
+
+// followExitCodes is what --follow's help says of its exit codes.
+const followExitCodes = "exits 3 if the run failed, 4 if it did none of its actions (rejected or expired), 5 if it was cancelled"
+
+// followExit is how a followed run ended, for a script: nil when it
+// completed having done what it did or waits for a person, else a
+// *runEndedError whose code says failed, declined or cancelled.
+func followExit(runID string, snap api.RunSnapshot, closed string) error {
+	ended := func(code int, how string) error { return &runEndedError{runID: runID, how: how, code: code} }
+	switch {
+	case snap.Run.Status == api.RunCancelled || closed == runclient.StatusName(enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED):
+		return ended(exitRunCancelled, "was cancelled")
+	case snap.Run.Status == api.RunFailed || closed != "":
+		return ended(exitRunFailed, "failed")
+	case snap.Run.Status == api.RunCompleted && declinedAll(snap.Outcome):
+		return ended(exitRunDeclined, "did none of its actions: "+snap.Outcome.Summary)
+	}
+	return nil
+}
+
+// declinedAll: the run proposed actions and did none, each rejected or
+// expired (an answer with feedback is neither).
+func declinedAll(o api.Outcome) bool {
+	if len(o.Posted) > 0 {
+		return false
+	}
+	for _, d := range o.Declined {
+		if !d.Feedback && (d.State == api.ActionRejected || d.State == api.ActionExpired) {
+			return true
+		}
+	}
+	return false
 }
 
 // eventsAfter drops anything at or before since, so that a repeated or

@@ -145,7 +145,10 @@ func TestTheAgentIsPartOfTheRequestAndOnlyANamedOneChangesTheDefaultKey(t *testi
 	require.Equal(t, runclient.RequestHash(plain.Input), plain.RequestHash, "the starter's keys are guarded like the API's")
 
 	keyed, keyedTriage := parse("--idempotency-key", "k"), parse("--idempotency-key", "k", "--agent", "triage")
-	require.Equal(t, keyed.RunID, keyedTriage.RunID, "a key the caller chose names one run per target, whatever the agent, so its reuse for another agent is a conflict")
+	require.Regexp(t, `^review-acme-widgets-7-[0-9a-f]{12}$`, keyed.RunID)
+	require.Regexp(t, `^triage-acme-widgets-7-[0-9a-f]{12}$`, keyedTriage.RunID, "a key the caller chose names its agent too")
+	require.Equal(t, keyed.RunID, keyedTriage.FormerRunID,
+		"a keyed start asks first for the run earlier builds gave the key, whatever the agent, so that its reuse for another agent meets it")
 	require.NotEqual(t, keyed.RequestHash, keyedTriage.RequestHash, "the two requests differ, so the second meets the first run and is refused")
 	require.Regexp(t, `^triage-acme-widgets-7-[0-9a-f]{12}$`, triage.RunID, "a derived key's run names its agent")
 }

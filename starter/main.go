@@ -41,15 +41,24 @@ approve, reject, respond, resolve and cancel need Temporal, not a worker: with
 no worker answering (3 s), the command is recorded and the run acts on it when a
 worker picks it up; the command says so, with the run's last known state.
 
+Exit codes: 0 done (or, with --follow, the run completed or waits for a
+person), 1 error, 2 bad flags or settings. start --follow and events --follow
+also exit 3 when the run failed, 4 when it did none of its actions (rejected
+or expired), 5 when it was cancelled.
+
 Run 'starter <command> -h' for the flags of a command. Encrypted runs need the
 worker's AGENTRUN_PAYLOAD_KEYS; docs/operations.md covers real clusters.
 `
 
-// Exit codes.
+// Exit codes. The last three are a followed run's (start --follow, events
+// --follow): it ended, but not as asked. usage and docs/using.md list them.
 const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
+	exitOK           = 0
+	exitError        = 1
+	exitUsage        = 2
+	exitRunFailed    = 3
+	exitRunDeclined  = 4
+	exitRunCancelled = 5
 )
 
 // command is one subcommand.
@@ -145,6 +154,10 @@ func exitCode(err error, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintln(stderr, err)
+	var ended *runEndedError
+	if errors.As(err, &ended) {
+		return ended.code
+	}
 	var cfgErr *configError
 	if errors.As(err, &cfgErr) {
 		return exitUsage

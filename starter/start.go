@@ -75,11 +75,11 @@ func (c *startCommand) show(ctx context.Context, rc *runclient.Client, started r
 	}
 	if started.ClosedStatus != "" {
 		fmt.Fprintf(c.env.stderr, "run %s already finished (%s); its idempotency key does not start it again\n", started.RunID, started.ClosedStatus)
-		return nil
 	}
 	if !c.follow {
 		return nil
 	}
+	// A finished run is followed too: its events, and its exit code.
 	return followRun(ctx, c.env, rc, started.RunID, 0, c.json)
 }
 
@@ -100,7 +100,7 @@ func (c *startCommand) flags() *flag.FlagSet {
 	fs.StringVar(&c.callback, "callback", "", "POST the run's result, signed, to `URL` when it ends; it must be under "+api.EnvCallbackAllowed)
 	fs.DurationVar(&c.callbackWithin, "callback-deadline", api.DefaultCallbackDeadline, "how long the run keeps retrying its --callback delivery")
 	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll")
-	fs.BoolVar(&c.follow, "follow", false, "then print the run's events until it ends or waits for a person")
+	fs.BoolVar(&c.follow, "follow", false, "then print the run's events until it ends or waits for a person; "+followExitCodes)
 	fs.BoolVar(&c.json, "json", false, "print JSON")
 	fs.StringVar(&c.followUp, "follow-up", "", "continue the conversation of the finished run `RUN_ID`: a new run on its target, by its agent and approvers, "+
 		"with --goal as the new message (no --repo, --pr, --target, --agent or --approver)")
@@ -124,9 +124,11 @@ func (c *startCommand) request(fs *flag.FlagSet) (runclient.StartRequest, error)
 	if err != nil {
 		return runclient.StartRequest{}, usageErr(fs, startSynopsis, err)
 	}
-	key := c.idempotencyKey
-	runID := runclient.KeyedTargetRunID(target, key)
-	if key == "" {
+	key, formerRunID := c.idempotencyKey, ""
+	runID := runclient.KeyedTargetRunID(c.agent, target, key)
+	if key != "" {
+		formerRunID = runclient.FormerKeyedRunID(target, key)
+	} else {
 		key = runclient.TargetIdempotencyKey(target, c.goal, c.user, c.agent)
 		runID = runclient.TargetRunID(c.agent, target, key)
 	}
@@ -153,7 +155,7 @@ func (c *startCommand) request(fs *flag.FlagSet) (runclient.StartRequest, error)
 	}
 	// The key reused for another request is refused, not answered with the
 	// first request's run.
-	return runclient.StartRequest{RunID: runID, TaskQueue: c.taskQueue, Input: in, RequestHash: runclient.RequestHash(in)}, nil
+	return runclient.StartRequest{RunID: runID, FormerRunID: formerRunID, TaskQueue: c.taskQueue, Input: in, RequestHash: runclient.RequestHash(in)}, nil
 }
 
 func (c *startCommand) validate() error {

@@ -14,6 +14,12 @@ type Agent struct {
 	// empty means api.TargetPullRequest. A run naming the agent with a
 	// target of another kind fails at once, saying so.
 	TargetKind string
+	// TargetLabel is how a person names a target of that kind: text with
+	// the target's fields in braces, "#{channel}" for a chat channel,
+	// "{id}" for a ticket. The run records it (api.Run.TargetLabel), so
+	// that every view prints it; empty means api.Target.Label. Agents that
+	// take the same kind declare the same label.
+	TargetLabel string
 	// Tools are the tools the agent may call, in the order the model sees
 	// them.
 	Tools []AgentTool

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -94,6 +95,9 @@ func (r *Registry) AddAgent(a Agent) error {
 	if a.TargetKind != "" && !api.ValidTargetKind(a.TargetKind) {
 		return fmt.Errorf("agent %q: target kind %q: want lower case letters, digits and _", a.Name, a.TargetKind)
 	}
+	if err := r.checkTargetLabel(a); err != nil {
+		return err
+	}
 	seen := map[string]bool{}
 	for _, t := range a.Tools {
 		if _, ok := r.tools[t.Name]; !ok {
@@ -109,6 +113,23 @@ func (r *Registry) AddAgent(a Agent) error {
 	}
 	r.agents[a.Name] = a
 	r.agentOrder = append(r.agentOrder, a.Name)
+	return nil
+}
+
+// checkTargetLabel refuses a label that is not a template of field names,
+// and one that another agent of the same kind declares otherwise: a kind
+// reads one way in every view.
+func (r *Registry) checkTargetLabel(a Agent) error {
+	if err := api.CheckTargetLabel(a.TargetLabel); err != nil {
+		return fmt.Errorf("agent %q: %w", a.Name, err)
+	}
+	kind := cmp.Or(a.TargetKind, api.TargetPullRequest)
+	for _, name := range r.agentOrder {
+		other := r.agents[name]
+		if cmp.Or(other.TargetKind, api.TargetPullRequest) == kind && other.TargetLabel != a.TargetLabel {
+			return fmt.Errorf("agent %q labels a %s target %q, agent %q labels it %q: a kind reads one way", a.Name, kind, a.TargetLabel, name, other.TargetLabel)
+		}
+	}
 	return nil
 }
 

@@ -135,6 +135,17 @@ func TestAddAgentRefusesABadTargetKind(t *testing.T) {
 	require.NoError(t, r.AddAgent(tools.Agent{Name: "reviewer"}), "no kind is a pull request")
 }
 
+func TestAddAgentRefusesALabelThatIsNoTemplateOrDisagreesWithItsKind(t *testing.T) {
+	r := registryWith(t)
+	for _, label := range []string{"#{Channel}", "#{channel", "channel}", "{}"} {
+		require.Error(t, r.AddAgent(tools.Agent{Name: "chat", TargetKind: "chat_channel", TargetLabel: label}), "%q", label)
+	}
+	require.NoError(t, r.AddAgent(tools.Agent{Name: "chat", TargetKind: "chat_channel", TargetLabel: "#{channel}"}))
+	require.NoError(t, r.AddAgent(tools.Agent{Name: "chat-too", TargetKind: "chat_channel", TargetLabel: "#{channel}"}))
+	require.ErrorContains(t, r.AddAgent(tools.Agent{Name: "chat-other", TargetKind: "chat_channel", TargetLabel: "{channel}"}),
+		"a kind reads one way")
+}
+
 func TestAddAgentRefusesToolsItCannotOffer(t *testing.T) {
 	r := registryWith(t)
 	require.EqualError(t, r.AddAgent(tools.Agent{Name: "reviewer", Tools: []tools.AgentTool{{Name: "lookup"}, {Name: "delete_repo"}}}),

@@ -21,7 +21,7 @@ type Call struct {
 	// Args are the call's arguments, already checked against the tool's
 	// schema, as canonical JSON (an object; "{}" for none).
 	Args json.RawMessage
-	// Target is the run's pull request: every tool is pinned to it.
+	// Target is the run's target (a pull request, or a kind its agent takes): every tool is pinned to it.
 	Target api.Target
 	// OperationKey is "<run id>:<step sequence>", recorded before the first
 	// attempt. Side-effecting tools only: every attempt and every

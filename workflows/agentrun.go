@@ -68,6 +68,11 @@ func setup(ctx workflow.Context, in api.RunInput, reg *tools.Registry) (*agentRu
 		return nil, err
 	}
 	w.target = target
+	if cp == nil {
+		// Computed once, here where the registry is: the starter and the
+		// approval server print what the run recorded.
+		w.Run.TargetLabel = target.LabelFrom(w.agent.TargetLabel)
+	}
 	if cp == nil && len(w.Conversation) == 0 {
 		started := "run started by " + in.UserID
 		if in.FollowUp == "" {

@@ -61,7 +61,7 @@ func (w *agentRun) attemptOptions(st *api.AgentStep) workflow.ActivityOptions {
 	if pa := w.ActionForStep(st.ID); pa != nil {
 		approvedBy = pa.DecidedBy
 	}
-	return attemptActivityOptions(st.ToolName, approvedBy, w.Run.TargetRef(), st.OperationKey, st.Attempt, w.in.ToolTimeout)
+	return attemptActivityOptions(st.ToolName, approvedBy, w.Run.TargetName(), st.OperationKey, st.Attempt, w.in.ToolTimeout)
 }
 
 // actionDone settles the step on the effect that proves it.

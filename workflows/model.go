@@ -65,7 +65,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 // as one activity (modelRetryOptions), named after the step with api.ReadRetry so
 // that the status view counts the local try.
 func (w *agentRun) askModel(ctx workflow.Context, st *api.AgentStep, in api.ModelInput, d *api.ModelDecision) error {
-	target, call := w.Run.TargetRef(), w.ModelCalls()
+	target, call := w.Run.TargetName(), w.ModelCalls()
 	if !w.ModelLocal || w.localSinceWait {
 		w.localSinceWait = false
 		actx := workflow.WithActivityOptions(ctx, w.ofStep(modelCallOptions(target, call), st, "", 0))

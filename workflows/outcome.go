@@ -55,7 +55,7 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 	pa := cp.ActionForStep(st.ID)
 	switch {
 	case st.Status == api.StepSucceeded:
-		p := api.PostedOutcome{StepID: st.ID, Tool: st.ToolName, Target: cp.Run.TargetRef(), ExternalID: st.ExternalResourceID, Made: words(st).Made()}
+		p := api.PostedOutcome{StepID: st.ID, Tool: st.ToolName, Target: cp.Run.TargetName(), ExternalID: st.ExternalResourceID, Made: words(st).Made()}
 		if pa != nil {
 			p.ActionID, p.ApprovedBy, p.Target = pa.ID, pa.DecidedBy, pa.Target
 			if pa.Edit != nil {
@@ -111,14 +111,14 @@ func summary(cp *api.Checkpoint, o api.Outcome) string {
 		}
 	}
 	if len(o.Posted) > 0 {
-		parts = append(parts, counted(cp, o.Posted)+" on "+cp.Run.TargetRef())
+		parts = append(parts, counted(cp, o.Posted)+" on "+cp.Run.TargetName())
 	} else if len(doubt) > 0 {
 		// Not "nothing": what is in doubt may have been done.
-		parts = append(parts, "Nothing surely "+nothingDone(cp)+" on "+cp.Run.TargetRef())
+		parts = append(parts, "Nothing surely "+nothingDone(cp)+" on "+cp.Run.TargetName())
 	} else if cp.Run.Status.IsTerminal() {
-		parts = append(parts, "Nothing "+nothingDone(cp)+" on "+cp.Run.TargetRef())
+		parts = append(parts, "Nothing "+nothingDone(cp)+" on "+cp.Run.TargetName())
 	} else {
-		parts = append(parts, "Nothing "+nothingDone(cp)+" yet on "+cp.Run.TargetRef())
+		parts = append(parts, "Nothing "+nothingDone(cp)+" yet on "+cp.Run.TargetName())
 	}
 	for _, p := range o.Posted {
 		if p.EditedBy != "" {
@@ -218,7 +218,7 @@ func uiDetails(cp *api.Checkpoint, now time.Time) string {
 			}
 		}
 	}
-	return cp.Label + " (" + cp.Run.TargetRef() + ")"
+	return cp.Label + " (" + cp.Run.TargetName() + ")"
 }
 
 // waitingDetails says who may decide and how long is left, e.g. "Waiting

@@ -146,7 +146,7 @@ func (w *agentRun) foundEarlier(ctx workflow.Context, st *api.AgentStep, c tools
 			continue
 		}
 		w.stepNote(ctx, st, fmt.Sprintf("repeats run %s's %s in doubt: looking under its operationKey %s first", a.RunID, words(st).Noun, a.OperationKey))
-		actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(reconcileOptions(st.ToolName, w.Run.TargetRef(), a.OperationKey, w.in.ToolTimeout), st, "earlier", 0))
+		actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(reconcileOptions(st.ToolName, w.Run.TargetName(), a.OperationKey, w.in.ToolTimeout), st, "earlier", 0))
 		in := api.NewToolInput(st.ToolName, c.Call.Args, w.target, a.OperationKey, c.Preview)
 		var res api.ToolReconciliation
 		if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, in).Get(actx, &res); err != nil || res.Outcome != api.ReconcileFound {

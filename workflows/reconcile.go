@@ -47,7 +47,7 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 // operationKey has its effect; a look that fails cannot tell.
 func (w *agentRun) look(ctx workflow.Context, st *api.AgentStep, c tools.Checked) api.ToolReconciliation {
 	// On the steady context: a cancel waits for the look's answer.
-	actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(reconcileOptions(st.ToolName, w.Run.TargetRef(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
+	actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(reconcileOptions(st.ToolName, w.Run.TargetName(), st.OperationKey, w.in.ToolTimeout), st, "reconcile", st.Attempt))
 	var res api.ToolReconciliation
 	if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, w.toolInput(st, c)).Get(actx, &res); err != nil {
 		res = api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}

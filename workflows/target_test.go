@@ -53,7 +53,7 @@ func (f *fileTicket) Reconcile(_ context.Context, c tools.Call) (api.ToolReconci
 	return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
 }
 
-var ticketAgent = tools.Agent{Name: "tickets", TargetKind: "support_queue", Task: "File the ticket of",
+var ticketAgent = tools.Agent{Name: "tickets", TargetKind: "support_queue", TargetLabel: "{queue} queue", Task: "File the ticket of",
 	Tools: []tools.AgentTool{{Name: "file_ticket", Ask: true}}}
 
 // newTicketRun is a testsuite run over a registry with file_ticket, the
@@ -112,6 +112,8 @@ func TestATicketRunsNamedApproverApprovesAndTheTicketIsFiledOnceInItsQueue(t *te
 	require.Equal(t, "alice", snap.Outcome.Posted[0].ApprovedBy)
 	require.Equal(t, "T-1001", snap.Outcome.Posted[0].ExternalID)
 	require.Equal(t, "support_queue queue=support", snap.Outcome.Posted[0].Target)
+	require.Equal(t, "support queue", snap.Run.TargetLabel, "the run records the label its agent declares")
+	require.Contains(t, snap.Outcome.Summary, "on support queue")
 }
 
 func TestATicketRunWithoutApproversFailsAtStartSayingItNeedsThem(t *testing.T) {

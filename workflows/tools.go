@@ -143,7 +143,7 @@ func (w *agentRun) startRead(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 	in := w.toolInput(st, c)
 	// By name: a local activity given a method value would run it on the
 	// workflow's nil *Activities, not the worker's registered one.
-	lctx := workflow.WithLocalActivityOptions(ctx, readFirstTryOptions(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout))
+	lctx := workflow.WithLocalActivityOptions(ctx, readFirstTryOptions(st.ToolName, w.Run.TargetName(), w.in.ToolTimeout))
 	first := workflow.ExecuteLocalActivity(lctx, api.ActivityExecuteTool, in)
 	read, settle := workflow.NewFuture(ctx)
 	// A coroutine, so that a turn's reads retry concurrently as they ran.
@@ -166,7 +166,7 @@ func (w *agentRun) retryRead(ctx workflow.Context, st *api.AgentStep, in api.Too
 	if err := workflow.Sleep(ctx, firstRetryDelay(firstErr)); err != nil {
 		return err
 	}
-	actx := workflow.WithActivityOptions(ctx, w.ofStep(readRetryOptions(st.ToolName, w.Run.TargetRef(), w.in.ToolTimeout), st, api.ReadRetry, 2))
+	actx := workflow.WithActivityOptions(ctx, w.ofStep(readRetryOptions(st.ToolName, w.Run.TargetName(), w.in.ToolTimeout), st, api.ReadRetry, 2))
 	return workflow.ExecuteActivity(actx, api.ActivityExecuteTool, in).Get(ctx, out)
 }
 

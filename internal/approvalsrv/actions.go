@@ -1,6 +1,7 @@
 package approvalsrv
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -107,10 +108,7 @@ func (s *pages) actionView(snap api.RunSnapshot, a api.PendingAction, form formV
 // inboxTitle says what a waiting action does, in its tool's words, and
 // where: "Post a comment on acme/widgets#1".
 func inboxTitle(a runclient.PendingApproval) string {
-	where := a.Target
-	if where == "" && a.Repo != "" {
-		where = fmt.Sprintf("%s#%d", a.Repo, a.PullNumber)
-	}
+	where := cmp.Or(a.Target, a.RunTarget)
 	do := api.WordsOf(a.Words, a.Tool).Do()
 	title := strings.ToUpper(do[:1]) + do[1:]
 	if where == "" {

@@ -2,7 +2,6 @@ package approvalsrv
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"slices"
 	"sync"
@@ -115,7 +114,7 @@ func (s *pages) addOutcomes(ctx context.Context, rows []historyRow) {
 				return
 			}
 			rows[i].readable = true
-			rows[i].Target = fmt.Sprintf("%s#%d", snap.Run.Repo, snap.Run.PullNumber)
+			rows[i].Target = snap.Run.TargetName()
 			rows[i].Summary = snap.Outcome.Summary
 			if rows[i].Summary == "" {
 				rows[i].Summary = snap.Label

@@ -106,7 +106,7 @@ func TestInboxListsEachWaitingActionOfARunOnItsOwnRowWithOneQueryPerRun(t *testi
 		if a.RunID == "run-1" && a.ActionID == "act-2" {
 			require.Equal(t, runclient.PendingApproval{
 				RunID: "run-1", ActionID: "act-2", ArgsHash: act2Hash, Tool: "create_issue", Agent: "triage", Batch: true,
-				Repo: "acme/widgets", PullNumber: 1, Target: "acme/widgets#1", Preview: "File an issue: TODO in cache.go.",
+				Repo: "acme/widgets", PullNumber: 1, Target: "acme/widgets#1", RunTarget: "acme/widgets#1", Preview: "File an issue: TODO in cache.go.",
 				RequestedBy: "agent", CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt, Label: a.Label,
 			}, a)
 		}

@@ -224,16 +224,20 @@ const channelLookalike = "look-alike comment ignored"
 // the refusals this process kept but could not record in the run.
 func (s *pages) pageRefusals(runID string, snap api.RunSnapshot, events []api.Event) []refusal {
 	var out []refusal
+	// Each is tagged with its step as it was then: a decision ignored while
+	// the comment waited is on "post a comment", not on the comment posted
+	// since.
+	titles := runview.NewEventLines(snap.Steps).Titles(events)
 	for i := len(events) - 1; i >= 0; i-- {
 		ev := events[i]
 		switch ev.Type {
 		case api.EventSignalIgnored:
 			out = append(out, refusal{At: ev.At.UTC(), Channel: channelRun, ActionID: actionIDOfStep(snap, ev.StepID),
-				Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
+				Reason: ev.Detail, Step: titles[ev.Sequence]})
 		case api.EventLookalikeIgnored:
 			// A comment that only looks like the run's own proved nothing;
 			// people should know someone tried.
-			out = append(out, refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: stepTitleByID(snap, ev.StepID)})
+			out = append(out, refusal{At: ev.At.UTC(), Channel: channelLookalike, Reason: ev.Detail, Step: titles[ev.Sequence]})
 		}
 	}
 	kept := s.refusals.Since(runID, 0)
@@ -257,15 +261,6 @@ func actionIDOfStep(snap api.RunSnapshot, stepID string) string {
 		if a.StepID == stepID {
 			return a.ID
 		}
-	}
-	return ""
-}
-
-// stepTitleByID is the title of the step an event names; "" when the run no
-// longer shows that step (or the event names none).
-func stepTitleByID(snap api.RunSnapshot, stepID string) string {
-	if st := stepIn(snap, stepID); st != nil {
-		return runview.StepTitle(*st)
 	}
 	return ""
 }

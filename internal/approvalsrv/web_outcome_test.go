@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -172,4 +173,26 @@ func TestFormWithoutScriptOnADecidedActionSaysWhoDecidedIt(t *testing.T) {
 	require.Equal(t, "/runs/run-1?result=409", resp.Header.Get("Location"))
 	page := readAll(t, bob.do("GET", "/runs/run-1?result=409", nil, nil))
 	require.Contains(t, page, "Not sent: the action was already approved by alice.")
+}
+
+// A refusal is tagged with its step as it was when the decision came: the
+// comment waiting to be posted, not the comment posted since.
+func TestRunPageTagsARefusalWithItsStepAsItWasThen(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := completedRun()
+	snap.Steps = append(snap.Steps, api.AgentStep{ID: "step-4", Sequence: 4, Type: api.StepToolCall, ToolName: "create_issue_comment",
+		Words: &api.ToolWords{Noun: "comment", Verb: "post", Past: "posted"}, Status: api.StepSucceeded, ExternalResourceID: "2000000001"})
+	h.runs.put("run-1", snap)
+	h.runs.appendEvents("run-1",
+		api.Event{Sequence: 1, At: testNow.Add(-time.Minute), Type: api.EventStepStatus, StepID: "step-4", Status: string(api.StepWaitingForApproval)},
+		api.Event{Sequence: 2, At: testNow.Add(-time.Minute), Type: api.EventSignalIgnored, StepID: "step-4",
+			Detail: "mallory has read permission on acme/widgets; deciding needs write"},
+		api.Event{Sequence: 3, At: testNow, Type: api.EventStepStatus, StepID: "step-4", Status: string(api.StepSucceeded)})
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+
+	section := page[strings.Index(page, `data-part="refusals"`):]
+	section = section[:strings.Index(section, "</section>")]
+	require.Contains(t, section, "deciding needs write <span class=\"meta\">(on post a comment)</span>")
+	require.NotContains(t, section, "posted comment 2000000001")
 }

@@ -202,6 +202,9 @@ func TestAWorkerWithoutGitHubFilesOneTicketAfterALostResponseApprovedByTheNamedA
 	status := starterRun("status", run.RunID)
 	require.Equal(t, 0, status.ExitCode, status.Stderr)
 	require.Contains(t, status.Stdout, "created ticket "+held[0].ID)
+	require.Contains(t, status.Stdout, "target   support queue\n", "the queue reads as its agent labels it")
+	require.NotRegexp(t, `#0\b`, status.Stdout)
+	require.Equal(t, "support queue", snap.Run.TargetLabel, "the run recorded its label, for views without the registry")
 	texts := map[string]string{"outcome": snap.Outcome.Summary, "made": snap.Outcome.Posted[0].Made, "starter status": status.Stdout}
 	for _, e := range events {
 		texts[fmt.Sprintf("event %d label", e.Sequence)] = e.Label

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -170,4 +171,35 @@ func TestStatusShowsTheApproverAnActionInDoubtOnTheSameTarget(t *testing.T) {
 	require.NoError(t, Status(&out, snap.Run.ID, snap, nil))
 
 	require.Contains(t, out.String(), "  in doubt run r1's comment under operationKey r1:5 may have been posted on acme/widgets#1 (abandoned by ops)\n")
+}
+
+// An action's events read as the step was then: "send message" while it
+// waits and runs, "sent message M-1" from its succeeded event on, whether
+// the events come in one batch or as a follow reads them.
+func TestEventsTitleAStepAsItWasAtEachEvent(t *testing.T) {
+	words := &api.ToolWords{Noun: "message", Verb: "send", Past: "sent"}
+	step := api.AgentStep{ID: "step-2", Type: api.StepToolCall, ToolName: "send_message", Words: words,
+		Status: api.StepSucceeded, ExternalResourceID: "M-1"}
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	events := []api.Event{
+		{Sequence: 1, At: at, Type: api.EventStepStatus, StepID: "step-2", Status: string(api.StepPending)},
+		{Sequence: 2, At: at, Type: api.EventActionState, StepID: "step-2", Status: string(api.ActionApproved)},
+		{Sequence: 3, At: at, Type: api.EventStepStatus, StepID: "step-2", Status: string(api.StepRunning)},
+		{Sequence: 4, At: at, Type: api.EventStepStatus, StepID: "step-2", Status: string(api.StepSucceeded)},
+	}
+	var whole, followed bytes.Buffer
+	require.NoError(t, Events(&whole, events, []api.AgentStep{step}))
+	lines := NewEventLines(nil)
+	for _, ev := range events {
+		lines.Know([]api.AgentStep{step})
+		require.NoError(t, lines.Print(&followed, []api.Event{ev}))
+	}
+
+	require.Equal(t, whole.String(), followed.String())
+	out := strings.Split(strings.TrimSpace(whole.String()), "\n")
+	require.Len(t, out, 4)
+	for _, line := range out[:3] {
+		require.True(t, strings.HasSuffix(line, "send a message"), line)
+	}
+	require.True(t, strings.HasSuffix(out[3], "sent message M-1"), out[3])
 }

@@ -17,7 +17,7 @@ func Status(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]Tr
 	var b strings.Builder
 	r := snap.Run
 	fmt.Fprintf(&b, "run      %s\n", runID)
-	fmt.Fprintf(&b, "target   %s#%d\n", r.Repo, r.PullNumber)
+	fmt.Fprintf(&b, "target   %s\n", r.TargetName())
 	if r.Status == api.RunFailed {
 		// Said in words too: a failed run must not read like a finished one.
 		fmt.Fprintf(&b, "status   %s (the run did not finish; see error and outcome)\n", r.Status)
