@@ -115,6 +115,8 @@ func (s *pages) addOutcomes(ctx context.Context, rows []historyRow) {
 			}
 			rows[i].readable = true
 			rows[i].Target = snap.Run.TargetName()
+			standing := api.StandingOf(snap.Run.Status, snap.Run.Outcome)
+			rows[i].Status, rows[i].StatusText = standing.Key, standing.Words
 			rows[i].Summary = snap.Outcome.Summary
 			if rows[i].Summary == "" {
 				rows[i].Summary = snap.Label

@@ -165,10 +165,13 @@ func (s *pages) render(w http.ResponseWriter, code int, name string, data any) {
 }
 
 type runView struct {
-	RunID     string
-	Title     string
-	Snap      api.RunSnapshot
+	RunID string
+	Title string
+	Snap  api.RunSnapshot
+	// Status and StatusKey are the run's api.StandingOf: the badge's words
+	// and colour.
 	Status    string
+	StatusKey string
 	Ended     bool
 	RunFailed bool
 	// ShowLabel hides a label that only repeats the status ("Done Done").
@@ -204,14 +207,16 @@ type viewer struct {
 func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
 	steps := append([]api.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
+	standing := api.StandingOf(snap.Run.Status, snap.Run.Outcome)
 	view := runView{
 		RunID:       runID,
 		Title:       "Run " + runID,
 		Snap:        snap,
-		Status:      statusText(snap.Run.Status),
+		Status:      standing.Words,
+		StatusKey:   standing.Key,
 		Ended:       snap.Run.Status.IsTerminal(),
 		RunFailed:   snap.Run.Status == api.RunFailed,
-		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, statusText(snap.Run.Status)),
+		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, standing.Words),
 		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
 		Steps:       steps,
 		Refusals:    s.pageRefusals(runID, snap, events),
@@ -251,23 +256,9 @@ func (s *pages) viewer(r *http.Request) viewer {
 	return v
 }
 
-func statusText(status api.RunStatus) string {
-	switch status {
-	case api.RunRunning:
-		return "Running"
-	case api.RunWaitingForUser:
-		return "Waiting for approval"
-	case api.RunReconciling:
-		return "Reconciling"
-	case api.RunCompleted:
-		return "Done"
-	case api.RunFailed:
-		return "Failed"
-	case api.RunCancelled:
-		return "Cancelled"
-	}
-	return string(status)
-}
+// statusText is a run status's words, for the history's filters; a run's
+// own badge shows its api.StandingOf.
+func statusText(status api.RunStatus) string { return api.StandingOf(status, "").Words }
 
 func formatDuration(ms int64) string {
 	d := time.Duration(ms) * time.Millisecond

@@ -196,3 +196,28 @@ func TestRunPageTagsARefusalWithItsStepAsItWasThen(t *testing.T) {
 	require.Contains(t, section, "deciding needs write <span class=\"meta\">(on post a comment)</span>")
 	require.NotContains(t, section, "posted comment 2000000001")
 }
+
+func TestRunPageAndHistoryOfARunThatDidNotDoItsTaskNeverShowAGreenDone(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	notDone := completedRun()
+	notDone.Run.Outcome = api.OutcomeNotDone
+	notDone.Label = api.LabelNotDone
+	notDone.Outcome = api.Outcome{Summary: "Nothing done on acme/widgets#1; not done: could not review it"}
+	h.runs.put("run-1", notDone)
+	partial := completedRun()
+	partial.Run.ID = "run-2"
+	partial.Run.Outcome = api.OutcomePartial
+	h.runs.put("run-2", partial)
+
+	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+	require.Contains(t, page, `badge-not_done">Not done`)
+	require.NotContains(t, page, `badge-completed">Done`)
+
+	page, _ = h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-2")
+	require.Contains(t, page, `badge-partial">Partly done`)
+
+	history := readAll(t, h.get("/runs", map[string]string{"X-Forwarded-User": "alice"}))
+	require.Contains(t, history, `badge-not_done">Not done`)
+	require.Contains(t, history, `badge-partial">Partly done`)
+	require.NotContains(t, history, `badge-completed">Done`)
+}
