@@ -22,6 +22,7 @@ func TestEveryActivityNameInTheContractIsAMethodOfActivities(t *testing.T) {
 		api.ActivityCheckRepoPermission,
 		api.ActivityDeliverResult,
 		api.ActivityLoadFollowUp,
+		api.ActivityCheckHolds,
 	} {
 		_, ok := methods.MethodByName(name)
 		require.True(t, ok, "activities.Activities has no method %s", name)

@@ -15,7 +15,8 @@ import (
 	"github.com/agentrun/agentrun/workflows"
 )
 
-// Register puts the AgentRun workflow (under api.WorkflowName) and every
+// Register puts the AgentRun workflow (under api.WorkflowName), the holds
+// workflow (api.HoldsWorkflowName: the operators' stop switch) and every
 // method of acts on a worker or a test environment, both over acts.Tools:
 // the built-in tools and agents over acts' GitHub access when it is nil.
 // The workflow checks a call against the same registry the activities then
@@ -39,6 +40,12 @@ func Register(w worker.Registry, acts *activities.Activities) {
 	w.RegisterWorkflowWithOptions(def.AgentRun, workflow.RegisterOptions{
 		Name:               api.WorkflowName,
 		VersioningBehavior: workflow.VersioningBehaviorPinned,
+	})
+	// The holds workflow lives as long as the namespace: pinned, it would
+	// stay on the build that first started it, so it moves to each new one.
+	w.RegisterWorkflowWithOptions(def.Holds, workflow.RegisterOptions{
+		Name:               api.HoldsWorkflowName,
+		VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade,
 	})
 	w.RegisterActivity(acts)
 }

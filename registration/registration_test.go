@@ -35,7 +35,7 @@ func (r *recorder) RegisterWorkflowWithOptions(_ any, opts workflow.RegisterOpti
 
 func (r *recorder) RegisterActivity(a any) { r.activities = append(r.activities, a) }
 
-func TestRegisterPutsThePinnedWorkflowUnderItsWireNameAndTheActivities(t *testing.T) {
+func TestRegisterPutsThePinnedWorkflowAndTheHoldsUnderTheirWireNamesAndTheActivities(t *testing.T) {
 	var rec recorder
 	acts := &activities.Activities{}
 
@@ -43,7 +43,9 @@ func TestRegisterPutsThePinnedWorkflowUnderItsWireNameAndTheActivities(t *testin
 
 	require.Equal(t, []workflow.RegisterOptions{{
 		Name: api.WorkflowName, VersioningBehavior: workflow.VersioningBehaviorPinned,
-	}}, rec.workflows, "one workflow, named as clients start it, pinned to the build that started the run")
+	}, {
+		Name: api.HoldsWorkflowName, VersioningBehavior: workflow.VersioningBehaviorAutoUpgrade,
+	}}, rec.workflows, "runs, named as clients start them, pinned to the build that started each; the long-lived holds workflow moving to each new build")
 	require.Len(t, rec.activities, 1)
 	require.Same(t, acts, rec.activities[0], "the activities registered are the caller's, with its GitHub and model")
 }

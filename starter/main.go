@@ -36,6 +36,9 @@ commands:
   cancel    stop a run; an action in flight finishes and is checked first
   list      list runs; --status waiting_for_user lists the actions waiting for approval
   conversation  list a conversation's runs in order: the first and its follow-ups
+  hold      stop the side effects of an agent, a target or a tool across runs
+  release   release a hold: the runs it held go on, each sending its action once
+  holds     list the active holds and who placed or released which, when and why
 
 approve, reject, respond, resolve and cancel need Temporal, not a worker: with
 no worker answering (3 s), the command is recorded and the run acts on it when a
@@ -81,6 +84,9 @@ var commands = []struct {
 	{"cancel", func(e *env) command { return &cancelCommand{env: e} }},
 	{"list", func(e *env) command { return &listCommand{env: e} }},
 	{"conversation", func(e *env) command { return &conversationCommand{env: e} }},
+	{"hold", func(e *env) command { return &holdCommand{env: e} }},
+	{"release", func(e *env) command { return &holdCommand{env: e, release: true} }},
+	{"holds", func(e *env) command { return &holdsCommand{env: e} }},
 }
 
 func newCommand(name string, e *env) (command, bool) {

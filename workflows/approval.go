@@ -25,6 +25,13 @@ func (w *agentRun) listenForSignals(ctx workflow.Context) {
 	handleEach(ctx, w.refusalCh, w.onRefusal)
 	w.cancelCh = workflow.GetSignalChannel(ctx, api.SignalCancel)
 	handleEach(ctx, w.cancelCh, w.onCancel)
+	released := workflow.GetSignalChannel(ctx, api.SignalHoldsReleased)
+	workflow.Go(ctx, func(ctx workflow.Context) {
+		for {
+			released.Receive(ctx, nil)
+			w.holdsReleased++
+		}
+	})
 }
 
 // handleEach passes every signal on ch to handle, in arrival order. Signals

@@ -58,6 +58,9 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 			if send, err = w.gate(ctx, st, c); err != nil || !send {
 				break
 			}
+			if err = w.clearOfHolds(ctx, st, c); err != nil {
+				break
+			}
 			if cancel := w.cancelling(ctx); cancel != nil {
 				// Not sent, and no earlier attempt can land any more:
 				// nothing happened, and nothing will.

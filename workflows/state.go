@@ -26,6 +26,9 @@ type runState struct {
 	resolveCh       workflow.ReceiveChannel
 	refusalCh       workflow.ReceiveChannel
 	cancelCh        workflow.ReceiveChannel
+	// holdsReleased counts the holds workflow's releases this generation
+	// has heard of; a held run waits for it to change (hold.go).
+	holdsReleased int
 	// root is Temporal's context of the run; steady outlives a Temporal
 	// cancellation request, so that an action in flight and its reconcile
 	// finish; stop interrupts the loop's waits when a cancel is accepted.

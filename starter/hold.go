@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+const (
+	holdSynopsis    = "hold --agent NAME | --target REF | --tool NAME --reason TEXT --as LOGIN"
+	releaseSynopsis = "release --agent NAME | --target REF | --tool NAME --reason TEXT --as LOGIN"
+	holdsSynopsis   = "holds [--json] [--task-queue QUEUE]"
+)
+
+// holdCommand places (or, with release, releases) an operator's hold: the
+// stop switch for an agent, a target or a tool across runs. It signals the
+// holds workflow, which needs Temporal, not a worker.
+type holdCommand struct {
+	env     *env
+	release bool
+
+	selector  api.HoldSelector
+	as        string
+	reason    string
+	taskQueue string
+}
+
+func (c *holdCommand) name() string {
+	if c.release {
+		return "release"
+	}
+	return "hold"
+}
+
+func (c *holdCommand) synopsis() string {
+	if c.release {
+		return releaseSynopsis
+	}
+	return holdSynopsis
+}
+
+func (c *holdCommand) flags() *flag.FlagSet {
+	fs := newFlagSet(c.name())
+	fs.StringVar(&c.selector.Agent, "agent", "", "every run of the agent `NAME` (pr-review, triage, or your own)")
+	fs.StringVar(&c.selector.Target, "target", "", "every run on the target `REF`: acme/widgets#12, or acme/widgets for all of a repository")
+	fs.StringVar(&c.selector.Tool, "tool", "", "every action of the tool `NAME` (create_issue_comment, …)")
+	fs.StringVar(&c.as, "as", "", "your `LOGIN`, for the audit")
+	fs.StringVar(&c.reason, "reason", "", "why (`TEXT`, required): matching runs show it as \"held by ops: TEXT\"")
+	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll, where the holds workflow runs")
+	return fs
+}
+
+func (c *holdCommand) Run(ctx context.Context, args []string) error {
+	fs := c.flags()
+	if err := parseNoArgs(fs, c.synopsis(), args); err != nil {
+		return err
+	}
+	sig := api.HoldSignal{Selector: c.selector, By: strings.TrimSpace(c.as), Reason: strings.TrimSpace(c.reason), Channel: channelCLI}
+	if strings.TrimSpace(c.taskQueue) == "" {
+		return usageErr(fs, c.synopsis(), errors.New("--task-queue is required"))
+	}
+	if err := sig.Validate(); err != nil {
+		return usageErr(fs, c.synopsis(), err)
+	}
+	rc, err := c.env.runClient(ctx)
+	if err != nil {
+		return err
+	}
+	if c.release {
+		err = rc.Release(ctx, c.taskQueue, sig)
+	} else {
+		err = rc.Hold(ctx, c.taskQueue, sig)
+	}
+	if err != nil {
+		return err
+	}
+	if c.release {
+		fmt.Fprintf(c.env.stdout, "released %s: the runs it held go on, each sending its action once\n", sig.Selector)
+	} else {
+		fmt.Fprintf(c.env.stdout, "held %s: every matching run stops before its next side effect; an action already sent finishes\n", sig.Selector)
+	}
+	return nil
+}
+
+// holdsCommand lists the active holds and the audit of the latest changes.
+type holdsCommand struct {
+	env       *env
+	json      bool
+	taskQueue string
+}
+
+func (c *holdsCommand) Run(ctx context.Context, args []string) error {
+	fs := newFlagSet("holds")
+	fs.BoolVar(&c.json, "json", false, "print JSON")
+	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll, where the holds workflow runs")
+	if err := parseNoArgs(fs, holdsSynopsis, args); err != nil {
+		return err
+	}
+	rc, err := c.env.runClient(ctx)
+	if err != nil {
+		return err
+	}
+	view, err := rc.Holds(ctx, c.taskQueue)
+	if err != nil {
+		return err
+	}
+	if c.json {
+		enc := json.NewEncoder(c.env.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(view)
+	}
+	out := c.env.stdout
+	if len(view.Active) == 0 {
+		fmt.Fprintln(out, "no holds")
+	}
+	for _, h := range view.Active {
+		fmt.Fprintf(out, "HELD %s  by %s at %s: %s\n", h.Selector, h.By, h.At.UTC().Format("2006-01-02 15:04:05 UTC"), h.Reason)
+	}
+	if len(view.Log) > 0 {
+		fmt.Fprintln(out, "\nlatest changes:")
+	}
+	for _, e := range view.Log {
+		line := fmt.Sprintf("%s  %-8s %s  by %s: %s", e.At.UTC().Format("2006-01-02 15:04:05 UTC"), e.Action, e.Selector, e.By, e.Reason)
+		if e.Note != "" {
+			line += " (" + e.Note + ")"
+		}
+		fmt.Fprintln(out, line)
+	}
+	return nil
+}
