@@ -1,0 +1,176 @@
+package workflows
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/testsuite"
+
+	"github.com/agentrun/agentrun/activities"
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model/offline"
+)
+
+// holdsReader answers the holds workflow's query with the view a test sets,
+// through the real CheckHolds activity.
+type holdsReader struct {
+	mu   sync.Mutex
+	view api.HoldsView
+}
+
+func (r *holdsReader) set(v api.HoldsView) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.view = v
+}
+
+func (r *holdsReader) QueryWorkflow(_ context.Context, workflowID, _, queryType string, _ ...any) (converter.EncodedValue, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !strings.HasPrefix(workflowID, api.HoldsWorkflowID("")) || queryType != api.QueryHolds {
+		return nil, context.DeadlineExceeded
+	}
+	b, err := json.Marshal(r.view)
+	return jsonValue(b), err
+}
+
+type jsonValue []byte
+
+func (v jsonValue) HasValue() bool     { return len(v) > 0 }
+func (v jsonValue) Get(into any) error { return json.Unmarshal(v, into) }
+
+// newHeldHarness is the harness whose runs read holds from reader, and
+// whose signals to the holds workflow (a held run's waiter) are mocked.
+func newHeldHarness(t *testing.T, reader *holdsReader) *harness {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer(), Runs: reader}
+	h := &harness{t: t, env: newRunEnv(&suite, builtin.AgentRun, acts), sandbox: sandbox}
+	h.env.OnSignalExternalWorkflow(mock.Anything, mock.MatchedBy(func(id string) bool {
+		return strings.HasPrefix(id, api.HoldsWorkflowID(""))
+	}), "", api.SignalHoldWaiter, mock.Anything).Return(nil)
+	return h
+}
+
+func holdOn(sel api.HoldSelector) api.HoldsView {
+	return api.HoldsView{Active: []api.Hold{{Selector: sel, By: "ops-oncall", Reason: "bad deploy", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}}
+}
+
+func TestAnApprovedActionWaitsWhileAHoldMatchesItsAgentAndPostsOnceOnRelease(t *testing.T) {
+	reader := &holdsReader{}
+	reader.set(holdOn(api.HoldSelector{Agent: api.DefaultAgent}))
+	h := newHeldHarness(t, reader)
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
+	// Hours later, past many rechecks, the run still has not posted.
+	h.env.RegisterDelayedCallback(func() {
+		snap := h.snapshot()
+		require.Equal(t, "held by ops: bad deploy", snap.Label)
+		require.Equal(t, api.RunRunning, snap.Run.Status)
+		st := h.commentStep(snap)
+		require.Equal(t, api.StepRunning, st.Status)
+		require.Zero(t, h.markedComments())
+		reader.set(api.HoldsView{})
+		h.env.SignalWorkflow(api.SignalHoldsReleased, nil)
+	}, 3*time.Hour)
+	h.run(in)
+
+	snap := h.snapshot()
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepSucceeded, st.Status)
+	require.Equal(t, 1, st.Attempt)
+	require.Equal(t, 1, h.markedComments())
+	held := eventsWith(h.events(), func(e api.Event) bool { return strings.HasPrefix(e.Detail, "held by ops: bad deploy") })
+	require.NotEmpty(t, held)
+	require.Contains(t, held[0].Detail, "hold on agent pr-review by ops-oncall")
+	requireLegalHistory(t, h.events())
+}
+
+func TestAHoldOnAnotherAgentToolOrTargetDoesNotStopTheAction(t *testing.T) {
+	for _, sel := range []api.HoldSelector{{Agent: "triage"}, {Tool: api.ToolCreateIssue}, {Target: "acme/widgets#2"}, {Target: "acme/gadgets"}} {
+		t.Run(sel.String(), func(t *testing.T) {
+			reader := &holdsReader{}
+			reader.set(holdOn(sel))
+			h := newHeldHarness(t, reader)
+			in := demoInput()
+			in.Approvers = []string{"alice"}
+			h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
+			h.run(in)
+			require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
+			require.Equal(t, 1, h.markedComments())
+		})
+	}
+}
+
+func TestAHoldOnTheRepositoryOrTheToolStopsTheAction(t *testing.T) {
+	for _, sel := range []api.HoldSelector{{Tool: api.ToolCreateIssueComment}, {Target: "acme/widgets"}, {Target: "acme/widgets#1"}} {
+		t.Run(sel.String(), func(t *testing.T) {
+			reader := &holdsReader{}
+			reader.set(holdOn(sel))
+			h := newHeldHarness(t, reader)
+			in := demoInput()
+			in.Approvers = []string{"alice"}
+			h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
+			h.env.RegisterDelayedCallback(func() {
+				require.Equal(t, "held by ops: bad deploy", h.snapshot().Label)
+				require.Zero(t, h.markedComments())
+				h.cancelAs("alice", "the deploy is bad", "c1")
+			}, time.Hour)
+			h.run(in)
+			snap := h.snapshot()
+			require.Equal(t, api.RunCancelled, snap.Run.Status)
+			st := h.commentStep(snap)
+			require.Equal(t, api.StepFailed, st.Status)
+			require.Contains(t, st.Error, "not attempted")
+			require.Zero(t, h.markedComments())
+		})
+	}
+}
+
+func TestHoldsThatCannotBeReadHoldTheActionUntilTheyCanBe(t *testing.T) {
+	reader := &unreadableHolds{}
+	var suite testsuite.WorkflowTestSuite
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer(), Runs: reader}
+	h := &harness{t: t, env: newRunEnv(&suite, builtin.AgentRun, acts), sandbox: sandbox}
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
+	h.env.RegisterDelayedCallback(func() {
+		require.Equal(t, "held: the holds could not be read", h.snapshot().Label)
+		require.Zero(t, h.markedComments())
+		reader.mu.Lock()
+		reader.readable = true
+		reader.mu.Unlock()
+	}, 10*time.Minute)
+	h.run(in)
+	require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
+	require.Equal(t, 1, h.markedComments())
+}
+
+// unreadableHolds fails every read of the holds until readable, then
+// answers none.
+type unreadableHolds struct {
+	mu       sync.Mutex
+	readable bool
+}
+
+func (r *unreadableHolds) QueryWorkflow(context.Context, string, string, string, ...any) (converter.EncodedValue, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.readable {
+		return nil, context.DeadlineExceeded
+	}
+	return jsonValue(`{"active":[]}`), nil
+}
