@@ -17,6 +17,8 @@ import (
 // sees the new state.
 type fakeRuns struct {
 	mu          sync.Mutex
+	holds       api.HoldsView
+	holdChanges []holdChange
 	snaps       map[string]api.RunSnapshot
 	events      map[string][]api.Event
 	ended       map[string]bool
@@ -404,4 +406,39 @@ func (f *fakeRuns) ListPage(ctx context.Context, filter runclient.ListFilter, si
 	defer f.mu.Unlock()
 	f.pageListings = append(f.pageListings, filter)
 	return runclient.Page{}, nil
+}
+
+// holdSignals are the holds and releases sent, in order, as "hold"/"release".
+type holdChange struct {
+	Signal string
+	Queue  string
+	Sig    api.HoldSignal
+}
+
+func (f *fakeRuns) Hold(_ context.Context, queue string, sig api.HoldSignal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.holdChanges = append(f.holdChanges, holdChange{api.SignalHold, queue, sig})
+	f.holds.Active = append(f.holds.Active, api.Hold{Selector: sig.Selector, By: sig.By, Reason: sig.Reason, Channel: sig.Channel})
+	return nil
+}
+
+func (f *fakeRuns) Release(_ context.Context, queue string, sig api.HoldSignal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.holdChanges = append(f.holdChanges, holdChange{api.SignalRelease, queue, sig})
+	f.holds.Active = slices.DeleteFunc(f.holds.Active, func(h api.Hold) bool { return h.Selector == sig.Selector })
+	return nil
+}
+
+func (f *fakeRuns) Holds(context.Context, string) (api.HoldsView, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.holds, nil
+}
+
+func (f *fakeRuns) holdChangesSent() []holdChange {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.holdChanges)
 }

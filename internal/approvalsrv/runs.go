@@ -47,6 +47,11 @@ type Runs interface {
 	// closed run whose AgentRunActionIds holds actionID; errRunNotFound when
 	// none does. actionID must pass checkActionID.
 	RunByActionID(ctx context.Context, actionID string) (runID string, err error)
+	// Hold and Release change the holds of taskQueue's workers (the stop
+	// switch); Holds lists them with their audit.
+	Hold(ctx context.Context, taskQueue string, sig api.HoldSignal) error
+	Release(ctx context.Context, taskQueue string, sig api.HoldSignal) error
+	Holds(ctx context.Context, taskQueue string) (api.HoldsView, error)
 }
 
 var _ Runs = (*runclient.Client)(nil)

@@ -1,0 +1,75 @@
+package approvalsrv
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+func holdBody(t *testing.T, req holdRequest) []byte {
+	t.Helper()
+	body, err := json.Marshal(req)
+	require.NoError(t, err)
+	return body
+}
+
+func TestSignedHoldAndReleaseReachTheHoldsOfTheWorkersQueueAndListWithWhoAndWhy(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	sel := api.HoldSelector{Agent: api.DefaultAgent}
+
+	resp := h.signedPost("/v1/holds", holdBody(t, holdRequest{Selector: sel, By: "ops-oncall", Reason: "bad deploy"}), testNow)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	list := h.get("/v1/holds", nil)
+	require.Equal(t, http.StatusOK, list.StatusCode)
+	var view api.HoldsView
+	require.NoError(t, json.NewDecoder(list.Body).Decode(&view))
+	require.Len(t, view.Active, 1)
+	require.Equal(t, "ops-oncall", view.Active[0].By)
+	require.Equal(t, "bad deploy", view.Active[0].Reason)
+
+	resp = h.signedPost("/v1/holds/release", holdBody(t, holdRequest{Selector: sel, By: "ops-lead", Reason: "fixed"}), testNow)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	sent := h.runs.holdChangesSent()
+	require.Len(t, sent, 2)
+	require.Equal(t, api.SignalHold, sent[0].Signal)
+	require.Equal(t, api.SignalRelease, sent[1].Signal)
+	require.Equal(t, h.server.cfg.TaskQueue, sent[0].Queue)
+	require.Equal(t, channelAPI, sent[1].Sig.Channel)
+}
+
+func TestHostileHoldsAreRefusedAndSendNothing(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	agent := api.HoldSelector{Agent: api.DefaultAgent}
+	cases := map[string]struct {
+		body    []byte
+		headers map[string]string
+		want    int
+	}{
+		"unsigned":  {body: holdBody(t, holdRequest{Selector: agent, By: "ops", Reason: "x"}), headers: map[string]string{"Content-Type": "application/json"}, want: http.StatusUnauthorized},
+		"no reason": {body: holdBody(t, holdRequest{Selector: agent, By: "ops"}), want: http.StatusBadRequest},
+		"no one":    {body: holdBody(t, holdRequest{Selector: agent, Reason: "x"}), want: http.StatusBadRequest},
+		"two things": {
+			body: holdBody(t, holdRequest{Selector: api.HoldSelector{Agent: "a", Tool: "b"}, By: "ops", Reason: "x"}), want: http.StatusBadRequest,
+		},
+		"nothing named":       {body: holdBody(t, holdRequest{By: "ops", Reason: "x"}), want: http.StatusBadRequest},
+		"control in reason":   {body: holdBody(t, holdRequest{Selector: agent, By: "ops", Reason: "a\x1b[2Jb"}), want: http.StatusBadRequest},
+		"control in selector": {body: holdBody(t, holdRequest{Selector: api.HoldSelector{Target: "acme/w\x1b"}, By: "ops", Reason: "x"}), want: http.StatusBadRequest},
+		"unknown field":       {body: []byte(`{"selector":{"agent":"pr-review"},"by":"ops","reason":"x","all":true}`), want: http.StatusBadRequest},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			headers := tc.headers
+			if headers == nil {
+				headers = signedHeaders(http.MethodPost, "/v1/holds", tc.body, testNow)
+				headers["Content-Type"] = "application/json"
+			}
+			resp := h.post("/v1/holds", tc.body, headers)
+			require.Equal(t, tc.want, resp.StatusCode)
+		})
+	}
+	require.Empty(t, h.runs.holdChangesSent())
+}
