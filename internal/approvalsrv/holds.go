@@ -2,6 +2,7 @@ package approvalsrv
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -80,4 +81,26 @@ func (s *Server) handleListHolds(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, view)
+}
+
+// activeHolds are the holds the pages show. A page is still worth showing
+// without them: a failed read is logged, not answered.
+func (s *Server) activeHolds(ctx context.Context) []api.Hold {
+	view, err := s.runs.Holds(ctx, s.cfg.TaskQueue)
+	if err != nil {
+		s.logger.Warn("page without the holds", "err", err)
+		return nil
+	}
+	return view.Active
+}
+
+// holdNotice is the run page's line about a hold on the run's agent or
+// target (a hold on a tool shows on the step it stops, by its label), or "".
+func (s *Server) holdNotice(ctx context.Context, run api.Run) string {
+	check := api.HoldCheck{RunID: run.ID, Agent: run.Agent, Targets: []string{run.TargetName()}}
+	hold := api.HoldsView{Active: s.activeHolds(ctx)}.Matching(check)
+	if hold == nil {
+		return ""
+	}
+	return fmt.Sprintf("Held by ops (%s, by %s): %s. This run sends nothing until the hold is released.", hold.Selector, hold.By, hold.Reason)
 }

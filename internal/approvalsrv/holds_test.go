@@ -73,3 +73,25 @@ func TestHostileHoldsAreRefusedAndSendNothing(t *testing.T) {
 	}
 	require.Empty(t, h.runs.holdChangesSent())
 }
+
+func TestTheInboxAndAHeldRunsPageShowTheHoldWithWhoAndWhyEscaped(t *testing.T) {
+	h := waitingHarness(t, nil, "alice")
+	snap := waitingRun("alice")
+	snap.Run.Agent = api.DefaultAgent
+	h.runs.put("run-1", snap)
+	reason := `bad deploy <script>alert(1)</script>`
+	resp := h.signedPost("/v1/holds", holdBody(t, holdRequest{Selector: api.HoldSelector{Target: "acme/widgets"}, By: "ops-oncall", Reason: reason}), testNow)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+
+	inbox := readAll(t, h.get("/", nil))
+	require.Contains(t, inbox, "Held by ops: target acme/widgets by ops-oncall")
+	require.Contains(t, inbox, "bad deploy &lt;script&gt;")
+	require.NotContains(t, inbox, "<script>alert(1)")
+	page := readAll(t, h.get("/runs/run-1", nil))
+	require.Contains(t, page, "Held by ops (target acme/widgets, by ops-oncall): bad deploy &lt;script&gt;")
+
+	resp = h.signedPost("/v1/holds/release", holdBody(t, holdRequest{Selector: api.HoldSelector{Target: "acme/widgets"}, By: "ops-lead", Reason: "fixed"}), testNow)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.NotContains(t, readAll(t, h.get("/", nil)), "Held by ops")
+	require.NotContains(t, readAll(t, h.get("/runs/run-1", nil)), "Held by ops")
+}

@@ -100,7 +100,7 @@ func (s *pages) serveInbox(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, temporalFailure(s.logger, err, "inbox page"))
 		return
 	}
-	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals"}
+	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals", "Holds": s.activeHolds(r.Context())}
 	s.render(w, http.StatusOK, "inbox.html", data)
 }
 
@@ -138,6 +138,9 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 		s.logger.Warn("run page without the run's events", "run", runID, "err", err)
 	}
 	view := s.runView(w, r, runID, snap, events)
+	if !snap.Run.Status.IsTerminal() {
+		view.Notice = strings.TrimSpace(s.holdNotice(r.Context(), snap.Run) + " " + view.Notice)
+	}
 	view.Writing = s.modelWriting(r.Context(), runID, snap)
 	if template == "run.html" {
 		view.Conversation = s.conversationOf(r.Context(), snap)
