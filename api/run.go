@@ -20,7 +20,8 @@ const (
 	// opening prompt fits; past the first tool result, whose activity already
 	// recorded it, each call sends a reference, not the result again.
 	DefaultInlineConversationBytes = 1 << 10
-	// DefaultToolTimeout bounds one attempt of a GitHub tool.
+	// DefaultToolTimeout bounds one attempt of any tool call, a read or an
+	// action (RunInput.ToolTimeout).
 	DefaultToolTimeout = 30 * time.Second
 	// DefaultAgent is the agent of a run that names none: the pull-request
 	// reviewer every run was before agents had names.
@@ -122,7 +123,7 @@ type RunInput struct {
 	MaxSteps        int           `json:"maxSteps,omitempty"`
 	// HistoryThreshold is the history length past which the run continues as new.
 	HistoryThreshold int `json:"historyThreshold,omitempty"`
-	// ToolTimeout bounds one attempt of a GitHub tool (start-to-close).
+	// ToolTimeout bounds one attempt of any tool call (start-to-close).
 	ToolTimeout time.Duration `json:"toolTimeout,omitempty"`
 	// InlineConversationBytes is the size up to which a model call carries the
 	// conversation itself rather than a reference to it. Zero means
