@@ -11,9 +11,12 @@ import (
 
 type actionView struct {
 	api.PendingAction
-	// Key changes whenever the action's form must be redrawn.
-	Key       string
-	Open      bool
+	// Key changes whenever the action's form or its headings must be
+	// redrawn.
+	Key  string
+	Open bool
+	// Fate is what became of the action, for its headings.
+	Fate actionFate
 	Approvers []string
 	// Suffix keeps the element IDs of the second and later actions apart;
 	// the first keeps the plain ones (#preview, #reason).
@@ -95,14 +98,69 @@ func (s *pages) actionView(snap api.RunSnapshot, a api.PendingAction, form formV
 	// Each form is its own request: the run remembers a requestId per
 	// action, and the batch names several.
 	form.RequestID += suffix
+	fate := fateOf(snap, a, open)
 	return actionView{
 		PendingAction: a,
-		Key:           fmt.Sprintf("%s/%s/%t", a.ID, a.State, open),
+		Key:           fmt.Sprintf("%s/%s/%t/%s", a.ID, a.State, open, fate.Tense),
 		Open:          open,
+		Fate:          fate,
 		Approvers:     approvers,
 		Suffix:        suffix,
 		Form:          form,
 	}
+}
+
+// actionFate heads an action's section in the tense of what the run has
+// recorded: a comment is "as posted" only once the run says it was made,
+// and "would have" shown once nothing will make it.
+type actionFate struct {
+	// Tense is "open", "approved" (not made yet), "done" or "not-done".
+	Tense   string
+	Heading string
+	// Raw heads the exact bytes; Shown the rendering, with the target.
+	Raw   string
+	Shown string
+}
+
+func fateOf(snap api.RunSnapshot, a api.PendingAction, open bool) actionFate {
+	by := func(s string) string {
+		if a.DecidedBy == "" {
+			return s
+		}
+		return s + " by " + a.DecidedBy
+	}
+	switch {
+	case open:
+		return actionFate{Tense: "open", Heading: "Waiting for your decision", Raw: "Exactly what is approved", Shown: "As " + a.Target + " will show it"}
+	case a.State == api.ActionApproved && madeByRun(snap, a.ID):
+		return actionFate{Tense: "done", Heading: "Done, " + by("approved"), Raw: "Exactly what was approved", Shown: "As posted on " + a.Target}
+	case a.State == api.ActionApproved && !snap.Run.Status.IsTerminal():
+		return actionFate{Tense: "approved", Heading: by("Approved") + ", not done yet", Raw: "Exactly what was approved", Shown: "As " + a.Target + " will show it"}
+	}
+	not := actionFate{Tense: "not-done", Raw: "Exactly what was proposed", Shown: "As " + a.Target + " would have shown it"}
+	switch {
+	case a.State == api.ActionApproved:
+		not.Heading, not.Raw = by("Approved")+", not done", "Exactly what was approved"
+	case a.State == api.ActionRejected && a.Feedback:
+		not.Heading = by("Sent back with feedback")
+	case a.State == api.ActionRejected:
+		not.Heading = by("Rejected")
+	case a.State == api.ActionExpired:
+		not.Heading = "Expired without a decision"
+	default: // waiting, but its time or its run is over
+		not.Heading = "Not decided"
+	}
+	return not
+}
+
+// madeByRun says whether the run's outcome lists action ID as done.
+func madeByRun(snap api.RunSnapshot, actionID string) bool {
+	for _, p := range snap.Outcome.Posted {
+		if p.ActionID == actionID {
+			return true
+		}
+	}
+	return false
 }
 
 // inboxTitle says what a waiting action does, in its tool's words, and

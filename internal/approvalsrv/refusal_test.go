@@ -233,7 +233,7 @@ func TestRefusalIsShownOnceOnThePageAndStillAfterARestart(t *testing.T) {
 
 	require.Equal(t, 1, strings.Count(before, reason), "the in-memory and the recorded refusal are one")
 	require.Equal(t, 1, strings.Count(after, reason))
-	require.Contains(t, after, "recorded in the run · <code>act-1</code>: refused by the approval server (GitHub comment)")
+	require.Contains(t, after, `recorded in the run · <code>act-1</code>: <span class="refusal-reason">refused by the approval server (GitHub comment)`)
 }
 
 func TestRunPageListsWhatTheRunIgnoredNewestFirst(t *testing.T) {
@@ -250,5 +250,5 @@ func TestRunPageListsWhatTheRunIgnoredNewestFirst(t *testing.T) {
 	unknown := strings.Index(page, `approval for unknown action &#34;act-9&#34;`)
 	require.Positive(t, duplicate)
 	require.Greater(t, unknown, duplicate, "newest first")
-	require.Contains(t, page, "recorded in the run · <code>act-1</code>: duplicate")
+	require.Contains(t, page, `recorded in the run · <code>act-1</code>: <span class="refusal-reason">duplicate`)
 }

@@ -152,9 +152,9 @@ func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T)
 	section := page[strings.Index(page, `data-part="refusals"`):]
 	section = section[:strings.Index(section, "</section>")]
 	require.Contains(t, section, `class="warnings"`)
-	require.Equal(t, 2, strings.Count(section, `<li class="warning"><span class="warning-tag">Warning</span>`))
-	require.Contains(t, section, "recorded in the run · <code>act-1</code>: mallory has read permission on acme/widgets; deciding needs write <span class=\"meta\">(on approval)</span>")
-	require.Contains(t, section, "look-alike comment ignored: ignored comment 7 by mallory: carries the marker but was written by mallory <span class=\"meta\">(on create_issue_comment)</span>")
+	require.Equal(t, 2, strings.Count(section, `<span class="warning-tag">Warning</span>`))
+	require.Contains(t, section, `recorded in the run · <code>act-1</code>: <span class="refusal-reason">mallory has read permission on acme/widgets; deciding needs write</span> <span class="meta">(on approval)</span>`)
+	require.Contains(t, section, `look-alike comment ignored: <span class="refusal-reason">ignored comment 7 by mallory: carries the marker but was written by mallory</span> <span class="meta">(on create_issue_comment)</span>`)
 	require.NotContains(t, section, api.LabelReconciling)
 }
 
@@ -193,7 +193,7 @@ func TestRunPageTagsARefusalWithItsStepAsItWasThen(t *testing.T) {
 
 	section := page[strings.Index(page, `data-part="refusals"`):]
 	section = section[:strings.Index(section, "</section>")]
-	require.Contains(t, section, "deciding needs write <span class=\"meta\">(on post a comment)</span>")
+	require.Contains(t, section, `deciding needs write</span> <span class="meta">(on post a comment)</span>`)
 	require.NotContains(t, section, "posted comment 2000000001")
 }
 

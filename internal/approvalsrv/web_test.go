@@ -196,7 +196,7 @@ func TestPanelIsTheLivePartOfTheRunPage(t *testing.T) {
 
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	panel := readAll(t, resp)
-	require.Contains(t, panel, `data-part="action" data-key="act-1/waiting/true"`)
+	require.Contains(t, panel, `data-part="action" data-key="act-1/waiting/true/open"`)
 	require.NotContains(t, panel, "<html")
 }
 

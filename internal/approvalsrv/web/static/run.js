@@ -1,6 +1,7 @@
 // Keeps the run page live: every run event (Server-Sent Events) fetches the
-// server-rendered panel and swaps the parts that changed. The action form is
-// kept while its action is unchanged, so a half-typed reason survives.
+// server-rendered panel and swaps the parts that changed: the run's forms
+// too, cancel while it is open and follow-up once it has ended. A form is
+// kept while its part is unchanged, so a half-typed reason survives.
 (function () {
   "use strict";
   var root = document.getElementById("run");
@@ -10,41 +11,87 @@
   var panel = document.getElementById("panel");
   var result = document.getElementById("decision-result");
   var pending = null;
-  // sent is set while a decision this page sent (202) has not been settled:
-  // the run may still ignore it (a permission check, a late expiry).
-  var sent = false;
+  // sent is the decision this page sent (202) and the run has not settled
+  // yet: the run may still ignore it (a permission check, a late expiry).
+  // It names the action's section, where its answer shows.
+  var sent = null;
+  // answer is the last word on a decision, kept across panel swaps: the
+  // section it shows in is redrawn when the action's state changes.
+  var answer = null;
 
-  function warningCount() { return panel.querySelectorAll("li.warning").length; }
-
-  // reopen gives the form back after the run ignored a decision: the
-  // action is still open, so someone (maybe with another name) may decide.
-  function reopen() {
-    var forms = panel.querySelectorAll("form.decision");
-    if (!sent || !forms.length) return;
-    sent = false;
-    forms.forEach(function (form) {
-      form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
-    });
-    say("The run did not take that decision; see Refused or ignored.");
+  // settle reads what the run made of the decision sent: a refusal of it
+  // (with the run's own reason), or the action decided. A refused
+  // decision's form comes back: the action is still open, so someone
+  // (maybe with another name) may decide.
+  function settle(warningsBefore) {
+    if (!sent) return;
+    var warnings = panel.querySelectorAll("li.warning");
+    if (warnings.length > warningsBefore) {
+      var refused = warnings[0]; // newest first
+      for (var i = 0; i < warnings.length - warningsBefore; i++) {
+        if (warnings[i].getAttribute("data-action-id") === sent.actionId) { refused = warnings[i]; break; }
+      }
+      var reason = refused.querySelector(".refusal-reason");
+      var forms = panel.querySelectorAll("form.decision");
+      forms.forEach(function (form) {
+        form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+      });
+      answerAt(sent.section, "Not taken: the run refused this decision: " +
+        (reason ? reason.textContent.trim() : "see Refused or ignored") + ".");
+      sent = null;
+      return;
+    }
+    var section = sent.section && document.getElementById(sent.section);
+    var state = section && section.getAttribute("data-state");
+    if (state && state !== "waiting") {
+      var facts = section.querySelector("[id^=action-state]");
+      answerAt(sent.section, "Taken: " + (facts ? facts.textContent.trim() : state) + ".");
+      sent = null;
+    }
   }
 
+  // answerAt says text in the section where the person acted, or at the
+  // top of the page for a form that has none (approve all).
+  function answerAt(sectionId, text) {
+    answer = { section: sectionId, text: text };
+    showAnswer();
+  }
+
+  function showAnswer() {
+    if (!answer) return;
+    var section = answer.section && document.getElementById(answer.section);
+    var el = (section && section.querySelector("[data-answer]")) || result;
+    el.textContent = answer.text;
+    el.hidden = false;
+  }
+
+  // swapParts puts the fresh panel in place. A part whose key is the same
+  // on both sides is the very node left on the page, unmoved, so that what
+  // a person typed into it, and their focus, stay.
   function swapParts(html) {
     var t = document.createElement("template");
     t.innerHTML = html;
-    var fresh = t.content;
-    var same = fresh.querySelectorAll("[data-part]").length === panel.querySelectorAll("[data-part]").length;
-    if (same) {
-      fresh.querySelectorAll("[data-part]").forEach(function (part, i) {
-        var old = panel.querySelectorAll("[data-part]")[i];
-        var keep = old.getAttribute("data-part") === part.getAttribute("data-part") &&
-          part.getAttribute("data-key") !== "" && old.getAttribute("data-key") === part.getAttribute("data-key");
-        if (!keep) old.replaceWith(document.importNode(part, true));
-      });
-    } else {
-      var active = document.activeElement && document.activeElement.id;
-      panel.replaceChildren(document.importNode(fresh, true));
-      if (active && document.getElementById(active)) document.getElementById(active).focus();
-    }
+    var olds = Array.prototype.slice.call(panel.children);
+    var wanted = Array.prototype.map.call(t.content.children, function (part) {
+      var name = part.getAttribute("data-part");
+      var key = part.getAttribute("data-key");
+      if (name && key) {
+        for (var i = 0; i < olds.length; i++) {
+          if (olds[i] && olds[i].getAttribute("data-part") === name && olds[i].getAttribute("data-key") === key) {
+            var kept = olds[i];
+            olds[i] = null;
+            return kept;
+          }
+        }
+      }
+      return document.importNode(part, true);
+    });
+    olds.forEach(function (old) { if (old) old.remove(); });
+    var cursor = panel.firstElementChild;
+    wanted.forEach(function (node) {
+      if (node === cursor) { cursor = cursor.nextElementSibling; return; }
+      panel.insertBefore(node, cursor);
+    });
   }
 
   // One panel fetch at a time: two in flight may answer out of order, and
@@ -62,9 +109,10 @@
       fetch(base + "/panel", { cache: "no-store" })
         .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
         .then(function (html) {
-          var warnings = warningCount();
+          var warnings = panel.querySelectorAll("li.warning").length;
           swapParts(html);
-          if (warningCount() > warnings) reopen();
+          settle(warnings);
+          showAnswer();
         })
         .catch(function () { /* the next event retries */ })
         .finally(function () {
@@ -74,19 +122,18 @@
     }, 100);
   }
 
-  function say(text) {
-    result.textContent = text;
-    result.hidden = false;
-  }
+  var sentWords = { approve: "Approved", reject: "Rejected", respond: "Feedback sent" };
 
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
     if (!form.classList || !form.classList.contains("decision")) return;
     ev.preventDefault();
     var button = ev.submitter;
+    var section = form.closest("section.action[id]");
+    var sectionId = section ? section.id : null;
     var body = new URLSearchParams(new FormData(form, button));
     if (body.get("decision") === "reject" && !body.get("reason").trim()) {
-      say("A rejection needs a reason.");
+      answerAt(sectionId, "A rejection needs a reason.");
       form.querySelector("textarea[name=reason]").focus();
       return;
     }
@@ -99,16 +146,16 @@
       .then(function (r) { return r.json().then(function (j) { return { code: r.status, body: j }; }); })
       .then(function (res) {
         if (res.code === 202) {
-          sent = true;
-          say((body.get("decision") === "approve" ? "Approved" : "Rejected") + ": decision sent to the run.");
+          sent = { section: sectionId, actionId: body.get("actionId") || (sectionId && section.id.slice("action-".length)) };
+          answerAt(sectionId, (sentWords[body.get("decision")] || "Sent") + ": decision sent to the run.");
           refresh();
         } else {
-          say("Not sent: " + (res.body.error || ("error " + res.code)));
+          answerAt(sectionId, "Not sent: " + (res.body.error || ("error " + res.code)));
           form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
         }
       })
       .catch(function () {
-        say("Not sent: the server could not be reached.");
+        answerAt(sectionId, "Not sent: the server could not be reached.");
         form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
       });
   });
