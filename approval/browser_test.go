@@ -138,7 +138,7 @@ func TestBrowserRejectByKeyboardNeedsAReasonAndPostsNothing(t *testing.T) {
 	ctx := newBrowser(t, map[string]any{identityHeader: "alice"})
 
 	s.openRun(ctx, "review-browser-2")
-	notice := rejectByKeyboard(t, ctx, "#decision-result", "#decision-result")
+	notice := rejectByKeyboard(t, ctx, "#answer", "#answer")
 	require.Equal(t, "A rejection needs a reason.", notice)
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys("#reason", "the tone is too harsh")))
@@ -212,32 +212,47 @@ func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTh
 	require.Equal(t, "Waiting for approval", waiting["#run-status"])
 	require.Equal(t, "Waiting for your decision", waiting["#action-heading"])
 
+	// Someone starts typing why they would stop the run: the form stays
+	// while the run is open, and so does what they typed.
+	const halfTyped = "waiting on the security review"
+	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys("#reason-cancel", halfTyped)))
+
 	// mallory may read the repository, not write to it: the server passes
 	// her typed name on, and the run's own permission check ignores her.
+	// The answer says so where she acted, with the run's own reason.
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.SendKeys("#approver", "mallory"),
 		chromedp.Click("button.approve"),
-		chromedp.WaitVisible("#decision-result"),
 		chromedp.WaitVisible(`section.warnings li.warning`),
 	))
-	ignored := pageTexts(t, ctx, "section.warnings li.warning", "#decision-result")
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#answer").innerText.startsWith("Not taken")`))
+	require.NoError(t, err)
+	ignored := pageTexts(t, ctx, "section.warnings li.warning", "#answer")
 	require.Contains(t, ignored["section.warnings li.warning"], "mallory has read permission on acme/widgets")
-	require.Equal(t, "The run did not take that decision; see Refused or ignored.", ignored["#decision-result"])
+	require.Contains(t, ignored["#answer"], "Not taken: the run refused this decision: mallory has read permission on acme/widgets")
 	require.Empty(t, s.postedReviews(), "nothing is posted on mallory's word")
+	typed, err := chromedp.Run(ctx, chromedp.Value("#reason-cancel"))
+	require.NoError(t, err)
+	require.Equal(t, halfTyped, typed, "the panel's swaps keep what was typed into a form that stays")
 
-	// The form comes back once the run has ignored her; bob, a writer,
-	// approves on the same page.
+	// The form comes back once the run has ignored her, as she left it (her
+	// name still typed in); bob, a writer, approves on the same page.
+	require.NoError(t, chromedp.Do(ctx, chromedp.WaitEnabled("button.approve")))
+	_, err = chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#approver").value = ""`))
+	require.NoError(t, err)
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.WaitEnabled("button.approve"),
-		chromedp.Clear("#approver"),
 		chromedp.SendKeys("#approver", "bob"),
 		chromedp.Focus("button.approve"),
 		chromedp.KeyEvent("\r"),
 		chromedp.WaitVisible("#run-status.badge-completed"),
 		chromedp.WaitVisible(".outcome-list .posted a"),
+		// The run ended while the page was open: without a reload, its
+		// cancel form gives way to the follow-up form.
+		chromedp.WaitVisible("form.follow-up"),
 	))
 	screenshot(t, ctx, "run-completed.png")
-	final := pageTexts(t, ctx, "#outcome-summary", ".outcome-list .posted", "#steps-heading + ol", "section.warnings", "#run-label")
+	final := pageTexts(t, ctx, "#outcome-summary", ".outcome-list .posted", "#steps-heading + ol", "section.warnings", "#run-label",
+		"form.cancel", "#action-heading", "#shown-heading", "#answer")
 	link, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector(".outcome-list .posted a").getAttribute("href")`))
 	require.NoError(t, err)
 
@@ -251,4 +266,8 @@ func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTh
 	require.Contains(t, final["#steps-heading + ol"], "Checked bob's permission: write")
 	require.Contains(t, final["section.warnings"], "mallory has read permission on acme/widgets")
 	require.NotContains(t, final, "#run-label", "no label repeating \"Done\"")
+	require.NotContains(t, final, "form.cancel", "no cancel form on an ended run")
+	require.Equal(t, "Done, approved by bob", final["#action-heading"])
+	require.Equal(t, "As posted on acme/widgets#1", final["#shown-heading"])
+	require.Equal(t, "Taken: approved by bob.", final["#answer"])
 }

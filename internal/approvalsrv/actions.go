@@ -117,8 +117,9 @@ type actionFate struct {
 	// Tense is "open", "approved" (not made yet), "done" or "not-done".
 	Tense   string
 	Heading string
-	// Raw heads the exact bytes; Shown the rendering, with the target.
-	Raw   string
+	// What is what the exact bytes are ("what was approved"); Shown heads
+	// their rendering, with the target.
+	What  string
 	Shown string
 }
 
@@ -131,16 +132,16 @@ func fateOf(snap api.RunSnapshot, a api.PendingAction, open bool) actionFate {
 	}
 	switch {
 	case open:
-		return actionFate{Tense: "open", Heading: "Waiting for your decision", Raw: "Exactly what is approved", Shown: "As " + a.Target + " will show it"}
+		return actionFate{Tense: "open", Heading: "Waiting for your decision", What: "what is approved", Shown: "As " + a.Target + " will show it"}
 	case a.State == api.ActionApproved && madeByRun(snap, a.ID):
-		return actionFate{Tense: "done", Heading: "Done, " + by("approved"), Raw: "Exactly what was approved", Shown: "As posted on " + a.Target}
+		return actionFate{Tense: "done", Heading: "Done, " + by("approved"), What: "what was approved", Shown: "As posted on " + a.Target}
 	case a.State == api.ActionApproved && !snap.Run.Status.IsTerminal():
-		return actionFate{Tense: "approved", Heading: by("Approved") + ", not done yet", Raw: "Exactly what was approved", Shown: "As " + a.Target + " will show it"}
+		return actionFate{Tense: "approved", Heading: by("Approved") + ", not done yet", What: "what was approved", Shown: "As " + a.Target + " will show it"}
 	}
-	not := actionFate{Tense: "not-done", Raw: "Exactly what was proposed", Shown: "As " + a.Target + " would have shown it"}
+	not := actionFate{Tense: "not-done", What: "what was proposed", Shown: "As " + a.Target + " would have shown it"}
 	switch {
 	case a.State == api.ActionApproved:
-		not.Heading, not.Raw = by("Approved")+", not done", "Exactly what was approved"
+		not.Heading, not.What = by("Approved")+", not done", "what was approved"
 	case a.State == api.ActionRejected && a.Feedback:
 		not.Heading = by("Sent back with feedback")
 	case a.State == api.ActionRejected:

@@ -71,6 +71,7 @@ func TestActionHeadingsFollowWhatBecameOfTheAction(t *testing.T) {
 
 			require.Equal(t, c.want, actionHeadings(t, page))
 			require.Equal(t, c.want, actionHeadings(t, panel), "the live panel says the same")
+			require.Contains(t, page, "the raw text beside it is "+strings.TrimPrefix(c.want[1], "Exactly ")+".")
 		})
 	}
 }
