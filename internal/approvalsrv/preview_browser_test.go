@@ -18,29 +18,13 @@ import (
 // formatted and none of its script runs: each attack would set the title
 // or a window property if it did.
 func TestBrowserRendersAHostilePreviewWithoutRunningItsScript(t *testing.T) {
-	exe := testkit.Chromium(t)
 	h := newHarness(t, testConfig(), nil)
 	snap := waitingRun()
 	snap.PendingAction.Preview = hostilePreview +
 		"\n<svg onload=\"window.pwned='svg'\"></svg>\n\n<a href=\"javascript:window.pwned='link'\">click</a>\n"
 	h.runs.put("run-1", snap)
+	ctx := pageBrowser(t, h)
 
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe), chromedp.UserDataDir(t.TempDir()), chromedp.Headless, chromedp.NoSandbox,
-		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-background-networking", true), chromedp.WindowSize(1200, 1400))
-	t.Cleanup(cancelAlloc)
-	ctx, cancel := chromedp.NewContext(allocCtx)
-	t.Cleanup(cancel)
-	ctx, cancelWait := context.WithTimeout(ctx, 30*time.Second)
-	t.Cleanup(cancelWait)
-
-	// The login proxy's header, as the page's person.
-	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
-	require.NoError(t, err)
-	_, err = chromedp.Call(ctx, network.SetExtraHTTPHeaders,
-		network.SetExtraHTTPHeadersParams{Headers: network.Headers{h.server.cfg.IdentityHeader: viewerLogin}})
-	require.NoError(t, err)
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(h.http.URL+"/runs/run-1"),
 		chromedp.WaitVisible("[data-rendered-preview] strong"),
@@ -67,4 +51,25 @@ func TestBrowserRendersAHostilePreviewWithoutRunningItsScript(t *testing.T) {
 	require.Empty(t, badLinks)
 	require.NotContains(t, title, "pwned", "a script of the preview set the title")
 	require.Empty(t, pwned, "a script of the preview ran")
+}
+
+// pageBrowser is a headless chromium whose every request carries the login
+// proxy's header for the page's person (viewerLogin); its steps have 30 s.
+func pageBrowser(t *testing.T, h *harness) context.Context {
+	t.Helper()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(testkit.Chromium(t)), chromedp.UserDataDir(t.TempDir()), chromedp.Headless, chromedp.NoSandbox,
+		chromedp.DisableGPU, chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true), chromedp.WindowSize(1200, 1400))
+	t.Cleanup(cancelAlloc)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancel)
+	ctx, cancelWait := context.WithTimeout(ctx, 30*time.Second)
+	t.Cleanup(cancelWait)
+	_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+	require.NoError(t, err)
+	_, err = chromedp.Call(ctx, network.SetExtraHTTPHeaders,
+		network.SetExtraHTTPHeadersParams{Headers: network.Headers{h.server.cfg.IdentityHeader: viewerLogin}})
+	require.NoError(t, err)
+	return ctx
 }
