@@ -227,6 +227,7 @@ func TestBrowserFirstTenMinutesReadOnlyUserIsIgnoredWriterApprovesOutcomeLinksTh
 	))
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#answer").innerText.startsWith("Not taken")`))
 	require.NoError(t, err)
+	screenshot(t, ctx, "run-refused.png")
 	ignored := pageTexts(t, ctx, "section.warnings li.warning", "#answer")
 	require.Contains(t, ignored["section.warnings li.warning"], "mallory has read permission on acme/widgets")
 	require.Contains(t, ignored["#answer"], "Not taken: the run refused this decision: mallory has read permission on acme/widgets")
