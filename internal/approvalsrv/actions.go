@@ -16,7 +16,7 @@ type actionView struct {
 	Key  string
 	Open bool
 	// Fate is what became of the action, for its headings.
-	Fate actionFate
+	Fate      actionFate
 	Approvers []string
 	// Suffix keeps the element IDs of the second and later actions apart;
 	// the first keeps the plain ones (#preview, #reason).

@@ -53,7 +53,7 @@ func TestActionHeadingsFollowWhatBecameOfTheAction(t *testing.T) {
 		snap api.RunSnapshot
 		want []string
 	}{
-		"waiting": {waitingRun(), []string{"Waiting for your decision", "Exactly what is approved", "As acme/widgets#1 will show it"}},
+		"waiting":                          {waitingRun(), []string{"Waiting for your decision", "Exactly what is approved", "As acme/widgets#1 will show it"}},
 		"approved, comment not posted yet": {approvedRunning, []string{"Approved by bob, not done yet", "Exactly what was approved", "As acme/widgets#1 will show it"}},
 		"approved and posted":              {completed, []string{"Done, approved by bob", "Exactly what was approved", "As posted on acme/widgets#1"}},
 		"approved, then the post failed":   {failed, []string{"Approved by alice, not done", "Exactly what was approved", "As acme/widgets#1 would have shown it"}},
