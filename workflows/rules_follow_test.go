@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // The run takes who may decide and who may cancel from api (IsApprover,
@@ -16,49 +17,39 @@ import (
 // copy of the rule here would then disagree and fail them. The approval
 // server's twin is internal/approvalsrv/rules_follow_test.go.
 
-// approverCases are approvers and a sender whose match depends on the rule:
-// "Sam" and "sam" match under ASCII folding, not under the changed rule.
-var approverCases = []struct{ approver, sender string }{
-	{"sam", "sam"},
-	{"Sam", "sam"},
-	{"sam", "SAM"},
-	{"sam", "ſam"}, // only Unicode folding makes it "sam"
-	{"alice", "ali"},
-}
-
 func TestTheRunDecidesWhoMayApproveByAPIsRule(t *testing.T) {
-	for _, c := range approverCases {
-		t.Run(c.approver+"/"+c.sender, func(t *testing.T) {
-			approvers := []string{c.approver}
-			h, ignored := approvalsFrom(t, approvers, c.sender)
+	for _, c := range standalone.ApproverRuleCases {
+		t.Run(c.Approver+"/"+c.Sender, func(t *testing.T) {
+			approvers := []string{c.Approver}
+			h, ignored := approvalsFrom(t, approvers, c.Sender)
 			snap := h.snapshot()
-			if api.IsApprover(approvers, c.sender) {
+			if api.IsApprover(approvers, c.Sender) {
 				require.Empty(t, ignored)
 				require.Equal(t, api.ActionApproved, snap.PendingAction.State)
-				require.Equal(t, c.sender, snap.PendingAction.DecidedBy)
+				require.Equal(t, c.Sender, snap.PendingAction.DecidedBy)
 				return
 			}
 			require.Len(t, ignored, 1)
-			require.Equal(t, api.RefuseApprover(approvers, c.sender), ignored[0].Detail)
+			require.Equal(t, api.RefuseApprover(approvers, c.Sender), ignored[0].Detail)
 			require.Equal(t, api.ActionExpired, snap.PendingAction.State)
 		})
 	}
 }
 
 func TestTheRunDecidesWhoMayCancelByAPIsRule(t *testing.T) {
-	for _, c := range approverCases {
-		t.Run(c.approver+"/"+c.sender, func(t *testing.T) {
+	for _, c := range standalone.ApproverRuleCases {
+		t.Run(c.Approver+"/"+c.Sender, func(t *testing.T) {
 			h := newHarness(t)
 			in := demoInput() // requested by carol
-			in.Approvers = []string{c.approver}
-			h.whenWaiting(time.Minute, func(string) { h.cancelAs(c.sender, "not needed", "c-1") })
+			in.Approvers = []string{c.Approver}
+			h.whenWaiting(time.Minute, func(string) { h.cancelAs(c.Sender, "not needed", "c-1") })
 			h.run(in)
 			require.NoError(t, h.env.GetWorkflowError())
 			snap := h.snapshot()
-			why, needsWriter := api.MayCancel(snap.Run, c.sender)
+			why, needsWriter := api.MayCancel(snap.Run, c.Sender)
 			require.False(t, needsWriter, "the run names an approver")
 			if why == "" {
-				requireCancelledBy(t, snap, c.sender)
+				requireCancelledBy(t, snap, c.Sender)
 				return
 			}
 			require.Equal(t, []string{why}, ignoredDetails(h.events()))

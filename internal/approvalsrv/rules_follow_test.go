@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
 
 // The server's early checks of who may decide and who may cancel are api's
@@ -16,43 +17,33 @@ import (
 // another rule: a copy of the rule here would then disagree and fail them.
 // The workflow's twin is workflows/rules_follow_test.go.
 
-// approverCases are approvers and a sender whose match depends on the rule:
-// "Sam" and "sam" match under ASCII folding, not under the changed rule.
-var approverCases = []struct{ approver, sender string }{
-	{"sam", "sam"},
-	{"Sam", "sam"},
-	{"sam", "SAM"},
-	{"sam", "ſam"}, // only Unicode folding makes it "sam"
-	{"alice", "ali"},
-}
-
 func TestTheServerDecidesWhoMayApproveByAPIsRule(t *testing.T) {
-	for _, c := range approverCases {
-		t.Run(c.approver+"/"+c.sender, func(t *testing.T) {
-			approvers := []string{c.approver}
+	for _, c := range standalone.ApproverRuleCases {
+		t.Run(c.Approver+"/"+c.Sender, func(t *testing.T) {
+			approvers := []string{c.Approver}
 			h := waitingHarness(t, nil, approvers...)
-			resp := h.signedPost(decisionPath, decisionBody(t, "approve", c.sender, "", "req-1"), testNow)
-			if api.IsApprover(approvers, c.sender) {
+			resp := h.signedPost(decisionPath, decisionBody(t, "approve", c.Sender, "", "req-1"), testNow)
+			if api.IsApprover(approvers, c.Sender) {
 				require.Equal(t, http.StatusAccepted, resp.StatusCode)
 				require.Len(t, h.runs.approvalSignals(), 1)
 				return
 			}
 			require.Equal(t, http.StatusForbidden, resp.StatusCode)
-			require.Equal(t, api.RefuseApprover(approvers, c.sender), replyOf(t, resp)["error"])
+			require.Equal(t, api.RefuseApprover(approvers, c.Sender), replyOf(t, resp)["error"])
 			require.Empty(t, h.runs.approvalSignals())
 		})
 	}
 }
 
 func TestTheServerDecidesWhoMayCancelByAPIsRule(t *testing.T) {
-	for _, c := range approverCases {
-		t.Run(c.approver+"/"+c.sender, func(t *testing.T) {
+	for _, c := range standalone.ApproverRuleCases {
+		t.Run(c.Approver+"/"+c.Sender, func(t *testing.T) {
 			h := newHarness(t, testConfig(), nil)
-			snap := waitingRun(c.approver)
+			snap := waitingRun(c.Approver)
 			snap.Run.UserID = "carol"
 			h.runs.put("run-1", snap)
-			resp := h.signedPost(cancelPath, cancelBody(t, c.sender, "not needed", "c-1"), testNow)
-			why, needsWriter := api.MayCancel(snap.Run, c.sender)
+			resp := h.signedPost(cancelPath, cancelBody(t, c.Sender, "not needed", "c-1"), testNow)
+			why, needsWriter := api.MayCancel(snap.Run, c.Sender)
 			require.False(t, needsWriter, "the run names an approver")
 			if why == "" {
 				require.Equal(t, http.StatusAccepted, resp.StatusCode)
