@@ -111,8 +111,7 @@ func TestBrowserApproveShowsDoneAndPostsOneComment(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "Done", status)
 
-	snap, ok := s.snapshot("review-browser-1")
-	require.True(t, ok)
+	snap := s.readableSnapshot("review-browser-1")
 	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.Equal(t, "alice", snap.PendingAction.DecidedBy)
 	require.Len(t, s.postedReviews(), 1)

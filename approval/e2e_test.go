@@ -38,8 +38,7 @@ func TestSignedApproveOnARealRunPostsExactlyOneComment(t *testing.T) {
 	for i := range ids {
 		require.EqualValues(t, i+1, ids[i], "event ids must have no gap and no duplicate")
 	}
-	snap, ok := s.snapshot("review-signed-1")
-	require.True(t, ok)
+	snap := s.readableSnapshot("review-signed-1")
 	require.Equal(t, api.RunCompleted, snap.Run.Status)
 	require.Equal(t, api.ActionApproved, snap.PendingAction.State)
 	require.Equal(t, "alice", snap.PendingAction.DecidedBy)

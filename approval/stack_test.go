@@ -115,6 +115,21 @@ func (s *stack) snapshot(runID string) (api.RunSnapshot, bool) {
 	return readSigned[api.RunSnapshot](s, "/v1/runs/"+runID)
 }
 
+// readableSnapshot is the run as the approval server reads it, asked again
+// while a read fails: the read of a run that has just ended replays its
+// history on the worker, and on 2 cores busy with the other packages' tests
+// one such read can outlast the server's 10 s Temporal bound.
+func (s *stack) readableSnapshot(runID string) api.RunSnapshot {
+	s.t.Helper()
+	var snap api.RunSnapshot
+	require.Eventually(s.t, func() bool {
+		var ok bool
+		snap, ok = s.snapshot(runID)
+		return ok
+	}, waitLong, 100*time.Millisecond, "the approval server never read run %s", runID)
+	return snap
+}
+
 // readSigned reads target of the /v1 API; false for any failure, so that a
 // caller can poll it until the server has what it waits for.
 func readSigned[T any](s *stack, target string) (T, bool) {
