@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
@@ -216,8 +218,15 @@ func approveToSuccess(t *testing.T, s *Stack, runID string, waiting api.RunSnaps
 	res := WaitForResult(t, s.Client(), runID, runTimeout)
 
 	require.Equal(t, api.RunCompleted, res.Status)
-	snap, err := Snapshot(t.Context(), s.Client(), runID)
-	require.NoError(t, err)
+	// The read of a run that has just ended replays its history on the
+	// worker; on 2 busy cores one can outlast queryTimeout, so it is asked
+	// again.
+	var snap api.RunSnapshot
+	require.EventuallyWithT(t, func(c *assert.CollectT) {
+		var err error
+		snap, err = Snapshot(t.Context(), s.Client(), runID)
+		require.NoError(c, err)
+	}, runTimeout, 100*time.Millisecond)
 	step := toolStep(snap, tool)
 	require.NotNil(t, step, Describe(snap))
 	require.Equal(t, api.StepSucceeded, step.Status, step.Error)
