@@ -103,3 +103,18 @@ var notInName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 func Unique(t testing.TB, base string) string {
 	return fmt.Sprintf("%s-%s-%d", base, notInName.ReplaceAllString(t.Name(), "_"), uniqueSeq.Add(1))
 }
+
+// KitServer is the shared server when the package's TestMain runs RunTests,
+// and otherwise a server of the test's own: for the conformance kit
+// (tooltest), whose users' packages may have no TestMain.
+func KitServer(t testing.TB) *Server {
+	t.Helper()
+	shared.mu.Lock()
+	runs := shared.mainRuns
+	shared.mu.Unlock()
+	if runs {
+		return SharedServer(t)
+	}
+	NeedsDevServer(t)
+	return StartServer(t, ServerOptions{})
+}

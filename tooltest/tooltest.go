@@ -1,0 +1,168 @@
+// Package tooltest is the conformance kit for an action (tools.Action): it
+// runs the action through the fault matrix the built-in actions pass, on a
+// real Temporal dev server, against the author's fake of the system the
+// action changes. No GitHub and no model are needed.
+//
+// Each fault is one run of a one-tool agent whose scripted model calls the
+// action once, gated by approval; faults run in parallel, each over a fake
+// of its own. For every fault the kit asserts that the effect happened
+// exactly once, that each Reconcile answered right (found, not_created or
+// cannot_tell for what the fake held when it looked) and that a look the
+// fake refused never answered not_created.
+//
+// The fake gives the kit its Faults (or sits behind a Proxy, which serves
+// them for any HTTP service) and counts its Effects. A test is:
+//
+//	func TestSendMessageConforms(t *testing.T) {
+//		tooltest.Run(t, tooltest.Kit{
+//			Target: channel,
+//			Args:   `{"text":"hello"}`,
+//			New: func(t testing.TB) (tools.Action, tooltest.Fake) {
+//				chat := newFakeChat(t)
+//				return NewSendMessage(chat.URL), chat
+//			},
+//		})
+//	}
+//
+// The test binary's dev server is the Temporal CLI's (bin/temporal, or
+// $AGENTRUN_TEST_TEMPORAL_CLI); a package whose TestMain calls Main shares
+// one server among all its tests, otherwise each Run starts its own.
+package tooltest
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/tools"
+)
+
+// Fake is the author's fake of the system the action changes: the fault
+// hooks, and a count of the effects it holds.
+type Fake interface {
+	Faults
+	// Effects is how many effects of the action the fake holds (messages
+	// sent, tickets filed): the kit asserts one per fault.
+	Effects() int
+}
+
+// Kit is one action under test.
+type Kit struct {
+	// New makes the action over a new, empty fake of its system. Every
+	// fault calls it once, and faults run in parallel.
+	New func(t testing.TB) (tools.Action, Fake)
+	// Target is the run's target, of the kind the action acts on.
+	Target api.Target
+	// Args are the call's arguments, as a model would write them.
+	Args string
+	// Edited are the arguments an approver edits the call to; empty leaves
+	// out the edited approval (an action an approver may not edit).
+	Edited string
+	// Faults names the faults to run; empty runs every one (FaultNames).
+	Faults []string
+}
+
+// Result is what one fault showed.
+type Result struct {
+	Fault string
+	// Answers are the Reconcile answers the run got, in order ("error" for
+	// a look that failed), and "operator" where the kit, as the operator,
+	// resolved a run that could not tell.
+	Answers []string
+	// Problems are the broken promises; none means the fault passed.
+	Problems []string
+}
+
+// Passed says the fault broke no promise.
+func (r Result) Passed() bool { return len(r.Problems) == 0 }
+
+// Cell is the result as one cell of the conformance table: the answers,
+// or FAIL.
+func (r Result) Cell() string {
+	if !r.Passed() {
+		return "FAIL"
+	}
+	if len(r.Answers) == 0 {
+		return "ok"
+	}
+	return strings.Join(r.Answers, ", ")
+}
+
+// Main is a test package's TestMain body when its tests share one dev
+// server: it runs the tests, then stops the server.
+func Main(m *testing.M) { testkit.RunTests(m) }
+
+// Run runs the fault matrix and fails t for every promise the action
+// breaks, naming the fault.
+func Run(t *testing.T, k Kit) []Result {
+	t.Helper()
+	results := Check(t, k)
+	for _, r := range results {
+		for _, p := range r.Problems {
+			t.Errorf("%s: %s", r.Fault, p)
+		}
+	}
+	return results
+}
+
+// Check runs the fault matrix and returns what each fault showed, without
+// failing t for a broken promise (it fails t only when the kit itself
+// cannot run). A test of a broken action asserts on its problems.
+func Check(t *testing.T, k Kit) []Result {
+	t.Helper()
+	if k.New == nil || k.Args == "" {
+		t.Fatalf("tooltest: a Kit needs New and Args")
+	}
+	for _, name := range k.Faults {
+		if !slices.Contains(FaultNames(), name) {
+			t.Fatalf("tooltest: no fault %q (there are %s)", name, strings.Join(FaultNames(), ", "))
+		}
+	}
+	if !json.Valid([]byte(k.Args)) || (k.Edited != "" && !json.Valid([]byte(k.Edited))) {
+		t.Fatalf("tooltest: Args and Edited must be JSON objects")
+	}
+	testkit.NeedsDevServer(t)
+	server := testkit.KitServer(t)
+	out := make([]*Result, len(matrix))
+	// t.Run returns once its parallel subtests have all ended.
+	t.Run("faults", func(t *testing.T) {
+		for i, f := range matrix {
+			if len(k.Faults) > 0 && !slices.Contains(k.Faults, f.name) {
+				continue
+			}
+			if f.edits && k.Edited == "" {
+				continue
+			}
+			out[i] = &Result{Fault: f.name}
+			t.Run(f.name, func(t *testing.T) {
+				t.Parallel()
+				c := newCase(t, server, k, f)
+				c.run(t, out[i])
+			})
+		}
+	})
+	var results []Result
+	for _, r := range out {
+		if r != nil {
+			results = append(results, *r)
+		}
+	}
+	return results
+}
+
+// FaultNames are the faults of the matrix, in the order they run.
+func FaultNames() []string {
+	names := make([]string, len(matrix))
+	for i, f := range matrix {
+		names[i] = f.name
+	}
+	return names
+}
+
+func (r *Result) problem(format string, args ...any) {
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+}
