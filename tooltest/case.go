@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -26,7 +27,7 @@ const toolTimeout = 3 * time.Second
 // attempt's deadline, and within the resend margin every action has
 // (api.ToolSpec.ResendMargin is at least the 2 s of clock skew past the
 // deadline), so a resend sent before it lands is a second effect.
-const heldFor = toolTimeout + time.Second
+const heldFor = toolTimeout + 500*time.Millisecond
 
 // runTimeout bounds one fault's run on a busy 2-core machine.
 const runTimeout = 3 * time.Minute
@@ -100,106 +101,119 @@ func newCase(t *testing.T, server *testkit.Server, k Kit, f fault) *kase {
 	c := &kase{k: k, f: f, fake: fake, action: w, c: server.Client(), queue: testkit.Unique(t, "tooltest")}
 	c.runs = runclient.New(c.c, runclient.Options{})
 	c.acts = &activities.Activities{Tools: reg, Model: script{tool: name, args: json.RawMessage(k.Args)}}
-	c.startWorker(t)
+	c.runID = testkit.Unique(t, "tooltest")
+	if err := c.startWorker(); err != nil {
+		t.Fatalf("tooltest: %v", err)
+	}
 	t.Cleanup(func() { c.worker.Stop() })
 	return c
 }
 
 // startWorker starts the case's worker, registered as every worker is.
 // Its Stop cancels the attempts in flight at once, as a kill ends them.
-func (c *kase) startWorker(t *testing.T) {
+func (c *kase) startWorker() error {
 	w := worker.New(c.c, c.queue, worker.Options{StickyScheduleToStartTimeout: 500 * time.Millisecond})
 	registration.Register(w, c.acts)
 	if err := w.Start(); err != nil {
-		t.Fatalf("tooltest: start the worker on %s: %v", c.queue, err)
+		return fmt.Errorf("start the worker on %s: %w", c.queue, err)
 	}
 	c.worker = w
+	return nil
 }
 
-func (c *kase) run(t *testing.T, r *Result) {
-	ctx, cancel := context.WithTimeout(t.Context(), runTimeout)
+// run runs the fault and records what it showed in r; an error is the kit's
+// own failure (the server, the worker), not the action's.
+func (c *kase) run(ctx context.Context, r *Result) error {
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
 	in := api.RunInput{Agent: agentName, UserID: "tooltest", Goal: "tooltest: " + c.f.name,
 		Approvers: []string{approver}, ToolTimeout: toolTimeout, InlineConversationBytes: -1}.WithTarget(c.k.Target)
-	c.runID = testkit.Unique(t, "tooltest")
 	run, err := c.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: c.runID, TaskQueue: c.queue}, api.WorkflowName, in)
 	if err != nil {
-		t.Fatalf("tooltest: start a run: %v", err)
+		return fmt.Errorf("start a run: %w", err)
 	}
-	pending := c.waitForApproval(t, ctx)
+	pending, err := c.waitForApproval(ctx)
+	if err != nil {
+		return err
+	}
 	if c.f.arm != nil {
 		c.f.arm(c.fake)
 	}
-	c.decide(t, ctx, pending)
-	c.drive(t, ctx, r)
+	if err := c.decide(ctx, pending); err != nil {
+		return err
+	}
+	if err := c.drive(ctx, r); err != nil {
+		return err
+	}
 	var res api.RunResult
 	if err := run.Get(ctx, &res); err != nil {
-		t.Fatalf("tooltest: run %s did not end: %v", c.runID, err)
+		return fmt.Errorf("run %s did not end: %w", c.runID, err)
 	}
 	// An attempt that outlived its worker has landed or failed by now.
 	c.action.detached.Wait()
 	if c.f.edits {
 		// The model's own version, approved after the edit was: it is
 		// no longer the action's version, and nothing more may happen.
-		c.signal(t, ctx, api.ApprovalSignal{ActionID: pending.ID, Decision: api.DecisionApprove, Approver: approver,
-			RequestID: "tooltest-replay-original", ArgsHash: pending.ArgsHash})
+		_ = c.runs.Decide(ctx, c.runID, api.ApprovalSignal{ActionID: pending.ID, Decision: api.DecisionApprove,
+			Approver: approver, RequestID: "tooltest-replay-original", ArgsHash: pending.ArgsHash})
 	}
-	c.check(t, ctx, r, res)
+	return c.check(ctx, r, res)
 }
 
-func (c *kase) waitForApproval(t *testing.T, ctx context.Context) api.PendingAction {
+func (c *kase) waitForApproval(ctx context.Context) (api.PendingAction, error) {
 	for {
 		snap, err := c.runs.Snapshot(ctx, c.runID)
 		if err == nil && snap.PendingAction != nil && snap.PendingAction.State == api.ActionWaiting {
-			return *snap.PendingAction
+			return *snap.PendingAction, nil
 		}
 		if err == nil && snap.Run.Status.IsTerminal() {
-			t.Fatalf("tooltest: the run ended (%s) without asking to approve the action: %s", snap.Run.Status, snap.Label)
+			return api.PendingAction{}, fmt.Errorf("the run ended (%s) without asking to approve the action: %s", snap.Run.Status, snap.Label)
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("tooltest: run %s never asked for approval (last error: %v)", c.runID, err)
+			return api.PendingAction{}, fmt.Errorf("run %s never asked for approval (last error: %v)", c.runID, err)
 		case <-time.After(pollEvery):
 		}
 	}
 }
 
 // decide approves the action: with the edit, or several times over.
-func (c *kase) decide(t *testing.T, ctx context.Context, pending api.PendingAction) {
+func (c *kase) decide(ctx context.Context, pending api.PendingAction) error {
 	sig := api.ApprovalSignal{ActionID: pending.ID, Decision: api.DecisionApprove, Approver: approver,
 		RequestID: "tooltest-1", Channel: "tooltest", ArgsHash: pending.ArgsHash}
 	if c.f.edits {
 		sig.Args = json.RawMessage(c.k.Edited)
 	}
-	c.signal(t, ctx, sig)
+	if err := c.runs.Decide(ctx, c.runID, sig); err != nil {
+		return fmt.Errorf("approve the action of %s: %w", c.runID, err)
+	}
 	if c.f.replay {
-		c.signal(t, ctx, sig)
+		// The same decision again, and again under a request of its own:
+		// whatever the run answers, nothing more may happen.
+		_ = c.runs.Decide(ctx, c.runID, sig)
 		again := sig
 		again.RequestID = "tooltest-2"
-		c.signal(t, ctx, again)
+		_ = c.runs.Decide(ctx, c.runID, again)
 	}
-}
-
-func (c *kase) signal(t *testing.T, ctx context.Context, sig api.ApprovalSignal) {
-	if err := c.runs.Decide(ctx, c.runID, sig); err != nil && sig.RequestID == "tooltest-1" {
-		t.Fatalf("tooltest: approve the action of %s: %v", c.runID, err)
-	}
+	return nil
 }
 
 // drive runs the run to its end: it kills the worker when the action says
 // it dies, and answers as an operator when the run cannot tell.
-func (c *kase) drive(t *testing.T, ctx context.Context, r *Result) {
+func (c *kase) drive(ctx context.Context, r *Result) error {
 	resolved := ""
 	for {
 		select {
 		case <-c.action.dying:
 			c.worker.Stop()
-			c.startWorker(t)
+			if err := c.startWorker(); err != nil {
+				return err
+			}
 		default:
 		}
 		snap, err := c.runs.Snapshot(ctx, c.runID)
 		if err == nil && snap.Run.Status.IsTerminal() {
-			return
+			return nil
 		}
 		if err == nil && snap.AwaitingResolve != "" && snap.AwaitingResolve != resolved {
 			// The operator looks at the system, as the run could not.
@@ -210,21 +224,21 @@ func (c *kase) drive(t *testing.T, ctx context.Context, r *Result) {
 			err := c.runs.Resolve(ctx, c.runID, api.ResolveSignal{StepID: snap.AwaitingResolve, Decision: decision,
 				By: "tooltest-operator", ExternalResourceID: "tooltest-operator"})
 			if err != nil {
-				t.Fatalf("tooltest: resolve %s of %s: %v", snap.AwaitingResolve, c.runID, err)
+				return fmt.Errorf("resolve %s of %s: %w", snap.AwaitingResolve, c.runID, err)
 			}
 			resolved = snap.AwaitingResolve
 			r.Answers = append(r.Answers, "operator "+decision)
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("tooltest: run %s did not end (label %q)", c.runID, snap.Label)
+			return fmt.Errorf("run %s did not end (label %q)", c.runID, snap.Label)
 		case <-time.After(pollEvery):
 		}
 	}
 }
 
 // check holds the run to the promises.
-func (c *kase) check(t *testing.T, ctx context.Context, r *Result, res api.RunResult) {
+func (c *kase) check(ctx context.Context, r *Result, res api.RunResult) error {
 	executes, looks := c.action.seen()
 	var answers []string
 	for _, l := range looks {
@@ -245,7 +259,7 @@ func (c *kase) check(t *testing.T, ctx context.Context, r *Result, res api.RunRe
 	}
 	snap, err := c.runs.Snapshot(ctx, c.runID)
 	if err != nil {
-		t.Fatalf("tooltest: read run %s: %v", c.runID, err)
+		return fmt.Errorf("read run %s: %w", c.runID, err)
 	}
 	step := toolStep(snap)
 	switch {
@@ -263,6 +277,7 @@ func (c *kase) check(t *testing.T, ctx context.Context, r *Result, res api.RunRe
 	if c.f.refuseLook && (len(looks) == 0 || !looks[0].Refused) {
 		r.problem("the answer was lost, yet the run never looked")
 	}
+	return nil
 }
 
 func toolStep(snap api.RunSnapshot) *api.AgentStep {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
@@ -83,7 +84,9 @@ type keepNote struct {
 }
 
 func (keepNote) Spec() api.ToolSpec {
-	return api.ToolSpec{Name: "keep_note", Description: "Keep a note.", SideEffect: true,
+	// The fake finishes a request at once: a resend may follow the
+	// attempt's deadline closely.
+	return api.ToolSpec{Name: "keep_note", Description: "Keep a note.", SideEffect: true, ProcessingLimit: 500 * time.Millisecond,
 		Parameters: json.RawMessage(`{"type":"object","required":["text"],"properties":{"text":{"type":"string"}}}`)}
 }
 

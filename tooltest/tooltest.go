@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentrun/agentrun/api"
@@ -102,9 +103,11 @@ func Run(t *testing.T, k Kit) []Result {
 	t.Helper()
 	results := Check(t, k)
 	for _, r := range results {
-		for _, p := range r.Problems {
-			t.Errorf("%s: %s", r.Fault, p)
-		}
+		t.Run(r.Fault, func(t *testing.T) {
+			for _, p := range r.Problems {
+				t.Errorf("%s", p)
+			}
+		})
 	}
 	return results
 }
@@ -127,28 +130,28 @@ func Check(t *testing.T, k Kit) []Result {
 	}
 	testkit.NeedsDevServer(t)
 	server := testkit.KitServer(t)
-	out := make([]*Result, len(matrix))
-	// t.Run returns once its parallel subtests have all ended.
-	t.Run("faults", func(t *testing.T) {
-		for i, f := range matrix {
-			if len(k.Faults) > 0 && !slices.Contains(k.Faults, f.name) {
-				continue
-			}
-			if f.edits && k.Edited == "" {
-				continue
-			}
-			out[i] = &Result{Fault: f.name}
-			t.Run(f.name, func(t *testing.T) {
-				t.Parallel()
-				c := newCase(t, server, k, f)
-				c.run(t, out[i])
-			})
+	// The faults run at once, each on a run, worker and fake of its own:
+	// they mostly wait on the server and on their faults' timers.
+	var (
+		cases   []*kase
+		results []Result
+	)
+	for _, f := range matrix {
+		if (len(k.Faults) > 0 && !slices.Contains(k.Faults, f.name)) || (f.edits && k.Edited == "") {
+			continue
 		}
-	})
-	var results []Result
-	for _, r := range out {
-		if r != nil {
-			results = append(results, *r)
+		cases = append(cases, newCase(t, server, k, f))
+		results = append(results, Result{Fault: f.name})
+	}
+	errs := make([]error, len(cases))
+	var wg sync.WaitGroup
+	for i, c := range cases {
+		wg.Go(func() { errs[i] = c.run(t.Context(), &results[i]) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("tooltest: %s: %v", results[i].Fault, err)
 		}
 	}
 	return results
@@ -163,6 +166,9 @@ func FaultNames() []string {
 	return names
 }
 
+// problem records a broken promise, once however often it was broken.
 func (r *Result) problem(format string, args ...any) {
-	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	if p := fmt.Sprintf(format, args...); !slices.Contains(r.Problems, p) {
+		r.Problems = append(r.Problems, p)
+	}
 }
