@@ -1,18 +1,26 @@
 package tooltest_test
 
 import (
+	"encoding/json"
+	"flag"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/internal/testkit/standalone"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/ghtools"
 	"github.com/agentrun/agentrun/tools/httptool"
+	"github.com/agentrun/agentrun/tools/mcptool"
 	"github.com/agentrun/agentrun/tooltest"
 )
 
@@ -39,6 +47,10 @@ func builtins() []builtin {
 			ghtools.NewCreateIssue)},
 		{row: "`http_request` (an API that honours Idempotency-Key)", kit: httpRequestKit()},
 		{row: "`save_recommendation` (the merchant sandbox)", kit: saveRecommendationKit()},
+		{row: "MCP `put`, idempotent (streamable HTTP)", kit: mcpKit("put", `{"key":"release","value":"v1"}`, `{"key":"release","value":"v2"}`,
+			func(st *testkit.MCPStore) int { return st.Applied("release") })},
+		{row: "MCP `append`, neither read-only nor idempotent", kit: mcpKit("append", `{"text":"shipped"}`, `{"text":"shipped v2"}`,
+			(*testkit.MCPStore).Appended)},
 	}
 }
 
@@ -122,6 +134,48 @@ func merchantKit(target api.Target, action func(t testing.TB, url string) tools.
 		}}
 }
 
+// mcpKit is one tool of the test MCP server, served over streamable HTTP
+// behind the kit's proxy: the call's first tools/call creates, a repeat of
+// it is the look.
+func mcpKit(tool, args, edited string, effects func(*testkit.MCPStore) int) tooltest.Kit {
+	return tooltest.Kit{Target: api.Target{Kind: "kv_store", Fields: map[string]string{"store": "main"}}, Args: args, Edited: edited,
+		New: func(t testing.TB) (tools.Action, tooltest.Fake) {
+			store := testkit.NewMCPStore()
+			server := testkit.NewMCPServer(testkit.MCPServerOptions{Store: store})
+			srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+			t.Cleanup(srv.Close)
+			fake := &keyedFake{count: func() int { return effects(store) }}
+			fake.Proxy = tooltest.NewProxy(t, srv.URL)
+			calls := func(_ *http.Request, body []byte) bool {
+				var rpc struct {
+					Method string `json:"method"`
+					Params struct {
+						Name string `json:"name"`
+					} `json:"params"`
+				}
+				return json.Unmarshal(body, &rpc) == nil && rpc.Method == "tools/call" && rpc.Params.Name == tool
+			}
+			fake.Proxy.IsLook = calls
+			fake.Proxy.IsCreate = func(r *http.Request, body []byte) bool { return calls(r, body) && fake.first("") }
+			conn, err := mcptool.Connect(t.Context(), mcptool.Server{Name: "kv", URL: fake.URL})
+			if err != nil {
+				t.Fatalf("connect to the MCP server: %v", err)
+			}
+			t.Cleanup(func() { _ = conn.Close() })
+			listed, err := conn.Tools()
+			if err != nil {
+				t.Fatalf("list the MCP tools: %v", err)
+			}
+			for _, l := range listed {
+				if a, ok := l.Tool.(tools.Action); ok && l.Tool.Spec().Name == "kv__"+tool {
+					return a, fake
+				}
+			}
+			t.Fatalf("the MCP server lists no action %s", tool)
+			return nil, nil
+		}}
+}
+
 // keyedFake is a service that honours Idempotency-Key behind the kit's
 // proxy: the first request of a key creates, a repeat of it is the look.
 type keyedFake struct {
@@ -136,25 +190,41 @@ func (f *keyedFake) Effects() int { return f.count() }
 func (f *keyedFake) proxy(t testing.TB, target string) *tooltest.Proxy {
 	p := tooltest.NewProxy(t, target)
 	p.IsCreate = func(r *http.Request, _ []byte) bool {
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		key := r.Header.Get("Idempotency-Key")
-		if f.keys == nil {
-			f.keys = map[string]bool{}
-		}
-		first := !f.keys[key]
-		f.keys[key] = true
-		return r.Method == http.MethodPost && first
+		return r.Method == http.MethodPost && f.first(r.Header.Get("Idempotency-Key"))
 	}
 	return p
 }
 
+// first says this is the first create under key.
+func (f *keyedFake) first(key string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.keys == nil {
+		f.keys = map[string]bool{}
+	}
+	first := !f.keys[key]
+	f.keys[key] = true
+	return first
+}
+
+var update = flag.Bool("update", false, "rewrite docs/tools.md's conformance table of the built-in actions")
+
+// TestEveryBuiltInActionPassesTheKit runs the kit on every built-in action
+// and holds docs/tools.md's table to what it saw.
 func TestEveryBuiltInActionPassesTheKit(t *testing.T) {
+	var rows []tooltest.Row
 	for _, b := range builtins() {
 		t.Run(b.row, func(t *testing.T) {
-			for _, r := range tooltest.Run(t, b.kit) {
-				t.Logf("%-24s %s", r.Fault, r.Cell())
-			}
+			rows = append(rows, tooltest.Row{Action: b.row, Results: tooltest.Run(t, b.kit)})
 		})
 	}
+	if t.Failed() {
+		return
+	}
+	root, err := standalone.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tooltest.KeepTable(t, filepath.Join(root, "docs", "tools.md"), "builtin", tooltest.Table(rows),
+		"go test ./tooltest -run TestEveryBuiltInActionPassesTheKit -update", *update)
 }

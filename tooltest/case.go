@@ -215,8 +215,9 @@ func (c *kase) drive(ctx context.Context, r *Result) error {
 		if err == nil && snap.Run.Status.IsTerminal() {
 			return nil
 		}
-		if err == nil && snap.AwaitingResolve != "" && snap.AwaitingResolve != resolved {
-			// The operator looks at the system, as the run could not.
+		if err == nil && snap.AwaitingResolve != "" && snap.AwaitingResolve != resolved && !mayLand(snap) {
+			// The operator looks at the system, as the run could not, once
+			// no request of the attempt can still land there.
 			decision := api.ResolveRetry
 			if c.fake.Effects() > 0 {
 				decision = api.ResolveMarkSucceeded
@@ -278,6 +279,17 @@ func (c *kase) check(ctx context.Context, r *Result, res api.RunResult) error {
 		r.problem("the answer was lost, yet the run never looked")
 	}
 	return nil
+}
+
+// mayLand says a request of the step the run waits on may still land: an
+// operator who looked now could see nothing of an effect about to appear.
+func mayLand(snap api.RunSnapshot) bool {
+	for _, st := range snap.Steps {
+		if st.ID == snap.AwaitingResolve && st.ResendNotBefore != nil {
+			return time.Now().Before(*st.ResendNotBefore)
+		}
+	}
+	return false
 }
 
 func toolStep(snap api.RunSnapshot) *api.AgentStep {

@@ -41,10 +41,14 @@ type Faults interface {
 type Proxy struct {
 	// URL is where the action sends its requests.
 	URL string
-	// IsCreate tells a create (the request that makes the effect) from a
-	// look; nil means every method but GET and HEAD creates. body is the
-	// request's body, which the proxy still forwards.
+	// IsCreate says a request is a create (the one that makes the effect);
+	// nil means every method but GET and HEAD. body is the request's body,
+	// which the proxy still forwards.
 	IsCreate func(r *http.Request, body []byte) bool
+	// IsLook says a request that is no create is a look (what Reconcile
+	// reads); nil means every one. Requests that are neither (a
+	// protocol's handshake) pass through untouched.
+	IsLook func(r *http.Request, body []byte) bool
 
 	proxy *httputil.ReverseProxy
 	mu    sync.Mutex
@@ -122,10 +126,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		hold   time.Duration
 		refuse bool
 	)
-	if create {
+	switch {
+	case create:
 		lose, hold = p.lose, p.hold
 		p.lose, p.hold = nil, 0
-	} else {
+	case p.IsLook == nil || p.IsLook(r, body):
 		refuse, p.refuse = p.refuse, false
 	}
 	p.mu.Unlock()

@@ -81,16 +81,23 @@ type Result struct {
 // Passed says the fault broke no promise.
 func (r Result) Passed() bool { return len(r.Problems) == 0 }
 
-// Cell is the result as one cell of the conformance table: the answers,
-// or FAIL.
+// Cell is the result as one cell of the conformance table: FAIL, or the
+// answer that settled the step, after the first answer when that one
+// differs and is no not_created (a refused look's "error", a
+// "cannot_tell" an operator resolved). A not_created before a late
+// effect is found is left out: how many looks precede it is timing.
 func (r Result) Cell() string {
 	if !r.Passed() {
 		return "FAIL"
 	}
 	if len(r.Answers) == 0 {
-		return "ok"
+		return "sent once"
 	}
-	return strings.Join(r.Answers, ", ")
+	first, last := r.Answers[0], r.Answers[len(r.Answers)-1]
+	if first != last && first != api.ReconcileNotCreated {
+		return first + " → " + last
+	}
+	return last
 }
 
 // Main is a test package's TestMain body when its tests share one dev

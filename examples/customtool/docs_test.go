@@ -141,7 +141,8 @@ func equal(a, b []string) bool {
 	return len(a) == len(b)
 }
 
-// sources are the module's non-test Go files, by path.
+// sources are the module's Go files, tests too (an author's test using
+// the conformance kit is shown), by path.
 func sources(t *testing.T) map[string]string {
 	t.Helper()
 	files, err := filepath.Glob("*.go")
@@ -151,9 +152,6 @@ func sources(t *testing.T) map[string]string {
 	more, _ := filepath.Glob("*/*.go")
 	srcs := map[string]string{}
 	for _, f := range append(files, more...) {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
 		src, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

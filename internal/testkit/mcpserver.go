@@ -262,3 +262,10 @@ func mcpEndlessList(next mcp.MethodHandler) mcp.MethodHandler {
 func mcpNoop(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 }
+
+// Applied is how many writes changed key.
+func (s *MCPStore) Applied(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.applied[key]
+}
