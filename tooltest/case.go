@@ -249,6 +249,8 @@ func (c *kase) check(ctx context.Context, r *Result, res api.RunResult) error {
 			r.problem("a look the fake refused answered not_created")
 		case l.EffectBefore && l.Answer == api.ReconcileNotCreated:
 			r.problem("a look answered not_created while the fake held the effect")
+		case !l.EffectAfter && l.Answer == api.ReconcileFound:
+			r.problem("a look answered found while the fake held no effect")
 		}
 	}
 	r.Answers = append(answers, r.Answers...)

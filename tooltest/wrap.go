@@ -30,6 +30,9 @@ type look struct {
 	// EffectBefore says the fake held the effect when the look began: a
 	// not_created then is a wrong answer.
 	EffectBefore bool
+	// EffectAfter says the fake held the effect when the look ended: a
+	// found without it is a wrong answer.
+	EffectAfter bool
 	// Refused says the fake refused this look's list.
 	Refused bool
 }
@@ -93,6 +96,7 @@ func (w *wrapped) Reconcile(ctx context.Context, call tools.Call) (api.ToolRecon
 	}
 	w.mu.Unlock()
 	res, err := w.Action.Reconcile(ctx, call)
+	l.EffectAfter = w.fake.Effects() > 0
 	l.Answer = res.Outcome
 	if err != nil {
 		l.Answer = "error"
