@@ -151,12 +151,6 @@ func (c *kase) run(ctx context.Context, r *Result) error {
 	}
 	// An attempt that outlived its worker has landed or failed by now.
 	c.action.detached.Wait()
-	if c.f.edits {
-		// The model's own version, approved after the edit was: it is
-		// no longer the action's version, and nothing more may happen.
-		_ = c.runs.Decide(ctx, c.runID, api.ApprovalSignal{ActionID: pending.ID, Decision: api.DecisionApprove,
-			Approver: approver, RequestID: "tooltest-replay-original", ArgsHash: pending.ArgsHash})
-	}
 	return c.check(ctx, r, res)
 }
 
@@ -186,6 +180,12 @@ func (c *kase) decide(ctx context.Context, pending api.PendingAction) error {
 	}
 	if err := c.runs.Decide(ctx, c.runID, sig); err != nil {
 		return fmt.Errorf("approve the action of %s: %w", c.runID, err)
+	}
+	if c.f.edits {
+		// The model's own version, approved after the edit was: the
+		// action is decided, and nothing of the original may run.
+		_ = c.runs.Decide(ctx, c.runID, api.ApprovalSignal{ActionID: pending.ID, Decision: api.DecisionApprove,
+			Approver: approver, RequestID: "tooltest-original", Channel: "tooltest", ArgsHash: pending.ArgsHash})
 	}
 	if c.f.replay {
 		// The same decision again, and again under a request of its own:
@@ -274,8 +274,10 @@ func (c *kase) check(ctx context.Context, r *Result, res api.RunResult) error {
 	if c.f.replay && len(executes) != 1 {
 		r.problem("the approval, sent three times, ran %d attempts; want one", len(executes))
 	}
-	if c.f.edits && len(executes) > 0 && !sameJSON(executes[0], []byte(c.k.Edited)) {
-		r.problem("the attempt ran %s, not the approver's edit %s", executes[0], c.k.Edited)
+	for _, args := range executes {
+		if c.f.edits && !sameJSON(args, []byte(c.k.Edited)) {
+			r.problem("an attempt ran %s, not the approver's edit %s", args, c.k.Edited)
+		}
 	}
 	if c.f.refuseLook && (len(looks) == 0 || !looks[0].Refused) {
 		r.problem("the answer was lost, yet the run never looked")

@@ -127,6 +127,9 @@ func Check(t *testing.T, k Kit) []Result {
 	if k.New == nil || k.Args == "" {
 		t.Fatalf("tooltest: a Kit needs New and Args")
 	}
+	if _, err := (api.RunInput{}).WithTarget(k.Target).RunTarget(); err != nil {
+		t.Fatalf("tooltest: Kit.Target: %v", err)
+	}
 	for _, name := range k.Faults {
 		if !slices.Contains(FaultNames(), name) {
 			t.Fatalf("tooltest: no fault %q (there are %s)", name, strings.Join(FaultNames(), ", "))
