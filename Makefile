@@ -60,7 +60,8 @@ bin/workflowcheck:
 build:
 	$(GO) build -o bin/ $(MAINS)
 
-# examples/customtool is its own module, which ./... does not reach; internal/e2e builds and runs it.
+# examples/customtool is its own module, which ./... does not reach; internal/e2e builds and runs it,
+# and its conformance test runs the kit on the repository's bin/temporal.
 vet:
 	$(GO) vet ./...
 	$(GO) vet -C examples/customtool ./...
@@ -77,7 +78,7 @@ test: bin/temporal bin/workflowcheck $(TESTREPORT) vet workflowcheck
 	@rm -f $(TEST_SKIPS)
 	set -o pipefail; $(GO) test -json -count=1 -timeout 40m -skip '^(TestFault|TestProd)' ./... $(REPORT_SKIPS)
 	set -o pipefail; $(GO) test -json -count=1 -tags rulechange -run 'RuleChange|ByAPIsRule' ./api ./workflows ./internal/approvalsrv $(REPORT_SKIPS)
-	set -o pipefail; $(GO) test -C examples/customtool -json -count=1 ./... $(REPORT_SKIPS)
+	set -o pipefail; AGENTRUN_TEST_TEMPORAL_CLI=$(CURDIR)/bin/temporal $(GO) test -C examples/customtool -json -count=1 ./... $(REPORT_SKIPS)
 	$(MAKE) test-faults test-fuzz test-prod
 	@$(TESTREPORT) -summary $(TEST_SKIPS)
 
