@@ -254,6 +254,7 @@ func (c *kase) check(ctx context.Context, r *Result, res api.RunResult) error {
 		}
 	}
 	r.Answers = append(answers, r.Answers...)
+	r.Attempts = len(executes)
 	if n := c.fake.Effects(); n != 1 {
 		r.problem("the fake holds %d effects; want exactly one (%d attempts sent)", n, len(executes))
 	}
