@@ -32,8 +32,12 @@ const heldFor = toolTimeout + 500*time.Millisecond
 // runTimeout bounds one fault's run on a busy 2-core machine.
 const runTimeout = 3 * time.Minute
 
-// pollEvery is how often the kit asks a run for its state.
-const pollEvery = 50 * time.Millisecond
+// pollEvery is how often the kit asks a run whether it waits for approval.
+const pollEvery = 100 * time.Millisecond
+
+// lookEvery is how often the kit asks a run whether it waits for an
+// operator: a run's end and a worker's death reach it at once.
+const lookEvery = 250 * time.Millisecond
 
 // approver approves every run of the kit; the runs name them.
 const approver = "tooltest-approver"
@@ -142,12 +146,9 @@ func (c *kase) run(ctx context.Context, r *Result) error {
 	if err := c.decide(ctx, pending); err != nil {
 		return err
 	}
-	if err := c.drive(ctx, r); err != nil {
+	res, err := c.drive(ctx, run, r)
+	if err != nil {
 		return err
-	}
-	var res api.RunResult
-	if err := run.Get(ctx, &res); err != nil {
-		return fmt.Errorf("run %s did not end: %w", c.runID, err)
 	}
 	// An attempt that outlived its worker has landed or failed by now.
 	c.action.detached.Wait()
@@ -200,40 +201,51 @@ func (c *kase) decide(ctx context.Context, pending api.PendingAction) error {
 
 // drive runs the run to its end: it kills the worker when the action says
 // it dies, and answers as an operator when the run cannot tell.
-func (c *kase) drive(ctx context.Context, r *Result) error {
-	resolved := ""
+func (c *kase) drive(ctx context.Context, run client.WorkflowRun, r *Result) (api.RunResult, error) {
+	var res api.RunResult
+	ended := make(chan error, 1)
+	go func() { ended <- run.Get(ctx, &res) }()
+	look := time.NewTicker(lookEvery)
+	defer look.Stop()
+	// resolving: a resolve is sent, and the run has not shown it taken.
+	resolving := false
 	for {
 		select {
+		case err := <-ended:
+			if err != nil {
+				return res, fmt.Errorf("run %s did not end: %w", c.runID, err)
+			}
+			return res, nil
 		case <-c.action.dying:
 			c.worker.Stop()
 			if err := c.startWorker(); err != nil {
-				return err
+				return res, err
 			}
-		default:
-		}
-		snap, err := c.runs.Snapshot(ctx, c.runID)
-		if err == nil && snap.Run.Status.IsTerminal() {
-			return nil
-		}
-		if err == nil && snap.AwaitingResolve != "" && snap.AwaitingResolve != resolved && !mayLand(snap) {
+		case <-look.C:
+			snap, err := c.runs.Snapshot(ctx, c.runID)
+			if err != nil || snap.Run.Status.IsTerminal() {
+				continue
+			}
+			if snap.AwaitingResolve == "" {
+				resolving = false
+				continue
+			}
+			if resolving || mayLand(snap) {
+				continue
+			}
 			// The operator looks at the system, as the run could not, once
 			// no request of the attempt can still land there.
 			decision := api.ResolveRetry
 			if c.fake.Effects() > 0 {
 				decision = api.ResolveMarkSucceeded
 			}
-			err := c.runs.Resolve(ctx, c.runID, api.ResolveSignal{StepID: snap.AwaitingResolve, Decision: decision,
+			err = c.runs.Resolve(ctx, c.runID, api.ResolveSignal{StepID: snap.AwaitingResolve, Decision: decision,
 				By: "tooltest-operator", ExternalResourceID: "tooltest-operator"})
 			if err != nil {
-				return fmt.Errorf("resolve %s of %s: %w", snap.AwaitingResolve, c.runID, err)
+				return res, fmt.Errorf("resolve %s of %s: %w", snap.AwaitingResolve, c.runID, err)
 			}
-			resolved = snap.AwaitingResolve
+			resolving = true
 			r.Answers = append(r.Answers, "operator "+decision)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("run %s did not end (label %q)", c.runID, snap.Label)
-		case <-time.After(pollEvery):
 		}
 	}
 }

@@ -155,7 +155,7 @@ func (p *Proxy) landLate(w http.ResponseWriter, r *http.Request, body []byte, d 
 	go func() {
 		defer p.landing.Done()
 		defer close(done)
-		time.Sleep(d) // the fault itself: the service holds the request
+		<-time.After(d) // the fault itself: the service holds the request
 		late := r.Clone(context.WithoutCancel(r.Context()))
 		late.Body = io.NopCloser(bytes.NewReader(body))
 		p.proxy.ServeHTTP(rec, late)
