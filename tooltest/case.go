@@ -87,7 +87,7 @@ type kase struct {
 	runID  string
 }
 
-func newCase(t *testing.T, server *testkit.Server, k Kit, f fault) *kase {
+func newCase(t *testing.T, tc client.Client, k Kit, f fault) *kase {
 	action, fake := k.New(t)
 	if action == nil || fake == nil {
 		t.Fatalf("tooltest: Kit.New returned no action or no fake")
@@ -102,7 +102,7 @@ func newCase(t *testing.T, server *testkit.Server, k Kit, f fault) *kase {
 		Tools: []tools.AgentTool{{Name: name}}}); err != nil {
 		t.Fatalf("tooltest: the kit's agent: %v", err)
 	}
-	c := &kase{k: k, f: f, fake: fake, action: w, c: server.Client(), queue: testkit.Unique(t, "tooltest")}
+	c := &kase{k: k, f: f, fake: fake, action: w, c: tc, queue: testkit.Unique(t, "tooltest")}
 	c.runs = runclient.New(c.c, runclient.Options{})
 	c.acts = &activities.Activities{Tools: reg, Model: script{tool: name, args: json.RawMessage(k.Args)}}
 	c.runID = testkit.Unique(t, "tooltest")

@@ -32,12 +32,14 @@ package tooltest
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/temporalclient"
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
 )
@@ -144,6 +146,20 @@ func Check(t *testing.T, k Kit) []Result {
 	}
 	testkit.NeedsDevServer(t)
 	server := testkit.KitServer(t)
+	// The faults make the workers log errors by design; their log is shown
+	// only when the kit fails.
+	logs := testkit.NewTailBuffer(64 << 10)
+	c, err := temporalclient.Dial(t.Context(), server.Config(),
+		slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err != nil {
+		t.Fatalf("tooltest: %v", err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		if t.Failed() {
+			t.Logf("the kit's workers' log (tail):\n%s", logs.String())
+		}
+	})
 	// The faults run at once, each on a run, worker and fake of its own:
 	// they mostly wait on the server and on their faults' timers.
 	var (
@@ -154,7 +170,7 @@ func Check(t *testing.T, k Kit) []Result {
 		if (len(k.Faults) > 0 && !slices.Contains(k.Faults, f.name)) || (f.edits && k.Edited == "") {
 			continue
 		}
-		cases = append(cases, newCase(t, server, k, f))
+		cases = append(cases, newCase(t, c, k, f))
 		results = append(results, Result{Fault: f.name})
 	}
 	errs := make([]error, len(cases))
