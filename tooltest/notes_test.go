@@ -86,7 +86,7 @@ type keepNote struct {
 func (keepNote) Spec() api.ToolSpec {
 	// The fake finishes a request at once: a resend may follow the
 	// attempt's deadline closely.
-	return api.ToolSpec{Name: "keep_note", Description: "Keep a note.", SideEffect: true, ProcessingLimit: 500 * time.Millisecond,
+	return api.ToolSpec{Name: "keep_note", Description: "Keep a note.", SideEffect: true, ProcessingLimit: 2 * time.Second,
 		Parameters: json.RawMessage(`{"type":"object","required":["text"],"properties":{"text":{"type":"string"}}}`)}
 }
 
