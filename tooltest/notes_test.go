@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -77,10 +78,12 @@ func newNotes(t testing.TB) notesFake {
 
 // keepNote is an action on the notes service that looks before it writes,
 // under its operationKey; lookless leaves the look out, as a careless
-// author would.
+// author would, and claims says it found the note without looking.
 type keepNote struct {
 	base     string
 	lookless bool
+	// claims answers found without looking.
+	claims bool
 }
 
 func (keepNote) Spec() api.ToolSpec {
@@ -126,8 +129,11 @@ func (k keepNote) Execute(ctx context.Context, call tools.Call) (api.ToolOutput,
 }
 
 func (k keepNote) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
-	if k.lookless {
+	switch {
+	case k.lookless:
 		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
+	case k.claims:
+		return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: api.ToolOutput{Content: json.RawMessage(`{"kept":true}`)}}, nil
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, k.base+"/notes?key="+url.QueryEscape(call.OperationKey), nil)
 	if err != nil {
@@ -194,4 +200,19 @@ func TestTheKitCatchesAnActionThatResendsWithoutLooking(t *testing.T) {
 		}
 	}
 	t.Logf("caught: %v", failed)
+}
+
+func TestTheKitCatchesAnActionThatClaimsItsEffectWithoutLooking(t *testing.T) {
+	results := tooltest.Check(t, tooltest.Kit{
+		Target: queue,
+		Args:   `{"text":"hello"}`,
+		Faults: []string{"lands late after a kill"},
+		New: func(t testing.TB) (tools.Action, tooltest.Fake) {
+			fake := newNotes(t)
+			return keepNote{base: fake.URL, claims: true}, fake
+		},
+	})
+	if len(results) != 1 || !slices.Contains(results[0].Problems, "a look answered found while the fake held no effect") {
+		t.Fatalf("the kit passed an action that answers found before its effect landed: %+v", results)
+	}
 }
