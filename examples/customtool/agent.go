@@ -17,6 +17,7 @@ import (
 	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/tools"
 	"github.com/agentrun/agentrun/tools/ghtools"
+	"github.com/agentrun/agentrun/tools/toolhttp"
 )
 
 // AgentReleaseNotes is the agent a run names (RunInput.Agent) to get a
@@ -75,7 +76,7 @@ func extensions(acc ghtools.Access, ticketsURL string) ([]agents.Extension, erro
 func ticketsExtension(ticketsURL string) agents.Extension {
 	return agents.Extension{
 		Tools: []agents.ExtraTool{{
-			Tool: tickets.Tool{BaseURL: ticketsURL, HTTP: &http.Client{Timeout: 30 * time.Second}}, Gate: tools.AlwaysAsk}},
+			Tool: tickets.Tool{Client: toolhttp.Client{BaseURL: ticketsURL, HTTP: &http.Client{Timeout: 30 * time.Second}}}, Gate: tools.AlwaysAsk}},
 		Agents: []tools.Agent{{
 			Name: AgentTickets, TargetKind: TargetSupportQueue, TargetLabel: "{queue} queue",
 			SystemPrompt: "You file tickets. Open one ticket with create_ticket for the run's goal, in the run's queue. " +

@@ -19,6 +19,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/registration"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/toolhttp"
 )
 
 // service is a tiny ticket service: POST /tickets makes a ticket (409 for an
@@ -89,7 +90,7 @@ func (s *service) held() ([]ticket, int) {
 func start(t *testing.T, s *service) Tool {
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return Tool{BaseURL: srv.URL, HTTP: srv.Client()}
+	return Tool{Client: toolhttp.Client{BaseURL: srv.URL, HTTP: srv.Client()}}
 }
 
 var pull = api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}
