@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -30,6 +31,18 @@ type Call struct {
 	// Approved is the preview the person approved, for an action that asked
 	// one; the action must do exactly this and a reconcile accepts only it.
 	Approved string
+	// Attempt counts the step's attempts under OperationKey, from 1: the
+	// attempt an Execute is, or the one a Reconcile looks after. Side-
+	// effecting tools only; 0 for a call outside a run.
+	Attempt int
+	// KeyRecordedAt is when the run recorded OperationKey, in workflow
+	// time: before the first attempt, so no effect of this key is older.
+	// It is the same for every attempt and look of the step, across
+	// retries and continue-as-new. A look that reads only the latest
+	// records of a service proves "not created" only when what it read
+	// reaches back past it (docs/tools.md, "list latest N"). Zero when
+	// unknown (a run recorded before it): such a look cannot tell.
+	KeyRecordedAt time.Time
 }
 
 // DecodeArgs reads the call's arguments into v, refusing a field v does not

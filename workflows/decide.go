@@ -7,6 +7,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -187,10 +188,13 @@ func refusalNote(sig api.RefusalSignal) string {
 		api.TruncateUTF8(sig.Channel, maxFieldBytes), api.TruncateUTF8(sig.Reason, maxFieldBytes), api.TruncateUTF8(sig.Who, maxFieldBytes))
 }
 
-// lookalikeNote is what one look-alike of an action's effect records in the run.
-func lookalikeNote(c api.IgnoredComment) string {
-	return fmt.Sprintf("ignored comment %d by %s: %s",
-		c.CommentID, api.TruncateUTF8(c.Author, maxFieldBytes), api.TruncateUTF8(c.Why, maxFieldBytes))
+// lookalikeNote is what one look-alike of an action's effect records in the
+// run, named in its system's terms (api.IgnoredComment), or as what the
+// step's tool makes.
+func lookalikeNote(c api.IgnoredComment, w api.ToolWords) string {
+	kind := cmp.Or(c.Kind, w.Noun, "comment")
+	return fmt.Sprintf("ignored %s %s by %s: %s", api.TruncateUTF8(kind, maxFieldBytes),
+		api.TruncateUTF8(c.Name(), maxFieldBytes), api.TruncateUTF8(c.Author, maxFieldBytes), api.TruncateUTF8(c.Why, maxFieldBytes))
 }
 
 // carriedByContinueAsNew reports whether a run's input came from the

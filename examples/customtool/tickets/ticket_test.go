@@ -245,8 +245,10 @@ func TestATicketRunsWordsAreATicketsNeverAComments(t *testing.T) {
 		}
 	}
 	o := snap.Outcome
-	if len(o.Posted) != 1 || o.Posted[0].Made != "created ticket" || o.Posted[0].ExternalID != "T-1001" || o.Posted[0].CommentID != 0 {
-		t.Fatalf("want created ticket T-1001, got %+v", o.Posted)
+	// The lost create's ticket was found, not made again, and says so.
+	if len(o.Posted) != 1 || o.Posted[0].Made != "found ticket" || o.Posted[0].ExternalID != "T-1001" || o.Posted[0].CommentID != 0 ||
+		o.Posted[0].Effect != api.EffectFound || o.Posted[0].AlreadyDone != "already created before the answer was lost" {
+		t.Fatalf("want found ticket T-1001, already created before the answer was lost, got %+v", o.Posted)
 	}
 	if !strings.HasPrefix(o.Summary, "Created 1 ticket on ") || strings.Contains(strings.ToLower(o.Summary), "comment") {
 		t.Fatalf("summary %q", o.Summary)
