@@ -139,7 +139,7 @@ func ticketFor(conv []api.Message) map[string]string {
 	task, goal := "", ""
 	for _, m := range conv {
 		if m.Role == api.RoleUser {
-			task, goal, _ = strings.Cut(m.Content, "\nGoal: ")
+			task, goal = api.ReadUserMessage(m.Content)
 			break
 		}
 	}
