@@ -60,10 +60,12 @@ bin/workflowcheck:
 build:
 	$(GO) build -o bin/ $(MAINS)
 
-# examples/customtool is its own module, which ./... does not reach; internal/e2e builds and runs it.
+# examples/customtool and examples/chattool are modules of their own, which
+# ./... does not reach; internal/e2e builds and runs customtool.
 vet:
 	$(GO) vet ./...
 	$(GO) vet -C examples/customtool ./...
+	$(GO) vet -C examples/chattool ./...
 
 workflowcheck: bin/workflowcheck
 	bin/workflowcheck -config workflows/workflowcheck.yaml ./workflows/...
@@ -78,6 +80,7 @@ test: bin/temporal bin/workflowcheck $(TESTREPORT) vet workflowcheck
 	set -o pipefail; $(GO) test -json -count=1 -timeout 40m -skip '^(TestFault|TestProd)' ./... $(REPORT_SKIPS)
 	set -o pipefail; $(GO) test -json -count=1 -tags rulechange -run 'RuleChange|ByAPIsRule' ./api ./workflows ./internal/approvalsrv $(REPORT_SKIPS)
 	set -o pipefail; $(GO) test -C examples/customtool -json -count=1 ./... $(REPORT_SKIPS)
+	set -o pipefail; $(GO) test -C examples/chattool -json -count=1 ./... $(REPORT_SKIPS)
 	$(MAKE) test-faults test-fuzz test-prod
 	@$(TESTREPORT) -summary $(TEST_SKIPS)
 

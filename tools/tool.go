@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -103,3 +104,24 @@ const (
 	// action that does not Ask, its AgentTool.Allow (Approval).
 	AgentDecides Gate = "agent"
 )
+
+// ErrNotApproved is CheckApproved's refusal.
+var ErrNotApproved = errors.New("not the approved call")
+
+// CheckApproved says whether an action may act on call: the call has its
+// operationKey and, when a person approved it, the action's preview of it
+// is the text approved. An Execute refuses a call that is not with
+// Rejected (nothing happened); a Reconcile answers cannot_tell, since no
+// effect of another call can prove this one.
+func CheckApproved(a Action, call Call) error {
+	preview, err := a.Preview(call)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrNotApproved, err)
+	case call.OperationKey == "":
+		return fmt.Errorf("%w: it has no operationKey", ErrNotApproved)
+	case call.Approved != "" && call.Approved != preview:
+		return fmt.Errorf("%w: its arguments are not the ones approved", ErrNotApproved)
+	}
+	return nil
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -86,16 +85,10 @@ func (r releaseNote) Reconcile(ctx context.Context, call tools.Call) (api.ToolRe
 // approvedBody is the comment's text, once the call is proven to be the one
 // a person approved (its preview is the approved text).
 func (r releaseNote) approvedBody(call tools.Call) (string, error) {
-	body, err := r.Preview(call)
-	switch {
-	case err != nil:
+	if err := tools.CheckApproved(r, call); err != nil {
 		return "", err
-	case call.OperationKey == "":
-		return "", errors.New("the call has no operationKey")
-	case call.Approved != "" && call.Approved != body:
-		return "", errors.New("the call's arguments are not the ones approved")
 	}
-	return body, nil
+	return r.Preview(call)
 }
 
 func ref(t api.Target) string { return fmt.Sprintf("%s/%s#%d", t.Owner, t.Repo, t.PullNumber) }

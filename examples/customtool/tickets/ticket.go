@@ -39,8 +39,8 @@ func asked(call tools.Call) (ticket, error) {
 func (t Tool) Touches(tools.Call) (string, error) { return t.BaseURL + "/tickets", nil }
 
 func (t Tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	if p, err := t.Preview(call); err != nil || call.OperationKey == "" || (call.Approved != "" && call.Approved != p) {
-		return api.ToolOutput{}, tools.Rejected("create_ticket: not the approved call", err)
+	if err := tools.CheckApproved(t, call); err != nil {
+		return api.ToolOutput{}, tools.Rejected("create_ticket: "+err.Error(), err)
 	}
 	// Every attempt looks first: an earlier one may have made the ticket.
 	if found, err := t.find(ctx, call); err != nil || found != nil {
