@@ -209,9 +209,11 @@ func refusalNote(sig api.RefusalSignal) string {
 // run, named in its system's terms (api.IgnoredComment), or as what the
 // step's tool makes.
 func lookalikeNote(c api.IgnoredComment, w api.ToolWords) string {
-	kind := cmp.Or(c.Kind, w.Noun, "comment")
-	return fmt.Sprintf("ignored %s %s by %s: %s", api.TruncateUTF8(kind, maxFieldBytes),
-		api.TruncateUTF8(c.Name(), maxFieldBytes), api.TruncateUTF8(c.Author, maxFieldBytes), api.TruncateUTF8(c.Why, maxFieldBytes))
+	note := "ignored " + api.TruncateUTF8(cmp.Or(c.Kind, w.Noun, "comment"), maxFieldBytes) + " " + api.TruncateUTF8(c.Name(), maxFieldBytes)
+	if c.Author != "" {
+		note += " by " + api.TruncateUTF8(c.Author, maxFieldBytes)
+	}
+	return note + ": " + api.TruncateUTF8(c.Why, maxFieldBytes)
 }
 
 // carriedByContinueAsNew reports whether a run's input came from the

@@ -62,31 +62,33 @@ func (s SendMessage) Execute(ctx context.Context, call tools.Call) (api.ToolOutp
 		return api.ToolOutput{}, tools.Rejected("send_message: "+err.Error(), err)
 	}
 	// Every attempt looks first: an earlier one may have sent it.
-	if found, err := s.find(ctx, call, want); err != nil || found != nil {
-		return output(found, true), err
+	looked, found, err := s.find(ctx, call, want)
+	if err != nil || found {
+		return looked, err
 	}
 	var sent Message
 	if err := s.Do(ctx, http.MethodPost, path(call), want, &sent); err != nil {
 		return api.ToolOutput{}, toolhttp.Classify("send_message", err)
 	}
-	return output(&sent, false), nil
+	return output(sent, false, looked.Ignored), nil
 }
 
 func (s SendMessage) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
 	want, err := s.approved(call)
-	var found *Message
+	var looked api.ToolOutput
+	found := false
 	if err == nil {
-		found, err = s.find(ctx, call, want)
+		looked, found, err = s.find(ctx, call, want)
 	}
 	switch {
 	case errors.Is(err, errWindow) || errors.Is(err, tools.ErrNotApproved):
-		return api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: err.Error()}, nil
+		return api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: err.Error(), Output: looked}, nil
 	case err != nil:
 		return toolhttp.CannotTell("send_message", err) // a refused look, or tried again
-	case found == nil:
-		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
+	case !found:
+		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated, Output: looked}, nil
 	}
-	return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: output(found, true)}, nil
+	return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: looked}, nil
 }
 
 var errWindow = errors.New("cannot tell: the latest messages do not reach back to when the run recorded the key")
@@ -101,36 +103,35 @@ func (s SendMessage) approved(call tools.Call) (Message, error) {
 	return want, call.DecodeArgs(&want)
 }
 
-// find is the call's message among the latest, nil once the window proves
-// there is none, or errWindow.
-func (s SendMessage) find(ctx context.Context, call tools.Call, want Message) (*Message, error) {
+// find looks for the call's message among the latest: found, not there
+// (the window proves it), or errWindow. A message with the nonce and other
+// text proves nothing (anyone may write a nonce): it is a look-alike.
+func (s SendMessage) find(ctx context.Context, call tools.Call, want Message) (api.ToolOutput, bool, error) {
 	var latest []Message
+	var ignored []api.Lookalike
 	if err := s.Do(ctx, http.MethodGet, fmt.Sprintf("%s?limit=%d", path(call), Latest), nil, &latest); err != nil {
-		return nil, err
+		return api.ToolOutput{}, false, err
 	}
 	for _, m := range latest {
 		if m.Nonce == want.Nonce && m.Text == want.Text {
-			return &m, nil
-		} else if m.Nonce == want.Nonce {
-			return nil, fmt.Errorf("message %s carries %s with other text", m.ID, m.Nonce)
+			return output(m, true, ignored), true, nil
+		} else if m.Nonce == want.Nonce && len(ignored) < api.MaxIgnoredComments {
+			ignored = append(ignored, api.Lookalike{ID: m.ID, Why: "carries the run's nonce but not the approved text"})
 		}
 	}
 	if call.KeyRecordedAt.IsZero() || (len(latest) >= Latest && !latest[len(latest)-1].At.Before(call.KeyRecordedAt.Add(-Skew))) {
-		return nil, errWindow
+		return api.ToolOutput{Ignored: ignored}, false, errWindow
 	}
-	return nil, nil
+	return api.ToolOutput{Ignored: ignored}, false, nil
 }
 
 func path(call tools.Call) string {
 	return "/channels/" + url.PathEscape(call.Target.Fields["channel"]) + "/messages"
 }
 
-func output(m *Message, existed bool) api.ToolOutput {
-	if m == nil {
-		return api.ToolOutput{}
-	}
+func output(m Message, existed bool, ignored []api.Lookalike) api.ToolOutput {
 	content, _ := json.Marshal(m)
-	return api.ToolOutput{Content: content, ExternalID: m.ID, AlreadyExisted: existed}
+	return api.ToolOutput{Content: content, ExternalID: m.ID, AlreadyExisted: existed, Ignored: ignored}
 }
 
 // Announce is the agent that sends one message to a chat channel.

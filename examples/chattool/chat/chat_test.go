@@ -156,3 +156,27 @@ func query[T any](t *testing.T, env *testsuite.TestWorkflowEnvironment, name str
 	}
 	return v
 }
+
+// Anyone in the channel may write the run's nonce: a message that carries
+// it with other text proves nothing, is reported as a look-alike by its ID,
+// and does not stop the run's own message.
+func TestAMessageWithTheNonceAndOtherTextIsALookalikeNotProof(t *testing.T) {
+	svc := newService(time.Now)
+	svc.fill("releases", 3, time.Now().Add(-time.Hour))
+	svc.channels["releases"] = append(svc.channels["releases"], chat.Message{ID: "M-4", Text: "spam", Nonce: "announce-1:3", At: time.Now()})
+	send := start(t, svc)
+	c := call(t, time.Now().Add(-time.Minute))
+
+	rec, err := send.Reconcile(t.Context(), c)
+	if err != nil || rec.Outcome != api.ReconcileNotCreated || len(rec.Output.Ignored) != 1 || rec.Output.Ignored[0].ID != "M-4" {
+		t.Fatalf("%+v, %v", rec, err)
+	}
+	out, err := send.Execute(t.Context(), c)
+	if err != nil || out.AlreadyExisted || out.ExternalID != "M-5" || len(out.Ignored) != 1 || svc.posts != 1 {
+		t.Fatalf("%+v, %v, %d posts", out, err, svc.posts)
+	}
+	rec, err = send.Reconcile(t.Context(), c)
+	if err != nil || rec.Outcome != api.ReconcileFound || rec.Output.ExternalID != "M-5" {
+		t.Fatalf("%+v, %v", rec, err)
+	}
+}
