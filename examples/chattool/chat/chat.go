@@ -96,11 +96,12 @@ var errWindow = errors.New("cannot tell: the latest messages do not reach back t
 // approved is the message the call sends under its key, once the call is
 // proven the approved one.
 func (s SendMessage) approved(call tools.Call) (Message, error) {
-	want := Message{Nonce: call.OperationKey}
+	var want Message
 	if err := tools.CheckApproved(s, call); err != nil {
 		return want, err
 	}
-	return want, call.DecodeArgs(&want)
+	err := call.DecodeArgs(&want)
+	return Message{Text: want.Text, Nonce: call.OperationKey}, err
 }
 
 // find looks for the call's message among the latest: found, not there
