@@ -154,7 +154,7 @@ func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T)
 	require.Contains(t, section, `class="warnings"`)
 	require.Equal(t, 2, strings.Count(section, `<span class="warning-tag">Warning</span>`))
 	require.Contains(t, section, `recorded in the run · <code>act-1</code>: <span class="refusal-reason">mallory has read permission on acme/widgets; deciding needs write</span> <span class="meta">(on approval)</span>`)
-	require.Contains(t, section, `look-alike comment ignored: <span class="refusal-reason">ignored comment 7 by mallory: carries the marker but was written by mallory</span> <span class="meta">(on create_issue_comment)</span>`)
+	require.Contains(t, section, `look-alike ignored: <span class="refusal-reason">ignored comment 7 by mallory: carries the marker but was written by mallory</span> <span class="meta">(on create_issue_comment)</span>`)
 	require.NotContains(t, section, api.LabelReconciling)
 }
 
