@@ -60,11 +60,13 @@ bin/workflowcheck:
 build:
 	$(GO) build -o bin/ $(MAINS)
 
-# examples/customtool is its own module, which ./... does not reach; internal/e2e builds and runs it,
-# and its conformance test runs the kit on the repository's bin/temporal.
+# examples/customtool and examples/chattool are modules of their own, which
+# ./... does not reach; internal/e2e builds and runs them, and customtool's
+# conformance test runs the kit on the repository's bin/temporal.
 vet:
 	$(GO) vet ./...
 	$(GO) vet -C examples/customtool ./...
+	$(GO) vet -C examples/chattool ./...
 
 workflowcheck: bin/workflowcheck
 	bin/workflowcheck -config workflows/workflowcheck.yaml ./workflows/...
@@ -79,6 +81,7 @@ test: bin/temporal bin/workflowcheck $(TESTREPORT) vet workflowcheck
 	set -o pipefail; $(GO) test -json -count=1 -timeout 40m -skip '^(TestFault|TestProd)' ./... $(REPORT_SKIPS)
 	set -o pipefail; $(GO) test -json -count=1 -tags rulechange -run 'RuleChange|ByAPIsRule' ./api ./workflows ./internal/approvalsrv $(REPORT_SKIPS)
 	set -o pipefail; AGENTRUN_TEST_TEMPORAL_CLI=$(CURDIR)/bin/temporal $(GO) test -C examples/customtool -json -count=1 ./... $(REPORT_SKIPS)
+	set -o pipefail; AGENTRUN_TEST_TEMPORAL_CLI=$(CURDIR)/bin/temporal $(GO) test -C examples/chattool -json -count=1 ./... $(REPORT_SKIPS)
 	$(MAKE) test-faults test-fuzz test-prod
 	@$(TESTREPORT) -summary $(TEST_SKIPS)
 

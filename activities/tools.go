@@ -105,7 +105,10 @@ func (a *Activities) tool(in api.ToolInput) (tools.Tool, error) {
 // and only when it is the approved one: a worker whose action would preview
 // them otherwise must not act on an approval of another text.
 func callOf(action tools.Action, in api.ToolInput) (tools.Call, error) {
-	call := tools.Call{Args: in.Args, Target: in.Target, OperationKey: in.OperationKey, Approved: in.Approved}
+	call := tools.Call{Args: in.Args, Target: in.Target, OperationKey: in.OperationKey, Approved: in.Approved, Attempt: in.Attempt}
+	if in.KeyRecordedAt != nil {
+		call.KeyRecordedAt = *in.KeyRecordedAt
+	}
 	if in.ApprovedSHA256 == "" || in.Approved != "" {
 		return call, nil
 	}

@@ -1,5 +1,7 @@
 package api
 
+import "strconv"
+
 // The contents the GitHub tools answer with and the permission check's
 // input and output. Each is recorded in the history of every run that
 // calls them, so its JSON is the wire.
@@ -82,12 +84,34 @@ type CommentResult struct {
 	Ignored []IgnoredComment `json:"ignored,omitempty"`
 }
 
-// IgnoredComment is a comment that carries an operation's marker but does
-// not prove the operation: anyone can type a marker into a comment.
+// IgnoredComment is a look-alike of an action's effect, in any system: a
+// thing that carries the operation's reference (a comment with its marker,
+// a message with its nonce, a record with its key) but does not prove the
+// operation, since anyone can write the reference (another author, another
+// text). The run records each one a tool reports (ToolOutput.Ignored).
 type IgnoredComment struct {
-	CommentID int64  `json:"commentId"`
+	// ID names the look-alike in its system: a comment ID, an issue
+	// number, a message ID.
+	ID string `json:"id,omitempty"`
+	// Kind says what it is ("comment", "message"); empty reads as the
+	// noun of the step's tool (ToolWords).
+	Kind string `json:"kind,omitempty"`
+	// CommentID is a GitHub comment's or issue's number, which ID carries
+	// too: runs recorded before ID have only this.
+	CommentID int64  `json:"commentId,omitempty"`
 	Author    string `json:"author"`
 	Why       string `json:"why"`
+}
+
+// Lookalike is IgnoredComment, by the name a tool of any system reads.
+type Lookalike = IgnoredComment
+
+// Name is the look-alike's ID, or its CommentID for a run recorded before ID.
+func (c IgnoredComment) Name() string {
+	if c.ID == "" && c.CommentID != 0 {
+		return strconv.FormatInt(c.CommentID, 10)
+	}
+	return c.ID
 }
 
 // MaxIgnoredComments caps the look-alikes one result reports, so that a

@@ -33,8 +33,14 @@ type PostedOutcome struct {
 	// what was done is their version, not the model's.
 	EditedBy string `json:"editedBy,omitempty"`
 	// Made says what was done in the tool's words: "created ticket", to
-	// be followed by ExternalID.
+	// be followed by ExternalID; "found message" for an effect a look
+	// found (Effect).
 	Made string `json:"made,omitempty"`
+	// Effect is the step's (AgentStep.Effect): made by the run's attempt,
+	// found made before (AlreadyDone says why nothing was sent again), or
+	// marked done by an operator.
+	Effect      StepEffect `json:"effect,omitempty"`
+	AlreadyDone string     `json:"alreadyDone,omitempty"`
 }
 
 // DeclinedOutcome is a gated action that was not taken: rejected by a

@@ -41,29 +41,54 @@ const (
 	StepSkipped            StepStatus = "skipped"
 )
 
+// StepEffect is how a succeeded action's effect came to be (AgentStep.Effect).
+type StepEffect string
+
+// Step effects.
+const (
+	// EffectMade: the step's attempt made it.
+	EffectMade StepEffect = "made"
+	// EffectFound: a look found it already made under the step's
+	// operationKey (or under the one of the run it follows up), and
+	// nothing was sent again.
+	EffectFound StepEffect = "found"
+	// EffectMarked: an operator resolved the step as done.
+	EffectMarked StepEffect = "marked"
+)
+
 // IsTerminal reports whether a step status is final: the lifecycle table
 // (lifecycle.go) lets it move nowhere.
 func (s StepStatus) IsTerminal() bool { return terminal(stepTransitions, s) }
 
 // AgentStep is one model call, tool call or approval of a run.
 type AgentStep struct {
-	ID                 string          `json:"id"`
-	RunID              string          `json:"runId"`
-	Sequence           int             `json:"sequence"`
-	Type               StepType        `json:"type"`
-	Status             StepStatus      `json:"status"`
-	CallID             string          `json:"callId,omitempty"`
-	ToolName           string          `json:"toolName,omitempty"`
-	SafeInput          json.RawMessage `json:"safeInput,omitempty"`
-	SafeOutput         json.RawMessage `json:"safeOutput,omitempty"`
-	OperationKey       string          `json:"operationKey,omitempty"`
-	ExternalResourceID string          `json:"externalResourceId,omitempty"`
-	Attempt            int             `json:"attempt"`
-	Error              string          `json:"error,omitempty"`
-	StartedAt          *time.Time      `json:"startedAt,omitempty"`
-	CompletedAt        *time.Time      `json:"completedAt,omitempty"`
-	DurationMs         int64           `json:"durationMs"`
-	Usage              *Usage          `json:"usage,omitempty"`
+	ID           string          `json:"id"`
+	RunID        string          `json:"runId"`
+	Sequence     int             `json:"sequence"`
+	Type         StepType        `json:"type"`
+	Status       StepStatus      `json:"status"`
+	CallID       string          `json:"callId,omitempty"`
+	ToolName     string          `json:"toolName,omitempty"`
+	SafeInput    json.RawMessage `json:"safeInput,omitempty"`
+	SafeOutput   json.RawMessage `json:"safeOutput,omitempty"`
+	OperationKey string          `json:"operationKey,omitempty"`
+	// KeyRecordedAt is when the run recorded OperationKey, in workflow
+	// time, before the first attempt: every attempt and look of the step
+	// gets it (tools.Call.KeyRecordedAt), the same after retries and
+	// continue-as-new. Nil for a run recorded before it.
+	KeyRecordedAt      *time.Time `json:"keyRecordedAt,omitempty"`
+	ExternalResourceID string     `json:"externalResourceId,omitempty"`
+	// Effect says how a succeeded action's effect came to be: made by its
+	// attempt, found by a look (an earlier attempt made it and its answer
+	// was lost), or marked done by an operator. Empty for other steps and
+	// for runs recorded before it.
+	Effect      StepEffect `json:"effect,omitempty"`
+	Attempt     int        `json:"attempt"`
+	Error       string     `json:"error,omitempty"`
+	StartedAt   *time.Time `json:"startedAt,omitempty"`
+	CompletedAt *time.Time `json:"completedAt,omitempty"`
+	DurationMs  int64      `json:"durationMs"`
+	Usage       *Usage     `json:"usage,omitempty"`
 	// Words are an action step's tool's (ToolSpec.Words, filled in), so that
 	// its title and outcome read in the tool's words; nil for other steps.
 	Words *ToolWords `json:"words,omitempty"`

@@ -1,6 +1,9 @@
 package api
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // ToolInput is the input of ActivityExecuteTool and ActivityReconcileTool:
 // one call of a registered tool, as the workflow checked it.
@@ -18,6 +21,11 @@ type ToolInput struct {
 	OperationKey   string `json:"operationKey,omitempty"`
 	Approved       string `json:"approved,omitempty"`
 	ApprovedSHA256 string `json:"approvedSha256,omitempty"`
+	// Attempt is the step's attempt (AgentStep.Attempt) and KeyRecordedAt
+	// when the run recorded OperationKey (AgentStep.KeyRecordedAt): an
+	// action's, for its strategy (tools.Call).
+	Attempt       int        `json:"attempt,omitempty"`
+	KeyRecordedAt *time.Time `json:"keyRecordedAt,omitempty"`
 }
 
 // NewToolInput is the input of a call; preview is the approved text of an

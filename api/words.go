@@ -80,6 +80,14 @@ func (w ToolWords) Label() string {
 // Made is a call done, before what it made: "posted comment" (then "123").
 func (w ToolWords) Made() string { return w.Past + " " + w.Noun }
 
+// Found says an action's effect was found rather than made: "found
+// message", to be followed by its ID and AlreadyDone.
+func (w ToolWords) Found() string { return "found " + w.Noun }
+
+// AlreadyDone says why a found effect was not made again: "already sent
+// before the answer was lost".
+func (w ToolWords) AlreadyDone() string { return "already " + w.Past + " before the answer was lost" }
+
 // Checking is its reconcile, as a label: "Checking whether the comment was
 // already posted".
 func (w ToolWords) Checking() string {

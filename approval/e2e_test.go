@@ -68,7 +68,7 @@ func TestWebhookApprovalByAWriterPostsOneCommentAfterAReaderIsRefused(t *testing
 	recorded := s.ignoredEvents("review-webhook-1")
 	require.Len(t, recorded, 1, "the refusal is recorded in the run itself")
 	require.Equal(t, action.StepID, recorded[0].StepID)
-	require.Equal(t, "refused by the approval server (GitHub comment): "+reason+" by mallory", recorded[0].Detail)
+	require.Equal(t, "refused by the approval server (GitHub comment): "+reason, recorded[0].Detail, "mallory is named once")
 	restarted := s.startApproval()
 	require.Equal(t, 1, strings.Count(s.pageOf(restarted, "/runs/review-webhook-1"), reason),
 		"a restarted approval server shows the refusal from the run")

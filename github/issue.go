@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	gogithub "github.com/google/go-github/v62/github"
@@ -36,7 +37,7 @@ func FindOperationIssue(ctx context.Context, gh *gogithub.Client, owner, repo, o
 		}
 		proves, lookAlike := proof.judgeWritten(int64(is.GetNumber()), is.GetUser().GetLogin(), is.GetBody())
 		if proves && !sameTitle(is.GetTitle(), approvedTitle) {
-			return false, &api.IgnoredComment{CommentID: int64(is.GetNumber()), Author: is.GetUser().GetLogin(),
+			return false, &api.IgnoredComment{ID: strconv.Itoa(is.GetNumber()), CommentID: int64(is.GetNumber()), Author: is.GetUser().GetLogin(),
 				Why: "carries the marker and the approved body but its title is not the approved title (edited, or another issue)"}
 		}
 		return proves, lookAlike

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -94,7 +95,7 @@ func (p operationProof) judgeWritten(id int64, author, body string) (proves bool
 	default:
 		return true, nil
 	}
-	return false, &api.IgnoredComment{CommentID: id, Author: author, Why: why}
+	return false, &api.IgnoredComment{ID: strconv.FormatInt(id, 10), CommentID: id, Author: author, Why: why}
 }
 
 // PageSize is GitHub's largest page: the fewer requests a full listing

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -117,7 +118,7 @@ func TestLookAlikeWithTheExactBodyByAnotherUserIsNoProof(t *testing.T) {
 	forged := postAs(t, sb, "mallory", github.MarkedBody("Review", "run-2:5"))
 
 	requireNoProof(t, gh, "run-2:5", "Review", "agentrun[bot]", api.IgnoredComment{
-		CommentID: forged.ID, Author: "mallory",
+		ID: strconv.FormatInt(forged.ID, 10), CommentID: forged.ID, Author: "mallory",
 		Why: "carries the marker but was written by mallory, not by this worker's GitHub identity agentrun[bot]",
 	})
 }
@@ -127,7 +128,7 @@ func TestEditedBotCommentDoesNotProveTheOperation(t *testing.T) {
 	edited := postAs(t, sb, sb.BotLogin(), github.MarkedBody("Review, edited by a maintainer", "run-3:2"))
 
 	requireNoProof(t, gh, "run-3:2", "Review", sb.BotLogin(), api.IgnoredComment{
-		CommentID: edited.ID, Author: "agentrun[bot]",
+		ID: strconv.FormatInt(edited.ID, 10), CommentID: edited.ID, Author: "agentrun[bot]",
 		Why: "carries the marker but its body is not the approved body (edited, or another text)",
 	})
 }

@@ -11,7 +11,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -30,6 +32,18 @@ type Call struct {
 	// Approved is the preview the person approved, for an action that asked
 	// one; the action must do exactly this and a reconcile accepts only it.
 	Approved string
+	// Attempt counts the step's attempts under OperationKey, from 1: the
+	// attempt an Execute is, or the one a Reconcile looks after. Side-
+	// effecting tools only; 0 for a call outside a run.
+	Attempt int
+	// KeyRecordedAt is when the run recorded OperationKey, in workflow
+	// time: before the first attempt, so no effect of this key is older.
+	// It is the same for every attempt and look of the step, across
+	// retries and continue-as-new. A look that reads only the latest
+	// records of a service proves "not created" only when what it read
+	// reaches back past it (docs/tools.md, "list latest N"). Zero when
+	// unknown (a run recorded before it): such a look cannot tell.
+	KeyRecordedAt time.Time
 }
 
 // DecodeArgs reads the call's arguments into v, refusing a field v does not
@@ -90,3 +104,24 @@ const (
 	// action that does not Ask, its AgentTool.Allow (Approval).
 	AgentDecides Gate = "agent"
 )
+
+// ErrNotApproved is CheckApproved's refusal.
+var ErrNotApproved = errors.New("not the approved call")
+
+// CheckApproved says whether an action may act on call: the call has its
+// operationKey and, when a person approved it, the action's preview of it
+// is the text approved. An Execute refuses a call that is not with
+// Rejected (nothing happened); a Reconcile answers cannot_tell, since no
+// effect of another call can prove this one.
+func CheckApproved(a Action, call Call) error {
+	preview, err := a.Preview(call)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: %w", ErrNotApproved, err)
+	case call.OperationKey == "":
+		return fmt.Errorf("%w: it has no operationKey", ErrNotApproved)
+	case call.Approved != "" && call.Approved != preview:
+		return fmt.Errorf("%w: its arguments are not the ones approved", ErrNotApproved)
+	}
+	return nil
+}

@@ -23,3 +23,30 @@ func TestDecodeArgsReadsOnlyTheFieldsTheToolDeclares(t *testing.T) {
 		require.ErrorContains(t, err, "read the arguments: ", args)
 	}
 }
+
+func TestCheckApprovedRefusesACallWithoutItsKeyOrNotTheApprovedOne(t *testing.T) {
+	a := previewAction{}
+	ok := tools.Call{Args: json.RawMessage(`{"text":"hi"}`), OperationKey: "run-1:3"}
+	ok.Approved, _ = a.Preview(ok)
+	require.NoError(t, tools.CheckApproved(a, ok))
+	noKey := ok
+	noKey.OperationKey = ""
+	require.ErrorIs(t, tools.CheckApproved(a, noKey), tools.ErrNotApproved)
+	other := ok
+	other.Args = json.RawMessage(`{"text":"bye"}`)
+	require.ErrorIs(t, tools.CheckApproved(a, other), tools.ErrNotApproved)
+	bad := ok
+	bad.Args = json.RawMessage(`{"text":1}`)
+	require.ErrorIs(t, tools.CheckApproved(a, bad), tools.ErrNotApproved)
+}
+
+// previewAction previews its text argument.
+type previewAction struct{ tools.Action }
+
+func (previewAction) Preview(c tools.Call) (string, error) {
+	var a struct {
+		Text string `json:"text"`
+	}
+	err := c.DecodeArgs(&a)
+	return "say " + a.Text, err
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/agentworker"
 	"github.com/agentrun/agentrun/internal/testkit/standalone"
 
 	"github.com/agentrun/agentrun/internal/testkit"
@@ -69,7 +70,7 @@ func TestProcessOfTheWorkersUserCannotReadTheWorkersSecrets(t *testing.T) {
 	github, asked := identityProbe(t)
 	user := testkit.NewSameUser(t)
 	worker := user.Program(t, []string{"GITHUB_API_URL=" + github, "GITHUB_TOKEN=" + workerToken,
-		"AGENTRUN_PAYLOAD_KEYS=" + workerPayloadKeys, "TEMPORAL_ADDRESS=" + unreachableTemporal(t)})
+		"AGENTRUN_PAYLOAD_KEYS=" + workerPayloadKeys, "TEMPORAL_ADDRESS=" + testkit.FreeAddress(t)})
 	require.Contains(t, waitForIdentify(t, worker, asked), workerToken, "the worker runs with the secret")
 	proc := fmt.Sprintf("/proc/%d/", worker.Pid())
 
@@ -95,7 +96,7 @@ func TestWorkerReadsItsTokenFromGitHubTokenFileAndItsEnvironmentNeverHoldsIt(t *
 	require.NoError(t, os.WriteFile(tokenFile, []byte(workerToken+"\n"), 0o400))
 	user.Chown(t, tokenFile)
 	worker := user.Program(t, []string{"GITHUB_API_URL=" + github, "GITHUB_TOKEN_FILE=" + tokenFile,
-		"TEMPORAL_ADDRESS=" + unreachableTemporal(t)})
+		"TEMPORAL_ADDRESS=" + testkit.FreeAddress(t)})
 
 	require.Equal(t, "Bearer "+workerToken, waitForIdentify(t, worker, asked))
 	if os.Geteuid() == 0 {
@@ -116,11 +117,11 @@ func TestWorkerWithGitHubTokenFileSetWronglyExitsWith2NamingIt(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var stderr strings.Builder
 
-			err := run(t.Context(), standalone.Getenv(vars), &stderr)
+			err := agentworker.Run(t.Context(), agentworker.Options{Getenv: standalone.Getenv(vars), Stderr: &stderr})
 
-			require.Equal(t, 2, exitCode(err, &stderr))
-			require.Contains(t, stderr.String(), "GITHUB_TOKEN_FILE")
-			require.NotContains(t, stderr.String(), workerToken)
+			require.Equal(t, 2, agentworker.ExitCode(err))
+			require.ErrorContains(t, err, "GITHUB_TOKEN_FILE")
+			require.NotContains(t, err.Error()+stderr.String(), workerToken)
 		})
 	}
 }

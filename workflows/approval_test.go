@@ -199,7 +199,7 @@ func TestRefusalFromTheApprovalServerIsRecordedAndTheActionStaysOpen(t *testing.
 	require.Len(t, ignored, 1)
 	require.Equal(t, stepID, ignored[0].StepID)
 	require.Equal(t, "refused by the approval server (GitHub comment): "+
-		"mallory has read permission on acme/widgets; approving needs write by mallory", ignored[0].Detail)
+		"mallory has read permission on acme/widgets; approving needs write", ignored[0].Detail, "mallory is named once")
 	requireLegalHistory(t, h.events())
 }
 

@@ -36,7 +36,11 @@ func (w *agentRun) attemptCreate(ctx workflow.Context, st *api.AgentStep, c tool
 	err := workflow.ExecuteActivity(actx, api.ActivityExecuteTool, w.toolInput(st, c)).Get(actx, &out)
 	if err == nil {
 		w.reportLookalikes(ctx, st, out.Ignored)
-		w.actionDone(ctx, st, out, "")
+		effect := api.EffectMade
+		if out.AlreadyExisted {
+			effect = api.EffectFound // its look found what an earlier attempt made
+		}
+		w.actionDone(ctx, st, out, effect, "")
 		return nil
 	}
 	if msg, rejected := rejection(err); rejected {
@@ -64,9 +68,10 @@ func (w *agentRun) attemptOptions(st *api.AgentStep) workflow.ActivityOptions {
 	return attemptActivityOptions(st.ToolName, approvedBy, w.Run.TargetName(), st.OperationKey, st.Attempt, w.in.ToolTimeout)
 }
 
-// actionDone settles the step on the effect that proves it.
-func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.ToolOutput, detail string) {
-	st.ExternalResourceID = out.ExternalID
+// actionDone settles the step on the effect that proves it, made, found or
+// marked done.
+func (w *agentRun) actionDone(ctx workflow.Context, st *api.AgentStep, out api.ToolOutput, effect api.StepEffect, detail string) {
+	st.ExternalResourceID, st.Effect = out.ExternalID, effect
 	st.SafeOutput = out.SafeOutput
 	if st.SafeOutput == nil {
 		st.SafeOutput = redact.JSON(out.Content)

@@ -75,7 +75,7 @@ func TestABatchNamingAnActionAlreadyRejectedApprovesNoOtherPart(t *testing.T) {
 	require.Equal(t, api.ActionExpired, snap.Actions[1].State, "the waiting part was not approved by the batch")
 	details := r.ignoredDetails(t)
 	require.Len(t, details, 1, "one refusal, for the whole batch")
-	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[0].ID+": approve by alice: the action was already rejected by alice at ")
+	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[0].ID+": approve by alice: the action was already rejected by them at ")
 }
 
 func TestABatchNamingAnExpiredActionApprovesNoOtherPart(t *testing.T) {
@@ -156,7 +156,7 @@ func TestAQueuedBatchWhosePartWasRejectedWhileItWaitedAppliesNoPart(t *testing.T
 	require.Equal(t, api.ActionExpired, snap.Actions[0].State)
 	details := r.ignoredDetails(t)
 	require.Len(t, details, 1)
-	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[1].ID+": approve by alice: the action was already rejected by alice at ")
+	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[1].ID+": approve by alice: the action was already rejected by them at ")
 	require.Len(t, permissionSteps(snap), 1, "the reject's: the batch is refused before GitHub is asked")
 }
 

@@ -7,6 +7,7 @@
 package workflows
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -70,14 +71,26 @@ func (r decisionRules) Refuse(pa *api.PendingAction, sig api.ApprovalSignal, now
 		return why, false
 	}
 	if why, due := api.ActionOpen(pa, now); why != "" {
-		return decisionRefused(sig, why), due
+		return decisionRefused(sig, pa, why), due
 	}
 	return "", false
 }
 
-// decisionRefused is why, one of api's refusals, said of the decision sig.
-func decisionRefused(sig api.ApprovalSignal, why string) string {
-	return fmt.Sprintf("%s by %s: %s", sig.Decision, api.TruncateUTF8(strings.TrimSpace(sig.Approver), maxFieldBytes), why)
+// decisionRefused is why, one of api's refusals of a decision on pa, said
+// of the decision sig, naming each person once: a decision by whoever
+// already decided pa reads "approve by bob: the action was already
+// approved by them", not "by bob" twice.
+func decisionRefused(sig api.ApprovalSignal, pa *api.PendingAction, why string) string {
+	who := api.TruncateUTF8(strings.TrimSpace(sig.Approver), maxFieldBytes)
+	decided := pa.State == api.ActionApproved || pa.State == api.ActionRejected
+	if decided && pa.DecidedBy != "" && api.SameLogin(pa.DecidedBy, who) {
+		at := ""
+		if pa.DecidedAt != nil {
+			at = " at " + pa.DecidedAt.UTC().Format(time.RFC3339)
+		}
+		return fmt.Sprintf("%s by %s: the action was already %s by them%s", sig.Decision, who, pa.State, at)
+	}
+	return fmt.Sprintf("%s by %s: %s", sig.Decision, who, why)
 }
 
 // splitBatch splits a decision on several actions into one decision per
@@ -181,16 +194,26 @@ func refuseResolve(sig api.ResolveSignal, awaiting string, resolved *api.Resolve
 	return ""
 }
 
-// refusalNote is what a decision the approval server refused records in the run.
+// refusalNote is what a decision the approval server refused records in the
+// run: who sent it, unless the reason already names them, and why.
 func refusalNote(sig api.RefusalSignal) string {
-	return fmt.Sprintf("refused by the approval server (%s): %s by %s",
-		api.TruncateUTF8(sig.Channel, maxFieldBytes), api.TruncateUTF8(sig.Reason, maxFieldBytes), api.TruncateUTF8(sig.Who, maxFieldBytes))
+	channel, reason := api.TruncateUTF8(sig.Channel, maxFieldBytes), api.TruncateUTF8(sig.Reason, maxFieldBytes)
+	who := api.TruncateUTF8(strings.TrimSpace(sig.Who), maxFieldBytes)
+	if who == "" || strings.Contains(reason, who) {
+		return fmt.Sprintf("refused by the approval server (%s): %s", channel, reason)
+	}
+	return fmt.Sprintf("refused by the approval server (%s): a decision by %s: %s", channel, who, reason)
 }
 
-// lookalikeNote is what one look-alike of an action's effect records in the run.
-func lookalikeNote(c api.IgnoredComment) string {
-	return fmt.Sprintf("ignored comment %d by %s: %s",
-		c.CommentID, api.TruncateUTF8(c.Author, maxFieldBytes), api.TruncateUTF8(c.Why, maxFieldBytes))
+// lookalikeNote is what one look-alike of an action's effect records in the
+// run, named in its system's terms (api.IgnoredComment), or as what the
+// step's tool makes.
+func lookalikeNote(c api.IgnoredComment, w api.ToolWords) string {
+	note := "ignored " + api.TruncateUTF8(cmp.Or(c.Kind, w.Noun, "comment"), maxFieldBytes) + " " + api.TruncateUTF8(c.Name(), maxFieldBytes)
+	if c.Author != "" {
+		note += " by " + api.TruncateUTF8(c.Author, maxFieldBytes)
+	}
+	return note + ": " + api.TruncateUTF8(c.Why, maxFieldBytes)
 }
 
 // carriedByContinueAsNew reports whether a run's input came from the

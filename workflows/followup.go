@@ -126,11 +126,5 @@ func followUpConversation(earlier []api.Message, inDoubt []api.InDoubtAction, go
 			}
 		}
 	}
-	return append(out, api.Message{Role: api.RoleUser, Content: followUpMessage(goal)})
-}
-
-// followUpMessage is the new user message of a follow-up: its goal, in the
-// shape of an opening's goal line, so a model reads it the same way.
-func followUpMessage(goal string) string {
-	return "Follow-up on the same target.\nGoal: " + goal
+	return append(out, api.Message{Role: api.RoleUser, Content: api.FollowUpMessage(goal)})
 }

@@ -12,13 +12,11 @@ import (
 // opening opens a run's conversation: the agent's system prompt, and its
 // task on the run's target.
 func opening(systemPrompt, task string, in api.RunInput) []api.Message {
-	user := fmt.Sprintf("%s %s#%d.", task, in.Repo, in.PullNumber)
+	target := fmt.Sprintf("%s#%d", in.Repo, in.PullNumber)
 	if in.Target != nil {
-		user = fmt.Sprintf("%s %s.", task, in.Target.Ref())
+		target = in.Target.Ref()
 	}
-	if in.Goal != "" {
-		user += "\nGoal: " + in.Goal
-	}
+	user := api.OpeningMessage(task, target, in.Goal)
 	return []api.Message{
 		{Role: api.RoleSystem, Content: systemPrompt},
 		{Role: api.RoleUser, Content: user},

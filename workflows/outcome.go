@@ -55,7 +55,11 @@ func actionOutcome(cp *api.Checkpoint, o *api.Outcome, st *api.AgentStep) {
 	pa := cp.ActionForStep(st.ID)
 	switch {
 	case st.Status == api.StepSucceeded:
-		p := api.PostedOutcome{StepID: st.ID, Tool: st.ToolName, Target: cp.Run.TargetName(), ExternalID: st.ExternalResourceID, Made: words(st).Made()}
+		p := api.PostedOutcome{StepID: st.ID, Tool: st.ToolName, Target: cp.Run.TargetName(), ExternalID: st.ExternalResourceID,
+			Made: words(st).Made(), Effect: st.Effect}
+		if st.Effect == api.EffectFound {
+			p.Made, p.AlreadyDone = words(st).Found(), words(st).AlreadyDone()
+		}
 		if pa != nil {
 			p.ActionID, p.ApprovedBy, p.Target = pa.ID, pa.DecidedBy, pa.Target
 			if pa.Edit != nil {
@@ -121,6 +125,10 @@ func summary(cp *api.Checkpoint, o api.Outcome) string {
 		parts = append(parts, "Nothing "+nothingDone(cp)+" yet on "+cp.Run.TargetName())
 	}
 	for _, p := range o.Posted {
+		if p.Effect == api.EffectFound {
+			w := wordsOf(cp, p.StepID, p.Tool)
+			parts = append(parts, api.WithArticle(w.Noun)+" found "+p.AlreadyDone+", not "+w.Past+" again")
+		}
 		if p.EditedBy != "" {
 			w := wordsOf(cp, p.StepID, p.Tool)
 			parts = append(parts, api.WithArticle(w.Noun)+" edited by "+p.EditedBy+" before it was "+w.Past)

@@ -242,7 +242,7 @@ func (w *agentRun) dropQueuedDecisions(ctx workflow.Context, why string) {
 			w.ignore(ctx, pa.StepID, fmt.Sprintf("%s by %s was not confirmed before the action expired", sig.Decision, who))
 		default:
 			settled, _ := api.ActionOpen(pa, workflow.Now(ctx))
-			w.ignore(ctx, pa.StepID, decisionRefused(sig, settled))
+			w.ignore(ctx, pa.StepID, decisionRefused(sig, pa, settled))
 		}
 	}
 	w.QueuedDecisions = keep

@@ -99,6 +99,8 @@ func (w *agentRun) beginAction(ctx workflow.Context, st *api.AgentStep, c tools.
 		return
 	}
 	st.OperationKey = fmt.Sprintf("%s:%d", w.Run.ID, st.Sequence)
+	recorded := workflow.Now(ctx).UTC()
+	st.KeyRecordedAt = &recorded
 	filled := c.Spec.Words.Or(st.ToolName)
 	st.Words = &filled
 	st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview})
@@ -158,7 +160,7 @@ func (w *agentRun) foundEarlier(ctx workflow.Context, st *api.AgentStep, c tools
 		w.reportLookalikes(ctx, st, res.Output.Ignored)
 		res.Output.AlreadyExisted = true
 		w.setStepStatus(ctx, st, api.StepRunning, "")
-		w.actionDone(ctx, st, res.Output, fmt.Sprintf("found run %s's %s under operationKey %s; nothing asked or sent", a.RunID, words(st).Noun, a.OperationKey))
+		w.actionDone(ctx, st, res.Output, api.EffectFound, fmt.Sprintf("found run %s's %s under operationKey %s; nothing asked or sent", a.RunID, words(st).Noun, a.OperationKey))
 		return true
 	}
 	return false

@@ -61,7 +61,7 @@ func (w *agentRun) look(ctx workflow.Context, st *api.AgentStep, c tools.Checked
 func (w *agentRun) settleFound(ctx workflow.Context, st *api.AgentStep, res api.ToolReconciliation) {
 	res.Output.AlreadyExisted = true
 	st.ResendNotBefore, st.RetryOrderedBy = nil, ""
-	w.actionDone(ctx, st, res.Output, "found the effect already done")
+	w.actionDone(ctx, st, res.Output, api.EffectFound, "found the effect already done")
 	w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 }
 
@@ -69,7 +69,7 @@ func (w *agentRun) settleFound(ctx workflow.Context, st *api.AgentStep, res api.
 // taken as proof, so that someone forging a marker shows in the run.
 func (w *agentRun) reportLookalikes(ctx workflow.Context, st *api.AgentStep, ignored []api.IgnoredComment) {
 	for _, c := range ignored {
-		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), lookalikeNote(c))
+		w.emit(ctx, api.EventLookalikeIgnored, st.ID, string(st.Status), lookalikeNote(c, words(st)))
 	}
 }
 
@@ -94,7 +94,7 @@ func (w *agentRun) awaitResolve(ctx workflow.Context, st *api.AgentStep, reason 
 		st.RetryOrderedBy = r.By
 		return w.retryCreate(ctx, st, "retry ordered by "+r.By)
 	case api.ResolveMarkSucceeded:
-		w.actionDone(ctx, st, w.markedSucceeded(r), "marked succeeded by "+r.By)
+		w.actionDone(ctx, st, w.markedSucceeded(r), api.EffectMarked, "marked succeeded by "+r.By)
 	default:
 		// Abandoned is not "not done": the effect may exist, and every
 		// answer of the step says so (api.InDoubt).

@@ -218,9 +218,14 @@ func (w *agentRun) finishRead(ctx workflow.Context, st *api.AgentStep, c tools.C
 	return string(out.Content), nil
 }
 
-// toolInput is what ExecuteTool and ReconcileTool get for a step's call.
+// toolInput is what ExecuteTool and ReconcileTool get for a step's call:
+// an action's with its attempt and when its operationKey was recorded.
 func (w *agentRun) toolInput(st *api.AgentStep, c tools.Checked) api.ToolInput {
-	return api.NewToolInput(st.ToolName, c.Call.Args, w.target, st.OperationKey, c.Preview)
+	in := api.NewToolInput(st.ToolName, c.Call.Args, w.target, st.OperationKey, c.Preview)
+	if st.OperationKey != "" {
+		in.Attempt, in.KeyRecordedAt = st.Attempt, st.KeyRecordedAt
+	}
+	return in
 }
 
 // ofStep names a step's activity after the step (api.StepActivityID), so

@@ -29,6 +29,14 @@ type ticketTool struct {
 	mu      sync.Mutex
 	tickets map[string]string // operationKey: ticket ID
 	tries   int
+	calls   []seenCall
+}
+
+// seenCall is what one Execute or Reconcile was told of its step.
+type seenCall struct {
+	what          string
+	attempt       int
+	keyRecordedAt time.Time
 }
 
 func (*ticketTool) Spec() api.ToolSpec {
@@ -52,6 +60,7 @@ func (t *ticketTool) output(id string) api.ToolOutput {
 func (t *ticketTool) Execute(_ context.Context, c tools.Call) (api.ToolOutput, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.calls = append(t.calls, seenCall{"execute", c.Attempt, c.KeyRecordedAt})
 	t.tries++
 	switch t.tries {
 	case 1:
@@ -66,6 +75,7 @@ func (t *ticketTool) Execute(_ context.Context, c tools.Call) (api.ToolOutput, e
 func (t *ticketTool) Reconcile(_ context.Context, c tools.Call) (api.ToolReconciliation, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.calls = append(t.calls, seenCall{"reconcile", c.Attempt, c.KeyRecordedAt})
 	if id, ok := t.tickets[c.OperationKey]; ok {
 		return api.ToolReconciliation{Outcome: api.ReconcileFound, Output: t.output(id)}, nil
 	}
@@ -116,19 +126,24 @@ func TestATicketActionsRunSaysTicketEverywhereAndNeverComment(t *testing.T) {
 	require.True(t, strings.HasPrefix(o.Summary, "Created 1 ticket on "), o.Summary)
 	require.Len(t, o.Posted, 1)
 	require.Equal(t, "T-1001", o.Posted[0].ExternalID)
-	require.Equal(t, "created ticket", o.Posted[0].Made)
+	// The lost answers' ticket was found by a look, not made again, and
+	// everything that names it says so.
+	require.Equal(t, "found ticket", o.Posted[0].Made)
+	require.Equal(t, api.EffectFound, o.Posted[0].Effect)
+	require.Equal(t, "already created before the answer was lost", o.Posted[0].AlreadyDone)
+	require.Contains(t, o.Summary, "a ticket found already created before the answer was lost, not created again")
 	require.Zero(t, o.Posted[0].CommentID)
 
 	var titles []string
 	for _, st := range snap.Steps {
 		titles = append(titles, runview.StepTitle(st))
 	}
-	require.Contains(t, titles, "created ticket T-1001")
+	require.Contains(t, titles, "found ticket T-1001 (already created before the answer was lost)")
 	require.Contains(t, titles, "approval to create a ticket")
 
 	var out bytes.Buffer
 	require.NoError(t, runview.Status(&out, snap.Run.ID, snap, nil))
-	require.Contains(t, out.String(), "done      created ticket T-1001 on tickets.example, approved by alice")
+	require.Contains(t, out.String(), "done      found ticket T-1001 (already created before the answer was lost) on tickets.example, approved by alice")
 	require.Contains(t, out.String(), "outcome  Created 1 ticket on ")
 	require.NotContains(t, strings.ToLower(out.String()), "comment", out.String())
 }
@@ -157,4 +172,31 @@ func TestASucceededStepShowsNoErrorAndEachEarlierErrorOnceInItsEvents(t *testing
 		require.Equal(t, 1, strings.Count(d, "EOF"), "the error is said once, not once per cause: %q", d)
 		require.Contains(t, d, `create_ticket: Post "http://tickets.example/tickets": EOF`)
 	}
+}
+
+// A tool's strategy may rest on the attempt it is and on when the run
+// recorded its operationKey (a look over the latest N records proves
+// "not created" only past that time): every attempt and look of the step
+// is told both, the time the same for all of them, from workflow time.
+func TestEveryAttemptAndLookOfAnActionIsToldItsAttemptAndWhenItsKeyWasRecorded(t *testing.T) {
+	snap, _, ticket := runTicket(t)
+
+	var st api.AgentStep
+	for _, s := range snap.Steps {
+		if s.ToolName == "create_ticket" && s.Type == api.StepToolCall {
+			st = s
+		}
+	}
+	require.NotNil(t, st.KeyRecordedAt, "the step records when its key was recorded")
+	require.Equal(t, api.EffectFound, st.Effect, "the second attempt's ticket was found by a look")
+	var executes []int
+	for _, c := range ticket.calls {
+		require.True(t, c.keyRecordedAt.Equal(*st.KeyRecordedAt), "%s of attempt %d: %s, want %s", c.what, c.attempt, c.keyRecordedAt, st.KeyRecordedAt)
+		require.GreaterOrEqual(t, c.attempt, 1, c.what)
+		if c.what == "execute" {
+			executes = append(executes, c.attempt)
+		}
+	}
+	require.Equal(t, []int{1, 2}, executes, "each attempt knows which it is")
+	require.False(t, st.StartedAt == nil || st.KeyRecordedAt.After(*st.StartedAt), "the key is recorded before the first attempt")
 }

@@ -226,7 +226,7 @@ func TestADocBlockThatNamesNoSuchAPIFailsTheCheck(t *testing.T) {
 	if f := findExcerpt(t, goBlock{line: 1, text: "reg, err := agents.Builtin(acc)\nreg.Add(releaseNote{acc: acc}, tools.AlwaysAsk)\n"}); f != "" {
 		t.Fatalf("an excerpt of code the example no longer has matched %s", f)
 	}
-	if f := findExcerpt(t, goBlock{line: 1, text: "ext := agents.Extension{\n...\nreg, err := agents.BuiltinWith(acc, ext)\n"}); f != "agent.go" {
+	if f := findExcerpt(t, goBlock{line: 1, text: "exts = append(exts, agents.Extension{\n...\nreturn exts, nil\n"}); f != "agent.go" {
 		t.Fatalf("a true excerpt with a gap matched %q, want agent.go", f)
 	}
 }

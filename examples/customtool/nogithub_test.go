@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentrun/agentrun/agents"
+	"github.com/agentrun/agentrun/agentworker"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
 )
@@ -43,9 +44,14 @@ func TestAWorkerWithoutGitHubServesTheTicketsAgentAndNoGitHubTool(t *testing.T) 
 
 func TestAWorkerWithNeitherGitHubNorATicketServiceRefusesToStartSayingWhatToSet(t *testing.T) {
 	env := map[string]string{"TEMPORAL_ADDRESS": "127.0.0.1:1"}
-	err := run(t.Context(), func(k string) string { return env[k] })
+	opts := options
+	opts.Getenv = func(k string) string { return env[k] }
+	err := agentworker.Run(t.Context(), opts)
 	if err == nil || !strings.Contains(err.Error(), "TICKETS_URL") || !strings.Contains(err.Error(), "GITHUB_TOKEN") {
 		t.Fatalf("want a refusal naming TICKETS_URL and GITHUB_TOKEN, got %v", err)
+	}
+	if agentworker.ExitCode(err) != 2 {
+		t.Fatalf("want exit code 2 (fix the variables), got %d", agentworker.ExitCode(err))
 	}
 }
 

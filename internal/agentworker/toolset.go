@@ -38,22 +38,24 @@ func (s *Toolset) Close() error {
 	return errors.Join(errs...)
 }
 
-// LoadTools gives acts the registry of cfg's tools file (AGENT_TOOLS_FILE)
+// LoadTools gives acts the registry of cfg's tools file (AGENT_TOOLS_FILE),
+// of the program's own extensions (own: the public agentworker's Options)
 // and of the recommend agent (AGENT_MERCHANT_URL): the built-in tools and
-// agents over acts' GitHub access, extended with them. With neither it
-// leaves acts.Tools to registration's default and returns an empty Toolset.
-// The caller closes the Toolset once the worker has stopped.
-func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcpStderr io.Writer) (*Toolset, error) {
+// agents over acts' GitHub access, extended with them in that order. With
+// none it leaves acts.Tools to registration's default and returns an empty
+// Toolset. The caller closes the Toolset once the worker has stopped.
+func LoadTools(ctx context.Context, cfg Config, acts *activities.Activities, mcpStderr io.Writer, own ...agents.Extension) (*Toolset, error) {
 	if !cfg.HasGitHub() {
-		return loadWithoutGitHub(ctx, cfg, acts, mcpStderr)
+		return loadWithoutGitHub(ctx, cfg, acts, mcpStderr, own)
 	}
-	if cfg.Tools == nil && cfg.MerchantURL == "" {
+	if cfg.Tools == nil && cfg.MerchantURL == "" && len(own) == 0 {
 		return &Toolset{}, nil
 	}
-	also, err := recommender(cfg)
+	merchant, err := recommender(cfg)
 	if err != nil {
 		return nil, err
 	}
+	also := append(slices.Clip(own), merchant...)
 	acc := acts.GitHub
 	if cfg.Tools == nil {
 		reg, err := agents.BuiltinWith(acc, also...)
@@ -93,16 +95,18 @@ var ErrNoGitHub = errors.New("no GitHub variable is set (GITHUB_TOKEN, GITHUB_AP
 	"pr-review and triage use GitHub tools: set GITHUB_TOKEN, or serve agents that use none with AGENT_TOOLS_FILE or AGENT_MERCHANT_URL")
 
 // loadWithoutGitHub is LoadTools for a worker with no GitHub: the tools
-// file's and the recommender's tools and agents alone (agents.WithoutGitHub).
+// file's, the program's own and the recommender's tools and agents alone
+// (agents.WithoutGitHub).
 // An agent that names a GitHub tool stops start-up, naming it.
-func loadWithoutGitHub(ctx context.Context, cfg Config, acts *activities.Activities, mcpStderr io.Writer) (*Toolset, error) {
-	if cfg.Tools == nil && cfg.MerchantURL == "" {
+func loadWithoutGitHub(ctx context.Context, cfg Config, acts *activities.Activities, mcpStderr io.Writer, own []agents.Extension) (*Toolset, error) {
+	if cfg.Tools == nil && cfg.MerchantURL == "" && len(own) == 0 {
 		return nil, &startup.ConfigError{Err: ErrNoGitHub}
 	}
-	exts, err := recommender(cfg)
+	merchant, err := recommender(cfg)
 	if err != nil {
 		return nil, err
 	}
+	exts := append(slices.Clip(own), merchant...)
 	set := &Toolset{}
 	if f := cfg.Tools; f != nil {
 		for i := range f.MCPServers {

@@ -301,9 +301,18 @@ func (f *fakeRuns) Refuse(ctx context.Context, runID string, sig api.RefusalSign
 	events := f.events[runID]
 	f.events[runID] = append(events, api.Event{
 		Sequence: int64(len(events) + 1), At: testNow, Type: api.EventSignalIgnored, StepID: stepID,
-		Detail: fmt.Sprintf("refused by the approval server (%s): %s by %s", sig.Channel, sig.Reason, sig.Who),
+		Detail: refusalNote(sig),
 	})
 	return nil
+}
+
+// refusalNote is the workflow's note of a refusal (workflows/decide.go):
+// who sent it, unless the reason names them, and why.
+func refusalNote(sig api.RefusalSignal) string {
+	if sig.Who == "" || strings.Contains(sig.Reason, sig.Who) {
+		return fmt.Sprintf("refused by the approval server (%s): %s", sig.Channel, sig.Reason)
+	}
+	return fmt.Sprintf("refused by the approval server (%s): a decision by %s: %s", sig.Channel, sig.Who, sig.Reason)
 }
 
 // RunByActionID finds the run as the search attribute would: any run, open

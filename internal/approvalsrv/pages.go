@@ -237,15 +237,28 @@ func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 }
 
 // formNotice is what a browser without script sees after its form post. A
-// 409 says what became of the action, read from the run, not from the
-// request: the page never echoes caller-supplied text.
+// 409 says that the decision changed nothing and what became of the
+// action, read from the run, not from the request: the page never echoes
+// caller-supplied text. "Not sent" would read as the action's fate, when an
+// approval replayed after the action was done refers to the decision.
 func (s *pages) formNotice(result string, snap api.RunSnapshot) string {
 	if result == "409" && snap.PendingAction != nil {
 		if o := s.checkActionOpen(snap.PendingAction); !o.OK() {
-			return "Not sent: " + o.Error + "."
+			return "Your decision changed nothing: " + o.Error + "." + doneAs(snap, snap.PendingAction.StepID)
 		}
 	}
 	return formNotices[result]
+}
+
+// doneAs says what the run made of an action's step once it is done:
+// " Done: sent message M-3.", or nothing while it is not.
+func doneAs(snap api.RunSnapshot, stepID string) string {
+	for _, st := range snap.Steps {
+		if st.ID == stepID && st.Type == api.StepToolCall && st.Status == api.StepSucceeded {
+			return " Done: " + runview.StepTitle(st) + "."
+		}
+	}
+	return ""
 }
 
 func (s *pages) viewer(r *http.Request) viewer {

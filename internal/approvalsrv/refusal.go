@@ -213,9 +213,11 @@ func (b *refusalSignalBudget) take(runID string) bool {
 // channelRun names, on the page, refusals read back from the run's events.
 const channelRun = "recorded in the run"
 
-// channelLookalike names, on the page, a comment the run ignored because it
-// carries the run's marker without being the run's own.
-const channelLookalike = "look-alike comment ignored"
+// channelLookalike names, on the page, a look-alike the run ignored: a
+// thing that carries the run's reference (a comment's marker, a message's
+// nonce) without being the run's own. The event's detail names it in its
+// tool's words ("ignored message M-4").
+const channelLookalike = "look-alike ignored"
 
 // pageRefusals lists, newest first and at most perRun of them, what
 // the run recorded as ignored (refusals this or an earlier server process

@@ -154,7 +154,7 @@ func TestRunPageShowsRefusalsAndLookalikesAsWarningsOnTheirOwnStep(t *testing.T)
 	require.Contains(t, section, `class="warnings"`)
 	require.Equal(t, 2, strings.Count(section, `<span class="warning-tag">Warning</span>`))
 	require.Contains(t, section, `recorded in the run · <code>act-1</code>: <span class="refusal-reason">mallory has read permission on acme/widgets; deciding needs write</span> <span class="meta">(on approval)</span>`)
-	require.Contains(t, section, `look-alike comment ignored: <span class="refusal-reason">ignored comment 7 by mallory: carries the marker but was written by mallory</span> <span class="meta">(on create_issue_comment)</span>`)
+	require.Contains(t, section, `look-alike ignored: <span class="refusal-reason">ignored comment 7 by mallory: carries the marker but was written by mallory</span> <span class="meta">(on create_issue_comment)</span>`)
 	require.NotContains(t, section, api.LabelReconciling)
 }
 
@@ -172,7 +172,8 @@ func TestFormWithoutScriptOnADecidedActionSaysWhoDecidedIt(t *testing.T) {
 
 	require.Equal(t, "/runs/run-1?result=409", resp.Header.Get("Location"))
 	page := readAll(t, bob.do("GET", "/runs/run-1?result=409", nil, nil))
-	require.Contains(t, page, "Not sent: the action was already approved by alice.")
+	require.Contains(t, page, "Your decision changed nothing: the action was already approved by alice.")
+	require.NotContains(t, page, "Not sent", "the decision changed nothing; the action's own fate is the run's")
 }
 
 // A refusal is tagged with its step as it was when the decision came: the
@@ -220,4 +221,21 @@ func TestRunPageAndHistoryOfARunThatDidNotDoItsTaskNeverShowAGreenDone(t *testin
 	require.Contains(t, history, `badge-not_done">Not done`)
 	require.Contains(t, history, `badge-partial">Partly done`)
 	require.NotContains(t, history, `badge-completed">Done`)
+}
+
+// An approval replayed after the action was done (a resubmitted form, a
+// second tab) changed nothing; the notice says so of the decision, and
+// what the run did, never "Not sent" of a message that was sent.
+func TestAReplayedApprovalOfAnActionDoneSaysTheDecisionChangedNothingAndWhatWasDone(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := completedRun()
+	words := api.ToolWords{Noun: "message", Verb: "send", Past: "sent"}
+	snap.Steps = []api.AgentStep{{ID: "step-3", Sequence: 3, Type: api.StepToolCall, ToolName: "send_message", Words: &words,
+		Status: api.StepSucceeded, ExternalResourceID: "M-3", Effect: api.EffectMade}}
+	h.runs.put("run-1", snap)
+
+	page := readAll(t, h.browser(map[string]string{"X-Forwarded-User": "alice"}).do("GET", "/runs/run-1?result=409", nil, nil))
+
+	require.Contains(t, page, "Your decision changed nothing: the action was already approved by alice. Done: sent message M-3.")
+	require.NotContains(t, page, "Not sent")
 }

@@ -135,7 +135,7 @@ func FollowEnd(w io.Writer, runID string, snap api.RunSnapshot, closed string) e
 		writeDecisionHints(&b, runID, snap.PendingAction.ID)
 	case WaitsForPerson(snap):
 		fmt.Fprintf(&b, "run %s is waiting for an operator: %s\n", runID, snap.Label)
-		writeResolveHints(&b, runID, snap.Steps)
+		writeResolveHint(&b, runID, snap.AwaitingResolve)
 	default:
 		fmt.Fprintf(&b, "run %s %s: %s\n", runID, snap.Run.Status, snap.Label)
 	}
@@ -143,14 +143,15 @@ func FollowEnd(w io.Writer, runID string, snap api.RunSnapshot, closed string) e
 	return err
 }
 
-// WaitsForPerson: an approval, or an operator's resolve after reconciliation
-// could not tell whether the comment was posted.
+// WaitsForPerson: an approval, or an operator's resolve of the step whose
+// effect a look could not tell (RunSnapshot.AwaitingResolve), whatever the
+// step's tool.
 func WaitsForPerson(snap api.RunSnapshot) bool {
 	switch snap.Run.Status {
 	case api.RunWaitingForUser:
 		return true
 	case api.RunReconciling:
-		return snap.Label == api.LabelCannotTell
+		return snap.AwaitingResolve != ""
 	}
 	return false
 }
@@ -160,10 +161,8 @@ func writeDecisionHints(b *strings.Builder, runID, actionID string) {
 	fmt.Fprintf(b, "  reject:  starter reject %s --action %s --as LOGIN --reason TEXT\n", runID, actionID)
 }
 
-func writeResolveHints(b *strings.Builder, runID string, steps []api.AgentStep) {
-	for _, st := range steps {
-		if st.Status == api.StepOutcomeUnknown {
-			fmt.Fprintf(b, "  resolve: starter resolve %s --step %s --decision retry|mark_succeeded|abandon --as LOGIN [--external-id ID]\n", runID, st.ID)
-		}
-	}
+// writeResolveHint is the command that resolves the step the run waits on,
+// whatever its tool.
+func writeResolveHint(b *strings.Builder, runID, stepID string) {
+	fmt.Fprintf(b, "  resolve: starter resolve %s --step %s --decision retry|mark_succeeded|abandon --as LOGIN [--external-id ID]\n", runID, stepID)
 }

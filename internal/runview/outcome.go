@@ -46,7 +46,8 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 	}
 }
 
-// Made says what an action did and what it made: "created ticket T-1001".
+// Made says what an action did and what it made: "created ticket T-1001",
+// or "found message M-3 (already sent before the answer was lost)".
 // A run from before the tools' words says its tool's name.
 func Made(p api.PostedOutcome) string {
 	id := p.ExternalID
@@ -60,8 +61,11 @@ func Made(p api.PostedOutcome) string {
 	case what == "":
 		what = orDash(p.Tool)
 	}
-	if id == "" {
-		return what
+	if id != "" {
+		what += " " + id
 	}
-	return what + " " + id
+	if p.AlreadyDone != "" {
+		what += " (" + p.AlreadyDone + ")"
+	}
+	return what
 }

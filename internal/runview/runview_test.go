@@ -203,3 +203,28 @@ func TestEventsTitleAStepAsItWasAtEachEvent(t *testing.T) {
 	}
 	require.True(t, strings.HasSuffix(out[3], "sent message M-1"), out[3])
 }
+
+// A run that cannot tell whether its message was sent waits for an
+// operator as a comment's run does: status and the end of following print
+// the resolve line, whatever the tool's words made of the label.
+func TestARunWaitingForAnOperatorOnAnyToolPrintsItsResolveLine(t *testing.T) {
+	words := api.ToolWords{Noun: "message", Verb: "send", Past: "sent"}
+	snap := api.RunSnapshot{
+		Run:             api.Run{ID: "announce-1", Status: api.RunReconciling, Agent: "announce", TargetLabel: "#releases"},
+		Label:           words.CannotTellLabel(),
+		AwaitingResolve: "step-2",
+		Steps: []api.AgentStep{{ID: "step-2", Sequence: 2, Type: api.StepToolCall, ToolName: "send_message",
+			Status: api.StepOutcomeUnknown, OperationKey: "announce-1:2", Attempt: 1, Words: &words}},
+	}
+	want := "  resolve: starter resolve announce-1 --step step-2 --decision retry|mark_succeeded|abandon --as LOGIN [--external-id ID]\n"
+
+	var status, end bytes.Buffer
+	require.NoError(t, Status(&status, "announce-1", snap, nil))
+	require.NoError(t, FollowEnd(&end, "announce-1", snap, ""))
+
+	require.Contains(t, status.String(), want)
+	require.Equal(t, "run announce-1 is waiting for an operator: Cannot tell whether the message was sent; waiting for an operator\n"+want, end.String())
+	require.True(t, WaitsForPerson(snap))
+	snap.AwaitingResolve = ""
+	require.False(t, WaitsForPerson(snap), "a run that reconciles on its own waits for nobody")
+}

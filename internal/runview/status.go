@@ -42,7 +42,7 @@ func Status(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]Tr
 	}
 	if r.Status == api.RunReconciling && WaitsForPerson(snap) {
 		b.WriteString("\n")
-		writeResolveHints(&b, runID, snap.Steps)
+		writeResolveHint(&b, runID, snap.AwaitingResolve)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -55,14 +55,22 @@ func permissionCheckTitle(st api.AgentStep) string {
 
 // actionTitle names an action's step in its tool's words: what it does,
 // or once done what it made, with the ID the tool reported ("created
-// ticket T-1001"). A step from before the tools' words is titled by its
-// tool's name.
+// ticket T-1001"), or what a look found made before ("found message M-3
+// (already sent before the answer was lost)"). A step from before the
+// tools' words is titled by its tool's name.
 func actionTitle(st api.AgentStep, w api.ToolWords) string {
 	if st.Status != api.StepSucceeded {
 		return w.Do()
 	}
-	if st.ExternalResourceID == "" {
-		return w.Made()
+	made := w.Made()
+	if st.Effect == api.EffectFound {
+		made = w.Found()
 	}
-	return w.Made() + " " + st.ExternalResourceID
+	if st.ExternalResourceID != "" {
+		made += " " + st.ExternalResourceID
+	}
+	if st.Effect == api.EffectFound {
+		made += " (" + w.AlreadyDone() + ")"
+	}
+	return made
 }

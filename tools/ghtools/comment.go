@@ -59,13 +59,27 @@ func (*CreateIssueComment) Touches(call tools.Call) (string, error) {
 }
 
 // Execute implements tools.Action: it posts exactly the approved body,
-// once per operationKey. Every attempt first looks for the comment that
-// proves the key (ours, with exactly this body and marker), so an attempt
-// whose response was lost (the comment exists, the activity failed) is not
-// repeated by the retry. Look-alikes found on the way are reported in
-// Ignored and otherwise disregarded.
+// once per operationKey (PostComment).
 func (c *CreateIssueComment) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	target, body, key := call.Target, call.Approved, call.OperationKey
+	return PostComment(ctx, c.acc, call, call.Approved)
+}
+
+// Reconcile implements tools.Action: it says whether the comment proving
+// the key exists (FindComment).
+func (c *CreateIssueComment) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
+	return FindComment(ctx, c.acc, call, call.Approved)
+}
+
+// PostComment posts body on the call's pull request under its
+// operationKey's marker, once: every attempt first looks for the comment
+// that proves the key (the worker's own, with exactly this body and the
+// marker), so an attempt whose response was lost (the comment exists, the
+// activity failed) is not repeated by the retry. Look-alikes found on the
+// way are reported in Ignored and otherwise disregarded. body is the text a
+// person approved; a GitHub action of a user's own module that posts a
+// comment calls it from its Execute, as create_issue_comment does.
+func PostComment(ctx context.Context, acc Access, call tools.Call, body string) (api.ToolOutput, error) {
+	target, key := call.Target, call.OperationKey
 	op := "create comment on " + targetRef(target)
 	if key == "" {
 		return api.ToolOutput{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
@@ -78,11 +92,11 @@ func (c *CreateIssueComment) Execute(ctx context.Context, call tools.Call) (api.
 		return api.ToolOutput{}, temporal.NewNonRetryableApplicationError(
 			op+": the body holds an agent-operation marker; only the one this activity appends may appear", api.ErrTypeBadToolCall, nil)
 	}
-	gh, err := c.acc.ClientFor(op, target)
+	gh, err := acc.ClientFor(op, target)
 	if err != nil {
 		return api.ToolOutput{}, err
 	}
-	login, err := c.acc.BotLogin(ctx, gh, op)
+	login, err := acc.BotLogin(ctx, gh, op)
 	if err != nil {
 		return api.ToolOutput{}, err
 	}
@@ -102,12 +116,14 @@ func (c *CreateIssueComment) Execute(ctx context.Context, call tools.Call) (api.
 	return commentOutput(created.GetID(), created.GetHTMLURL(), false, ignored), nil
 }
 
-// Reconcile implements tools.Action: it says whether the comment proving
-// the key exists (ours, with exactly the approved body and the marker). A
-// 401, 403 or 404 means we cannot look, which is an answer (cannot_tell),
-// not a failure.
-func (c *CreateIssueComment) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
-	target, body, key := call.Target, call.Approved, call.OperationKey
+// FindComment says whether the comment PostComment posts for the call's
+// operationKey exists (the worker's own, with exactly body and the marker):
+// found, not_created once every page was read, or cannot_tell when GitHub
+// refuses the look (a 401, 403 or 404 is an answer, not a failure) or the
+// search stopped early. A GitHub action of a user's own module calls it
+// from its Reconcile.
+func FindComment(ctx context.Context, acc Access, call tools.Call, body string) (api.ToolReconciliation, error) {
+	target, key := call.Target, call.OperationKey
 	op := "find comment for operation " + key + " on " + targetRef(target)
 	if key == "" {
 		return api.ToolReconciliation{}, temporal.NewNonRetryableApplicationError(op+": operationKey is required", api.ErrTypeInvalidInput, nil)
@@ -117,15 +133,18 @@ func (c *CreateIssueComment) Reconcile(ctx context.Context, call tools.Call) (ap
 	if strings.TrimSpace(body) == "" {
 		return api.ToolReconciliation{}, temporal.NewNonRetryableApplicationError(op+": body (the approved body) is required", api.ErrTypeInvalidInput, nil)
 	}
-	gh, err := c.acc.ClientFor(op, target)
+	gh, err := acc.ClientFor(op, target)
 	if err != nil {
 		return api.ToolReconciliation{}, err
 	}
-	login, err := c.acc.BotLogin(ctx, gh, op)
+	login, err := acc.BotLogin(ctx, gh, op)
 	if err != nil {
 		return cannotTellOr(err, nil)
 	}
 	found, ignored, err := ghapi.FindOperationComment(ctx, gh, target, key, body, login)
+	if errors.Is(err, ghapi.ErrProofSearchIncomplete) {
+		return api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: op + ": " + err.Error(), Output: commentOutput(0, "", false, ignored)}, nil
+	}
 	if err != nil {
 		return cannotTellOr(ghapi.ClassifyError(op, err), ignored)
 	}

@@ -4,32 +4,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func TestRetryAfterIsReadInSecondsOrAsADateAndBounded(t *testing.T) {
-	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	for value, want := range map[string]time.Duration{
-		"":                              defaultRetryAfter,
-		"12":                            12 * time.Second,
-		"0":                             time.Second,
-		"-5":                            time.Second,
-		"99999999999":                   maxRetryAfter,
-		"soon":                          defaultRetryAfter,
-		"Tue, 01 Dec 2026 12:01:30 GMT": 90 * time.Second,
-		"Tue, 01 Dec 2026 11:00:00 GMT": time.Second,
-		"Tue, 01 Dec 2099 12:00:00 GMT": maxRetryAfter,
-	} {
-		h := http.Header{}
-		if value != "" {
-			h.Set("Retry-After", value)
-		}
-		assert.Equal(t, want, retryAfter(h, now), "Retry-After %q", value)
-	}
-}
 
 func TestAnswerBodyIsShownAsJSONOnlyWhenItIsJSON(t *testing.T) {
 	tl := &tool{maxResponse: 100, secrets: secretsOf(http.Header{"X-Key": {"Token abcdefgh12345"}})}

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/toolhttp"
 )
 
 // idempotencyKeyField is the Idempotency-Key header as it is sent.
@@ -19,13 +19,6 @@ const idempotencyKeyField = "idempotency-key"
 
 // maxKeyBytes is the longest Idempotency-Key sent; Stripe takes up to 255.
 const maxKeyBytes = 255
-
-// Retry-After bounds: a missing hint waits defaultRetryAfter, and an absurd
-// or hostile one cannot park a run for days.
-const (
-	defaultRetryAfter = 30 * time.Second
-	maxRetryAfter     = time.Hour
-)
 
 // verdict is what a status proves about the request.
 type verdict int
@@ -45,8 +38,9 @@ const (
 	refused
 	// rateLimited: 429, try again after Retry-After.
 	rateLimited
-	// unknown: 5xx, 408, 425 and 409 (a request with this key is still in
-	// flight): the outcome is unknown, and asking again later may tell.
+	// unknown: 5xx, and the 4xx that prove nothing (toolhttp.Refused: 408,
+	// 425, and 409, a request with this key still in flight): the outcome
+	// is unknown, and asking again later may tell.
 	unknown
 )
 
@@ -62,9 +56,7 @@ func classify(method string, status int) verdict {
 		return redirectedUnknown
 	case status == http.StatusTooManyRequests:
 		return rateLimited
-	case status == http.StatusRequestTimeout, status == http.StatusConflict, status == http.StatusTooEarly:
-		return unknown
-	case status >= 400 && status < 500:
+	case toolhttp.Refused(status):
 		return refused
 	default:
 		return unknown
@@ -145,7 +137,7 @@ func (t *tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconcil
 // rateLimited is a 429's error: for an action the outcome stays unknown, and
 // the run waits as long as the server asked before it reconciles.
 func (t *tool) rateLimited(a answer) error {
-	wait := retryAfter(a.header, time.Now())
+	wait := toolhttp.RetryAfter(a.header, time.Now())
 	return tools.RateLimited(t.describe(a, fmt.Sprintf("rate limited, retry after %s", wait)), wait, nil)
 }
 
@@ -217,17 +209,4 @@ func (t *tool) send(ctx context.Context, r request, key string) (answer, error) 
 			t.name, r.method, r.url.Redacted(), resp.StatusCode, err)
 	}
 	return answer{status: resp.StatusCode, header: resp.Header, body: read}, nil
-}
-
-// retryAfter reads Retry-After, in seconds or as an HTTP date, rounded up to
-// whole seconds (the run's timers count seconds) and bounded.
-func retryAfter(header http.Header, now time.Time) time.Duration {
-	value := header.Get("Retry-After")
-	wait := defaultRetryAfter
-	if secs, err := strconv.ParseInt(value, 10, 64); err == nil {
-		wait = time.Duration(min(max(secs, 0), int64(maxRetryAfter/time.Second))) * time.Second
-	} else if at, err := http.ParseTime(value); err == nil {
-		wait = at.Sub(now)
-	}
-	return min(max((wait+time.Second-1).Truncate(time.Second), time.Second), maxRetryAfter)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/toolhttp"
 	"github.com/agentrun/agentrun/tooltest"
 )
 
@@ -30,7 +31,7 @@ func TestCreateTicketPassesTheConformanceKit(t *testing.T) {
 			srv := httptest.NewServer(svc)
 			t.Cleanup(srv.Close)
 			fake := tickets{Proxy: tooltest.NewProxy(t, srv.URL), svc: svc}
-			return Tool{BaseURL: fake.URL}, fake
+			return Tool{Client: toolhttp.Client{BaseURL: fake.URL}}, fake
 		},
 	})
 	keepTable(t, results)

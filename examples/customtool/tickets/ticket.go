@@ -12,13 +12,11 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/toolhttp"
 )
 
-// Tool creates tickets at BaseURL (POST /tickets, GET /tickets?external_id=K).
-type Tool struct {
-	BaseURL string
-	HTTP    *http.Client // nil: http.DefaultClient
-}
+// Tool creates tickets at its BaseURL (POST /tickets, GET /tickets?external_id=K).
+type Tool struct{ toolhttp.Client }
 
 func (Tool) Spec() api.ToolSpec {
 	return api.ToolSpec{Name: "create_ticket", Description: "Open a ticket in the team's ticket service.", SideEffect: true,
@@ -41,8 +39,8 @@ func asked(call tools.Call) (ticket, error) {
 func (t Tool) Touches(tools.Call) (string, error) { return t.BaseURL + "/tickets", nil }
 
 func (t Tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
-	if p, err := t.Preview(call); err != nil || call.OperationKey == "" || (call.Approved != "" && call.Approved != p) {
-		return api.ToolOutput{}, tools.Rejected("create_ticket: not the approved call", err)
+	if err := tools.CheckApproved(t, call); err != nil {
+		return api.ToolOutput{}, tools.Rejected("create_ticket: "+err.Error(), err)
 	}
 	// Every attempt looks first: an earlier one may have made the ticket.
 	if found, err := t.find(ctx, call); err != nil || found != nil {
@@ -50,12 +48,10 @@ func (t Tool) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, err
 	}
 	want, _ := asked(call) // Preview has read them
 	var made ticket
-	status, err := t.do(ctx, http.MethodPost, "/tickets", &want, &made)
-	if status >= 400 && status < 500 && status != http.StatusConflict && status != http.StatusRequestTimeout && status != http.StatusTooManyRequests {
-		return api.ToolOutput{}, tools.Rejected("create_ticket: the service refused it", err) // proven: nothing made
-	}
-	if err != nil {
-		return api.ToolOutput{}, err // unknown (a 409 is an earlier attempt's ticket): the run reconciles
+	if err := t.Do(ctx, http.MethodPost, "/tickets", &want, &made); err != nil {
+		// A refusal proves nothing was made; any other error (a 409 is an
+		// earlier attempt's ticket) is unknown, and the run reconciles.
+		return api.ToolOutput{}, toolhttp.Classify("create_ticket", err)
 	}
 	return output(&made, false), nil
 }
@@ -64,7 +60,7 @@ func (t Tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconcili
 	found, err := t.find(ctx, call)
 	switch {
 	case err != nil:
-		return api.ToolReconciliation{}, err // retried; after the last try the run cannot tell
+		return toolhttp.CannotTell("create_ticket", err) // a refused look, or retried
 	case found == nil:
 		return api.ToolReconciliation{Outcome: api.ReconcileNotCreated}, nil
 	}
@@ -75,7 +71,7 @@ func (t Tool) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconcili
 // ticket under the key with other text proves nothing.
 func (t Tool) find(ctx context.Context, call tools.Call) (*ticket, error) {
 	var found []ticket
-	if _, err := t.do(ctx, http.MethodGet, "/tickets?external_id="+url.QueryEscape(call.OperationKey), nil, &found); err != nil {
+	if err := t.Do(ctx, http.MethodGet, "/tickets?external_id="+url.QueryEscape(call.OperationKey), nil, &found); err != nil {
 		return nil, fmt.Errorf("find the ticket of %s: %w", call.OperationKey, err)
 	}
 	want, _ := asked(call)

@@ -19,6 +19,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/registration"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/toolhttp"
 )
 
 // service is a tiny ticket service: POST /tickets makes a ticket (409 for an
@@ -89,7 +90,7 @@ func (s *service) held() ([]ticket, int) {
 func start(t *testing.T, s *service) Tool {
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return Tool{BaseURL: srv.URL, HTTP: srv.Client()}
+	return Tool{Client: toolhttp.Client{BaseURL: srv.URL, HTTP: srv.Client()}}
 }
 
 var pull = api.Target{Owner: "acme", Repo: "widgets", PullNumber: 1}
@@ -244,8 +245,10 @@ func TestATicketRunsWordsAreATicketsNeverAComments(t *testing.T) {
 		}
 	}
 	o := snap.Outcome
-	if len(o.Posted) != 1 || o.Posted[0].Made != "created ticket" || o.Posted[0].ExternalID != "T-1001" || o.Posted[0].CommentID != 0 {
-		t.Fatalf("want created ticket T-1001, got %+v", o.Posted)
+	// The lost create's ticket was found, not made again, and says so.
+	if len(o.Posted) != 1 || o.Posted[0].Made != "found ticket" || o.Posted[0].ExternalID != "T-1001" || o.Posted[0].CommentID != 0 ||
+		o.Posted[0].Effect != api.EffectFound || o.Posted[0].AlreadyDone != "already created before the answer was lost" {
+		t.Fatalf("want found ticket T-1001, already created before the answer was lost, got %+v", o.Posted)
 	}
 	if !strings.HasPrefix(o.Summary, "Created 1 ticket on ") || strings.Contains(strings.ToLower(o.Summary), "comment") {
 		t.Fatalf("summary %q", o.Summary)

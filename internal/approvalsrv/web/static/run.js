@@ -150,12 +150,16 @@
           answerAt(sectionId, (sentWords[body.get("decision")] || "Sent") + ": decision sent to the run.");
           refresh();
         } else {
-          answerAt(sectionId, "Not sent: " + (res.body.error || ("error " + res.code)));
+          // Of the decision, never of the action: an approval replayed
+          // after the action was done changed nothing, and the action's own
+          // fate is in its section.
+          answerAt(sectionId, (res.code === 409 ? "Your decision changed nothing: " : "Your decision was refused: ") +
+            (res.body.error || ("error " + res.code)));
           form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
         }
       })
       .catch(function () {
-        answerAt(sectionId, "Not sent: the server could not be reached.");
+        answerAt(sectionId, "Your decision was not sent: the server could not be reached.");
         form.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
       });
   });

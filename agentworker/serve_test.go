@@ -1,8 +1,9 @@
-package main
+package agentworker
 
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -16,6 +17,15 @@ import (
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/internal/testkit/standalone"
 )
+
+// run is the worker command as worker/ runs it: Run with no extension, its
+// log on logOutput.
+func run(ctx context.Context, getenv func(string) string, logOutput io.Writer) error {
+	return Run(ctx, Options{Getenv: getenv, Stdout: io.Discard, Stderr: logOutput})
+}
+
+// exitCode is the code Main exits with, after printing err as Main does.
+func exitCode(err error, stderr io.Writer) int { return report(DefaultProgram, err, stderr) }
 
 func TestWorkerRefusesBadConfigWithExitCode2NamingTheVariable(t *testing.T) {
 	for _, tc := range []struct {

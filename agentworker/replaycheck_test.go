@@ -1,4 +1,4 @@
-package main
+package agentworker
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ type checkResult struct {
 func runReplayCheck(t *testing.T, env map[string]string, args ...string) checkResult {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := replayCheck(context.Background(), args, standalone.Getenv(env), &stdout, &stderr)
+	err := Run(context.Background(), Options{Args: append([]string{ReplayCheckCommand}, args...), Getenv: standalone.Getenv(env), Stdout: &stdout, Stderr: &stderr})
 	code := exitCode(err, &stderr)
 	return checkResult{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }

@@ -1,4 +1,4 @@
-package main
+package agentworker
 
 import (
 	"bytes"
