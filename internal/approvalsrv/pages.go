@@ -106,16 +106,18 @@ func (s *pages) serveInbox(w http.ResponseWriter, r *http.Request) {
 
 // serveRunPage serves GET /runs/{runId}.
 func (s *pages) serveRunPage(w http.ResponseWriter, r *http.Request) {
-	s.serveRun(w, r, "run.html")
+	s.serveRun(w, r, "run.html", http.StatusOK, nil)
 }
 
 // servePanel serves GET /runs/{runId}/panel: the live part of the run
 // page, fetched by the page's script whenever an event arrives.
 func (s *pages) servePanel(w http.ResponseWriter, r *http.Request) {
-	s.serveRun(w, r, "panel")
+	s.serveRun(w, r, "panel", http.StatusOK, nil)
 }
 
-func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
+// serveRun renders the run page (or its panel) with code; typed, when not
+// nil, is an edit form posted without script, which comes back as typed.
+func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string, code int, typed *typedEdit) {
 	runID := r.PathValue("runId")
 	reach, err := reachOnce(r.Context(), s.runs, runID)
 	if err != nil {
@@ -127,9 +129,9 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 		// The run's last known state, with its forms: a decision or a
 		// cancel is recorded for the next worker. Events, writing and the
 		// conversation need a worker to answer; they wait for one.
-		view := s.runView(w, r, runID, snap, nil)
+		view := s.runView(w, r, runID, snap, nil, typed)
 		view.Notice = strings.TrimSpace(noWorkerNotice + " " + view.Notice)
-		s.render(w, http.StatusOK, template, view)
+		s.render(w, code, template, view)
 		return
 	}
 	events, err := s.runs.Events(r.Context(), runID, 0)
@@ -137,7 +139,7 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 		// The page is still worth showing with this process's refusals only.
 		s.logger.Warn("run page without the run's events", "run", runID, "err", err)
 	}
-	view := s.runView(w, r, runID, snap, events)
+	view := s.runView(w, r, runID, snap, events, typed)
 	if !snap.Run.Status.IsTerminal() {
 		view.Notice = strings.TrimSpace(s.holdNotice(r.Context(), snap.Run) + " " + view.Notice)
 	}
@@ -145,7 +147,7 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 	if template == "run.html" {
 		view.Conversation = s.conversationOf(r.Context(), snap)
 	}
-	s.render(w, http.StatusOK, template, view)
+	s.render(w, code, template, view)
 }
 
 // noWorkerNotice heads the page of a run no worker answers for.
@@ -207,7 +209,7 @@ type viewer struct {
 	SignInFirst bool
 }
 
-func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
+func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event, typed *typedEdit) runView {
 	steps := append([]api.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
 	standing := api.StandingOf(snap.Run.Status, snap.Run.Outcome)
@@ -226,7 +228,7 @@ func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 		Viewer:      s.viewer(r),
 		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
 	}
-	form := formView{RunID: runID, CSRF: s.csrf.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer}
+	form := formView{RunID: runID, CSRF: s.csrf.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer, typed: typed}
 	view.Actions, view.Batch = s.actionViews(snap, form)
 	if !view.Ended {
 		view.Cancel = &formView{RunID: runID, CSRF: form.CSRF, RequestID: "cancel-" + auth.RandomToken(), Viewer: view.Viewer, Suffix: "-cancel"}
