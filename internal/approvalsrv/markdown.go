@@ -64,26 +64,6 @@ func markdownBody(tool, preview string) (string, bool) {
 	return "", false
 }
 
-// renderedPreview is the sanitized HTML of the action's Markdown body, or ""
-// for an action whose target shows plain text.
-func renderedPreview(tool, preview string) template.HTML {
-	body, ok := markdownBody(tool, preview)
-	if !ok {
-		return ""
-	}
-	return renderMarkdown(body)
-}
-
-// renderedExcerpt is renderedPreview of the body's first excerptLength
-// characters, for the inbox.
-func renderedExcerpt(tool, preview string) template.HTML {
-	body, ok := markdownBody(tool, preview)
-	if !ok {
-		return ""
-	}
-	return renderMarkdown(clip(body, excerptLength))
-}
-
 // gitHubMarkdown is GFM (goldmark's extension.GFM, spelled out so that a
 // table's alignment is an attribute the sanitizer can check rather than a
 // style the CSP would drop). Raw HTML passes to the sanitizer, as GitHub

@@ -58,8 +58,8 @@ func parseTemplates() (*template.Template, error) {
 		"stepTitle":       runview.StepTitle,
 		"made":            runview.Made,
 		"actionDo":        func(w *api.ToolWords, tool string) string { return api.WordsOf(w, tool).Do() },
-		"rendered":        renderedPreview,
-		"renderedExcerpt": renderedExcerpt,
+		"readable":        readable,
+		"readableExcerpt": readableExcerpt,
 		"inboxTitle":      inboxTitle,
 		// A decline from before the tools' words says "an action".
 		"aNoun": func(noun string) string { return api.WithArticle(cmp.Or(noun, "action")) },
