@@ -159,6 +159,8 @@ func fateOf(snap api.RunSnapshot, a api.PendingAction, open bool) actionFate {
 		not.Heading = by("Sent back with feedback")
 	case a.State == api.ActionRejected:
 		not.Heading = by("Rejected")
+	case a.State == api.ActionExpired && snap.Cancel != nil && a.Reason == snap.Cancel.Detail():
+		not.Heading = "Not decided: " + a.Reason
 	case a.State == api.ActionExpired:
 		not.Heading = "Expired without a decision"
 	default: // waiting, but its time or its run is over

@@ -30,8 +30,10 @@ type historyRow struct {
 	RunID      string
 	Status     string
 	StatusText string
-	StartedAt  time.Time
-	Target     string
+	// StatusDetail says why (api.Standing.Detail).
+	StatusDetail string
+	StartedAt    time.Time
+	Target       string
 	// Summary is the run's outcome in one line; empty when the run could
 	// not be asked (its row still shows, unless only readable runs show).
 	Summary string
@@ -115,8 +117,8 @@ func (s *pages) addOutcomes(ctx context.Context, rows []historyRow) {
 			}
 			rows[i].readable = true
 			rows[i].Target = snap.Run.TargetName()
-			standing := api.StandingOf(snap.Run.Status, snap.Run.Outcome)
-			rows[i].Status, rows[i].StatusText = standing.Key, standing.Words
+			standing := api.StandingOfRun(snap)
+			rows[i].Status, rows[i].StatusText, rows[i].StatusDetail = standing.Key, standing.Words, standing.Detail
 			rows[i].Summary = snap.Outcome.Summary
 			if rows[i].Summary == "" {
 				rows[i].Summary = snap.Label

@@ -61,6 +61,10 @@ func parseTemplates() (*template.Template, error) {
 		"readable":        readable,
 		"readableExcerpt": readableExcerpt,
 		"inboxTitle":      inboxTitle,
+		"declined": func(d api.DeclinedOutcome, cancel *api.Cancellation) string {
+			w := api.DeclinedWords(d, cancel)
+			return strings.ToUpper(w[:1]) + w[1:]
+		},
 		// A decline from before the tools' words says "an action".
 		"aNoun": func(noun string) string { return api.WithArticle(cmp.Or(noun, "action")) },
 	}).ParseFS(webFiles, "web/templates/*.html")
@@ -177,8 +181,11 @@ type runView struct {
 	// and colour.
 	Status    string
 	StatusKey string
-	Ended     bool
-	RunFailed bool
+	// StatusDetail says why, in one line: the tool that failed, who
+	// rejected or cancelled, and their reason.
+	StatusDetail string
+	Ended        bool
+	RunFailed    bool
 	// ShowLabel hides a label that only repeats the status ("Done Done").
 	ShowLabel bool
 	// ShowOutcome is false only for a run from before outcomes, whose
@@ -212,21 +219,22 @@ type viewer struct {
 func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event, typed *typedEdit) runView {
 	steps := append([]api.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
-	standing := api.StandingOf(snap.Run.Status, snap.Run.Outcome)
+	standing := api.StandingOfRun(snap)
 	view := runView{
-		RunID:       runID,
-		Title:       "Run " + runID,
-		Snap:        snap,
-		Status:      standing.Words,
-		StatusKey:   standing.Key,
-		Ended:       snap.Run.Status.IsTerminal(),
-		RunFailed:   snap.Run.Status == api.RunFailed,
-		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, standing.Words),
-		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
-		Steps:       steps,
-		Refusals:    s.pageRefusals(runID, snap, events),
-		Viewer:      s.viewer(r),
-		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
+		StatusDetail: standing.Detail,
+		RunID:        runID,
+		Title:        "Run " + runID,
+		Snap:         snap,
+		Status:       standing.Words,
+		StatusKey:    standing.Key,
+		Ended:        snap.Run.Status.IsTerminal(),
+		RunFailed:    snap.Run.Status == api.RunFailed,
+		ShowLabel:    snap.Label != "" && !strings.EqualFold(snap.Label, standing.Words),
+		ShowOutcome:  snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
+		Steps:        steps,
+		Refusals:     s.pageRefusals(runID, snap, events),
+		Viewer:       s.viewer(r),
+		Notice:       s.formNotice(r.URL.Query().Get("result"), snap),
 	}
 	form := formView{RunID: runID, CSRF: s.csrf.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer, typed: typed}
 	view.Actions, view.Batch = s.actionViews(snap, form)
