@@ -12,6 +12,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -50,11 +51,14 @@ func newPages(s *Server, csrf *auth.CSRFGuard) (*pages, error) {
 
 func parseTemplates() (*template.Template, error) {
 	set, err := template.New("pages").Funcs(template.FuncMap{
-		"statusText":      statusText,
-		"duration":        formatDuration,
-		"rfc3339":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"clock":           func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"excerpt":         func(s string) string { return clip(s, excerptLength) },
+		"statusText": statusText,
+		"duration":   formatDuration,
+		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"excerpt":    func(s string) string { return clip(s, excerptLength) },
+		// short is a time in a table: the day and the minute, UTC.
+		"short":           func(t time.Time) string { return t.UTC().Format("Jan 2 15:04") },
+		"waiting":         func() api.Standing { return api.StandingOf(api.RunWaitingForUser, "") },
 		"stepTitle":       runview.StepTitle,
 		"made":            runview.Made,
 		"actionDo":        func(w *api.ToolWords, tool string) string { return api.WordsOf(w, tool).Do() },
@@ -104,8 +108,30 @@ func (s *pages) serveInbox(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, temporalFailure(s.logger, err, "inbox page"))
 		return
 	}
-	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals", "Holds": s.activeHolds(r.Context())}
+	agent := r.URL.Query().Get("agent")
+	agents := inboxAgents(inbox)
+	if agent != "" && !slices.Contains(agents, agent) {
+		agent = "" // the filter is not echoed unless it names an agent listed
+	}
+	if agent != "" {
+		inbox = slices.DeleteFunc(slices.Clone(inbox), func(a runclient.PendingApproval) bool { return a.Agent != agent })
+	}
+	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals", "Holds": s.activeHolds(r.Context()),
+		"Agents": agents, "Agent": agent}
 	s.render(w, http.StatusOK, "inbox.html", data)
+}
+
+// inboxAgents are the agents of the waiting actions, sorted, for the
+// inbox's filter.
+func inboxAgents(inbox []runclient.PendingApproval) []string {
+	var agents []string
+	for _, a := range inbox {
+		if a.Agent != "" && !slices.Contains(agents, a.Agent) {
+			agents = append(agents, a.Agent)
+		}
+	}
+	sort.Strings(agents)
+	return agents
 }
 
 // serveRunPage serves GET /runs/{runId}.

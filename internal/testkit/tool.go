@@ -55,3 +55,22 @@ func Chromium(t testing.TB) string {
 	}
 	return path
 }
+
+// AxeCorePath is where `make` installs axe-core, which the browser tests
+// inject into Chromium, under the repository's root.
+const AxeCorePath = "bin/axe-core/node_modules/axe-core/axe.min.js"
+
+// AxeCore is axe-core's script: a skip that says how to install it, or a
+// failure when CI is set.
+func AxeCore(t testing.TB) string {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatalf("repository root: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, AxeCorePath))
+	if err != nil {
+		ToolMissing(t, "axe-core is not installed", "make "+AxeCorePath+" (npm; make test does)")
+	}
+	return string(src)
+}
