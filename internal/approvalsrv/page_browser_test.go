@@ -183,7 +183,7 @@ func TestBrowserFinishedRunShowsEveryVersionAndPassesAxe(t *testing.T) {
 	last := snap.Actions[0]
 	last.State, last.DecidedBy, last.DecidedAt = api.ActionApproved, viewerLogin, &decided
 	last.Edit = &api.ActionEdit{By: viewerLogin, At: decided, From: api.ArgsVersion{
-		Args: json.RawMessage(`{"body":"## Review of acme/widgets#1\n\n**2 findings** (details left out, as the reviewer asked)"}`),
+		Args:    json.RawMessage(`{"body":"## Review of acme/widgets#1\n\n**2 findings** (details left out, as the reviewer asked)"}`),
 		Preview: "## Review of acme/widgets#1\n\n**2 findings** (details left out, as the reviewer asked)"}}
 	last.Preview = "## Review of acme/widgets#1\n\nOne finding: remove the AWS key."
 	last.Args = json.RawMessage(`{"body":"## Review of acme/widgets#1\n\nOne finding: remove the AWS key."}`)
