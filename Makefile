@@ -32,7 +32,7 @@ REPORT_SKIPS := 2>&1 | $(TESTREPORT) -record $(TEST_SKIPS)
 # Mains built into bin/ by `make build`; approval joins once it exists.
 MAINS := ./worker ./starter ./internal/ghsandbox/cmd/ghsandbox $(if $(wildcard approval/*.go),./approval)
 
-.PHONY: all build test vet workflowcheck test-faults test-sweep test-fuzz test-prod test-mutation temporal-server bench up down
+.PHONY: readme-screenshot all build test vet workflowcheck test-faults test-sweep test-fuzz test-prod test-mutation temporal-server bench up down
 
 all: build
 
@@ -125,6 +125,11 @@ test-mutation: bin/gremlins
 bench: bin/temporal $(TEMPORAL_SERVER_PROGRAMS)
 	AGENTRUN_BENCH=full AGENTRUN_BENCH_OUT=$(CURDIR)/docs/benchmarks.md AGENTRUN_BENCH_CPUPROFILE=$(CURDIR)/bin/bench-cpu.pprof \
 		$(GO) test -count=1 -timeout 30m -run '^(TestBenchReport|TestProdEngineCostPerApprovedRun)$$' -v ./internal/bench
+
+# The README's picture of the approval page, from a real run (Temporal dev
+# server, worker, the sandbox's GitHub) waiting on its review comment.
+readme-screenshot: bin/temporal $(AXE_CORE)
+	AGENTRUN_SCREENSHOT_DIR=$(CURDIR)/docs/img $(GO) test -count=1 -run '^TestBrowserREADMEScreenshotOfTheApprovalPage$$' ./approval
 
 up: bin/temporal build
 	internal/scripts/stack.sh up

@@ -137,7 +137,7 @@ func TestHistoryIsATableOfAgentTargetRequesterStatusOutcomeStartedAndEndedFilter
 	for _, col := range []string{"Target", "Agent", "Requester", "Status", "Outcome", "Started", "Ended"} {
 		require.Contains(t, page, `<th scope="col">`+col+`</th>`)
 	}
-	require.Contains(t, page, `<td data-label="Agent">pr-review</td>`)
+	require.Contains(t, page, `<td data-label="Agent" class="nowrap">pr-review</td>`)
 	require.Contains(t, page, `<td data-label="Requester">carol</td>`)
 	require.Contains(t, page, `<time datetime="2025-03-04T10:30:00Z" title="2025-03-04 10:30:00 UTC">Mar 4 10:30</time>`, "when the run ended")
 	require.Contains(t, page, "table for 2 in riverside (budget 150)</a>", "the target by name")

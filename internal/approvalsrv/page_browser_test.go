@@ -41,14 +41,6 @@ func shoot(t *testing.T, ctx context.Context, name string) {
 	}
 }
 
-// axeViolation is one rule axe-core found broken, with where.
-type axeViolation struct {
-	ID      string   `json:"id"`
-	Impact  string   `json:"impact"`
-	Help    string   `json:"help"`
-	Targets []string `json:"targets"`
-}
-
 // requireAccessible runs axe-core's WCAG 2.1 A and AA rules on the page as
 // it is at each width, and fails on any serious or critical violation.
 func requireAccessible(t *testing.T, ctx context.Context, page string) {
@@ -61,15 +53,11 @@ func requireAccessible(t *testing.T, ctx context.Context, page string) {
 
 // axeViolations are the serious and critical violations axe-core finds on
 // the page, injected into it.
-func axeViolations(t *testing.T, ctx context.Context) []axeViolation {
+func axeViolations(t *testing.T, ctx context.Context) []testkit.AxeViolation {
 	t.Helper()
 	_, err := chromedp.Run(ctx, chromedp.Evaluate[bool](testkit.AxeCore(t)+";true"))
 	require.NoError(t, err, "inject axe-core")
-	found, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](`axe.run(document, {
-		runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-	}).then(r => r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({
-		id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map(n => n.target.join(" ")),
-	})))`, chromedp.EvalAwaitPromise))
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[[]testkit.AxeViolation](testkit.AxeSeriousViolations, chromedp.EvalAwaitPromise))
 	require.NoError(t, err, "run axe-core")
 	return found
 }

@@ -74,3 +74,21 @@ func AxeCore(t testing.TB) string {
 	}
 	return string(src)
 }
+
+// AxeSeriousViolations is the script a browser test evaluates (awaiting
+// its promise) once AxeCore is injected: axe-core's WCAG 2.1 A and AA
+// rules on the page, answering the serious and critical violations as
+// AxeViolation values.
+const AxeSeriousViolations = `axe.run(document, {
+	runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+}).then(r => r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({
+	id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map(n => n.target.join(" ")),
+})))`
+
+// AxeViolation is one rule axe-core found broken, and where.
+type AxeViolation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	Targets []string `json:"targets"`
+}
