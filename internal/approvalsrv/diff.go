@@ -25,7 +25,7 @@ type fieldChange struct {
 
 // maxDiffLines bounds the lines compared line by line; longer texts show
 // as all removed and all added.
-const maxDiffLines = 1500
+const maxDiffLines = 1000
 
 // lineDiff is the lines of a and b, a's removed and b's added, kept lines
 // in between (a longest common subsequence).
