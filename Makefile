@@ -3,6 +3,7 @@
 
 GO ?= go
 TEMPORAL_CLI_VERSION := v1.5.1
+AXE_CORE_VERSION := 4.14.1
 # The newest workflowcheck the module proxy serves; it analyses Go 1.26 code.
 WORKFLOWCHECK_VERSION := v0.6.0
 # Mutation testing of the guarantee files (make test-mutation).
@@ -31,7 +32,7 @@ REPORT_SKIPS := 2>&1 | $(TESTREPORT) -record $(TEST_SKIPS)
 # Mains built into bin/ by `make build`; approval joins once it exists.
 MAINS := ./worker ./starter ./internal/ghsandbox/cmd/ghsandbox $(if $(wildcard approval/*.go),./approval)
 
-.PHONY: all build test vet workflowcheck test-faults test-sweep test-fuzz test-prod test-mutation temporal-server bench up down
+.PHONY: readme-screenshot all build test vet workflowcheck test-faults test-sweep test-fuzz test-prod test-mutation temporal-server bench up down
 
 all: build
 
@@ -53,6 +54,12 @@ bin/gremlins:
 
 $(TESTREPORT): $(wildcard internal/testkit/cmd/testreport/*.go)
 	$(GO) build -o $@ ./internal/testkit/cmd/testreport
+
+# axe-core (npm), which the browser tests inject into Chromium to check each
+# page against WCAG 2.1 AA.
+AXE_CORE := bin/axe-core/node_modules/axe-core/axe.min.js
+$(AXE_CORE):
+	npm install --prefix bin/axe-core --no-audit --no-fund --no-save axe-core@$(AXE_CORE_VERSION)
 
 bin/workflowcheck:
 	GOBIN=$(CURDIR)/bin $(GO) install go.temporal.io/sdk/contrib/tools/workflowcheck@$(WORKFLOWCHECK_VERSION)
@@ -76,7 +83,7 @@ workflowcheck: bin/workflowcheck
 # AGENTRUN_BENCH), and the list at the end names them. The rulechange run
 # swaps one of api's rules (who is an approver) and shows that the workflow
 # and the approval server both follow it (api/rules_approver.go).
-test: bin/temporal bin/workflowcheck $(TESTREPORT) vet workflowcheck
+test: bin/temporal bin/workflowcheck $(AXE_CORE) $(TESTREPORT) vet workflowcheck
 	@rm -f $(TEST_SKIPS)
 	set -o pipefail; $(GO) test -json -count=1 -timeout 40m -skip '^(TestFault|TestProd)' ./... $(REPORT_SKIPS)
 	set -o pipefail; $(GO) test -json -count=1 -tags rulechange -run 'RuleChange|ByAPIsRule' ./api ./workflows ./internal/approvalsrv $(REPORT_SKIPS)
@@ -122,6 +129,11 @@ test-mutation: bin/gremlins
 bench: bin/temporal $(TEMPORAL_SERVER_PROGRAMS)
 	AGENTRUN_BENCH=full AGENTRUN_BENCH_OUT=$(CURDIR)/docs/benchmarks.md AGENTRUN_BENCH_CPUPROFILE=$(CURDIR)/bin/bench-cpu.pprof \
 		$(GO) test -count=1 -timeout 30m -run '^(TestBenchReport|TestProdEngineCostPerApprovedRun)$$' -v ./internal/bench
+
+# The README's picture of the approval page, from a real run (Temporal dev
+# server, worker, the sandbox's GitHub) waiting on its review comment.
+readme-screenshot: bin/temporal $(AXE_CORE)
+	AGENTRUN_SCREENSHOT_DIR=$(CURDIR)/docs/img $(GO) test -count=1 -run '^TestBrowserREADMEScreenshotOfTheApprovalPage$$' ./approval
 
 up: bin/temporal build
 	internal/scripts/stack.sh up

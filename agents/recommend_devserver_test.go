@@ -54,6 +54,7 @@ func approveAndFinish(t *testing.T, s *testkit.Stack, run client.WorkflowRun) ap
 	t.Helper()
 	pending := s.WaitForApproval(t, run.GetID())
 	require.Equal(t, agents.SaveRecommendation, pending.ToolName)
+	require.Equal(t, api.PreviewHTTP, pending.PreviewKind, "the save reads as a request: method, URL, its picks as a table")
 	s.Approve(t, run.GetID(), pending.ID)
 	return s.WaitForResult(t, run)
 }

@@ -53,6 +53,12 @@ type PendingAction struct {
 	// Editable: the agent lets an approver edit Args with the approval.
 	Editable bool        `json:"editable,omitempty"`
 	Edit     *ActionEdit `json:"edit,omitempty"`
+	// ArgsSchema is the tool's argument schema (ToolSpec.Parameters), for
+	// the edit form of an Editable action; empty when larger than
+	// MaxArgsSchemaBytes.
+	ArgsSchema json.RawMessage `json:"argsSchema,omitempty"`
+	// PreviewKind says how a page shows Preview (ToolSpec.PreviewKind).
+	PreviewKind PreviewKind `json:"previewKind,omitempty"`
 	// Feedback: the action was answered with feedback (DecisionRespond),
 	// which is its Reason.
 	Feedback bool `json:"feedback,omitempty"`

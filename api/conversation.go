@@ -48,6 +48,9 @@ type ToolSpec struct {
 	// Words say what an action does, for people (ToolWords); empty parts
 	// come from the tool's name. They never go to a model.
 	Words ToolWords `json:"-"`
+	// PreviewKind says how a page shows the action's preview beside its
+	// exact bytes; empty is plain text. It never goes to a model.
+	PreviewKind PreviewKind `json:"-"`
 	// ProcessingLimit is how long the external system may go on with a
 	// request of this action after its client has gone: GitHub documents
 	// 10 s. A run sends an attempt again only once the earlier attempt's

@@ -10,7 +10,9 @@ import (
 const (
 	// DefaultApprovalTimeout is how long a pending action waits for a decision.
 	DefaultApprovalTimeout = 24 * time.Hour
-	// DefaultMaxSteps bounds the model calls and tool calls of a run.
+	// DefaultMaxSteps bounds the model calls of a run (RunInput.MaxSteps):
+	// a run that reaches it without a final answer fails. Tool calls do
+	// not count.
 	DefaultMaxSteps = 20
 	// DefaultHistoryThreshold is the history length past which a run continues as new.
 	DefaultHistoryThreshold = 10000
@@ -120,7 +122,9 @@ type RunInput struct {
 	// ApprovalTimeout travels as a duration string ("24h0m0s"), and so
 	// does ToolTimeout (MarshalJSON).
 	ApprovalTimeout time.Duration `json:"approvalTimeout,omitempty"`
-	MaxSteps        int           `json:"maxSteps,omitempty"`
+	// MaxSteps bounds the run's model calls (DefaultMaxSteps when 0, or
+	// the agent's own); tool calls do not count.
+	MaxSteps int `json:"maxSteps,omitempty"`
 	// HistoryThreshold is the history length past which the run continues as new.
 	HistoryThreshold int `json:"historyThreshold,omitempty"`
 	// ToolTimeout bounds one attempt of any tool call (start-to-close).

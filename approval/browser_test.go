@@ -141,8 +141,12 @@ func TestBrowserRejectByKeyboardNeedsAReasonAndPostsNothing(t *testing.T) {
 	require.Equal(t, "A rejection needs a reason.", notice)
 
 	require.NoError(t, chromedp.Do(ctx, chromedp.SendKeys("#reason", "the tone is too harsh")))
-	actionState := rejectByKeyboard(t, ctx, "#run-status.badge-completed", "#action-state")
+	// A run that did none of its task is never a green Done.
+	actionState := rejectByKeyboard(t, ctx, "#run-status.badge-not_done", "#action-state")
 	require.Equal(t, "rejected by alice: the tone is too harsh", actionState)
+	status := pageTexts(t, ctx, "#run-status", "#run-status-detail")
+	require.Equal(t, "Rejected by alice", status["#run-status"])
+	require.Equal(t, "the tone is too harsh", status["#run-status-detail"])
 	require.Empty(t, s.postedReviews())
 }
 

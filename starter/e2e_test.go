@@ -322,7 +322,7 @@ func TestEventsFollowOfARejectedRunExits4AndOfACancelledRunExits5(t *testing.T) 
 	require.Contains(t, rejected.stderr, "did none of its actions")
 	cancelled := s.starter("events", cancelledRun, "--follow")
 	require.Equal(t, exitRunCancelled, cancelled.code, "stdout:\n%s\nstderr:\n%s", cancelled.stdout, cancelled.stderr)
-	require.Contains(t, cancelled.stderr, "was cancelled")
+	require.Contains(t, cancelled.stderr, "was cancelled by carol: wrong pull request", "who cancelled and why, as every view says")
 	require.Empty(t, s.Sandbox().Comments("acme", "widgets", 1))
 }
 

@@ -149,7 +149,11 @@ func followExit(runID string, snap api.RunSnapshot, closed string) error {
 	ended := func(code int, how string) error { return &runEndedError{runID: runID, how: how, code: code} }
 	switch {
 	case snap.Run.Status == api.RunCancelled || closed == runclient.StatusName(enumspb.WORKFLOW_EXECUTION_STATUS_CANCELED):
-		return ended(exitRunCancelled, "was cancelled")
+		how := "was cancelled"
+		if c := snap.Cancel; c != nil {
+			how += " by " + c.By + ": " + c.Reason // as every view says it (api.StandingOfRun)
+		}
+		return ended(exitRunCancelled, how)
 	case snap.Run.Status == api.RunFailed || closed != "":
 		return ended(exitRunFailed, "failed")
 	case snap.Run.Status == api.RunCompleted && declinedAll(snap.Outcome):

@@ -95,7 +95,7 @@ func (c *startCommand) flags() *flag.FlagSet {
 	fs.Var(&c.approvers, "approver", "a `LOGIN` allowed to approve (repeatable; none means, on a pull request, whoever has write permission on its repository, "+
 		"which the worker asks GitHub; a target of another kind needs at least one)")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", api.DefaultApprovalTimeout, "how long a pending action waits for a decision")
-	fs.IntVar(&c.maxSteps, "max-steps", api.DefaultMaxSteps, "the most model and tool steps the run may take")
+	fs.IntVar(&c.maxSteps, "max-steps", api.DefaultMaxSteps, "the most model calls the run may make (maxSteps); reaching it without a final answer fails the run")
 	fs.StringVar(&c.idempotencyKey, "idempotency-key", "", "starts at most one run per `KEY` (default: derived from the agent, target, goal and user)")
 	fs.StringVar(&c.callback, "callback", "", "POST the run's result, signed, to `URL` when it ends; it must be under "+api.EnvCallbackAllowed)
 	fs.DurationVar(&c.callbackWithin, "callback-deadline", api.DefaultCallbackDeadline, "how long the run keeps retrying its --callback delivery")

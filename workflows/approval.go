@@ -198,6 +198,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		ArgsHash:    c.ArgsHash,
 		Args:        shownArgs(c),
 		Editable:    c.Editable && shownArgs(c) != nil,
+		PreviewKind: c.Spec.PreviewKind,
 		State:       api.ActionWaiting,
 		RequestedBy: w.Run.UserID,
 		Approvers:   w.Run.Approvers,
@@ -205,6 +206,9 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
 		Caution:     w.caution(st, c.Touches),
+	}
+	if pa.Editable && len(c.Spec.Parameters) <= api.MaxArgsSchemaBytes {
+		pa.ArgsSchema = c.Spec.Parameters
 	}
 	w.Actions = append(w.Actions, pa)
 	countRun(ctx, w.in.Agent, api.MetricApprovalsRequested)

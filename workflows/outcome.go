@@ -141,6 +141,8 @@ func summary(cp *api.Checkpoint, o api.Outcome) string {
 			parts = append(parts, a+" sent back with feedback by "+d.By)
 		case d.State == api.ActionRejected:
 			parts = append(parts, a+" rejected by "+d.By)
+		case cp.Cancel != nil && d.Reason == cp.Cancel.Detail():
+			parts = append(parts, a+" "+api.DeclinedWords(d, cp.Cancel))
 		default:
 			parts = append(parts, a+" expired without a decision")
 		}
@@ -218,7 +220,14 @@ func plural(n int) string {
 func uiDetails(cp *api.Checkpoint, now time.Time) string {
 	switch {
 	case cp.Run.Status.IsTerminal():
-		return cp.Label + ": " + outcomeOf(cp).Summary
+		// The one standing every view says (api.StandingOfRun), then what
+		// the run did.
+		o := outcomeOf(cp)
+		st := api.StandingOfOutcome(cp.Run, o, cp.Cancel)
+		if st.Detail != "" {
+			st.Words += " (" + api.TruncateUTF8(st.Detail, 200) + ")"
+		}
+		return st.Words + ": " + o.Summary
 	case cp.Run.Status == api.RunWaitingForUser:
 		for _, pa := range cp.Actions {
 			if pa.State == api.ActionWaiting {

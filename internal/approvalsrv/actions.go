@@ -22,6 +22,9 @@ type actionView struct {
 	// the first keeps the plain ones (#preview, #reason).
 	Suffix string
 	Form   formView
+	// Versions are the action's versions when it had more than one: the
+	// model's proposals sent back, its last proposal, and a person's edit.
+	Versions []actionVersion
 }
 
 // formView is what one decision form posts besides the person's choice.
@@ -33,10 +36,12 @@ type formView struct {
 	RequestID string
 	Suffix    string
 	Viewer    viewer
-	// Args prefill the edit box of an action that may be edited
-	// (Editable); an approve posts them as the action's edited arguments.
-	Args     string
-	Editable bool
+	// Edit is the edit form of an action that may be edited (Editable);
+	// an approve posts its fields as the action's edited arguments.
+	Edit *editForm
+	// typed is what a person posted in an edit form, for the page that
+	// answers it without script.
+	typed *typedEdit
 }
 
 // batchView is the form that approves every open action of the run at once,
@@ -94,14 +99,22 @@ func (s *pages) actionView(snap api.RunSnapshot, a api.PendingAction, form formV
 		suffix = fmt.Sprintf("-%d", i+1)
 	}
 	form.ActionID, form.ArgsHash, form.Suffix = a.ID, a.ArgsHash, suffix
-	form.Args, form.Editable = string(a.Args), a.Editable
+	if a.Editable && open {
+		var typed *typedEdit
+		if t := form.typed; t != nil && t.ActionID == a.ID {
+			typed = t
+		}
+		form.Edit = newEditForm(a, suffix, typed)
+	}
 	// Each form is its own request: the run remembers a requestId per
 	// action, and the batch names several.
 	form.RequestID += suffix
 	fate := fateOf(snap, a, open)
+	key := fmt.Sprintf("%s/%s/%t/%s", a.ID, a.State, open, fate.Tense)
 	return actionView{
+		Versions:      versionsOf(snap, a),
 		PendingAction: a,
-		Key:           fmt.Sprintf("%s/%s/%t/%s", a.ID, a.State, open, fate.Tense),
+		Key:           key,
 		Open:          open,
 		Fate:          fate,
 		Approvers:     approvers,
@@ -146,6 +159,8 @@ func fateOf(snap api.RunSnapshot, a api.PendingAction, open bool) actionFate {
 		not.Heading = by("Sent back with feedback")
 	case a.State == api.ActionRejected:
 		not.Heading = by("Rejected")
+	case a.State == api.ActionExpired && snap.Cancel != nil && a.Reason == snap.Cancel.Detail():
+		not.Heading = "Not decided: " + a.Reason
 	case a.State == api.ActionExpired:
 		not.Heading = "Expired without a decision"
 	default: // waiting, but its time or its run is over

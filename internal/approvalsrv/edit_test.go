@@ -19,6 +19,7 @@ func editableHarness(t *testing.T, approvers ...string) *harness {
 	snap := waitingRun(approvers...)
 	snap.Actions[0].Editable = true
 	snap.Actions[0].Args = json.RawMessage(`{"body":"Looks good, but ` + "`fmt.Println`" + ` is left in cache.go."}`)
+	snap.Actions[0].ArgsSchema = json.RawMessage(`{"type":"object","properties":{"body":{"type":"string","minLength":1,"maxLength":65000}},"required":["body"]}`)
 	snap.PendingAction = &snap.Actions[0]
 	h.runs.put("run-1", snap)
 	return h

@@ -41,19 +41,65 @@ const (
 // authenticated it; only dev mode without that user lets a person type a name.
 func (s *pages) serveDecisionForm(w http.ResponseWriter, r *http.Request) {
 	runID, actionID := r.PathValue("runId"), r.PathValue("actionId")
+	if o, _ := s.readForm(w, r); o.OK() && r.PostForm.Get("decision") == decisionChanges {
+		s.serveEditChanges(w, r, actionID)
+		return
+	}
 	req, o, stale := s.formRequest(w, r)
 	if o.OK() {
 		req.ArgsHash = r.PostForm.Get("argsHash")
 		// The edit box goes with every button; only an approve sends it.
 		// Left as it was, it is the action's own arguments: no edit.
-		if args := strings.TrimSpace(r.PostForm.Get("args")); args != "" && req.Decision == api.DecisionApprove {
-			req.Args = json.RawMessage(args)
+		if req.Decision == api.DecisionApprove {
+			args, problem := editedArgs(r.PostForm)
+			if problem != "" {
+				s.answerEdit(w, r, &typedEdit{ActionID: actionID, Values: r.PostForm, Error: "Not sent: " + problem + "."})
+				return
+			}
+			if len(args) > 0 {
+				req.Args = args
+			}
 		}
 		if o = validForm(req.Validate()); o.OK() {
 			o = s.decideForm(r.Context(), runID, actionID, req)
 		}
 	}
 	s.answerForm(w, r, runID, o, stale)
+}
+
+// serveEditChanges answers the edit form's "Show changes": the edit's
+// changes against the proposal the form started from. A script gets the
+// changes alone (?part=changes); a browser without script, the run page
+// with the form as the person typed it.
+func (s *pages) serveEditChanges(w http.ResponseWriter, r *http.Request, actionID string) {
+	typed := &typedEdit{ActionID: actionID, Values: r.PostForm, ShowChanges: true}
+	args, problem := editedArgs(r.PostForm)
+	if problem != "" {
+		typed.Error = problem + "."
+	} else if len(args) > 0 {
+		typed.Changes = argsChanges(json.RawMessage(r.PostForm.Get(argsBaseField)), args)
+	}
+	if r.URL.Query().Get("part") == "changes" {
+		s.render(w, http.StatusOK, "edit-changes", typed.changesView())
+		return
+	}
+	s.answerEdit(w, r, typed)
+}
+
+// answerEdit answers an edit form whose fields are not arguments, or that
+// asked for its changes: a script gets the error as JSON (its form stays
+// as typed); a browser without script gets the run page again with the
+// form as the person typed it, so that nothing they typed is lost.
+func (s *pages) answerEdit(w http.ResponseWriter, r *http.Request, typed *typedEdit) {
+	code := http.StatusOK
+	if typed.Error != "" && !typed.ShowChanges {
+		code = http.StatusBadRequest
+		if wantsJSON(r) {
+			writeOutcome(w, refused(code, strings.TrimSuffix(strings.TrimPrefix(typed.Error, "Not sent: "), ".")))
+			return
+		}
+	}
+	s.serveRun(w, r, "run.html", code, typed)
 }
 
 // serveBatchForm serves the run page's "approve all" form:
@@ -105,15 +151,8 @@ func (s *pages) answerForm(w http.ResponseWriter, r *http.Request, runID string,
 // (its CSRF token no longer checks out), which the page words differently
 // from a refusal.
 func (s *pages) formRequest(w http.ResponseWriter, r *http.Request) (Decision, outcome, bool) {
-	if !hasMediaType(r, "application/x-www-form-urlencoded") {
-		return Decision{}, refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBodyBytes)
-	if err := r.ParseForm(); err != nil {
-		return Decision{}, refused(http.StatusBadRequest, "could not read the form"), false
-	}
-	if !s.csrf.Valid(r, r.PostForm.Get("csrf")) {
-		return Decision{}, refused(http.StatusForbidden, staleFormMessage), true
+	if o, stale := s.readForm(w, r); !o.OK() {
+		return Decision{}, o, stale
 	}
 	approver := s.viewer(r).Identity
 	if approver == "" && s.cfg.InsecureDev && s.cfg.IdentityHeader == "" {
@@ -128,6 +167,24 @@ func (s *pages) formRequest(w http.ResponseWriter, r *http.Request) (Decision, o
 		Reason:    strings.TrimSpace(r.PostForm.Get("reason")),
 		RequestID: r.PostForm.Get("requestId"),
 	}, accepted(""), false
+}
+
+// readForm reads a form post and checks its CSRF token; it reports
+// whether the form was stale. Reading it again reads nothing more.
+func (s *pages) readForm(w http.ResponseWriter, r *http.Request) (outcome, bool) {
+	if !hasMediaType(r, "application/x-www-form-urlencoded") {
+		return refused(http.StatusUnsupportedMediaType, "Content-Type must be application/x-www-form-urlencoded"), false
+	}
+	if r.PostForm == nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxFormBodyBytes)
+		if err := r.ParseForm(); err != nil {
+			return refused(http.StatusBadRequest, "could not read the form"), false
+		}
+	}
+	if !s.csrf.Valid(r, r.PostForm.Get("csrf")) {
+		return refused(http.StatusForbidden, staleFormMessage), true
+	}
+	return accepted(""), false
 }
 
 // validForm is a validation error as the form's answer.

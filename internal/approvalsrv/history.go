@@ -1,9 +1,12 @@
 package approvalsrv
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,10 +31,16 @@ var historyFilters = []api.RunStatus{
 
 type historyRow struct {
 	RunID      string
+	Agent      string
+	Requester  string
 	Status     string
 	StatusText string
-	StartedAt  time.Time
-	Target     string
+	// StatusDetail says why (api.Standing.Detail).
+	StatusDetail string
+	StartedAt    time.Time
+	// EndedAt is when the run ended; zero while it is open.
+	EndedAt time.Time
+	Target  string
 	// Summary is the run's outcome in one line; empty when the run could
 	// not be asked (its row still shows, unless only readable runs show).
 	Summary string
@@ -54,7 +63,12 @@ func (s *pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, refused(http.StatusBadRequest, "Unknown status filter: use one of the links on the run history page."))
 		return
 	}
-	listed, err := s.runs.List(r.Context(), runclient.ListFilter{Status: status})
+	agent := strings.TrimSpace(r.URL.Query().Get("agent"))
+	if agent != "" && !api.ValidAgentName(agent) {
+		s.pageError(w, refused(http.StatusBadRequest, "Unknown agent filter: an agent's name is letters, digits, - and _."))
+		return
+	}
+	listed, err := s.runs.List(r.Context(), runclient.ListFilter{Status: status, Agent: agent})
 	if err != nil {
 		s.pageError(w, temporalFailure(s.logger, err, "history page"))
 		return
@@ -65,7 +79,7 @@ func (s *pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	rows := make([]historyRow, len(listed))
 	for i, l := range listed {
-		rows[i] = historyRow{RunID: l.RunID, Status: l.Status, StatusText: statusText(api.RunStatus(l.Status)), StartedAt: l.StartedAt}
+		rows[i] = historyRow{RunID: l.RunID, Agent: l.Agent, Status: l.Status, StatusText: statusText(api.RunStatus(l.Status)), StartedAt: l.StartedAt}
 	}
 	s.addOutcomes(r.Context(), rows)
 	rows = slices.DeleteFunc(rows, func(row historyRow) bool { return !row.readable })
@@ -77,7 +91,15 @@ func (s *pages) serveHistory(w http.ResponseWriter, r *http.Request) {
 		}
 		filters[i] = historyFilter{Status: string(f), Text: text, Current: f == status}
 	}
-	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": historyLimit}
+	var agents []string
+	for _, row := range rows {
+		if row.Agent != "" && !slices.Contains(agents, row.Agent) {
+			agents = append(agents, row.Agent)
+		}
+	}
+	sort.Strings(agents)
+	data := map[string]any{"Title": "Run history", "Rows": rows, "Filters": filters, "More": more, "Limit": historyLimit,
+		"Agent": agent, "Agents": agents, "Status": status}
 	s.render(w, http.StatusOK, "history.html", data)
 }
 
@@ -115,8 +137,13 @@ func (s *pages) addOutcomes(ctx context.Context, rows []historyRow) {
 			}
 			rows[i].readable = true
 			rows[i].Target = snap.Run.TargetName()
-			standing := api.StandingOf(snap.Run.Status, snap.Run.Outcome)
-			rows[i].Status, rows[i].StatusText = standing.Key, standing.Words
+			rows[i].Agent = cmp.Or(snap.Run.Agent, rows[i].Agent)
+			rows[i].Requester = snap.Run.UserID
+			if snap.Run.Status.IsTerminal() {
+				rows[i].EndedAt = snap.Run.UpdatedAt
+			}
+			standing := api.StandingOfRun(snap)
+			rows[i].Status, rows[i].StatusText, rows[i].StatusDetail = standing.Key, standing.Words, standing.Detail
 			rows[i].Summary = snap.Outcome.Summary
 			if rows[i].Summary == "" {
 				rows[i].Summary = snap.Label

@@ -29,7 +29,7 @@ func TestHistoryPageListsRunsNewestFirstWithTheirOutcome(t *testing.T) {
 	require.Less(t, strings.Index(page, `href="/runs/run-new"`), strings.Index(page, `href="/runs/run-old"`), "newest first")
 	require.Contains(t, page, "Posted 1 comment on acme/widgets#1")
 	require.Contains(t, page, "Nothing posted yet on acme/widgets#1")
-	require.Contains(t, page, `<a href="/runs" aria-current="page">All</a>`)
+	require.Contains(t, page, `<option value="" selected>All</option>`)
 }
 
 func TestHistoryPageFiltersByStatus(t *testing.T) {
@@ -41,7 +41,7 @@ func TestHistoryPageFiltersByStatus(t *testing.T) {
 
 	require.Contains(t, page, `href="/runs/run-done"`)
 	require.NotContains(t, page, `href="/runs/run-waiting"`)
-	require.Contains(t, page, `<a href="/runs?status=completed" aria-current="page">Done</a>`)
+	require.Contains(t, page, `<option value="completed" selected>Done</option>`)
 }
 
 func TestHistoryPageRefusesAnUnknownStatusWithoutEchoingIt(t *testing.T) {
@@ -120,4 +120,35 @@ func TestHistoryRowOfARunThatDoesNotAnswerShowsOnlyInDevMode(t *testing.T) {
 			require.NotContains(t, page, `href="/runs/run-1"`)
 		}
 	}
+}
+
+func TestHistoryIsATableOfAgentTargetRequesterStatusOutcomeStartedAndEndedFilteredByAgent(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	review := completedRun()
+	review.Run.Agent, review.Run.UserID = "pr-review", "carol"
+	review.Run.CreatedAt, review.Run.UpdatedAt = testNow.Add(-2*time.Hour), testNow.Add(-90*time.Minute)
+	h.runs.put("run-review", review)
+	partial := recommendationRun()
+	partial.Run.Status, partial.Run.Outcome, partial.Run.UserID = api.RunCompleted, api.OutcomePartial, viewerLogin
+	partial.Run.CreatedAt = testNow.Add(-time.Hour)
+	h.runs.put("run-recommend", partial)
+
+	page := readAll(t, h.get("/runs", nil))
+	for _, col := range []string{"Target", "Agent", "Requester", "Status", "Outcome", "Started", "Ended"} {
+		require.Contains(t, page, `<th scope="col">`+col+`</th>`)
+	}
+	require.Contains(t, page, `<td data-label="Agent" class="nowrap">pr-review</td>`)
+	require.Contains(t, page, `<td data-label="Requester">carol</td>`)
+	require.Contains(t, page, `<time datetime="2025-03-04T10:30:00Z" title="2025-03-04 10:30:00 UTC">Mar 4 10:30</time>`, "when the run ended")
+	require.Contains(t, page, "table for 2 in riverside (budget 150)</a>", "the target by name")
+	require.Contains(t, page, `<option value="recommend"></option>`, "the agents shown are offered as filters")
+
+	page = readAll(t, h.get("/runs?agent=recommend", nil))
+	require.Contains(t, page, `href="/runs/run-recommend"`)
+	require.NotContains(t, page, `href="/runs/run-review"`)
+	require.Contains(t, page, `value="recommend"`)
+
+	resp := h.get("/runs?agent=%3Cscript%3E", nil)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.NotContains(t, readAll(t, resp), "script&gt;")
 }

@@ -115,6 +115,6 @@ func TestInboxListsEachWaitingActionOfARunOnItsOwnRowWithOneQueryPerRun(t *testi
 	require.Equal(t, 1, listings)
 	require.Equal(t, 4, strings.Count(page, `class="card"`), "the page has the same rows")
 	require.Contains(t, page, "Create an issue on acme/widgets#1</a>")
-	require.Contains(t, page, "agent triage")
+	require.Contains(t, page, `<td data-label="Agent" class="nowrap">triage</td>`)
 	require.Contains(t, page, "File an issue: TODO in cache.go.")
 }

@@ -12,6 +12,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -50,17 +51,24 @@ func newPages(s *Server, csrf *auth.CSRFGuard) (*pages, error) {
 
 func parseTemplates() (*template.Template, error) {
 	set, err := template.New("pages").Funcs(template.FuncMap{
-		"statusText":      statusText,
-		"duration":        formatDuration,
-		"rfc3339":         func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
-		"clock":           func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
-		"excerpt":         func(s string) string { return clip(s, excerptLength) },
+		"statusText": statusText,
+		"duration":   formatDuration,
+		"rfc3339":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"clock":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") },
+		"excerpt":    func(s string) string { return clip(s, excerptLength) },
+		// short is a time in a table: the day and the minute, UTC.
+		"short":           func(t time.Time) string { return t.UTC().Format("Jan 2 15:04") },
+		"waiting":         func() api.Standing { return api.StandingOf(api.RunWaitingForUser, "") },
 		"stepTitle":       runview.StepTitle,
 		"made":            runview.Made,
 		"actionDo":        func(w *api.ToolWords, tool string) string { return api.WordsOf(w, tool).Do() },
-		"rendered":        renderedPreview,
-		"renderedExcerpt": renderedExcerpt,
+		"readable":        readable,
+		"readableExcerpt": readableExcerpt,
 		"inboxTitle":      inboxTitle,
+		"declined": func(d api.DeclinedOutcome, cancel *api.Cancellation) string {
+			w := api.DeclinedWords(d, cancel)
+			return strings.ToUpper(w[:1]) + w[1:]
+		},
 		// A decline from before the tools' words says "an action".
 		"aNoun": func(noun string) string { return api.WithArticle(cmp.Or(noun, "action")) },
 	}).ParseFS(webFiles, "web/templates/*.html")
@@ -100,22 +108,46 @@ func (s *pages) serveInbox(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, temporalFailure(s.logger, err, "inbox page"))
 		return
 	}
-	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals", "Holds": s.activeHolds(r.Context())}
+	agent := r.URL.Query().Get("agent")
+	agents := inboxAgents(inbox)
+	if agent != "" && !slices.Contains(agents, agent) {
+		agent = "" // the filter is not echoed unless it names an agent listed
+	}
+	if agent != "" {
+		inbox = slices.DeleteFunc(slices.Clone(inbox), func(a runclient.PendingApproval) bool { return a.Agent != agent })
+	}
+	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals", "Holds": s.activeHolds(r.Context()),
+		"Agents": agents, "Agent": agent}
 	s.render(w, http.StatusOK, "inbox.html", data)
+}
+
+// inboxAgents are the agents of the waiting actions, sorted, for the
+// inbox's filter.
+func inboxAgents(inbox []runclient.PendingApproval) []string {
+	var agents []string
+	for _, a := range inbox {
+		if a.Agent != "" && !slices.Contains(agents, a.Agent) {
+			agents = append(agents, a.Agent)
+		}
+	}
+	sort.Strings(agents)
+	return agents
 }
 
 // serveRunPage serves GET /runs/{runId}.
 func (s *pages) serveRunPage(w http.ResponseWriter, r *http.Request) {
-	s.serveRun(w, r, "run.html")
+	s.serveRun(w, r, "run.html", http.StatusOK, nil)
 }
 
 // servePanel serves GET /runs/{runId}/panel: the live part of the run
 // page, fetched by the page's script whenever an event arrives.
 func (s *pages) servePanel(w http.ResponseWriter, r *http.Request) {
-	s.serveRun(w, r, "panel")
+	s.serveRun(w, r, "panel", http.StatusOK, nil)
 }
 
-func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string) {
+// serveRun renders the run page (or its panel) with code; typed, when not
+// nil, is an edit form posted without script, which comes back as typed.
+func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string, code int, typed *typedEdit) {
 	runID := r.PathValue("runId")
 	reach, err := reachOnce(r.Context(), s.runs, runID)
 	if err != nil {
@@ -127,9 +159,9 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 		// The run's last known state, with its forms: a decision or a
 		// cancel is recorded for the next worker. Events, writing and the
 		// conversation need a worker to answer; they wait for one.
-		view := s.runView(w, r, runID, snap, nil)
+		view := s.runView(w, r, runID, snap, nil, typed)
 		view.Notice = strings.TrimSpace(noWorkerNotice + " " + view.Notice)
-		s.render(w, http.StatusOK, template, view)
+		s.render(w, code, template, view)
 		return
 	}
 	events, err := s.runs.Events(r.Context(), runID, 0)
@@ -137,7 +169,7 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 		// The page is still worth showing with this process's refusals only.
 		s.logger.Warn("run page without the run's events", "run", runID, "err", err)
 	}
-	view := s.runView(w, r, runID, snap, events)
+	view := s.runView(w, r, runID, snap, events, typed)
 	if !snap.Run.Status.IsTerminal() {
 		view.Notice = strings.TrimSpace(s.holdNotice(r.Context(), snap.Run) + " " + view.Notice)
 	}
@@ -145,7 +177,7 @@ func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string
 	if template == "run.html" {
 		view.Conversation = s.conversationOf(r.Context(), snap)
 	}
-	s.render(w, http.StatusOK, template, view)
+	s.render(w, code, template, view)
 }
 
 // noWorkerNotice heads the page of a run no worker answers for.
@@ -175,8 +207,11 @@ type runView struct {
 	// and colour.
 	Status    string
 	StatusKey string
-	Ended     bool
-	RunFailed bool
+	// StatusDetail says why, in one line: the tool that failed, who
+	// rejected or cancelled, and their reason.
+	StatusDetail string
+	Ended        bool
+	RunFailed    bool
 	// ShowLabel hides a label that only repeats the status ("Done Done").
 	ShowLabel bool
 	// ShowOutcome is false only for a run from before outcomes, whose
@@ -207,26 +242,27 @@ type viewer struct {
 	SignInFirst bool
 }
 
-func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event) runView {
+func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, snap api.RunSnapshot, events []api.Event, typed *typedEdit) runView {
 	steps := append([]api.AgentStep(nil), snap.Steps...)
 	sort.SliceStable(steps, func(i, j int) bool { return steps[i].Sequence < steps[j].Sequence })
-	standing := api.StandingOf(snap.Run.Status, snap.Run.Outcome)
+	standing := api.StandingOfRun(snap)
 	view := runView{
-		RunID:       runID,
-		Title:       "Run " + runID,
-		Snap:        snap,
-		Status:      standing.Words,
-		StatusKey:   standing.Key,
-		Ended:       snap.Run.Status.IsTerminal(),
-		RunFailed:   snap.Run.Status == api.RunFailed,
-		ShowLabel:   snap.Label != "" && !strings.EqualFold(snap.Label, standing.Words),
-		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
-		Steps:       steps,
-		Refusals:    s.pageRefusals(runID, snap, events),
-		Viewer:      s.viewer(r),
-		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
+		StatusDetail: standing.Detail,
+		RunID:        runID,
+		Title:        "Run " + runID,
+		Snap:         snap,
+		Status:       standing.Words,
+		StatusKey:    standing.Key,
+		Ended:        snap.Run.Status.IsTerminal(),
+		RunFailed:    snap.Run.Status == api.RunFailed,
+		ShowLabel:    snap.Label != "" && !strings.EqualFold(snap.Label, standing.Words),
+		ShowOutcome:  snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
+		Steps:        steps,
+		Refusals:     s.pageRefusals(runID, snap, events),
+		Viewer:       s.viewer(r),
+		Notice:       s.formNotice(r.URL.Query().Get("result"), snap),
 	}
-	form := formView{RunID: runID, CSRF: s.csrf.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer}
+	form := formView{RunID: runID, CSRF: s.csrf.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer, typed: typed}
 	view.Actions, view.Batch = s.actionViews(snap, form)
 	if !view.Ended {
 		view.Cancel = &formView{RunID: runID, CSRF: form.CSRF, RequestID: "cancel-" + auth.RandomToken(), Viewer: view.Viewer, Suffix: "-cancel"}

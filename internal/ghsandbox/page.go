@@ -4,23 +4,28 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+
+	"github.com/agentrun/agentrun/internal/ghmarkdown"
 )
 
 // pullPage is the sandbox's stand-in for a pull request's web page, so that
-// the html_url of a posted comment leads somewhere during a demo.
-var pullPageTemplate = template.Must(template.New("pull").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>{{.Repo}}#{{.Pull.Number}} {{.Pull.Title}}</title>
+// the html_url of a posted comment leads somewhere during a demo. It shows
+// the description and each comment as GitHub does (ghmarkdown): rendered,
+// an operation's hidden marker hidden.
+var pullPageTemplate = template.Must(template.New("pull").Funcs(template.FuncMap{"markdown": ghmarkdown.Render}).Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{.Repo}}#{{.Pull.Number}} {{.Pull.Title}}</title>
 <style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto}
 article{border:1px solid #ccc;border-radius:6px;margin:1rem 0;padding:0 1rem}
-pre{white-space:pre-wrap}</style></head>
+pre{white-space:pre-wrap;background:#f6f8fa;padding:.5rem}
+table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:.2rem .5rem}</style></head>
 <body>
 <h1>{{.Pull.Title}} <small>{{.Repo}}#{{.Pull.Number}}</small></h1>
 <p>{{.Pull.Author}} wants to merge {{.Pull.HeadRef}} into {{.Pull.BaseRef}}</p>
-<pre>{{.Pull.Body}}</pre>
+<div class="markdown-body">{{markdown .Pull.Body}}</div>
 <h2>Files</h2>
 <ul>{{range .Pull.Files}}<li>{{.Filename}} ({{.Status}})</li>{{end}}</ul>
 <h2>Comments</h2>
-{{range .Comments}}<article id="issuecomment-{{.ID}}"><p><b>{{.User}}</b> at {{.CreatedAt.Format "2006-01-02 15:04:05Z07:00"}}</p><pre>{{.Body}}</pre></article>
+{{range .Comments}}<article id="issuecomment-{{.ID}}"><p><b>{{.User}}</b> at {{.CreatedAt.Format "2006-01-02 15:04:05Z07:00"}}</p><div class="markdown-body">{{markdown .Body}}</div></article>
 {{else}}<p>No comments yet.</p>{{end}}
 </body></html>
 `))

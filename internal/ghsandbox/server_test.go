@@ -215,5 +215,5 @@ func TestPullPageShowsPostedComments(t *testing.T) {
 
 	require.Equal(t, http.StatusOK, a.status)
 	require.Contains(t, string(a.body), fmt.Sprintf(`id="issuecomment-%d"`, c.GetID()))
-	require.Contains(t, string(a.body), "&lt;b&gt;hi&lt;/b&gt;")
+	require.Contains(t, string(a.body), "<p><b>hi</b></p>", "rendered as GitHub renders it (sanitized)")
 }

@@ -27,15 +27,20 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 		fmt.Fprintln(b, line)
 	}
 	for _, d := range o.Declined {
-		if d.State == api.ActionRejected {
-			line := fmt.Sprintf("  rejected  action %s on %s by %s", d.ActionID, d.Target, orDash(d.By))
-			if d.Reason != "" {
-				line += ": " + oneLine(d.Reason)
-			}
-			fmt.Fprintln(b, line)
-			continue
+		by := ""
+		if d.Reason != "" {
+			by = ": " + oneLine(d.Reason)
 		}
-		fmt.Fprintf(b, "  expired   action %s on %s, without a decision\n", d.ActionID, d.Target)
+		switch {
+		case d.Feedback:
+			fmt.Fprintf(b, "  sent back action %s on %s with feedback by %s%s\n", d.ActionID, d.Target, orDash(d.By), by)
+		case d.State == api.ActionRejected:
+			fmt.Fprintf(b, "  rejected  action %s on %s by %s%s\n", d.ActionID, d.Target, orDash(d.By), by)
+		case snap.Cancel != nil && d.Reason == snap.Cancel.Detail():
+			fmt.Fprintf(b, "  cancelled action %s on %s, %s\n", d.ActionID, d.Target, oneLine(api.DeclinedWords(d, snap.Cancel)))
+		default:
+			fmt.Fprintf(b, "  expired   action %s on %s, without a decision\n", d.ActionID, d.Target)
+		}
 	}
 	for _, f := range o.Failed {
 		what := "the run"

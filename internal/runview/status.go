@@ -22,7 +22,7 @@ func Status(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]Tr
 		// Said in words too: a failed run must not read like a finished one.
 		fmt.Fprintf(&b, "status   %s (the run did not finish; see error and outcome)\n", r.Status)
 	} else {
-		fmt.Fprintf(&b, "status   %s\n", r.Status)
+		fmt.Fprintf(&b, "status   %s\n", standingLine(snap))
 	}
 	fmt.Fprintf(&b, "label    %s\n", snap.Label)
 	fmt.Fprintf(&b, "user     %s\n", r.UserID)
@@ -118,4 +118,19 @@ func stepDuration(st api.AgentStep) string {
 		return "-"
 	}
 	return (time.Duration(st.DurationMs) * time.Millisecond).String()
+}
+
+// standingLine is the run's status and, where they say more, its
+// api.StandingOfRun words and why: "completed · Partly done: get_coupons
+// failed: coupons unavailable".
+func standingLine(snap api.RunSnapshot) string {
+	line := string(snap.Run.Status)
+	st := api.StandingOfRun(snap)
+	if snap.Run.Status.IsTerminal() && !strings.EqualFold(st.Words, line) && st.Key != string(api.RunCompleted) {
+		line += " · " + st.Words
+	}
+	if st.Detail != "" {
+		line += ": " + oneLine(st.Detail)
+	}
+	return line
 }

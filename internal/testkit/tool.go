@@ -55,3 +55,40 @@ func Chromium(t testing.TB) string {
 	}
 	return path
 }
+
+// AxeCorePath is where `make` installs axe-core, which the browser tests
+// inject into Chromium, under the repository's root.
+const AxeCorePath = "bin/axe-core/node_modules/axe-core/axe.min.js"
+
+// AxeCore is axe-core's script: a skip that says how to install it, or a
+// failure when CI is set.
+func AxeCore(t testing.TB) string {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatalf("repository root: %v", err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, AxeCorePath))
+	if err != nil {
+		ToolMissing(t, "axe-core is not installed", "make "+AxeCorePath+" (npm; make test does)")
+	}
+	return string(src)
+}
+
+// AxeSeriousViolations is the script a browser test evaluates (awaiting
+// its promise) once AxeCore is injected: axe-core's WCAG 2.1 A and AA
+// rules on the page, answering the serious and critical violations as
+// AxeViolation values.
+const AxeSeriousViolations = `axe.run(document, {
+	runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+}).then(r => r.violations.filter(v => v.impact === "serious" || v.impact === "critical").map(v => ({
+	id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map(n => n.target.join(" ")),
+})))`
+
+// AxeViolation is one rule axe-core found broken, and where.
+type AxeViolation struct {
+	ID      string   `json:"id"`
+	Impact  string   `json:"impact"`
+	Help    string   `json:"help"`
+	Targets []string `json:"targets"`
+}

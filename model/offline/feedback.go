@@ -70,11 +70,19 @@ func (r revisions) files(files []api.PullRequestFile) []api.PullRequestFile {
 // as its result says (api.EditedResult): what ran is theirs, not the
 // model's proposal.
 func withEditor(d api.ModelDecision, result string) api.ModelDecision {
+	if by := editedBy(result); by != "" {
+		d.Final += " " + clip(oneLine(by), 100) + " edited it before it was posted."
+	}
+	return d
+}
+
+// editedBy is who edited the action whose result this is, or "".
+func editedBy(result string) string {
 	var edited struct {
 		EditedBy string `json:"editedBy"`
 	}
-	if json.Unmarshal([]byte(result), &edited) == nil && edited.EditedBy != "" {
-		d.Final += " " + clip(oneLine(edited.EditedBy), 100) + " edited it before it was posted."
+	if json.Unmarshal([]byte(result), &edited) != nil {
+		return ""
 	}
-	return d
+	return edited.EditedBy
 }

@@ -69,5 +69,6 @@ func TestAnEditedCommentsFinalAnswerSaysWhoEditedIt(t *testing.T) {
 	d := newDialogue(t, "Review pull request acme/widgets#8.")
 	call, _ := d.fetchAndPropose(loadFixture(t, "clean"))
 	d.answer(call, api.EditedResult(`{"commentId":99}`, "alice"))
-	require.Equal(t, "Posted the review of acme/widgets#8 (no findings) as comment 99. alice edited it before it was posted.", d.next().Final)
+	require.Equal(t, "Posted the review of acme/widgets#8 as comment 99. alice edited it before it was posted.", d.next().Final,
+		"no findings count: the editor may have changed them")
 }

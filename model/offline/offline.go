@@ -146,7 +146,8 @@ func (c conversation) commentOutcome(ctx context.Context, result string) (api.Mo
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
-	if review != nil {
+	if review != nil && editedBy(result) == "" {
+		// An edited comment says what its editor wrote, not these findings.
 		label += " (" + countFindings(len(review.Findings)) + review.leftOutCount() + ")"
 	}
 	posted, ok := decodeComment(result)

@@ -33,6 +33,8 @@ type actionRules[A any] interface {
 	touches(ref string) string
 	// words are how people read the action (api.ToolWords).
 	words() api.ToolWords
+	// previewKind says how a page shows the preview (api.PreviewKind).
+	previewKind() api.PreviewKind
 	// ops name an attempt and a reconciliation of call in errors.
 	ops(call tools.Call) (execute, reconcile string)
 	// effect is what an approved call changes on GitHub.
@@ -50,7 +52,8 @@ func newAction[A any](acc Access, name, description string, schema argsSchema, r
 }
 
 func (x action[A]) Spec() api.ToolSpec {
-	return api.ToolSpec{Name: x.name, Description: x.description, Parameters: x.schema.raw, SideEffect: true, Words: x.rules.words()}
+	return api.ToolSpec{Name: x.name, Description: x.description, Parameters: x.schema.raw, SideEffect: true, Words: x.rules.words(),
+		PreviewKind: x.rules.previewKind()}
 }
 
 func (x action[A]) parse(call tools.Call) (A, string, error) {

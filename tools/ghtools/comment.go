@@ -35,6 +35,7 @@ func (*CreateIssueComment) Spec() api.ToolSpec {
 		Description: "Post a review comment on the pull request.",
 		Parameters:  json.RawMessage(`{"type":"object","properties":{"body":{"type":"string","minLength":1,"maxLength":65000}},"required":["body"],"additionalProperties":false}`),
 		SideEffect:  true,
+		PreviewKind: api.PreviewMarkdown,
 		// The run's stable labels ("Waiting for approval to post a
 		// comment") are made of these words.
 		Words: api.ToolWords{Noun: "comment", Verb: "post", Past: "posted"},

@@ -121,3 +121,6 @@ func issueOutput(is *gogithub.Issue) api.ToolOutput {
 		URL:        is.GetHTMLURL(),
 	}
 }
+
+// previewKind: the issue's body is Markdown, shown as GitHub renders it.
+func (createIssue) previewKind() api.PreviewKind { return api.PreviewMarkdown }

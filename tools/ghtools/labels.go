@@ -162,3 +162,6 @@ func pullURL(gh *gogithub.Client, t api.Target) string {
 	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/api/v3")
 	return fmt.Sprintf("%s/%s/%s/pull/%d", strings.TrimSuffix(u.String(), "/"), t.Owner, t.Repo, t.PullNumber)
 }
+
+// previewKind: the labels are read as the plain list they are.
+func (addLabels) previewKind() api.PreviewKind { return api.PreviewText }

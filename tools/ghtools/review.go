@@ -152,3 +152,6 @@ func reviewOutput(r *gogithub.PullRequestReview) api.ToolOutput {
 		URL:        r.GetHTMLURL(),
 	}
 }
+
+// previewKind: the review's body is Markdown, shown as GitHub renders it.
+func (createReview) previewKind() api.PreviewKind { return api.PreviewMarkdown }

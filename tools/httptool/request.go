@@ -68,7 +68,7 @@ func (t *tool) Spec() api.ToolSpec {
 	}
 	raw, _ := json.Marshal(schema) // a map of strings and slices always marshals
 	return api.ToolSpec{Name: t.name, Description: t.description, Parameters: raw, SideEffect: true,
-		Words: t.words}
+		Words: t.words, PreviewKind: api.PreviewHTTP}
 }
 
 // Preview is the request line, then the body: every argument, never the

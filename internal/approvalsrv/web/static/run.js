@@ -124,11 +124,40 @@
 
   var sentWords = { approve: "Approved", reject: "Rejected", respond: "Feedback sent" };
 
+  // showChanges puts the edit's changes against the model's proposal
+  // (the server's diff) under the edit fields; nothing is sent to the run.
+  function showChanges(form) {
+    var body = new URLSearchParams(new FormData(form));
+    body.set("decision", "changes");
+    var box = form.querySelector("[data-edit-changes]");
+    if (!box) return;
+    fetch(form.action + "?part=changes", {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: body,
+    })
+      .then(function (r) { return r.ok ? r.text() : Promise.reject(r.status); })
+      .then(function (html) { box.innerHTML = html; })
+      .catch(function () { /* the Show changes button asks again */ });
+  }
+  var changesTimer = null;
+  document.addEventListener("input", function (ev) {
+    var field = ev.target;
+    if (!field.hasAttribute || !field.hasAttribute("data-edit-field")) return;
+    var form = field.closest("form.decision");
+    clearTimeout(changesTimer);
+    changesTimer = setTimeout(function () { showChanges(form); }, 400);
+  });
+
   document.addEventListener("submit", function (ev) {
     var form = ev.target;
     if (!form.classList || !form.classList.contains("decision")) return;
     ev.preventDefault();
     var button = ev.submitter;
+    if (button && button.value === "changes") {
+      showChanges(form);
+      return;
+    }
     var section = form.closest("section.action[id]");
     var sectionId = section ? section.id : null;
     var body = new URLSearchParams(new FormData(form, button));
