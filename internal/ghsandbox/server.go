@@ -97,6 +97,9 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
+	s.mux.Handle("POST /repos/{owner}/{repo}/check-runs", s.api(OpCreateCheckRun, s.createCheckRun))
+	s.mux.Handle("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.api(OpUpdateCheckRun, s.updateCheckRun))
+	s.mux.Handle("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", s.api(OpListCheckRuns, s.onRepo(DocsListCheckRuns, s.listCheckRuns)))
 	for _, rt := range s.merchants.Routes() {
 		s.mux.Handle(rt.Pattern, s.api(rt.Op, answered(rt.Handle)))
 	}
