@@ -56,6 +56,26 @@ type CheckRun struct {
 	Actions     []CheckRunAction `json:"actions,omitempty"`
 	// Updates counts the PATCHes that reached it, for tests of coalescing.
 	Updates int `json:"updates"`
+	// Shown is every state it was created or updated with, oldest first,
+	// as "status[/conclusion]: title [buttons]", for tests and the page.
+	Shown []string `json:"shown,omitempty"`
+}
+
+// shownAs is how Shown records the check run's state.
+func (c CheckRun) shownAs() string {
+	state := c.Status
+	if c.Conclusion != "" {
+		state += "/" + c.Conclusion
+	}
+	title := ""
+	if c.Output.Title != nil {
+		title = *c.Output.Title
+	}
+	out := state + ": " + title
+	for _, a := range c.Actions {
+		out += " [" + a.Label + "]"
+	}
+	return out
 }
 
 // CheckRunJSON is GitHub's check-run.

@@ -189,6 +189,7 @@ func (s *Server) createCheckRun(r *http.Request) Response {
 		now := time.Now().UTC().Truncate(time.Second)
 		c := CheckRun{ID: s.allocCommentID(), HeadSHA: *in.HeadSHA, Status: checkStatusQueued, StartedAt: now}
 		in.apply(&c, now)
+		c.Shown = []string{c.shownAs()}
 		rs.checkRuns = append(rs.checkRuns, c)
 		resp := JSON(http.StatusCreated, rs.checkRunView(BasesOf(r), c))
 		return resp
@@ -218,6 +219,7 @@ func (s *Server) updateCheckRun(r *http.Request) Response {
 		c := &rs.checkRuns[i]
 		in.apply(c, time.Now().UTC().Truncate(time.Second))
 		c.Updates++
+		c.Shown = append(slices.Clip(c.Shown), c.shownAs())
 		return JSON(http.StatusOK, rs.checkRunView(BasesOf(r), *c))
 	})(r)
 }
@@ -276,7 +278,7 @@ func (s *Server) CheckRuns(owner, repo, sha string) []CheckRun {
 	var out []CheckRun
 	for _, c := range rs.checkRuns {
 		if c.HeadSHA == sha {
-			c.Actions = slices.Clone(c.Actions)
+			c.Actions, c.Shown = slices.Clone(c.Actions), slices.Clone(c.Shown)
 			out = append(out, c)
 		}
 	}
