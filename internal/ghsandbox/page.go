@@ -23,8 +23,7 @@ pre{white-space:pre-wrap}
 <pre>{{.Pull.Body}}</pre>
 <h2>Checks</h2>
 {{range .Checks}}<section class="check" id="check-run-{{.ID}}"><p><b>{{.Name}}</b>
-<span class="state {{.Status}}{{if .Conclusion}}-{{.Conclusion}}{{end}}">{{.Status}}{{if .Conclusion}}: {{.Conclusion}}{{end}}</span>
-{{with .Output.Title}}: {{.}}{{end}}{{if .DetailsURL}} <a href="{{.DetailsURL}}">Details</a>{{end}}</p>
+<span class="state {{.Status}}{{if .Conclusion}}-{{.Conclusion}}{{end}}">{{.Status}}{{if .Conclusion}}: {{.Conclusion}}{{end}}</span>{{with .Output.Title}}: {{.}}{{end}}{{if .DetailsURL}} <a href="{{.DetailsURL}}">Details</a>{{end}}</p>
 {{with .Output.Summary}}<pre>{{.}}</pre>{{end}}
 {{if .Actions}}<p>{{range .Actions}}<button type="button" data-identifier="{{.Identifier}}" title="{{.Description}}">{{.Label}}</button>{{end}}</p>{{end}}
 </section>
