@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 )
 
@@ -25,6 +26,21 @@ func CheckRunName(agent string) string { return CheckRunPrefix + agent }
 // when it first shows its check.
 type CheckRunInput struct {
 	HeadSHA string `json:"headSha,omitempty"`
+}
+
+// CheckCheckRun refuses a check run the run could not own: on a target
+// that is not a pull request, or on a head that is not a full commit SHA.
+func CheckCheckRun(c *CheckRunInput, target Target) error {
+	if c == nil {
+		return nil
+	}
+	if !target.IsPullRequest() {
+		return fmt.Errorf("checkRun: only a pull request run shows itself as a check run, not a %s run", target.KindName())
+	}
+	if c.HeadSHA != "" && (len(c.HeadSHA) != 40 || strings.Trim(c.HeadSHA, "0123456789abcdef") != "") {
+		return fmt.Errorf("checkRun.headSha: want the commit's 40 lowercase hex digits")
+	}
+	return nil
 }
 
 // Check run statuses and conclusions agentrun sets (GitHub's words).
