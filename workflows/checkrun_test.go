@@ -116,3 +116,23 @@ func TestTheChecksTitleIsTheRunsLabel(t *testing.T) {
 		require.LessOrEqual(t, len(b.Identifier), ghsandbox.MaxCheckActionIdentifier)
 	}
 }
+
+// TestWhileTheRunReconcilesItsCheckSaysItIsChecking: a lost comment answer
+// sends the run to reconcile, held long enough for the check to show it;
+// the check says it is checking whether the comment was already posted,
+// and no state it showed speaks of posting again.
+func TestWhileTheRunReconcilesItsCheckSaysItIsChecking(t *testing.T) {
+	h := newHarness(t)
+	require.NoError(t, h.sandbox.AddFault(ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeDropResponse}))
+	// The attempt's own look first passes; the reconcile's look is held.
+	require.NoError(t, h.sandbox.AddFault(ghsandbox.Fault{Op: ghsandbox.OpListComments, Mode: ghsandbox.ModeDelay, DelayMs: 1500, After: 1}))
+	h.approveAsAlice()
+	h.runPostingOnce(checkInput(), 1)
+
+	checks := h.sandbox.CheckRuns("acme", "widgets", demoHead)
+	require.Len(t, checks, 1)
+	shown := strings.Join(checks[0].Shown, "\n")
+	require.Contains(t, shown, "in_progress: "+api.LabelReconciling, shown)
+	require.NotContains(t, strings.ToLower(shown), "again")
+	require.True(t, strings.HasSuffix(shown, "completed/success: "+api.LabelDone), shown)
+}
