@@ -12,8 +12,8 @@ import (
 )
 
 // This file serves the Checks API's check runs: create, update and the list
-// for a ref, which a client finds its own check by (external_id). Check
-// runs live in memory only; a restarted sandbox has none.
+// for a ref, which a client finds its own check by (external_id). They are
+// kept in the state file, as comments are.
 
 // Check-run operations a fault can target.
 const (
@@ -191,6 +191,11 @@ func (s *Server) createCheckRun(r *http.Request) Response {
 		in.apply(&c, now)
 		c.Shown = []string{c.shownAs()}
 		rs.checkRuns = append(rs.checkRuns, c)
+		if err := s.saveLocked(); err != nil {
+			rs.checkRuns = rs.checkRuns[:len(rs.checkRuns)-1]
+			s.nextCommentID--
+			return notStored(DocsCreateCheckRun, err)
+		}
 		resp := JSON(http.StatusCreated, rs.checkRunView(BasesOf(r), c))
 		return resp
 	})(r)
@@ -216,10 +221,16 @@ func (s *Server) updateCheckRun(r *http.Request) Response {
 		if i < 0 {
 			return NotFound(DocsUpdateCheckRun)
 		}
+		before := rs.checkRuns[i]
 		c := &rs.checkRuns[i]
+		c.Actions, c.Shown = slices.Clone(c.Actions), slices.Clone(c.Shown)
 		in.apply(c, time.Now().UTC().Truncate(time.Second))
 		c.Updates++
-		c.Shown = append(slices.Clip(c.Shown), c.shownAs())
+		c.Shown = append(c.Shown, c.shownAs())
+		if err := s.saveLocked(); err != nil {
+			rs.checkRuns[i] = before
+			return notStored(DocsUpdateCheckRun, err)
+		}
 		return JSON(http.StatusOK, rs.checkRunView(BasesOf(r), *c))
 	})(r)
 }
