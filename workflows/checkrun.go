@@ -145,9 +145,8 @@ func checkWant(cp *api.Checkpoint, in api.RunInput) api.CheckRunSync {
 	if cp.Run.Status.IsTerminal() {
 		want.Status = api.CheckCompleted
 		want.Conclusion = api.CheckConclusion(cp.Run.Status, cp.Steps)
-		if cp.Run.Error != "" {
-			b.WriteString(fmt.Sprintf("\n\n%s", api.TruncateUTF8(cp.Run.Error, 1000)))
-		}
+		// The run's error stays on its page: a check is public wherever
+		// the pull request is, and an error may name internals.
 	}
 	if pa := firstWaiting(cp); pa != nil {
 		w := api.WordsOf(pa.Words, pa.ToolName)
