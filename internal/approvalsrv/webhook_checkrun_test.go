@@ -1,7 +1,10 @@
 package approvalsrv
 
 import (
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -101,4 +104,45 @@ func TestCheckButtonIDsFitGitHubsLimitAndParseBack(t *testing.T) {
 		_, _, ok := api.ParseCheckButtonID(bad)
 		require.False(t, ok, bad)
 	}
+}
+
+// octokitPress is GitHub's own requested_action example, changed only
+// where it must point at run-1's check run on acme/widgets and name who
+// pressed which button.
+func octokitPress(t *testing.T, sender, identifier string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "octokit", "check_run.requested_action.json"))
+	require.NoError(t, err)
+	var ev map[string]any
+	require.NoError(t, json.Unmarshal(raw, &ev))
+	check := ev["check_run"].(map[string]any)
+	check["name"], check["external_id"], check["head_sha"] = "agentrun/pr-review", "run-1", pull1Head
+	ev["requested_action"] = map[string]any{"identifier": identifier}
+	repo := ev["repository"].(map[string]any)
+	repo["full_name"], repo["name"] = "acme/widgets", "widgets"
+	repo["owner"].(map[string]any)["login"] = "acme"
+	ev["sender"].(map[string]any)["login"] = sender
+	out, err := json.Marshal(ev)
+	require.NoError(t, err)
+	return out
+}
+
+func TestGitHubsOwnRequestedActionExampleDecides(t *testing.T) {
+	h := waitingHarness(t, sandboxPermissions(t))
+	approve := api.CheckButtonID(api.DecisionApprove, "act-1", act1Hash)
+
+	reader := h.deliver("check_run", "72d3162e-cc78-11e3-81ab-4c9367dc0958", octokitPress(t, "mallory", approve))
+	require.Equal(t, http.StatusForbidden, reader.StatusCode, readAll(t, reader))
+	require.Empty(t, h.runs.approvalSignals())
+
+	resp := h.deliver("check_run", "72d3162e-cc78-11e3-81ab-4c9367dc0959", octokitPress(t, "bob", approve))
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, readAll(t, resp))
+	require.Len(t, h.runs.approvalSignals(), 1)
+
+	// The example's own button (another app's check) decides nothing.
+	raw, err := os.ReadFile(filepath.Join("testdata", "octokit", "check_run.requested_action.json"))
+	require.NoError(t, err)
+	other := h.deliver("check_run", "72d3162e-cc78-11e3-81ab-4c9367dc0960", raw)
+	require.Equal(t, http.StatusNoContent, other.StatusCode)
+	require.Len(t, h.runs.approvalSignals(), 1)
 }
