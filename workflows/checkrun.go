@@ -119,7 +119,7 @@ func (s *runState) noteCheck() {
 // settleCheck waits, a bounded time, until the check shows the run's last
 // state (or its sends failed): the end of a run, or of a generation.
 func (w *agentRun) settleCheck(ctx workflow.Context) {
-	if w.check == nil {
+	if w.check == nil || w.check.idle() {
 		return
 	}
 	dctx, _ := workflow.NewDisconnectedContext(ctx)

@@ -250,6 +250,9 @@ func parseToolsFile(c *Config, v string) (err error) {
 
 // parseRunPageURL takes an absolute http(s) URL, without its trailing slash.
 func parseRunPageURL(c *Config, v string) error {
+	if v == "" {
+		return nil
+	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return fmt.Errorf("want an absolute http or https URL without query, got %q", v)

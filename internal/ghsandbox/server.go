@@ -2,8 +2,8 @@
 // memory, with faults that can be injected per operation (lost responses,
 // delays, error statuses and rate limits shaped exactly like GitHub's).
 // It serves pull requests, their files and reviews, issue comments and
-// labels, issues (whose list holds the pull requests too, as GitHub's does)
-// and collaborator permissions. The token is the fixture's bot: GET /user
+// labels, issues (whose list holds the pull requests too, as GitHub's does),
+// check runs and collaborator permissions. The token is the fixture's bot: GET /user
 // names it and it writes everything created through the API; POST
 // /_sandbox/comments writes a comment as anybody else. Tests mount it with
 // httptest; `go run ./internal/ghsandbox/cmd/ghsandbox` serves it for the
