@@ -39,6 +39,9 @@ type Activities struct {
 	WritingInterval time.Duration
 	// Callbacks delivers runs' results (DeliverResult, activities/callback.go).
 	Callbacks Callbacks
+	// RunPageURL is the approval server's address as people reach it;
+	// a run's check run links to the run's page there (SyncCheckRun).
+	RunPageURL string
 }
 
 // ModelNext asks the model for the next move.

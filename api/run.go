@@ -143,6 +143,11 @@ type RunInput struct {
 	// refuses unless the earlier run ended on the same target and agent
 	// (RefuseFollowUp). Goal is then the new message.
 	FollowUp string `json:"followUp,omitempty"`
+	// CheckRun, when set on a pull request run, makes the run show itself
+	// as a check run on the pull request's head (api/checkrun.go,
+	// workflows/checkrun.go); a worker whose GitHub credentials may not
+	// write checks (a personal token) leaves the run as it would be without.
+	CheckRun *CheckRunInput `json:"checkRun,omitempty"`
 	// Checkpoint is empty on a new run and set when the run continues as new.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
@@ -303,6 +308,10 @@ type Checkpoint struct {
 	// effect may exist though nobody saw it (InDoubt): the approval of any
 	// action of this run on the same target shows them.
 	EarlierInDoubt []InDoubtAction `json:"earlierInDoubt,omitempty"`
+	// CheckRunID is the run's check run once known, and CheckHeadSHA the
+	// commit it is on (RunInput.CheckRun).
+	CheckRunID   int64  `json:"checkRunId,omitempty"`
+	CheckHeadSHA string `json:"checkHeadSha,omitempty"`
 }
 
 // CheckpointView is the part of the Checkpoint the run query shows.

@@ -239,5 +239,8 @@ func CheckStart(in api.RunInput) error {
 	if err := api.CheckAgentKind(cmp.Or(in.Agent, api.DefaultAgent), target); err != nil {
 		return err
 	}
+	if err := api.CheckCheckRun(in.CheckRun, target); err != nil {
+		return err
+	}
 	return api.CheckApprovers(target, in.Approvers)
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/agentrun/agentrun/runclient"
 )
 
-const startSynopsis = "start (--repo OWNER/NAME --pr N | --target kind=KIND --target NAME=VALUE... | --target JSON | --follow-up RUN_ID) [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--callback URL [--callback-deadline 24h]] [--task-queue Q] [--follow] [--json]"
+const startSynopsis = "start (--repo OWNER/NAME --pr N | --target kind=KIND --target NAME=VALUE... | --target JSON | --follow-up RUN_ID) [--agent NAME] [--goal TEXT] [--user LOGIN] [--approver LOGIN]... [--approval-timeout 24h] [--max-steps 20] [--idempotency-key K] [--callback URL [--callback-deadline 24h]] [--check-run] [--task-queue Q] [--follow] [--json]"
 
 // startCommand starts a run of any agent on its target, or finds the run its
 // idempotency key already started.
@@ -36,6 +36,7 @@ type startCommand struct {
 	taskQueue       string
 	follow          bool
 	json            bool
+	checkRun        bool
 	// followUp is the finished run whose conversation this run continues.
 	followUp string
 }
@@ -99,6 +100,7 @@ func (c *startCommand) flags() *flag.FlagSet {
 	fs.StringVar(&c.idempotencyKey, "idempotency-key", "", "starts at most one run per `KEY` (default: derived from the agent, target, goal and user)")
 	fs.StringVar(&c.callback, "callback", "", "POST the run's result, signed, to `URL` when it ends; it must be under "+api.EnvCallbackAllowed)
 	fs.DurationVar(&c.callbackWithin, "callback-deadline", api.DefaultCallbackDeadline, "how long the run keeps retrying its --callback delivery")
+	fs.BoolVar(&c.checkRun, "check-run", false, "show the run as a check run agentrun/AGENT on the pull request's head, with Approve and Reject buttons while it waits (needs a worker that may write checks: a GitHub App)")
 	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll")
 	fs.BoolVar(&c.follow, "follow", false, "then print the run's events until it ends or waits for a person; "+followExitCodes)
 	fs.BoolVar(&c.json, "json", false, "print JSON")
@@ -141,6 +143,9 @@ func (c *startCommand) request(fs *flag.FlagSet) (runclient.StartRequest, error)
 		ApprovalTimeout: c.approvalTimeout,
 		MaxSteps:        c.maxSteps,
 	}.WithTarget(target)
+	if c.checkRun {
+		in.CheckRun = &api.CheckRunInput{}
+	}
 	if err := runclient.CheckStart(in); err != nil {
 		return runclient.StartRequest{}, usageErr(fs, startSynopsis, startRefusal(err))
 	}

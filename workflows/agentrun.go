@@ -110,6 +110,9 @@ func runTarget(in api.RunInput, agent tools.Agent) (api.Target, error) {
 	if err := api.CheckApprovers(target, in.Approvers); err != nil {
 		return api.Target{}, fmt.Errorf("refused: %w", err)
 	}
+	if err := api.CheckCheckRun(in.CheckRun, target); err != nil {
+		return api.Target{}, fmt.Errorf("refused: %w", err)
+	}
 	return target, nil
 }
 

@@ -37,6 +37,7 @@ func (w *agentRun) continueAsNew(ctx workflow.Context) (api.RunResult, error) {
 	}
 	w.Run.Generation++
 	w.emit(ctx, api.EventContinuedAsNew, "", string(w.Run.Status), "history length "+strconv.Itoa(workflow.GetInfo(ctx).GetCurrentHistoryLength()))
+	w.settleCheck(ctx)
 	next := w.in
 	next.Checkpoint = w.checkpoint()
 	return api.RunResult{}, workflow.NewContinueAsNewError(ctx, api.WorkflowName, next)

@@ -41,6 +41,8 @@ func (d *Definition) AgentRun(ctx workflow.Context, in api.RunInput) (api.RunRes
 		return failedAtSetup(err)
 	}
 	w.handoff = d.handoff
+	w.startCheck(ctx)
 	res, err := w.run(ctx)
+	w.settleCheck(ctx)
 	return w.endWithCallback(ctx, res, err)
 }

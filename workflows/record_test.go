@@ -224,6 +224,25 @@ func recordScenarios() []recordScenario {
 			check: requireTriaged(2),
 		},
 		{
+			// The run owns a check run whose first create loses its answer:
+			// the retry finds it by external_id; its updater runs beside
+			// the loop, and the run ends once the check shows "Done".
+			name:   "check-run",
+			input:  func(in *api.RunInput) { in.CheckRun = &api.CheckRunInput{} },
+			before: faults(ghsandbox.Fault{Op: ghsandbox.OpCreateCheckRun, Mode: ghsandbox.ModeDropResponse}),
+			decide: approve,
+			check: func(t *testing.T, _ client.Client, _ api.RunSnapshot, sandbox *ghsandbox.Server) {
+				var mine []ghsandbox.CheckRun
+				for _, c := range sandbox.CheckRuns("acme", "widgets", "9f3c2a71d4e85b06c1f7a2d39e4b58c60a1d7e42") {
+					if c.ExternalID == "record-check-run" {
+						mine = append(mine, c)
+					}
+				}
+				require.Len(t, mine, 1)
+				require.Equal(t, api.ConclusionSuccess, mine[0].Conclusion)
+			},
+		},
+		{
 			// The run continues as new while it waits (refusals grow its
 			// history past the threshold); the next run restores the waiting
 			// action and is approved.

@@ -22,7 +22,7 @@ var scenarios = []string{
 	"not-created-retry", "cannot-tell-resolve", "continued.gen1", "continued.gen2",
 	"openai-marker-refused", "refused-decisions", "policy-refused", "policy-queued",
 	"read-failed", "triage", "triage.waiting", "two-approvals", "batch",
-	"edited", "respond", "followup", "recommend", "recommend-coupons-down",
+	"edited", "respond", "followup", "recommend", "recommend-coupons-down", "check-run",
 }
 
 // TestReplayRecordedHistories replays the corpus, recorded from a real dev

@@ -47,6 +47,9 @@ type runState struct {
 	// which a worker answers between tasks, and the continue-as-new check
 	// would wait for it.
 	localSinceWait bool
+	// check updates the run's check run (checkrun.go); nil for a run
+	// without one.
+	check *checkUpdater
 }
 
 // maxRetainedEvents bounds the events a checkpoint carries.
@@ -71,6 +74,7 @@ func (s *runState) emit(ctx workflow.Context, typ, stepID, status, detail string
 		Detail:   detail,
 	})
 	s.refreshDetails(ctx)
+	s.noteCheck()
 }
 
 // mustNotFail turns a lifecycle violation into a panic: Temporal then fails

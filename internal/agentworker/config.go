@@ -6,6 +6,7 @@ package agentworker
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -86,6 +87,9 @@ type Config struct {
 	// MerchantURL is the merchant service the recommend agent reads and
 	// saves to (AGENT_MERCHANT_URL); empty leaves the agent out.
 	MerchantURL string
+	// RunPageURL is the approval server as people reach it
+	// (AGENTRUN_RUN_PAGE_URL): a run's check run links to its page there.
+	RunPageURL string
 	// StickyCacheSize is how many runs the worker process keeps cached
 	// between their tasks (AGENT_STICKY_CACHE_SIZE).
 	StickyCacheSize int
@@ -152,6 +156,8 @@ func workerSettings() []config.Setting[Config] {
 		{Name: "AGENT_MERCHANT_URL", Description: "the merchant service (the sandbox serves one) over which the worker serves the recommend agent; " +
 			"every worker of a task queue must set the same; default none, and no recommend agent",
 			Parse: parseMerchantURL},
+		{Name: "AGENTRUN_RUN_PAGE_URL", Description: "the approval server's address as people reach it (https://agentrun.example.com); a run's check run links to the run's page there; default none, and the check names the run ID only",
+			Parse: parseRunPageURL},
 		{Name: "PATH", Description: "handed to stdio MCP servers, which get no other variable of the worker's but HOME and their own env",
 			Parse: func(c *Config, v string) error { c.ChildEnv = appendSet(c.ChildEnv, "PATH", v); return nil }},
 		{Name: "HOME", Description: "handed to stdio MCP servers, as PATH is",
@@ -240,6 +246,19 @@ func parseToolsFile(c *Config, v string) (err error) {
 	}
 	c.Tools, err = ReadToolsFile(v)
 	return err
+}
+
+// parseRunPageURL takes an absolute http(s) URL, without its trailing slash.
+func parseRunPageURL(c *Config, v string) error {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("want an absolute http or https URL without query, got %q", v)
+	}
+	c.RunPageURL = strings.TrimSuffix(v, "/")
+	return nil
 }
 
 // parseMerchantURL builds the agent once to check the URL, so that a bad

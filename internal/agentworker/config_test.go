@@ -48,6 +48,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		"AGENT_BUILD_ID":              "v1.4.2",
 		"AGENT_PROMOTE":               "on-start",
 		"AGENT_STICKY_CACHE_SIZE":     "500",
+		"AGENTRUN_RUN_PAGE_URL":       "https://agentrun.example.com/",
 	}))
 
 	require.NoError(t, err)
@@ -62,6 +63,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 		LogFormat:       "json",
 		StopTimeout:     2 * time.Minute,
 		StickyCacheSize: 500,
+		RunPageURL:      "https://agentrun.example.com",
 		Telemetry:       telemetry.Config{MetricsAddr: ":9464", OTLPEndpoint: "http://otel-collector:4317", ServiceName: "reviewer"},
 		Deployment:      Deployment{Pinned: true, Name: "reviews", BuildID: "v1.4.2", PromoteOnStart: true},
 	}, cfg)
@@ -114,6 +116,9 @@ func TestConfigFromEnvRejectsEachBadValueNamingItsVariable(t *testing.T) {
 		{"AGENT_STICKY_CACHE_SIZE", "0"},
 		{"AGENT_STICKY_CACHE_SIZE", "-5"},
 		{"AGENT_STICKY_CACHE_SIZE", "2k"},
+		{"AGENTRUN_RUN_PAGE_URL", "agentrun.example.com"},
+		{"AGENTRUN_RUN_PAGE_URL", "ftp://agentrun.example.com"},
+		{"AGENTRUN_RUN_PAGE_URL", "https://agentrun.example.com/?x=1"},
 		{"AGENT_STOP_TIMEOUT", "30"},
 		{"AGENT_STOP_TIMEOUT", "soon"},
 		{"AGENT_STOP_TIMEOUT", "-1s"},

@@ -23,7 +23,7 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	acts := &activities.Activities{Model: chosen, Callbacks: cfg.Callbacks}
+	acts := &activities.Activities{Model: chosen, Callbacks: cfg.Callbacks, RunPageURL: cfg.RunPageURL}
 	// Without GitHub the access stays nil, and a permission check says the
 	// worker has none (activities.CheckRepoPermission).
 	if cfg.HasGitHub() {

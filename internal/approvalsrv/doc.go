@@ -4,11 +4,11 @@
 //
 // Endpoints:
 //
-//	POST /v1/runs                                      signed, Idempotency-Key; {repo, pullNumber, goal, agent, approvers, userId}
+//	POST /v1/runs                                      signed, Idempotency-Key; {repo, pullNumber, goal, agent, approvers, userId, checkRun}
 //	GET  /v1/runs?status=&agent=&pageSize=&pageToken=  signed; a page of runs, newest first
 //	POST /v1/runs/{runId}/actions/{actionId}/decision  signed; {decision, approver, reason, requestId}
 //	POST /v1/runs/{runId}/steps/{stepId}/resolve       signed; {decision, by, externalResourceId, requestId}
-//	POST /github/webhook                               X-Hub-Signature-256; issue_comment commands
+//	POST /github/webhook                               X-Hub-Signature-256; issue_comment commands, check_run buttons
 //	GET  /v1/runs/{runId}                              signed; the run query (RunSnapshot)
 //	GET  /v1/runs/{runId}/events                       signed; Server-Sent Events; id = event sequence
 //	GET  /v1/approvals                                 signed; every waiting action across runs

@@ -46,6 +46,10 @@ type startRequest struct {
 	// continues, with Goal as the new message; the target, agent and
 	// approvers are that run's, so the body names none (followup.go).
 	FollowUp string `json:"followUp,omitempty"`
+	// CheckRun makes a pull request run show itself as a check run on its
+	// head (api.CheckRunInput): {} for the head when the run starts, or
+	// {"headSha": "..."} for that commit.
+	CheckRun *api.CheckRunInput `json:"checkRun,omitempty"`
 }
 
 // startTarget is a start's target: a kind (default a pull request, whose
@@ -135,6 +139,7 @@ func (req startRequest) Input() api.RunInput {
 	in := api.RunInput{
 		Goal: req.Goal, Agent: req.Agent, Approvers: req.Approvers, UserID: req.UserID,
 	}.WithTarget(req.target())
+	in.CheckRun = req.CheckRun
 	if req.CallbackURL != "" {
 		deadline, _ := req.callbackDeadline()
 		in.Callback = &api.Callback{URL: req.CallbackURL, Deadline: deadline}

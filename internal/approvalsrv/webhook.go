@@ -38,6 +38,9 @@ func (s *Server) handleWebhook(w http.ResponseWriter, r *http.Request) {
 // first did and does no new work. Deliveries without a command do no work
 // and need no memo.
 func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string, payload []byte) outcome {
+	if eventType == "check_run" {
+		return s.handleCheckRunDelivery(ctx, delivery, payload)
+	}
 	if eventType != "issue_comment" {
 		return outcome{Code: http.StatusNoContent}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -84,6 +85,26 @@ func TestMakeUpWithGitHubTokenExportedStillUsesTheSandbox(t *testing.T) {
 	var requests []json.RawMessage
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&requests))
 	require.NotEmpty(t, requests, "the worker read the pull request from the sandbox")
+
+	// The demo run shows itself on the pull request as a check run whose
+	// buttons decide its waiting action.
+	require.Eventually(t, func() bool {
+		resp, err := http.Get("http://" + m.env["SANDBOX_ADDR"] + "/repos/acme/widgets/commits/feature%2Fwidget-cache/check-runs?check_name=agentrun/pr-review")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var list struct {
+			TotalCount int `json:"total_count"`
+		}
+		return json.NewDecoder(resp.Body).Decode(&list) == nil && list.TotalCount == 1
+	}, time.Minute, 100*time.Millisecond, "the demo run's check run is on the pull request's head")
+	page, err := http.Get("http://" + m.env["SANDBOX_ADDR"] + "/acme/widgets/pull/1")
+	require.NoError(t, err)
+	defer page.Body.Close()
+	html, err := io.ReadAll(page.Body)
+	require.NoError(t, err)
+	require.Contains(t, string(html), `data-identifier="approve-`, "the pull request's page shows the Approve button")
 }
 
 // TestMakeUpWithAPortTakenStartsNothingAndNamesTheVariable: a clash is found

@@ -77,7 +77,10 @@ func TestEveryAnswerFollowsGitHubsRESTDescription(t *testing.T) {
 		{"POST", repo + "/issues/2/labels", `["Bug",{"name":"docs"}]`, 200, "issues-add-labels"},
 		{"POST", repo + "/issues", `{"title":"Cache grows without bound","body":"seen in prod","labels":["bug"]}`, 201, "issues-create"},
 		{"POST", repo + "/issues", `{"title":42}`, 201, "issues-create"},
+		{"POST", repo + "/check-runs", `{"name":"agentrun/pr-review","head_sha":"9f3c2a71d4e85b06c1f7a2d39e4b58c60a1d7e42","external_id":"run-1","status":"in_progress","output":{"title":"Reading","summary":"s"}}`, 201, "checks-create"},
+		{"PATCH", repo + "/check-runs/1", `{"status":"in_progress"}`, 404, "error-not-found"},
 		{"GET", "/user", "", 200, "users-get-authenticated"},
+		{"GET", repo + "/commits/9f3c2a71d4e85b06c1f7a2d39e4b58c60a1d7e42/check-runs?check_name=agentrun/pr-review&filter=all", "", 200, "checks-list-for-ref"},
 		{"GET", repo + "/pulls/1", "", 200, "pulls-get"},
 		{"GET", repo + "/pulls/1/files", "", 200, "pulls-list-files"},
 		{"GET", repo + "/pulls/1/reviews", "", 200, "pulls-list-reviews"},
@@ -106,7 +109,7 @@ func TestEveryAnswerFollowsGitHubsRESTDescription(t *testing.T) {
 	schemas := map[string]*jsonschema.Resolved{}
 	for _, prefix := range []string{"", "/api/v3"} {
 		for _, c := range calls {
-			if prefix != "" && c.method == "POST" {
+			if prefix != "" && c.method != "GET" {
 				continue // the state is made once; the reads cover the prefix
 			}
 			a := call(t, c.method, srv.URL+prefix+c.path, c.body)

@@ -4,6 +4,7 @@ package ghsandbox
 var servedOps = []string{
 	OpGetPullRequest, OpListFiles, OpListComments, OpCreateComment, OpGetPermission, OpGetUser,
 	OpCreateReview, OpListReviews, OpAddLabels, OpListLabels, OpListRepoLabels, OpCreateIssue, OpListIssues,
+	OpCreateCheckRun, OpUpdateCheckRun, OpListCheckRuns,
 }
 
 // AddFault queues a fault behind those already queued.

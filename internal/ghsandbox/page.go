@@ -17,11 +17,22 @@ var pullPageTemplate = template.Must(template.New("pull").Funcs(template.FuncMap
 <style>body{font-family:sans-serif;max-width:60rem;margin:2rem auto}
 article{border:1px solid #ccc;border-radius:6px;margin:1rem 0;padding:0 1rem}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.5rem}
-table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:.2rem .5rem}</style></head>
+table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:.2rem .5rem}
+.check{border:1px solid #ccc;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
+.check .state{font-weight:bold}.check .completed-success{color:#1a7f37}.check .completed-failure{color:#cf222e}
+.check .completed-neutral{color:#57606a}.check .in_progress,.check .queued{color:#9a6700}
+.check button{margin-right:.5rem;padding:.3rem .8rem}</style></head>
 <body>
 <h1>{{.Pull.Title}} <small>{{.Repo}}#{{.Pull.Number}}</small></h1>
 <p>{{.Pull.Author}} wants to merge {{.Pull.HeadRef}} into {{.Pull.BaseRef}}</p>
 <div class="markdown-body">{{markdown .Pull.Body}}</div>
+<h2>Checks</h2>
+{{range .Checks}}<section class="check" id="check-run-{{.ID}}"><p><b>{{.Name}}</b>
+<span class="state {{.Status}}{{if .Conclusion}}-{{.Conclusion}}{{end}}">{{.Status}}{{if .Conclusion}}: {{.Conclusion}}{{end}}</span>{{with .Output.Title}}: {{.}}{{end}}{{if .DetailsURL}} <a href="{{.DetailsURL}}">Details</a>{{end}}</p>
+{{with .Output.Summary}}<div class="markdown-body">{{markdown .}}</div>{{end}}
+{{if .Actions}}<p>{{range .Actions}}<button type="button" data-identifier="{{.Identifier}}" title="{{.Description}}">{{.Label}}</button>{{end}}</p>{{end}}
+</section>
+{{else}}<p>No checks on {{.Pull.HeadSHA}}.</p>{{end}}
 <h2>Files</h2>
 <ul>{{range .Pull.Files}}<li>{{.Filename}} ({{.Status}})</li>{{end}}</ul>
 <h2>Comments</h2>
@@ -47,5 +58,6 @@ func (s *Server) servePullPage(w http.ResponseWriter, r *http.Request) {
 		"Repo":     repo.owner + "/" + repo.name,
 		"Pull":     pull.FixturePull,
 		"Comments": pull.comments,
+		"Checks":   s.CheckRuns(repo.owner, repo.name, pull.HeadSHA),
 	})
 }

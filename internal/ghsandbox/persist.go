@@ -42,6 +42,8 @@ type savedRepo struct {
 	Labels      []LabelFacts     `json:"labels"`
 	Issues      []Issue          `json:"issues"`
 	IssueLabels map[int][]string `json:"issueLabels"`
+	// CheckRuns are the repository's check runs, oldest first.
+	CheckRuns []CheckRun `json:"checkRuns,omitempty"`
 }
 
 // errState marks a state file that cannot be used; the command names its
@@ -123,6 +125,15 @@ func (s *Server) restore(st savedState) error {
 	if err != nil {
 		return err
 	}
+	for _, sr := range repos {
+		for _, c := range sr.CheckRuns {
+			if c.ID < firstCommentID || c.ID >= st.NextCommentID || seen[c.ID] {
+				return fmt.Errorf("check run ID %d of %s/%s is repeated or outside [%d, nextCommentId %d)",
+					c.ID, sr.Owner, sr.Repo, int64(firstCommentID), st.NextCommentID)
+			}
+			seen[c.ID] = true
+		}
+	}
 
 	s.nextCommentID = st.NextCommentID
 	for _, rs := range s.repos {
@@ -151,6 +162,7 @@ func (s *Server) restore(st savedState) error {
 		for number, names := range sr.IssueLabels {
 			rs.issueLabels[number] = append([]string(nil), names...)
 		}
+		rs.checkRuns = append([]CheckRun(nil), sr.CheckRuns...)
 	}
 	return nil
 }
@@ -210,10 +222,10 @@ func (s *Server) snapshotLocked() savedState {
 				Reviews:  ps.reviews,
 			})
 		}
-		if len(rs.labels) == 0 && len(rs.issues) == 0 {
+		if len(rs.labels) == 0 && len(rs.issues) == 0 && len(rs.checkRuns) == 0 {
 			continue
 		}
-		sr := savedRepo{Owner: rs.owner, Repo: rs.name, Labels: rs.labels, Issues: []Issue{}, IssueLabels: rs.issueLabels}
+		sr := savedRepo{Owner: rs.owner, Repo: rs.name, Labels: rs.labels, Issues: []Issue{}, IssueLabels: rs.issueLabels, CheckRuns: rs.checkRuns}
 		for _, number := range rs.numbers() {
 			if is, ok := rs.issues[number]; ok {
 				sr.Issues = append(sr.Issues, *is)

@@ -147,3 +147,17 @@ func TestRestartedSandboxKeepsReviewsLabelsAndIssues(t *testing.T) {
 	again := decode[map[string]any](t, call(t, "POST", url+"/repos/acme/widgets/pulls/2/reviews", `{"event":"APPROVE"}`))
 	require.NotEqual(t, review["id"], again["id"], "a restarted sandbox never hands out a review ID twice")
 }
+
+func TestRestartedSandboxKeepsItsCheckRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ghsandbox.json")
+	first, url, stop := startPersistentSandbox(t, path)
+	made := call(t, "POST", url+"/repos/acme/widgets/check-runs", `{"name":"agentrun/pr-review","head_sha":"9f3c2a71d4e85b06c1f7a2d39e4b58c60a1d7e42","external_id":"run-1","output":{"title":"Waiting","summary":"s"},"actions":[{"label":"Approve","description":"Post it","identifier":"approve-0123456789ab"}]}`)
+	require.Equal(t, http.StatusCreated, made.status, string(made.body))
+	before := first.CheckRuns("acme", "widgets", "9f3c2a71d4e85b06c1f7a2d39e4b58c60a1d7e42")
+	stop()
+
+	second, url, _ := startPersistentSandbox(t, path)
+	require.Equal(t, before, second.CheckRuns("acme", "widgets", "9f3c2a71d4e85b06c1f7a2d39e4b58c60a1d7e42"))
+	next := call(t, "POST", url+"/repos/acme/widgets/issues/1/comments", `{"body":"x"}`)
+	require.Greater(t, decode[*github.IssueComment](t, next).GetID(), before[0].ID, "an ID is never handed out twice")
+}

@@ -2,8 +2,8 @@
 // memory, with faults that can be injected per operation (lost responses,
 // delays, error statuses and rate limits shaped exactly like GitHub's).
 // It serves pull requests, their files and reviews, issue comments and
-// labels, issues (whose list holds the pull requests too, as GitHub's does)
-// and collaborator permissions. The token is the fixture's bot: GET /user
+// labels, issues (whose list holds the pull requests too, as GitHub's does),
+// check runs and collaborator permissions. The token is the fixture's bot: GET /user
 // names it and it writes everything created through the API; POST
 // /_sandbox/comments writes a comment as anybody else. Tests mount it with
 // httptest; `go run ./internal/ghsandbox/cmd/ghsandbox` serves it for the
@@ -97,6 +97,9 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
+	s.mux.Handle("POST /repos/{owner}/{repo}/check-runs", s.api(OpCreateCheckRun, s.createCheckRun))
+	s.mux.Handle("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.api(OpUpdateCheckRun, s.updateCheckRun))
+	s.mux.Handle("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", s.api(OpListCheckRuns, s.onRepo(DocsListCheckRuns, s.listCheckRuns)))
 	for _, rt := range s.merchants.Routes() {
 		s.mux.Handle(rt.Pattern, s.api(rt.Op, answered(rt.Handle)))
 	}

@@ -37,6 +37,8 @@ type repoState struct {
 	// issueLabels names the labels on an issue or pull request by number,
 	// in the order they were added.
 	issueLabels map[int][]string
+	// checkRuns are the check runs created through the API, oldest first.
+	checkRuns []CheckRun
 }
 
 type pullState struct {

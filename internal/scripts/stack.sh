@@ -113,10 +113,11 @@ start_sandbox() {
 start_worker() {
   running worker && { echo "worker already running (pid $(<"$(pidfile worker)"))"; return; }
   # The sandbox also serves the merchant service the recommend agent reads.
+  # A run's check run links to its page on the approval server.
   if ((USE_SANDBOX)); then
-    launch worker env AGENT_MERCHANT_URL="http://$SANDBOX_ADDR" "$BIN/worker"
+    launch worker env AGENT_MERCHANT_URL="http://$SANDBOX_ADDR" AGENTRUN_RUN_PAGE_URL="http://$APPROVAL_ADDR" "$BIN/worker"
   else
-    launch worker "$BIN/worker"
+    launch worker env AGENTRUN_RUN_PAGE_URL="http://$APPROVAL_ADDR" "$BIN/worker"
   fi
   wait_ready worker grep -q '"worker started"\|msg="worker started"' "$(logfile worker)"
 }
@@ -133,8 +134,12 @@ start_approval() {
 demo() {
   local out=$DATA/demo.out run_id action_id
   echo
-  echo "starting the demo run: bin/starter start --repo $DEMO_REPO --pr $DEMO_PR --follow"
-  "$BIN/starter" start --repo "$DEMO_REPO" --pr "$DEMO_PR" --user "${USER:-cli}" --follow | tee "$out"
+  # On the sandbox the run shows itself as a check run on the pull request's
+  # page (a personal token on real GitHub may not write checks).
+  local check=()
+  ((USE_SANDBOX)) && check=(--check-run)
+  echo "starting the demo run: bin/starter start --repo $DEMO_REPO --pr $DEMO_PR ${check[*]} --follow"
+  "$BIN/starter" start --repo "$DEMO_REPO" --pr "$DEMO_PR" --user "${USER:-cli}" "${check[@]}" --follow | tee "$out"
   run_id=$(head -n 1 "$out")
   action_id=$(sed -n 's/^run .* is waiting for approval of action \(.*\)$/\1/p' "$out")
   # The starter's own default address is the default port's.

@@ -28,6 +28,9 @@ ENDPOINTS = {
     "issues-create": ("post", "/repos/{owner}/{repo}/issues", "201"),
     "issues-list-for-repo": ("get", "/repos/{owner}/{repo}/issues", "200"),
     "repos-get-collaborator-permission-level": ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission", "200"),
+    "checks-create": ("post", "/repos/{owner}/{repo}/check-runs", "201"),
+    "checks-update": ("patch", "/repos/{owner}/{repo}/check-runs/{check_run_id}", "200"),
+    "checks-list-for-ref": ("get", "/repos/{owner}/{repo}/commits/{ref}/check-runs", "200"),
 }
 # Error bodies, by the component response that describes them.
 ERRORS = {
