@@ -101,12 +101,17 @@ type RunInput struct {
 	// Repo ("owner/name") and PullNumber are a pull request target's wire
 	// form; a target of another kind is Target (api/target.go). RunTarget
 	// reads either, WithTarget writes either.
-	Repo           string  `json:"repo"`
-	PullNumber     int     `json:"pullNumber"`
-	Target         *Target `json:"target,omitempty"`
-	Goal           string  `json:"goal,omitempty"`
-	UserID         string  `json:"userId"`
-	ConversationID string  `json:"conversationId,omitempty"`
+	Repo       string  `json:"repo"`
+	PullNumber int     `json:"pullNumber"`
+	Target     *Target `json:"target,omitempty"`
+	// InstallationID is the GitHub App installation on the pull request's
+	// repository, from the delivery that started the run (installation.id)
+	// or looked up by the worker in app mode when zero. It is an ID, never
+	// a token: tokens are minted per call and never enter history.
+	InstallationID int64  `json:"installationId,omitempty"`
+	Goal           string `json:"goal,omitempty"`
+	UserID         string `json:"userId"`
+	ConversationID string `json:"conversationId,omitempty"`
 	// Agent names the agent that runs (its prompt, tools and limits); empty
 	// means DefaultAgent.
 	Agent string `json:"agent,omitempty"`

@@ -146,7 +146,7 @@ func listenAll(endpoints []endpoint, bound map[string]net.Listener, logger *slog
 
 // newServer wires the server over the process's one Temporal client.
 func newServer(cfg settings.Program, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
-	gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
+	gh, err := github.Open(cfg.GitHub, nil, "")
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func newServer(cfg settings.Program, temporal client.Client, logger *slog.Logger
 		Address: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace})
 	return approvalsrv.New(cfg.Server, approvalsrv.Options{
 		Runs:        runs,
-		Permissions: github.NewAccess(gh, nil, ""),
+		Permissions: gh,
 		Logger:      logger,
 		Codec:       codecHandler(cfg, logger),
 	})

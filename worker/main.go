@@ -28,6 +28,7 @@ import (
 
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/startup"
 )
@@ -177,15 +178,15 @@ func connectGitHub(ctx context.Context, cfg agentworker.Config, acts *activities
 		logger.Info("no GitHub variable is set: serving only agents that use no GitHub tool")
 		return nil
 	}
-	if cfg.GitHubToken == "" {
-		logger.Warn("GITHUB_TOKEN is unset: GitHub calls are anonymous and cannot post comments", "githubApiUrl", cfg.GitHubAPIURL)
+	if cfg.GitHub.Token == "" && !cfg.GitHub.AppMode() {
+		logger.Warn("GITHUB_TOKEN is unset: GitHub calls are anonymous and cannot post comments", "githubApiUrl", cfg.GitHub.APIURL)
 	}
 	if err := identify(ctx, acts); err != nil {
 		return err
 	}
 	logger.Info("GitHub target",
 		"githubApiUrl", acts.GitHub.BaseURL(), "githubLogin", acts.GitHub.Login(),
-		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
+		"loginFrom", identitySource(cfg), "appMode", cfg.GitHub.AppMode(), "allowedRepos", allowedRepos(cfg))
 	return nil
 }
 
@@ -197,7 +198,8 @@ func identify(ctx context.Context, acts *activities.Activities) error {
 	defer cancel()
 	err := agentworker.Identify(ctx, acts)
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected {
+	var refused *github.AppAuthError
+	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected || errors.As(err, &refused) || errors.Is(err, github.ErrLoginMismatch) {
 		return &startup.ConfigError{Err: err}
 	}
 	return err
@@ -207,6 +209,9 @@ func identify(ctx context.Context, acts *activities.Activities) error {
 const identifyTimeout = 30 * time.Second
 
 func identitySource(cfg agentworker.Config) string {
+	if cfg.GitHub.AppMode() {
+		return "GET /app"
+	}
 	if cfg.GitHubBotLogin != "" {
 		return "GITHUB_BOT_LOGIN"
 	}
