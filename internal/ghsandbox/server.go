@@ -66,6 +66,9 @@ type Server struct {
 	statePath string
 
 	merchants merchantsandbox.Service
+	// app is the GitHub App the sandbox speaks for (SetApp, app.go); nil
+	// before one is set.
+	app *appState
 }
 
 // New returns a sandbox holding a copy of fixture.
@@ -73,7 +76,7 @@ func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
 		pages:         http.NewServeMux(),
-		faults:        NewQueue(append(slices.Clip(servedOps), merchantsandbox.Ops...)),
+		faults:        NewQueue(slices.Concat(servedOps, appOps, merchantsandbox.Ops)),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -97,6 +100,7 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues", s.api(OpCreateIssue, s.createIssue))
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
+	s.appRoutes()
 	for _, rt := range s.merchants.Routes() {
 		s.mux.Handle(rt.Pattern, s.api(rt.Op, answered(rt.Handle)))
 	}
@@ -135,6 +139,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) api(op string, handle func(*http.Request) Response) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entry := s.requests.Arrive(op, r)
+		if refusal, ok := s.authorize(op, r); !ok {
+			s.requests.Outcome(entry, refusal.Status, "")
+			refusal.WithHealthyRateLimit(time.Now()).Write(w)
+			return
+		}
 		fault, faulted := s.faults.Take(op)
 
 		var resp Response

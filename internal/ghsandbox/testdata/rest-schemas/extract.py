@@ -28,12 +28,16 @@ ENDPOINTS = {
     "issues-create": ("post", "/repos/{owner}/{repo}/issues", "201"),
     "issues-list-for-repo": ("get", "/repos/{owner}/{repo}/issues", "200"),
     "repos-get-collaborator-permission-level": ("get", "/repos/{owner}/{repo}/collaborators/{username}/permission", "200"),
+    "apps-get-authenticated": ("get", "/app", "200"),
+    "apps-create-installation-access-token": ("post", "/app/installations/{installation_id}/access_tokens", "201"),
+    "apps-get-repo-installation": ("get", "/repos/{owner}/{repo}/installation", "200"),
 }
 # Error bodies, by the component response that describes them.
 ERRORS = {
     "error-not-found": "not_found",
     "error-validation-failed": "validation_failed",
     "error-validation-failed-simple": "validation_failed_simple",
+    "error-requires-authentication": "requires_authentication",
 }
 
 DROP = {"description", "example", "examples", "externalDocs", "deprecated", "readOnly", "writeOnly", "xml", "discriminator", "title"}
