@@ -180,3 +180,22 @@ func authenticatedLogin(ctx context.Context, gh *gogithub.Client, op string) (st
 	}
 	return user.GetLogin(), nil
 }
+
+// PullHead is a pull request's head commit and whether it is a draft and
+// open, as GitHub answers now: what a review started by hand needs. Like
+// Permission it is not the tools' business, so the allowlist does not
+// apply; installation, when known, is the delivery's (app mode).
+func (a *Access) PullHead(ctx context.Context, owner, repo string, number int, installation int64) (sha string, draft, open bool, err error) {
+	if a == nil {
+		return "", false, false, errNoAccess
+	}
+	gh, err := a.clients(owner, repo, installation)
+	if err != nil {
+		return "", false, false, err
+	}
+	pr, _, err := gh.PullRequests.Get(ctx, owner, repo, number)
+	if err != nil {
+		return "", false, false, ClassifyError(fmt.Sprintf("read %s/%s#%d", owner, repo, number), err)
+	}
+	return pr.GetHead().GetSHA(), pr.GetDraft(), pr.GetState() == "open", nil
+}

@@ -1,0 +1,163 @@
+package approvalsrv
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// reviewActions are the pull_request actions that start a review: a new
+// pull request, one reopened, a new head, and a draft made ready.
+var reviewActions = map[string]bool{"opened": true, "reopened": true, "synchronize": true, "ready_for_review": true}
+
+// headSHA is a commit ID as GitHub writes it.
+var headSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// PullHead is what a review's start needs of a pull request it was not
+// delivered with (a /agentrun review comment): its head and state.
+type PullHead struct {
+	SHA   string
+	Draft bool
+	Open  bool
+}
+
+// PullReader reads a pull request's head (the process's *github.Access
+// answers it, through the installation in app mode).
+type PullReader interface {
+	PullHead(ctx context.Context, owner, repo string, number int, installation int64) (PullHead, error)
+}
+
+// pullReview is a review to start: of which pull request at which head,
+// asked by whom, under which entry of AGENTRUN_AUTO_REVIEW.
+type pullReview struct {
+	Repo         string
+	Number       int
+	Head         string
+	Installation int64
+	Sender       string
+	Entry        AutoReviewEntry
+	Trigger      string
+}
+
+// pullRequestDelivery starts the review a pull_request delivery asks for
+// under AGENTRUN_AUTO_REVIEW; unset, or for a repository it does not list,
+// the delivery changes nothing.
+func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, payload []byte) outcome {
+	if len(s.cfg.AutoReview) == 0 {
+		return outcome{Code: http.StatusNoContent}
+	}
+	parsed, err := github.ParseWebHook("pull_request", payload)
+	if err != nil {
+		return refused(http.StatusBadRequest, "malformed pull_request payload")
+	}
+	event, ok := parsed.(*github.PullRequestEvent)
+	if !ok || !reviewActions[event.GetAction()] {
+		return outcome{Code: http.StatusNoContent}
+	}
+	repo := event.GetRepo().GetFullName()
+	entry, listed := s.cfg.AutoReview.For(repo)
+	if !listed {
+		return outcome{Code: http.StatusNoContent}
+	}
+	pr := event.GetPullRequest()
+	logger := s.logger.With("delivery", delivery, "repo", repo, "pull", event.GetNumber(), "action", event.GetAction(),
+		"head", pr.GetHead().GetSHA(), "sender", event.GetSender().GetLogin())
+	if pr.GetState() != "open" {
+		return outcome{Code: http.StatusNoContent}
+	}
+	if pr.GetDraft() && !entry.Drafts {
+		logger.Info("draft pull request not reviewed", "entry", entry.String())
+		return accepted(fmt.Sprintf("%s#%d is a draft: it is reviewed once it is ready for review (AGENTRUN_AUTO_REVIEW's entry %s has no :drafts)",
+			repo, event.GetNumber(), entry.Repo))
+	}
+	return s.startPullReview(ctx, logger, pullReview{
+		Repo: repo, Number: event.GetNumber(), Head: pr.GetHead().GetSHA(), Installation: event.GetInstallation().GetID(),
+		Sender: event.GetSender().GetLogin(), Entry: entry, Trigger: "pull_request " + event.GetAction(),
+	})
+}
+
+// startPullReview starts the review of r's head, or finds the one already
+// started for it (PullReviewRunID): a redelivery, or two deliveries at
+// once, start one run.
+func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pullReview) outcome {
+	switch {
+	case !runclient.ValidRepo(r.Repo) || r.Number <= 0:
+		return refused(http.StatusBadRequest, "the delivery names no pull request")
+	case !headSHA.MatchString(r.Head):
+		return refused(http.StatusBadRequest, "the delivery's head is not a commit ID")
+	case checkName("sender", r.Sender) != nil:
+		return refused(http.StatusBadRequest, "the delivery names no sender")
+	}
+	agent := r.Entry.Agent
+	if agent == api.DefaultAgent {
+		agent = "" // as every start of the default agent names it
+	}
+	in := api.RunInput{Repo: r.Repo, PullNumber: r.Number, Agent: agent, UserID: r.Sender, InstallationID: r.Installation}
+	runID := PullReviewRunID(r.Repo, r.Number, r.Head, r.Entry.AgentName())
+	in.ConversationID = runID
+	logger = logger.With("run", runID, "agent", r.Entry.AgentName())
+	started, err := s.runs.Start(ctx, runclient.StartRequest{RunID: runID, TaskQueue: s.cfg.TaskQueue, Input: in})
+	if err != nil {
+		return temporalFailure(logger, err, "start a pull request's review")
+	}
+	short := r.Head[:7]
+	if started.ClosedStatus != "" {
+		logger.Info("review of this head already ran", "closedStatus", started.ClosedStatus, "trigger", r.Trigger)
+		return accepted(fmt.Sprintf("%s#%d at %s was already reviewed by %s: run %s (%s)", r.Repo, r.Number, short,
+			r.Entry.AgentName(), runID, strings.ToLower(started.ClosedStatus)))
+	}
+	logger.Info("review started or found", "trigger", r.Trigger)
+	return accepted(fmt.Sprintf("review of %s#%d at %s by %s: run %s; it waits for a writer's approval before it posts",
+		r.Repo, r.Number, short, r.Entry.AgentName(), runID))
+}
+
+// reviewCommand starts a review by hand: a writer's /agentrun review on a
+// pull request of a repository AGENTRUN_AUTO_REVIEW lists. A reader's, or
+// one elsewhere, is refused saying why.
+func (s *Server) reviewCommand(ctx context.Context, logger *slog.Logger, event *github.IssueCommentEvent) outcome {
+	repo, number := event.GetRepo().GetFullName(), event.GetIssue().GetNumber()
+	login := event.GetComment().GetUser().GetLogin()
+	switch {
+	case !event.GetIssue().IsPullRequest():
+		return refused(http.StatusUnprocessableEntity, "/agentrun review works on a pull request, not an issue")
+	case isAgentOrBot(event.GetComment()):
+		return refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot start a review")
+	}
+	entry, listed := s.cfg.AutoReview.For(repo)
+	if !listed {
+		return refused(http.StatusForbidden, fmt.Sprintf("%s is not among the repositories AGENTRUN_AUTO_REVIEW lists: this server reviews none of its pull requests", repo))
+	}
+	owner, name, _ := strings.Cut(repo, "/")
+	if s.permissions == nil || s.pulls == nil {
+		return refused(http.StatusServiceUnavailable, "this server cannot check GitHub permissions, so it starts no review by hand")
+	}
+	permission, err := s.permissions.Permission(ctx, owner, name, login)
+	if err != nil {
+		logger.Warn("permission check for /agentrun review failed", "err", err)
+		return refused(http.StatusBadGateway, "could not read the commenter's permission on GitHub; comment again later")
+	}
+	if why := api.RefuseWriter(login, permission, repo, "starting a review"); why != "" {
+		logger.Info("/agentrun review refused", "reason", why)
+		return refused(http.StatusForbidden, why)
+	}
+	head, err := s.pulls.PullHead(ctx, owner, name, number, event.GetInstallation().GetID())
+	if err != nil {
+		logger.Warn("reading the pull request for /agentrun review failed", "err", err)
+		return refused(http.StatusBadGateway, "could not read the pull request's head on GitHub; comment again later")
+	}
+	if !head.Open {
+		return refused(http.StatusConflict, fmt.Sprintf("%s#%d is closed: nothing to review", repo, number))
+	}
+	return s.startPullReview(ctx, logger, pullReview{
+		Repo: repo, Number: number, Head: head.SHA, Installation: event.GetInstallation().GetID(),
+		Sender: login, Entry: entry, Trigger: "/agentrun review",
+	})
+}
