@@ -3,6 +3,7 @@ package approvalsrv
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	ghapi "github.com/agentrun/agentrun/github"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
 )
 
 // sandboxHead is the sandbox's head of acme/widgets#1, which the example
@@ -171,4 +173,41 @@ func TestAWritersReviewCommandStartsOneAndAReadersIsRefusedSayingWhy(t *testing.
 	resp = h.deliver("issue_comment", "d-3", elsewhere.payload(t))
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	require.Contains(t, replyOf(t, resp)["error"], "AGENTRUN_AUTO_REVIEW")
+}
+
+// The sandbox delivers pull_request events to the approval server as
+// GitHub would, signed: opening the pull request starts the review of its
+// head, a push the review of the new head, a close nothing.
+func TestSandboxPullRequestDeliveriesStartTheReviewOfEachHead(t *testing.T) {
+	h := newHarness(t, autoReview(t, "acme/widgets"), nil)
+	sb := ghsandbox.New(ghsandbox.DefaultFixture())
+	sandbox := httptest.NewServer(sb)
+	t.Cleanup(sandbox.Close)
+	sb.SetWebhook(ghsandbox.Webhook{URL: h.http.URL + "/github/webhook", Secret: webhookSecret})
+	event := func(ev ghsandbox.PullEvent) ghsandbox.PullEventAnswer {
+		t.Helper()
+		a, err := sb.ApplyPullEvent(t.Context(), ghsandbox.Bases{Web: sandbox.URL, API: sandbox.URL}, "acme", "widgets", 1, ev)
+		require.NoError(t, err)
+		return a
+	}
+
+	opened := event(ghsandbox.PullEvent{Action: ghsandbox.PullOpened})
+	require.Equal(t, http.StatusAccepted, opened.Delivered, opened.DeliveryError)
+	require.Equal(t, sandboxHead, opened.Head)
+
+	pushed := event(ghsandbox.PullEvent{Action: ghsandbox.PullSynchronize, Sender: "bob", Commits: []ghsandbox.PushedCommit{
+		{Message: "Handle the empty cache", Files: []ghsandbox.FixtureFile{{Filename: "cache/empty.go", Status: "added", Patch: "@@ -0,0 +1 @@\n+package cache"}}},
+	}})
+	require.Equal(t, http.StatusAccepted, pushed.Delivered, pushed.DeliveryError)
+	require.Equal(t, sandboxHead, pushed.Before)
+	require.NotEqual(t, sandboxHead, pushed.Head)
+
+	closed := event(ghsandbox.PullEvent{Action: ghsandbox.PullClosed})
+	require.Equal(t, http.StatusNoContent, closed.Delivered)
+
+	starts := h.runs.startRequests()
+	require.Len(t, starts, 2)
+	require.Equal(t, PullReviewRunID("acme/widgets", 1, sandboxHead, api.DefaultAgent), starts[0].RunID)
+	require.Equal(t, PullReviewRunID("acme/widgets", 1, pushed.Head, api.DefaultAgent), starts[1].RunID)
+	require.Equal(t, "bob", starts[1].Input.UserID)
 }

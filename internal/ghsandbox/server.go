@@ -69,6 +69,9 @@ type Server struct {
 	// app is the GitHub App the sandbox speaks for (SetApp, app.go); nil
 	// before one is set.
 	app *appState
+	// webhook is where pull request events are delivered (SetWebhook,
+	// pushes.go).
+	webhook Webhook
 }
 
 // New returns a sandbox holding a copy of fixture.
@@ -114,6 +117,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /_sandbox/requests", s.listRequestsHandler)
 	s.mux.HandleFunc("DELETE /_sandbox/requests", s.clearRequestsHandler)
 	s.mux.HandleFunc("POST "+ControlCommentsPath, s.postAsHandler)
+	s.mux.HandleFunc("POST "+ControlPullEventsPath, s.pullEventHandler)
 }
 
 // ServeHTTP serves the API at the root and under /api/v3.

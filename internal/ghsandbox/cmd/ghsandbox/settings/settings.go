@@ -28,6 +28,9 @@ type Config struct {
 	// App is the GitHub App the sandbox speaks for (SANDBOX_APP_*); a zero
 	// ID leaves it without one.
 	App ghsandbox.App
+	// Webhook is where pull request events (POST
+	// /_sandbox/pulls/{owner}/{repo}/{number}/events) are delivered.
+	Webhook ghsandbox.Webhook
 }
 
 // Settings is every variable the ghsandbox command reads.
@@ -46,6 +49,10 @@ func Settings() config.Table[Config] {
 				Parse: parseAppKeyFile},
 			{Name: "SANDBOX_APP_SLUG", Default: "agentrun", Description: "the app's slug; its bot posts as SLUG[bot]",
 				Parse: func(c *Config, v string) error { c.App.Slug = v; return nil }},
+			{Name: "SANDBOX_WEBHOOK_URL", Description: "where pull_request deliveries go, as GitHub sends them (the approval server's /github/webhook); default none",
+				Parse: func(c *Config, v string) error { c.Webhook.URL = v; return config.HTTPURL(v) }},
+			{Name: "SANDBOX_WEBHOOK_SECRET", Secret: true, Description: "signs those deliveries (X-Hub-Signature-256): the approval server's GITHUB_WEBHOOK_SECRET",
+				Parse: func(c *Config, v string) error { c.Webhook.Secret = v; return nil }},
 			{Name: "SANDBOX_APP_TOKEN_LIFETIME", Default: ghsandbox.DefaultTokenLifetime.String(), Description: "how long an installation token lives",
 				Parse: parseTokenLifetime},
 		},
