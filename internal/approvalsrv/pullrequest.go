@@ -2,6 +2,7 @@ package approvalsrv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -59,7 +60,7 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 		return refused(http.StatusBadRequest, "malformed pull_request payload")
 	}
 	event, ok := parsed.(*github.PullRequestEvent)
-	if !ok || !reviewActions[event.GetAction()] {
+	if !ok || !reviewActions[event.GetAction()] && event.GetAction() != "closed" {
 		return outcome{Code: http.StatusNoContent}
 	}
 	repo := event.GetRepo().GetFullName()
@@ -70,6 +71,12 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 	pr := event.GetPullRequest()
 	logger := s.logger.With("delivery", delivery, "repo", repo, "pull", event.GetNumber(), "action", event.GetAction(),
 		"head", pr.GetHead().GetSHA(), "sender", event.GetSender().GetLogin())
+	if event.GetAction() == "closed" {
+		// The review of the last head ends: nothing stale is posted.
+		s.supersede(ctx, logger, PullReviewRunID(repo, event.GetNumber(), pr.GetHead().GetSHA(), entry.AgentName()),
+			api.SupersedeSignal{Closed: true, Delivery: delivery})
+		return outcome{Code: http.StatusNoContent}
+	}
 	if pr.GetState() != "open" {
 		return outcome{Code: http.StatusNoContent}
 	}
@@ -78,10 +85,32 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 		return accepted(fmt.Sprintf("%s#%d is a draft: it is reviewed once it is ready for review (AGENTRUN_AUTO_REVIEW's entry %s has no :drafts)",
 			repo, event.GetNumber(), entry.Repo))
 	}
-	return s.startPullReview(ctx, logger, pullReview{
-		Repo: repo, Number: event.GetNumber(), Head: pr.GetHead().GetSHA(), Installation: event.GetInstallation().GetID(),
+	head := pr.GetHead().GetSHA()
+	o := s.startPullReview(ctx, logger, pullReview{
+		Repo: repo, Number: event.GetNumber(), Head: head, Installation: event.GetInstallation().GetID(),
 		Sender: event.GetSender().GetLogin(), Entry: entry, Trigger: "pull_request " + event.GetAction(),
 	})
+	if before := event.GetBefore(); o.OK() && event.GetAction() == "synchronize" && before != "" && before != head {
+		// After the new review started, so that the old one can name it.
+		s.supersede(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()),
+			api.SupersedeSignal{Head: head, By: PullReviewRunID(repo, event.GetNumber(), head, entry.AgentName()), Delivery: delivery})
+	}
+	return o
+}
+
+// supersede tells the review of an older head that the pull request moved
+// on. No such run (another agent's, one already ended, or a head no
+// delivery started) is nothing to do; a failure is logged, not the
+// delivery's answer: the new review has started either way.
+func (s *Server) supersede(ctx context.Context, logger *slog.Logger, runID string, sig api.SupersedeSignal) {
+	err := s.runs.Supersede(ctx, runID, sig)
+	switch {
+	case err == nil:
+		logger.Info("older review superseded", "superseded", runID, "reason", sig.Reason())
+	case errors.Is(err, errRunNotFound):
+	default:
+		logger.Warn("could not supersede the older review", "superseded", runID, "err", err)
+	}
 }
 
 // startPullReview starts the review of r's head, or finds the one already

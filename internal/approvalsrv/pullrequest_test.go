@@ -2,6 +2,7 @@ package approvalsrv
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -210,4 +211,30 @@ func TestSandboxPullRequestDeliveriesStartTheReviewOfEachHead(t *testing.T) {
 	require.Equal(t, PullReviewRunID("acme/widgets", 1, sandboxHead, api.DefaultAgent), starts[0].RunID)
 	require.Equal(t, PullReviewRunID("acme/widgets", 1, pushed.Head, api.DefaultAgent), starts[1].RunID)
 	require.Equal(t, "bob", starts[1].Input.UserID)
+
+	superseded := h.runs.supersededRuns()
+	require.Len(t, superseded, 2)
+	bySync := superseded[starts[0].RunID]
+	require.Len(t, bySync, 1, "the new head supersedes the review of the old one")
+	require.Equal(t, "superseded by "+pushed.Head, bySync[0].Reason())
+	require.Equal(t, starts[1].RunID, bySync[0].By, "and names the run that took over")
+	byClose := superseded[starts[1].RunID]
+	require.Len(t, byClose, 1)
+	require.Equal(t, "pull request closed", byClose[0].Reason())
+}
+
+func (f *fakeRuns) Supersede(ctx context.Context, runID string, sig api.SupersedeSignal) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.supersedes == nil {
+		f.supersedes = map[string][]api.SupersedeSignal{}
+	}
+	f.supersedes[runID] = append(f.supersedes[runID], sig)
+	return nil
+}
+
+func (f *fakeRuns) supersededRuns() map[string][]api.SupersedeSignal {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return maps.Clone(f.supersedes)
 }
