@@ -45,7 +45,6 @@ func (c Cancellation) Detail() string {
 // SupersededBy is GitHub, who a supersede is recorded as coming from.
 const SupersededBy = "GitHub"
 
-
 // CancelledByTemporal is who a cancellation requested through Temporal
 // itself (temporal workflow cancel) is recorded as.
 const CancelledByTemporal = "a Temporal cancellation request"

@@ -27,7 +27,7 @@ type fakeRuns struct {
 	refusals    []api.RefusalSignal
 	cancels     []api.CancelSignal
 	// supersedes are the Supersede calls, by run (pullrequest_test.go).
-	supersedes map[string][]api.SupersedeSignal
+	supersedes  map[string][]api.SupersedeSignal
 	unavailable bool
 	// refusalsFail makes Refuse fail as an unreachable Temporal would.
 	refusalsFail bool
