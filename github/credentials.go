@@ -84,8 +84,8 @@ func parseAppKey(c *Credentials, v string) error {
 	}
 	key, err := jwt.ParseRSAPrivateKeyFromPEM([]byte(v))
 	if err != nil {
-		return errors.New("not an RSA private key in PEM (the .pem file GitHub generates on the app's settings page, " +
-			"beginning \"-----BEGIN RSA PRIVATE KEY-----\")")
+		return errors.New("not an RSA private key in PEM: give the .pem file GitHub generates on the app's settings page " +
+			"(GITHUB_APP_PRIVATE_KEY_FILE), or its content, beginning \"-----BEGIN RSA PRIVATE KEY-----\" (GITHUB_APP_PRIVATE_KEY_DATA)")
 	}
 	c.AppKey = key
 	return nil
