@@ -32,7 +32,7 @@ func TestWorkerInAppModeWithAWrongAppIDOrKeyExitsWith2NamingIt(t *testing.T) {
 	for name, tc := range map[string]struct {
 		appID, keyFile, want string
 	}{
-		"another app's ID": {strconv.Itoa(testkit.SandboxAppID + 1), keyFile, "GITHUB_APP_ID 4243 is not the app this private key belongs to"},
+		"another app's ID":      {strconv.Itoa(testkit.SandboxAppID + 1), keyFile, "GITHUB_APP_ID 4243 is not the app this private key belongs to"},
 		"a file that is no key": {strconv.Itoa(testkit.SandboxAppID), notAKey, "GITHUB_APP_PRIVATE_KEY_FILE"},
 	} {
 		t.Run(name, func(t *testing.T) {
