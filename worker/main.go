@@ -186,7 +186,7 @@ func connectGitHub(ctx context.Context, cfg agentworker.Config, acts *activities
 	}
 	logger.Info("GitHub target",
 		"githubApiUrl", acts.GitHub.BaseURL(), "githubLogin", acts.GitHub.Login(),
-		"loginFrom", identitySource(cfg), "appMode", cfg.GitHub.AppMode(), "allowedRepos", allowedRepos(cfg))
+		"loginFrom", identitySource(cfg), "allowedRepos", allowedRepos(cfg))
 	return nil
 }
 
