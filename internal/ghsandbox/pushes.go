@@ -2,6 +2,7 @@ package ghsandbox
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -13,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -128,7 +130,12 @@ func (s *Server) applyPullEvent(b Bases, owner, repo string, number int, ev Pull
 		if ps.State != "open" {
 			return nil, PullEventAnswer{}, Webhook{}, errors.New("the pull request is closed: reopen it first")
 		}
-		if err := pushCommits(ps, ev.Commits, ev.Force); err != nil {
+		s.headCommitLocked(rs, ps)
+		sender := cmp.Or(ev.Sender, ps.Author)
+		if err := pushCommits(ps, ev.Commits, ev.Force, func(c commitRecord) {
+			c.Author, c.At = sender, time.Now().UTC().Truncate(time.Second)
+			s.recordCommitLocked(rs.owner, rs.name, c)
+		}); err != nil {
 			return nil, PullEventAnswer{}, Webhook{}, err
 		}
 		extra["before"], extra["after"] = before, ps.HeadSHA
@@ -168,7 +175,7 @@ func (s *Server) applyPullEvent(b Bases, owner, repo string, number int, ev Pull
 // pushCommits moves the head past commits: each commit's ID is derived from
 // its parent and content, as a Git commit's is. A push adds to the pull
 // request's files; a force-push replaces them.
-func pushCommits(ps *pullState, commits []PushedCommit, force bool) error {
+func pushCommits(ps *pullState, commits []PushedCommit, force bool, record func(commitRecord)) error {
 	parent := ps.HeadSHA
 	if force {
 		parent = ps.BaseSHA
@@ -187,7 +194,9 @@ func pushCommits(ps *pullState, commits []PushedCommit, force bool) error {
 			fmt.Fprintf(h, "%s\x00%s\x00%s\x00", f.Filename, f.Status, f.Patch)
 			ps.Files = upsertFile(ps.Files, f)
 		}
-		parent = hex.EncodeToString(h.Sum(nil))
+		sha := hex.EncodeToString(h.Sum(nil))
+		record(commitRecord{SHA: sha, Parent: parent, Message: c.Message, Files: slices.Clone(c.Files)})
+		parent = sha
 	}
 	ps.HeadSHA = parent
 	ps.additions, ps.deletions = 0, 0

@@ -72,6 +72,9 @@ type Server struct {
 	// webhook is where pull request events are delivered (SetWebhook,
 	// pushes.go).
 	webhook Webhook
+	// commits are the commits pushed (pushes.go), for the compare API
+	// (compare.go), keyed by repository and SHA.
+	commits map[string]commitRecord
 }
 
 // New returns a sandbox holding a copy of fixture.
@@ -79,7 +82,7 @@ func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
 		pages:         http.NewServeMux(),
-		faults:        NewQueue(slices.Concat(servedOps, appOps, merchantsandbox.Ops)),
+		faults:        NewQueue(slices.Concat(servedOps, appOps, []string{OpCompare}, merchantsandbox.Ops)),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -104,6 +107,7 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /repos/{owner}/{repo}/collaborators/{username}/permission", s.api(OpGetPermission, s.getPermission))
 	s.mux.Handle("GET /user", s.api(OpGetUser, s.getAuthenticatedUser))
 	s.appRoutes()
+	s.compareRoutes()
 	for _, rt := range s.merchants.Routes() {
 		s.mux.Handle(rt.Pattern, s.api(rt.Op, answered(rt.Handle)))
 	}

@@ -31,6 +31,7 @@ ENDPOINTS = {
     "apps-get-authenticated": ("get", "/app", "200"),
     "apps-create-installation-access-token": ("post", "/app/installations/{installation_id}/access_tokens", "201"),
     "apps-get-repo-installation": ("get", "/repos/{owner}/{repo}/installation", "200"),
+    "repos-compare-commits": ("get", "/repos/{owner}/{repo}/compare/{basehead}", "200"),
 }
 # Error bodies, by the component response that describes them.
 ERRORS = {
