@@ -60,7 +60,7 @@ func (in RunInput) NewRun(runID string, now time.Time) Run {
 	return Run{
 		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
 		Repo: in.Repo, PullNumber: in.PullNumber, Target: in.Target, Approvers: in.Approvers, Agent: in.Agent,
-		FollowUp: in.FollowUp, Status: RunRunning, CreatedAt: now, UpdatedAt: now,
+		FollowUp: in.FollowUp, Head: in.Head, ReviewedHead: in.ReviewedHead, Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 	}
 }
 
@@ -108,7 +108,14 @@ type RunInput struct {
 	// repository, from the delivery that started the run (installation.id)
 	// or looked up by the worker in app mode when zero. It is an ID, never
 	// a token: tokens are minted per call and never enter history.
-	InstallationID int64  `json:"installationId,omitempty"`
+	InstallationID int64 `json:"installationId,omitempty"`
+	// Head is the pull request head a review started from a delivery
+	// reviews; ReviewedHead the last head agentrun reviewed and posted on
+	// the pull request, when a push started it: the review then reads only
+	// the change since (the compare API), or the whole pull request, saying
+	// so, when ReviewedHead is no longer an ancestor.
+	Head           string `json:"head,omitempty"`
+	ReviewedHead   string `json:"reviewedHead,omitempty"`
 	Goal           string `json:"goal,omitempty"`
 	UserID         string `json:"userId"`
 	ConversationID string `json:"conversationId,omitempty"`
@@ -230,6 +237,10 @@ type Run struct {
 	// FollowUp is the earlier run of the same conversation this run follows
 	// up on (RunInput.FollowUp), or empty.
 	FollowUp string `json:"followUp,omitempty"`
+	// Head and ReviewedHead are RunInput's: the head a review reads, and the
+	// last one reviewed and posted before it.
+	Head         string `json:"head,omitempty"`
+	ReviewedHead string `json:"reviewedHead,omitempty"`
 	// BatchApproval: the agent takes one decision for several of its
 	// waiting actions (ApprovalSignal.Batch).
 	BatchApproval         bool      `json:"batchApproval,omitempty"`

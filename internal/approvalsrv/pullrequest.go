@@ -46,6 +46,9 @@ type pullReview struct {
 	Sender       string
 	Entry        AutoReviewEntry
 	Trigger      string
+	// ReviewedHead is the last head reviewed and posted, for a push: the
+	// review then reads only the change since.
+	ReviewedHead string
 }
 
 // pullRequestDelivery starts the review a pull_request delivery asks for
@@ -86,16 +89,42 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 			repo, event.GetNumber(), entry.Repo))
 	}
 	head := pr.GetHead().GetSHA()
-	o := s.startPullReview(ctx, logger, pullReview{
+	review := pullReview{
 		Repo: repo, Number: event.GetNumber(), Head: head, Installation: event.GetInstallation().GetID(),
 		Sender: event.GetSender().GetLogin(), Entry: entry, Trigger: "pull_request " + event.GetAction(),
-	})
+	}
+	if before := event.GetBefore(); event.GetAction() == "synchronize" && headSHA.MatchString(before) && before != head {
+		review.ReviewedHead = s.lastReviewedHead(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()), before)
+	}
+	o := s.startPullReview(ctx, logger, review)
 	if before := event.GetBefore(); o.OK() && event.GetAction() == "synchronize" && before != "" && before != head {
 		// After the new review started, so that the old one can name it.
 		s.supersede(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()),
 			api.SupersedeSignal{Head: head, By: PullReviewRunID(repo, event.GetNumber(), head, entry.AgentName()), Delivery: delivery})
 	}
 	return o
+}
+
+// lastReviewedHead is the last head agentrun reviewed and posted on the
+// pull request, as the review of the previous head (prev, of head before)
+// knows it: before itself when that review posted, else the one it was
+// reviewing since. Unknown (no such run, or no answer) is "": the push is
+// reviewed whole.
+func (s *Server) lastReviewedHead(ctx context.Context, logger *slog.Logger, prev, before string) string {
+	snap, err := s.runs.Snapshot(ctx, prev)
+	if err != nil {
+		if !errors.Is(err, errRunNotFound) {
+			logger.Warn("could not read the previous head's review; the push is reviewed whole", "previous", prev, "err", err)
+		}
+		return ""
+	}
+	if len(snap.Outcome.Posted) > 0 {
+		return before
+	}
+	if headSHA.MatchString(snap.Run.ReviewedHead) {
+		return snap.Run.ReviewedHead
+	}
+	return ""
 }
 
 // supersede tells the review of an older head that the pull request moved
@@ -129,7 +158,8 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 	if agent == api.DefaultAgent {
 		agent = "" // as every start of the default agent names it
 	}
-	in := api.RunInput{Repo: r.Repo, PullNumber: r.Number, Agent: agent, UserID: r.Sender, InstallationID: r.Installation}
+	in := api.RunInput{Repo: r.Repo, PullNumber: r.Number, Agent: agent, UserID: r.Sender, InstallationID: r.Installation,
+		Head: r.Head, ReviewedHead: r.ReviewedHead}
 	runID := PullReviewRunID(r.Repo, r.Number, r.Head, r.Entry.AgentName())
 	in.ConversationID = runID
 	logger = logger.With("run", runID, "agent", r.Entry.AgentName())

@@ -63,3 +63,55 @@ func TestPushWhileTheReviewWaitsSupersedesItAndStartsTheNextOnADevServer(t *test
 	require.Equal(t, api.RunCompleted, stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, second, "")).Status)
 	require.Len(t, sb.Comments("acme", "widgets", 1), 1, "only the review of the new head is posted")
 }
+
+// After a review was posted, a push is reviewed for what it changed only
+// (the compare API); a force-push after it gets a full review that says
+// why. Real worker, dev server, sandbox deliveries.
+func TestAPushIsReviewedForWhatChangedAndAForcePushInFullOnADevServer(t *testing.T) {
+	testkit.NeedsDevServer(t)
+	stack := testkit.StartStack(t, testkit.StackOptions{})
+	const queue = "autoreview-range"
+	sb := ghsandbox.New(ghsandbox.DefaultFixture())
+	testkit.StartSandboxWorker(t, stack.Client(), queue, sb)
+	cfg := autoReview(t, "acme/widgets")
+	cfg.TaskQueue = queue
+	h := serve(t, cfg, Options{Runs: stack.Runs()})
+	sb.SetWebhook(ghsandbox.Webhook{URL: h.http.URL + "/github/webhook", Secret: webhookSecret})
+	sandbox := httptest.NewServer(sb)
+	t.Cleanup(sandbox.Close)
+	bases := ghsandbox.Bases{Web: sandbox.URL, API: sandbox.URL}
+	ctx := context.Background()
+	event := func(ev ghsandbox.PullEvent) ghsandbox.PullEventAnswer {
+		t.Helper()
+		a, err := sb.ApplyPullEvent(ctx, bases, "acme", "widgets", 1, ev)
+		require.NoError(t, err)
+		require.Equal(t, 202, a.Delivered, a.DeliveryError)
+		return a
+	}
+	reviewPosted := func(head string) string {
+		t.Helper()
+		runID := PullReviewRunID("acme/widgets", 1, head, api.DefaultAgent)
+		stack.Approve(t, runID, stack.WaitForApproval(t, runID).ID)
+		require.Equal(t, api.RunCompleted, stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, runID, "")).Status)
+		comments := sb.Comments("acme", "widgets", 1)
+		return comments[len(comments)-1].Body
+	}
+
+	opened := event(ghsandbox.PullEvent{Action: ghsandbox.PullOpened})
+	first := reviewPosted(opened.Head)
+	require.NotContains(t, first, "Reviewed only")
+	require.Contains(t, first, "cache/cache.go")
+
+	pushed := event(ghsandbox.PullEvent{Action: ghsandbox.PullSynchronize, Commits: []ghsandbox.PushedCommit{{Message: "Guard the cache",
+		Files: []ghsandbox.FixtureFile{{Filename: "cache/guard.go", Status: "added", Patch: "@@ -0,0 +1,2 @@\n+package cache\n+// TODO: evict old entries"}}}}})
+	second := reviewPosted(pushed.Head)
+	require.Contains(t, second, "Reviewed only the change since "+opened.Head[:7]+", the last head reviewed and posted: 1 commit")
+	require.Contains(t, second, "cache/guard.go")
+	require.NotContains(t, second, "cache/cache.go", "the files reviewed before are not reviewed again")
+
+	forced := event(ghsandbox.PullEvent{Action: ghsandbox.PullSynchronize, Force: true, Commits: []ghsandbox.PushedCommit{{Message: "Rewrite",
+		Files: []ghsandbox.FixtureFile{{Filename: "cache/cache.go", Status: "added", Patch: "@@ -0,0 +1 @@\n+package cache"}}}}})
+	third := reviewPosted(forced.Head)
+	require.Contains(t, third, "Full review: "+pushed.Head[:7]+", the last head reviewed and posted, is no longer an ancestor of "+forced.Head[:7]+" (a force-push or a rebase)")
+	require.Len(t, sb.Comments("acme", "widgets", 1), 3)
+}
