@@ -85,6 +85,11 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 	}
 	if pr.GetDraft() && !entry.Drafts {
 		logger.Info("draft pull request not reviewed", "entry", entry.String())
+		if before := event.GetBefore(); event.GetAction() == "synchronize" && headSHA.MatchString(before) && before != pr.GetHead().GetSHA() {
+			// No review of the new head starts, but the old one is stale all the same.
+			s.supersede(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()),
+				api.SupersedeSignal{Head: pr.GetHead().GetSHA(), Delivery: delivery})
+		}
 		return accepted(fmt.Sprintf("%s#%d is a draft: it is reviewed once it is ready for review (AGENTRUN_AUTO_REVIEW's entry %s has no :drafts)",
 			repo, event.GetNumber(), entry.Repo))
 	}

@@ -238,3 +238,21 @@ func (f *fakeRuns) supersededRuns() map[string][]api.SupersedeSignal {
 	defer f.mu.Unlock()
 	return maps.Clone(f.supersedes)
 }
+
+// A push on a draft starts no review, but the review of the old head is
+// stale all the same.
+func TestAPushOnADraftSupersedesTheOldReviewWithoutStartingOne(t *testing.T) {
+	h := newHarness(t, autoReview(t, "acme/widgets"), nil)
+	next := strings.Repeat("d", 40)
+	payload := exampleDelivery(t, "synchronize", func(s string) string {
+		s = strings.Replace(s, `"draft": false`, `"draft": true`, 1)
+		s = strings.Replace(s, `"before": "`, `"before": "`+sandboxHead+`", "x_before": "`, 1)
+		return strings.ReplaceAll(s, `"sha": "`+sandboxHead+`"`, `"sha": "`+next+`"`)
+	})
+	resp := h.deliver("pull_request", "d-1", payload)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Empty(t, h.runs.startRequests())
+	superseded := h.runs.supersededRuns()[PullReviewRunID("acme/widgets", 1, sandboxHead, api.DefaultAgent)]
+	require.Len(t, superseded, 1)
+	require.Equal(t, "superseded by "+next, superseded[0].Reason())
+}
