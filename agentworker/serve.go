@@ -15,6 +15,7 @@ import (
 	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/agents"
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/github"
 	wiring "github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/startup"
@@ -135,8 +136,8 @@ func connectGitHub(ctx context.Context, cfg wiring.Config, acts *activities.Acti
 		logger.Info("no GitHub variable is set: serving only agents that use no GitHub tool")
 		return nil
 	}
-	if cfg.GitHubToken == "" {
-		logger.Warn("GITHUB_TOKEN is unset: GitHub calls are anonymous and cannot post comments", "githubApiUrl", cfg.GitHubAPIURL)
+	if cfg.GitHub.Token == "" && !cfg.GitHub.AppMode() {
+		logger.Warn("GITHUB_TOKEN is unset: GitHub calls are anonymous and cannot post comments", "githubApiUrl", cfg.GitHub.APIURL)
 	}
 	if err := identify(ctx, acts); err != nil {
 		return err
@@ -155,7 +156,8 @@ func identify(ctx context.Context, acts *activities.Activities) error {
 	defer cancel()
 	err := wiring.Identify(ctx, acts)
 	var appErr *temporal.ApplicationError
-	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected {
+	var refused *github.AppAuthError
+	if errors.As(err, &appErr) && appErr.Type() == api.ErrTypeGitHubRejected || errors.As(err, &refused) || errors.Is(err, github.ErrLoginMismatch) {
 		return &startup.ConfigError{Err: err}
 	}
 	return err
@@ -165,6 +167,9 @@ func identify(ctx context.Context, acts *activities.Activities) error {
 const identifyTimeout = 30 * time.Second
 
 func identitySource(cfg wiring.Config) string {
+	if cfg.GitHub.AppMode() {
+		return "GET /app"
+	}
 	if cfg.GitHubBotLogin != "" {
 		return "GITHUB_BOT_LOGIN"
 	}

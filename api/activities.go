@@ -44,6 +44,23 @@ type PullRequestFile struct {
 type PullRequestFiles struct {
 	Files   []PullRequestFile `json:"files"`
 	LeftOut *LeftOutFiles     `json:"leftOut,omitempty"`
+	// Range, when set, says the listing is of a new push: only the change
+	// since the last head agentrun reviewed and posted (Since), or, when
+	// that head is no longer an ancestor, the whole pull request (Full).
+	Range *ReviewRange `json:"range,omitempty"`
+}
+
+// ReviewRange is what part of a pull request a listing covers.
+type ReviewRange struct {
+	// Since is the last head reviewed and posted; Head the one read.
+	Since string `json:"since"`
+	Head  string `json:"head"`
+	// Commits counts the commits since Since, when the listing is of them.
+	Commits int `json:"commits,omitempty"`
+	// Full: Since is no longer an ancestor of Head (a force-push or a
+	// rebase), so the listing is the whole pull request; Reason says so.
+	Full   bool   `json:"full,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // LeftOutFiles are the files a listing left out, and why. Names are the

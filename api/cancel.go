@@ -26,12 +26,24 @@ type Cancellation struct {
 	By     string    `json:"by"`
 	Reason string    `json:"reason"`
 	At     time.Time `json:"at"`
+	// Superseded: the pull request moved on (SignalSupersede); the run
+	// completes rather than ends cancelled, and Reason is what its waiting
+	// actions expired with. TakenOverBy is the run that reviews the new head.
+	Superseded  bool   `json:"superseded,omitempty"`
+	TakenOverBy string `json:"takenOverBy,omitempty"`
 }
 
-// Detail is the cancellation in the run's words, as waiting actions record it.
+// Detail is the cancellation in the run's words, as waiting actions record
+// it: a supersede's reason alone ("superseded by <sha>").
 func (c Cancellation) Detail() string {
+	if c.Superseded {
+		return c.Reason
+	}
 	return "run cancelled by " + c.By + ": " + c.Reason
 }
+
+// SupersededBy is GitHub, who a supersede is recorded as coming from.
+const SupersededBy = "GitHub"
 
 // CancelledByTemporal is who a cancellation requested through Temporal
 // itself (temporal workflow cancel) is recorded as.

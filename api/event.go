@@ -53,6 +53,7 @@ const (
 	LabelNotDone         = "Finished without doing its task"
 	LabelFailed          = "Failed"
 	LabelCancelled       = "Cancelled"
+	LabelSuperseded      = "Superseded by a newer head; nothing was posted"
 	LabelContinuing      = "Continuing in a fresh history"
 )
 

@@ -62,7 +62,7 @@ func (in RunInput) NewRun(runID string, now time.Time) Run {
 	return Run{
 		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
 		Repo: in.Repo, PullNumber: in.PullNumber, Target: in.Target, Approvers: in.Approvers, Agent: in.Agent,
-		FollowUp: in.FollowUp, Status: RunRunning, CreatedAt: now, UpdatedAt: now,
+		FollowUp: in.FollowUp, Head: in.Head, ReviewedHead: in.ReviewedHead, Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 	}
 }
 
@@ -103,12 +103,24 @@ type RunInput struct {
 	// Repo ("owner/name") and PullNumber are a pull request target's wire
 	// form; a target of another kind is Target (api/target.go). RunTarget
 	// reads either, WithTarget writes either.
-	Repo           string  `json:"repo"`
-	PullNumber     int     `json:"pullNumber"`
-	Target         *Target `json:"target,omitempty"`
-	Goal           string  `json:"goal,omitempty"`
-	UserID         string  `json:"userId"`
-	ConversationID string  `json:"conversationId,omitempty"`
+	Repo       string  `json:"repo"`
+	PullNumber int     `json:"pullNumber"`
+	Target     *Target `json:"target,omitempty"`
+	// InstallationID is the GitHub App installation on the pull request's
+	// repository, from the delivery that started the run (installation.id)
+	// or looked up by the worker in app mode when zero. It is an ID, never
+	// a token: tokens are minted per call and never enter history.
+	InstallationID int64 `json:"installationId,omitempty"`
+	// Head is the pull request head a review started from a delivery
+	// reviews; ReviewedHead the last head agentrun reviewed and posted on
+	// the pull request, when a push started it: the review then reads only
+	// the change since (the compare API), or the whole pull request, saying
+	// so, when ReviewedHead is no longer an ancestor.
+	Head           string `json:"head,omitempty"`
+	ReviewedHead   string `json:"reviewedHead,omitempty"`
+	Goal           string `json:"goal,omitempty"`
+	UserID         string `json:"userId"`
+	ConversationID string `json:"conversationId,omitempty"`
 	// Agent names the agent that runs (its prompt, tools and limits); empty
 	// means DefaultAgent.
 	Agent string `json:"agent,omitempty"`
@@ -234,6 +246,10 @@ type Run struct {
 	// FollowUp is the earlier run of the same conversation this run follows
 	// up on (RunInput.FollowUp), or empty.
 	FollowUp string `json:"followUp,omitempty"`
+	// Head and ReviewedHead are RunInput's: the head a review reads, and the
+	// last one reviewed and posted before it.
+	Head         string `json:"head,omitempty"`
+	ReviewedHead string `json:"reviewedHead,omitempty"`
 	// BatchApproval: the agent takes one decision for several of its
 	// waiting actions (ApprovalSignal.Batch).
 	BatchApproval         bool      `json:"batchApproval,omitempty"`

@@ -52,6 +52,16 @@ type Target struct {
 	// Kind and Fields are a target of another kind than a pull request.
 	Kind   string            `json:"kind,omitempty"`
 	Fields map[string]string `json:"fields,omitempty"`
+	// InstallationID is the GitHub App installation that reaches a pull
+	// request's repository (RunInput.InstallationID), for a worker in app
+	// mode; zero has the worker look it up. It names no resource and pins
+	// nothing: Ref, Label and the tools' pins leave it out.
+	InstallationID int64 `json:"installationId,omitempty"`
+	// Head and ReviewedHead are a pull request review's range
+	// (RunInput.Head, RunInput.ReviewedHead): the listing reads only the
+	// change since ReviewedHead when both are set.
+	Head         string `json:"head,omitempty"`
+	ReviewedHead string `json:"reviewedHead,omitempty"`
 }
 
 // KindName is the target's kind by name, a pull request's too.
@@ -276,7 +286,9 @@ func AgentKindMismatch(agent, takes string, t Target) error {
 // the one place the two shapes meet.
 func (in RunInput) RunTarget() (Target, error) {
 	if in.Target == nil {
-		return ParseTarget(in.Repo, in.PullNumber)
+		t, err := ParseTarget(in.Repo, in.PullNumber)
+		t.InstallationID, t.Head, t.ReviewedHead = in.InstallationID, in.Head, in.ReviewedHead
+		return t, err
 	}
 	if in.Target.IsPullRequest() {
 		return Target{}, errors.New("invalid target: a pull request travels as repo and pullNumber (RunInput.WithTarget)")
@@ -290,9 +302,10 @@ func (in RunInput) RunTarget() (Target, error) {
 // WithTarget is the input acting on t: a pull request sets Repo and
 // PullNumber (its wire form), any other kind sets Target.
 func (in RunInput) WithTarget(t Target) RunInput {
-	in.Target, in.Repo, in.PullNumber = nil, "", 0
+	in.Target, in.Repo, in.PullNumber, in.InstallationID, in.Head, in.ReviewedHead = nil, "", 0, 0, "", ""
 	if t.IsPullRequest() {
-		in.Repo, in.PullNumber = t.Owner+"/"+t.Repo, t.PullNumber
+		in.Repo, in.PullNumber, in.InstallationID = t.Owner+"/"+t.Repo, t.PullNumber, t.InstallationID
+		in.Head, in.ReviewedHead = t.Head, t.ReviewedHead
 		return in
 	}
 	in.Target = &t

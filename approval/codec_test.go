@@ -49,7 +49,7 @@ func codecApproval(t *testing.T, base *testkit.Stack, keys string) *httptest.Ser
 	}
 	cfg, err := loadConfig(standalone.Getenv(env))
 	require.NoError(t, err)
-	srv, err := newServer(cfg, base.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := newServer(context.Background(), cfg, base.Client(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(t, err)
 	approval := httptest.NewServer(srv.Handler())
 	t.Cleanup(approval.Close)

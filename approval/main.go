@@ -96,7 +96,7 @@ func runOn(ctx context.Context, getenv func(string) string, logger *slog.Logger,
 	defer conn.Close(ctx)
 	tel, temporal := conn.Telemetry, conn.Temporal
 	tel.Tracing.Join(temporal, cfg.Temporal.Namespace)
-	srv, err := newServer(cfg, temporal, logger)
+	srv, err := newServer(ctx, cfg, temporal, logger)
 	if err != nil {
 		return err
 	}
@@ -145,16 +145,32 @@ func listenAll(endpoints []endpoint, bound map[string]net.Listener, logger *slog
 }
 
 // newServer wires the server over the process's one Temporal client.
-func newServer(cfg settings.Program, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
-	gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
+func newServer(ctx context.Context, cfg settings.Program, temporal client.Client, logger *slog.Logger) (*approvalsrv.Server, error) {
+	gh, err := github.Open(cfg.GitHub, nil, "")
 	if err != nil {
 		return nil, err
+	}
+	if gh.AppMode() {
+		// Once, at start: a wrong app ID or key is a start-up error here,
+		// not a refused permission check on the first comment.
+		idCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := gh.Identify(idCtx)
+		cancel()
+		var refused *github.AppAuthError
+		if errors.As(err, &refused) {
+			return nil, &startup.ConfigError{Err: err}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read the GitHub App: %w", err)
+		}
+		logger.Info("GitHub App mode", "githubLogin", gh.Login(), "githubApiUrl", gh.BaseURL())
 	}
 	runs := runclient.New(temporal, runclient.Options{CallTimeout: temporalCallTimeout, DataConverter: cfg.Temporal.DataConverter(),
 		Address: cfg.Temporal.Address, Namespace: cfg.Temporal.Namespace})
 	return approvalsrv.New(cfg.Server, approvalsrv.Options{
 		Runs:        runs,
-		Permissions: github.NewAccess(gh, nil, ""),
+		Permissions: gh,
+		Pulls:       pullHeads{gh},
 		Logger:      logger,
 		Codec:       codecHandler(cfg, logger),
 	})
@@ -194,4 +210,12 @@ func serve(ctx context.Context, endpoints []endpoint) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// pullHeads reads a pull request's head for /agentrun review.
+type pullHeads struct{ acc *github.Access }
+
+func (p pullHeads) PullHead(ctx context.Context, owner, repo string, number int, installation int64) (approvalsrv.PullHead, error) {
+	sha, draft, open, err := p.acc.PullHead(ctx, owner, repo, number, installation)
+	return approvalsrv.PullHead{SHA: sha, Draft: draft, Open: open}, err
 }

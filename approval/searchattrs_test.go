@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +22,7 @@ func TestApprovalServerOnANamespaceWithoutTheSearchAttributesAnswers503AndLogsTh
 	}))
 	require.NoError(t, err)
 	logs := testkit.NewTailBuffer(1 << 20)
-	srv, err := newServer(cfg, server.Client(), slog.New(slog.NewTextHandler(logs, nil)))
+	srv, err := newServer(context.Background(), cfg, server.Client(), slog.New(slog.NewTextHandler(logs, nil)))
 	require.NoError(t, err)
 	s := &stack{t: t, temporal: server.Client(), cfg: cfg, approval: httptest.NewServer(srv.Handler())}
 	t.Cleanup(s.approval.Close)

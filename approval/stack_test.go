@@ -78,7 +78,7 @@ func startStackWith(t *testing.T, vars map[string]string) *stack {
 // shares no memory with it.
 func (s *stack) startApproval() *httptest.Server {
 	s.t.Helper()
-	srv, err := newServer(s.cfg, s.temporal, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := newServer(context.Background(), s.cfg, s.temporal, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.NoError(s.t, err)
 	approval := httptest.NewServer(srv.Handler())
 	s.t.Cleanup(approval.Close)

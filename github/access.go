@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	gogithub "github.com/google/go-github/v62/github"
 	"go.temporal.io/sdk/temporal"
@@ -15,9 +16,9 @@ import (
 // target repository, the repositories it may touch (AGENT_ALLOWED_REPOS)
 // and the login its credentials post as. The GitHub tools (ghtools), the
 // permission activity and the approval server take it. How requests are
-// authenticated is this file's business alone: today one token for every
-// repository (NewAccess); a GitHub App's installation tokens would be
-// another clientSource, choosing the installation from the repository.
+// authenticated is this package's business alone: one token for every
+// repository (NewAccess, token mode), or a GitHub App's installation
+// tokens, the installation chosen by the repository (NewAppAccess, app.go).
 //
 // A nil *Access is a process without GitHub: every request it is asked for
 // fails, before any network traffic.
@@ -28,27 +29,36 @@ type Access struct {
 	// empty, every BotLogin asks GET /user.
 	botLogin string
 	baseURL  string
+	// whoAmI reads the login the credentials post as; nil asks GET /user
+	// (token mode). App mode reads the app's bot login from GET /app.
+	whoAmI  func(context.Context) (string, error)
+	appMode bool
 }
 
-// clientSource is the client for a repository: a fresh one per call, so
+// clientSource is the client for a repository (and, in app mode, the
+// installation on it when the run knows it; zero looks it up): a fresh one per call, so
 // that nothing one call learns (go-github's remembered rate limit, which it
 // enforces locally by the wall clock) outlives it; the workflow already
 // waited a limit out on a durable timer, and another worker would not
 // share that memory anyway.
-type clientSource func(owner, repo string) (*gogithub.Client, error)
+type clientSource func(owner, repo string, installation int64) (*gogithub.Client, error)
 
 // NewAccess is the access over client (NewClient: GITHUB_API_URL and
 // GITHUB_TOKEN) for every repository allowed lets through (all, when it is
 // empty). botLogin is the login the token posts as; empty, it is asked of
 // GitHub (Identify, or each BotLogin).
 func NewAccess(client *gogithub.Client, allowed RepoAllowlist, botLogin string) *Access {
-	tokenClient := func(string, string) (*gogithub.Client, error) {
+	tokenClient := func(string, string, int64) (*gogithub.Client, error) {
 		c := gogithub.NewClient(client.Client())
 		c.BaseURL, c.UploadURL, c.UserAgent = client.BaseURL, client.UploadURL, client.UserAgent
 		return c, nil
 	}
 	return &Access{clients: tokenClient, allowed: allowed, botLogin: botLogin, baseURL: client.BaseURL.String()}
 }
+
+// ErrLoginMismatch is a bot login given at start-up that is not the one the
+// credentials post as: the worker would never recognise its own comments.
+var ErrLoginMismatch = errors.New("the configured bot login is not the credentials' own")
 
 // errNoAccess is every request of a process without GitHub.
 var errNoAccess = errors.New("no GitHub client configured")
@@ -83,8 +93,11 @@ func (a *Access) ClientFor(op string, t api.Target) (*gogithub.Client, error) {
 			fmt.Sprintf("%s: %s/%s is not among this worker's allowed repositories (AGENT_ALLOWED_REPOS)", op, t.Owner, t.Repo),
 			api.ErrTypeTargetNotAllowed, nil)
 	}
-	return a.clients(t.Owner, t.Repo)
+	return a.clients(t.Owner, t.Repo, t.InstallationID)
 }
+
+// AppMode reports whether the access authenticates as a GitHub App.
+func (a *Access) AppMode() bool { return a != nil && a.appMode }
 
 // Permission is login's permission on owner/repo (PermissionOf). A
 // permission read is not the tools' business, so the allowlist does not
@@ -93,7 +106,7 @@ func (a *Access) Permission(ctx context.Context, owner, repo, login string) (str
 	if a == nil {
 		return "", errNoAccess
 	}
-	gh, err := a.clients(owner, repo)
+	gh, err := a.clients(owner, repo, 0)
 	if err != nil {
 		return "", err
 	}
@@ -101,16 +114,30 @@ func (a *Access) Permission(ctx context.Context, owner, repo, login string) (str
 }
 
 // Identify learns the login the credentials post as from GET /user, unless
-// it was given: only comments by that login prove an operation. A worker
+// it was given: only comments by that login prove an operation. In app
+// mode it always reads the app (GET /app), which also proves the app ID
+// and key, and refuses a given login that is not the app's bot. A worker
 // calls it once at start-up, before the access is shared.
 func (a *Access) Identify(ctx context.Context) error {
 	if a == nil {
 		return errNoAccess
 	}
+	if a.whoAmI != nil {
+		login, err := a.whoAmI(ctx)
+		if err != nil {
+			return err
+		}
+		if a.botLogin != "" && !strings.EqualFold(a.botLogin, login) {
+			return fmt.Errorf("%w: GITHUB_BOT_LOGIN is %q, but the GitHub App posts as %q: unset GITHUB_BOT_LOGIN in app mode",
+				ErrLoginMismatch, a.botLogin, login)
+		}
+		a.botLogin = login
+		return nil
+	}
 	if a.botLogin != "" {
 		return nil
 	}
-	gh, err := a.clients("", "")
+	gh, err := a.clients("", "", 0)
 	if err != nil {
 		return err
 	}
@@ -132,6 +159,13 @@ func (a *Access) BotLogin(ctx context.Context, gh *gogithub.Client, op string) (
 	if a != nil && a.botLogin != "" {
 		return a.botLogin, nil
 	}
+	if a != nil && a.whoAmI != nil {
+		login, err := a.whoAmI(ctx)
+		if err != nil {
+			return "", ClassifyError(op, err)
+		}
+		return login, nil
+	}
 	return authenticatedLogin(ctx, gh, op)
 }
 
@@ -145,4 +179,23 @@ func authenticatedLogin(ctx context.Context, gh *gogithub.Client, op string) (st
 		return "", fmt.Errorf("%s: the answer names no login", op)
 	}
 	return user.GetLogin(), nil
+}
+
+// PullHead is a pull request's head commit and whether it is a draft and
+// open, as GitHub answers now: what a review started by hand needs. Like
+// Permission it is not the tools' business, so the allowlist does not
+// apply; installation, when known, is the delivery's (app mode).
+func (a *Access) PullHead(ctx context.Context, owner, repo string, number int, installation int64) (sha string, draft, open bool, err error) {
+	if a == nil {
+		return "", false, false, errNoAccess
+	}
+	gh, err := a.clients(owner, repo, installation)
+	if err != nil {
+		return "", false, false, err
+	}
+	pr, _, err := gh.PullRequests.Get(ctx, owner, repo, number)
+	if err != nil {
+		return "", false, false, ClassifyError(fmt.Sprintf("read %s/%s#%d", owner, repo, number), err)
+	}
+	return pr.GetHead().GetSHA(), pr.GetDraft(), pr.GetState() == "open", nil
 }

@@ -84,6 +84,10 @@ const maxRedirects = 10
 // api.ErrTypeGitHubRejected (a 4xx proving nothing happened; never retried), or
 // a plain error that Temporal retries. op names the operation and its target.
 func ClassifyError(op string, err error) error {
+	var app *AppAuthError
+	if errors.As(err, &app) {
+		return temporal.NewNonRetryableApplicationError(fmt.Sprintf("%s: %s", op, app.Error()), api.ErrTypeGitHubRejected, err)
+	}
 	if limit, ok := rateLimitOf(err); ok {
 		wait := time.Duration(limit.RetryAfterSeconds) * time.Second
 		return temporal.NewApplicationErrorWithOptions(

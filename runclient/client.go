@@ -227,6 +227,15 @@ func (c *Client) Refuse(ctx context.Context, runID string, sig api.RefusalSignal
 	return c.signal(ctx, runID, api.SignalRefusal, sig)
 }
 
+// Supersede tells a review run its pull request moved on (a new head, or
+// closed): its waiting actions expire and it completes.
+func (c *Client) Supersede(ctx context.Context, runID string, sig api.SupersedeSignal) error {
+	if err := sig.Validate(); err != nil {
+		return err
+	}
+	return c.signal(ctx, runID, api.SignalSupersede, sig)
+}
+
 func (c *Client) signal(ctx context.Context, runID, name string, arg any) error {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()

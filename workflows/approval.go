@@ -25,6 +25,7 @@ func (w *agentRun) listenForSignals(ctx workflow.Context) {
 	handleEach(ctx, w.refusalCh, w.onRefusal)
 	w.cancelCh = workflow.GetSignalChannel(ctx, api.SignalCancel)
 	handleEach(ctx, w.cancelCh, w.onCancel)
+	handleEach(ctx, workflow.GetSignalChannel(ctx, api.SignalSupersede), w.onSupersede)
 	released := workflow.GetSignalChannel(ctx, api.SignalHoldsReleased)
 	workflow.Go(ctx, func(ctx workflow.Context) {
 		for {

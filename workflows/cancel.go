@@ -151,6 +151,9 @@ func (w *agentRun) endCancelled(ctx workflow.Context) (api.RunResult, error) {
 	if c == nil {
 		c = &api.Cancellation{By: api.CancelledByTemporal, Reason: "the workflow was cancelled"}
 	}
+	if c.Superseded && (w.root == nil || w.root.Err() == nil) {
+		return w.endSuperseded(ctx, c)
+	}
 	dctx := w.steady
 	if dctx == nil {
 		dctx, _ = workflow.NewDisconnectedContext(ctx)

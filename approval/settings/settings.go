@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/approvalsrv"
 	"github.com/agentrun/agentrun/internal/config"
 	"github.com/agentrun/agentrun/internal/payloadcodec"
@@ -23,10 +24,10 @@ type Program struct {
 	// Codec serves /codec/encode and /codec/decode for the Web UI and the
 	// CLI when payloads are encrypted (see docs/operations.md).
 	Codec payloadcodec.ServerConfig
-	// GitHubAPIURL and GitHubToken reach the GitHub API for the webhook's
-	// write-permission check; the same variables as the worker's.
-	GitHubAPIURL string
-	GitHubToken  string
+	// GitHub reaches the GitHub API for the webhook's write-permission
+	// check, with a token or as a GitHub App; the same variables as the
+	// worker's.
+	GitHub github.Credentials
 	// Telemetry is METRICS_ADDR and the OTEL_* variables.
 	Telemetry telemetry.Config
 }
@@ -41,7 +42,7 @@ func Settings() config.Table[Program] {
 		Program: "approval",
 		Settings: slices.Concat(approvalsrv.ServerSettings(func(p *Program) *approvalsrv.Config { return &p.Server }),
 			startup.TemporalSettings[Program](), startup.TelemetrySettings[Program](ServiceName), codecSettings(),
-			startup.GitHubSettings(func(p *Program) (*string, *string) { return &p.GitHubAPIURL, &p.GitHubToken }),
+			github.Settings(func(p *Program) *github.Credentials { return &p.GitHub }),
 			startup.TaskQueueSettings(func(p *Program) *string { return &p.Server.TaskQueue })),
 		Finish: finish,
 	}
@@ -57,6 +58,9 @@ func codecSettings() []config.Setting[Program] {
 // finish reads the shared settings and checks the rules across settings.
 func finish(p *Program, get func(string) string) error {
 	if err := p.Server.Validate(); err != nil {
+		return err
+	}
+	if err := p.GitHub.Validate(); err != nil {
 		return err
 	}
 	var err error

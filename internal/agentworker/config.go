@@ -53,15 +53,14 @@ const (
 type Config struct {
 	Temporal  temporalclient.Config
 	TaskQueue string
-	// GitHubToken authenticates the GitHub tools; empty means anonymous,
-	// which can read a public pull request but not comment.
-	GitHubToken string
-	// GitHubAPIURL is the REST base URL; empty means api.github.com. The
-	// sandbox and GitHub Enterprise set it.
-	GitHubAPIURL string
+	// GitHub authenticates the GitHub tools: GITHUB_API_URL (empty means
+	// api.github.com; the sandbox and GitHub Enterprise set it), and
+	// GITHUB_TOKEN (empty means anonymous, which can read a public pull
+	// request but not comment) or a GitHub App (GITHUB_APP_ID and its key).
+	GitHub github.Credentials
 	// GitHubBotLogin is the login the token posts as (GITHUB_BOT_LOGIN);
-	// empty means ask GET /user once at start-up. A GitHub App's
-	// installation token cannot read /user, so an App sets "name[bot]".
+	// empty means ask GET /user once at start-up, or in app mode GET /app
+	// ("<slug>[bot]"), which a login set here must then match.
 	GitHubBotLogin string
 	// AllowedRepos limits the GitHub tools to these repositories
 	// (AGENT_ALLOWED_REPOS); empty allows every repository the token reaches.
@@ -102,12 +101,12 @@ type Config struct {
 }
 
 // HasGitHub reports whether any GitHub variable is set (GITHUB_API_URL,
-// GITHUB_TOKEN or its _FILE, GITHUB_BOT_LOGIN). A worker with none has no
+// GITHUB_TOKEN or its _FILE, GITHUB_APP_ID, GITHUB_BOT_LOGIN). A worker with none has no
 // GitHub at all: no client, no identity to learn, none of the GitHub tools
 // and so none of the built-in agents, only those of AGENT_TOOLS_FILE and
 // AGENT_MERCHANT_URL (LoadTools).
 func (c Config) HasGitHub() bool {
-	return c.GitHubAPIURL != "" || c.GitHubToken != "" || c.GitHubBotLogin != ""
+	return c.GitHub.Set() || c.GitHubBotLogin != ""
 }
 
 // ServiceName names the worker in its spans unless OTEL_SERVICE_NAME does.
@@ -124,7 +123,7 @@ func Settings() config.Table[Config] {
 	return config.Table[Config]{
 		Program: "worker",
 		Settings: slices.Concat(startup.TemporalSettings[Config](), startup.TelemetrySettings[Config](ServiceName),
-			startup.GitHubSettings(gitHubFields),
+			github.Settings(func(c *Config) *github.Credentials { return &c.GitHub }),
 			startup.TaskQueueSettings(func(c *Config) *string { return &c.TaskQueue }), workerSettings(), deploymentSettings()),
 		Finish: finish,
 	}
@@ -191,6 +190,9 @@ func finish(c *Config, get func(string) string) error {
 	if c.Telemetry, err = telemetry.ConfigFromEnv(get, ServiceName); err != nil {
 		return err
 	}
+	if err := c.GitHub.Validate(); err != nil {
+		return err
+	}
 	if !c.Callbacks.Allowed.Empty() && len(c.Callbacks.Secret) == 0 {
 		return fmt.Errorf("%s is set but AGENTRUN_CALLBACK_SECRET is not: a result delivery must be signed", api.EnvCallbackAllowed)
 	}
@@ -209,8 +211,6 @@ func appendSet(env []string, key, v string) []string {
 	}
 	return append(env, key+"="+v)
 }
-
-func gitHubFields(c *Config) (apiURL, token *string) { return &c.GitHubAPIURL, &c.GitHubToken }
 
 // parseBotLogin refuses a wrong login, which is worse than none: the worker
 // would never recognise its own comments and would post again after a lost

@@ -55,8 +55,7 @@ func TestConfigFromEnvTakesEveryVariable(t *testing.T) {
 	require.Equal(t, Config{
 		Temporal:        temporalclient.Config{Address: "temporal:7233", Namespace: "agents"},
 		TaskQueue:       "reviews",
-		GitHubToken:     "ghp_abc123",
-		GitHubAPIURL:    "http://127.0.0.1:8090/api/v3/",
+		GitHub:          github.Credentials{Token: "ghp_abc123", APIURL: "http://127.0.0.1:8090/api/v3/"},
 		GitHubBotLogin:  "agentrun[bot]",
 		AllowedRepos:    github.RepoAllowlist{"acme/widgets", "acme/gadgets"},
 		ModelProvider:   "offline",

@@ -15,7 +15,7 @@ import (
 )
 
 // NewActivities builds the activities from the configuration: the GitHub
-// client for GITHUB_API_URL/GITHUB_TOKEN, the bot login and allowed
+// access for GITHUB_API_URL and GITHUB_TOKEN or the GitHub App, the bot login and allowed
 // repositories, and the MODEL_PROVIDER model with its settings. It makes no
 // request; Identify then fills in the bot login if GITHUB_BOT_LOGIN did not.
 func NewActivities(cfg Config) (*activities.Activities, error) {
@@ -27,11 +27,10 @@ func NewActivities(cfg Config) (*activities.Activities, error) {
 	// Without GitHub the access stays nil, and a permission check says the
 	// worker has none (activities.CheckRepoPermission).
 	if cfg.HasGitHub() {
-		gh, err := github.NewClient(cfg.GitHubAPIURL, cfg.GitHubToken)
+		acts.GitHub, err = github.Open(cfg.GitHub, cfg.AllowedRepos, cfg.GitHubBotLogin)
 		if err != nil {
 			return nil, fmt.Errorf("GitHub client: %w", err)
 		}
-		acts.GitHub = github.NewAccess(gh, cfg.AllowedRepos, cfg.GitHubBotLogin)
 	}
 	return acts, nil
 }

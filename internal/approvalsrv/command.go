@@ -14,6 +14,10 @@ import (
 // commandPrefix starts a command line in a GitHub comment.
 const commandPrefix = "/agentrun"
 
+// verbReview is /agentrun review: start a review of the pull request by
+// hand (pullrequest.go), not a decision.
+const verbReview = "review"
+
 // errNoCommand: the comment holds no /agentrun line.
 var errNoCommand = errors.New("no /agentrun command")
 
@@ -22,6 +26,7 @@ var errNoCommand = errors.New("no /agentrun command")
 //	/agentrun approve <actionId>
 //	/agentrun reject <actionId> <reason>
 //	/agentrun respond <actionId> <feedback>
+//	/agentrun review
 type commentCommand struct {
 	Decision string
 	ActionID string
@@ -39,6 +44,11 @@ func parseCommentCommand(body string) (commentCommand, error) {
 	verb, rest := cutWord(line)
 	actionID, reason := cutWord(rest)
 	switch strings.ToLower(verb) {
+	case verbReview:
+		if actionID != "" {
+			return commentCommand{}, invalidf("review takes nothing after it: /agentrun review")
+		}
+		return commentCommand{Decision: verbReview}, nil
 	case api.DecisionApprove:
 		if actionID == "" {
 			return commentCommand{}, invalidf("usage: /agentrun approve <actionId>")
@@ -57,7 +67,7 @@ func parseCommentCommand(body string) (commentCommand, error) {
 			return commentCommand{}, invalidf("usage: /agentrun respond <actionId> <feedback>")
 		}
 	default:
-		return commentCommand{}, invalidf("unknown command %q: want approve, reject or respond", clip(verb, maxEcho))
+		return commentCommand{}, invalidf("unknown command %q: want approve, reject, respond or review", clip(verb, maxEcho))
 	}
 	if err := checkActionID(actionID); err != nil {
 		return commentCommand{}, err

@@ -50,6 +50,9 @@ type Config struct {
 	// CallbackAllowed is AGENTRUN_CALLBACK_ALLOWED, as the worker reads it:
 	// the callback URLs POST /v1/runs accepts. The worker checks again.
 	CallbackAllowed api.CallbackAllowList
+	// AutoReview is AGENTRUN_AUTO_REVIEW: the repositories whose
+	// pull_request deliveries start a review (autoreview.go).
+	AutoReview AutoReview
 }
 
 // ConfigFromEnv reads the server's settings, and the task queue it starts
@@ -92,6 +95,13 @@ func ServerSettings[C any](field func(c *C) *Config) []config.Setting[C] {
 		{Name: api.EnvCallbackAllowed, Description: "comma-separated URL prefixes a run's callbackUrl may be under (the worker's own list is the final word); default none",
 			Parse: func(c *C, v string) (err error) {
 				field(c).CallbackAllowed, err = api.ParseCallbackAllowList(v)
+				return err
+			}},
+		{Name: "AGENTRUN_AUTO_REVIEW", Description: "repositories whose pull requests start their own review, and where a writer's /agentrun review starts one: " +
+			"OWNER/NAME[=AGENT][:ask][:drafts] entries, comma-separated, or * for every repository (docs/github-app.md); " +
+			"drafts are skipped unless the entry says :drafts; every review waits for a writer's approval (ask); unset, pull_request deliveries change nothing",
+			Parse: func(c *C, v string) (err error) {
+				field(c).AutoReview, err = ParseAutoReview(v)
 				return err
 			}},
 		{Name: "APPROVAL_INSECURE_DEV", Default: "0", Description: "1: no secrets, reads without credentials, a typed name on the page; loopback only; dev only",

@@ -26,6 +26,8 @@ type fakeRuns struct {
 	resolves    []api.ResolveSignal
 	refusals    []api.RefusalSignal
 	cancels     []api.CancelSignal
+	// supersedes are the Supersede calls, by run (pullrequest_test.go).
+	supersedes  map[string][]api.SupersedeSignal
 	unavailable bool
 	// refusalsFail makes Refuse fail as an unreachable Temporal would.
 	refusalsFail bool

@@ -38,6 +38,8 @@ type Runs interface {
 	Cancel(ctx context.Context, runID string, sig api.CancelSignal) error
 	// Refuse records in the run a decision the server refused.
 	Refuse(ctx context.Context, runID string, sig api.RefusalSignal) error
+	// Supersede tells a review run its pull request moved on.
+	Supersede(ctx context.Context, runID string, sig api.SupersedeSignal) error
 	// List lists every run, or those with this status, newest first (the
 	// history page).
 	List(ctx context.Context, f runclient.ListFilter) ([]runclient.Listed, error)

@@ -22,7 +22,10 @@ const (
 type Options struct {
 	Runs        Runs
 	Permissions PermissionChecker
-	Logger      *slog.Logger
+	// Pulls reads a pull request's head for /agentrun review; nil refuses
+	// that command.
+	Pulls  PullReader
+	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// EventPollInterval is how often an SSE stream asks the run for new events.
@@ -38,6 +41,7 @@ type Server struct {
 	cfg         Config
 	runs        Runs
 	permissions PermissionChecker
+	pulls       PullReader
 	// readPermissions answers who may read a run's repository, briefly
 	// cached; nil without Permissions.
 	readPermissions *permissionCache
@@ -78,6 +82,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		cfg:             cfg,
 		runs:            opts.Runs,
 		permissions:     opts.Permissions,
+		pulls:           opts.Pulls,
 		readPermissions: newPermissionCache(opts.Permissions, opts.Now),
 		logger:          opts.Logger,
 		now:             opts.Now,

@@ -41,6 +41,9 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 	if eventType == "check_run" {
 		return s.handleCheckRunDelivery(ctx, delivery, payload)
 	}
+	if eventType == "pull_request" {
+		return s.pullRequestDelivery(ctx, delivery, payload)
+	}
 	if eventType != "issue_comment" {
 		return outcome{Code: http.StatusNoContent}
 	}
@@ -64,6 +67,10 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 	if err != nil {
 		logger.Info("comment command refused", "reason", err)
 		return refused(http.StatusBadRequest, err.Error())
+	}
+	if cmd.Decision == verbReview {
+		key := "github-comment-review:" + strconv.FormatInt(comment.GetID(), 10)
+		return s.deliveries.Do(key, verbReview, func() outcome { return s.reviewCommand(ctx, logger, event) })
 	}
 	in := decisionInput{
 		ActionID: cmd.ActionID,

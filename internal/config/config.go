@@ -28,6 +28,10 @@ type Setting[C any] struct {
 	// Secret keeps the value out of every message, and lets the value come
 	// from the file that Name+"_FILE" names instead.
 	Secret bool
+	// File names the variable that holds the path of the secret's file, when
+	// it is not Name+FileSuffix (GITHUB_APP_PRIVATE_KEY_FILE for
+	// GITHUB_APP_PRIVATE_KEY_DATA, the names GitHub's own tools use).
+	File string
 	// Parse checks the value and stores it into the configuration. Its error
 	// need not name the variable: Read does. Nil means the table's Finish
 	// reads the variable through a reader several programs share.

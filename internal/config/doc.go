@@ -14,6 +14,9 @@ type Var struct {
 	Default     string
 	Description string
 	Secret      bool
+	// File is the variable naming the secret's file when it is not
+	// Name+FileSuffix (FileVar answers for both).
+	File string
 	// Required tells a setting that may not be left unset, at least in the
 	// case RequiredWhen describes ("" for always).
 	Required     bool
@@ -24,10 +27,18 @@ type Var struct {
 func (t Table[C]) Vars() []Var {
 	vars := make([]Var, len(t.Settings))
 	for i, s := range t.Settings {
-		vars[i] = Var{Name: s.Name, Default: s.Default, Description: s.Description, Secret: s.Secret,
+		vars[i] = Var{Name: s.Name, Default: s.Default, Description: s.Description, Secret: s.Secret, File: s.File,
 			Required: s.Required != nil, RequiredWhen: s.RequiredWhen}
 	}
 	return vars
+}
+
+// FileVar is the variable naming a secret's file.
+func (v Var) FileVar() string {
+	if v.File != "" {
+		return v.File
+	}
+	return v.Name + FileSuffix
 }
 
 // WriteHelp lists the table's settings for a program's --help.
@@ -73,7 +84,9 @@ func (v Var) defaultText() string {
 	default:
 		parts = append(parts, "optional")
 	}
-	if v.Secret {
+	if v.Secret && v.File != "" {
+		parts = append(parts, "secret, or a file: "+v.File)
+	} else if v.Secret {
 		parts = append(parts, "secret")
 	}
 	return "[" + strings.Join(parts, ", ") + "]"

@@ -23,7 +23,7 @@ const maxSecretFile = 1 << 20
 // editor or `echo` leaves). Both set is an error, since either could be the
 // one the operator meant.
 func (s Setting[C]) secretValue(getenv func(string) string) (string, error) {
-	fileVar := s.Name + FileSuffix
+	fileVar := s.fileVar()
 	v, path := getenv(s.Name), getenv(fileVar)
 	switch {
 	case path == "":
@@ -36,6 +36,14 @@ func (s Setting[C]) secretValue(getenv func(string) string) (string, error) {
 		return "", &Error{Name: fileVar, msg: fmt.Sprintf("the file of %s: %v", s.Name, err), err: err}
 	}
 	return content, nil
+}
+
+// fileVar is the variable naming the secret's file.
+func (s Setting[C]) fileVar() string {
+	if s.File != "" {
+		return s.File
+	}
+	return s.Name + FileSuffix
 }
 
 func readSecretFile(path string) (string, error) {
@@ -77,7 +85,7 @@ func (t Table[C]) TakeEnvironment() (func(string) string, error) {
 		if !s.Secret {
 			continue
 		}
-		for _, name := range []string{s.Name, s.Name + FileSuffix} {
+		for _, name := range []string{s.Name, s.fileVar()} {
 			if err := os.Unsetenv(name); err != nil {
 				errs = append(errs, fmt.Errorf("unset %s: %w", name, err))
 			}

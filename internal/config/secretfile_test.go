@@ -88,3 +88,26 @@ func TestTakeEnvironmentLeavesNoSecretForAChildToInherit(t *testing.T) {
 	require.NotContains(t, string(child), "SAMPLE_TOKEN_FILE")
 	require.Contains(t, string(child), "SAMPLE_PORT=9090", "a non-secret stays")
 }
+
+// A secret whose file variable is named otherwise (GitHub's
+// GITHUB_APP_PRIVATE_KEY_FILE for GITHUB_APP_PRIVATE_KEY_DATA) is read,
+// refused twice and taken from the environment under that name.
+func TestSecretWithItsOwnFileVariableNameIsReadThroughIt(t *testing.T) {
+	table := config.Table[string]{Program: "sample", Settings: []config.Setting[string]{
+		{Name: "SAMPLE_KEY_DATA", File: "SAMPLE_KEY_FILE", Secret: true, Parse: func(c *string, v string) error { *c = v; return nil }},
+	}}
+	got, err := table.Read(env(map[string]string{"SAMPLE_KEY_FILE": secretFile(t, "k3y\n")}))
+	require.NoError(t, err)
+	require.Equal(t, "k3y", got)
+
+	_, err = table.Read(env(map[string]string{"SAMPLE_KEY_DATA": "k3y", "SAMPLE_KEY_FILE": secretFile(t, "k3y")}))
+	require.EqualError(t, err, "both SAMPLE_KEY_DATA and SAMPLE_KEY_FILE are set: set one")
+	require.Equal(t, "SAMPLE_KEY_FILE", table.Vars()[0].FileVar())
+
+	t.Setenv("SAMPLE_KEY_FILE", "/run/secrets/key")
+	getenv, err := table.TakeEnvironment()
+	require.NoError(t, err)
+	require.Equal(t, "/run/secrets/key", getenv("SAMPLE_KEY_FILE"))
+	_, inherited := os.LookupEnv("SAMPLE_KEY_FILE")
+	require.False(t, inherited)
+}

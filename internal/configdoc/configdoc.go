@@ -90,7 +90,7 @@ func defaultText(v config.Var) string {
 		text = "(none)"
 	}
 	if v.Secret {
-		text += "; secret, or a file named by `" + v.Name + config.FileSuffix + "`"
+		text += "; secret, or a file named by `" + v.FileVar() + "`"
 	}
 	return text
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"testing"
 	"time"
@@ -32,19 +33,23 @@ type ApprovalServer struct {
 // it answers.
 func StartApprovalServer(t testing.TB, s *Stack) *ApprovalServer {
 	t.Helper()
-	addr := testkit.FreeAddress(t)
-	proc := StartProcess(t, ProcessSpec{
-		Name:   "approval",
-		Binary: s.Bins.Approval,
-		Env: map[string]string{
-			"APPROVAL_ADDR":         addr,
-			"APPROVAL_SECRET":       approvalSecret,
-			"GITHUB_WEBHOOK_SECRET": webhookSecret,
-			"TEMPORAL_ADDRESS":      s.Server.Address(),
-			"GITHUB_API_URL":        s.Sandbox.APIURL(),
-			"GITHUB_TOKEN":          "e2e-token",
-		},
-	})
+	return StartApprovalServerWith(t, s, testkit.FreeAddress(t), nil)
+}
+
+// StartApprovalServerWith is StartApprovalServer on addr, with more of its
+// environment (or other values of it).
+func StartApprovalServerWith(t testing.TB, s *Stack, addr string, more map[string]string) *ApprovalServer {
+	t.Helper()
+	env := map[string]string{
+		"APPROVAL_ADDR":         addr,
+		"APPROVAL_SECRET":       approvalSecret,
+		"GITHUB_WEBHOOK_SECRET": webhookSecret,
+		"TEMPORAL_ADDRESS":      s.Server.Address(),
+		"GITHUB_API_URL":        s.Sandbox.APIURL(),
+		"GITHUB_TOKEN":          "e2e-token",
+	}
+	maps.Copy(env, more)
+	proc := StartProcess(t, ProcessSpec{Name: "approval", Binary: s.Bins.Approval, Env: env})
 	a := &ApprovalServer{proc: proc, base: "http://" + addr, http: &http.Client{Timeout: 30 * time.Second}}
 	proc.waitAnswering(t, a.http, a.base+"/healthz", "the approval server")
 	return a

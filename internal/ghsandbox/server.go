@@ -66,6 +66,15 @@ type Server struct {
 	statePath string
 
 	merchants merchantsandbox.Service
+	// app is the GitHub App the sandbox speaks for (SetApp, app.go); nil
+	// before one is set.
+	app *appState
+	// webhook is where pull request events are delivered (SetWebhook,
+	// pushes.go).
+	webhook Webhook
+	// commits are the commits pushed (pushes.go), for the compare API
+	// (compare.go), keyed by repository and SHA.
+	commits map[string]commitRecord
 }
 
 // New returns a sandbox holding a copy of fixture.
@@ -73,7 +82,7 @@ func New(fixture Fixture) *Server {
 	s := &Server{
 		mux:           http.NewServeMux(),
 		pages:         http.NewServeMux(),
-		faults:        NewQueue(append(slices.Clip(servedOps), merchantsandbox.Ops...)),
+		faults:        NewQueue(slices.Concat(servedOps, appOps, []string{OpCompare}, merchantsandbox.Ops)),
 		botLogin:      fixture.BotLogin,
 		repos:         newRepoStates(fixture),
 		nextCommentID: firstCommentID,
@@ -100,6 +109,8 @@ func (s *Server) routes() {
 	s.mux.Handle("POST /repos/{owner}/{repo}/check-runs", s.api(OpCreateCheckRun, s.createCheckRun))
 	s.mux.Handle("PATCH /repos/{owner}/{repo}/check-runs/{id}", s.api(OpUpdateCheckRun, s.updateCheckRun))
 	s.mux.Handle("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", s.api(OpListCheckRuns, s.onRepo(DocsListCheckRuns, s.listCheckRuns)))
+	s.appRoutes()
+	s.compareRoutes()
 	for _, rt := range s.merchants.Routes() {
 		s.mux.Handle(rt.Pattern, s.api(rt.Op, answered(rt.Handle)))
 	}
@@ -113,6 +124,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /_sandbox/requests", s.listRequestsHandler)
 	s.mux.HandleFunc("DELETE /_sandbox/requests", s.clearRequestsHandler)
 	s.mux.HandleFunc("POST "+ControlCommentsPath, s.postAsHandler)
+	s.mux.HandleFunc("POST "+ControlPullEventsPath, s.pullEventHandler)
 }
 
 // ServeHTTP serves the API at the root and under /api/v3.
@@ -138,6 +150,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) api(op string, handle func(*http.Request) Response) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entry := s.requests.Arrive(op, r)
+		if refusal, ok := s.authorize(op, r); !ok {
+			s.requests.Outcome(entry, refusal.Status, "")
+			refusal.WithHealthyRateLimit(time.Now()).Write(w)
+			return
+		}
 		fault, faulted := s.faults.Take(op)
 
 		var resp Response

@@ -51,17 +51,6 @@ func TelemetrySettings[C any](defaultService string) []config.Setting[C] {
 		config.Setting[C]{Name: "METRICS_ADDR", Description: "serve Prometheus metrics at GET /metrics on this host:port; unset serves none"})
 }
 
-// GitHubSettings are the GitHub API's variables, which the worker and the
-// approval server read alike; fields says where a program keeps them.
-func GitHubSettings[C any](fields func(c *C) (apiURL, token *string)) []config.Setting[C] {
-	return []config.Setting[C]{
-		{Name: "GITHUB_API_URL", Description: "GitHub REST base URL: the sandbox, or GitHub Enterprise's https://HOST/api/v3/; default api.github.com",
-			Parse: func(c *C, v string) error { apiURL, _ := fields(c); *apiURL = v; return config.HTTPURL(v) }},
-		{Name: "GITHUB_TOKEN", Secret: true, Description: "GitHub token; unset calls GitHub anonymously, which cannot comment",
-			Parse: func(c *C, v string) error { _, token := fields(c); *token = v; return config.NoWhitespace(v) }},
-	}
-}
-
 // TaskQueueSettings is AGENT_TASK_QUEUE, which the worker polls and the
 // starter starts runs on; field says where a program keeps it.
 func TaskQueueSettings[C any](field func(c *C) *string) []config.Setting[C] {

@@ -198,12 +198,21 @@ func (c conversation) reviewed(ctx context.Context) (string, *Review, error) {
 // review is the review of files, the listing's files the feedback kept,
 // with what the listing left out unread.
 func (c conversation) review(ctx context.Context, pr api.PullRequest, files []api.PullRequestFile) (Review, error) {
-	review, err := reviewFiles(ctx, pr, files)
 	l := c.listing()
+	totals := pr
+	if l.Range != nil && !l.Range.Full {
+		totals = api.PullRequest{} // the push's files are the whole of it
+	}
+	review, err := reviewFiles(ctx, totals, files)
 	review.LeftOut = l.LeftOut
+	review.Range = l.Range
 	listed := len(l.Files)
 	if l.LeftOut != nil {
 		listed += l.LeftOut.Count
+	}
+	if l.Range != nil && !l.Range.Full {
+		// A push's change is not the pull request: its totals do not apply.
+		return review, err
 	}
 	// GitHub lists at most 3,000 of a pull request's files; its count of
 	// changed files says how many it did not list.

@@ -328,6 +328,9 @@ type Review struct {
 	LeftOut *api.LeftOutFiles
 	// Unlisted counts the changed files GitHub did not list at all.
 	Unlisted int
+	// Range is the part of the pull request the listing covered, when a
+	// push started the review (api.ReviewRange).
+	Range *api.ReviewRange
 }
 
 // reviewFiles runs every rule over a pull request. Findings come in the order
@@ -376,6 +379,9 @@ const maxListedFindings = 50
 func (r Review) commentBody(heading, goal string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Review of %s\n\n", heading)
+	if r.Range != nil {
+		fmt.Fprintf(&b, "%s.\n\n", rangeSentence(*r.Range))
+	}
 	if goal != "" {
 		fmt.Fprintf(&b, "Goal: %s\n\n", goal)
 	}
@@ -409,6 +415,16 @@ func (r Review) commentBody(heading, goal string) string {
 			thousands(r.Unlisted), plural(r.Unlisted, "file", "files"))
 	}
 	return b.String()
+}
+
+// rangeSentence says what part of the pull request the review covers:
+// "Reviewed only the change since 9f3c2a7, the last head reviewed and
+// posted: 2 commits" or "Full review: …, a force-push or a rebase".
+func rangeSentence(r api.ReviewRange) string {
+	if r.Full {
+		return "Full review: " + strings.TrimPrefix(r.Reason, "full review: ")
+	}
+	return "Reviewed " + r.Reason
 }
 
 // leftOutSentence says which files a review did not read and why: "Left out

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"unicode/utf8"
 
@@ -103,8 +105,9 @@ func NewListPullRequestFiles(acc Access) tools.Tool {
 		// listing, and what was left out is what a person must see.
 		return redact.JSON(struct {
 			LeftOut *api.LeftOutFiles    `json:"leftOut,omitempty"`
+			Range   *api.ReviewRange     `json:"range,omitempty"`
 			Files   []redact.FileSummary `json:"files"`
-		}{l.LeftOut, redact.FileSummaries(l.Files)})
+		}{l.LeftOut, l.Range, redact.FileSummaries(l.Files)})
 	}}
 }
 
@@ -119,6 +122,53 @@ func ReadPullRequestFiles(ctx context.Context, acc Access, t api.Target) (api.Pu
 	if err != nil {
 		return api.PullRequestFiles{}, err
 	}
+	if t.ReviewedHead == "" || t.Head == "" || strings.EqualFold(t.ReviewedHead, t.Head) {
+		return readAllFiles(ctx, gh, t)
+	}
+	return readSince(ctx, gh, t)
+}
+
+// readSince reads only the change since the last reviewed head (the
+// compare API), or, when that head is no longer an ancestor of the one
+// under review (a force-push, a rebase, or a commit GitHub no longer has),
+// the whole pull request, saying so.
+func readSince(ctx context.Context, gh *gogithub.Client, t api.Target) (api.PullRequestFiles, error) {
+	since, head := t.ReviewedHead, t.Head
+	cmp, _, err := gh.Repositories.CompareCommits(ctx, t.Owner, t.Repo, since, head, &gogithub.ListOptions{PerPage: ghapi.PageSize})
+	var rejected *gogithub.ErrorResponse
+	switch {
+	case err == nil && cmp.GetStatus() == "ahead":
+		files := make([]api.PullRequestFile, 0, len(cmp.Files))
+		for _, f := range cmp.Files {
+			files = append(files, pullRequestFile(f))
+		}
+		listing := withinReadBound(withinPatchBudget(files, maxTotalPatchBytes), api.MaxToolResultBytes)
+		listing.Range = &api.ReviewRange{Since: since, Head: head, Commits: cmp.GetTotalCommits(),
+			Reason: fmt.Sprintf("only the change since %s, the last head reviewed and posted: %d %s", short(since), cmp.GetTotalCommits(), plural(cmp.GetTotalCommits(), "commit", "commits"))}
+		return listing, nil
+	case err == nil, errors.As(err, &rejected) && rejected.Response != nil && rejected.Response.StatusCode == http.StatusNotFound:
+		listing, err := readAllFiles(ctx, gh, t)
+		if err != nil {
+			return listing, err
+		}
+		listing.Range = &api.ReviewRange{Since: since, Head: head, Full: true,
+			Reason: fmt.Sprintf("full review: %s, the last head reviewed and posted, is no longer an ancestor of %s (a force-push or a rebase)", short(since), short(head))}
+		return listing, nil
+	}
+	return api.PullRequestFiles{}, ghapi.ClassifyError(fmt.Sprintf("compare %s...%s of %s", short(since), short(head), targetRef(t)), err)
+}
+
+func short(sha string) string { return sha[:min(len(sha), 7)] }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// readAllFiles lists every file of the pull request.
+func readAllFiles(ctx context.Context, gh *gogithub.Client, t api.Target) (api.PullRequestFiles, error) {
 	files := []api.PullRequestFile{}
 	opts := &gogithub.ListOptions{PerPage: ghapi.PageSize}
 	for {

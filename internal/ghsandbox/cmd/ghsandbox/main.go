@@ -79,6 +79,13 @@ func run(ctx context.Context, log *slog.Logger, getenv func(string) string, list
 	if err != nil {
 		return err
 	}
+	sandbox.SetWebhook(cfg.Webhook)
+	if cfg.App.ID != 0 {
+		if err := sandbox.SetApp(cfg.App); err != nil {
+			return err
+		}
+		fixture.BotLogin = sandbox.BotLogin()
+	}
 	if listener == nil {
 		listener, err = net.Listen("tcp", cfg.Addr)
 		if err != nil {

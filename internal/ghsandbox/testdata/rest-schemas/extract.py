@@ -31,12 +31,17 @@ ENDPOINTS = {
     "checks-create": ("post", "/repos/{owner}/{repo}/check-runs", "201"),
     "checks-update": ("patch", "/repos/{owner}/{repo}/check-runs/{check_run_id}", "200"),
     "checks-list-for-ref": ("get", "/repos/{owner}/{repo}/commits/{ref}/check-runs", "200"),
+    "apps-get-authenticated": ("get", "/app", "200"),
+    "apps-create-installation-access-token": ("post", "/app/installations/{installation_id}/access_tokens", "201"),
+    "apps-get-repo-installation": ("get", "/repos/{owner}/{repo}/installation", "200"),
+    "repos-compare-commits": ("get", "/repos/{owner}/{repo}/compare/{basehead}", "200"),
 }
 # Error bodies, by the component response that describes them.
 ERRORS = {
     "error-not-found": "not_found",
     "error-validation-failed": "validation_failed",
     "error-validation-failed-simple": "validation_failed_simple",
+    "error-requires-authentication": "requires_authentication",
 }
 
 DROP = {"description", "example", "examples", "externalDocs", "deprecated", "readOnly", "writeOnly", "xml", "discriminator", "title"}

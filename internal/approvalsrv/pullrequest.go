@@ -1,0 +1,227 @@
+package approvalsrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
+)
+
+// reviewActions are the pull_request actions that start a review: a new
+// pull request, one reopened, a new head, and a draft made ready.
+var reviewActions = map[string]bool{"opened": true, "reopened": true, "synchronize": true, "ready_for_review": true}
+
+// headSHA is a commit ID as GitHub writes it.
+var headSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// PullHead is what a review's start needs of a pull request it was not
+// delivered with (a /agentrun review comment): its head and state.
+type PullHead struct {
+	SHA   string
+	Draft bool
+	Open  bool
+}
+
+// PullReader reads a pull request's head (the process's *github.Access
+// answers it, through the installation in app mode).
+type PullReader interface {
+	PullHead(ctx context.Context, owner, repo string, number int, installation int64) (PullHead, error)
+}
+
+// pullReview is a review to start: of which pull request at which head,
+// asked by whom, under which entry of AGENTRUN_AUTO_REVIEW.
+type pullReview struct {
+	Repo         string
+	Number       int
+	Head         string
+	Installation int64
+	Sender       string
+	Entry        AutoReviewEntry
+	Trigger      string
+	// ReviewedHead is the last head reviewed and posted, for a push: the
+	// review then reads only the change since.
+	ReviewedHead string
+}
+
+// pullRequestDelivery starts the review a pull_request delivery asks for
+// under AGENTRUN_AUTO_REVIEW; unset, or for a repository it does not list,
+// the delivery changes nothing.
+func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, payload []byte) outcome {
+	if len(s.cfg.AutoReview) == 0 {
+		return outcome{Code: http.StatusNoContent}
+	}
+	parsed, err := github.ParseWebHook("pull_request", payload)
+	if err != nil {
+		return refused(http.StatusBadRequest, "malformed pull_request payload")
+	}
+	event, ok := parsed.(*github.PullRequestEvent)
+	if !ok || !reviewActions[event.GetAction()] && event.GetAction() != "closed" {
+		return outcome{Code: http.StatusNoContent}
+	}
+	repo := event.GetRepo().GetFullName()
+	entry, listed := s.cfg.AutoReview.For(repo)
+	if !listed {
+		return outcome{Code: http.StatusNoContent}
+	}
+	pr := event.GetPullRequest()
+	logger := s.logger.With("delivery", delivery, "repo", repo, "pull", event.GetNumber(), "action", event.GetAction(),
+		"head", pr.GetHead().GetSHA(), "sender", event.GetSender().GetLogin())
+	if event.GetAction() == "closed" {
+		// The review of the last head ends: nothing stale is posted.
+		s.supersede(ctx, logger, PullReviewRunID(repo, event.GetNumber(), pr.GetHead().GetSHA(), entry.AgentName()),
+			api.SupersedeSignal{Closed: true, Delivery: delivery})
+		return outcome{Code: http.StatusNoContent}
+	}
+	if pr.GetState() != "open" {
+		return outcome{Code: http.StatusNoContent}
+	}
+	if pr.GetDraft() && !entry.Drafts {
+		logger.Info("draft pull request not reviewed", "entry", entry.String())
+		if before := event.GetBefore(); event.GetAction() == "synchronize" && headSHA.MatchString(before) && before != pr.GetHead().GetSHA() {
+			// No review of the new head starts, but the old one is stale all the same.
+			s.supersede(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()),
+				api.SupersedeSignal{Head: pr.GetHead().GetSHA(), Delivery: delivery})
+		}
+		return accepted(fmt.Sprintf("%s#%d is a draft: it is reviewed once it is ready for review (AGENTRUN_AUTO_REVIEW's entry %s has no :drafts)",
+			repo, event.GetNumber(), entry.Repo))
+	}
+	head := pr.GetHead().GetSHA()
+	review := pullReview{
+		Repo: repo, Number: event.GetNumber(), Head: head, Installation: event.GetInstallation().GetID(),
+		Sender: event.GetSender().GetLogin(), Entry: entry, Trigger: "pull_request " + event.GetAction(),
+	}
+	if before := event.GetBefore(); event.GetAction() == "synchronize" && headSHA.MatchString(before) && before != head {
+		review.ReviewedHead = s.lastReviewedHead(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()), before)
+	}
+	o := s.startPullReview(ctx, logger, review)
+	if before := event.GetBefore(); o.OK() && event.GetAction() == "synchronize" && before != "" && before != head {
+		// After the new review started, so that the old one can name it.
+		s.supersede(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()),
+			api.SupersedeSignal{Head: head, By: PullReviewRunID(repo, event.GetNumber(), head, entry.AgentName()), Delivery: delivery})
+	}
+	return o
+}
+
+// lastReviewedHead is the last head agentrun reviewed and posted on the
+// pull request, as the review of the previous head (prev, of head before)
+// knows it: before itself when that review posted, else the one it was
+// reviewing since. Unknown (no such run, or no answer) is "": the push is
+// reviewed whole.
+func (s *Server) lastReviewedHead(ctx context.Context, logger *slog.Logger, prev, before string) string {
+	snap, err := s.runs.Snapshot(ctx, prev)
+	if err != nil {
+		if !errors.Is(err, errRunNotFound) {
+			logger.Warn("could not read the previous head's review; the push is reviewed whole", "previous", prev, "err", err)
+		}
+		return ""
+	}
+	if len(snap.Outcome.Posted) > 0 {
+		return before
+	}
+	if headSHA.MatchString(snap.Run.ReviewedHead) {
+		return snap.Run.ReviewedHead
+	}
+	return ""
+}
+
+// supersede tells the review of an older head that the pull request moved
+// on. No such run (another agent's, one already ended, or a head no
+// delivery started) is nothing to do; a failure is logged, not the
+// delivery's answer: the new review has started either way.
+func (s *Server) supersede(ctx context.Context, logger *slog.Logger, runID string, sig api.SupersedeSignal) {
+	err := s.runs.Supersede(ctx, runID, sig)
+	switch {
+	case err == nil:
+		logger.Info("older review superseded", "superseded", runID, "reason", sig.Reason())
+	case errors.Is(err, errRunNotFound):
+	default:
+		logger.Warn("could not supersede the older review", "superseded", runID, "err", err)
+	}
+}
+
+// startPullReview starts the review of r's head, or finds the one already
+// started for it (PullReviewRunID): a redelivery, or two deliveries at
+// once, start one run.
+func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pullReview) outcome {
+	switch {
+	case !runclient.ValidRepo(r.Repo) || r.Number <= 0:
+		return refused(http.StatusBadRequest, "the delivery names no pull request")
+	case !headSHA.MatchString(r.Head):
+		return refused(http.StatusBadRequest, "the delivery's head is not a commit ID")
+	case checkName("sender", r.Sender) != nil:
+		return refused(http.StatusBadRequest, "the delivery names no sender")
+	}
+	agent := r.Entry.Agent
+	if agent == api.DefaultAgent {
+		agent = "" // as every start of the default agent names it
+	}
+	in := api.RunInput{Repo: r.Repo, PullNumber: r.Number, Agent: agent, UserID: r.Sender, InstallationID: r.Installation,
+		Head: r.Head, ReviewedHead: r.ReviewedHead}
+	runID := PullReviewRunID(r.Repo, r.Number, r.Head, r.Entry.AgentName())
+	in.ConversationID = runID
+	logger = logger.With("run", runID, "agent", r.Entry.AgentName())
+	started, err := s.runs.Start(ctx, runclient.StartRequest{RunID: runID, TaskQueue: s.cfg.TaskQueue, Input: in})
+	if err != nil {
+		return temporalFailure(logger, err, "start a pull request's review")
+	}
+	short := r.Head[:7]
+	if started.ClosedStatus != "" {
+		logger.Info("review of this head already ran", "closedStatus", started.ClosedStatus, "trigger", r.Trigger)
+		return accepted(fmt.Sprintf("%s#%d at %s was already reviewed by %s: run %s (%s)", r.Repo, r.Number, short,
+			r.Entry.AgentName(), runID, strings.ToLower(started.ClosedStatus)))
+	}
+	logger.Info("review started or found", "trigger", r.Trigger)
+	return accepted(fmt.Sprintf("review of %s#%d at %s by %s: run %s; it waits for a writer's approval before it posts",
+		r.Repo, r.Number, short, r.Entry.AgentName(), runID))
+}
+
+// reviewCommand starts a review by hand: a writer's /agentrun review on a
+// pull request of a repository AGENTRUN_AUTO_REVIEW lists. A reader's, or
+// one elsewhere, is refused saying why.
+func (s *Server) reviewCommand(ctx context.Context, logger *slog.Logger, event *github.IssueCommentEvent) outcome {
+	repo, number := event.GetRepo().GetFullName(), event.GetIssue().GetNumber()
+	login := event.GetComment().GetUser().GetLogin()
+	switch {
+	case !event.GetIssue().IsPullRequest():
+		return refused(http.StatusUnprocessableEntity, "/agentrun review works on a pull request, not an issue")
+	case isAgentOrBot(event.GetComment()):
+		return refused(http.StatusForbidden, "a comment by a bot or by the agent itself cannot start a review")
+	}
+	entry, listed := s.cfg.AutoReview.For(repo)
+	if !listed {
+		return refused(http.StatusForbidden, fmt.Sprintf("%s is not among the repositories AGENTRUN_AUTO_REVIEW lists: this server reviews none of its pull requests", repo))
+	}
+	owner, name, _ := strings.Cut(repo, "/")
+	if s.permissions == nil || s.pulls == nil {
+		return refused(http.StatusServiceUnavailable, "this server cannot check GitHub permissions, so it starts no review by hand")
+	}
+	permission, err := s.permissions.Permission(ctx, owner, name, login)
+	if err != nil {
+		logger.Warn("permission check for /agentrun review failed", "err", err)
+		return refused(http.StatusBadGateway, "could not read the commenter's permission on GitHub; comment again later")
+	}
+	if why := api.RefuseWriter(login, permission, repo, "starting a review"); why != "" {
+		logger.Info("/agentrun review refused", "reason", why)
+		return refused(http.StatusForbidden, why)
+	}
+	head, err := s.pulls.PullHead(ctx, owner, name, number, event.GetInstallation().GetID())
+	if err != nil {
+		logger.Warn("reading the pull request for /agentrun review failed", "err", err)
+		return refused(http.StatusBadGateway, "could not read the pull request's head on GitHub; comment again later")
+	}
+	if !head.Open {
+		return refused(http.StatusConflict, fmt.Sprintf("%s#%d is closed: nothing to review", repo, number))
+	}
+	return s.startPullReview(ctx, logger, pullReview{
+		Repo: repo, Number: number, Head: head.SHA, Installation: event.GetInstallation().GetID(),
+		Sender: login, Entry: entry, Trigger: "/agentrun review",
+	})
+}

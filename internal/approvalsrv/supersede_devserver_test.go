@@ -1,0 +1,117 @@
+package approvalsrv
+
+import (
+	"context"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit"
+)
+
+// A real worker reviews the sandbox's pull request from its opened
+// delivery; a push while the review waits supersedes its action (expired,
+// "superseded by <sha>"), posts nothing stale, completes naming the run
+// that took over, and the review of the new head waits in its turn.
+func TestPushWhileTheReviewWaitsSupersedesItAndStartsTheNextOnADevServer(t *testing.T) {
+	testkit.NeedsDevServer(t)
+	stack := testkit.StartStack(t, testkit.StackOptions{})
+	const queue = "autoreview-supersede"
+	sb := ghsandbox.New(ghsandbox.DefaultFixture())
+	testkit.StartSandboxWorker(t, stack.Client(), queue, sb)
+	cfg := autoReview(t, "acme/widgets")
+	cfg.TaskQueue = queue
+	h := serve(t, cfg, Options{Runs: stack.Runs()})
+	sb.SetWebhook(ghsandbox.Webhook{URL: h.http.URL + "/github/webhook", Secret: webhookSecret})
+	sandbox := httptest.NewServer(sb)
+	t.Cleanup(sandbox.Close)
+	bases := ghsandbox.Bases{Web: sandbox.URL, API: sandbox.URL}
+	ctx := context.Background()
+
+	opened, err := sb.ApplyPullEvent(ctx, bases, "acme", "widgets", 1, ghsandbox.PullEvent{Action: ghsandbox.PullOpened})
+	require.NoError(t, err)
+	require.Equal(t, 202, opened.Delivered, opened.DeliveryError)
+	first := PullReviewRunID("acme/widgets", 1, opened.Head, api.DefaultAgent)
+	waiting := stack.WaitForApproval(t, first)
+
+	pushed, err := sb.ApplyPullEvent(ctx, bases, "acme", "widgets", 1, ghsandbox.PullEvent{Action: ghsandbox.PullSynchronize, Sender: "bob",
+		Commits: []ghsandbox.PushedCommit{{Message: "Guard the cache", Files: []ghsandbox.FixtureFile{
+			{Filename: "cache/guard.go", Status: "added", Patch: "@@ -0,0 +1,2 @@\n+package cache\n+// TODO: evict"}}}}})
+	require.NoError(t, err)
+	require.Equal(t, 202, pushed.Delivered, pushed.DeliveryError)
+	second := PullReviewRunID("acme/widgets", 1, pushed.Head, api.DefaultAgent)
+
+	res := stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, first, ""))
+	require.Equal(t, api.RunCompleted, res.Status)
+	require.Contains(t, res.Answer, "superseded by "+pushed.Head)
+	require.Contains(t, res.Answer, "run "+second+" took over")
+	snap, err := stack.Snapshot(ctx, first)
+	require.NoError(t, err)
+	require.Equal(t, api.LabelSuperseded, snap.Label)
+	action := snap.Actions[len(snap.Actions)-1]
+	require.Equal(t, waiting.ID, action.ID)
+	require.Equal(t, api.ActionExpired, action.State)
+	require.Equal(t, "superseded by "+pushed.Head, action.Reason)
+	require.Empty(t, sb.Comments("acme", "widgets", 1), "nothing stale is posted")
+
+	next := stack.WaitForApproval(t, second)
+	require.NotEqual(t, waiting.ID, next.ID)
+	stack.Approve(t, second, next.ID)
+	require.Equal(t, api.RunCompleted, stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, second, "")).Status)
+	require.Len(t, sb.Comments("acme", "widgets", 1), 1, "only the review of the new head is posted")
+}
+
+// After a review was posted, a push is reviewed for what it changed only
+// (the compare API); a force-push after it gets a full review that says
+// why. Real worker, dev server, sandbox deliveries.
+func TestAPushIsReviewedForWhatChangedAndAForcePushInFullOnADevServer(t *testing.T) {
+	testkit.NeedsDevServer(t)
+	stack := testkit.StartStack(t, testkit.StackOptions{})
+	const queue = "autoreview-range"
+	sb := ghsandbox.New(ghsandbox.DefaultFixture())
+	testkit.StartSandboxWorker(t, stack.Client(), queue, sb)
+	cfg := autoReview(t, "acme/widgets")
+	cfg.TaskQueue = queue
+	h := serve(t, cfg, Options{Runs: stack.Runs()})
+	sb.SetWebhook(ghsandbox.Webhook{URL: h.http.URL + "/github/webhook", Secret: webhookSecret})
+	sandbox := httptest.NewServer(sb)
+	t.Cleanup(sandbox.Close)
+	bases := ghsandbox.Bases{Web: sandbox.URL, API: sandbox.URL}
+	ctx := context.Background()
+	event := func(ev ghsandbox.PullEvent) ghsandbox.PullEventAnswer {
+		t.Helper()
+		a, err := sb.ApplyPullEvent(ctx, bases, "acme", "widgets", 1, ev)
+		require.NoError(t, err)
+		require.Equal(t, 202, a.Delivered, a.DeliveryError)
+		return a
+	}
+	reviewPosted := func(head string) string {
+		t.Helper()
+		runID := PullReviewRunID("acme/widgets", 1, head, api.DefaultAgent)
+		stack.Approve(t, runID, stack.WaitForApproval(t, runID).ID)
+		require.Equal(t, api.RunCompleted, stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, runID, "")).Status)
+		comments := sb.Comments("acme", "widgets", 1)
+		return comments[len(comments)-1].Body
+	}
+
+	opened := event(ghsandbox.PullEvent{Action: ghsandbox.PullOpened})
+	first := reviewPosted(opened.Head)
+	require.NotContains(t, first, "Reviewed only")
+	require.Contains(t, first, "cache/cache.go")
+
+	pushed := event(ghsandbox.PullEvent{Action: ghsandbox.PullSynchronize, Commits: []ghsandbox.PushedCommit{{Message: "Guard the cache",
+		Files: []ghsandbox.FixtureFile{{Filename: "cache/guard.go", Status: "added", Patch: "@@ -0,0 +1,2 @@\n+package cache\n+// TODO: evict old entries"}}}}})
+	second := reviewPosted(pushed.Head)
+	require.Contains(t, second, "Reviewed only the change since "+opened.Head[:7]+", the last head reviewed and posted: 1 commit")
+	require.Contains(t, second, "cache/guard.go")
+	require.NotContains(t, second, "cache/cache.go", "the files reviewed before are not reviewed again")
+
+	forced := event(ghsandbox.PullEvent{Action: ghsandbox.PullSynchronize, Force: true, Commits: []ghsandbox.PushedCommit{{Message: "Rewrite",
+		Files: []ghsandbox.FixtureFile{{Filename: "cache/cache.go", Status: "added", Patch: "@@ -0,0 +1 @@\n+package cache"}}}}})
+	third := reviewPosted(forced.Head)
+	require.Contains(t, third, "Full review: "+pushed.Head[:7]+", the last head reviewed and posted, is no longer an ancestor of "+forced.Head[:7]+" (a force-push or a rebase)")
+	require.Len(t, sb.Comments("acme", "widgets", 1), 3)
+}

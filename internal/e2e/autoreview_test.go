@@ -1,0 +1,62 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/approvalsrv"
+	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/internal/testkit"
+)
+
+// The sandbox process delivers pull_request events to the approval server
+// process, signed, and a worker process reviews: opening the pull request
+// starts a review that waits; a push while it waits supersedes it (nothing
+// stale posted) and starts the review of the new head, which, approved,
+// posts the one comment.
+func TestFaultAPushWhileTheReviewWaitsSupersedesItAcrossRealProcesses(t *testing.T) {
+	s := newStack(t)
+	approvalAddr := testkit.FreeAddress(t)
+	sandbox := StartSandboxWith(t, s.Bins.Sandbox, map[string]string{
+		"SANDBOX_WEBHOOK_URL": "http://" + approvalAddr + "/github/webhook", "SANDBOX_WEBHOOK_SECRET": webhookSecret,
+	})
+	StartApprovalServerWith(t, s, approvalAddr, map[string]string{
+		"GITHUB_API_URL": sandbox.APIURL(), "AGENTRUN_AUTO_REVIEW": "acme/widgets", "AGENT_TASK_QUEUE": s.Queue,
+	})
+	StartWorker(t, s.Bins.Worker, s.Client(), WorkerSpec{Name: "worker-1", TemporalAddress: s.Server.Address(),
+		TaskQueue: s.Queue, GitHubAPIURL: sandbox.APIURL()})
+	c := s.Client()
+	event := func(body string) ghsandbox.PullEventAnswer {
+		t.Helper()
+		resp, err := http.Post(sandbox.base+"/_sandbox/pulls/acme/widgets/1/events", "application/json", bytes.NewReader([]byte(body)))
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var a ghsandbox.PullEventAnswer
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&a))
+		require.Equal(t, http.StatusAccepted, a.Delivered, a.DeliveryError)
+		return a
+	}
+
+	opened := event(`{"action":"opened"}`)
+	first := approvalsrv.PullReviewRunID("acme/widgets", 1, opened.Head, api.DefaultAgent)
+	waiting := WaitForStatus(t, c, first, api.RunWaitingForUser, time.Minute)
+
+	pushed := event(`{"action":"synchronize","commits":[{"message":"Guard","files":[{"filename":"cache/guard.go","status":"added","patch":"@@ -0,0 +1 @@\n+package cache"}]}]}`)
+	second := approvalsrv.PullReviewRunID("acme/widgets", 1, pushed.Head, api.DefaultAgent)
+	done := WaitForStatus(t, c, first, api.RunCompleted, time.Minute)
+	require.Equal(t, api.LabelSuperseded, done.Label)
+	require.Equal(t, api.ActionExpired, done.PendingAction.State)
+	require.Equal(t, waiting.PendingAction.ID, done.PendingAction.ID)
+	require.Equal(t, "superseded by "+pushed.Head, done.PendingAction.Reason)
+	require.Empty(t, sandbox.PostedComments(t), "nothing stale is posted")
+
+	WaitAndApprove(t, c, second, time.Minute)
+	WaitForStatus(t, c, second, api.RunCompleted, time.Minute)
+	require.Equal(t, 1, sandbox.PostedComments(t).Total())
+}
