@@ -164,7 +164,7 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 		agent = "" // as every start of the default agent names it
 	}
 	in := api.RunInput{Repo: r.Repo, PullNumber: r.Number, Agent: agent, UserID: r.Sender, InstallationID: r.Installation,
-		Head: r.Head, ReviewedHead: r.ReviewedHead}
+		Head: r.Head, ReviewedHead: r.ReviewedHead, CheckRun: &api.CheckRunInput{HeadSHA: r.Head}}
 	runID := PullReviewRunID(r.Repo, r.Number, r.Head, r.Entry.AgentName())
 	in.ConversationID = runID
 	logger = logger.With("run", runID, "agent", r.Entry.AgentName())

@@ -59,4 +59,28 @@ func TestFaultAPushWhileTheReviewWaitsSupersedesItAcrossRealProcesses(t *testing
 	WaitAndApprove(t, c, second, time.Minute)
 	WaitForStatus(t, c, second, api.RunCompleted, time.Minute)
 	require.Equal(t, 1, sandbox.PostedComments(t).Total())
+
+	// Each run a delivery started shows itself as the one check run on its
+	// head: the superseded one concluded neutral, the posted one success.
+	conclusionOn := func(head, runID string) string {
+		var list struct {
+			CheckRuns []struct {
+				ExternalID string `json:"external_id"`
+				Status     string `json:"status"`
+				Conclusion string `json:"conclusion"`
+			} `json:"check_runs"`
+		}
+		require.Eventually(t, func() bool {
+			resp, err := http.Get(sandbox.APIURL() + "repos/acme/widgets/commits/" + head + "/check-runs?check_name=agentrun/pr-review&filter=all")
+			if err != nil {
+				return false
+			}
+			defer resp.Body.Close()
+			return json.NewDecoder(resp.Body).Decode(&list) == nil && len(list.CheckRuns) == 1 && list.CheckRuns[0].Status == "completed"
+		}, time.Minute, 100*time.Millisecond, "one completed check run on %s", head)
+		require.Equal(t, runID, list.CheckRuns[0].ExternalID)
+		return list.CheckRuns[0].Conclusion
+	}
+	require.Equal(t, "neutral", conclusionOn(opened.Head, first))
+	require.Equal(t, "success", conclusionOn(pushed.Head, second))
 }

@@ -133,20 +133,23 @@ func (in checkRunRequest) apply(c *CheckRun, now time.Time) {
 }
 
 // commitKnown reports whether sha is a commit of the repository the
-// sandbox knows: a pull request's head or base. The caller holds s.mu.
-func (rs *repoState) commitKnown(sha string) bool {
+// sandbox knows: a pull request's head or base, or a commit once pushed
+// (an older head stays a commit, as on GitHub, and keeps its check runs).
+// The caller holds s.mu.
+func (s *Server) commitKnown(rs *repoState, sha string) bool {
 	for _, ps := range rs.pulls {
 		if ps.HeadSHA == sha || ps.BaseSHA == sha {
 			return true
 		}
 	}
-	return false
+	_, pushed := s.commits[commitKey(rs.owner, rs.name, sha)]
+	return pushed
 }
 
 // resolveRef is a ref's commit: a SHA the repository knows, or the head of
 // the pull request whose branch it names. The caller holds s.mu.
-func (rs *repoState) resolveRef(ref string) (string, bool) {
-	if rs.commitKnown(ref) {
+func (s *Server) resolveRef(rs *repoState, ref string) (string, bool) {
+	if s.commitKnown(rs, ref) {
 		return ref, true
 	}
 	branch := strings.TrimPrefix(ref, "heads/")
@@ -183,7 +186,7 @@ func (s *Server) createCheckRun(r *http.Request) Response {
 		return ValidationFailedSimple(DocsCreateCheckRun, problems...)
 	}
 	return s.onRepo(DocsCreateCheckRun, func(r *http.Request, rs *repoState) Response {
-		if !rs.commitKnown(*in.HeadSHA) {
+		if !s.commitKnown(rs, *in.HeadSHA) {
 			return ValidationFailedSimple(DocsCreateCheckRun, "No commit found for SHA: "+*in.HeadSHA)
 		}
 		now := time.Now().UTC().Truncate(time.Second)
@@ -252,7 +255,7 @@ func (s *Server) listCheckRuns(r *http.Request, rs *repoState) Response {
 	if status != "" && !slices.Contains(checkStatuses, status) {
 		return ValidationFailedSimple(DocsListCheckRuns, "status must be one of queued, in_progress, completed.")
 	}
-	sha, ok := rs.resolveRef(r.PathValue("ref"))
+	sha, ok := s.resolveRef(rs, r.PathValue("ref"))
 	if !ok {
 		return ValidationFailedSimple(DocsListCheckRuns, "No commit found for SHA: "+r.PathValue("ref"))
 	}
