@@ -26,9 +26,12 @@ type PendingAction struct {
 	StepID    string          `json:"stepId"`
 	ToolName  string          `json:"toolName"`
 	SafeInput json.RawMessage `json:"safeInput"`
-	// Preview is the exact comment body that will be posted.
+	// Preview is the exact text the person approves, as the action's tool
+	// renders it (tools.Action.Preview): a comment's body, a message's
+	// channel and text, a request line and body.
 	Preview string `json:"preview"`
-	// Target is what the action changes, as its tool names it (tools.Action.Touches): "acme/widgets#1", a host and path.
+	// Target is what the action changes, as its tool names it
+	// (tools.Action.Touches): "acme/widgets#1", "#releases", a host and path.
 	Target      string      `json:"target"`
 	ArgsHash    string      `json:"argsHash"` // sha256 of the canonical input
 	State       ActionState `json:"state"`

@@ -52,10 +52,11 @@ type ToolSpec struct {
 	// exact bytes; empty is plain text. It never goes to a model.
 	PreviewKind PreviewKind `json:"-"`
 	// ProcessingLimit is how long the external system may go on with a
-	// request of this action after its client has gone: GitHub documents
-	// 10 s. A run sends an attempt again only once the earlier attempt's
-	// deadline and this much more have passed (ResendMargin). Zero means
-	// DefaultProcessingLimit; a tool whose system works longer says so.
+	// request of this action after its client has gone. A run sends an
+	// attempt again only once the earlier attempt's deadline and this much
+	// more have passed (ResendMargin). Zero means DefaultProcessingLimit
+	// (GitHub's documented 10 s); a tool whose system may work longer, or
+	// documents no limit, says so.
 	ProcessingLimit time.Duration `json:"-"`
 }
 

@@ -9,9 +9,11 @@ const (
 	EventActionState    = "action_state"
 	EventSignalIgnored  = "signal_ignored"
 	EventContinuedAsNew = "continued_as_new"
-	// EventLookalikeIgnored records a comment that carries the step's
-	// operation marker but is not the run's own (another author, or not
-	// the approved body): it proved nothing and was left alone.
+	// EventLookalikeIgnored records something a look passed over that
+	// carries the step's operation reference but is not the run's own (a
+	// comment with the marker by another author, a message with the nonce
+	// and other text; ToolOutput.Ignored): it proved nothing and was left
+	// alone.
 	EventLookalikeIgnored = "lookalike_ignored"
 	// EventCancelAccepted records that the run accepted a cancel: who and
 	// why are in its detail; the run stops once no action it started is in

@@ -23,7 +23,9 @@ type Call struct {
 	// Args are the call's arguments, already checked against the tool's
 	// schema, as canonical JSON (an object; "{}" for none).
 	Args json.RawMessage
-	// Target is the run's target (a pull request, or a kind its agent takes): every tool is pinned to it.
+	// Target is the run's target: a pull request, or a target of the kind
+	// its agent takes (a chat channel, a ticket queue). Every tool is
+	// pinned to it.
 	Target api.Target
 	// OperationKey is "<run id>:<step sequence>", recorded before the first
 	// attempt. Side-effecting tools only: every attempt and every
@@ -80,9 +82,10 @@ type Action interface {
 	// Preview is the exact text a person approves. It runs in the workflow,
 	// so it must be deterministic: no clock, no I/O, no map order.
 	Preview(call Call) (string, error)
-	// Touches names what the action changes ("owner/repo#12"). It runs in
-	// the workflow; an error refuses the call (for example, a target outside
-	// the run's pull request).
+	// Touches names what the action changes as a person reads it
+	// ("acme/widgets#12", "#releases", "T-1001"). It runs in the workflow;
+	// an error refuses the call (for example, a call aimed outside the
+	// run's target).
 	Touches(call Call) (string, error)
 	// Reconcile says whether the action under call.OperationKey happened:
 	// found (with the result), not_created, or cannot_tell (with why). It

@@ -252,7 +252,10 @@ func (c *kase) drive(ctx context.Context, run client.WorkflowRun, r *Result) (ap
 
 // check holds the run to the promises.
 func (c *kase) check(ctx context.Context, r *Result, res api.RunResult) error {
-	executes, looks := c.action.seen()
+	executes, looks, calls := c.action.seen()
+	for _, p := range checkFacts(calls) {
+		r.problem("%s", p)
+	}
 	var answers []string
 	for _, l := range looks {
 		answers = append(answers, l.Answer)

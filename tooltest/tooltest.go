@@ -7,8 +7,10 @@
 // action once, gated by approval; faults run in parallel, each over a fake
 // of its own. For every fault the kit asserts that the effect happened
 // exactly once, that each Reconcile answered right (found, not_created or
-// cannot_tell for what the fake held when it looked) and that a look the
-// fake refused never answered not_created.
+// cannot_tell for what the fake held when it looked), that a look the
+// fake refused never answered not_created, and that every Execute and
+// Reconcile of the step was told the same Call.KeyRecordedAt and an
+// Attempt counting up from 1.
 //
 // The fake gives the kit its Faults (or sits behind a Proxy, which serves
 // them for any HTTP service) and counts its Effects. A test is:
@@ -23,6 +25,10 @@
 //			},
 //		})
 //	}
+//
+// examples/chattool/chat/conformance_test.go and
+// examples/customtool/tickets/conformance_test.go are such tests, each
+// over a fake HTTP service behind NewProxy.
 //
 // The test binary's dev server is the Temporal CLI's (bin/temporal, or
 // $AGENTRUN_TEST_TEMPORAL_CLI); a package whose TestMain calls Main shares

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
@@ -51,6 +53,9 @@ type wrapped struct {
 	mu       sync.Mutex
 	executes []json.RawMessage
 	looks    []look
+	// facts are what each Execute and Reconcile was told of its step, in
+	// the order they began.
+	facts []facts
 	// detached are the attempts that outlive their worker.
 	detached sync.WaitGroup
 }
@@ -62,6 +67,7 @@ var errKilled = errors.New("tooltest: the worker was killed with the request in 
 func (w *wrapped) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
 	w.mu.Lock()
 	w.executes = append(w.executes, call.Args)
+	w.facts = append(w.facts, facts{execute: true, attempt: call.Attempt, keyAt: call.KeyRecordedAt})
 	first := len(w.executes) == 1
 	w.mu.Unlock()
 	if !first || w.kill == noKill {
@@ -90,6 +96,7 @@ func (w *wrapped) Execute(ctx context.Context, call tools.Call) (api.ToolOutput,
 func (w *wrapped) Reconcile(ctx context.Context, call tools.Call) (api.ToolReconciliation, error) {
 	w.mu.Lock()
 	l := look{EffectBefore: w.fake.Effects() > 0}
+	w.facts = append(w.facts, facts{attempt: call.Attempt, keyAt: call.KeyRecordedAt})
 	if w.refuseFirstLook && len(w.looks) == 0 {
 		l.Refused = true
 		w.fake.RefuseNextList()
@@ -107,10 +114,56 @@ func (w *wrapped) Reconcile(ctx context.Context, call tools.Call) (api.ToolRecon
 	return res, err
 }
 
-func (w *wrapped) seen() ([]json.RawMessage, []look) {
+func (w *wrapped) seen() ([]json.RawMessage, []look, []facts) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]json.RawMessage(nil), w.executes...), append([]look(nil), w.looks...)
+	return append([]json.RawMessage(nil), w.executes...), append([]look(nil), w.looks...), append([]facts(nil), w.facts...)
+}
+
+// facts are what one Execute or Reconcile was told of its step
+// (tools.Call.Attempt and KeyRecordedAt).
+type facts struct {
+	execute bool
+	attempt int
+	keyAt   time.Time
+}
+
+// checkFacts holds the calls of one step to what tools.Call promises: every
+// one carries the same KeyRecordedAt, recorded (not zero); each Execute is
+// a later attempt than the one before, from 1; a Reconcile looks after an
+// attempt already begun or about to be (never an earlier one).
+func checkFacts(calls []facts) []string {
+	var problems []string
+	var keyAt time.Time
+	last, lastExecute := 0, 0
+	for i, c := range calls {
+		what := "Reconcile"
+		if c.execute {
+			what = "Execute"
+		}
+		switch {
+		case c.keyAt.IsZero():
+			problems = append(problems, fmt.Sprintf("call %d (%s) has no KeyRecordedAt", i+1, what))
+		case keyAt.IsZero():
+			keyAt = c.keyAt
+		case !c.keyAt.Equal(keyAt):
+			problems = append(problems, fmt.Sprintf("call %d (%s) has KeyRecordedAt %s, the first had %s: it must be the same for every attempt and look",
+				i+1, what, c.keyAt.Format(time.RFC3339Nano), keyAt.Format(time.RFC3339Nano)))
+		}
+		switch {
+		case c.attempt < 1:
+			problems = append(problems, fmt.Sprintf("call %d (%s) has Attempt %d; attempts count from 1", i+1, what, c.attempt))
+		case c.execute && c.attempt <= lastExecute:
+			problems = append(problems, fmt.Sprintf("call %d (Execute) is attempt %d after attempt %d: each attempt must count up", i+1, c.attempt, lastExecute))
+		case c.attempt < last:
+			problems = append(problems, fmt.Sprintf("call %d (%s) has Attempt %d after attempt %d: the count went back", i+1, what, c.attempt, last))
+		}
+		if c.execute {
+			lastExecute = max(lastExecute, c.attempt)
+		}
+		last = max(last, c.attempt)
+	}
+	return problems
 }
 
 // script is the kit's model: it calls the action once with the kit's

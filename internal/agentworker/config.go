@@ -28,9 +28,9 @@ import (
 const DefaultModelProvider = ProviderOffline
 
 // DefaultStopTimeout is how long a stopping worker lets in-flight activities
-// finish: one GitHub call attempt (the default toolTimeout) fits in it, so
-// that a deploy does not turn a comment being posted into an unknown outcome
-// to reconcile.
+// finish: one attempt of a tool call (the default toolTimeout) fits in it,
+// so that a deploy does not turn an action being sent (a comment, a
+// message) into an unknown outcome to reconcile.
 const DefaultStopTimeout = 30 * time.Second
 
 // DefaultStickyCacheSize is how many runs a worker process keeps in memory

@@ -74,8 +74,8 @@ func NewWithActivities(c client.Client, taskQueue string, acts *activities.Activ
 
 // NewWorker makes a worker for taskQueue running acts. Its Stop lets
 // activities in flight finish for up to stopTimeout before cancelling them:
-// a cancelled GitHub call may or may not have happened, and the run would
-// have to reconcile it. Activities without a conversation store get one over c.
+// a cancelled action may or may not have happened, and the run would have
+// to reconcile it. Activities without a conversation store get one over c.
 func NewWorker(c client.Client, taskQueue string, stopTimeout time.Duration, acts *activities.Activities) worker.Worker {
 	return NewWorkerWithOptions(c, WorkerOptions{TaskQueue: taskQueue, StopTimeout: stopTimeout}, acts)
 }

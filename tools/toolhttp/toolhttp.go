@@ -41,7 +41,8 @@ type Client struct {
 
 // Do sends method BaseURL+path with in as its JSON body (none when nil)
 // and decodes a 2xx answer into out (discarded when nil). An answer of
-// another status is a *StatusError. Any other error means no whole answer
+// another status is a *StatusError; a redirect is followed for GET and
+// HEAD only (a create's 3xx is a *StatusError, never sent again). Any other error means no whole answer
 // came: whether the service acted is unknown.
 func (c Client) Do(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
@@ -64,7 +65,7 @@ func (c Client) Do(ctx context.Context, method, path string, in, out any) error 
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := cmp.Or(c.HTTP, http.DefaultClient).Do(req)
+	resp, err := c.client(method).Do(req)
 	if err != nil {
 		return fmt.Errorf("%s %s: no answer: %w", method, path, err)
 	}
@@ -87,6 +88,20 @@ func (c Client) Do(ctx context.Context, method, path string, in, out any) error 
 		return fmt.Errorf("%s %s: read the answer: %w", method, path, err)
 	}
 	return nil
+}
+
+// client is the HTTP client for a request of method: HTTP's, but one that
+// never follows a redirect of a request that is no read. Following one
+// sends the create again, a second effect on a service with no key; its
+// 3xx is instead a *StatusError, an unknown outcome the run reconciles.
+func (c Client) client(method string) *http.Client {
+	hc := cmp.Or(c.HTTP, http.DefaultClient)
+	if method == http.MethodGet || method == http.MethodHead {
+		return hc
+	}
+	stay := *hc
+	stay.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &stay
 }
 
 // excerptBytes is how much of a refusal's body its error quotes.

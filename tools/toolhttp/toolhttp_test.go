@@ -83,6 +83,37 @@ func TestDoSendsJSONAndDecodesA2xxAnswer(t *testing.T) {
 	assert.JSONEq(t, `{"text":"hi"}`, string(body))
 }
 
+// A redirect of a create is not followed: following it sends the create
+// again, a second effect on a service with no key. The 3xx is an unknown
+// outcome, which the run reconciles; a read still follows its redirect.
+func TestDoFollowsTheRedirectOfAReadOnly(t *testing.T) {
+	posts := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/moved":
+			_, _ = io.WriteString(w, `{"id":"M-1"}`)
+		case r.Method == http.MethodPost:
+			posts++
+			http.Redirect(w, r, r.URL.Path, http.StatusTemporaryRedirect)
+		default:
+			http.Redirect(w, r, "/moved", http.StatusFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := toolhttp.Client{BaseURL: srv.URL, HTTP: srv.Client()}
+	var out struct{ ID string }
+
+	err := c.Do(t.Context(), http.MethodPost, "/messages", map[string]string{"text": "hi"}, &out)
+
+	var status *toolhttp.StatusError
+	require.ErrorAs(t, err, &status)
+	assert.Equal(t, http.StatusTemporaryRedirect, status.Status)
+	assert.Equal(t, 1, posts)
+	assert.Equal(t, err, toolhttp.Classify("send", err), "a redirect is an unknown outcome, no refusal")
+	require.NoError(t, c.Do(t.Context(), http.MethodGet, "/messages", nil, &out))
+	assert.Equal(t, "M-1", out.ID)
+}
+
 func TestDoRefusesAnAnswerOverItsBoundAndOneThatIsNotJSON(t *testing.T) {
 	c, _ := service(t, http.StatusOK, nil, `{"id":"`+strings.Repeat("x", 100)+`"}`)
 	var out struct{ ID string }
