@@ -1,0 +1,54 @@
+package mcptool_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/testkit"
+	"github.com/agentrun/agentrun/tools"
+)
+
+// A repeat of an idempotent call that the server refuses says nothing of
+// the first call: the look cannot tell, with the server's words, and is
+// never taken as found.
+func TestARefusedRepeatOfAnIdempotentCallCannotTell(t *testing.T) {
+	_, byName := connect(t, httpServer(t, testkit.MCPServerOptions{}))
+	a := action(t, byName["kv__put"])
+	call := tools.Call{Args: json.RawMessage(`{"key":"","value":"v"}`), OperationKey: "run-1:6"}
+	rec, err := a.Reconcile(callCtx(t), call)
+	require.NoError(t, err)
+	assert.Equal(t, api.ReconcileCannotTell, rec.Outcome)
+	assert.Equal(t, "repeating the idempotent MCP call failed: put needs a key", rec.Reason)
+	assert.Empty(t, rec.Output.Content)
+}
+
+// A repeat that cannot be made (the connection is gone) is an error, which
+// the run's look retries: neither found nor cannot tell.
+func TestARepeatThatCannotBeMadeIsAnError(t *testing.T) {
+	conn, byName := connect(t, httpServer(t, testkit.MCPServerOptions{}))
+	a := action(t, byName["kv__put"])
+	require.NoError(t, conn.Close())
+	rec, err := a.Reconcile(callCtx(t), tools.Call{Args: json.RawMessage(`{"key":"k","value":"v"}`), OperationKey: "run-1:7"})
+	require.Error(t, err)
+	assert.Equal(t, api.ToolReconciliation{}, rec)
+}
+
+// The approval binds the exact call: arguments that are not JSON match no
+// approval, and are neither sent nor repeated.
+func TestACallWhoseArgumentsAreNotJSONIsNotTheApprovedOne(t *testing.T) {
+	_, byName := connect(t, httpServer(t, testkit.MCPServerOptions{}))
+	a := action(t, byName["kv__put"])
+	_, err := a.Preview(tools.Call{Args: json.RawMessage(`{"key":`)})
+	require.ErrorContains(t, err, "arguments are not JSON")
+	call := tools.Call{Args: json.RawMessage(`{"key":`), OperationKey: "run-1:8", Approved: `kv.put({"key":`}
+	_, err = a.Execute(callCtx(t), call)
+	requireRejected(t, err)
+	rec, err := a.Reconcile(callCtx(t), call)
+	require.NoError(t, err)
+	assert.Equal(t, api.ReconcileCannotTell, rec.Outcome)
+	assert.Contains(t, rec.Reason, "the call is not the one approved")
+}
