@@ -81,6 +81,8 @@ func TestARequestKeyBindsTheRequestIDToItsChannelAndSender(t *testing.T) {
 	require.NotContains(t, key, "r-1")
 	require.Equal(t, key, RequestKey("web", "alice", "r-1"), "logins compare without case")
 	require.Equal(t, key, RequestKey("web", "ALICE", "r-1"))
+	require.Equal(t, RequestKey("web", "zoe", "r-1"), RequestKey("web", "ZOE", "r-1"), "A to Z, both ends")
+	require.True(t, SameLogin("Zoe-A", "zoe-a"))
 	require.NotEqual(t, key, RequestKey("api", "alice", "r-1"), "another channel")
 	require.NotEqual(t, key, RequestKey("web", "bob", "r-1"), "another person")
 	require.NotEqual(t, key, RequestKey("web", "alice", "r-2"), "another request")
