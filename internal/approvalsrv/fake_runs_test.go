@@ -29,6 +29,9 @@ type fakeRuns struct {
 	unavailable bool
 	// refusalsFail makes Refuse fail as an unreachable Temporal would.
 	refusalsFail bool
+	// cancelErr, when set, is what the cancel signal fails with, after the
+	// run was reached.
+	cancelErr error
 	// queries counts Snapshot calls, eventsQueries Events calls, lookups
 	// RunByActionID calls and listings WaitingRunIDs calls.
 	queries, eventsQueries, lookups, listings int
@@ -277,6 +280,9 @@ func (f *fakeRuns) Cancel(ctx context.Context, runID string, sig api.CancelSigna
 	defer f.mu.Unlock()
 	if err := f.check(runID); err != nil {
 		return err
+	}
+	if f.cancelErr != nil {
+		return f.cancelErr
 	}
 	f.cancels = append(f.cancels, sig)
 	return nil
