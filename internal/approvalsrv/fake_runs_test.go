@@ -424,6 +424,9 @@ type holdChange struct {
 func (f *fakeRuns) Hold(_ context.Context, queue string, sig api.HoldSignal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unavailable {
+		return fmt.Errorf("fake: %w", errTemporalUnavailable)
+	}
 	f.holdChanges = append(f.holdChanges, holdChange{api.SignalHold, queue, sig})
 	f.holds.Active = append(f.holds.Active, api.Hold{Selector: sig.Selector, By: sig.By, Reason: sig.Reason, Channel: sig.Channel})
 	return nil
@@ -432,6 +435,9 @@ func (f *fakeRuns) Hold(_ context.Context, queue string, sig api.HoldSignal) err
 func (f *fakeRuns) Release(_ context.Context, queue string, sig api.HoldSignal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unavailable {
+		return fmt.Errorf("fake: %w", errTemporalUnavailable)
+	}
 	f.holdChanges = append(f.holdChanges, holdChange{api.SignalRelease, queue, sig})
 	f.holds.Active = slices.DeleteFunc(f.holds.Active, func(h api.Hold) bool { return h.Selector == sig.Selector })
 	return nil
@@ -440,6 +446,9 @@ func (f *fakeRuns) Release(_ context.Context, queue string, sig api.HoldSignal) 
 func (f *fakeRuns) Holds(context.Context, string) (api.HoldsView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unavailable {
+		return api.HoldsView{}, fmt.Errorf("fake: %w", errTemporalUnavailable)
+	}
 	return f.holds, nil
 }
 
