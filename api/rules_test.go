@@ -123,6 +123,7 @@ func TestTruncateUTF8CutsOnACharacterBoundary(t *testing.T) {
 	require.Equal(t, "a", TruncateUTF8("a€", 3), "€ is three bytes")
 	require.Equal(t, "a", TruncateUTF8("a€", 2))
 	require.Equal(t, "", TruncateUTF8("€", 2))
+	require.Equal(t, "", TruncateUTF8("\x80\x80abc", 1), "a string that starts mid-character is cut to nothing, never before its start")
 }
 
 func TestAnAgentsNameIsLowerCaseLettersDigitsAndDashes(t *testing.T) {
