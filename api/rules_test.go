@@ -128,7 +128,7 @@ func TestTruncateUTF8CutsOnACharacterBoundary(t *testing.T) {
 
 func TestAnAgentsNameIsLowerCaseLettersDigitsAndDashes(t *testing.T) {
 	for name, want := range map[string]bool{
-		"pr-review": true, "a": true, "z9": true, "a-0": true, "fizz": true, "a9": true, strings.Repeat("a", 63): true,
+		"pr-review": true, "a": true, "z9": true, "a-0": true, "fizz": true, "a9": true, "banana": true, strings.Repeat("a", 63): true,
 		"": false, strings.Repeat("a", 64): false, "9a": false, "-a": false, "Pr": false, "pr_review": false,
 		"pr review": false, `pr"x`: false, "a/b": false, "a.b": false, "aZ": false, "a{": false, "a`": false, "a:": false, "a/": false,
 	} {
