@@ -130,3 +130,20 @@ func TestSignatureCoversTheIdempotencyKey(t *testing.T) {
 	moved.Header.Set(HeaderIdempotencyKey, "k-1")
 	require.Error(t, VerifySignature([]byte(testSecret), moved, []byte("{}"), testNow))
 }
+
+// A request without an Idempotency-Key is signed as the scheme documents
+// it, timestamp, method, target and body alone, so that a client of another
+// language signing by the documentation is accepted; with a key, the key's
+// line joins the target.
+func TestARequestWithoutAKeyIsSignedOverItsTargetAlone(t *testing.T) {
+	r := httptest.NewRequest(http.MethodGet, "/v1/runs/run-1?since=3", nil)
+	SignRequest(r, []byte(testSecret), nil, testNow)
+	stamp := strconv.FormatInt(testNow.Unix(), 10)
+	require.Equal(t, stamp, r.Header.Get(HeaderTimestamp))
+	require.Equal(t, Sign([]byte(testSecret), stamp, http.MethodGet, SignedTarget(r.URL), nil), r.Header.Get(HeaderSignature))
+
+	k := httptest.NewRequest(http.MethodPost, "/v1/runs", nil)
+	k.Header.Set(HeaderIdempotencyKey, "k-1")
+	SignRequest(k, []byte(testSecret), []byte("{}"), testNow)
+	require.Equal(t, Sign([]byte(testSecret), stamp, http.MethodPost, "/v1/runs\n"+HeaderIdempotencyKey+": k-1", []byte("{}")), k.Header.Get(HeaderSignature))
+}
