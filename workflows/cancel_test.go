@@ -309,6 +309,14 @@ func TestACancelOfARunThatEndedSaysSo(t *testing.T) {
 	why, _ = refuseCancel(api.CancelSignal{By: "carol", Reason: "stop"}, api.Run{UserID: "carol", Status: api.RunCompleted},
 		&api.Cancellation{By: "alice"})
 	require.Equal(t, "duplicate: the run was already cancelled by alice", why, "the cancellation is named before the end")
+
+	longest := strings.Repeat("é", api.MaxCancelReasonBytes/2)
+	why, _ = refuseCancel(api.CancelSignal{By: "carol", Reason: longest}, api.Run{UserID: "carol", Status: api.RunRunning}, nil)
+	require.Empty(t, why, "a reason of exactly the bound is taken")
+	why, _ = refuseCancel(api.CancelSignal{By: "carol", Reason: longest + "x"}, api.Run{UserID: "carol", Status: api.RunRunning}, nil)
+	require.Equal(t, "cancel by carol: the reason must be valid UTF-8 of at most 2000 bytes", why)
+	why, _ = refuseCancel(api.CancelSignal{By: "carol", Reason: "stop \xff"}, api.Run{UserID: "carol", Status: api.RunRunning}, nil)
+	require.Equal(t, "cancel by carol: the reason must be valid UTF-8 of at most 2000 bytes", why)
 }
 
 // A run remembers the requestIds of at most maxRequestIDs cancels: a

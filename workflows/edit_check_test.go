@@ -139,3 +139,16 @@ func TestAnEditOfAnActionWhoseStepIsGoneStillAppliesToTheAction(t *testing.T) {
 	require.Same(t, w.Steps[1], w.stepByID("step-5"))
 	require.Nil(t, w.stepByID("step-6"))
 }
+
+// An edit of exactly the bound, as the run writes it, is applied and runs.
+func TestAnEditOfExactlyTheBoundIsApplied(t *testing.T) {
+	h := newHarness(t)
+	raw := json.RawMessage(`{"body":"` + strings.Repeat("x", api.MaxEditArgsBytes-len(`{"body":""}`)) + `"}`)
+	require.Len(t, raw, api.MaxEditArgsBytes)
+	h.whenWaiting(time.Minute, func(string) { h.approveWithEdit("alice", raw) })
+	h.runPostingOnce(demoInput(), 1)
+	snap := h.snapshot()
+	require.Empty(t, h.ignoredSignals())
+	require.NotNil(t, snap.PendingAction.Edit)
+	require.Equal(t, []byte(raw), []byte(snap.PendingAction.Args), "shown, at exactly the bound")
+}
