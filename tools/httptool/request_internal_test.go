@@ -1,0 +1,43 @@
+package httptool
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A path is printable ASCII, space to tilde: what a server could fold into
+// something else is refused, and nothing printable is.
+func TestAPathIsPrintableASCIIBothEndsIncluded(t *testing.T) {
+	assert.NoError(t, checkPath("/v1/orders/a b"), "a space is printable")
+	assert.NoError(t, checkPath("/v1/orders/~x"), "so is a tilde")
+	for _, p := range []string{"/v1/orders/\x1f", "/v1/orders/\x7f", "/v1/orders/\x00", "/v1/ｏrders"} {
+		assert.EqualError(t, checkPath(p), "want printable ASCII only", "%q", p)
+	}
+}
+
+// The bounds of what is sent hold at exactly their size: a body of
+// MaxBodyBytes of canonical JSON and a URL of maxURLBytes are sent, one
+// byte more is refused.
+func TestTheBodyAndTheURLAreBoundedAtExactlyTheirSize(t *testing.T) {
+	fits := json.RawMessage(`"` + strings.Repeat("x", MaxBodyBytes-2) + `"`)
+	body, err := canonicalBody(fits)
+	require.NoError(t, err)
+	assert.Len(t, body, MaxBodyBytes)
+	_, err = canonicalBody(json.RawMessage(`"` + strings.Repeat("x", MaxBodyBytes-1) + `"`))
+	assert.EqualError(t, err, "body: 65537 bytes of JSON, more than 65536")
+
+	base, err := url.Parse("http://orders.example/api")
+	require.NoError(t, err)
+	tl := &tool{base: base}
+	prefix := len("http://orders.example/api/v1/orders?q=")
+	u, err := tl.resolve("/v1/orders", url.Values{"q": {strings.Repeat("y", maxURLBytes-prefix)}})
+	require.NoError(t, err)
+	assert.Len(t, u.String(), maxURLBytes)
+	_, err = tl.resolve("/v1/orders", url.Values{"q": {strings.Repeat("y", maxURLBytes-prefix+1)}})
+	assert.EqualError(t, err, "the URL is 8193 bytes, more than 8192")
+}
