@@ -41,3 +41,12 @@ func TestTheBodyAndTheURLAreBoundedAtExactlyTheirSize(t *testing.T) {
 	_, err = tl.resolve("/v1/orders", url.Values{"q": {strings.Repeat("y", maxURLBytes-prefix+1)}})
 	assert.EqualError(t, err, "the URL is 8193 bytes, more than 8192")
 }
+
+// An Idempotency-Key is printable ASCII without spaces, both ends held.
+func TestAnOperationKeyIsSentOnlyAsPrintableASCII(t *testing.T) {
+	assert.NoError(t, checkKey("run-1:5"))
+	assert.NoError(t, checkKey("!run~1"), "! and ~ are the ends of what is taken")
+	for _, key := range []string{"run 1", "run-1:5\x7f", "run-1:5\x1f", "run-é"} {
+		assert.EqualError(t, checkKey(key), "the operationKey is not printable ASCII", "%q", key)
+	}
+}
