@@ -2,6 +2,7 @@ package httptool
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -46,6 +47,9 @@ func TestTheBodyAndTheURLAreBoundedAtExactlyTheirSize(t *testing.T) {
 func TestAnOperationKeyIsSentOnlyAsPrintableASCII(t *testing.T) {
 	assert.NoError(t, checkKey("run-1:5"))
 	assert.NoError(t, checkKey("!run~1"), "! and ~ are the ends of what is taken")
+	assert.NoError(t, checkKey(strings.Repeat("k", maxKeyBytes)), "a key of exactly the bound")
+	assert.EqualError(t, checkKey(strings.Repeat("k", maxKeyBytes+1)),
+		fmt.Sprintf("the operationKey is %d bytes, more than the %d an Idempotency-Key takes", maxKeyBytes+1, maxKeyBytes))
 	for _, key := range []string{"run 1", "run-1:5\x7f", "run-1:5\x1f", "run-é"} {
 		assert.EqualError(t, checkKey(key), "the operationKey is not printable ASCII", "%q", key)
 	}
