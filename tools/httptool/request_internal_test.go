@@ -54,3 +54,37 @@ func TestAnOperationKeyIsSentOnlyAsPrintableASCII(t *testing.T) {
 		assert.EqualError(t, checkKey(key), "the operationKey is not printable ASCII", "%q", key)
 	}
 }
+
+// What an answer proves, at each edge of its class: only a 2xx (or a 303
+// to a write) is done, a 4xx but 408, 409, 425 and 429 is a refusal, and
+// anything else leaves the outcome unknown.
+func TestWhatEachAnswerProvesAtTheEdgesOfItsClass(t *testing.T) {
+	for _, tc := range []struct {
+		method string
+		status int
+		want   verdict
+	}{
+		{"POST", 199, unknown},
+		{"POST", 200, done},
+		{"POST", 299, done},
+		{"POST", 300, redirectedUnknown},
+		{"GET", 300, redirected},
+		{"POST", 303, done},
+		{"GET", 303, redirected},
+		{"GET", 399, redirected},
+		{"POST", 399, redirectedUnknown},
+		{"GET", 400, refused},
+		{"POST", 400, refused},
+		{"POST", 404, refused},
+		{"POST", 408, unknown},
+		{"POST", 409, unknown},
+		{"POST", 425, unknown},
+		{"POST", 429, rateLimited},
+		{"GET", 429, rateLimited},
+		{"POST", 499, refused},
+		{"POST", 500, unknown},
+		{"POST", 503, unknown},
+	} {
+		assert.Equal(t, tc.want, classify(tc.method, tc.status), "%s answered %d", tc.method, tc.status)
+	}
+}
