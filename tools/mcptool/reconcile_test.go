@@ -2,6 +2,7 @@ package mcptool_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,6 +11,7 @@ import (
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/tools"
+	"github.com/agentrun/agentrun/tools/mcptool"
 )
 
 // A repeat of an idempotent call that the server refuses says nothing of
@@ -51,4 +53,18 @@ func TestACallWhoseArgumentsAreNotJSONIsNotTheApprovedOne(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, api.ReconcileCannotTell, rec.Outcome)
 	assert.Contains(t, rec.Reason, "the call is not the one approved")
+}
+
+// The checks of a server's config hold at their edges: a name of exactly
+// the bound and an https URL pass them (the connection then fails, as
+// nothing listens), one character more does not.
+func TestAServerConfigAtTheEdgeOfItsChecksPassesThem(t *testing.T) {
+	name := strings.Repeat("k", 24)
+	_, err := mcptool.Connect(callCtx(t), mcptool.Server{Name: name, Command: []string{"/nonexistent/mcp-server"}})
+	require.ErrorContains(t, err, "connect to MCP server "+name)
+	_, err = mcptool.Connect(callCtx(t), mcptool.Server{Name: name + "k", Command: []string{"/nonexistent/mcp-server"}})
+	require.ErrorContains(t, err, "want at most 24 lower case letters and digits")
+	_, err = mcptool.Connect(callCtx(t), mcptool.Server{Name: "kv", URL: "https://127.0.0.1:1/mcp"})
+	require.ErrorContains(t, err, "connect to MCP server kv")
+	require.NotContains(t, err.Error(), "not an http(s) URL")
 }
