@@ -325,3 +325,27 @@ func TestTheResendWindowIsTheAttemptsTimeoutAndTheToolsMargin(t *testing.T) {
 	require.Equal(t, "12:00:00 UTC", clock(now))
 	require.Equal(t, "12:00:00 UTC", clock(now.In(time.FixedZone("CET", 3600))), "a label reads UTC, whatever the zone")
 }
+
+// The looks while the first attempt may still land come at once, then
+// twice as far apart, and the last as the window closes: a window of the
+// tool timeout and the margin, counted from the attempt's answer.
+func TestTheLooksForAPostThatMayLandDoubleUntilTheWindowCloses(t *testing.T) {
+	h := newHarness(t)
+	h.failThePostUnknown()
+	in := demoInput()
+	h.runPostingOnce(in, 2)
+	var waits []string
+	var total time.Duration
+	for _, e := range h.events() {
+		if e.Type == api.EventRunStatus && strings.HasPrefix(e.Detail, "looking again in ") {
+			w := strings.TrimPrefix(e.Detail, "looking again in ")
+			waits = append(waits, w)
+			d, err := time.ParseDuration(w)
+			require.NoError(t, err)
+			total += d
+		}
+	}
+	require.Equal(t, in.ToolTimeout+api.ToolSpec{}.ResendMargin(), total, "the looks span the window, no more")
+	require.Equal(t, []string{"1s", "1s", "2s", "4s", "8s", "1s"}, waits,
+		"a look a second after the answer, then the time since it, at most 8s, and the last as the window closes")
+}
