@@ -102,6 +102,8 @@ func TestAnApprovedActionWaitsWhileAHoldMatchesItsAgentAndPostsOnceOnRelease(t *
 	require.Equal(t, 1, h.markedComments())
 	held := eventsWith(h.events(), func(e api.Event) bool { return strings.HasPrefix(e.Detail, "held by ops: bad deploy") })
 	require.NotEmpty(t, held)
+	released := eventsWith(h.events(), func(e api.Event) bool { return e.Detail == "hold released; sending" })
+	require.Len(t, released, 1, "the release is told once, on the step")
 	require.Contains(t, held[0].Detail, "hold on agent pr-review by ops-oncall")
 	requireLegalHistory(t, h.events())
 }
@@ -118,6 +120,8 @@ func TestAHoldOnAnotherAgentToolOrTargetDoesNotStopTheAction(t *testing.T) {
 			h.run(in)
 			require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
 			require.Equal(t, 1, h.markedComments())
+			require.Empty(t, eventsWith(h.events(), func(e api.Event) bool { return strings.HasPrefix(e.Detail, "hold") }),
+				"a run no hold stopped says nothing of holds")
 		})
 	}
 }
