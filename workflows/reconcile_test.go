@@ -257,3 +257,31 @@ func TestACancelDuringARateLimitsWaitStillLooksForTheAttemptBeforeTheRunEnds(t *
 	require.Contains(t, st.Error, "not tried again: run cancelled by carol: stop now")
 	requireLegalHistory(t, h.events())
 }
+
+// A cancel during the backoff before a key's next attempt ends the step
+// not tried again, and the run cancelled, not failed by the cut wait.
+func TestACancelDuringTheBackoffBeforeANextAttemptSendsNothingMore(t *testing.T) {
+	h := newHarness(t)
+	log := h.logCommands()
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 502, Count: 10})
+	h.approveWhenWaiting()
+	cancelled := false
+	h.env.SetOnTimerScheduledListener(func(_ string, d time.Duration) {
+		if d == 2*time.Second && !cancelled && log.attemptCount(createActivity) == 2 {
+			cancelled = true
+			h.cancelAs("carol", "stop now", "c1")
+		}
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError(), "the run ends cancelled, not failed by the interrupted wait")
+	require.True(t, cancelled, "the backoff before attempt 3 began")
+
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	require.Equal(t, 0, h.markedComments())
+	require.Equal(t, 2, log.attemptCount(createActivity), "attempt 3 never sent")
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepFailed, st.Status)
+	require.Contains(t, st.Error, "not tried again: run cancelled by carol: stop now")
+	requireLegalHistory(t, h.events())
+}
