@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -86,4 +87,15 @@ func TestAWritersCancelIsSentOnlyOnceGitHubSaysTheyWrite(t *testing.T) {
 	resp = h.signedPost(cancelPath, cancelBody(t, "bob", "superseded", "b-1"), testNow)
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, []api.CancelSignal{{By: "bob", Reason: "superseded", RequestID: "b-1", Channel: channelAPI}}, h.runs.cancelSignals())
+}
+
+func TestACancelWhoseReasonIsExactlyTheBoundIsSent(t *testing.T) {
+	h := waitingHarness(t, nil, "alice")
+	reason := strings.Repeat("é", api.MaxCancelReasonBytes/2)
+	resp := h.signedPost(cancelPath, cancelBody(t, "alice", reason, "c-1"), testNow)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	resp = h.signedPost(cancelPath, cancelBody(t, "alice", reason+"x", "c-2"), testNow)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Len(t, h.runs.cancelSignals(), 1)
+	require.Equal(t, reason, h.runs.cancelSignals()[0].Reason)
 }
