@@ -3,6 +3,7 @@ package approvalsrv
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -120,4 +121,15 @@ func TestAHoldOrReleaseThatCannotReachTemporalSaysSoAndIsNotTaken(t *testing.T) 
 	require.Equal(t, "Held by ops (agent pr-review, by ops): bad deploy. This run sends nothing until the hold is released.",
 		h.server.holdNotice(t.Context(), api.Run{ID: "run-1", Agent: api.DefaultAgent, Repo: "acme/widgets", PullNumber: 1}))
 	require.Empty(t, h.server.holdNotice(t.Context(), api.Run{ID: "run-2", Agent: "triage", Repo: "acme/widgets", PullNumber: 1}))
+}
+
+func TestAHoldWhoseReasonIsExactlyTheBoundIsTaken(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	sel := api.HoldSelector{Tool: api.ToolCreateIssueComment}
+	reason := strings.Repeat("r", api.MaxHoldReasonBytes)
+	resp := h.signedPost("/v1/holds", holdBody(t, holdRequest{Selector: sel, By: "ops", Reason: reason}), testNow)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	resp = h.signedPost("/v1/holds", holdBody(t, holdRequest{Selector: sel, By: "ops", Reason: reason + "r"}), testNow)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Len(t, h.runs.holdChangesSent(), 1)
 }

@@ -68,3 +68,21 @@ func TestAServerConfigAtTheEdgeOfItsChecksPassesThem(t *testing.T) {
 	require.ErrorContains(t, err, "connect to MCP server kv")
 	require.NotContains(t, err.Error(), "not an http(s) URL")
 }
+
+// The exact call approved runs, and its repeat finds it: an approval binds
+// a call, it does not stop it.
+func TestTheExactCallApprovedRunsAndItsRepeatFindsIt(t *testing.T) {
+	_, byName := connect(t, httpServer(t, testkit.MCPServerOptions{}))
+	a := action(t, byName["kv__put"])
+	args := json.RawMessage(`{"key": "k", "value": "good"}`)
+	preview, err := a.Preview(tools.Call{Args: args})
+	require.NoError(t, err)
+	assert.Equal(t, `kv.put({"key":"k","value":"good"})`, preview)
+	call := tools.Call{Args: args, OperationKey: "run-1:9", Approved: preview}
+	_, err = a.Execute(callCtx(t), call)
+	require.NoError(t, err)
+	rec, err := a.Reconcile(callCtx(t), call)
+	require.NoError(t, err)
+	assert.Equal(t, api.ReconcileFound, rec.Outcome)
+	assert.Equal(t, 1, lookup(t, byName["kv__lookup"], "k").Applied)
+}
