@@ -25,3 +25,12 @@ func TestAToolsNameKeepsLettersAndDigitsAndIsBounded(t *testing.T) {
 	_, err = toolName("kv", fits+"x")
 	assert.ErrorContains(t, err, "is longer than 64 characters")
 }
+
+// A stdio server's environment is its own entries, then the worker's base
+// entries it does not set; an entry without "=" sets nothing.
+func TestAStdioServersEnvironmentIsItsOwnThenTheBaseItDoesNotSet(t *testing.T) {
+	assert.Equal(t, []string{"A=1", "PATH=/x", "HOME=/h"},
+		childEnv([]string{"A=1", "PATH=/x"}, []string{"PATH=/usr/bin", "HOME=/h", "AB=2"}[:2]))
+	assert.Equal(t, []string{"A", "A=base"}, childEnv([]string{"A"}, []string{"A=base"}), "an entry without = sets nothing")
+	assert.Equal(t, []string{"AB=1", "A=base"}, childEnv([]string{"AB=1"}, []string{"A=base"}), "a longer name is another key")
+}
