@@ -217,3 +217,11 @@ func TestAHeldRunThatCannotAskToBeToldOfTheReleaseLooksAgainSoon(t *testing.T) {
 	require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
 	require.Equal(t, 1, h.markedComments())
 }
+
+// A hold on a target stops an action on the run's target, and on the one
+// the action touches when that is another.
+func TestAnActionIsCheckedAgainstTheHoldsOnEveryTargetItTouches(t *testing.T) {
+	require.Equal(t, []string{"acme/widgets#1"}, holdTargets("acme/widgets#1", ""))
+	require.Equal(t, []string{"acme/widgets#1"}, holdTargets("acme/widgets#1", "acme/widgets#1"))
+	require.Equal(t, []string{"acme/widgets#1", "acme/gadgets#7"}, holdTargets("acme/widgets#1", "acme/gadgets#7"))
+}
