@@ -19,6 +19,7 @@ import (
 // while a hold on a selector already held replaces it.
 func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T) {
 	env := newHoldsEnv(t)
+	checked := false
 	for i := 0; i < api.MaxHolds; i++ {
 		signalAt(env, time.Duration(i+1)*time.Second, api.SignalHold,
 			api.HoldSignal{Selector: api.HoldSelector{Agent: fmt.Sprintf("agent-%d", i)}, By: "ops", Reason: "loop"})
@@ -40,10 +41,12 @@ func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T
 		require.Equal(t, "one_too_many", log[0].Selector.Tool)
 		require.Equal(t, api.HoldPlaced, log[1].Action)
 		require.Equal(t, "replaces the hold placed by ops: loop", log[1].Note)
+		checked = true
 		env.CancelWorkflow()
 	}, 2*time.Hour)
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
 }
 
 // What is not a hold, a release or a waiter changes nothing: a malformed
@@ -51,6 +54,7 @@ func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T
 // dropped, and a run that asks twice waits once.
 func TestTheHoldsWorkflowRefusesMalformedSignalsAndKeepsOneWaiterPerRun(t *testing.T) {
 	env := newHoldsEnv(t)
+	checked := false
 	var woken []string
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(
 		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
@@ -76,10 +80,12 @@ func TestTheHoldsWorkflowRefusesMalformedSignalsAndKeepsOneWaiterPerRun(t *testi
 	signalAt(env, 9*time.Minute, api.SignalRelease, api.HoldSignal{Selector: tool, By: "ops", Reason: "fixed"})
 	env.RegisterDelayedCallback(func() {
 		require.Equal(t, []string{"run-1"}, woken, "one run, told once")
+		checked = true
 		env.CancelWorkflow()
 	}, 10*time.Minute)
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
 }
 
 // A refused hold's words may be too long to be a hold's: the audit keeps
@@ -87,6 +93,7 @@ func TestTheHoldsWorkflowRefusesMalformedSignalsAndKeepsOneWaiterPerRun(t *testi
 // selector), cut on a rune boundary.
 func TestARefusedHoldIsAuditedWithItsWordsCutToTheirBounds(t *testing.T) {
 	env := newHoldsEnv(t)
+	checked := false
 	reason := "a" + strings.Repeat("é", api.MaxHoldReasonBytes) // every é is 2 bytes: the cut falls inside one
 	by := strings.Repeat("o", api.MaxHoldSelectorBytes+1)
 	agent := strings.Repeat("x", api.MaxHoldSelectorBytes+7)
@@ -105,10 +112,12 @@ func TestARefusedHoldIsAuditedWithItsWordsCutToTheirBounds(t *testing.T) {
 		require.Equal(t, by[:api.MaxHoldSelectorBytes], e.By)
 		require.Equal(t, agent[:api.MaxHoldSelectorBytes], e.Selector.Agent)
 		require.Equal(t, exact[:api.MaxHoldReasonBytes], view.Log[1].Reason, "exactly the bound is kept")
+		checked = true
 		env.CancelWorkflow()
 	}, 3*time.Minute)
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
 }
 
 func TestClipKeepsWhatFitsAndNeverSplitsARune(t *testing.T) {
