@@ -74,3 +74,20 @@ func TestOnlyTheFinalStatusesAreTerminal(t *testing.T) {
 	require.False(t, StepStatus("bogus").IsTerminal(), "an unknown step status is not final")
 	require.False(t, RunStatus("bogus").IsTerminal(), "an unknown run status is not final")
 }
+
+// An action is decided once: waiting moves to approved, rejected or
+// expired, and nothing moves on from those.
+func TestAnActionIsDecidedOnce(t *testing.T) {
+	states := []ActionState{ActionWaiting, ActionApproved, ActionRejected, ActionExpired}
+	for _, from := range states {
+		for _, to := range states {
+			err := CheckActionTransition(from, to)
+			if from == ActionWaiting && to != ActionWaiting {
+				require.NoError(t, err, "%s -> %s", from, to)
+				continue
+			}
+			require.EqualError(t, err, "illegal action transition "+string(from)+" -> "+string(to))
+		}
+	}
+	require.EqualError(t, CheckActionTransition("paused", ActionApproved), "illegal action transition paused -> approved", "an unknown state moves nowhere")
+}

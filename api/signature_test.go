@@ -28,10 +28,12 @@ func signed(t *testing.T, method, signedTarget, target string, body []byte) *htt
 func TestSignatureWindowEndsOneSecondPastFiveMinutesEitherWay(t *testing.T) {
 	stamp := func(offset time.Duration) string { return strconv.FormatInt(testNow.Add(offset).Unix(), 10) }
 
-	require.NoError(t, checkTimestamp(stamp(-MaxSignatureSkew), testNow))
-	require.NoError(t, checkTimestamp(stamp(MaxSignatureSkew), testNow))
-	require.ErrorIs(t, checkTimestamp(stamp(-MaxSignatureSkew-time.Second), testNow), errStaleTimestamp)
-	require.ErrorIs(t, checkTimestamp(stamp(MaxSignatureSkew+time.Second), testNow), errStaleTimestamp)
+	// The window is the documented ±5 minutes (docs/using.md), not whatever
+	// MaxSignatureSkew says.
+	require.NoError(t, checkTimestamp(stamp(-5*time.Minute), testNow))
+	require.NoError(t, checkTimestamp(stamp(5*time.Minute), testNow))
+	require.ErrorIs(t, checkTimestamp(stamp(-5*time.Minute-time.Second), testNow), errStaleTimestamp)
+	require.ErrorIs(t, checkTimestamp(stamp(5*time.Minute+time.Second), testNow), errStaleTimestamp)
 }
 
 // A comparison that stopped early (first byte, or a prefix) would accept it.
@@ -129,4 +131,21 @@ func TestSignatureCoversTheIdempotencyKey(t *testing.T) {
 	SignRequest(moved, []byte(testSecret), []byte("\nIdempotency-Key: k-1.{}"), testNow)
 	moved.Header.Set(HeaderIdempotencyKey, "k-1")
 	require.Error(t, VerifySignature([]byte(testSecret), moved, []byte("{}"), testNow))
+}
+
+// A request without an Idempotency-Key is signed as the scheme documents
+// it, timestamp, method, target and body alone, so that a client of another
+// language signing by the documentation is accepted; with a key, the key's
+// line joins the target.
+func TestARequestWithoutAKeyIsSignedOverItsTargetAlone(t *testing.T) {
+	r := httptest.NewRequest(http.MethodGet, "/v1/runs/run-1?since=3", nil)
+	SignRequest(r, []byte(testSecret), nil, testNow)
+	stamp := strconv.FormatInt(testNow.Unix(), 10)
+	require.Equal(t, stamp, r.Header.Get(HeaderTimestamp))
+	require.Equal(t, Sign([]byte(testSecret), stamp, http.MethodGet, SignedTarget(r.URL), nil), r.Header.Get(HeaderSignature))
+
+	k := httptest.NewRequest(http.MethodPost, "/v1/runs", nil)
+	k.Header.Set(HeaderIdempotencyKey, "k-1")
+	SignRequest(k, []byte(testSecret), []byte("{}"), testNow)
+	require.Equal(t, Sign([]byte(testSecret), stamp, http.MethodPost, "/v1/runs\n"+HeaderIdempotencyKey+": k-1", []byte("{}")), k.Header.Get(HeaderSignature))
 }

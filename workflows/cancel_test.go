@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -225,4 +226,121 @@ func TestOnARunWithoutApproversOnlyAWriterBesidesTheRequesterMayCancel(t *testin
 	require.Equal(t, 0, h.markedComments())
 	require.Contains(t, ignoredDetails(h.events()), "mallory has read permission on acme/widgets; cancelling needs write")
 	require.Len(t, permissionSteps(snap), 2)
+}
+
+func TestAMalformedCancelSignalIsRecordedAndStopsNothing(t *testing.T) {
+	h := newHarness(t)
+	h.whenWaiting(time.Minute, func(id string) {
+		h.env.SignalWorkflow(api.SignalCancel, "stop everything")
+		h.decide(id, api.DecisionApprove, "alice", "")
+	})
+	h.runPostingOnce(demoInput(), 1)
+	snap := h.snapshot()
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	require.Nil(t, snap.Cancel)
+	ignored := ignoredDetails(h.events())
+	require.Len(t, ignored, 1)
+	require.True(t, strings.HasPrefix(ignored[0], "malformed cancel signal: "), ignored[0])
+}
+
+func TestASecondCancelWhileTheRunSettlesIsADuplicateAndKeepsTheFirstOnesWhoAndWhy(t *testing.T) {
+	h := newHarness(t)
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: ghsandbox.ModeDropResponse})
+	h.approveWhenWaiting()
+	// The first cancel comes while the post is in flight, the second while
+	// the run reconciles it: the run is cancelled, not yet ended.
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		switch {
+		case strings.HasSuffix(info.ActivityID, ".create-1"):
+			h.cancelAs("carol", "wrong pull request", "c1")
+		case strings.HasSuffix(info.ActivityID, ".reconcile-1"):
+			h.cancelAs("alice", "mine instead", "a1")
+		}
+	})
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	require.Equal(t, "wrong pull request", snap.Cancel.Reason)
+	require.Equal(t, []string{"duplicate: the run was already cancelled by carol"}, ignoredDetails(h.events()))
+	require.Len(t, eventsWith(h.events(), func(e api.Event) bool { return e.Type == api.EventCancelAccepted }), 1)
+}
+
+func TestACancelWhosePermissionCannotBeCheckedIsNotAppliedAndSaysWhy(t *testing.T) {
+	h := newHarness(t)
+	h.env.OnActivity(acts.CheckRepoPermission, mock.Anything, mock.Anything).Return(
+		func(_ context.Context, in api.RepoPermissionInput) (api.RepoPermission, error) {
+			if in.Login == "bob" {
+				return api.RepoPermission{}, temporal.NewNonRetryableApplicationError("GitHub said 404", "NotFound", nil)
+			}
+			return api.RepoPermission{Permission: "write"}, nil
+		})
+	h.whenWaiting(time.Minute, func(id string) {
+		h.cancelAs("bob", "superseded", "b1")
+	})
+	h.whenWaiting(2*time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
+	h.runPostingOnce(demoInput(), 1)
+
+	snap := h.snapshot()
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	require.Nil(t, snap.Cancel)
+	ignored := ignoredDetails(h.events())
+	require.Len(t, ignored, 1)
+	require.True(t, strings.HasPrefix(ignored[0], "cancel by bob not applied: bob's permission on acme/widgets could not be checked"), ignored[0])
+	checks := permissionSteps(snap)
+	require.Len(t, checks, 2, "bob's cancel, then alice's approval")
+	require.Equal(t, api.StepFailed, checks[0].Status)
+	require.Equal(t, api.StepSucceeded, checks[1].Status)
+}
+
+func TestACancelOfARunThatEndedSaysSo(t *testing.T) {
+	for _, status := range []api.RunStatus{api.RunCompleted, api.RunFailed, api.RunCancelled} {
+		why, needsWriter := refuseCancel(api.CancelSignal{By: " carol ", Reason: "stop"}, api.Run{UserID: "carol", Status: status}, nil)
+		require.Equal(t, "cancel by carol arrived after the run was "+string(status), why)
+		require.False(t, needsWriter)
+	}
+	why, needsWriter := refuseCancel(api.CancelSignal{By: "carol", Reason: "stop"}, api.Run{UserID: "carol", Status: api.RunReconciling}, nil)
+	require.Empty(t, why, "the requester may cancel a run that is still reconciling")
+	require.False(t, needsWriter)
+	why, _ = refuseCancel(api.CancelSignal{By: "carol", Reason: "stop"}, api.Run{UserID: "carol", Status: api.RunCompleted},
+		&api.Cancellation{By: "alice"})
+	require.Equal(t, "duplicate: the run was already cancelled by alice", why, "the cancellation is named before the end")
+
+	longest := strings.Repeat("é", api.MaxCancelReasonBytes/2)
+	why, _ = refuseCancel(api.CancelSignal{By: "carol", Reason: longest}, api.Run{UserID: "carol", Status: api.RunRunning}, nil)
+	require.Empty(t, why, "a reason of exactly the bound is taken")
+	why, _ = refuseCancel(api.CancelSignal{By: "carol", Reason: longest + "x"}, api.Run{UserID: "carol", Status: api.RunRunning}, nil)
+	require.Equal(t, "cancel by carol: the reason must be valid UTF-8 of at most 2000 bytes", why)
+	why, _ = refuseCancel(api.CancelSignal{By: "carol", Reason: "stop \xff"}, api.Run{UserID: "carol", Status: api.RunRunning}, nil)
+	require.Equal(t, "cancel by carol: the reason must be valid UTF-8 of at most 2000 bytes", why)
+}
+
+// A run remembers the requestIds of at most maxRequestIDs cancels: a
+// cancel past them is judged again when repeated, never refused as a
+// repeat of a request the run did not keep.
+func TestARunRemembersAtMostItsBoundOfCancelRequestIDs(t *testing.T) {
+	h := newHarness(t)
+	h.whenWaiting(time.Minute, func(id string) {
+		for i := 0; i < maxRequestIDs; i++ {
+			h.cancelAs("carol", "", fmt.Sprintf("kept-%d", i))
+		}
+		h.cancelAs("carol", "", "past-the-bound")
+		h.cancelAs("carol", "", "past-the-bound")
+		h.cancelAs("carol", "", "kept-0")
+		h.decide(id, api.DecisionReject, "alice", "no")
+	})
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+	ignored := ignoredDetails(h.events())
+	require.Len(t, ignored, maxRequestIDs+3)
+	noReason := "cancel by carol without a reason; a cancel must say why"
+	require.Equal(t, noReason, ignored[maxRequestIDs], "the cancel past the bound is judged")
+	require.Equal(t, noReason, ignored[maxRequestIDs+1], "and judged again when repeated: it was not kept")
+	require.Equal(t, `repeated cancel request "kept-0"`, ignored[maxRequestIDs+2])
 }

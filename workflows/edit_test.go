@@ -76,6 +76,8 @@ func TestAnEditedApprovalPostsTheEditedTextOnceUnderALostResponse(t *testing.T) 
 	st := h.commentStep(snap)
 	require.Equal(t, api.StepSucceeded, st.Status)
 	require.Equal(t, testRunID+":5", st.OperationKey, "the edit runs under the same operationKey")
+	require.JSONEq(t, string(editedArgs(t, map[string]any{"target": "acme/widgets#1", "preview": editedBody, "editedBy": "alice"})), string(st.SafeInput),
+		"the step shows the call that ran, and who edited it")
 	require.Len(t, snap.Outcome.Posted, 1)
 	require.Equal(t, "alice", snap.Outcome.Posted[0].EditedBy)
 	require.Contains(t, snap.Outcome.Summary, "edited by alice")

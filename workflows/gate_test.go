@@ -261,3 +261,91 @@ func createRequests(sandbox *ghsandbox.Server) int {
 	}
 	return n
 }
+
+// Past the window a look that cannot tell sends nothing by itself: the step
+// stays in doubt, saying why, and waits for an operator.
+func TestALookThatCannotTellOnceTheWindowClosedSendsNothingAndWaitsForAnOperator(t *testing.T) {
+	h := newHarness(t)
+	log := h.logCommands()
+	h.failThePostUnknown()
+	// The create's own listing and the first look (not created) pass; every
+	// look after them is refused.
+	h.fault(ghsandbox.Fault{Op: "list_comments", Mode: ghsandbox.ModeStatus, Status: 403, After: 2, Count: 1000})
+	in := demoInput()
+	window := in.ToolTimeout + api.ToolSpec{}.ResendMargin()
+	h.env.RegisterDelayedCallback(func() {
+		snap := h.snapshot()
+		st := h.commentStep(snap)
+		require.Equal(t, api.StepOutcomeUnknown, st.Status)
+		require.True(t, strings.HasPrefix(st.Error, "the earlier attempt can no longer land, and the look cannot tell whether it did: "), st.Error)
+		require.Equal(t, st.ID, snap.AwaitingResolve, "an operator decides")
+		require.Equal(t, 1, st.Attempt)
+		h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: st.ID, Decision: api.ResolveAbandon, By: "ops"})
+	}, approvedAt+window+time.Hour)
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 0, h.markedComments())
+	require.Equal(t, 1, log.attemptCount(createActivity), "one create request")
+	st := h.commentStep(h.snapshot())
+	require.Equal(t, api.StepFailed, st.Status)
+	require.True(t, api.InDoubt(st))
+	requireLegalHistory(t, h.events())
+}
+
+// The looks inside the window come soon after the attempt's answer, then
+// grow apart with the time since it (at least lookAgainFirst, at most
+// lookAgainAtMost), and the last comes as the window closes.
+func TestTheLooksInsideTheWindowGrowApartAndTheLastComesAsItCloses(t *testing.T) {
+	const window = 40 * time.Second
+	notBefore := time.Date(2026, 12, 2, 12, 0, 40, 0, time.UTC)
+	opened := notBefore.Add(-window)
+	for _, tc := range []struct {
+		since, want time.Duration
+	}{
+		{0, lookAgainFirst},
+		{500 * time.Millisecond, lookAgainFirst},
+		{time.Second, time.Second},
+		{3 * time.Second, 3 * time.Second},
+		{lookAgainAtMost, lookAgainAtMost},
+		{20 * time.Second, lookAgainAtMost},
+		{window - 5*time.Second, 5 * time.Second},
+		{window - time.Second, time.Second},
+		{window - 300*time.Millisecond, 300 * time.Millisecond},
+	} {
+		require.Equal(t, tc.want, lookAgainIn(opened.Add(tc.since), notBefore, window), "%s after the answer", tc.since)
+	}
+	require.Equal(t, time.Second, lookAgainFirst)
+	require.Equal(t, 8*time.Second, lookAgainAtMost)
+}
+
+func TestTheResendWindowIsTheAttemptsTimeoutAndTheToolsMargin(t *testing.T) {
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	require.Equal(t, now.Add(45*time.Second), resendNotBefore(now, 30*time.Second, 15*time.Second))
+	require.Equal(t, "12:00:00 UTC", clock(now))
+	require.Equal(t, "12:00:00 UTC", clock(now.In(time.FixedZone("CET", 3600))), "a label reads UTC, whatever the zone")
+}
+
+// The looks while the first attempt may still land come at once, then
+// twice as far apart, and the last as the window closes: a window of the
+// tool timeout and the margin, counted from the attempt's answer.
+func TestTheLooksForAPostThatMayLandDoubleUntilTheWindowCloses(t *testing.T) {
+	h := newHarness(t)
+	h.failThePostUnknown()
+	in := demoInput()
+	h.runPostingOnce(in, 2)
+	var waits []string
+	var total time.Duration
+	for _, e := range h.events() {
+		if e.Type == api.EventRunStatus && strings.HasPrefix(e.Detail, "looking again in ") {
+			w := strings.TrimPrefix(e.Detail, "looking again in ")
+			waits = append(waits, w)
+			d, err := time.ParseDuration(w)
+			require.NoError(t, err)
+			total += d
+		}
+	}
+	require.Equal(t, in.ToolTimeout+api.ToolSpec{}.ResendMargin(), total, "the looks span the window, no more")
+	require.Equal(t, []string{"1s", "1s", "2s", "4s", "8s", "1s"}, waits,
+		"a look a second after the answer, then the time since it, at most 8s, and the last as the window closes")
+}

@@ -3,6 +3,7 @@ package workflows
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -22,8 +23,15 @@ import (
 // holdsReader answers the holds workflow's query with the view a test sets,
 // through the real CheckHolds activity.
 type holdsReader struct {
-	mu   sync.Mutex
-	view api.HoldsView
+	mu    sync.Mutex
+	view  api.HoldsView
+	reads int
+}
+
+func (r *holdsReader) readCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.reads
 }
 
 func (r *holdsReader) set(v api.HoldsView) {
@@ -35,6 +43,7 @@ func (r *holdsReader) set(v api.HoldsView) {
 func (r *holdsReader) QueryWorkflow(_ context.Context, workflowID, _, queryType string, _ ...any) (converter.EncodedValue, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.reads++
 	if !strings.HasPrefix(workflowID, api.HoldsWorkflowID("")) || queryType != api.QueryHolds {
 		return nil, context.DeadlineExceeded
 	}
@@ -93,6 +102,8 @@ func TestAnApprovedActionWaitsWhileAHoldMatchesItsAgentAndPostsOnceOnRelease(t *
 	require.Equal(t, 1, h.markedComments())
 	held := eventsWith(h.events(), func(e api.Event) bool { return strings.HasPrefix(e.Detail, "held by ops: bad deploy") })
 	require.NotEmpty(t, held)
+	released := eventsWith(h.events(), func(e api.Event) bool { return e.Detail == "hold released; sending" })
+	require.Len(t, released, 1, "the release is told once, on the step")
 	require.Contains(t, held[0].Detail, "hold on agent pr-review by ops-oncall")
 	requireLegalHistory(t, h.events())
 }
@@ -109,6 +120,8 @@ func TestAHoldOnAnotherAgentToolOrTargetDoesNotStopTheAction(t *testing.T) {
 			h.run(in)
 			require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
 			require.Equal(t, 1, h.markedComments())
+			require.Empty(t, eventsWith(h.events(), func(e api.Event) bool { return strings.HasPrefix(e.Detail, "hold") }),
+				"a run no hold stopped says nothing of holds")
 		})
 	}
 }
@@ -173,4 +186,42 @@ func (r *unreadableHolds) QueryWorkflow(context.Context, string, string, string,
 		return nil, context.DeadlineExceeded
 	}
 	return jsonValue(`{"active":[]}`), nil
+}
+
+// A held run that cannot tell the holds workflow it waits would not hear
+// of the release: it looks again as soon as a run that cannot read the
+// holds does, not at the slow recheck, and never sends meanwhile.
+func TestAHeldRunThatCannotAskToBeToldOfTheReleaseLooksAgainSoon(t *testing.T) {
+	reader := &holdsReader{}
+	reader.set(holdOn(api.HoldSelector{Agent: api.DefaultAgent}))
+	var suite testsuite.WorkflowTestSuite
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	acts := &activities.Activities{GitHub: sandboxGitHub(t, sandbox), Model: offline.NewReviewer(), Runs: reader}
+	h := &harness{t: t, env: newRunEnv(&suite, builtin.AgentRun, acts), sandbox: sandbox}
+	h.env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldWaiter, mock.Anything).Return(
+		errors.New("the holds workflow is not running"))
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
+	var readsWhenHeld int
+	h.env.RegisterDelayedCallback(func() { readsWhenHeld = reader.readCount() }, time.Minute+time.Second)
+	h.env.RegisterDelayedCallback(func() {
+		require.Equal(t, "held by ops: bad deploy", h.snapshot().Label)
+		require.Zero(t, h.markedComments())
+		looks := reader.readCount() - readsWhenHeld
+		require.GreaterOrEqual(t, looks, int(5*time.Minute/holdUnreadableRecheck)-1, "looked again every %s", holdUnreadableRecheck)
+		require.LessOrEqual(t, looks, int(5*time.Minute/holdUnreadableRecheck)+1)
+		reader.set(api.HoldsView{})
+	}, time.Minute+time.Second+5*time.Minute)
+	h.run(in)
+	require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
+	require.Equal(t, 1, h.markedComments())
+}
+
+// A hold on a target stops an action on the run's target, and on the one
+// the action touches when that is another.
+func TestAnActionIsCheckedAgainstTheHoldsOnEveryTargetItTouches(t *testing.T) {
+	require.Equal(t, []string{"acme/widgets#1"}, holdTargets("acme/widgets#1", ""))
+	require.Equal(t, []string{"acme/widgets#1"}, holdTargets("acme/widgets#1", "acme/widgets#1"))
+	require.Equal(t, []string{"acme/widgets#1", "acme/gadgets#7"}, holdTargets("acme/widgets#1", "acme/gadgets#7"))
 }

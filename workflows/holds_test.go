@@ -38,6 +38,7 @@ func signalAt(env *testsuite.TestWorkflowEnvironment, d time.Duration, name stri
 
 func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryChange(t *testing.T) {
 	env := newHoldsEnv(t)
+	checked := false
 	var woken []string
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(
 		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
@@ -73,10 +74,12 @@ func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryCh
 		require.Equal(t, "loop", view.Log[0].Reason)
 		require.Equal(t, time.Minute, view.Log[1].At.Sub(view.Log[0].At))
 		require.True(t, strings.HasPrefix(view.Log[6].Note, "nothing to release"), view.Log[6].Note)
+		checked = true
 		env.CancelWorkflow()
 	}, 11*time.Minute)
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
 }
 
 func TestTheHoldsWorkflowContinuesAsNewWithItsHoldsAndWaitersAfterMaxChanges(t *testing.T) {

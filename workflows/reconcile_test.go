@@ -232,3 +232,56 @@ func TestForgedMarkerDuringReconciliationIsRecordedAndOurCommentFound(t *testing
 	require.Len(t, ignored, 1, "the lookup reports the look-alike once")
 	require.Contains(t, ignored[0].Detail, "ignored comment "+itoa64(forged.ID)+" by mallory")
 }
+
+// A cancel during a rate limit's wait does not cut the step short: the run
+// still looks for the attempt's effect before it ends, and the step says
+// what happened to it.
+func TestACancelDuringARateLimitsWaitStillLooksForTheAttemptBeforeTheRunEnds(t *testing.T) {
+	h := newHarness(t)
+	log := h.logCommands()
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 403, RetryAfter: 90})
+	h.approveWhenWaiting()
+	h.env.RegisterDelayedCallback(func() {
+		require.Equal(t, api.LabelRateLimited, h.snapshot().Label)
+		h.cancelAs("carol", "stop now", "c1")
+	}, time.Minute+30*time.Second)
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError(), "the run ends cancelled, not failed by the interrupted wait")
+
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	require.Equal(t, 0, h.markedComments())
+	require.Equal(t, 1, log.attemptCount(createActivity), "never sent again")
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepFailed, st.Status)
+	require.Contains(t, st.Error, "not tried again: run cancelled by carol: stop now")
+	requireLegalHistory(t, h.events())
+}
+
+// A cancel during the backoff before a key's next attempt ends the step
+// not tried again, and the run cancelled, not failed by the cut wait.
+func TestACancelDuringTheBackoffBeforeANextAttemptSendsNothingMore(t *testing.T) {
+	h := newHarness(t)
+	log := h.logCommands()
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: "status", Status: 502, Count: 10})
+	h.approveWhenWaiting()
+	cancelled := false
+	h.env.SetOnTimerScheduledListener(func(_ string, d time.Duration) {
+		if d == 2*time.Second && !cancelled && log.attemptCount(createActivity) == 2 {
+			cancelled = true
+			h.cancelAs("carol", "stop now", "c1")
+		}
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError(), "the run ends cancelled, not failed by the interrupted wait")
+	require.True(t, cancelled, "the backoff before attempt 3 began")
+
+	snap := h.snapshot()
+	requireCancelledBy(t, snap, "carol")
+	require.Equal(t, 0, h.markedComments())
+	require.Equal(t, 2, log.attemptCount(createActivity), "attempt 3 never sent")
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepFailed, st.Status)
+	require.Contains(t, st.Error, "not tried again: run cancelled by carol: stop now")
+	requireLegalHistory(t, h.events())
+}

@@ -31,6 +31,9 @@ type fakeRuns struct {
 	unavailable bool
 	// refusalsFail makes Refuse fail as an unreachable Temporal would.
 	refusalsFail bool
+	// cancelErr, when set, is what the cancel signal fails with, after the
+	// run was reached.
+	cancelErr error
 	// queries counts Snapshot calls, eventsQueries Events calls, lookups
 	// RunByActionID calls and listings WaitingRunIDs calls.
 	queries, eventsQueries, lookups, listings int
@@ -280,6 +283,9 @@ func (f *fakeRuns) Cancel(ctx context.Context, runID string, sig api.CancelSigna
 	if err := f.check(runID); err != nil {
 		return err
 	}
+	if f.cancelErr != nil {
+		return f.cancelErr
+	}
 	f.cancels = append(f.cancels, sig)
 	return nil
 }
@@ -429,6 +435,9 @@ type holdChange struct {
 func (f *fakeRuns) Hold(_ context.Context, queue string, sig api.HoldSignal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unavailable {
+		return fmt.Errorf("fake: %w", errTemporalUnavailable)
+	}
 	f.holdChanges = append(f.holdChanges, holdChange{api.SignalHold, queue, sig})
 	f.holds.Active = append(f.holds.Active, api.Hold{Selector: sig.Selector, By: sig.By, Reason: sig.Reason, Channel: sig.Channel})
 	return nil
@@ -437,6 +446,9 @@ func (f *fakeRuns) Hold(_ context.Context, queue string, sig api.HoldSignal) err
 func (f *fakeRuns) Release(_ context.Context, queue string, sig api.HoldSignal) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unavailable {
+		return fmt.Errorf("fake: %w", errTemporalUnavailable)
+	}
 	f.holdChanges = append(f.holdChanges, holdChange{api.SignalRelease, queue, sig})
 	f.holds.Active = slices.DeleteFunc(f.holds.Active, func(h api.Hold) bool { return h.Selector == sig.Selector })
 	return nil
@@ -445,6 +457,9 @@ func (f *fakeRuns) Release(_ context.Context, queue string, sig api.HoldSignal) 
 func (f *fakeRuns) Holds(context.Context, string) (api.HoldsView, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.unavailable {
+		return api.HoldsView{}, fmt.Errorf("fake: %w", errTemporalUnavailable)
+	}
 	return f.holds, nil
 }
 

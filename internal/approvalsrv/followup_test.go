@@ -201,3 +201,34 @@ func TestTheFollowUpFormOfSomeoneWhoMayNotIs403AndAnOpenRunHasNone(t *testing.T)
 	page, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
 	require.NotContains(t, page, "/follow-up", "an open run offers no follow-up")
 }
+
+// A follow-up that cannot be judged starts nothing and says why: without
+// who sends it; when the earlier run cannot be read; when GitHub cannot say
+// whether its sender writes to a run that names no approvers.
+func TestAFollowUpThatCannotBeJudgedStartsNothing(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.put("run-1", finishedRun("alice"))
+	resp := h.start("f-1", followUpBody(t, map[string]any{"userId": nil}))
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Equal(t, "missing field: userId", replyOf(t, resp)["error"])
+
+	h.runs.setUnavailable(true)
+	resp = h.start("f-2", followUpBody(t, nil))
+	require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode)
+	require.Equal(t, "temporal is unreachable; try again later", replyOf(t, resp)["error"])
+	require.Empty(t, h.runs.startRequests())
+
+	h = newHarness(t, testConfig(), failingPermissions{})
+	h.runs.put("run-1", finishedRun())
+	resp = h.start("f-3", followUpBody(t, map[string]any{"userId": "bob"}))
+	require.Equal(t, http.StatusBadGateway, resp.StatusCode)
+	require.Equal(t, "could not check the permission to follow up; try again later", replyOf(t, resp)["error"])
+	require.Empty(t, h.runs.startRequests())
+
+	h = newHarness(t, testConfig(), writers{})
+	h.runs.put("run-1", finishedRun())
+	resp = h.start("f-4", followUpBody(t, map[string]any{"userId": "bob"}))
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "a writer may follow up on a run without approvers")
+	require.Len(t, h.runs.startRequests(), 1)
+	require.Equal(t, "bob", h.runs.startRequests()[0].Input.UserID)
+}

@@ -3,6 +3,7 @@ package approvalsrv
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -94,4 +95,41 @@ func TestTheInboxAndAHeldRunsPageShowTheHoldWithWhoAndWhyEscaped(t *testing.T) {
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.NotContains(t, readAll(t, h.get("/", nil)), "Held by ops")
 	require.NotContains(t, readAll(t, h.get("/runs/run-1", nil)), "Held by ops")
+}
+
+// With Temporal unreachable a hold or release is not taken, and says so:
+// an operator must not believe the stop switch is on when it is not.
+func TestAHoldOrReleaseThatCannotReachTemporalSaysSoAndIsNotTaken(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	h.runs.setUnavailable(true)
+	sel := api.HoldSelector{Agent: api.DefaultAgent}
+	for _, path := range []string{"/v1/holds", "/v1/holds/release"} {
+		resp := h.signedPost(path, holdBody(t, holdRequest{Selector: sel, By: "ops", Reason: "bad deploy"}), testNow)
+		require.Equal(t, http.StatusServiceUnavailable, resp.StatusCode, path)
+		require.Equal(t, "temporal is unreachable; try again later", replyOf(t, resp)["error"], path)
+	}
+	require.Empty(t, h.runs.holdChangesSent())
+	list := h.get("/v1/holds", nil)
+	require.Equal(t, http.StatusServiceUnavailable, list.StatusCode)
+	require.Empty(t, h.server.activeHolds(t.Context()), "a page shows no holds rather than fail")
+
+	h.runs.setUnavailable(false)
+	resp := h.signedPost("/v1/holds", holdBody(t, holdRequest{Selector: sel, By: "ops", Reason: "bad deploy"}), testNow)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Equal(t, "held agent pr-review", replyOf(t, resp)["status"])
+	require.Len(t, h.server.activeHolds(t.Context()), 1)
+	require.Equal(t, "Held by ops (agent pr-review, by ops): bad deploy. This run sends nothing until the hold is released.",
+		h.server.holdNotice(t.Context(), api.Run{ID: "run-1", Agent: api.DefaultAgent, Repo: "acme/widgets", PullNumber: 1}))
+	require.Empty(t, h.server.holdNotice(t.Context(), api.Run{ID: "run-2", Agent: "triage", Repo: "acme/widgets", PullNumber: 1}))
+}
+
+func TestAHoldWhoseReasonIsExactlyTheBoundIsTaken(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	sel := api.HoldSelector{Tool: api.ToolCreateIssueComment}
+	reason := strings.Repeat("r", api.MaxHoldReasonBytes)
+	resp := h.signedPost("/v1/holds", holdBody(t, holdRequest{Selector: sel, By: "ops", Reason: reason}), testNow)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	resp = h.signedPost("/v1/holds", holdBody(t, holdRequest{Selector: sel, By: "ops", Reason: reason + "r"}), testNow)
+	require.Equal(t, http.StatusBadRequest, resp.StatusCode)
+	require.Len(t, h.runs.holdChangesSent(), 1)
 }

@@ -11,7 +11,13 @@
 # options and the lifecycle tables; the tool registry's checks of a call
 # (schema, pin, the exact call an approval binds) and its rule for which
 # calls wait for a person; and the approval server's signature,
-# authorization, decision, webhook and command parsing.
+# authorization, decision, webhook and command parsing. Since issue 32 also
+# every file that decides whether an attempt is sent, a decision applies or a
+# conversation is carried forward: the workflow's cancel, follow-up, edit and
+# stop switch (hold.go, holds.go); the MCP and HTTP tools' sending and
+# reconcile paths; the holds' and follow-up's rules in api; the approval
+# server's cancel, follow-up, holds and unchecked-signal doors; and the
+# precheck a person's command makes (runclient/reach.go).
 #
 # Usage: mutation.sh [package[=file,file...]]...
 #   With no argument every package below is run. A package argument runs only
@@ -31,11 +37,14 @@ OUT=${OUT:-$ROOT/.data/mutation}
 GUARANTEES=(
   "activities: tools.go permission.go conversation.go conversationcache.go handoff.go"
   "github: marker.go client.go permission.go proof.go"
-  "workflows: propose.go attempt.go gate.go reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go"
+  "workflows: propose.go attempt.go gate.go reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go cancel.go followup.go edit.go hold.go holds.go"
   "tools: check.go registry.go approval.go"
   "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
-  "api: lifecycle.go signature.go rules.go"
-  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go"
+  "tools/mcptool: tool.go conn.go convert.go"
+  "tools/httptool: send.go request.go"
+  "api: lifecycle.go signature.go rules.go holds.go followup.go"
+  "internal/approvalsrv: routes.go decide.go webhook.go memo.go pathid.go command.go cancel.go followup.go holds.go unchecked.go"
+  "runclient: reach.go"
   "internal/approvalsrv/auth: csrf.go identity.go"
 )
 

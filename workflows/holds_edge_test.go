@@ -1,0 +1,155 @@
+package workflows
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/mock"
+	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentrun/agentrun/api"
+)
+
+// The holds are bounded: past MaxHolds a new hold is refused and audited,
+// while a hold on a selector already held replaces it.
+func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T) {
+	env := newHoldsEnv(t)
+	checked := false
+	for i := 0; i < api.MaxHolds; i++ {
+		signalAt(env, time.Duration(i+1)*time.Second, api.SignalHold,
+			api.HoldSignal{Selector: api.HoldSelector{Agent: fmt.Sprintf("agent-%d", i)}, By: "ops", Reason: "loop"})
+	}
+	signalAt(env, time.Hour, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Tool: "one_too_many"}, By: "ops", Reason: "spam"})
+	signalAt(env, time.Hour+time.Second, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "agent-0"}, By: "lead", Reason: "still looping"})
+	env.RegisterDelayedCallback(func() {
+		view := queryHolds(t, env)
+		require.Len(t, view.Active, api.MaxHolds)
+		for _, h := range view.Active {
+			require.NotEqual(t, "one_too_many", h.Selector.Tool)
+		}
+		last := view.Active[len(view.Active)-1]
+		require.Equal(t, api.HoldSelector{Agent: "agent-0"}, last.Selector)
+		require.Equal(t, "still looping", last.Reason)
+		log := view.Log[len(view.Log)-2:]
+		require.Equal(t, api.HoldRefused, log[0].Action)
+		require.Equal(t, "refused: already 100 holds; release one first", log[0].Note)
+		require.Equal(t, "one_too_many", log[0].Selector.Tool)
+		require.Equal(t, api.HoldPlaced, log[1].Action)
+		require.Equal(t, "replaces the hold placed by ops: loop", log[1].Note)
+		checked = true
+		env.CancelWorkflow()
+	}, 2*time.Hour)
+	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
+	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
+}
+
+// What is not a hold, a release or a waiter changes nothing: a malformed
+// hold or release is refused in the audit, a waiter without a run is
+// dropped, and a run that asks twice waits once.
+func TestTheHoldsWorkflowRefusesMalformedSignalsAndKeepsOneWaiterPerRun(t *testing.T) {
+	env := newHoldsEnv(t)
+	checked := false
+	var woken []string
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(
+		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
+	tool := api.HoldSelector{Tool: api.ToolCreateIssueComment}
+	waiter := api.HoldWaiter{RunID: "run-1", Tool: api.ToolCreateIssueComment}
+	signalAt(env, time.Minute, api.SignalHold, api.HoldSignal{Selector: tool, By: "ops", Reason: "spam"})
+	signalAt(env, 2*time.Minute, api.SignalHold, "hold everything")
+	signalAt(env, 3*time.Minute, api.SignalRelease, []string{"release"})
+	signalAt(env, 4*time.Minute, api.SignalHoldWaiter, "run-9")
+	signalAt(env, 5*time.Minute, api.SignalHoldWaiter, api.HoldWaiter{Tool: api.ToolCreateIssueComment})
+	signalAt(env, 6*time.Minute, api.SignalHoldWaiter, waiter)
+	signalAt(env, 7*time.Minute, api.SignalHoldWaiter, waiter)
+	env.RegisterDelayedCallback(func() {
+		view := queryHolds(t, env)
+		require.Len(t, view.Active, 1, "a malformed release releases nothing")
+		var notes []string
+		for _, e := range view.Log {
+			notes = append(notes, e.Action+": "+e.Note)
+		}
+		require.Equal(t, []string{"hold: ", "refused: refused: malformed hold signal", "refused: refused: malformed release signal"}, notes)
+		require.Empty(t, woken)
+	}, 8*time.Minute)
+	signalAt(env, 9*time.Minute, api.SignalRelease, api.HoldSignal{Selector: tool, By: "ops", Reason: "fixed"})
+	env.RegisterDelayedCallback(func() {
+		require.Equal(t, []string{"run-1"}, woken, "one run, told once")
+		checked = true
+		env.CancelWorkflow()
+	}, 10*time.Minute)
+	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
+	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
+}
+
+// A refused hold's words may be too long to be a hold's: the audit keeps
+// the first MaxHoldReasonBytes (MaxHoldSelectorBytes for who and the
+// selector), cut on a rune boundary.
+func TestARefusedHoldIsAuditedWithItsWordsCutToTheirBounds(t *testing.T) {
+	env := newHoldsEnv(t)
+	checked := false
+	reason := "a" + strings.Repeat("é", api.MaxHoldReasonBytes) // every é is 2 bytes: the cut falls inside one
+	by := strings.Repeat("o", api.MaxHoldSelectorBytes+1)
+	agent := strings.Repeat("x", api.MaxHoldSelectorBytes+7)
+	signalAt(env, time.Minute, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: agent}, By: by, Reason: reason})
+	exact := strings.Repeat("r", api.MaxHoldReasonBytes+1)
+	signalAt(env, 2*time.Minute, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Tool: "t"}, By: "ops", Reason: exact})
+	env.RegisterDelayedCallback(func() {
+		view := queryHolds(t, env)
+		require.Empty(t, view.Active)
+		require.Len(t, view.Log, 2)
+		e := view.Log[0]
+		require.Equal(t, api.HoldRefused, e.Action)
+		require.True(t, strings.HasPrefix(e.Note, "refused hold: the reason is"), e.Note)
+		require.True(t, utf8.ValidString(e.Reason))
+		require.Equal(t, reason[:api.MaxHoldReasonBytes-1], e.Reason, "cut before the rune the bound splits")
+		require.Equal(t, by[:api.MaxHoldSelectorBytes], e.By)
+		require.Equal(t, agent[:api.MaxHoldSelectorBytes], e.Selector.Agent)
+		require.Equal(t, exact[:api.MaxHoldReasonBytes], view.Log[1].Reason, "exactly the bound is kept")
+		checked = true
+		env.CancelWorkflow()
+	}, 3*time.Minute)
+	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
+	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
+}
+
+func TestClipKeepsWhatFitsAndNeverSplitsARune(t *testing.T) {
+	require.Equal(t, "abc", clip("abc", 3))
+	require.Equal(t, "ab", clip("abc", 2))
+	require.Equal(t, "a", clip("aé", 2))
+	require.Equal(t, "aé", clip("aé", 3))
+}
+
+// Signals that arrive while the generation's last change is still being
+// applied (here, while it tells a freed run) are applied before it
+// continues as new, and carried: a hold placed then is never lost.
+func TestTheHoldsWorkflowCarriesWhatArrivedWithItsLastChange(t *testing.T) {
+	env := newHoldsEnv(t)
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(nil).After(time.Second)
+	hold := api.HoldSignal{Selector: api.HoldSelector{Target: "acme/widgets"}, By: "ops", Reason: "incident"}
+	for i := 0; i < maxHoldsChanges-1; i++ {
+		signalAt(env, time.Duration(i+1)*time.Minute, api.SignalHold, hold)
+	}
+	env.RegisterDelayedCallback(func() {
+		// A run no hold matches: the holds workflow tells it at once.
+		env.SignalWorkflow(api.SignalHoldWaiter, api.HoldWaiter{RunID: "run-free", Agent: "pr-review"})
+		env.SignalWorkflow(api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "triage"}, By: "ops", Reason: "late"})
+		env.SignalWorkflow(api.SignalHoldWaiter, api.HoldWaiter{RunID: "run-7", Agent: "triage"})
+	}, time.Duration(maxHoldsChanges)*time.Minute)
+	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
+	require.True(t, env.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	var carried api.HoldsState
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
+	require.Len(t, carried.Active, 2)
+	require.Equal(t, "late", carried.Active[1].Reason)
+	require.Equal(t, []api.HoldWaiter{{RunID: "run-7", Agent: "triage"}}, carried.Waiters)
+}
