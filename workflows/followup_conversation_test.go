@@ -65,6 +65,6 @@ func TestAFollowUpsOpeningAddsNoSecondAnswer(t *testing.T) {
 		earlier[1],
 		{Role: api.RoleTool, ToolCallID: "c-2", Name: api.ToolGetPullRequest, Content: unansweredCallNote},
 		earlier[2],
-		{Role: api.RoleUser, Content: followUpMessage("again")},
+		{Role: api.RoleUser, Content: api.FollowUpMessage("again")},
 	}, got)
 }
