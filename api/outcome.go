@@ -14,6 +14,9 @@ type Outcome struct {
 	Posted   []PostedOutcome   `json:"posted,omitempty"`
 	Declined []DeclinedOutcome `json:"declined,omitempty"`
 	Failed   []FailedOutcome   `json:"failed,omitempty"`
+	// SupersededReview is the older run's posted review this run marked
+	// superseded (RunInput.Supersedes), as the run recorded the edit.
+	SupersededReview *SupersedeEdit `json:"supersededReview,omitempty"`
 }
 
 // PostedOutcome is an action the run did (or found already done).
