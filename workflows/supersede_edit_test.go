@@ -117,4 +117,3 @@ func TestOnlyTheOlderRunsOwnReviewIsEdited(t *testing.T) {
 		})
 	}
 }
-
