@@ -332,9 +332,10 @@ type Checkpoint struct {
 	// commit it is on (RunInput.CheckRun).
 	CheckRunID   int64  `json:"checkRunId,omitempty"`
 	CheckHeadSHA string `json:"checkHeadSha,omitempty"`
-	// SupersedeEdit is the run's edit of an older run's posted review
-	// (RunInput.Supersedes), recorded before the edit is sent.
-	SupersedeEdit *SupersedeEdit `json:"supersedeEdit,omitempty"`
+	// SupersedeEdits are the run's edits marking a posted review
+	// superseded (the older run's, RunInput.Supersedes, or its own when it
+	// was superseded while posting), each recorded before it is sent.
+	SupersedeEdits []*SupersedeEdit `json:"supersedeEdits,omitempty"`
 }
 
 // CheckpointView is the part of the Checkpoint the run query shows.

@@ -114,16 +114,21 @@ const (
 	SupersedeEditFailed  = "failed"
 )
 
-// SupersedeEdit is a run's edit of an older run's posted review, recorded
-// (with its operation key) before the edit is sent.
+// SupersedeEdit is a run's edit marking a posted review superseded by
+// Head (or Closed) with By taking over, recorded (with its operation key)
+// before the edit is sent.
 type SupersedeEdit struct {
 	OperationKey string           `json:"operationKey"`
 	Review       SupersededReview `json:"review"`
+	Head         string           `json:"head,omitempty"`
+	Closed       bool             `json:"closed,omitempty"`
+	By           string           `json:"by,omitempty"`
 	State        string           `json:"state"`
 	URL          string           `json:"url,omitempty"`
 	Error        string           `json:"error,omitempty"`
 }
 
-// SupersedeEditKey is the operation key of run's edit of an older review:
-// one per run, since a run supersedes at most one review.
-func SupersedeEditKey(run string) string { return run + ":supersede-edit" }
+// SupersedeEditKey is the operation key of run's edit of comment.
+func SupersedeEditKey(run string, comment int64) string {
+	return fmt.Sprintf("%s:supersede-edit:%d", run, comment)
+}

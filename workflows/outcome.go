@@ -41,9 +41,8 @@ func outcomeOf(cp *api.Checkpoint) api.Outcome {
 	if cp.Run.Status == api.RunFailed {
 		o.Failed = append(o.Failed, api.FailedOutcome{What: "run", Error: cp.Run.Error})
 	}
-	if cp.SupersedeEdit != nil {
-		e := *cp.SupersedeEdit
-		o.SupersededReview = &e
+	for _, e := range cp.SupersedeEdits {
+		o.SupersededReviews = append(o.SupersededReviews, *e)
 	}
 	o.Summary = summary(cp, o)
 	return o

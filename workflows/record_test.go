@@ -508,8 +508,8 @@ func supersedeEditScenario() recordScenario {
 		},
 		decide: signal(api.DecisionApprove),
 		check: func(t *testing.T, _ client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server) {
-			require.NotNil(t, snap.Outcome.SupersededReview)
-			require.Equal(t, api.SupersedeEditFound, snap.Outcome.SupersededReview.State)
+			require.Len(t, snap.Outcome.SupersededReviews, 1)
+			require.Equal(t, api.SupersedeEditFound, snap.Outcome.SupersededReviews[0].State)
 			for _, c := range sandbox.Comments("acme", "widgets", 1) {
 				if c.ID == review.CommentID {
 					require.Equal(t, 1, c.Edits)

@@ -70,10 +70,10 @@ func TestTheNewReviewMarksTheOlderPostedReviewSuperseded(t *testing.T) {
 	evs := h.supersedeEditEvents()
 	require.Len(t, evs, 2)
 	require.Equal(t, api.SupersedeEditSending, evs[0].Status)
-	require.Contains(t, evs[0].Detail, "operation key "+api.SupersedeEditKey(testRunID))
+	require.Contains(t, evs[0].Detail, "operation key "+api.SupersedeEditKey(testRunID, old.ID))
 	require.Equal(t, api.SupersedeEditEdited, evs[1].Status)
 	require.Contains(t, evs[1].Detail, "run "+testRunID+" took over")
-	require.Equal(t, api.SupersedeEditEdited, h.snapshot().Outcome.SupersededReview.State)
+	require.Equal(t, api.SupersedeEditEdited, h.snapshot().Outcome.SupersededReviews[0].State)
 }
 
 // A lost answer to the edit: the retry reads the comment, finds the final

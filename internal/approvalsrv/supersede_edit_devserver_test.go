@@ -141,10 +141,11 @@ func TestAPushMarksThePostedReviewSupersededOnceOnADevServer(t *testing.T) {
 
 	snap, err := stack.Snapshot(ctx, second)
 	require.NoError(t, err)
-	require.NotNil(t, snap.Outcome.SupersededReview)
-	require.Equal(t, api.SupersedeEditFound, snap.Outcome.SupersededReview.State)
-	require.Equal(t, first, snap.Outcome.SupersededReview.Review.Run)
-	require.Equal(t, api.SupersedeEditKey(second), snap.Outcome.SupersededReview.OperationKey)
+	require.Len(t, snap.Outcome.SupersededReviews, 1)
+	marked := snap.Outcome.SupersededReviews[0]
+	require.Equal(t, api.SupersedeEditFound, marked.State)
+	require.Equal(t, first, marked.Review.Run)
+	require.Equal(t, api.SupersedeEditKey(second, original.ID), marked.OperationKey)
 
 	// The synchronize again: GitHub's redelivery, then the same event
 	// under another delivery ID.
