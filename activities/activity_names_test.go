@@ -23,6 +23,8 @@ func TestEveryActivityNameInTheContractIsAMethodOfActivities(t *testing.T) {
 		api.ActivityDeliverResult,
 		api.ActivityLoadFollowUp,
 		api.ActivityCheckHolds,
+		api.ActivitySyncCheckRun,
+		api.ActivityMarkSuperseded,
 	} {
 		_, ok := methods.MethodByName(name)
 		require.True(t, ok, "activities.Activities has no method %s", name)

@@ -31,6 +31,10 @@ type Cancellation struct {
 	// actions expired with. TakenOverBy is the run that reviews the new head.
 	Superseded  bool   `json:"superseded,omitempty"`
 	TakenOverBy string `json:"takenOverBy,omitempty"`
+	// Head and Closed are the supersede's (SupersedeSignal): what a review
+	// the run posted while it was superseded is marked with.
+	Head   string `json:"head,omitempty"`
+	Closed bool   `json:"closed,omitempty"`
 }
 
 // Detail is the cancellation in the run's words, as waiting actions record

@@ -22,6 +22,10 @@ const (
 	// EventActionEdited records that an approver edited an action's
 	// arguments with the approval: who, and the argsHash before and after.
 	EventActionEdited = "action_edited"
+	// EventSupersedeEdit records the run's edit of an older run's posted
+	// review (RunInput.Supersedes): its status is the SupersedeEdit state,
+	// its detail names the older run, the comment and the operation key.
+	EventSupersedeEdit = "supersede_edit"
 )
 
 // Event is one entry of a run's ordered event stream.

@@ -14,6 +14,9 @@ type Outcome struct {
 	Posted   []PostedOutcome   `json:"posted,omitempty"`
 	Declined []DeclinedOutcome `json:"declined,omitempty"`
 	Failed   []FailedOutcome   `json:"failed,omitempty"`
+	// SupersededReviews are the posted reviews this run marked superseded
+	// (an older run's, or its own), as the run recorded each edit.
+	SupersededReviews []SupersedeEdit `json:"supersededReviews,omitempty"`
 }
 
 // PostedOutcome is an action the run did (or found already done).

@@ -160,6 +160,10 @@ type RunInput struct {
 	// workflows/checkrun.go); a worker whose GitHub credentials may not
 	// write checks (a personal token) leaves the run as it would be without.
 	CheckRun *CheckRunInput `json:"checkRun,omitempty"`
+	// Supersedes, set by the approval server on the review of a new head,
+	// names the older run's posted review this run marks superseded
+	// (api/supersede.go, workflows/supersede_edit.go).
+	Supersedes *SupersededReview `json:"supersedes,omitempty"`
 	// Checkpoint is empty on a new run and set when the run continues as new.
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 }
@@ -328,6 +332,10 @@ type Checkpoint struct {
 	// commit it is on (RunInput.CheckRun).
 	CheckRunID   int64  `json:"checkRunId,omitempty"`
 	CheckHeadSHA string `json:"checkHeadSha,omitempty"`
+	// SupersedeEdits are the run's edits marking a posted review
+	// superseded (the older run's, RunInput.Supersedes, or its own when it
+	// was superseded while posting), each recorded before it is sent.
+	SupersedeEdits []*SupersedeEdit `json:"supersedeEdits,omitempty"`
 }
 
 // CheckpointView is the part of the Checkpoint the run query shows.

@@ -113,6 +113,12 @@ func runTarget(in api.RunInput, agent tools.Agent) (api.Target, error) {
 	if err := api.CheckCheckRun(in.CheckRun, target); err != nil {
 		return api.Target{}, fmt.Errorf("refused: %w", err)
 	}
+	if err := in.Supersedes.Validate(); err != nil {
+		return api.Target{}, fmt.Errorf("refused: %w", err)
+	}
+	if in.Supersedes != nil && !target.IsPullRequest() {
+		return api.Target{}, fmt.Errorf("refused: supersedes: only a pull request review marks an older review, not a %s run", target.KindName())
+	}
 	return target, nil
 }
 

@@ -42,6 +42,7 @@ func (d *Definition) AgentRun(ctx workflow.Context, in api.RunInput) (api.RunRes
 	}
 	w.handoff = d.handoff
 	w.startCheck(ctx)
+	w.markSupersededReview(ctx)
 	res, err := w.run(ctx)
 	w.settleCheck(ctx)
 	return w.endWithCallback(ctx, res, err)

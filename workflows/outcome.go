@@ -41,6 +41,9 @@ func outcomeOf(cp *api.Checkpoint) api.Outcome {
 	if cp.Run.Status == api.RunFailed {
 		o.Failed = append(o.Failed, api.FailedOutcome{What: "run", Error: cp.Run.Error})
 	}
+	for _, e := range cp.SupersedeEdits {
+		o.SupersededReviews = append(o.SupersededReviews, *e)
+	}
 	o.Summary = summary(cp, o)
 	return o
 }

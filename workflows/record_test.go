@@ -242,6 +242,7 @@ func recordScenarios() []recordScenario {
 				require.Equal(t, api.ConclusionSuccess, mine[0].Conclusion)
 			},
 		},
+		supersedeEditScenario(),
 		{
 			// The run continues as new while it waits (refusals grow its
 			// history past the threshold); the next run restores the waiting
@@ -485,4 +486,35 @@ func requireModelCallsByReference(t *testing.T, c client.Client, id string) {
 		}
 	}
 	require.Positive(t, byRef, "no model call carried a conversation reference")
+}
+
+// supersedeEditScenario: the review of a new head marks the older run's
+// posted review superseded, the edit's first answer lost (found by the
+// retry), then reviews and posts as usual.
+func supersedeEditScenario() recordScenario {
+	review := &api.SupersededReview{Run: "record-older"}
+	return recordScenario{
+		name: "supersede-edit",
+		input: func(in *api.RunInput) {
+			in.Head, in.Supersedes = "1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e", review
+		},
+		before: func(t *testing.T, stack *testkit.Stack) {
+			sb := stack.Sandbox()
+			c, err := sb.PostAs(ghsandbox.CommentAs{Owner: "acme", Repo: "widgets", Number: 1, User: sb.BotLogin(),
+				Body: "## Review of acme/widgets#1\n\nOlder.\n\n" + api.OperationMarker("record-older:3")})
+			require.NoError(t, err)
+			review.CommentID = c.ID
+			require.NoError(t, sb.AddFault(ghsandbox.Fault{Op: ghsandbox.OpEditComment, Mode: ghsandbox.ModeDropResponse}))
+		},
+		decide: signal(api.DecisionApprove),
+		check: func(t *testing.T, _ client.Client, snap api.RunSnapshot, sandbox *ghsandbox.Server) {
+			require.Len(t, snap.Outcome.SupersededReviews, 1)
+			require.Equal(t, api.SupersedeEditFound, snap.Outcome.SupersededReviews[0].State)
+			for _, c := range sandbox.Comments("acme", "widgets", 1) {
+				if c.ID == review.CommentID {
+					require.Equal(t, 1, c.Edits)
+				}
+			}
+		},
+	}
 }

@@ -23,6 +23,7 @@ var scenarios = []string{
 	"openai-marker-refused", "refused-decisions", "policy-refused", "policy-queued",
 	"read-failed", "triage", "triage.waiting", "two-approvals", "batch",
 	"edited", "respond", "followup", "recommend", "recommend-coupons-down", "check-run",
+	"supersede-edit",
 }
 
 // TestReplayRecordedHistories replays the corpus, recorded from a real dev

@@ -36,7 +36,8 @@ func (w *agentRun) onSupersede(ctx workflow.Context, raw json.RawMessage) {
 		w.ignore(ctx, "", "supersede arrived after the run was "+string(w.Run.Status))
 		return
 	}
-	w.Cancel = &api.Cancellation{By: api.SupersededBy, Reason: sig.Reason(), At: workflow.Now(ctx), Superseded: true, TakenOverBy: sig.By}
+	w.Cancel = &api.Cancellation{By: api.SupersededBy, Reason: sig.Reason(), At: workflow.Now(ctx), Superseded: true, TakenOverBy: sig.By,
+		Head: sig.Head, Closed: sig.Closed}
 	msg := w.Cancel.Reason
 	if sig.By != "" {
 		msg += "; run " + sig.By + " took over"
@@ -55,6 +56,7 @@ func (w *agentRun) endSuperseded(ctx workflow.Context, c *api.Cancellation) (api
 		dctx, _ = workflow.NewDisconnectedContext(ctx)
 	}
 	w.cancelOpenWork(dctx, c.Detail())
+	w.markOwnReview(dctx, c)
 	w.AwaitingResolve = ""
 	detail := c.Detail()
 	if c.TakenOverBy != "" {

@@ -69,6 +69,14 @@ func TestSupersedeWhileThePostIsInFlightLetsItFinishAndReconcileToOneComment(t *
 	require.Equal(t, api.LabelDone, snap.Label, "what was posted before the new head is the run's outcome")
 	require.Equal(t, api.StepSucceeded, h.commentStep(snap).Status)
 	require.Len(t, snap.Outcome.Posted, 1)
+	// The review it posted is stale all the same: the run marks it, once.
+	posted := h.comment(snap.Outcome.Posted[0].CommentID)
+	require.Equal(t, 1, posted.Edits)
+	first, _, _ := strings.Cut(posted.Body, "\n")
+	require.True(t, strings.HasSuffix(first, "~~ (superseded by "+newHead+")"), first)
+	require.Len(t, snap.Outcome.SupersededReviews, 1)
+	require.Equal(t, api.SupersedeEditEdited, snap.Outcome.SupersededReviews[0].State)
+	require.Equal(t, testRunID, snap.Outcome.SupersededReviews[0].Review.Run)
 	requireLegalHistory(t, h.events())
 }
 

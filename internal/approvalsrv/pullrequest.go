@@ -49,6 +49,9 @@ type pullReview struct {
 	// ReviewedHead is the last head reviewed and posted, for a push: the
 	// review then reads only the change since.
 	ReviewedHead string
+	// Supersedes is the previous head's posted review, which the new
+	// review marks superseded (workflows/supersede_edit.go).
+	Supersedes *api.SupersededReview
 }
 
 // pullRequestDelivery starts the review a pull_request delivery asks for
@@ -99,7 +102,7 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 		Sender: event.GetSender().GetLogin(), Entry: entry, Trigger: "pull_request " + event.GetAction(),
 	}
 	if before := event.GetBefore(); event.GetAction() == "synchronize" && headSHA.MatchString(before) && before != head {
-		review.ReviewedHead = s.lastReviewedHead(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()), before)
+		review.ReviewedHead, review.Supersedes = s.lastReviewedHead(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()), before)
 	}
 	o := s.startPullReview(ctx, logger, review)
 	if before := event.GetBefore(); o.OK() && event.GetAction() == "synchronize" && before != "" && before != head {
@@ -114,22 +117,33 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 // pull request, as the review of the previous head (prev, of head before)
 // knows it: before itself when that review posted, else the one it was
 // reviewing since. Unknown (no such run, or no answer) is "": the push is
-// reviewed whole.
-func (s *Server) lastReviewedHead(ctx context.Context, logger *slog.Logger, prev, before string) string {
+// reviewed whole. When that review posted a comment, it is returned too:
+// the new review marks it superseded.
+func (s *Server) lastReviewedHead(ctx context.Context, logger *slog.Logger, prev, before string) (string, *api.SupersededReview) {
 	snap, err := s.runs.Snapshot(ctx, prev)
 	if err != nil {
 		if !errors.Is(err, errRunNotFound) {
 			logger.Warn("could not read the previous head's review; the push is reviewed whole", "previous", prev, "err", err)
 		}
-		return ""
+		return "", nil
 	}
 	if len(snap.Outcome.Posted) > 0 {
-		return before
+		return before, postedReview(prev, snap.Outcome.Posted)
 	}
 	if headSHA.MatchString(snap.Run.ReviewedHead) {
-		return snap.Run.ReviewedHead
+		return snap.Run.ReviewedHead, nil
 	}
-	return ""
+	return "", nil
+}
+
+// postedReview is the last comment run posted, or nil.
+func postedReview(run string, posted []api.PostedOutcome) *api.SupersededReview {
+	for i := len(posted) - 1; i >= 0; i-- {
+		if posted[i].CommentID > 0 {
+			return &api.SupersededReview{Run: run, CommentID: posted[i].CommentID}
+		}
+	}
+	return nil
 }
 
 // supersede tells the review of an older head that the pull request moved
@@ -164,7 +178,7 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 		agent = "" // as every start of the default agent names it
 	}
 	in := api.RunInput{Repo: r.Repo, PullNumber: r.Number, Agent: agent, UserID: r.Sender, InstallationID: r.Installation,
-		Head: r.Head, ReviewedHead: r.ReviewedHead, CheckRun: &api.CheckRunInput{HeadSHA: r.Head}}
+		Head: r.Head, ReviewedHead: r.ReviewedHead, CheckRun: &api.CheckRunInput{HeadSHA: r.Head}, Supersedes: r.Supersedes}
 	runID := PullReviewRunID(r.Repo, r.Number, r.Head, r.Entry.AgentName())
 	in.ConversationID = runID
 	logger = logger.With("run", runID, "agent", r.Entry.AgentName())

@@ -4,7 +4,7 @@ package ghsandbox
 var servedOps = []string{
 	OpGetPullRequest, OpListFiles, OpListComments, OpCreateComment, OpGetPermission, OpGetUser,
 	OpCreateReview, OpListReviews, OpAddLabels, OpListLabels, OpListRepoLabels, OpCreateIssue, OpListIssues,
-	OpCreateCheckRun, OpUpdateCheckRun, OpListCheckRuns,
+	OpCreateCheckRun, OpUpdateCheckRun, OpListCheckRuns, OpGetComment, OpEditComment,
 }
 
 // AddFault queues a fault behind those already queued.

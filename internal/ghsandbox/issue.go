@@ -166,11 +166,16 @@ type CommentFacts struct {
 	User      string
 	Body      string
 	CreatedAt time.Time
+	UpdatedAt time.Time // zero: never edited
 }
 
 // NewIssueComment is a comment as GitHub answers it; its html_url leads to
 // the sandbox's page of the pull request.
 func NewIssueComment(b Bases, repo RepoRef, c CommentFacts) IssueComment {
+	updated := c.CreatedAt
+	if c.UpdatedAt.After(updated) {
+		updated = c.UpdatedAt
+	}
 	return IssueComment{
 		ID:                c.ID,
 		NodeID:            NodeID("IC", c.ID),
@@ -180,7 +185,7 @@ func NewIssueComment(b Bases, repo RepoRef, c CommentFacts) IssueComment {
 		Body:              c.Body,
 		User:              NewUser(b, c.User),
 		CreatedAt:         c.CreatedAt.UTC(),
-		UpdatedAt:         c.CreatedAt.UTC(),
+		UpdatedAt:         updated.UTC(),
 		AuthorAssociation: "NONE",
 	}
 }

@@ -97,6 +97,10 @@ func (s *Server) routes() {
 	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/files", s.api(OpListFiles, s.onPull(DocsListFiles, listFiles)))
 	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpListComments, s.onPull(DocsListComments, listComments)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/issues/{number}/comments", s.api(OpCreateComment, s.createComment))
+	// issues/comments/{id} next to issues/{number}/comments is ambiguous to
+	// ServeMux; the wider pattern serves only the first segment "comments".
+	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{comments}/{id}", s.api(OpGetComment, s.getComment))
+	s.mux.Handle("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.api(OpEditComment, s.editComment))
 	s.mux.Handle("GET /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpListReviews, s.onPull(DocsListReviews, listReviews)))
 	s.mux.Handle("POST /repos/{owner}/{repo}/pulls/{number}/reviews", s.api(OpCreateReview, s.createReview))
 	s.mux.Handle("GET /repos/{owner}/{repo}/issues/{number}/labels", s.api(OpListLabels, s.onRepo(DocsListLabels, listLabels)))

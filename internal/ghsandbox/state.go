@@ -16,6 +16,10 @@ type Comment struct {
 	User      string    `json:"user"`
 	Body      string    `json:"body"`
 	CreatedAt time.Time `json:"createdAt"`
+	// UpdatedAt is the last edit's time; Edits counts the edits that
+	// changed the body, so that a test sees an edit made once.
+	UpdatedAt *time.Time `json:"updatedAt,omitempty"`
+	Edits     int        `json:"edits,omitempty"`
 }
 
 // repoInfo is what responses say about a repository.

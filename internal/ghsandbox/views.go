@@ -100,7 +100,11 @@ func fileFacts(f FixtureFile) FileFacts {
 }
 
 func commentFacts(number int, c Comment) CommentFacts {
-	return CommentFacts{ID: c.ID, Number: number, User: c.User, Body: c.Body, CreatedAt: c.CreatedAt}
+	f := CommentFacts{ID: c.ID, Number: number, User: c.User, Body: c.Body, CreatedAt: c.CreatedAt}
+	if c.UpdatedAt != nil {
+		f.UpdatedAt = *c.UpdatedAt
+	}
+	return f
 }
 
 // viewsOf renders every item; an empty list is [], never null, as on GitHub.

@@ -23,6 +23,8 @@ ENDPOINTS = {
     "pulls-list-reviews": ("get", "/repos/{owner}/{repo}/pulls/{pull_number}/reviews", "200"),
     "issues-list-comments": ("get", "/repos/{owner}/{repo}/issues/{issue_number}/comments", "200"),
     "issues-create-comment": ("post", "/repos/{owner}/{repo}/issues/{issue_number}/comments", "201"),
+    "issues-get-comment": ("get", "/repos/{owner}/{repo}/issues/comments/{comment_id}", "200"),
+    "issues-update-comment": ("patch", "/repos/{owner}/{repo}/issues/comments/{comment_id}", "200"),
     "issues-add-labels": ("post", "/repos/{owner}/{repo}/issues/{issue_number}/labels", "200"),
     "issues-list-labels-on-issue": ("get", "/repos/{owner}/{repo}/issues/{issue_number}/labels", "200"),
     "issues-create": ("post", "/repos/{owner}/{repo}/issues", "201"),
