@@ -172,4 +172,3 @@ func (s *Server) pressHandler(w http.ResponseWriter, r *http.Request) {
 	}
 	http.Redirect(w, r, back+"?"+q.Encode()+"#checks", http.StatusSeeOther)
 }
-
