@@ -29,7 +29,7 @@ table{border-collapse:collapse}th,td{border:1px solid #d0d7de;padding:.2rem .5re
 <p>{{.Pull.Author}} wants to merge {{.Pull.HeadRef}} into {{.Pull.BaseRef}}</p>
 <div class="markdown-body">{{markdown .Pull.Body}}</div>
 <h2 id="checks">Checks</h2>
-{{with .Pressed}}<p class="pressed" role="status">{{.As}} pressed {{.Identifier}}; the webhook answered: <code>{{.Answer}}</code></p>{{end}}
+{{with .Pressed}}<p class="pressed" role="status">{{.As}} pressed <b>{{.Button}}</b>; {{.Answer}}</p>{{end}}
 {{range .Checks}}<section class="check" id="check-run-{{.ID}}"><p><b>{{.Name}}</b>
 <span class="state {{.Status}}{{if .Conclusion}}-{{.Conclusion}}{{end}}">{{.Status}}{{if .Conclusion}}: {{.Conclusion}}{{end}}</span>{{with .Output.Title}}: {{.}}{{end}}{{if .DetailsURL}} <a href="{{.DetailsURL}}">Details</a>{{end}}</p>
 {{with .Output.Summary}}<div class="markdown-body">{{markdown .}}</div>{{end}}
@@ -63,7 +63,7 @@ func (s *Server) servePullPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	var pressed map[string]string
 	if q.Get("pressed") != "" {
-		pressed = map[string]string{"Identifier": q.Get("pressed"), "As": q.Get("as"), "Answer": q.Get("answer")}
+		pressed = map[string]string{"Button": q.Get("pressed"), "As": q.Get("as"), "Answer": q.Get("answer")}
 		if as := q.Get("as"); slices.ContainsFunc(people, func(p Person) bool { return p.Login == as }) {
 			pressAs = as // the next press is by the same person unless changed
 		}

@@ -161,14 +161,51 @@ func (s *Server) pressHandler(w http.ResponseWriter, r *http.Request) {
 	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") {
 		back = "/" + r.PathValue("owner") + "/" + r.PathValue("repo")
 	}
-	q := url.Values{"pressed": {p.Identifier}, "as": {p.Sender}}
+	q := url.Values{"pressed": {s.buttonLabel(r.PathValue("owner"), r.PathValue("repo"), id, p.Identifier)}, "as": {p.Sender}}
 	switch {
 	case err != nil:
-		q.Set("answer", err.Error())
+		q.Set("answer", "not sent: "+err.Error())
 	case answer.DeliveryError != "":
-		q.Set("answer", answer.DeliveryError)
+		q.Set("answer", "not delivered: "+answer.DeliveryError)
 	default:
-		q.Set("answer", fmt.Sprintf("%d %s", answer.Delivered, answer.Response))
+		q.Set("answer", fmt.Sprintf("the webhook answered %d%s", answer.Delivered, readableAnswer(answer.Response)))
 	}
 	http.Redirect(w, r, back+"?"+q.Encode()+"#checks", http.StatusSeeOther)
+}
+
+// buttonLabel is the label of the check run's button identifier, or the
+// identifier itself when the button is gone.
+func (s *Server) buttonLabel(owner, repo string, id int64, identifier string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rs, ok := s.repos[repoID(owner, repo)]; ok {
+		for _, c := range rs.checkRuns {
+			for _, a := range c.Actions {
+				if c.ID == id && a.Identifier == identifier {
+					return a.Label
+				}
+			}
+		}
+	}
+	return identifier
+}
+
+// readableAnswer is a receiver's JSON answer's error or status, as a
+// sentence's end; other answers are shown as they are.
+func readableAnswer(body string) string {
+	var a struct {
+		Error  string `json:"error"`
+		Status string `json:"status"`
+	}
+	switch {
+	case body == "":
+		return ""
+	case json.Unmarshal([]byte(body), &a) != nil:
+		return ": " + body
+	case a.Error != "":
+		return ": " + a.Error
+	case a.Status != "":
+		return ": " + a.Status
+	}
+	return ": " + body
 }
