@@ -62,7 +62,8 @@ func (in RunInput) NewRun(runID string, now time.Time) Run {
 	return Run{
 		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
 		Repo: in.Repo, PullNumber: in.PullNumber, Target: in.Target, Approvers: in.Approvers, Agent: in.Agent,
-		FollowUp: in.FollowUp, Head: in.Head, ReviewedHead: in.ReviewedHead, Status: RunRunning, CreatedAt: now, UpdatedAt: now,
+		FollowUp: in.FollowUp, Head: in.Head, ReviewedHead: in.ReviewedHead,
+		PostsWithoutAsking: in.PostsWithoutAsking, Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 	}
 }
 
@@ -116,11 +117,18 @@ type RunInput struct {
 	// the pull request, when a push started it: the review then reads only
 	// the change since (the compare API), or the whole pull request, saying
 	// so, when ReviewedHead is no longer an ancestor.
-	Head           string `json:"head,omitempty"`
-	ReviewedHead   string `json:"reviewedHead,omitempty"`
-	Goal           string `json:"goal,omitempty"`
-	UserID         string `json:"userId"`
-	ConversationID string `json:"conversationId,omitempty"`
+	Head         string `json:"head,omitempty"`
+	ReviewedHead string `json:"reviewedHead,omitempty"`
+	// PostsWithoutAsking names the rule that lifted the agent's gate for
+	// this run ("AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post"): its
+	// actions run at once, none waits for a person. Only the approval
+	// server sets it, when a repository's entry says post and a delivery or
+	// a writer's /agentrun review starts the run; no request body, comment
+	// or signal reaches it. Empty: the agent's gate applies.
+	PostsWithoutAsking string `json:"postsWithoutAsking,omitempty"`
+	Goal               string `json:"goal,omitempty"`
+	UserID             string `json:"userId"`
+	ConversationID     string `json:"conversationId,omitempty"`
 	// Agent names the agent that runs (its prompt, tools and limits); empty
 	// means DefaultAgent.
 	Agent string `json:"agent,omitempty"`
@@ -254,6 +262,9 @@ type Run struct {
 	// last one reviewed and posted before it.
 	Head         string `json:"head,omitempty"`
 	ReviewedHead string `json:"reviewedHead,omitempty"`
+	// PostsWithoutAsking is RunInput's: the rule that lifted the agent's
+	// gate for this run, or empty.
+	PostsWithoutAsking string `json:"postsWithoutAsking,omitempty"`
 	// BatchApproval: the agent takes one decision for several of its
 	// waiting actions (ApprovalSignal.Batch).
 	BatchApproval         bool      `json:"batchApproval,omitempty"`

@@ -37,7 +37,7 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 				w.proposeTurn(ctx)
 			} else {
 				w.setLabel(words(st).Making())
-				w.setStepStatus(ctx, st, api.StepRunning, "runs without approval (gate: "+string(tools.NeverAsk)+")")
+				w.setStepStatus(ctx, st, api.StepRunning, w.unaskedNote())
 			}
 		case api.StepWaitingForApproval:
 			// An action proposed with an earlier one of its turn waits
@@ -164,4 +164,13 @@ func (w *agentRun) foundEarlier(ctx workflow.Context, st *api.AgentStep, c tools
 		return true
 	}
 	return false
+}
+
+// unaskedNote says why an action runs without a person's approval: its
+// gate, or the rule that lifted the agent's gate for the run.
+func (w *agentRun) unaskedNote() string {
+	if w.Run.PostsWithoutAsking != "" {
+		return "runs without approval (" + w.Run.PostsWithoutAsking + ")"
+	}
+	return "runs without approval (gate: " + string(tools.NeverAsk) + ")"
 }

@@ -118,9 +118,15 @@ func (w *agentRun) runReads(ctx workflow.Context) (int, error) {
 	return len(batch), ending
 }
 
-// checkCall checks a call against the registry, for the run's agent.
+// checkCall checks a call against the registry, for the run's agent. A run
+// whose input lifted the agent's gate (RunInput.PostsWithoutAsking) asks
+// no one.
 func (w *agentRun) checkCall(call api.ToolCall) (tools.Checked, string) {
-	return w.registry.Check(w.agent, call, w.target)
+	c, why := w.registry.Check(w.agent, call, w.target)
+	if why == "" && w.Run.PostsWithoutAsking != "" {
+		c.Ask = false
+	}
+	return c, why
 }
 
 // openStepFor finds the unfinished tool step of a call, after a continue-as-new.

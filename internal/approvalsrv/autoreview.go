@@ -20,8 +20,8 @@ type AutoReviewEntry struct {
 	Repo string
 	// Agent runs the review; empty is api.DefaultAgent.
 	Agent string
-	// Mode is ModeAsk: the review waits for a writer's approval, as the
-	// agent's gate asks.
+	// Mode is ModeAsk (the review waits for a writer's approval, as the
+	// agent's gate asks) or ModePost (it posts at once).
 	Mode string
 	// Drafts reviews draft pull requests too; without it a draft waits
 	// until it is ready for review.
@@ -32,8 +32,9 @@ type AutoReviewEntry struct {
 const (
 	// ModeAsk: the review is proposed and waits for a writer (the default).
 	ModeAsk = "ask"
-	// ModePost would post at once, lifting the agent's gate for its
-	// repository; it is refused until runs can carry it (see ParseAutoReview).
+	// ModePost: the review posts at once. The agent's gate is lifted for
+	// each run the entry starts, decided at its start and recorded in its
+	// input (api.RunInput.PostsWithoutAsking).
 	ModePost = "post"
 )
 
@@ -41,8 +42,8 @@ const (
 const optionDrafts = "drafts"
 
 // ParseAutoReview reads entries separated by commas or spaces, each
-// OWNER/NAME[=AGENT][:OPTION...] or *[=AGENT][:OPTION...], OPTION being ask
-// or drafts: "acme/widgets, acme/gadgets=triage:drafts, *".
+// OWNER/NAME[=AGENT][:OPTION...] or *[=AGENT][:OPTION...], OPTION being ask,
+// post or drafts: "acme/widgets, acme/gadgets=triage:drafts, *".
 func ParseAutoReview(v string) (AutoReview, error) {
 	var out AutoReview
 	seen := map[string]bool{}
@@ -66,22 +67,26 @@ func parseAutoReviewEntry(raw string) (AutoReviewEntry, error) {
 	target, agent, _ := strings.Cut(parts[0], "=")
 	e := AutoReviewEntry{Repo: target, Agent: agent, Mode: ModeAsk}
 	if target != "*" && !runclient.ValidRepo(target) {
-		return e, fmt.Errorf("want OWNER/NAME (or *), optionally =AGENT and :ask or :drafts")
+		return e, fmt.Errorf("want OWNER/NAME (or *), optionally =AGENT and :ask, :post or :drafts")
 	}
 	if strings.Contains(parts[0], "=") && !api.ValidAgentName(agent) {
 		return e, fmt.Errorf("agent: %w", runclient.ErrBadAgent)
 	}
+	modes := 0
 	for _, opt := range parts[1:] {
 		switch strings.ToLower(opt) {
 		case ModeAsk:
-			e.Mode = ModeAsk
+			e.Mode, modes = ModeAsk, modes+1
 		case ModePost:
-			return e, fmt.Errorf("post is not available yet: a review waits for a writer's approval, as the agent's gate asks; use ask (the default)")
+			e.Mode, modes = ModePost, modes+1
 		case optionDrafts:
 			e.Drafts = true
 		default:
-			return e, fmt.Errorf("unknown option %q: want ask or drafts", clip(opt, maxEcho))
+			return e, fmt.Errorf("unknown option %q: want ask, post or drafts", clip(opt, maxEcho))
 		}
+	}
+	if modes > 1 {
+		return e, fmt.Errorf("ask and post: choose one (ask, the default, waits for a writer; post posts without asking)")
 	}
 	return e, nil
 }
@@ -125,4 +130,13 @@ func (e AutoReviewEntry) String() string {
 func PullReviewRunID(repo string, number int, head, agent string) string {
 	return runclient.KeyedRunID("github-pull-request-review",
 		fmt.Sprintf("repo=%s\npr=%d\nhead=%s\nagent=%s", strings.ToLower(repo), number, strings.ToLower(head), agent))
+}
+
+// PostsWithoutAsking is what a run the entry starts records in its input:
+// the rule that lifts the agent's gate, or "" when its reviews ask.
+func (e AutoReviewEntry) PostsWithoutAsking() string {
+	if e.Mode != ModePost {
+		return ""
+	}
+	return "AGENTRUN_AUTO_REVIEW " + e.String()
 }

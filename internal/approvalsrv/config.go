@@ -98,8 +98,8 @@ func ServerSettings[C any](field func(c *C) *Config) []config.Setting[C] {
 				return err
 			}},
 		{Name: "AGENTRUN_AUTO_REVIEW", Description: "repositories whose pull requests start their own review, and where a writer's /agentrun review starts one: " +
-			"OWNER/NAME[=AGENT][:ask][:drafts] entries, comma-separated, or * for every repository (docs/github-app.md); " +
-			"drafts are skipped unless the entry says :drafts; every review waits for a writer's approval (ask); unset, pull_request deliveries change nothing",
+			"OWNER/NAME[=AGENT][:ask|:post][:drafts] entries, comma-separated, or * for every repository (docs/github-app.md); " +
+			"drafts are skipped unless the entry says :drafts; a review waits for a writer's approval (:ask, the default) or posts at once (:post, recorded in the run's input); unset, pull_request deliveries change nothing",
 			Parse: func(c *C, v string) (err error) {
 				field(c).AutoReview, err = ParseAutoReview(v)
 				return err

@@ -178,7 +178,8 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 		agent = "" // as every start of the default agent names it
 	}
 	in := api.RunInput{Repo: r.Repo, PullNumber: r.Number, Agent: agent, UserID: r.Sender, InstallationID: r.Installation,
-		Head: r.Head, ReviewedHead: r.ReviewedHead, CheckRun: &api.CheckRunInput{HeadSHA: r.Head}, Supersedes: r.Supersedes}
+		Head: r.Head, ReviewedHead: r.ReviewedHead, CheckRun: &api.CheckRunInput{HeadSHA: r.Head}, Supersedes: r.Supersedes,
+		PostsWithoutAsking: r.Entry.PostsWithoutAsking()}
 	runID := PullReviewRunID(r.Repo, r.Number, r.Head, r.Entry.AgentName())
 	in.ConversationID = runID
 	logger = logger.With("run", runID, "agent", r.Entry.AgentName())
@@ -193,8 +194,12 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 			r.Entry.AgentName(), runID, strings.ToLower(started.ClosedStatus)))
 	}
 	logger.Info("review started or found", "trigger", r.Trigger)
-	return accepted(fmt.Sprintf("review of %s#%d at %s by %s: run %s; it waits for a writer's approval before it posts",
-		r.Repo, r.Number, short, r.Entry.AgentName(), runID))
+	waits := "it waits for a writer's approval before it posts"
+	if r.Entry.Mode == ModePost {
+		waits = "it posts without asking (" + r.Entry.PostsWithoutAsking() + ")"
+	}
+	return accepted(fmt.Sprintf("review of %s#%d at %s by %s: run %s; %s",
+		r.Repo, r.Number, short, r.Entry.AgentName(), runID, waits))
 }
 
 // reviewCommand starts a review by hand: a writer's /agentrun review on a

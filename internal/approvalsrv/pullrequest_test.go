@@ -134,7 +134,7 @@ func TestAutoReviewSettingRefusesWhatItCannotDo(t *testing.T) {
 		"acme":                       "want OWNER/NAME",
 		"acme/widgets=Bad Agent":     "agent",
 		"acme/widgets:sometimes":     `unknown option "sometimes"`,
-		"acme/widgets:post":          "post is not available yet",
+		"acme/widgets:post:ask":      "choose one",
 		"acme/widgets, ACME/widgets": "listed twice",
 	} {
 		_, err := ParseAutoReview(v)
@@ -143,6 +143,29 @@ func TestAutoReviewSettingRefusesWhatItCannotDo(t *testing.T) {
 	a, err := ParseAutoReview("acme/widgets=triage:drafts:ask *")
 	require.NoError(t, err)
 	require.Equal(t, AutoReview{{Repo: "acme/widgets", Agent: "triage", Mode: ModeAsk, Drafts: true}, {Repo: "*", Mode: ModeAsk}}, a)
+	a, err = ParseAutoReview("acme/widgets:post")
+	require.NoError(t, err)
+	require.Equal(t, AutoReview{{Repo: "acme/widgets", Mode: ModePost}}, a)
+}
+
+// An entry's mode is decided at the run's start and recorded in its input:
+// post lifts the gate for the run it starts, ask (and every other start)
+// leaves it.
+func TestAPostEntryRecordsTheLiftedGateInTheRunsInputAndAnAskEntryDoesNot(t *testing.T) {
+	h := newHarness(t, autoReview(t, "acme/widgets:post"), nil)
+	resp := h.deliver("pull_request", "d-1", exampleDelivery(t, "opened", nil))
+	require.Equal(t, http.StatusAccepted, resp.StatusCode)
+	require.Contains(t, replyOf(t, resp)["status"], "it posts without asking (AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post)")
+	starts := h.runs.startRequests()
+	require.Len(t, starts, 1)
+	require.Equal(t, "AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post", starts[0].Input.PostsWithoutAsking)
+
+	h = newHarness(t, autoReview(t, "acme/widgets"), nil)
+	resp = h.deliver("pull_request", "d-1", exampleDelivery(t, "opened", nil))
+	require.Contains(t, replyOf(t, resp)["status"], "it waits for a writer's approval")
+	starts = h.runs.startRequests()
+	require.Len(t, starts, 1)
+	require.Empty(t, starts[0].Input.PostsWithoutAsking)
 }
 
 func TestAWritersReviewCommandStartsOneAndAReadersIsRefusedSayingWhy(t *testing.T) {

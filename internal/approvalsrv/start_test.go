@@ -89,6 +89,7 @@ func TestHostileStartBodiesAre400AndStartNothing(t *testing.T) {
 	h := newHarness(t, testConfig(), nil)
 	cases := map[string]string{
 		"unknown field":         `{"repo":"acme/widgets","pullNumber":7,"userId":"carol","taskQueue":"evil"}`,
+		"lifting the gate":      `{"repo":"acme/widgets","pullNumber":7,"userId":"carol","postsWithoutAsking":"AGENTRUN_AUTO_REVIEW *:post"}`,
 		"trailing data":         `{"repo":"acme/widgets","pullNumber":7,"userId":"carol"}{}`,
 		"not an object":         `["acme/widgets"]`,
 		"no repo":               `{"pullNumber":7,"userId":"carol"}`,

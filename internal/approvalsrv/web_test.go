@@ -244,3 +244,22 @@ func TestRunPageOfAShortRunDoesNotSayStepsAreMissing(t *testing.T) {
 
 	require.NotContains(t, page, "data-older-steps")
 }
+
+// The page says which rule applies to a review a pull request started: it
+// posts without asking under a :post entry, and waits for a writer otherwise.
+func TestRunPageSaysWhetherThisRepositorysReviewsPostWithoutAsking(t *testing.T) {
+	h := newHarness(t, testConfig(), nil)
+	snap := waitingRun()
+	snap.Run.Head = strings.Repeat("a", 40)
+	h.runs.put("run-1", snap)
+	posts := waitingRun()
+	posts.Run.Head = strings.Repeat("b", 40)
+	posts.Run.Status, posts.PendingAction = api.RunCompleted, nil
+	posts.Run.PostsWithoutAsking = "AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post"
+	h.runs.put("run-2", posts)
+
+	asks, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-1")
+	require.Contains(t, asks, "This repository's reviews wait for a writer's approval before they post.")
+	unasked, _ := h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-2")
+	require.Contains(t, unasked, "This repository's reviews post without asking (AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post)")
+}

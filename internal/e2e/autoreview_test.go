@@ -84,3 +84,37 @@ func TestFaultAPushWhileTheReviewWaitsSupersedesItAcrossRealProcesses(t *testing
 	require.Equal(t, "neutral", conclusionOn(opened.Head, first))
 	require.Equal(t, "success", conclusionOn(pushed.Head, second))
 }
+
+// An entry with :post lifts the gate for the runs it starts, across real
+// processes: the opened delivery's review posts its one comment without a
+// person, the run's record names the rule, and no action ever waited. A
+// repository the same server lists with ask still waits.
+func TestAPostEntrysReviewPostsWithoutAskingAcrossRealProcesses(t *testing.T) {
+	s := newStack(t)
+	approvalAddr := testkit.FreeAddress(t)
+	sandbox := StartSandboxWith(t, s.Bins.Sandbox, map[string]string{
+		"SANDBOX_WEBHOOK_URL": "http://" + approvalAddr + "/github/webhook", "SANDBOX_WEBHOOK_SECRET": webhookSecret,
+	})
+	StartApprovalServerWith(t, s, approvalAddr, map[string]string{
+		"GITHUB_API_URL": sandbox.APIURL(), "AGENTRUN_AUTO_REVIEW": "acme/widgets:post", "AGENT_TASK_QUEUE": s.Queue,
+	})
+	StartWorker(t, s.Bins.Worker, s.Client(), WorkerSpec{Name: "worker-1", TemporalAddress: s.Server.Address(),
+		TaskQueue: s.Queue, GitHubAPIURL: sandbox.APIURL()})
+	resp, err := http.Post(sandbox.base+"/_sandbox/pulls/acme/widgets/1/events", "application/json", bytes.NewReader([]byte(`{"action":"opened"}`)))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var a ghsandbox.PullEventAnswer
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&a))
+	require.Equal(t, http.StatusAccepted, a.Delivered, a.DeliveryError)
+	require.Contains(t, a.Response, "it posts without asking (AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post)")
+
+	runID := approvalsrv.PullReviewRunID("acme/widgets", 1, a.Head, api.DefaultAgent)
+	done := WaitForStatus(t, s.Client(), runID, api.RunCompleted, time.Minute)
+	require.Equal(t, "AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post", done.Run.PostsWithoutAsking)
+	require.Len(t, done.Outcome.Posted, 1)
+	require.Equal(t, 1, sandbox.PostedComments(t).Total(), "posted exactly once")
+	require.Empty(t, done.Actions, "no action waited for a person")
+	for _, st := range done.Steps {
+		require.NotEqual(t, api.StepHumanApproval, st.Type, "no approval step")
+	}
+}

@@ -79,7 +79,10 @@ type PullEventAnswer struct {
 	DeliveryID string `json:"deliveryId,omitempty"`
 	// Delivered is the receiver's status; 0 when nothing was sent (no
 	// webhook) or the receiver did not answer (DeliveryError says why).
-	Delivered     int    `json:"delivered"`
+	Delivered int `json:"delivered"`
+	// Response is the receiver's answer (its first KiB), as GitHub's
+	// delivery log shows it: the approval server names the run it started.
+	Response      string `json:"response,omitempty"`
 	DeliveryError string `json:"deliveryError,omitempty"`
 }
 
@@ -96,7 +99,7 @@ func (s *Server) ApplyPullEvent(ctx context.Context, b Bases, owner, repo string
 		return answer, nil
 	}
 	answer.DeliveryID = newDeliveryID()
-	answer.Delivered, err = deliver(ctx, hook, "pull_request", answer.DeliveryID, payload)
+	answer.Delivered, answer.Response, err = deliver(ctx, hook, "pull_request", answer.DeliveryID, payload)
 	if err != nil {
 		answer.DeliveryError = err.Error()
 	}
@@ -218,13 +221,17 @@ func upsertFile(files []FixtureFile, f FixtureFile) []FixtureFile {
 	return append(files, f)
 }
 
-// deliver POSTs payload as GitHub's webhook does.
-func deliver(ctx context.Context, hook Webhook, event, id string, payload []byte) (int, error) {
+// maxShownResponse bounds the receiver's answer kept in a delivery's answer.
+const maxShownResponse = 1 << 10
+
+// deliver POSTs payload as GitHub's webhook does, and returns the
+// receiver's status and the start of its answer.
+func deliver(ctx context.Context, hook Webhook, event, id string, payload []byte) (int, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second) // GitHub gives a receiver 10 s
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, hook.URL, bytes.NewReader(payload))
 	if err != nil {
-		return 0, fmt.Errorf("webhook URL: %w", err)
+		return 0, "", fmt.Errorf("webhook URL: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "GitHub-Hookshot/sandbox")
@@ -238,11 +245,12 @@ func deliver(ctx context.Context, hook Webhook, event, id string, payload []byte
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("deliver %s: %w", event, err)
+		return 0, "", fmt.Errorf("deliver %s: %w", event, err)
 	}
 	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxShownResponse))
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-	return resp.StatusCode, nil
+	return resp.StatusCode, strings.TrimSpace(string(body)), nil
 }
 
 // newDeliveryID is a GUID, as GitHub's X-GitHub-Delivery is.

@@ -129,6 +129,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("DELETE /_sandbox/requests", s.clearRequestsHandler)
 	s.mux.HandleFunc("POST "+ControlCommentsPath, s.postAsHandler)
 	s.mux.HandleFunc("POST "+ControlPullEventsPath, s.pullEventHandler)
+	s.mux.HandleFunc("POST "+ControlCheckActionsPath, s.pressHandler)
 }
 
 // ServeHTTP serves the API at the root and under /api/v3.

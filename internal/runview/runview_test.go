@@ -228,3 +228,17 @@ func TestARunWaitingForAnOperatorOnAnyToolPrintsItsResolveLine(t *testing.T) {
 	snap.AwaitingResolve = ""
 	require.False(t, WaitsForPerson(snap), "a run that reconciles on its own waits for nobody")
 }
+
+// A run whose input lifted the agent's gate says which rule did; any other
+// run's status has no such line.
+func TestStatusSaysWhichRuleLiftedTheGate(t *testing.T) {
+	snap := loadSnapshot(t, "snapshot_completed.json")
+	var plain bytes.Buffer
+	require.NoError(t, Status(&plain, snap.Run.ID, snap, nil))
+	require.NotContains(t, plain.String(), "asks ")
+
+	snap.Run.PostsWithoutAsking = "AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post"
+	var lifted bytes.Buffer
+	require.NoError(t, Status(&lifted, snap.Run.ID, snap, nil))
+	require.Contains(t, lifted.String(), "asks     no one: AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post lifted the agent's gate for this run\n")
+}

@@ -26,6 +26,9 @@ func Status(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]Tr
 	}
 	fmt.Fprintf(&b, "label    %s\n", snap.Label)
 	fmt.Fprintf(&b, "user     %s\n", r.UserID)
+	if r.PostsWithoutAsking != "" {
+		fmt.Fprintf(&b, "asks     no one: %s lifted the agent's gate for this run\n", r.PostsWithoutAsking)
+	}
 	fmt.Fprintf(&b, "created  %s   updated %s\n", FormatTime(r.CreatedAt), FormatTime(r.UpdatedAt))
 	if r.Result != "" {
 		fmt.Fprintf(&b, "result   %s\n", oneLine(r.Result))

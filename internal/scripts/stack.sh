@@ -6,8 +6,10 @@
 # GitHub sandbox (always, unless AGENTRUN_GITHUB=real), the worker and the
 # approval server (when it is built). It checks every port it needs before it
 # starts anything. A service whose PID file names a live process of
-# ours is left alone, so a second `up` changes nothing. Then it starts the
-# demo run and follows it until it waits for approval.
+# ours is left alone, so a second `up` changes nothing. Then the sandbox
+# opens the demo pull request: its signed pull_request delivery reaches the
+# approval server, whose AGENTRUN_AUTO_REVIEW lists acme/widgets, and that
+# starts the demo run, which it follows until it waits for approval.
 #
 # down stops exactly the processes named by those PID files, and only if the
 # PID still belongs to our binary (a PID can be reused after a reboot).
@@ -106,7 +108,11 @@ start_sandbox() {
   running ghsandbox && { echo "ghsandbox already running (pid $(<"$(pidfile ghsandbox)"))"; return; }
   # Its comments and IDs outlive a `make down` like the runs in temporal.db
   # do: a run's links and reconciliations point at them.
-  launch ghsandbox env SANDBOX_ADDR="$SANDBOX_ADDR" SANDBOX_STATE="$DATA/ghsandbox.json" "$BIN/ghsandbox"
+  # Its deliveries (a pull request opened or pushed to, a check run's
+  # button pressed) go to the approval server's webhook, signed as GitHub
+  # signs them.
+  launch ghsandbox env SANDBOX_ADDR="$SANDBOX_ADDR" SANDBOX_STATE="$DATA/ghsandbox.json" \
+    SANDBOX_WEBHOOK_URL="http://$APPROVAL_ADDR/github/webhook" SANDBOX_WEBHOOK_SECRET="$WEBHOOK_SECRET" "$BIN/ghsandbox"
   wait_ready ghsandbox http_ok "http://$SANDBOX_ADDR/_sandbox/requests"
 }
 
@@ -125,22 +131,51 @@ start_worker() {
 start_approval() {
   [[ -x $BIN/approval ]] || { echo "approval server not built yet; skipping it"; return; }
   running approval && { echo "approval already running (pid $(<"$(pidfile approval)"))"; return; }
-  launch approval env APPROVAL_ADDR="$APPROVAL_ADDR" APPROVAL_INSECURE_DEV=1 "$BIN/approval"
+  # On the sandbox, its pull requests start their own review.
+  local auto=()
+  ((USE_SANDBOX)) && auto=(AGENTRUN_AUTO_REVIEW="$DEMO_REPO" GITHUB_WEBHOOK_SECRET="$WEBHOOK_SECRET")
+  launch approval env APPROVAL_ADDR="$APPROVAL_ADDR" APPROVAL_INSECURE_DEV=1 "${auto[@]}" "$BIN/approval"
   wait_ready approval http_ok "http://$APPROVAL_ADDR/healthz"
 }
 
-# demo starts the demo run (the same run again on a second `up`: its ID comes
-# from its idempotency key) and follows it until it waits for approval.
+# webhook_secret is the secret the sandbox signs its deliveries with and the
+# approval server checks them by, made once and kept in .data.
+webhook_secret() {
+  local f=$DATA/webhook-secret
+  [[ -s $f ]] || (umask 077 && openssl rand -hex 32 >"$f")
+  WEBHOOK_SECRET=$(<"$f")
+}
+
+# demo starts the demo run and follows it until it waits for approval. On
+# the sandbox with the approval server, the pull request starts it, as on
+# GitHub: the sandbox sends its opened delivery (again on a second `up`,
+# which finds the same run: its ID comes from the pull request's head).
+# Otherwise the starter starts it (the same run again on a second `up`: its
+# ID comes from its idempotency key).
 demo() {
   local out=$DATA/demo.out run_id action_id
   echo
-  # On the sandbox the run shows itself as a check run on the pull request's
-  # page (a personal token on real GitHub may not write checks).
-  local check=()
-  ((USE_SANDBOX)) && check=(--check-run)
-  echo "starting the demo run: bin/starter start --repo $DEMO_REPO --pr $DEMO_PR ${check[*]} --follow"
-  "$BIN/starter" start --repo "$DEMO_REPO" --pr "$DEMO_PR" --user "${USER:-cli}" "${check[@]}" --follow | tee "$out"
-  run_id=$(head -n 1 "$out")
+  if ((USE_SANDBOX)) && [[ -x $BIN/approval ]]; then
+    local events=http://$SANDBOX_ADDR/_sandbox/pulls/$DEMO_REPO/$DEMO_PR/events answer
+    echo "opening the demo pull request: curl -d '{\"action\":\"opened\"}' $events"
+    answer=$(curl -fsS --max-time 30 -d '{"action":"opened"}' "$events")
+    run_id=$(grep -o 'run run-[0-9a-f]*' <<<"$answer" | head -n 1 | cut -d' ' -f2) || true
+    if [[ -z $run_id ]]; then
+      echo "the approval server started no run for the opened delivery; the sandbox's answer: $answer" >&2
+      tail -n 20 "$(logfile approval)" >&2
+      exit 1
+    fi
+    echo "the approval server started the review: $run_id"
+    "$BIN/starter" events "$run_id" --follow | tee "$out"
+  else
+    # On the sandbox the run shows itself as a check run on the pull
+    # request's page (a personal token on real GitHub may not write checks).
+    local check=()
+    ((USE_SANDBOX)) && check=(--check-run)
+    echo "starting the demo run: bin/starter start --repo $DEMO_REPO --pr $DEMO_PR ${check[*]} --follow"
+    "$BIN/starter" start --repo "$DEMO_REPO" --pr "$DEMO_PR" --user "${USER:-cli}" "${check[@]}" --follow | tee "$out"
+    run_id=$(head -n 1 "$out")
+  fi
   action_id=$(sed -n 's/^run .* is waiting for approval of action \(.*\)$/\1/p' "$out")
   # The starter's own default address is the default port's.
   local starter=bin/starter
@@ -156,6 +191,7 @@ demo() {
     echo "reject:        $starter reject $run_id --action $action_id --as alice --reason 'not now'"
   fi
   if ((USE_SANDBOX)); then
+    echo "pull request:  http://$SANDBOX_ADDR/$DEMO_REPO/pull/$DEMO_PR (the check run's buttons decide as the person you pick)"
     echo "recommender:   $starter start --agent recommend --target kind=recommendation_request --target city=riverside" \
       "--target party_size=2 --target budget=150 --goal 'somewhere for two to talk, about 150, coupons welcome' --approver alice --follow"
   fi
@@ -226,6 +262,7 @@ check_ports() {
 up() {
   mkdir -p "$DATA"
   choose_github
+  webhook_secret
   check_ports
   start_temporal
   ((USE_SANDBOX)) && start_sandbox

@@ -49,7 +49,7 @@ func Settings() config.Table[Config] {
 				Parse: parseAppKeyFile},
 			{Name: "SANDBOX_APP_SLUG", Default: "agentrun", Description: "the app's slug; its bot posts as SLUG[bot]",
 				Parse: func(c *Config, v string) error { c.App.Slug = v; return nil }},
-			{Name: "SANDBOX_WEBHOOK_URL", Description: "where pull_request deliveries go, as GitHub sends them (the approval server's /github/webhook); default none",
+			{Name: "SANDBOX_WEBHOOK_URL", Description: "where pull_request and check_run requested_action deliveries go, as GitHub sends them (the approval server's /github/webhook); default none",
 				Parse: func(c *Config, v string) error { c.Webhook.URL = v; return config.HTTPURL(v) }},
 			{Name: "SANDBOX_WEBHOOK_SECRET", Secret: true, Description: "signs those deliveries (X-Hub-Signature-256): the approval server's GITHUB_WEBHOOK_SECRET",
 				Parse: func(c *Config, v string) error { c.Webhook.Secret = v; return nil }},
