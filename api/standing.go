@@ -8,10 +8,10 @@ import "strings"
 // plainly done. This is the one mapping; the run page and its history use
 // it.
 type Standing struct {
-	Key   string
-	Words string
+	Key   string `json:"key"`
+	Words string `json:"words"`
 	// Detail is why, in one line (StandingOfRun); empty from StandingOf.
-	Detail string
+	Detail string `json:"detail,omitempty"`
 }
 
 // Standing keys beyond the run statuses themselves.

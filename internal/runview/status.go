@@ -122,7 +122,7 @@ func stepDuration(st api.AgentStep) string {
 
 // standingLine is the run's status and, where they say more, its
 // api.StandingOfRun words and why: "completed · Partial: get_coupons
-// failed: coupons unavailable".
+// failed (coupons unavailable)".
 func standingLine(snap api.RunSnapshot) string {
 	line := string(snap.Run.Status)
 	st := api.StandingOfRun(snap)
