@@ -80,6 +80,11 @@ const MemoRequestHash = "AgentRunRequestHash"
 // visibility alone instead of querying each one.
 const MemoInbox = "AgentRunInbox"
 
+// MemoStanding is the memo field a run sets once it ends: its
+// StandingOfRun, so that a listing (`starter list`) shows how each ended
+// run stands from visibility alone instead of querying each one.
+const MemoStanding = "AgentRunStanding"
+
 // InboxMemo is what the inbox shows of a waiting run: its actions still
 // waiting when it began to wait, and the run's fields beside them.
 type InboxMemo struct {

@@ -8,10 +8,10 @@ import "strings"
 // plainly done. This is the one mapping; the run page and its history use
 // it.
 type Standing struct {
-	Key   string
-	Words string
+	Key   string `json:"key"`
+	Words string `json:"words"`
 	// Detail is why, in one line (StandingOfRun); empty from StandingOf.
-	Detail string
+	Detail string `json:"detail,omitempty"`
 }
 
 // Standing keys beyond the run statuses themselves.
@@ -33,7 +33,7 @@ func StandingOf(status RunStatus, outcome string) Standing {
 	case RunCompleted:
 		switch outcome {
 		case OutcomePartial:
-			return Standing{Key: StandingPartial, Words: "Partly done"}
+			return Standing{Key: StandingPartial, Words: "Partial"}
 		case OutcomeNotDone:
 			return Standing{Key: StandingNotDone, Words: "Not done"}
 		}
@@ -73,7 +73,7 @@ func StandingOfOutcome(run Run, o Outcome, cancel *Cancellation) Standing {
 		failed := failedTools(o)
 		switch {
 		case len(o.Posted) > 0 && (run.Outcome == OutcomePartial || len(failed) > 0):
-			s = Standing{Key: StandingPartial, Words: "Partly done", Detail: strings.Join(failed, "; ")}
+			s = Standing{Key: StandingPartial, Words: "Partial", Detail: strings.Join(failed, "; ")}
 		case len(o.Posted) == 0 && len(o.Declined) > 0:
 			d := o.Declined[len(o.Declined)-1]
 			s = Standing{Key: StandingNotDone, Detail: d.Reason}
@@ -94,13 +94,13 @@ func StandingOfOutcome(run Run, o Outcome, cancel *Cancellation) Standing {
 	return s
 }
 
-// failedTools name each failed step of o: "get_coupons failed: coupon
-// service unavailable".
+// failedTools name each failed step of o and why: "get_coupons failed
+// (coupons unavailable)".
 func failedTools(o Outcome) []string {
 	var out []string
 	for _, f := range o.Failed {
 		if f.StepID != "" {
-			out = append(out, f.What+" failed: "+TruncateUTF8(f.Error, 200))
+			out = append(out, f.What+" failed ("+TruncateUTF8(f.Error, 200)+")")
 		}
 	}
 	return out

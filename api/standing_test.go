@@ -11,7 +11,7 @@ func std(key, words string) Standing { return Standing{Key: key, Words: words} }
 func TestACompletedRunStandsByWhatItDidNeverPlainlyDone(t *testing.T) {
 	require.Equal(t, std("completed", "Done"), StandingOf(RunCompleted, OutcomeComplete))
 	require.Equal(t, std("completed", "Done"), StandingOf(RunCompleted, ""))
-	require.Equal(t, std(StandingPartial, "Partly done"), StandingOf(RunCompleted, OutcomePartial))
+	require.Equal(t, std(StandingPartial, "Partial"), StandingOf(RunCompleted, OutcomePartial))
 	require.Equal(t, std(StandingNotDone, "Not done"), StandingOf(RunCompleted, OutcomeNotDone))
 	require.Equal(t, std("waiting_for_user", "Waiting for approval"), StandingOf(RunWaitingForUser, ""))
 	require.Equal(t, std("cancelled", "Cancelled"), StandingOf(RunCancelled, OutcomeNotDone), "only a completed run stands by its outcome")
@@ -30,7 +30,7 @@ func TestARunStandsByItsOutcomeWithWhyInOneLine(t *testing.T) {
 		"done": {done, Outcome{Posted: posted}, nil, std("completed", "Done")},
 		"partial, naming the tool that failed": {Run{Status: RunCompleted, Outcome: OutcomePartial},
 			Outcome{Posted: posted, Failed: []FailedOutcome{{StepID: "s-4", What: "get_coupons", Error: "coupons unavailable"}}}, nil,
-			Standing{StandingPartial, "Partly done", "get_coupons failed: coupons unavailable"}},
+			Standing{StandingPartial, "Partial", "get_coupons failed (coupons unavailable)"}},
 		"rejected: nothing done": {done, Outcome{Declined: []DeclinedOutcome{{State: ActionRejected, By: "bob", Reason: "wrong file"}}}, nil,
 			Standing{StandingNotDone, "Rejected by bob", "wrong file"}},
 		"sent back with feedback, not rejected": {done, Outcome{Declined: []DeclinedOutcome{{State: ActionRejected, Feedback: true, By: "bob", Reason: "shorter"}}}, nil,

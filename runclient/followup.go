@@ -90,7 +90,7 @@ func (c *Client) Conversation(ctx context.Context, conversationID string) ([]Lis
 	query := fmt.Sprintf("WorkflowType = %q AND %s = '%s'", api.WorkflowName, api.SearchAttrConversation.GetName(), conversationID)
 	var rows []Listed
 	err := c.eachPage(ctx, query, listPageSize, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
-		rows = append(rows, listedOf(execs)...)
+		rows = append(rows, c.listedOf(execs)...)
 		return len(rows) < maxConversationRuns
 	})
 	if err != nil {

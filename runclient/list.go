@@ -36,6 +36,11 @@ type Listed struct {
 	// Agent is AgentRunAgent; empty on runs started before it existed.
 	Agent     string    `json:"agent,omitempty"`
 	StartedAt time.Time `json:"startedAt"`
+	// Standing is how the run stands (api.StandingOfRun): for an ended run,
+	// the one it wrote into its memo (api.MemoStanding) as it ended, so
+	// that a listing needs no query per run; for any other run, or one
+	// whose memo this client cannot read, the standing of its status.
+	Standing api.Standing `json:"standing"`
 }
 
 // ListFilter narrows a listing; a zero field matches every run. Both values
@@ -77,7 +82,7 @@ func (c *Client) List(ctx context.Context, f ListFilter) ([]Listed, error) {
 	}
 	var rows []Listed
 	err = c.eachPage(ctx, query, listPageSize, func(execs []*workflowpb.WorkflowExecutionInfo) bool {
-		rows = append(rows, listedOf(execs)...)
+		rows = append(rows, c.listedOf(execs)...)
 		return true
 	})
 	if err != nil {
@@ -117,7 +122,7 @@ func (c *Client) ListPage(ctx context.Context, f ListFilter, size int, token str
 	if err != nil {
 		return Page{}, err
 	}
-	rows := listedOf(page.GetExecutions())
+	rows := c.listedOf(page.GetExecutions())
 	sortNewestFirst(rows)
 	return Page{Runs: rows, NextPageToken: sealPageToken(query, page.GetNextPageToken())}, nil
 }
@@ -160,18 +165,34 @@ func openPageToken(query, token string) ([]byte, error) {
 	return raw, nil
 }
 
-func listedOf(execs []*workflowpb.WorkflowExecutionInfo) []Listed {
+func (c *Client) listedOf(execs []*workflowpb.WorkflowExecutionInfo) []Listed {
 	rows := make([]Listed, 0, len(execs))
 	for _, ex := range execs {
 		fields := ex.GetSearchAttributes().GetIndexedFields()
+		status := runStatusOf(fields, ex.GetStatus())
 		rows = append(rows, Listed{
 			RunID:     ex.GetExecution().GetWorkflowId(),
-			Status:    runStatusOf(fields, ex.GetStatus()),
+			Status:    status,
 			Agent:     keywordOf(fields, api.SearchAttrAgent.GetName()),
 			StartedAt: ex.GetStartTime().AsTime(),
+			Standing:  c.standingOf(ex, api.RunStatus(status)),
 		})
 	}
 	return rows
+}
+
+// standingOf reads the standing an ended run wrote into its memo. A run
+// still open, one that ended before runs wrote it, and one whose memo this
+// client cannot decode (encrypted for a codec it lacks) stand by their
+// status alone.
+func (c *Client) standingOf(ex *workflowpb.WorkflowExecutionInfo, status api.RunStatus) api.Standing {
+	if p, ok := ex.GetMemo().GetFields()[api.MemoStanding]; ok && status.IsTerminal() {
+		var s api.Standing
+		if err := c.converter().FromPayload(p, &s); err == nil && s.Words != "" {
+			return s
+		}
+	}
+	return api.StandingOf(status, "")
 }
 
 // sortNewestFirst orders runs by start time, newest first, and runs started

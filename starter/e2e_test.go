@@ -194,7 +194,7 @@ func TestListShowsRunsFilteredByStatus(t *testing.T) {
 	completed := s.starter("list", "--status", "completed")
 	require.Equal(t, 0, completed.code, completed.stderr)
 	require.NotContains(t, completed.stdout, runID)
-	require.Equal(t, []string{"RUN", "ID", "AGENT", "STATUS", "STARTED"}, strings.Fields(firstLine(completed.stdout)))
+	require.Equal(t, []string{"RUN", "ID", "AGENT", "STATUS", "STARTED", "OUTCOME"}, strings.Fields(firstLine(completed.stdout)))
 
 	mine := s.starter("list", "--agent", "pr-review")
 	require.Equal(t, 0, mine.code, mine.stderr)
@@ -202,6 +202,20 @@ func TestListShowsRunsFilteredByStatus(t *testing.T) {
 	other := s.starter("list", "--agent", "triage", "--status", "running")
 	require.Equal(t, 0, other.code, other.stderr)
 	require.NotContains(t, other.stdout, runID, "a pr-review run is not listed under triage")
+
+	// Once it ends, its row says how it stands, as every view does.
+	pending := s.snapshot(t, runID).PendingAction
+	require.NotNil(t, pending)
+	require.Equal(t, 0, s.starter("reject", runID, "--action", pending.ID, "--as", "alice", "--reason", "not now").code)
+	require.Eventually(t, func() bool {
+		r := s.starter("list", "--status", "completed")
+		for _, line := range strings.Split(r.stdout, "\n") {
+			if strings.HasPrefix(line, runID+" ") {
+				return strings.HasSuffix(line, "Rejected by alice: not now")
+			}
+		}
+		return false
+	}, 20*time.Second, 100*time.Millisecond, "the ended run's row never said who rejected it and why")
 }
 
 func TestListWaitingForUserShowsTheApprovalInboxWithEachActionID(t *testing.T) {

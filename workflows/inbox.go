@@ -44,3 +44,15 @@ func publishInbox(ctx workflow.Context, cp *api.Checkpoint) {
 		workflow.GetLogger(ctx).Warn("upsert the inbox memo failed", "error", err)
 	}
 }
+
+// publishStanding writes the run's api.StandingOfRun into its memo
+// (api.MemoStanding) once it ends, in the words every view says.
+func publishStanding(ctx workflow.Context, cp *api.Checkpoint) {
+	if !cp.Run.Status.IsTerminal() {
+		return
+	}
+	standing := api.StandingOfOutcome(cp.Run, outcomeOf(cp), cp.Cancel)
+	if err := workflow.UpsertMemo(ctx, map[string]any{api.MemoStanding: standing}); err != nil {
+		workflow.GetLogger(ctx).Warn("upsert the standing memo failed", "error", err)
+	}
+}

@@ -81,3 +81,35 @@ func TestARunWritesItsWaitingActionToItsMemoOncePerWait(t *testing.T) {
 	require.Equal(t, two[0].Actions[0].ID, two[2].Actions[0].ID)
 	require.Equal(t, api.ActionWaiting, two[2].Actions[0].State)
 }
+
+// standingMemos are the standings a history wrote into its memo, in order.
+func standingMemos(t *testing.T, events []*historypb.HistoryEvent) []api.Standing {
+	t.Helper()
+	var out []api.Standing
+	for _, ev := range events {
+		fields := ev.GetWorkflowPropertiesModifiedEventAttributes().GetUpsertedMemo().GetFields()
+		if p, ok := fields[api.MemoStanding]; ok {
+			var s api.Standing
+			require.NoError(t, converter.GetDefaultDataConverter().FromPayload(p, &s))
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// A run writes how it stands into its memo once, as it ends, in the words
+// every view says, so that a listing reads it without a query per run.
+func TestARunWritesItsStandingToItsMemoOnceAsItEnds(t *testing.T) {
+	require.Equal(t, []api.Standing{{Key: "completed", Words: "Done"}}, standingMemos(t, historyOf(t, "replay", "happy.json")))
+	require.Empty(t, standingMemos(t, historyOf(t, "replay", "happy.waiting.json")), "an open run has none")
+
+	partial := standingMemos(t, historyOf(t, "replay", "recommend-coupons-down.json"))
+	require.Len(t, partial, 1)
+	require.Equal(t, api.StandingPartial, partial[0].Key)
+	require.Equal(t, "Partial", partial[0].Words)
+	require.Contains(t, partial[0].Detail, "get_coupons failed (coupons unavailable: the merchant service answered 503")
+
+	rejected := standingMemos(t, historyOf(t, "replay", "reject.json"))
+	require.Len(t, rejected, 1)
+	require.Contains(t, rejected[0].Words, "Rejected by ")
+}

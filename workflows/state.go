@@ -110,6 +110,7 @@ func (s *runState) upsertStatus(ctx workflow.Context) {
 		workflow.GetLogger(ctx).Warn("upsert AgentRunStatus failed", "error", err)
 	}
 	publishInbox(ctx, &s.Checkpoint)
+	publishStanding(ctx, &s.Checkpoint)
 }
 
 // upsertStartAttrs makes the run's search attributes say its status, its

@@ -258,7 +258,7 @@ func TestBrowserHistoryAndInboxReadAtBothWidths(t *testing.T) {
 	))
 	statuses, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("table.runs td[data-label=Status]")].map(e => e.innerText.replace(/\s+/g, " ").trim())`))
 	require.NoError(t, err)
-	require.Contains(t, statuses, "Partly done get_coupons failed: coupons unavailable")
+	require.Contains(t, statuses, "Partial get_coupons failed (coupons unavailable)")
 	require.Contains(t, statuses, "Cancelled by alice wrong pull request")
 	requireNothingBrokenMidWord(t, ctx, "history")
 	requireAccessible(t, ctx, "history")

@@ -212,7 +212,8 @@ type runView struct {
 	StatusDetail string
 	Ended        bool
 	RunFailed    bool
-	// ShowLabel hides a label that only repeats the status ("Done Done").
+	// ShowLabel hides a label that only repeats the status ("Done Done")
+	// or contradicts it ("Partial … Done").
 	ShowLabel bool
 	// ShowOutcome is false only for a run from before outcomes, whose
 	// snapshot has none.
@@ -255,12 +256,15 @@ func (s *pages) runView(w http.ResponseWriter, r *http.Request, runID string, sn
 		StatusKey:    standing.Key,
 		Ended:        snap.Run.Status.IsTerminal(),
 		RunFailed:    snap.Run.Status == api.RunFailed,
-		ShowLabel:    snap.Label != "" && !strings.EqualFold(snap.Label, standing.Words),
-		ShowOutcome:  snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
-		Steps:        steps,
-		Refusals:     s.pageRefusals(runID, snap, events),
-		Viewer:       s.viewer(r),
-		Notice:       s.formNotice(r.URL.Query().Get("result"), snap),
+		// An ended run's "Done" label would contradict a standing such as
+		// "Partial" or "Rejected by bob"; the standing says how it ended.
+		ShowLabel: snap.Label != "" && !strings.EqualFold(snap.Label, standing.Words) &&
+			!(snap.Label == api.LabelDone && snap.Run.Status.IsTerminal()),
+		ShowOutcome: snap.Outcome.Summary != "" || len(snap.Outcome.Posted)+len(snap.Outcome.Declined)+len(snap.Outcome.Failed) > 0,
+		Steps:       steps,
+		Refusals:    s.pageRefusals(runID, snap, events),
+		Viewer:      s.viewer(r),
+		Notice:      s.formNotice(r.URL.Query().Get("result"), snap),
 	}
 	form := formView{RunID: runID, CSRF: s.csrf.Token(w, r), RequestID: "web-" + auth.RandomToken(), Viewer: view.Viewer, typed: typed}
 	view.Actions, view.Batch = s.actionViews(snap, form)

@@ -57,11 +57,11 @@ func TestARunSentBackWithFeedbackIsNotRejectedAndAPartialRunNamesTheToolThatFail
 	require.NotContains(t, page, "Rejected")
 
 	page, _ = h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-partial")
-	require.Contains(t, page, `badge-partial">Partly done</span>`)
-	require.Contains(t, page, "get_coupons failed: coupons unavailable")
+	require.Contains(t, page, `badge-partial">Partial</span>`)
+	require.Contains(t, page, "get_coupons failed (coupons unavailable)")
 
 	history := readAll(t, h.get("/runs", nil))
-	require.Contains(t, history, "Partly done")
-	require.Contains(t, history, "get_coupons failed: coupons unavailable")
+	require.Contains(t, history, "Partial")
+	require.Contains(t, history, "get_coupons failed (coupons unavailable)")
 	require.Contains(t, history, "Sent back by bob")
 }

@@ -215,11 +215,11 @@ func TestRunPageAndHistoryOfARunThatDidNotDoItsTaskNeverShowAGreenDone(t *testin
 	require.NotContains(t, page, `badge-completed">Done`)
 
 	page, _ = h.browser(map[string]string{"X-Forwarded-User": "alice"}).openRun("run-2")
-	require.Contains(t, page, `badge-partial">Partly done`)
+	require.Contains(t, page, `badge-partial">Partial`)
 
 	history := readAll(t, h.get("/runs", map[string]string{"X-Forwarded-User": "alice"}))
 	require.Contains(t, history, `badge-not_done">Not done`)
-	require.Contains(t, history, `badge-partial">Partly done`)
+	require.Contains(t, history, `badge-partial">Partial`)
 	require.NotContains(t, history, `badge-completed">Done`)
 }
 

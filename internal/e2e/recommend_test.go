@@ -121,6 +121,11 @@ func TestTheReadmesRecommenderWalkthroughRunsAsWrittenWithTheCouponOutage(t *tes
 	require.Equal(t, api.OutcomePartial, snap.Run.Outcome)
 	require.Contains(t, res.Answer, "10 candidates → 6 in budget → 3 chosen.")
 	require.Contains(t, res.Answer, "partial: coupons unavailable (tool get_coupons failed: ")
+	status, err := RunCommand(ctx, s.Bins.Starter, s.StarterEnv(), "status", snap.Run.ID)
+	require.NoError(t, err)
+	require.Equal(t, 0, status.ExitCode, status.Stderr)
+	require.Contains(t, status.Stdout, "completed · Partial: get_coupons failed (coupons unavailable: the merchant service answered 503",
+		"starter status says partial in words, with the reason")
 	saved := s.Sandbox.recommendations(t)
 	require.Len(t, saved, 2, "the outage's run saves its one recommendation too")
 	require.Contains(t, string(saved[1].Body), `"partial":true`)

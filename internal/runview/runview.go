@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
@@ -73,15 +74,36 @@ func Reaction(w io.Writer, r SignalReaction) error {
 // List prints one row per run.
 func List(w io.Writer, rows []runclient.Listed) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RUN ID\tAGENT\tSTATUS\tSTARTED")
+	fmt.Fprintln(tw, "RUN ID\tAGENT\tSTATUS\tSTARTED\tOUTCOME")
 	for _, r := range rows {
 		// A run from before runs named their agent ran the default one.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.RunID, cmp.Or(r.Agent, api.DefaultAgent), r.Status, FormatTime(r.StartedAt))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.RunID, cmp.Or(r.Agent, api.DefaultAgent), r.Status, FormatTime(r.StartedAt), listedOutcome(r))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write the list: %w", err)
 	}
 	return nil
+}
+
+// listOutcomeRunes bounds the why of a listed run's outcome, so that one
+// long error does not widen every row; `starter status` says it whole.
+const listOutcomeRunes = 60
+
+// listedOutcome is how an ended run stands (Listed.Standing) and why, in
+// one cell; "-" while it is open, as its status says all there is.
+func listedOutcome(r runclient.Listed) string {
+	if !api.RunStatus(r.Status).IsTerminal() || r.Standing.Words == "" {
+		return "-"
+	}
+	out := r.Standing.Words
+	if r.Standing.Detail != "" {
+		detail := oneLine(r.Standing.Detail)
+		if utf8.RuneCountInString(detail) > listOutcomeRunes {
+			detail = string([]rune(detail)[:listOutcomeRunes-1]) + "…"
+		}
+		out += ": " + detail
+	}
+	return out
 }
 
 // ApprovalInbox prints one row per action waiting for a person, soonest

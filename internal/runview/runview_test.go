@@ -118,7 +118,12 @@ func TestListRenderingMatchesGolden(t *testing.T) {
 	rows := []runclient.Listed{
 		{RunID: "review-acme-widgets-1-65735bd75e04", Agent: "pr-review", Status: "waiting_for_user", StartedAt: started},
 		{RunID: "triage-acme-widgets-3-1a2b3c4d5e6f", Agent: "triage", Status: "running", StartedAt: started.Add(-time.Minute)},
-		{RunID: "review-acme-widgets-2-0c1d2e3f4a5b", Status: "completed", StartedAt: started.Add(-time.Hour)},
+		{RunID: "review-acme-widgets-2-0c1d2e3f4a5b", Status: "completed", StartedAt: started.Add(-time.Hour),
+			Standing: api.Standing{Key: "completed", Words: "Done"}},
+		{RunID: "recommend-riverside-9f8e7d6c5b4a", Agent: "recommend", Status: "completed", StartedAt: started.Add(-2 * time.Hour),
+			Standing: api.Standing{Key: api.StandingPartial, Words: "Partial", Detail: "get_coupons failed (coupons unavailable: the merchant service answered 503 to /coupons)"}},
+		{RunID: "review-acme-widgets-4-aa11bb22cc33", Status: "cancelled", StartedAt: started.Add(-3 * time.Hour),
+			Standing: api.Standing{Key: "cancelled", Words: "Cancelled by alice", Detail: "wrong PR"}},
 		{RunID: "nightly", Status: "terminated", StartedAt: started.Add(-48 * time.Hour)},
 	}
 	var out bytes.Buffer

@@ -21,7 +21,7 @@ func TestStatusSaysTheRunsStandingWithWhy(t *testing.T) {
 	}
 	var b strings.Builder
 	require.NoError(t, Status(&b, "recommend-1", partial, nil))
-	require.Contains(t, b.String(), "status   completed · Partly done: get_coupons failed: coupons unavailable\n")
+	require.Contains(t, b.String(), "status   completed · Partial: get_coupons failed (coupons unavailable)\n")
 	require.Contains(t, b.String(), "target   table for 2 in riverside (budget 150)\n")
 
 	cancel := &api.Cancellation{By: "alice", Reason: "wrong pull request"}

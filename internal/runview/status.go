@@ -124,8 +124,8 @@ func stepDuration(st api.AgentStep) string {
 }
 
 // standingLine is the run's status and, where they say more, its
-// api.StandingOfRun words and why: "completed · Partly done: get_coupons
-// failed: coupons unavailable".
+// api.StandingOfRun words and why: "completed · Partial: get_coupons
+// failed (coupons unavailable)".
 func standingLine(snap api.RunSnapshot) string {
 	line := string(snap.Run.Status)
 	st := api.StandingOfRun(snap)

@@ -97,10 +97,11 @@ func (t *read) Spec() api.ToolSpec {
 	return api.ToolSpec{Name: t.name, Description: t.description, Parameters: json.RawMessage(t.schema), Words: t.words}
 }
 
-// Execute sends the GET. A 503 is the service saying it is down: that is
-// final for this run (tools.Rejected), so that an optional read such as
-// get_coupons degrades the answer now instead of holding the person for the
-// minutes of a read's retries. Any other failure is retried.
+// Execute sends the GET. A 503 is the service saying it is down ("coupons
+// unavailable", the reason a partial run gives): that is final for this run
+// (tools.Rejected), so that an optional read such as get_coupons degrades
+// the answer now instead of holding the person for the minutes of a read's
+// retries. Any other failure is retried.
 func (t *read) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, error) {
 	q, err := t.query(call.Args)
 	if err != nil {
@@ -125,7 +126,7 @@ func (t *read) Execute(ctx context.Context, call tools.Call) (api.ToolOutput, er
 	}
 	switch {
 	case resp.StatusCode == http.StatusServiceUnavailable:
-		return api.ToolOutput{}, tools.Rejected(fmt.Sprintf("the merchant service answered %d to %s", resp.StatusCode, t.path), nil)
+		return api.ToolOutput{}, tools.Rejected(fmt.Sprintf("%s unavailable: the merchant service answered %d to %s", t.words.Noun, resp.StatusCode, t.path), nil)
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusTooManyRequests:
 		return api.ToolOutput{}, fmt.Errorf("%s: the merchant service answered %d", t.name, resp.StatusCode)
 	case resp.StatusCode != http.StatusOK:
