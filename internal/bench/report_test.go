@@ -30,6 +30,9 @@ type benchScale struct {
 	queries              int
 	waitingRuns          int
 	kills                int // workers killed mid-post, one run each
+	// webhookReviews are the reviews started and approved by deliveries
+	// (webhook_test.go), each against one bare run.
+	webhookReviews int
 	// stickyCache sizes the worker's sticky cache for the whole report
 	// (AGENT_STICKY_CACHE_SIZE); 0 leaves the SDK's. The full scale uses
 	// the worker's default, agentworker.DefaultStickyCacheSize: a fifth of
@@ -39,9 +42,9 @@ type benchScale struct {
 
 var (
 	smokeScale = benchScale{name: "smoke", sequentialRuns: 2, batches: 1, concurrency: []int{2, 3},
-		longTurns: 55, longHistoryThreshold: 300, queries: 10, waitingRuns: 5, kills: 2}
+		longTurns: 55, longHistoryThreshold: 300, queries: 10, waitingRuns: 5, kills: 2, webhookReviews: 2}
 	fullScale = benchScale{name: "full", sequentialRuns: 20, batches: 3, concurrency: []int{20, 100},
-		longTurns: 500, longHistoryThreshold: 2000, queries: 200, waitingRuns: 10000, kills: 10, stickyCache: agentworker.DefaultStickyCacheSize}
+		longTurns: 500, longHistoryThreshold: 2000, queries: 200, waitingRuns: 10000, kills: 10, webhookReviews: 20, stickyCache: agentworker.DefaultStickyCacheSize}
 )
 
 // waitingTimeout bounds starting n waiting runs and listing them: 2,000
@@ -163,6 +166,7 @@ func measureRows(t *testing.T, ctx context.Context, rig *overheadRig, s benchSca
 	require.NoError(t, err)
 	rows = append(rows, ratioGoal(fmt.Sprintf("approval signal → create activity started, p99 ms (%d runs each)", len(agentLat)),
 		"≤ 1.2× bare signal → activity p99", percentileMs(agentLat, 99), percentileMs(baseLat, 99), atMost(1.2)))
+	rows = append(rows, rig.measureWebhookRows(t, ctx, s.webhookReviews)...)
 
 	long, err := rig.measureLongRun(ctx, s.longTurns, s.longHistoryThreshold, s.queries)
 	require.NoError(t, err)
