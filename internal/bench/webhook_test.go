@@ -102,7 +102,8 @@ type webhookTimes struct{ toInProgress, toComment time.Duration }
 
 // reviewFromDeliveries opens a fresh pull request by delivery, waits for
 // its check run in_progress, then for its buttons, presses Approve and
-// waits for the comment; it checks that exactly one comment was posted.
+// waits for the comment; it checks that the check run ends success and
+// exactly one comment was posted.
 func (w *webhookRig) reviewFromDeliveries(ctx context.Context) (webhookTimes, error) {
 	ctx, cancel := context.WithTimeout(ctx, runTimeout)
 	defer cancel()
@@ -156,6 +157,13 @@ func (w *webhookRig) reviewFromDeliveries(ctx context.Context) (webhookTimes, er
 		return times, err
 	}
 	times.toComment = time.Since(start)
+	done, err := w.checkRun(ctx, runID, func(c ghsandbox.CheckRun) bool { return c.Status == "completed" })
+	if err != nil {
+		return times, err
+	}
+	if done.Conclusion != "success" {
+		return times, fmt.Errorf("run %s's check run completed %s: %s", runID, done.Conclusion, strings.Join(done.Shown, "; "))
+	}
 	if n := len(w.rig.sandbox.Comments(benchRepoOwner, benchRepoName, pull)); n != 1 {
 		return times, fmt.Errorf("run %s left %d comments on #%d, want 1", runID, n, pull)
 	}
