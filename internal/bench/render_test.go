@@ -49,7 +49,8 @@ func renderReport(in reportInput) string {
 		sb.WriteString(n + "\n")
 	}
 	fmt.Fprintf(&sb, "Driver queries (either side) that timed out under load and were asked again: %d.\n", in.slowQueries)
-	sb.WriteString("Latencies are the server's event times (signal received → activity task started), read from each run's history. ")
+	sb.WriteString("Latencies are the server's event times (signal received → activity task started), read from each run's history; ")
+	sb.WriteString("the pull request rows time agentrun from the delivery's POST to what the sandbox holds, and the bare run from the driver's start or signal to its activity's started event (one machine, one clock). ")
 	sb.WriteString("VmRSS is that of the bench process, which holds the worker (and the driver and the sandbox, which keep nothing per waiting run).\n")
 	if in.profileTop != "" {
 		fmt.Fprintf(&sb, "\nCPU profile of the bench process (worker and driver), top entries:\n\n```\n%s```\n", in.profileTop)
