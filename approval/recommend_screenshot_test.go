@@ -84,6 +84,9 @@ func TestBrowserTheRecommendersWaitingPageShowsItsPicksAsATableAndItsTarget(t *t
 		require.NoError(t, err)
 		require.Empty(t, overflow, "tables wider than the page at %d px", width)
 	}
+	found, err = chromedp.Run(ctx, chromedp.Evaluate[[]testkit.AxeViolation](testkit.AxeSeriousViolations, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	require.Empty(t, found, "axe-core on the recommender's waiting page at 390 px")
 	screenshot(t, ctx, "recommend-waiting-390.png")
 }
 
