@@ -32,6 +32,9 @@ type readableView struct {
 	// pretty-printed, or "" for none.
 	Method, URL string
 	Body        string
+	// HasBody is whether the request has a body, shown or not (the
+	// inbox's excerpt leaves it out).
+	HasBody bool
 	// Tables are the body's records and plain objects, as tables.
 	Tables []dataTable
 }
@@ -96,6 +99,7 @@ func readablePreview(kind api.PreviewKind, tool, preview string) *readableView {
 		}
 		v.Method, v.URL = method, target
 		v.Body, v.Tables = structured(body)
+		v.HasBody = v.Body != ""
 	case api.PreviewJSON:
 		v.Body, v.Tables = structured(preview)
 		if v.Body == "" {

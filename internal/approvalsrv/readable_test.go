@@ -53,6 +53,7 @@ func TestTheInboxShowsAStructuredPreviewsRequestAndFirstRows(t *testing.T) {
 	require.NotNil(t, v)
 	require.Equal(t, "POST", v.Method)
 	require.Empty(t, v.Body, "the inbox shows no full body")
+	require.True(t, v.HasBody, "yet the request has one: the excerpt never says \"Body none\"")
 	require.NotEmpty(t, v.Tables)
 }
 
