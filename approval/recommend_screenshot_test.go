@@ -103,6 +103,11 @@ func TestBrowserTheRecommendersWaitingPageShowsItsPicksAsATableAndItsTarget(t *t
 		require.NoError(t, err)
 		screenshot(t, ctx, fmt.Sprintf("recommend-inbox-%d.png", width))
 		require.Empty(t, overflow, "the inbox wider than the page at %d px", width)
+		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](testkit.AxeCore(t)+";true"))
+		require.NoError(t, err)
+		found, err = chromedp.Run(ctx, chromedp.Evaluate[[]testkit.AxeViolation](testkit.AxeSeriousViolations, chromedp.EvalAwaitPromise))
+		require.NoError(t, err)
+		require.Empty(t, found, "axe-core on the inbox at %d px", width)
 	}
 	screenshot(t, ctx, "recommend-waiting-390.png")
 }
