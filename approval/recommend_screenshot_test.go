@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -74,6 +75,41 @@ func TestBrowserTheRecommendersWaitingPageShowsItsPicksAsATableAndItsTarget(t *t
 	require.NoError(t, err)
 	require.Empty(t, found, "axe-core on the recommender's waiting page")
 	screenshot(t, ctx, "recommend-waiting.png")
+
+	// At both widths the picks fit the page: no table wider than its
+	// column, so no reason cut off behind a scroll bar.
+	for _, width := range []int64{1280, 390} {
+		require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(width, 1000)))
+		overflow, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll(".table-scroll")].filter(e => e.scrollWidth > e.clientWidth+1).map(e => e.getAttribute("aria-label"))`))
+		require.NoError(t, err)
+		require.Empty(t, overflow, "tables wider than the page at %d px", width)
+	}
+	found, err = chromedp.Run(ctx, chromedp.Evaluate[[]testkit.AxeViolation](testkit.AxeSeriousViolations, chromedp.EvalAwaitPromise))
+	require.NoError(t, err)
+	require.Empty(t, found, "axe-core on the recommender's waiting page at 390 px")
+
+	// The inbox's row of it, its excerpt open: the first picks fit too.
+	for _, width := range []int64{1280, 390} {
+		require.NoError(t, chromedp.Do(ctx,
+			chromedp.EmulateViewport(width, 1000),
+			chromedp.Navigate(s.approval.URL+"/"),
+			chromedp.WaitVisible("details.excerpt summary"),
+			chromedp.Click("details.excerpt summary"),
+			chromedp.WaitVisible("details.excerpt table.data"),
+		))
+		overflow, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll(".table-scroll, main")].filter(e => e.scrollWidth > e.clientWidth+1).map(e => e.getAttribute("aria-label") || e.tagName)`))
+		require.NoError(t, err)
+		screenshot(t, ctx, fmt.Sprintf("recommend-inbox-%d.png", width))
+		require.Empty(t, overflow, "the inbox wider than the page at %d px", width)
+		_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](testkit.AxeCore(t)+";true"))
+		require.NoError(t, err)
+		found, err = chromedp.Run(ctx, chromedp.Evaluate[[]testkit.AxeViolation](testkit.AxeSeriousViolations, chromedp.EvalAwaitPromise))
+		require.NoError(t, err)
+		require.Empty(t, found, "axe-core on the inbox at %d px", width)
+	}
+	screenshot(t, ctx, "recommend-waiting-390.png")
 }
 
 // TestBrowserAPartialRecommenderRunReadsPartialWithItsReasonOnItsPageAndInHistory
@@ -102,6 +138,8 @@ func TestBrowserAPartialRecommenderRunReadsPartialWithItsReasonOnItsPageAndInHis
 	require.NotContains(t, texts, "#run-label", "no \"Done\" beside \"Partial\"")
 	require.Contains(t, texts["#run-status-detail"], reason)
 	screenshot(t, ctx, "recommend-partial.png")
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(390, 1000)))
+	screenshot(t, ctx, "recommend-partial-390.png")
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(s.approval.URL+"/runs"),

@@ -14,8 +14,11 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -29,6 +32,9 @@ type readableView struct {
 	// pretty-printed, or "" for none.
 	Method, URL string
 	Body        string
+	// HasBody is whether the request has a body, shown or not (the
+	// inbox's excerpt leaves it out).
+	HasBody bool
 	// Tables are the body's records and plain objects, as tables.
 	Tables []dataTable
 }
@@ -39,6 +45,10 @@ type dataTable struct {
 	Path    string
 	Columns []string
 	Rows    [][]string
+	// Records is a list of records (a row each), not one object's fields.
+	Records bool
+	// Note says what the table leaves out of the body, as words.
+	Note string
 }
 
 // Bounds on what a structured preview shows as tables.
@@ -89,6 +99,7 @@ func readablePreview(kind api.PreviewKind, tool, preview string) *readableView {
 		}
 		v.Method, v.URL = method, target
 		v.Body, v.Tables = structured(body)
+		v.HasBody = v.Body != ""
 	case api.PreviewJSON:
 		v.Body, v.Tables = structured(preview)
 		if v.Body == "" {
@@ -206,7 +217,113 @@ func recordsTable(path string, list []any) (dataTable, bool) {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	t.Records = true
+	dropRepeats(&t)
 	return t, true
+}
+
+// dropRepeats takes out of each row's free-text column (a reason, a note)
+// the comma-separated parts that only restate another column of the same
+// row, such as "120 for two" beside price_for_two 120 or "coupon: 20 off"
+// beside coupon "20 off"; a part that says anything more stays. A column
+// left empty in every row goes, and the note says so: the body beside the
+// table still holds every byte.
+func dropRepeats(t *dataTable) {
+	for col := len(t.Columns) - 1; col >= 0; col-- {
+		if !isFreeText(t.Columns[col]) {
+			continue
+		}
+		empty, dropped := true, false
+		for _, row := range t.Rows {
+			var kept []string
+			for _, part := range strings.Split(row[col], ",") {
+				if part = strings.TrimSpace(part); part == "" {
+					continue
+				}
+				if restates(part, t.Columns, row, col) {
+					dropped = true
+					continue
+				}
+				kept = append(kept, part)
+			}
+			if row[col] = strings.Join(kept, ", "); row[col] != "" {
+				empty = false
+			}
+		}
+		name := t.Columns[col]
+		if !dropped {
+			continue
+		}
+		if !empty {
+			t.Note = strings.TrimSpace(t.Note + " Parts of " + name + " that repeat another column are left out.")
+			continue
+		}
+		t.Columns = slices.Delete(t.Columns, col, col+1)
+		for i := range t.Rows {
+			t.Rows[i] = slices.Delete(t.Rows[i], col, col+1)
+		}
+		t.Note = strings.TrimSpace(t.Note + " Each " + name + " only repeats the other columns, so it is left out.")
+	}
+}
+
+func isFreeText(column string) bool {
+	switch column {
+	case "reason", "note", "description":
+		return true
+	}
+	return false
+}
+
+// restates reports whether part is another column's value in row, whole
+// words, with nothing else than words of that column's name around it
+// ("rated 4.6" for rating 4.6, "120 for two" for price_for_two 120).
+func restates(part string, columns, row []string, self int) bool {
+	lower := strings.ToLower(part)
+	for c, value := range row {
+		value = strings.ToLower(strings.TrimSpace(value))
+		if c == self || value == "" {
+			continue
+		}
+		at := strings.Index(lower, value)
+		if at < 0 || wordChar(lower[:at], true) || wordChar(lower[at+len(value):], false) {
+			continue
+		}
+		names := map[string]bool{}
+		for _, w := range strings.Split(strings.ToLower(columns[c]), "_") {
+			names[stem(w)] = true
+		}
+		rest := strings.FieldsFunc(lower[:at]+" "+lower[at+len(value):], func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if !slices.ContainsFunc(rest, func(w string) bool { return !names[stem(w)] }) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordChar reports whether s ends (last) or starts with a letter or digit:
+// a value found there would be part of a longer word.
+func wordChar(s string, last bool) bool {
+	if s == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	if last {
+		r, _ = utf8.DecodeLastRuneInString(s)
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// stem is a word without its commonest English endings, so "rated" is
+// "rating"'s word.
+func stem(w string) string {
+	for _, end := range []string{"ing", "ed", "s"} {
+		if len(w) > len(end)+2 {
+			if cut, ok := strings.CutSuffix(w, end); ok {
+				return cut
+			}
+		}
+	}
+	return w
 }
 
 // recordColumns puts the columns people look for first: a name, then an

@@ -212,7 +212,9 @@ func (f Funnel) Explain(req request) string {
 		fmt.Fprintf(&b, "\n%d. %s (%s)", i+1, plainText(m.Name), m.Reason)
 	}
 	if f.CouponsFailed != "" {
-		fmt.Fprintf(&b, "\npartial: coupons unavailable (tool %s failed: %s)", toolGetCoupons, f.CouponsFailed)
+		// The tool's own error usually opens with "coupons unavailable"; say it once.
+		why := cmp.Or(strings.TrimSpace(strings.TrimPrefix(f.CouponsFailed, "coupons unavailable:")), f.CouponsFailed)
+		fmt.Fprintf(&b, "\npartial: coupons unavailable (tool %s failed: %s)", toolGetCoupons, why)
 	}
 	return b.String()
 }

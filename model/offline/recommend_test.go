@@ -3,6 +3,7 @@ package offline_test
 import (
 	"context"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -92,6 +93,7 @@ func TestRecommendWithCouponsDownChoosesWithoutCouponsAndNamesTheFailedTool(t *t
 	require.Contains(t, answer, "10 candidates → 6 in budget → 3 chosen.")
 	require.Contains(t, answer, "1. Garden Courtyard (160 for two, quiet, rated 4.7)")
 	require.Contains(t, answer, "partial: coupons unavailable (tool get_coupons failed: ")
+	require.Equal(t, 1, strings.Count(answer, "coupons unavailable"), "the partial line says it once: %s", answer)
 	require.NotContains(t, answer, "coupon: ")
 	require.Contains(t, string(save.ToolCalls[0].Arguments), `"partial":true`)
 }
