@@ -1,7 +1,6 @@
 package approvalsrv
 
 import (
-	"context"
 	"net/http/httptest"
 	"testing"
 
@@ -12,36 +11,59 @@ import (
 	"github.com/agentrun/agentrun/internal/testkit"
 )
 
-// A real worker reviews the sandbox's pull request from its opened
-// delivery; a push while the review waits supersedes its action (expired,
-// "superseded by <sha>"), posts nothing stale, completes naming the run
-// that took over, and the review of the new head waits in its turn.
-func TestPushWhileTheReviewWaitsSupersedesItAndStartsTheNextOnADevServer(t *testing.T) {
+// pullRig is a real worker on a dev server reviewing the sandbox's pull
+// request acme/widgets#1 for an approval server that AGENTRUN_AUTO_REVIEW
+// points at it; event applies a pull request event in the sandbox and
+// requires its signed delivery to be accepted. hook, when set, stands
+// between the sandbox and the webhook (it gets the webhook's URL and
+// returns the one the sandbox delivers to).
+type pullRig struct {
+	stack *testkit.Stack
+	sb    *ghsandbox.Server
+	event func(ghsandbox.PullEvent) ghsandbox.PullEventAnswer
+}
+
+func startPullRig(t *testing.T, queue string, hook func(webhook string) string) pullRig {
+	t.Helper()
 	testkit.NeedsDevServer(t)
 	stack := testkit.StartStack(t, testkit.StackOptions{})
-	const queue = "autoreview-supersede"
 	sb := ghsandbox.New(ghsandbox.DefaultFixture())
 	testkit.StartSandboxWorker(t, stack.Client(), queue, sb)
 	cfg := autoReview(t, "acme/widgets")
 	cfg.TaskQueue = queue
 	h := serve(t, cfg, Options{Runs: stack.Runs()})
-	sb.SetWebhook(ghsandbox.Webhook{URL: h.http.URL + "/github/webhook", Secret: webhookSecret})
+	url := h.http.URL + "/github/webhook"
+	if hook != nil {
+		url = hook(url)
+	}
+	sb.SetWebhook(ghsandbox.Webhook{URL: url, Secret: webhookSecret})
 	sandbox := httptest.NewServer(sb)
 	t.Cleanup(sandbox.Close)
 	bases := ghsandbox.Bases{Web: sandbox.URL, API: sandbox.URL}
-	ctx := context.Background()
+	return pullRig{stack: stack, sb: sb, event: func(ev ghsandbox.PullEvent) ghsandbox.PullEventAnswer {
+		t.Helper()
+		a, err := sb.ApplyPullEvent(t.Context(), bases, "acme", "widgets", 1, ev)
+		require.NoError(t, err)
+		require.Equal(t, 202, a.Delivered, a.DeliveryError)
+		return a
+	}}
+}
 
-	opened, err := sb.ApplyPullEvent(ctx, bases, "acme", "widgets", 1, ghsandbox.PullEvent{Action: ghsandbox.PullOpened})
-	require.NoError(t, err)
-	require.Equal(t, 202, opened.Delivered, opened.DeliveryError)
+// A real worker reviews the sandbox's pull request from its opened
+// delivery; a push while the review waits supersedes its action (expired,
+// "superseded by <sha>"), posts nothing stale, completes naming the run
+// that took over, and the review of the new head waits in its turn.
+func TestPushWhileTheReviewWaitsSupersedesItAndStartsTheNextOnADevServer(t *testing.T) {
+	rig := startPullRig(t, "autoreview-supersede", nil)
+	stack, sb, ctx := rig.stack, rig.sb, t.Context()
+
+	opened := rig.event(ghsandbox.PullEvent{Action: ghsandbox.PullOpened})
 	first := PullReviewRunID("acme/widgets", 1, opened.Head, api.DefaultAgent)
 	waiting := stack.WaitForApproval(t, first)
 
-	pushed, err := sb.ApplyPullEvent(ctx, bases, "acme", "widgets", 1, ghsandbox.PullEvent{Action: ghsandbox.PullSynchronize, Sender: "bob",
+	pushed := rig.event(ghsandbox.PullEvent{Action: ghsandbox.PullSynchronize, Sender: "bob",
 		Commits: []ghsandbox.PushedCommit{{Message: "Guard the cache", Files: []ghsandbox.FixtureFile{
 			{Filename: "cache/guard.go", Status: "added", Patch: "@@ -0,0 +1,2 @@\n+package cache\n+// TODO: evict"}}}}})
-	require.NoError(t, err)
-	require.Equal(t, 202, pushed.Delivered, pushed.DeliveryError)
 	second := PullReviewRunID("acme/widgets", 1, pushed.Head, api.DefaultAgent)
 
 	res := stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, first, ""))
@@ -68,26 +90,8 @@ func TestPushWhileTheReviewWaitsSupersedesItAndStartsTheNextOnADevServer(t *test
 // (the compare API); a force-push after it gets a full review that says
 // why. Real worker, dev server, sandbox deliveries.
 func TestAPushIsReviewedForWhatChangedAndAForcePushInFullOnADevServer(t *testing.T) {
-	testkit.NeedsDevServer(t)
-	stack := testkit.StartStack(t, testkit.StackOptions{})
-	const queue = "autoreview-range"
-	sb := ghsandbox.New(ghsandbox.DefaultFixture())
-	testkit.StartSandboxWorker(t, stack.Client(), queue, sb)
-	cfg := autoReview(t, "acme/widgets")
-	cfg.TaskQueue = queue
-	h := serve(t, cfg, Options{Runs: stack.Runs()})
-	sb.SetWebhook(ghsandbox.Webhook{URL: h.http.URL + "/github/webhook", Secret: webhookSecret})
-	sandbox := httptest.NewServer(sb)
-	t.Cleanup(sandbox.Close)
-	bases := ghsandbox.Bases{Web: sandbox.URL, API: sandbox.URL}
-	ctx := context.Background()
-	event := func(ev ghsandbox.PullEvent) ghsandbox.PullEventAnswer {
-		t.Helper()
-		a, err := sb.ApplyPullEvent(ctx, bases, "acme", "widgets", 1, ev)
-		require.NoError(t, err)
-		require.Equal(t, 202, a.Delivered, a.DeliveryError)
-		return a
-	}
+	rig := startPullRig(t, "autoreview-range", nil)
+	stack, sb, ctx, event := rig.stack, rig.sb, t.Context(), rig.event
 	reviewPosted := func(head string) string {
 		t.Helper()
 		runID := PullReviewRunID("acme/widgets", 1, head, api.DefaultAgent)

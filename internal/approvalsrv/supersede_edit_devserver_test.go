@@ -82,28 +82,14 @@ func (d *deliveryRecorder) again(t *testing.T, id, newID string) int {
 // worker, dev server, sandbox deliveries through the approval server.
 func TestAPushMarksThePostedReviewSupersededOnceOnADevServer(t *testing.T) {
 	testkit.NeedsDevServer(t)
-	stack := testkit.StartStack(t, testkit.StackOptions{})
-	const queue = "autoreview-supersede-edit"
-	sb := ghsandbox.New(ghsandbox.DefaultFixture())
-	testkit.StartSandboxWorker(t, stack.Client(), queue, sb)
-	cfg := autoReview(t, "acme/widgets")
-	cfg.TaskQueue = queue
-	h := serve(t, cfg, Options{Runs: stack.Runs()})
-	rec := &deliveryRecorder{to: h.http.URL + "/github/webhook", last: map[string]recordedDelivery{}}
-	hook := httptest.NewServer(rec)
-	t.Cleanup(hook.Close)
-	sb.SetWebhook(ghsandbox.Webhook{URL: hook.URL, Secret: webhookSecret})
-	sandbox := httptest.NewServer(sb)
-	t.Cleanup(sandbox.Close)
-	bases := ghsandbox.Bases{Web: sandbox.URL, API: sandbox.URL}
-	ctx := context.Background()
-	event := func(ev ghsandbox.PullEvent) ghsandbox.PullEventAnswer {
-		t.Helper()
-		a, err := sb.ApplyPullEvent(ctx, bases, "acme", "widgets", 1, ev)
-		require.NoError(t, err)
-		require.Equal(t, 202, a.Delivered, a.DeliveryError)
-		return a
-	}
+	var rec *deliveryRecorder
+	rig := startPullRig(t, "autoreview-supersede-edit", func(webhook string) string {
+		rec = &deliveryRecorder{to: webhook, last: map[string]recordedDelivery{}}
+		hook := httptest.NewServer(rec)
+		t.Cleanup(hook.Close)
+		return hook.URL
+	})
+	stack, sb, ctx, event := rig.stack, rig.sb, t.Context(), rig.event
 	edits := func() int {
 		n := 0
 		for _, r := range sb.Requests() {
