@@ -158,7 +158,8 @@ func (s *Server) pressHandler(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	back := r.PostForm.Get("back")
-	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") {
+	// A browser reads "/\host" as "//host": only a plain path of the sandbox.
+	if !strings.HasPrefix(back, "/") || strings.HasPrefix(back, "//") || strings.ContainsAny(back, "\\\r\n\t") {
 		back = "/" + r.PathValue("owner") + "/" + r.PathValue("repo")
 	}
 	q := url.Values{"pressed": {s.buttonLabel(r.PathValue("owner"), r.PathValue("repo"), id, p.Identifier)}, "as": {p.Sender}}

@@ -75,8 +75,10 @@ func TestPressingACheckRunsButtonDeliversRequestedActionAsThePersonPicked(t *tes
 	require.Len(t, received(), 3)
 
 	// An open redirect is not one: back must be a path of the sandbox.
-	resp2, err := client.PostForm(path, url.Values{"identifier": {"approve-1"}, "sender": {"bob"}, "back": {"//evil.example/x"}})
-	require.NoError(t, err)
-	resp2.Body.Close()
-	require.True(t, strings.HasPrefix(resp2.Request.URL.String(), srv.URL+"/acme/widgets"), resp2.Request.URL.String())
+	for _, back := range []string{"//evil.example/x", "/\\evil.example/x", "/\tevil.example", "https://evil.example/"} {
+		resp2, err := client.PostForm(path, url.Values{"identifier": {"approve-1"}, "sender": {"bob"}, "back": {back}})
+		require.NoError(t, err)
+		resp2.Body.Close()
+		require.True(t, strings.HasPrefix(resp2.Request.URL.String(), srv.URL+"/acme/widgets"), "%q led to %s", back, resp2.Request.URL.String())
+	}
 }
