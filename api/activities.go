@@ -52,9 +52,12 @@ type PullRequestFiles struct {
 
 // ReviewRange is what part of a pull request a listing covers.
 type ReviewRange struct {
-	// Since is the last head reviewed and posted; Head the one read.
+	// Since is the last head reviewed; Head the one read. Draft is the run
+	// whose review of Since was superseded before it was posted (its draft
+	// stays on that run), empty when that review was posted.
 	Since string `json:"since"`
 	Head  string `json:"head"`
+	Draft string `json:"draft,omitempty"`
 	// Commits counts the commits since Since, when the listing is of them.
 	Commits int `json:"commits,omitempty"`
 	// Full: Since is no longer an ancestor of Head (a force-push or a

@@ -62,7 +62,7 @@ func (in RunInput) NewRun(runID string, now time.Time) Run {
 	return Run{
 		ID: runID, ConversationID: in.ConversationID, UserID: in.UserID,
 		Repo: in.Repo, PullNumber: in.PullNumber, Target: in.Target, Approvers: in.Approvers, Agent: in.Agent,
-		FollowUp: in.FollowUp, Head: in.Head, ReviewedHead: in.ReviewedHead,
+		FollowUp: in.FollowUp, Head: in.Head, ReviewedHead: in.ReviewedHead, ReviewedDraft: in.ReviewedDraft,
 		PostsWithoutAsking: in.PostsWithoutAsking, Status: RunRunning, CreatedAt: now, UpdatedAt: now,
 	}
 }
@@ -113,12 +113,16 @@ type RunInput struct {
 	// a token: tokens are minted per call and never enter history.
 	InstallationID int64 `json:"installationId,omitempty"`
 	// Head is the pull request head a review started from a delivery
-	// reviews; ReviewedHead the last head agentrun reviewed and posted on
-	// the pull request, when a push started it: the review then reads only
-	// the change since (the compare API), or the whole pull request, saying
-	// so, when ReviewedHead is no longer an ancestor.
-	Head         string `json:"head,omitempty"`
-	ReviewedHead string `json:"reviewedHead,omitempty"`
+	// reviews; ReviewedHead the last head agentrun reviewed on the pull
+	// request, when a push started it: the review then reads only the
+	// change since (the compare API), or the whole pull request, saying so,
+	// when ReviewedHead is no longer an ancestor. That head's review was
+	// posted, or, when ReviewedDraft names its run, it was still waiting
+	// for a person when the push superseded it: its draft stays on that
+	// run, and the new review says so rather than reviewing it again.
+	Head          string `json:"head,omitempty"`
+	ReviewedHead  string `json:"reviewedHead,omitempty"`
+	ReviewedDraft string `json:"reviewedDraft,omitempty"`
 	// PostsWithoutAsking names the rule that lifted the agent's gate for
 	// this run ("AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post"): its
 	// actions run at once, none waits for a person. Only the approval
@@ -258,10 +262,12 @@ type Run struct {
 	// FollowUp is the earlier run of the same conversation this run follows
 	// up on (RunInput.FollowUp), or empty.
 	FollowUp string `json:"followUp,omitempty"`
-	// Head and ReviewedHead are RunInput's: the head a review reads, and the
-	// last one reviewed and posted before it.
-	Head         string `json:"head,omitempty"`
-	ReviewedHead string `json:"reviewedHead,omitempty"`
+	// Head, ReviewedHead and ReviewedDraft are RunInput's: the head a
+	// review reads, the last one reviewed before it, and the run whose
+	// review of that head was superseded before it was posted, if so.
+	Head          string `json:"head,omitempty"`
+	ReviewedHead  string `json:"reviewedHead,omitempty"`
+	ReviewedDraft string `json:"reviewedDraft,omitempty"`
 	// PostsWithoutAsking is RunInput's: the rule that lifted the agent's
 	// gate for this run, or empty.
 	PostsWithoutAsking string `json:"postsWithoutAsking,omitempty"`

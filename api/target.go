@@ -59,9 +59,12 @@ type Target struct {
 	InstallationID int64 `json:"installationId,omitempty"`
 	// Head and ReviewedHead are a pull request review's range
 	// (RunInput.Head, RunInput.ReviewedHead): the listing reads only the
-	// change since ReviewedHead when both are set.
-	Head         string `json:"head,omitempty"`
-	ReviewedHead string `json:"reviewedHead,omitempty"`
+	// change since ReviewedHead when both are set. ReviewedDraft is
+	// RunInput's: the run whose review of ReviewedHead was superseded
+	// before it was posted, which the listing names.
+	Head          string `json:"head,omitempty"`
+	ReviewedHead  string `json:"reviewedHead,omitempty"`
+	ReviewedDraft string `json:"reviewedDraft,omitempty"`
 }
 
 // KindName is the target's kind by name, a pull request's too.
@@ -287,7 +290,7 @@ func AgentKindMismatch(agent, takes string, t Target) error {
 func (in RunInput) RunTarget() (Target, error) {
 	if in.Target == nil {
 		t, err := ParseTarget(in.Repo, in.PullNumber)
-		t.InstallationID, t.Head, t.ReviewedHead = in.InstallationID, in.Head, in.ReviewedHead
+		t.InstallationID, t.Head, t.ReviewedHead, t.ReviewedDraft = in.InstallationID, in.Head, in.ReviewedHead, in.ReviewedDraft
 		return t, err
 	}
 	if in.Target.IsPullRequest() {
@@ -302,10 +305,10 @@ func (in RunInput) RunTarget() (Target, error) {
 // WithTarget is the input acting on t: a pull request sets Repo and
 // PullNumber (its wire form), any other kind sets Target.
 func (in RunInput) WithTarget(t Target) RunInput {
-	in.Target, in.Repo, in.PullNumber, in.InstallationID, in.Head, in.ReviewedHead = nil, "", 0, 0, "", ""
+	in.Target, in.Repo, in.PullNumber, in.InstallationID, in.Head, in.ReviewedHead, in.ReviewedDraft = nil, "", 0, 0, "", "", ""
 	if t.IsPullRequest() {
 		in.Repo, in.PullNumber, in.InstallationID = t.Owner+"/"+t.Repo, t.PullNumber, t.InstallationID
-		in.Head, in.ReviewedHead = t.Head, t.ReviewedHead
+		in.Head, in.ReviewedHead, in.ReviewedDraft = t.Head, t.ReviewedHead, t.ReviewedDraft
 		return in
 	}
 	in.Target = &t

@@ -46,9 +46,11 @@ type pullReview struct {
 	Sender       string
 	Entry        AutoReviewEntry
 	Trigger      string
-	// ReviewedHead is the last head reviewed and posted, for a push: the
-	// review then reads only the change since.
-	ReviewedHead string
+	// ReviewedHead is the last head reviewed, for a push: the review then
+	// reads only the change since. ReviewedDraft is the run whose review of
+	// it was superseded while it waited, empty when that review posted.
+	ReviewedHead  string
+	ReviewedDraft string
 	// Supersedes is the previous head's posted review, which the new
 	// review marks superseded (workflows/supersede_edit.go).
 	Supersedes *api.SupersededReview
@@ -102,7 +104,7 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 		Sender: event.GetSender().GetLogin(), Entry: entry, Trigger: "pull_request " + event.GetAction(),
 	}
 	if before := event.GetBefore(); event.GetAction() == "synchronize" && headSHA.MatchString(before) && before != head {
-		review.ReviewedHead, review.Supersedes = s.lastReviewedHead(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()), before)
+		review.ReviewedHead, review.ReviewedDraft, review.Supersedes = s.lastReviewedHead(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()), before)
 	}
 	o := s.startPullReview(ctx, logger, review)
 	if before := event.GetBefore(); o.OK() && event.GetAction() == "synchronize" && before != "" && before != head {
@@ -113,27 +115,37 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 	return o
 }
 
-// lastReviewedHead is the last head agentrun reviewed and posted on the
-// pull request, as the review of the previous head (prev, of head before)
-// knows it: before itself when that review posted, else the one it was
-// reviewing since. Unknown (no such run, or no answer) is "": the push is
-// reviewed whole. When that review posted a comment, it is returned too:
-// the new review marks it superseded.
-func (s *Server) lastReviewedHead(ctx context.Context, logger *slog.Logger, prev, before string) (string, *api.SupersededReview) {
+// lastReviewedHead is the last head agentrun reviewed on the pull request,
+// as the review of the previous head (prev, of head before) knows it:
+//   - before itself when that review posted: its comment is returned too,
+//     for the new review to mark superseded;
+//   - before itself, with prev as the draft, when its review waits for a
+//     person: this push supersedes it unposted, and the new review reads
+//     only what the push added, saying where that draft is, rather than
+//     reviewing the earlier commits a second time;
+//   - else the head that review was reviewing since, and its draft.
+//
+// Unknown (no such run, or no answer) is "": the push is reviewed whole.
+// A review rejected or expired by its timer is no review of its head: the
+// person said no to it, so the next one reads from the head before it.
+func (s *Server) lastReviewedHead(ctx context.Context, logger *slog.Logger, prev, before string) (head, draft string, posted *api.SupersededReview) {
 	snap, err := s.runs.Snapshot(ctx, prev)
 	if err != nil {
 		if !errors.Is(err, errRunNotFound) {
 			logger.Warn("could not read the previous head's review; the push is reviewed whole", "previous", prev, "err", err)
 		}
-		return "", nil
+		return "", "", nil
 	}
 	if len(snap.Outcome.Posted) > 0 {
-		return before, postedReview(prev, snap.Outcome.Posted)
+		return before, "", postedReview(prev, snap.Outcome.Posted)
+	}
+	if a := snap.PendingAction; a != nil && a.State == api.ActionWaiting && !snap.Run.Status.IsTerminal() {
+		return before, prev, nil
 	}
 	if headSHA.MatchString(snap.Run.ReviewedHead) {
-		return snap.Run.ReviewedHead, nil
+		return snap.Run.ReviewedHead, snap.Run.ReviewedDraft, nil
 	}
-	return "", nil
+	return "", "", nil
 }
 
 // postedReview is the last comment run posted, or nil.
@@ -178,7 +190,7 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 		agent = "" // as every start of the default agent names it
 	}
 	in := api.RunInput{Repo: r.Repo, PullNumber: r.Number, Agent: agent, UserID: r.Sender, InstallationID: r.Installation,
-		Head: r.Head, ReviewedHead: r.ReviewedHead, CheckRun: &api.CheckRunInput{HeadSHA: r.Head}, Supersedes: r.Supersedes,
+		Head: r.Head, ReviewedHead: r.ReviewedHead, ReviewedDraft: r.ReviewedDraft, CheckRun: &api.CheckRunInput{HeadSHA: r.Head}, Supersedes: r.Supersedes,
 		PostsWithoutAsking: r.Entry.PostsWithoutAsking()}
 	runID := PullReviewRunID(r.Repo, r.Number, r.Head, r.Entry.AgentName())
 	in.ConversationID = runID

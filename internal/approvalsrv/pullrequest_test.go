@@ -279,3 +279,56 @@ func TestAPushOnADraftSupersedesTheOldReviewWithoutStartingOne(t *testing.T) {
 	require.Len(t, superseded, 1)
 	require.Equal(t, "superseded by "+next, superseded[0].Reason())
 }
+
+// What a push reviews depends on what became of the previous head's
+// review: posted, the push reads only what it added and marks the comment
+// superseded; still waiting for a person, the push supersedes it unposted
+// and reads only what it added, naming that run's draft; rejected or
+// expired, it reads from the head that review read from; unknown, the
+// whole pull request.
+func TestAPushReadsSinceTheLastHeadReviewedPostedOrDraftedAndWaiting(t *testing.T) {
+	older := strings.Repeat("a", 40)
+	next := strings.Repeat("d", 40)
+	prev := PullReviewRunID("acme/widgets", 1, sandboxHead, api.DefaultAgent)
+	cases := map[string]struct {
+		snap                  *api.RunSnapshot
+		wantHead, wantDraft   string
+		wantSupersedesComment int64
+	}{
+		"posted": {snap: &api.RunSnapshot{Run: api.Run{Status: api.RunCompleted, ReviewedHead: older},
+			Outcome: api.Outcome{Posted: []api.PostedOutcome{{CommentID: 77}}}}, wantHead: sandboxHead, wantSupersedesComment: 77},
+		"waiting for a person": {snap: &api.RunSnapshot{Run: api.Run{Status: api.RunWaitingForUser, ReviewedHead: older},
+			PendingAction: &api.PendingAction{State: api.ActionWaiting}}, wantHead: sandboxHead, wantDraft: prev},
+		"rejected": {snap: &api.RunSnapshot{Run: api.Run{Status: api.RunCompleted, ReviewedHead: older, ReviewedDraft: "run-older"},
+			PendingAction: &api.PendingAction{State: api.ActionRejected}}, wantHead: older, wantDraft: "run-older"},
+		"still deciding, no draft yet": {snap: &api.RunSnapshot{Run: api.Run{Status: api.RunRunning, ReviewedHead: older}}, wantHead: older},
+		"first review rejected":        {snap: &api.RunSnapshot{Run: api.Run{Status: api.RunCompleted}, PendingAction: &api.PendingAction{State: api.ActionRejected}}},
+		"no such run":                  {},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, autoReview(t, "acme/widgets"), nil)
+			if c.snap != nil {
+				h.runs.mu.Lock()
+				h.runs.snaps[prev] = *c.snap
+				h.runs.mu.Unlock()
+			}
+			payload := exampleDelivery(t, "synchronize", func(s string) string {
+				s = strings.Replace(s, `"before": "`, `"before": "`+sandboxHead+`", "x_before": "`, 1)
+				return strings.ReplaceAll(s, `"sha": "`+sandboxHead+`"`, `"sha": "`+next+`"`)
+			})
+			require.Equal(t, http.StatusAccepted, h.deliver("pull_request", "d-1", payload).StatusCode)
+			starts := h.runs.startRequests()
+			require.Len(t, starts, 1)
+			in := starts[0].Input
+			require.Equal(t, next, in.Head)
+			require.Equal(t, c.wantHead, in.ReviewedHead)
+			require.Equal(t, c.wantDraft, in.ReviewedDraft)
+			if c.wantSupersedesComment == 0 {
+				require.Nil(t, in.Supersedes)
+			} else {
+				require.Equal(t, &api.SupersededReview{Run: prev, CommentID: c.wantSupersedesComment}, in.Supersedes)
+			}
+		})
+	}
+}

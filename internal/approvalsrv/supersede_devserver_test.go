@@ -52,7 +52,8 @@ func startPullRig(t *testing.T, queue string, hook func(webhook string) string) 
 // A real worker reviews the sandbox's pull request from its opened
 // delivery; a push while the review waits supersedes its action (expired,
 // "superseded by <sha>"), posts nothing stale, completes naming the run
-// that took over, and the review of the new head waits in its turn.
+// that took over, and the review of the new head waits in its turn,
+// reviewing only the new commit and naming the run whose draft it left.
 func TestPushWhileTheReviewWaitsSupersedesItAndStartsTheNextOnADevServer(t *testing.T) {
 	rig := startPullRig(t, "autoreview-supersede", nil)
 	stack, sb, ctx := rig.stack, rig.sb, t.Context()
@@ -83,7 +84,15 @@ func TestPushWhileTheReviewWaitsSupersedesItAndStartsTheNextOnADevServer(t *test
 	require.NotEqual(t, waiting.ID, next.ID)
 	stack.Approve(t, second, next.ID)
 	require.Equal(t, api.RunCompleted, stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, second, "")).Status)
-	require.Len(t, sb.Comments("acme", "widgets", 1), 1, "only the review of the new head is posted")
+	comments := sb.Comments("acme", "widgets", 1)
+	require.Len(t, comments, 1, "only the review of the new head is posted")
+	require.Contains(t, comments[0].Body, "Reviewed only the change since "+opened.Head[:7]+", whose review (run "+first+") was superseded before it was posted: 1 commit")
+	require.Contains(t, comments[0].Body, "cache/guard.go")
+	require.NotContains(t, comments[0].Body, "cache/cache.go", "the superseded draft's files are not reviewed again")
+	snap, err = stack.Snapshot(ctx, second)
+	require.NoError(t, err)
+	require.Equal(t, opened.Head, snap.Run.ReviewedHead)
+	require.Equal(t, first, snap.Run.ReviewedDraft)
 }
 
 // After a review was posted, a push is reviewed for what it changed only

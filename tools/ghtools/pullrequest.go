@@ -143,19 +143,28 @@ func readSince(ctx context.Context, gh *gogithub.Client, t api.Target) (api.Pull
 			files = append(files, pullRequestFile(f))
 		}
 		listing := withinReadBound(withinPatchBudget(files, maxTotalPatchBytes), api.MaxToolResultBytes)
-		listing.Range = &api.ReviewRange{Since: since, Head: head, Commits: cmp.GetTotalCommits(),
-			Reason: fmt.Sprintf("only the change since %s, the last head reviewed and posted: %d %s", short(since), cmp.GetTotalCommits(), plural(cmp.GetTotalCommits(), "commit", "commits"))}
+		listing.Range = &api.ReviewRange{Since: since, Head: head, Draft: t.ReviewedDraft, Commits: cmp.GetTotalCommits(),
+			Reason: fmt.Sprintf("only the change since %s, %s: %d %s", short(since), lastReviewed(t), cmp.GetTotalCommits(), plural(cmp.GetTotalCommits(), "commit", "commits"))}
 		return listing, nil
 	case err == nil, errors.As(err, &rejected) && rejected.Response != nil && rejected.Response.StatusCode == http.StatusNotFound:
 		listing, err := readAllFiles(ctx, gh, t)
 		if err != nil {
 			return listing, err
 		}
-		listing.Range = &api.ReviewRange{Since: since, Head: head, Full: true,
-			Reason: fmt.Sprintf("full review: %s, the last head reviewed and posted, is no longer an ancestor of %s (a force-push or a rebase)", short(since), short(head))}
+		listing.Range = &api.ReviewRange{Since: since, Head: head, Draft: t.ReviewedDraft, Full: true,
+			Reason: fmt.Sprintf("full review: %s, %s, is no longer an ancestor of %s (a force-push or a rebase)", short(since), lastReviewed(t), short(head))}
 		return listing, nil
 	}
 	return api.PullRequestFiles{}, ghapi.ClassifyError(fmt.Sprintf("compare %s...%s of %s", short(since), short(head), targetRef(t)), err)
+}
+
+// lastReviewed says what the review of t.ReviewedHead became: posted, or
+// superseded while it waited for a person (its draft stays on its run).
+func lastReviewed(t api.Target) string {
+	if t.ReviewedDraft != "" {
+		return "whose review (run " + t.ReviewedDraft + ") was superseded before it was posted"
+	}
+	return "the last head reviewed and posted"
 }
 
 func short(sha string) string { return sha[:min(len(sha), 7)] }
