@@ -88,6 +88,9 @@ func (a *Activities) offeredTools(in api.ModelInput) ([]api.ToolSpec, error) {
 		// Another worker of the deployment may serve it: retryable.
 		return nil, fmt.Errorf("model call: %w", err)
 	}
+	if in.PostsWithoutAsking != "" {
+		return reg.SpecsWithoutAsking(agent, in.PostsWithoutAsking), nil
+	}
 	return reg.Specs(agent), nil
 }
 

@@ -114,6 +114,10 @@ type ModelInput struct {
 	// tools from its worker's registry, the one the workflow checks calls
 	// against, so that no call records the schemas again.
 	Agent string `json:"agent,omitempty"`
+	// PostsWithoutAsking, with Agent, is the run's RunInput.PostsWithoutAsking:
+	// the agent's tools are then described as running at once, since no
+	// call of that run waits for a person.
+	PostsWithoutAsking string `json:"postsWithoutAsking,omitempty"`
 	// Ref, when set, stands for the conversation: Conversation is then empty.
 	Ref *ConversationRef `json:"ref,omitempty"`
 }

@@ -94,6 +94,12 @@ func ApprovalNote(rule Approval, scope string, allow []string) string {
 	}
 }
 
+// LiftedNote ends a tool's description in a run whose input lifted the
+// agent's gate by rule: the call runs at once, as proposed.
+func LiftedNote(rule string) string {
+	return "In this run it runs at once, as you propose it, without a person's approval (" + rule + ")."
+}
+
 // spec is e's spec as at's agent is offered it: its description ends with
 // the approval note.
 func spec(e entry, at AgentTool) api.ToolSpec {

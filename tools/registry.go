@@ -172,3 +172,16 @@ func (r *Registry) Specs(a Agent) []api.ToolSpec {
 	}
 	return specs
 }
+
+// SpecsWithoutAsking are Specs for a run whose input lifted the agent's
+// gate (api.RunInput.PostsWithoutAsking, which names the rule): no call
+// waits for a person there, so no description may say one approves.
+func (r *Registry) SpecsWithoutAsking(a Agent, rule string) []api.ToolSpec {
+	specs := make([]api.ToolSpec, 0, len(a.Tools))
+	for _, t := range a.Tools {
+		s := r.tools[t.Name].tool.Spec()
+		s.Description = strings.TrimSpace(s.Description + " " + LiftedNote(rule))
+		specs = append(specs, s)
+	}
+	return specs
+}

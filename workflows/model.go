@@ -26,7 +26,7 @@ func (w *agentRun) callModel(ctx workflow.Context) (api.ModelDecision, error) {
 	if err != nil {
 		return api.ModelDecision{}, err
 	}
-	in.Tools, in.Agent = nil, w.agent.Name
+	in.Tools, in.Agent, in.PostsWithoutAsking = nil, w.agent.Name, w.Run.PostsWithoutAsking
 	safeInput := map[string]any{
 		"conversationLength": len(w.Conversation), "conversationBytes": size, "tools": toolNames(tools),
 	}

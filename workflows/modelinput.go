@@ -17,6 +17,10 @@ func opening(systemPrompt, task string, in api.RunInput) []api.Message {
 		target = in.Target.Ref()
 	}
 	user := api.OpeningMessage(task, target, in.Goal)
+	if in.PostsWithoutAsking != "" {
+		// The agent's prompt may say a person approves; this run's does not.
+		systemPrompt += "\n\nIn this run no person approves your actions: each runs at once, as you propose it (" + in.PostsWithoutAsking + ")."
+	}
 	return []api.Message{
 		{Role: api.RoleSystem, Content: systemPrompt},
 		{Role: api.RoleUser, Content: user},

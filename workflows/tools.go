@@ -32,8 +32,13 @@ func (w *agentRun) chooseAgent(in *api.RunInput) error {
 	return nil
 }
 
-// offeredTools are the tools the model may call.
+// offeredTools are the tools the model may call, described as the run
+// will treat their calls: a run whose input lifted the agent's gate tells
+// the model that nothing waits for a person.
 func (w *agentRun) offeredTools() []api.ToolSpec {
+	if w.Run.PostsWithoutAsking != "" {
+		return w.registry.SpecsWithoutAsking(w.agent, w.Run.PostsWithoutAsking)
+	}
 	return w.registry.Specs(w.agent)
 }
 
