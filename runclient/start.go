@@ -36,6 +36,11 @@ type StartRequest struct {
 	// it would with RunID's, so that a key used before an upgrade keeps its
 	// run.
 	FormerRunID string
+	// AfterClosed starts a new run under RunID even when a run under it has
+	// closed (a pull request reopened at the head whose review its close
+	// ended): signals and queries by the ID then reach the new one. An open
+	// run under the ID is still reused.
+	AfterClosed bool
 }
 
 // Started is what Start did.
@@ -80,6 +85,9 @@ func (c *Client) Start(ctx context.Context, req StartRequest) (Started, error) {
 		TypedSearchAttributes:                    temporal.NewSearchAttributes(attrs...),
 		// What the Temporal UI shows for the run before anyone opens it.
 		StaticSummary: api.StaticSummary(req.Input),
+	}
+	if req.AfterClosed {
+		opts.WorkflowIDReusePolicy = enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE
 	}
 	if req.RequestHash != "" {
 		opts.Memo = map[string]any{api.MemoRequestHash: req.RequestHash}

@@ -46,6 +46,9 @@ type pullReview struct {
 	Sender       string
 	Entry        AutoReviewEntry
 	Trigger      string
+	// Reopened: a reopened delivery, which reviews again a head whose
+	// review the close ended before it posted (endedByClose).
+	Reopened bool
 	// ReviewedHead is the last head reviewed, for a push: the review then
 	// reads only the change since. ReviewedDraft is the run whose review of
 	// it was superseded while it waited, empty when that review posted.
@@ -102,6 +105,7 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 	review := pullReview{
 		Repo: repo, Number: event.GetNumber(), Head: head, Installation: event.GetInstallation().GetID(),
 		Sender: event.GetSender().GetLogin(), Entry: entry, Trigger: "pull_request " + event.GetAction(),
+		Reopened: event.GetAction() == "reopened",
 	}
 	if before := event.GetBefore(); event.GetAction() == "synchronize" && headSHA.MatchString(before) && before != head {
 		review.ReviewedHead, review.ReviewedDraft, review.Supersedes = s.lastReviewedHead(ctx, logger, PullReviewRunID(repo, event.GetNumber(), before, entry.AgentName()), before)
@@ -199,6 +203,13 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 	if err != nil {
 		return temporalFailure(logger, err, "start a pull request's review")
 	}
+	if started.ClosedStatus != "" && r.Reopened && s.endedByClose(ctx, runID) {
+		logger.Info("the pull request's close ended this head's review before it posted; reviewing it again", "trigger", r.Trigger)
+		started, err = s.runs.Start(ctx, runclient.StartRequest{RunID: runID, TaskQueue: s.cfg.TaskQueue, Input: in, AfterClosed: true})
+		if err != nil {
+			return temporalFailure(logger, err, "start a reopened pull request's review")
+		}
+	}
 	short := r.Head[:7]
 	if started.ClosedStatus != "" {
 		logger.Info("review of this head already ran", "closedStatus", started.ClosedStatus, "trigger", r.Trigger)
@@ -212,6 +223,15 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 	}
 	return accepted(fmt.Sprintf("review of %s#%d at %s by %s: run %s; %s",
 		r.Repo, r.Number, short, r.Entry.AgentName(), runID, waits))
+}
+
+// endedByClose tells whether the review runID names ended because its pull
+// request was closed, with nothing posted: reopened at the same head, the
+// pull request is then reviewed again. A review that posted, was decided
+// or failed stays the head's review.
+func (s *Server) endedByClose(ctx context.Context, runID string) bool {
+	snap, err := s.runs.Snapshot(ctx, runID)
+	return err == nil && len(snap.Outcome.Posted) == 0 && snap.Cancel != nil && snap.Cancel.Superseded && snap.Cancel.Closed
 }
 
 // reviewCommand starts a review by hand: a writer's /agentrun review on a

@@ -20,6 +20,7 @@ import (
 type pullRig struct {
 	stack *testkit.Stack
 	sb    *ghsandbox.Server
+	bases ghsandbox.Bases
 	event func(ghsandbox.PullEvent) ghsandbox.PullEventAnswer
 }
 
@@ -40,7 +41,7 @@ func startPullRig(t *testing.T, queue string, hook func(webhook string) string) 
 	sandbox := httptest.NewServer(sb)
 	t.Cleanup(sandbox.Close)
 	bases := ghsandbox.Bases{Web: sandbox.URL, API: sandbox.URL}
-	return pullRig{stack: stack, sb: sb, event: func(ev ghsandbox.PullEvent) ghsandbox.PullEventAnswer {
+	return pullRig{stack: stack, sb: sb, bases: bases, event: func(ev ghsandbox.PullEvent) ghsandbox.PullEventAnswer {
 		t.Helper()
 		a, err := sb.ApplyPullEvent(t.Context(), bases, "acme", "widgets", 1, ev)
 		require.NoError(t, err)
@@ -127,4 +128,48 @@ func TestAPushIsReviewedForWhatChangedAndAForcePushInFullOnADevServer(t *testing
 	third := reviewPosted(forced.Head)
 	require.Contains(t, third, "Full review: "+pushed.Head[:7]+", the last head reviewed and posted, is no longer an ancestor of "+forced.Head[:7]+" (a force-push or a rebase)")
 	require.Len(t, sb.Comments("acme", "widgets", 1), 3)
+}
+
+// A pull request closed while its review waits, then reopened at the same
+// head, is reviewed again: the close ended that review before it posted,
+// so "already reviewed" would leave the reopened pull request with none.
+// The new run takes the same ID (signals, the page and a later push reach
+// it), waits, and posts once when approved; a redelivered reopened finds
+// it. A head whose review had posted is not reviewed again on reopen.
+func TestAReopenedPullRequestIsReviewedAgainWhenItsCloseEndedTheReviewOnADevServer(t *testing.T) {
+	rig := startPullRig(t, "autoreview-reopen", nil)
+	stack, sb, ctx := rig.stack, rig.sb, t.Context()
+	closePull := func() {
+		t.Helper()
+		a, err := sb.ApplyPullEvent(ctx, rig.bases, "acme", "widgets", 1, ghsandbox.PullEvent{Action: ghsandbox.PullClosed})
+		require.NoError(t, err)
+		require.Equal(t, 204, a.Delivered, a.DeliveryError)
+	}
+
+	opened := rig.event(ghsandbox.PullEvent{Action: ghsandbox.PullOpened})
+	runID := PullReviewRunID("acme/widgets", 1, opened.Head, api.DefaultAgent)
+	first := stack.WaitForApproval(t, runID)
+	closePull()
+	ended := stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, runID, ""))
+	require.Equal(t, api.RunCompleted, ended.Status)
+
+	reopened := rig.event(ghsandbox.PullEvent{Action: ghsandbox.PullReopened})
+	require.Equal(t, opened.Head, reopened.Head)
+	require.Contains(t, reopened.Response, "review of acme/widgets#1 at "+opened.Head[:7], "the reopened pull request is reviewed again, not answered 'already reviewed'")
+	again := stack.WaitForApproval(t, runID)
+	require.NotEqual(t, first.ID, again.ID)
+	snap, err := stack.Snapshot(ctx, runID)
+	require.NoError(t, err)
+	require.Nil(t, snap.Cancel, "the ID names the new run")
+
+	redelivered := rig.event(ghsandbox.PullEvent{Action: ghsandbox.PullReopened})
+	require.Contains(t, redelivered.Response, "run "+runID)
+	stack.Approve(t, runID, again.ID)
+	require.Equal(t, api.RunCompleted, stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, runID, "")).Status)
+	require.Len(t, sb.Comments("acme", "widgets", 1), 1)
+
+	closePull()
+	after := rig.event(ghsandbox.PullEvent{Action: ghsandbox.PullReopened})
+	require.Contains(t, after.Response, "was already reviewed", "a head whose review posted is not reviewed again")
+	require.Len(t, sb.Comments("acme", "widgets", 1), 1)
 }
