@@ -87,7 +87,7 @@ func TestPushWhileTheReviewWaitsSupersedesItAndStartsTheNextOnADevServer(t *test
 	require.Equal(t, api.RunCompleted, stack.WaitForResult(t, stack.Client().GetWorkflow(ctx, second, "")).Status)
 	comments := sb.Comments("acme", "widgets", 1)
 	require.Len(t, comments, 1, "only the review of the new head is posted")
-	require.Contains(t, comments[0].Body, "Reviewed only the change since "+opened.Head[:7]+", whose review (run "+first+") was superseded before it was posted: 1 commit")
+	require.Contains(t, comments[0].Body, "Reviewed only the change since "+opened.Head[:7]+", whose review (run "+first+") still waited for approval when this push came: 1 commit")
 	require.Contains(t, comments[0].Body, "cache/guard.go")
 	require.NotContains(t, comments[0].Body, "cache/cache.go", "the superseded draft's files are not reviewed again")
 	snap, err = stack.Snapshot(ctx, second)

@@ -204,7 +204,7 @@ func TestMakeUpsPullRequestStartsTheDemoAndTheReadmesPushStepRunsAsWritten(t *te
 	out5 := sh.run(starters[2])
 	require.NotNil(t, followWaits.FindStringSubmatch(out5), out5)
 	body5 := commentBody(t, *sh.snapshot("RUN5").PendingAction)
-	require.Contains(t, body5, "Reviewed only the change since "+first.Head[:7]+", whose review (run "+sh.ids["RUN4"]+") was superseded before it was posted: 1 commit",
+	require.Contains(t, body5, "Reviewed only the change since "+first.Head[:7]+", whose review (run "+sh.ids["RUN4"]+") still waited for approval when this push came: 1 commit",
 		"the review of the new head covers only the new commit and says where the superseded draft is")
 	require.Contains(t, body5, "cache/log.go")
 	require.NotContains(t, body5, "cache/evict.go", "RUN4's draft is not reviewed again")

@@ -162,7 +162,7 @@ func readSince(ctx context.Context, gh *gogithub.Client, t api.Target) (api.Pull
 // superseded while it waited for a person (its draft stays on its run).
 func lastReviewed(t api.Target) string {
 	if t.ReviewedDraft != "" {
-		return "whose review (run " + t.ReviewedDraft + ") was superseded before it was posted"
+		return "whose review (run " + t.ReviewedDraft + ") still waited for approval when this push came"
 	}
 	return "the last head reviewed and posted"
 }
