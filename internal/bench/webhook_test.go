@@ -325,3 +325,14 @@ func (r *overheadRig) measureWebhookRows(t *testing.T, ctx context.Context, n in
 			"≤ 1.5× bare", meanMs(pick(agent, pressed)), meanMs(pick(base, pressed)), atMost(1.5)),
 	}
 }
+
+// TestBenchWebhookRows measures only the two webhook rows of the report, to
+// tune them without the whole of `make bench`:
+// AGENTRUN_BENCH=full go test ./internal/bench -run TestBenchWebhookRows -v -count=1
+func TestBenchWebhookRows(t *testing.T) {
+	env := requireRowBench(t)
+	stopProfile := startCPUProfile(t, env.cpuProfile)
+	rig := startOverheadRig(t)
+	rows := rig.measureWebhookRows(t, context.Background(), env.scale.webhookReviews)
+	logRows(t, rows, stopProfile())
+}
