@@ -32,7 +32,7 @@ func NewAppAccess(creds Credentials, allowed RepoAllowlist, botLogin string) (*A
 	if err != nil {
 		return nil, err
 	}
-	apps := ghinstallation.NewAppsTransportFromPrivateKey(http.DefaultTransport, creds.AppID, creds.AppKey)
+	apps := ghinstallation.NewAppsTransportFromPrivateKey(transport, creds.AppID, creds.AppKey)
 	apps.BaseURL = strings.TrimSuffix(template.BaseURL.String(), "/")
 	src := &appSource{template: template, apps: apps, appID: creds.AppID,
 		installations: map[string]int64{}, tokens: map[int64]*ghinstallation.Transport{}}

@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"fmt"
+	"io"
 
 	gogithub "github.com/google/go-github/v62/github"
 
@@ -88,7 +89,9 @@ func updateCheckRun(ctx context.Context, gh *gogithub.Client, t api.Target, id i
 	if err != nil {
 		return err
 	}
-	_, err = gh.Do(ctx, req, nil)
+	// Read to its end: an answer left unread closes its connection, and
+	// the next request opens another.
+	_, err = gh.Do(ctx, req, io.Discard)
 	return err
 }
 

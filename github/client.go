@@ -29,11 +29,29 @@ const githubHTTPTimeout = 30 * time.Second
 // that names no wait; GitHub's guidance is "at least one minute".
 const defaultSecondaryWait = time.Minute
 
+// maxIdleConnsPerHost is how many idle connections to its one host a
+// process keeps for reuse.
+const maxIdleConnsPerHost = 64
+
+// transport is the one connection pool of every GitHub client of the
+// process, net/http's default with more idle connections kept per host:
+// the default keeps two, and a process sends many requests to its one host
+// at once (a worker's check run update, post and permission check, other
+// runs' reads), so every request past the second opened a connection of
+// its own, a TCP and TLS handshake before the request, and closed it after.
+var transport = newTransport()
+
+func newTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	return t
+}
+
 // NewClient makes the go-github client every GitHub caller uses. An empty
 // baseURL means api.github.com; otherwise it is the API root (GITHUB_API_URL),
 // for example a GitHub Enterprise /api/v3/ or the sandbox.
 func NewClient(baseURL, token string) (*gogithub.Client, error) {
-	client := gogithub.NewClient(&http.Client{Timeout: githubHTTPTimeout, CheckRedirect: followReadsOnly})
+	client := gogithub.NewClient(&http.Client{Timeout: githubHTTPTimeout, CheckRedirect: followReadsOnly, Transport: transport})
 	if token != "" {
 		client = client.WithAuthToken(token)
 	}

@@ -43,22 +43,36 @@ type Reach struct {
 
 // Reach describes the run (which needs no worker: run not found and
 // Temporal unreachable fail here, as errors.Is ErrRunNotFound and
-// ErrUnavailable) and then asks the run query, bounded by the precheck
-// timeout. A query that times out or that no worker polls for is not an
-// error: the command is still worth signalling, and Reach answers the
-// run's last known state.
+// ErrUnavailable) and asks the run query, bounded by the precheck timeout.
+// The two go out together, so that a person's command waits for one round
+// trip to Temporal, not two; the description's error still comes first. A
+// query that times out or that no worker polls for is not an error: the
+// command is still worth signalling, and Reach answers the run's last
+// known state.
 func (c *Client) Reach(ctx context.Context, runID string) (Reach, error) {
+	type answer struct {
+		snap api.RunSnapshot
+		err  error
+	}
+	qctx, cancel := context.WithTimeout(ctx, c.precheckTimeout())
+	defer cancel()
+	queried := make(chan answer, 1)
+	go func() {
+		snap, err := c.Snapshot(qctx, runID)
+		queried <- answer{snap, err}
+	}()
 	desc, err := c.Describe(ctx, runID)
 	if err != nil {
+		cancel()
+		<-queried
 		return Reach{}, err
 	}
 	reach := Reach{Open: desc.Open()}
 	if !reach.Open {
 		reach.EndedAs = desc.StatusName()
 	}
-	qctx, cancel := context.WithTimeout(ctx, c.precheckTimeout())
-	snap, err := c.Snapshot(qctx, runID)
-	cancel()
+	q := <-queried
+	snap, err := q.snap, q.err
 	switch {
 	case err == nil:
 		reach.Snapshot, reach.Live = snap, true

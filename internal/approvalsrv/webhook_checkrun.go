@@ -59,9 +59,6 @@ func (s *Server) handleCheckRunDelivery(ctx context.Context, delivery string, pa
 			Approver:  sender.GetLogin(),
 			RequestID: "github-check-run:" + delivery,
 		},
-		openRunPolicy: func(ctx context.Context, run api.Run, approver string) (string, error) {
-			return s.requireWritePermission(ctx, run, approver, "approving")
-		},
 	}
 	if decision == api.DecisionReject {
 		in.Request.Reason = api.RejectedFromCheckRun
@@ -75,6 +72,16 @@ func (s *Server) handleCheckRunDelivery(ctx context.Context, delivery string, pa
 }
 
 func (s *Server) buttonDecision(ctx context.Context, logger *slog.Logger, in decisionInput, token string, event *github.CheckRunEvent) outcome {
+	// The run must be on the delivery's repository, so the permission the
+	// open-run policy needs is the sender's there: asked while the run is
+	// reached, not after.
+	var early *permissionLookup
+	if event.GetSender().GetType() != "Bot" {
+		early = s.lookUpPermission(ctx, event.GetRepo().GetFullName(), in.Request.Approver)
+	}
+	in.openRunPolicy = func(ctx context.Context, run api.Run, approver string) (string, error) {
+		return s.requireWritePermissionFrom(ctx, run, approver, "approving", early)
+	}
 	reach, o := s.reachRun(ctx, logger, in.RunID, "run query for a check run button")
 	if !o.OK() {
 		logger.Info("check run button refused", "code", o.Code, "reason", o.Error)

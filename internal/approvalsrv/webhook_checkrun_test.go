@@ -1,11 +1,15 @@
 package approvalsrv
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -145,4 +149,83 @@ func TestGitHubsOwnRequestedActionExampleDecides(t *testing.T) {
 	other := h.deliver("check_run", "72d3162e-cc78-11e3-81ab-4c9367dc0960", raw)
 	require.Equal(t, http.StatusNoContent, other.StatusCode)
 	require.Len(t, h.runs.approvalSignals(), 1)
+}
+
+// askedPermissions records each permission lookup, as owner/repo:login.
+type askedPermissions struct {
+	PermissionChecker
+	mu    sync.Mutex
+	asked []string
+}
+
+func (p *askedPermissions) Permission(ctx context.Context, owner, repo, login string) (string, error) {
+	p.mu.Lock()
+	p.asked = append(p.asked, owner+"/"+repo+":"+login)
+	p.mu.Unlock()
+	return p.PermissionChecker.Permission(ctx, owner, repo, login)
+}
+
+func (p *askedPermissions) lookups() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.asked)
+}
+
+// TestAButtonPressAsksGitHubOnceForItsSendersPermission: the lookup the
+// open-run policy needs is started with the run query, and the policy
+// takes its answer instead of asking again; the policy still decides, so
+// a reader's press is refused on that one answer.
+func TestAButtonPressAsksGitHubOnceForItsSendersPermission(t *testing.T) {
+	approve := api.CheckButtonID(api.DecisionApprove, "act-1", act1Hash)
+	for name, tc := range map[string]struct {
+		sender, senderType string
+		approvers          []string
+		status             int
+		asked              []string
+	}{
+		"a writer":                     {"bob", "User", nil, http.StatusAccepted, []string{"acme/widgets:bob"}},
+		"a reader":                     {"mallory", "User", nil, http.StatusForbidden, []string{"acme/widgets:mallory"}},
+		"a bot, refused before asking": {"ci", "Bot", nil, http.StatusForbidden, nil},
+		// The run's list decides; the lookup started early is left unused.
+		"a listed approver": {"alice", "User", []string{"alice"}, http.StatusAccepted, []string{"acme/widgets:alice"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			perms := &askedPermissions{PermissionChecker: sandboxPermissions(t)}
+			h := waitingHarness(t, perms, tc.approvers...)
+			var event map[string]any
+			require.NoError(t, json.Unmarshal(pressOnRun1(t, tc.sender, approve), &event))
+			event["sender"].(map[string]any)["type"] = tc.senderType
+			body, err := json.Marshal(event)
+			require.NoError(t, err)
+
+			resp := h.deliver("check_run", "d-"+name, body)
+
+			require.Equal(t, tc.status, resp.StatusCode, readAll(t, resp))
+			require.Equal(t, tc.asked, h.waitForLookups(t, perms, len(tc.asked)))
+			if tc.status == http.StatusAccepted {
+				require.Len(t, h.runs.approvalSignals(), 1)
+			} else {
+				require.Empty(t, h.runs.approvalSignals())
+			}
+		})
+	}
+}
+
+// waitForLookups is perms' lookups once there are want of them: an early
+// lookup the policy did not need may still be under way when the answer
+// is written. The request's end cancels it, so it ends soon.
+func (h *harness) waitForLookups(t *testing.T, perms *askedPermissions, want int) []string {
+	t.Helper()
+	require.Eventually(t, func() bool { return len(perms.lookups()) >= want }, 10*time.Second, time.Millisecond)
+	return perms.lookups()
+}
+
+// TestAnEarlyPermissionLookupAnswersOnlyForItsRepositoryAndLogin: a run
+// whose repository is spelled otherwise is asked about afresh.
+func TestAnEarlyPermissionLookupAnswersOnlyForItsRepositoryAndLogin(t *testing.T) {
+	l := &permissionLookup{repo: "acme/widgets", login: "bob"}
+	require.True(t, l.answers("acme/widgets", "bob"))
+	require.False(t, l.answers("Acme/Widgets", "bob"))
+	require.False(t, l.answers("acme/widgets", "alice"))
+	require.False(t, (*permissionLookup)(nil).answers("acme/widgets", "bob"))
 }

@@ -173,8 +173,8 @@ func rigOn(tb testing.TB, agentClient client.Client, stickyCache int) *overheadR
 }
 
 // benchFixture is the default fixture plus benchPulls copies of its pull
-// request acme/widgets#1, the one full of findings, and webhookPulls more
-// for the webhook rows (webhook_test.go).
+// request acme/widgets#1, the one full of findings, and webhookPulls more,
+// each on a head of its own, for the webhook rows (webhook_test.go).
 func benchFixture(tb testing.TB) ghsandbox.Fixture {
 	tb.Helper()
 	f := ghsandbox.DefaultFixture()
@@ -190,6 +190,7 @@ func benchFixture(tb testing.TB) ghsandbox.Fixture {
 	for n := range webhookPulls {
 		pull := repo.Pulls[0]
 		pull.Number = firstWebhookPull + n
+		pull.HeadSHA = webhookPullHead(pull.Number)
 		pull.Comments = nil
 		repo.Pulls = append(repo.Pulls, pull)
 	}

@@ -35,11 +35,16 @@ import (
 const (
 	benchWebhookSecret = "bench-webhook-secret"
 	// benchPullHead is the head of the default fixture's acme/widgets#1,
-	// and so of every bench copy of it.
+	// and so of every overhead-row copy of it.
 	benchPullHead = "9f3c2a71d4e85b06c1f7a2d39e4b58c60a1d7e42"
 	// webhookPulls copies of acme/widgets#1 from firstWebhookPull are the
 	// webhook rows' own: a delivery's run is keyed by pull request and head,
 	// so every measured delivery needs a pull request no run reviewed yet.
+	// Each has a head of its own (webhookPullHead), as pull requests on
+	// GitHub do: a check run lists the open pull requests at its commit,
+	// and a list of check runs for a ref holds every run on it, so hundreds
+	// of copies on one commit would make every check run call carry them
+	// all, a cost no real pull request has.
 	webhookPulls     = 64
 	firstWebhookPull = 3000
 	// benchApprover may write to acme/widgets in the default fixture.
@@ -113,11 +118,12 @@ func (w *webhookRig) reviewFromDeliveries(ctx context.Context) (webhookTimes, er
 	pull := w.nextPull
 	w.nextPull++
 	repo := benchRepoOwner + "/" + benchRepoName
-	runID := approvalsrv.PullReviewRunID(repo, pull, benchPullHead, api.DefaultAgent)
+	head := webhookPullHead(pull)
+	runID := approvalsrv.PullReviewRunID(repo, pull, head, api.DefaultAgent)
 	opened, err := json.Marshal(gogithub.PullRequestEvent{
 		Action: gogithub.String("opened"), Number: gogithub.Int(pull),
 		PullRequest: &gogithub.PullRequest{Number: gogithub.Int(pull), State: gogithub.String("open"),
-			Head: &gogithub.PullRequestBranch{SHA: gogithub.String(benchPullHead)}},
+			Head: &gogithub.PullRequestBranch{SHA: gogithub.String(head)}},
 		Repo:   benchRepo(),
 		Sender: &gogithub.User{Login: gogithub.String(benchApprover), Type: gogithub.String("User")},
 	})
@@ -129,12 +135,12 @@ func (w *webhookRig) reviewFromDeliveries(ctx context.Context) (webhookTimes, er
 	if err := w.deliver(ctx, "pull_request", opened); err != nil {
 		return times, err
 	}
-	if _, err := w.checkRun(ctx, runID, func(c ghsandbox.CheckRun) bool { return c.Status == "in_progress" }); err != nil {
+	if _, err := w.checkRun(ctx, runID, head, func(c ghsandbox.CheckRun) bool { return c.Status == "in_progress" }); err != nil {
 		return times, err
 	}
 	times.toInProgress = time.Since(start)
 
-	waiting, err := w.checkRun(ctx, runID, func(c ghsandbox.CheckRun) bool { return approveButton(c) != "" })
+	waiting, err := w.checkRun(ctx, runID, head, func(c ghsandbox.CheckRun) bool { return approveButton(c) != "" })
 	if err != nil {
 		return times, err
 	}
@@ -157,7 +163,7 @@ func (w *webhookRig) reviewFromDeliveries(ctx context.Context) (webhookTimes, er
 		return times, err
 	}
 	times.toComment = time.Since(start)
-	done, err := w.checkRun(ctx, runID, func(c ghsandbox.CheckRun) bool { return c.Status == "completed" })
+	done, err := w.checkRun(ctx, runID, head, func(c ghsandbox.CheckRun) bool { return c.Status == "completed" })
 	if err != nil {
 		return times, err
 	}
@@ -185,13 +191,20 @@ func approveButton(c ghsandbox.CheckRun) string {
 	return c.Actions[i].Identifier
 }
 
-// checkRun reads the sandbox until the run's one check run satisfies ok.
-func (w *webhookRig) checkRun(ctx context.Context, runID string, ok func(ghsandbox.CheckRun) bool) (ghsandbox.CheckRun, error) {
+// webhookPullHead is the head commit of the webhook rows' pull request
+// number pull: its own, like every pull request's.
+func webhookPullHead(pull int) string {
+	return fmt.Sprintf("%s%08x", benchPullHead[:32], pull)
+}
+
+// checkRun reads the sandbox until the run's one check run on head
+// satisfies ok.
+func (w *webhookRig) checkRun(ctx context.Context, runID, head string, ok func(ghsandbox.CheckRun) bool) (ghsandbox.CheckRun, error) {
 	tick := time.NewTicker(sandboxPoll)
 	defer tick.Stop()
 	for {
 		var mine []ghsandbox.CheckRun
-		for _, c := range w.rig.sandbox.CheckRuns(benchRepoOwner, benchRepoName, benchPullHead) {
+		for _, c := range w.rig.sandbox.CheckRuns(benchRepoOwner, benchRepoName, head) {
 			if c.ExternalID == runID {
 				mine = append(mine, c)
 			}
@@ -324,4 +337,15 @@ func (r *overheadRig) measureWebhookRows(t *testing.T, ctx context.Context, n in
 		ratioGoal(fmt.Sprintf("Approve button delivery → comment created, mean ms (%d each; bare: signal → next activity started)", n),
 			"≤ 1.5× bare", meanMs(pick(agent, pressed)), meanMs(pick(base, pressed)), atMost(1.5)),
 	}
+}
+
+// TestBenchWebhookRows measures only the two webhook rows of the report, to
+// tune them without the whole of `make bench`:
+// AGENTRUN_BENCH=full go test ./internal/bench -run TestBenchWebhookRows -v -count=1
+func TestBenchWebhookRows(t *testing.T) {
+	env := requireRowBench(t)
+	stopProfile := startCPUProfile(t, env.cpuProfile)
+	rig := startOverheadRig(t)
+	rows := rig.measureWebhookRows(t, context.Background(), env.scale.webhookReviews)
+	logRows(t, rows, stopProfile())
 }
