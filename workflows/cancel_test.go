@@ -101,6 +101,67 @@ func TestTemporalCancelWhileThePostsAnswerIsLostStillReconcilesToOneComment(t *t
 	requireLegalHistory(t, h.events())
 }
 
+// A supersede while the post is in flight, then Temporal's cancel of the
+// workflow while the run reconciles it: the run ends cancelled, as
+// Temporal's cancel asks, not completed as superseded.
+func TestATemporalCancelAfterASupersedeEndsTheRunCancelled(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: ghsandbox.ModeDropResponse})
+	h.approveWhenWaiting()
+	h.env.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		switch {
+		case strings.HasSuffix(info.ActivityID, ".create-1"):
+			h.supersede(api.SupersedeSignal{Head: newHead, By: "run-next"})
+		case strings.HasSuffix(info.ActivityID, ".reconcile-1"):
+			h.env.CancelWorkflow()
+		}
+	})
+	h.run(demoInput())
+	require.True(t, temporal.IsCanceledError(h.env.GetWorkflowError()), "%v", h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	require.Equal(t, api.RunCancelled, snap.Run.Status)
+	require.Equal(t, api.StepSucceeded, h.commentStep(snap).Status)
+	requireLegalHistory(t, h.events())
+}
+
+// A writer's cancel waits on its permission check while the post is in
+// flight; a supersede lands meanwhile. Once the writer is found a writer,
+// the cancel is a duplicate: the run ends superseded, as the supersede
+// said, and the cancel's who and why do not replace the supersede's.
+func TestACancelWhosePermissionCheckAnswersAfterASupersedeIsADuplicate(t *testing.T) {
+	h := newHarness(t)
+	h.env.OnActivity(acts.CheckRepoPermission, mock.Anything, mock.Anything).Return(api.RepoPermission{Permission: "write"}, nil)
+	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: ghsandbox.ModeDropResponse})
+	h.approveWhenWaiting()
+	cancelled, superseded := false, false
+	h.whenActivityStarts(".create-1", func() {
+		cancelled = true
+		h.cancelAs("bob", "not needed", "b1")
+	})
+	h.env.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		// The approver's check came first; bob's is the one after his cancel.
+		if info.ActivityType.Name == api.ActivityCheckRepoPermission && cancelled && !superseded {
+			superseded = true
+			h.supersede(api.SupersedeSignal{Head: newHead, By: "run-next"})
+		}
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.True(t, superseded, "the supersede came during bob's permission check")
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	require.Len(t, permissionSteps(snap), 2, "the approver's and bob's")
+	require.Equal(t, api.RunCompleted, snap.Run.Status)
+	require.True(t, snap.Cancel.Superseded)
+	ignored := ignoredDetails(h.events())
+	require.Len(t, ignored, 1)
+	require.True(t, strings.HasPrefix(ignored[0], "duplicate: the run was already cancelled by "), ignored[0])
+	requireLegalHistory(t, h.events())
+}
+
 func TestCancelDuringReconciliationWaitsForItsAnswer(t *testing.T) {
 	h := newHarness(t)
 	h.fault(ghsandbox.Fault{Op: "create_comment", Mode: ghsandbox.ModeDropResponse})

@@ -1,11 +1,13 @@
 package workflows
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
@@ -78,6 +80,49 @@ func TestAFollowUpOfARunWhoseCommentIsInDoubtFindsItAndNeverPostsItAgain(t *test
 	require.Contains(t, string(st.SafeOutput), `"alreadyExisted":true`)
 	requireAnsweredInDoubt(t, h.conversation(0), first.InDoubt[0])
 	requireLegalHistory(t, h.events())
+}
+
+// A comment longer than a step record shows (4 KiB) leaves a record
+// without its target, so the action in doubt names none. A follow-up whose
+// model asks for that comment again still looks for it under the earlier
+// operationKey, finds it, and posts nothing.
+func TestAFollowUpFindsAnEarlierLongCommentInDoubtThoughItsRecordNamesNoTarget(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	args := fmt.Sprintf(`{"body":%q}`, strings.Repeat("A finding the reviewer explains at length.\n", 120))
+	// The first run's model asks for the comment; the follow-up's, reading
+	// the same conversation on, asks for it again with the same arguments.
+	model := func() *scriptedModel {
+		return &scriptedModel{turns: [][]api.ToolCall{
+			{call("c1", api.ToolCreateIssueComment, args)},
+			{call("c2", api.ToolCreateIssueComment, args)},
+		}}
+	}
+	var suite testsuite.WorkflowTestSuite
+	h1 := newHarnessOn(t, &suite, sandbox, model())
+	h1.cannotTell()
+	h1.env.RegisterDelayedCallback(func() { h1.cancelAs("carol", "giving up on this one", "c1") }, time.Hour)
+	h1.run(demoInput())
+	require.NoError(t, h1.env.GetWorkflowError())
+	snap := h1.snapshot()
+	require.Equal(t, api.RunCancelled, snap.Run.Status)
+	require.Equal(t, 1, h1.markedComments(), "the comment was made; nobody saw it")
+	first := api.FollowUpSource{Run: snap.Run, Conversation: h1.conversation(0), InDoubt: api.InDoubtActions(snap.Run.ID, snap.Steps, snap.Actions)}
+	require.Len(t, first.InDoubt, 1)
+	require.Empty(t, first.InDoubt[0].Target, "the step's record was cut short, its target with it")
+	require.NotEmpty(t, first.InDoubt[0].ArgsHash)
+
+	sandbox.ClearFaults()
+	h := followUpHarnessOn(t, sandbox, model(), func(string) (api.FollowUpSource, error) { return first, nil })
+	h.approveIfAsked()
+	h.run(followUpInput(first.Run, "carol", ""))
+
+	require.NoError(t, h.env.GetWorkflowError())
+	require.Equal(t, 1, h.markedComments(), "the comment in doubt was found, not posted again")
+	again := h.snapshot()
+	require.Empty(t, again.Actions, "nothing was put to an approver")
+	st := h.commentStep(again)
+	require.Equal(t, api.StepSucceeded, st.Status)
+	require.Equal(t, itoa64(sandbox.Comments("acme", "widgets", 1)[0].ID), st.ExternalResourceID)
 }
 
 func TestAFollowUpWhoseEarlierCommentCannotBeSeenShowsItToTheApprover(t *testing.T) {

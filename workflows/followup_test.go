@@ -10,9 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
 const followUpRunID = "run-test-2"
@@ -32,7 +35,14 @@ func finishedFirstRun(t *testing.T, sandbox *ghsandbox.Server) api.FollowUpSourc
 // the dev-server test reads the real one).
 func followUpHarness(t *testing.T, sandbox *ghsandbox.Server, load func(string) (api.FollowUpSource, error)) *harness {
 	t.Helper()
-	h := newHarnessWith(t, sandbox)
+	return followUpHarnessOn(t, sandbox, offline.NewReviewer(), load)
+}
+
+// followUpHarnessOn is followUpHarness with m as the model.
+func followUpHarnessOn(t *testing.T, sandbox *ghsandbox.Server, m model.Model, load func(string) (api.FollowUpSource, error)) *harness {
+	t.Helper()
+	var suite testsuite.WorkflowTestSuite
+	h := newHarnessOn(t, &suite, sandbox, m)
 	h.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: followUpRunID})
 	h.env.OnActivity(api.ActivityLoadFollowUp, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, id string) (api.FollowUpSource, error) { return load(id) })

@@ -51,3 +51,26 @@ func TestATurnAsksForItsActionsTogetherAndNeverForACallItRefuses(t *testing.T) {
 	require.Empty(t, refused.OperationKey, "a refused call never gets an operationKey")
 	require.Len(t, snap.Actions, 2)
 }
+
+// A run whose input lifted the agent's gate asks no one, and its step says
+// which rule let the action run unasked, not the tool's gate.
+func TestARunWhoseGateWasLiftedPostsUnaskedAndItsStepNamesTheRule(t *testing.T) {
+	const rule = "AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post"
+	h := newHarness(t)
+	in := demoInput()
+	in.PostsWithoutAsking = rule
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	snap := h.snapshot()
+	require.Empty(t, snap.Actions, "nobody was asked")
+	require.Equal(t, rule, snap.Run.PostsWithoutAsking)
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepSucceeded, st.Status)
+	unasked := eventsWith(h.events(), func(e api.Event) bool {
+		return e.StepID == st.ID && e.Status == string(api.StepRunning) && strings.HasPrefix(e.Detail, "runs without approval")
+	})
+	require.Len(t, unasked, 1)
+	require.Equal(t, "runs without approval ("+rule+")", unasked[0].Detail)
+}

@@ -133,11 +133,22 @@ func TestRateLimitWaitsItsResetThenPostsOnce(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t)
+			log := h.logCommands()
 			h.fault(tc.fault)
 			h.approveWhenWaiting()
 			start := h.env.Now()
-			h.runPostingOnce(demoInput(), 2)
+			in := demoInput()
+			h.runPostingOnce(in, 2)
 			require.GreaterOrEqual(t, h.env.Now().Sub(start), time.Minute+tc.wait, tc.why)
+			// The wait outlasts the refused attempt's window (its timeout
+			// and the margin, from its answer): the look after it opens no
+			// second window, and the next attempt goes at once.
+			window := in.ToolTimeout + api.ToolSpec{}.ResendMargin()
+			require.Greater(t, tc.wait, window)
+			sent := log.starts(createActivity)
+			require.Len(t, sent, 2)
+			require.GreaterOrEqual(t, sent[1].Sub(sent[0]), tc.wait)
+			require.Less(t, sent[1].Sub(sent[0]), tc.wait+window, "sent once the wait was over, not held for a window counted from the look")
 			limited := eventsWith(h.events(), func(e api.Event) bool { return e.Label == api.LabelRateLimited })
 			require.NotEmpty(t, limited)
 			require.Contains(t, limited[0].Detail, tc.wait.String())
