@@ -62,3 +62,16 @@ func TestAnImportPathOfTheModuleIsCheckedAsARepositoryPath(t *testing.T) {
 
 	require.Equal(t, []Finding{{"x.go", 7, "internal/payloadstore", "no such path in the repository"}}, found)
 }
+
+// make up leaves .data/ and make leaves bin/ in a checkout: the docs name
+// paths in them (.data/webhook-secret) as a run leaves them, and a
+// repository that has run the stack once must still pass.
+func TestPathsUnderWhatARunWritesAreNotRepositoryPaths(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{".data", "bin", "docs"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(root, d), 0o755))
+	}
+	c, err := NewChecker(root)
+	require.NoError(t, err)
+	require.Empty(t, c.Text("docs/page.md", 1, "the secret is in `.data/webhook-secret`, the binary `bin/starter`\n", true))
+}
