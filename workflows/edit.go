@@ -69,7 +69,7 @@ func (w *agentRun) applyEdit(ctx workflow.Context, pa *api.PendingAction, sig ap
 	pa.Edit = &api.ActionEdit{By: who, At: workflow.Now(ctx), From: from}
 	pa.Args, pa.ArgsHash, pa.Preview = shownArgs(c), c.ArgsHash, c.Preview
 	if st := w.stepByID(pa.StepID); st != nil {
-		st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview, "editedBy": who})
+		st.SafeInput = redact.Action(c.Touches, map[string]any{"preview": c.Preview, "editedBy": who})
 	}
 	w.emit(ctx, api.EventActionEdited, pa.StepID, string(pa.State),
 		fmt.Sprintf("edited by %s: argsHash %s became %s", who, from.ArgsHash, pa.ArgsHash))

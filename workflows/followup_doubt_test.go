@@ -82,8 +82,9 @@ func TestAFollowUpOfARunWhoseCommentIsInDoubtFindsItAndNeverPostsItAgain(t *test
 	requireLegalHistory(t, h.events())
 }
 
-// A comment longer than a step record shows (4 KiB) leaves a record
-// without its target, so the action in doubt names none. A follow-up whose
+// A comment longer than a step record shows (4 KiB) leaves a record cut
+// to its head and its target; one recorded before records kept the target
+// names none, so the action in doubt names none. A follow-up whose
 // model asks for that comment again still looks for it under the earlier
 // operationKey, finds it, and posts nothing.
 func TestAFollowUpFindsAnEarlierLongCommentInDoubtThoughItsRecordNamesNoTarget(t *testing.T) {
@@ -108,8 +109,11 @@ func TestAFollowUpFindsAnEarlierLongCommentInDoubtThoughItsRecordNamesNoTarget(t
 	require.Equal(t, 1, h1.markedComments(), "the comment was made; nobody saw it")
 	first := api.FollowUpSource{Run: snap.Run, Conversation: h1.conversation(0), InDoubt: api.InDoubtActions(snap.Run.ID, snap.Steps, snap.Actions)}
 	require.Len(t, first.InDoubt, 1)
-	require.Empty(t, first.InDoubt[0].Target, "the step's record was cut short, its target with it")
+	require.Equal(t, "acme/widgets#1", first.InDoubt[0].Target, "the step's record was cut short, but keeps its target")
 	require.NotEmpty(t, first.InDoubt[0].ArgsHash)
+	// A record written before records kept their target names none: the
+	// follow-up must still find the comment.
+	first.InDoubt[0].Target = ""
 
 	sandbox.ClearFaults()
 	h := followUpHarnessOn(t, sandbox, model(), func(string) (api.FollowUpSource, error) { return first, nil })

@@ -103,7 +103,7 @@ func (w *agentRun) beginAction(ctx workflow.Context, st *api.AgentStep, c tools.
 	st.KeyRecordedAt = &recorded
 	filled := c.Spec.Words.Or(st.ToolName)
 	st.Words = &filled
-	st.SafeInput = redact.JSON(map[string]any{"target": c.Touches, "preview": c.Preview})
+	st.SafeInput = redact.Action(c.Touches, map[string]any{"preview": c.Preview})
 	w.stepNote(ctx, st, "operationKey "+st.OperationKey)
 }
 

@@ -58,6 +58,33 @@ func JSON(v any) json.RawMessage {
 	return note
 }
 
+// maxKeptTarget bounds the target Action keeps beside a cut record; a
+// longer one is left out, which readers take as "any target".
+const maxKeptTarget = 1024
+
+// Action renders an action step's input (fields, such as its preview) with
+// target, what it touches. Past safeLimit the fields are cut to their head
+// as JSON cuts them, but the target stays beside the note: a follow-up and
+// an approver's caution read what an action in doubt may have changed from
+// its record, however long its comment was.
+func Action(target string, fields map[string]any) json.RawMessage {
+	fields["target"] = target
+	raw := JSON(fields)
+	var note truncatedNote
+	if json.Unmarshal(raw, &note) != nil || !note.Truncated {
+		return raw
+	}
+	kept := secrets(target)
+	if len(kept) > maxKeptTarget {
+		kept = ""
+	}
+	out, _ := json.Marshal(struct {
+		Target string `json:"target,omitempty"`
+		truncatedNote
+	}{kept, note})
+	return out
+}
+
 // FileSummary is what a step record shows of a changed file: its patch
 // stays out (the model still sees it), only its size is told.
 type FileSummary struct {

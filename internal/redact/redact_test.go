@@ -47,3 +47,32 @@ func TestAFileSummaryTellsThePatchSizeNotThePatch(t *testing.T) {
 		{Filename: "big.go", Status: "added", PatchBytes: 90000},
 	}, FileSummaries(files))
 }
+
+// An action's record names what it touches however long its preview: a
+// follow-up and an approver's caution read the target of an action in
+// doubt from it. The preview is cut as any content is; a target too long
+// to keep is left out, which readers take as "any target".
+func TestAnActionsRecordKeepsItsTargetWhenItsPreviewIsCut(t *testing.T) {
+	var rec struct {
+		Target  string `json:"target"`
+		Preview string `json:"preview"`
+		truncatedNote
+	}
+	short := Action("acme/widgets#1", map[string]any{"preview": "LGTM"})
+	require.JSONEq(t, `{"target":"acme/widgets#1","preview":"LGTM"}`, string(short))
+
+	long := Action("acme/widgets#1", map[string]any{"preview": strings.Repeat("A finding at length. ", 400)})
+	require.LessOrEqual(t, len(long), safeLimit)
+	require.NoError(t, json.Unmarshal(long, &rec))
+	require.Equal(t, "acme/widgets#1", rec.Target)
+	require.True(t, rec.Truncated)
+	require.Empty(t, rec.Preview, "the preview is only in the cut head")
+
+	var tooLong map[string]any
+	require.NoError(t, json.Unmarshal(Action(strings.Repeat("t", maxKeptTarget+1), map[string]any{"preview": strings.Repeat("p", safeLimit)}), &tooLong))
+	require.NotContains(t, tooLong, "target")
+	require.Equal(t, true, tooLong["truncated"])
+
+	secret := Action("ghp_"+strings.Repeat("a", 30), map[string]any{"preview": strings.Repeat("p", safeLimit)})
+	require.NotContains(t, string(secret), "ghp_a")
+}
