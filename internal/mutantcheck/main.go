@@ -90,6 +90,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 				continue
 			}
 			verdict, err := check(ctx, filepath.Join(*pkg, f.Name), m, strings.Fields(*goflags), *timeout)
+			if errors.Is(err, errStale) {
+				// The file changed since the report: this mutant keeps
+				// gremlins' status, and the line says why.
+				fmt.Fprintf(out, "%-12s %-22s %s:%d:%d (was %s): %v\n", "STALE", m.Type, f.Name, m.Line, m.Column, m.Status, err)
+				continue
+			}
 			if err != nil {
 				return fmt.Errorf("%s:%d:%d %s: %w", f.Name, m.Line, m.Column, m.Type, err)
 			}

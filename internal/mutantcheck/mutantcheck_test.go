@@ -69,8 +69,8 @@ func TestMutateRefusesAPositionOfAnotherVersionOfTheFile(t *testing.T) {
 		line, column int
 		why          string
 	}{
-		{"CONDITIONALS_NEGATION", 6, 8, "no token at 6:8"},
-		{"CONDITIONALS_NEGATION", 14, 34, `holds "+", which CONDITIONALS_NEGATION does not mutate`},
+		{"CONDITIONALS_NEGATION", 6, 8, "stale position: no token at 6:8"},
+		{"CONDITIONALS_NEGATION", 14, 34, `stale position: 14:34 holds "+", which CONDITIONALS_NEGATION does not mutate`},
 		{"ARITHMETIC_BASE", 99, 1, "no token at 99:1"},
 		{"SOMETHING_ELSE", 6, 9, `unknown mutator type "SOMETHING_ELSE"`},
 	} {
@@ -111,6 +111,7 @@ func TestSign(t *testing.T) {
 		map[string]any{"type": "INVERT_NEGATIVES", "status": "KILLED", "line": 7, "column": 10},
 		map[string]any{"type": "ARITHMETIC_BASE", "status": "NOT COVERED", "line": 16, "column": 43},
 		map[string]any{"type": "INCREMENT_DECREMENT", "status": "LIVED", "line": 19, "column": 22},
+		map[string]any{"type": "CONDITIONALS_BOUNDARY", "status": "LIVED", "line": 8, "column": 9},
 	}}}}
 	raw, err := json.Marshal(rep)
 	require.NoError(t, err)
@@ -125,12 +126,13 @@ func TestSign(t *testing.T) {
 	got := out.String()
 	require.Contains(t, got, "KILLED       CONDITIONALS_NEGATION  calc.go:6:9 (was NOT COVERED)")
 	require.Contains(t, got, "LIVED        ARITHMETIC_BASE        calc.go:14:34 (was LIVED)")
-	require.Contains(t, got, "gremlins: killed 1, lived 2, not covered 3, timed out 0, not viable 0: efficacy 33.33%, coverage 50.00%")
+	require.Contains(t, got, "gremlins: killed 1, lived 3, not covered 3, timed out 0, not viable 0: efficacy 25.00%, coverage 57.14%")
 	require.Contains(t, got, "KILLED       CONDITIONALS_NEGATION  calc.go:8:9 (was NOT COVERED)")
 	require.NotContains(t, got, "calc.go:7:10", "a killed mutant is not run again")
 	require.Contains(t, got, "NOT VIABLE   ARITHMETIC_BASE        calc.go:16:43 (was NOT COVERED)", "a string's + turned into - does not build")
+	require.Contains(t, got, `STALE        CONDITIONALS_BOUNDARY  calc.go:8:9 (was LIVED): stale position: 8:9 holds "==", which CONDITIONALS_BOUNDARY does not mutate`)
 	require.Contains(t, got, "TIMED OUT    INCREMENT_DECREMENT    calc.go:19:22 (was LIVED)", "i-- never ends the loop")
-	require.Contains(t, got, "after the re-run: killed 3, lived 1, not covered 0, timed out 1, not viable 1: efficacy 75.00%, coverage 100.00%")
+	require.Contains(t, got, "after the re-run: killed 3, lived 2, not covered 0, timed out 1, not viable 1: efficacy 60.00%, coverage 100.00%")
 }
 
 // Tests that fail without a mutant would count every mutant as killed: the

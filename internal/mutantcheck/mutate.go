@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"go/scanner"
 	"go/token"
@@ -30,6 +31,10 @@ var replacements = map[string]map[token.Token]token.Token{
 	},
 }
 
+// errStale is a position that holds no token its mutator type mutates: the
+// report is of another version of the file.
+var errStale = errors.New("stale position")
+
 // Mutate is src with the token at line and column (1-based, in bytes, as
 // gremlins reports them) replaced as mutator kind replaces it. A position
 // that holds no token the kind mutates is an error: the report is of
@@ -46,18 +51,18 @@ func Mutate(src []byte, kind string, line, column int) ([]byte, error) {
 	for {
 		pos, tok, lit := s.Scan()
 		if tok == token.EOF {
-			return nil, fmt.Errorf("no token at %d:%d", line, column)
+			return nil, fmt.Errorf("%w: no token at %d:%d", errStale, line, column)
 		}
 		p := fset.Position(pos)
 		if p.Line < line || p.Line == line && p.Column < column {
 			continue
 		}
 		if p.Line != line || p.Column != column {
-			return nil, fmt.Errorf("no token at %d:%d", line, column)
+			return nil, fmt.Errorf("%w: no token at %d:%d", errStale, line, column)
 		}
 		to, ok := table[tok]
 		if !ok {
-			return nil, fmt.Errorf("%d:%d holds %q, which %s does not mutate: the report is of another version of the file", line, column, tokenText(tok, lit), kind)
+			return nil, fmt.Errorf("%w: %d:%d holds %q, which %s does not mutate", errStale, line, column, tokenText(tok, lit), kind)
 		}
 		off := file.Offset(pos)
 		out := make([]byte, 0, len(src)+2)
