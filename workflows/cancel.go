@@ -135,12 +135,22 @@ func (w *agentRun) checkWritePermission(ctx workflow.Context, who, what, doing, 
 	})
 	in := api.RepoPermissionInput{Owner: w.target.Owner, Repo: w.target.Repo, Login: who}
 	var res api.RepoPermission
-	if err := workflow.ExecuteLocalActivity(lctx, api.ActivityCheckRepoPermission, in).Get(ctx, &res); err != nil {
-		w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
+	err := workflow.ExecuteLocalActivity(lctx, api.ActivityCheckRepoPermission, in).Get(ctx, &res)
+	// A signal's check runs beside the loop: the run may have ended while
+	// it ran (a supersede, Temporal's cancel) and closed its open steps,
+	// this one too (cancelOpenWork). The answer still holds; the step
+	// stays as the run closed it.
+	closed := st.Status.IsTerminal()
+	if err != nil {
+		if !closed {
+			w.setStepStatus(ctx, st, api.StepFailed, errorMessage(err))
+		}
 		return fmt.Sprintf("%s%s's permission on %s could not be checked%s", unchecked, who, w.in.Repo, uncheckedReason(err))
 	}
-	st.SafeOutput = redact.JSON(res)
-	w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
+	if !closed {
+		st.SafeOutput = redact.JSON(res)
+		w.setStepStatus(ctx, st, api.StepSucceeded, who+" has "+res.Permission+" permission")
+	}
 	return api.RefuseWriter(who, res.Permission, w.in.Repo, doing)
 }
 
