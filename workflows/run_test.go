@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/tools"
 )
 
 func TestMaxStepsFailsTheRunWithAClearError(t *testing.T) {
@@ -78,4 +79,35 @@ func (h *harness) eventsSince(t *testing.T, since int64) []api.Event {
 	var evs []api.Event
 	require.NoError(t, v.Get(&evs))
 	return evs
+}
+
+// An agent's own step limit applies when the run names none; a run that
+// names one keeps it; neither named, the default applies.
+func TestAnAgentsStepLimitAppliesWhenTheRunNamesNone(t *testing.T) {
+	turns := [][]api.ToolCall{
+		{call("r1", "fast_read", `{}`)}, {call("r2", "fast_read", `{}`)}, {call("r3", "fast_read", `{}`)},
+	}
+	for _, c := range []struct {
+		name           string
+		agent, run     int
+		wantFailedWith string
+	}{
+		{"the agent's limit", 2, 0, "reached maxSteps (2)"},
+		{"the run's own limit", 2, 6, ""},
+		{"the default", 0, 0, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newCustomRun(t, tools.Agent{Name: "reader", MaxSteps: c.agent, Tools: []tools.AgentTool{{Name: "fast_read"}}}, &stampTool{effects: map[string]int{}}, turns...)
+			r.env.ExecuteWorkflow(api.WorkflowName, api.RunInput{Repo: "acme/widgets", PullNumber: 1, UserID: "carol", Agent: "reader",
+				MaxSteps: c.run, Approvers: []string{"alice"}, InlineConversationBytes: -1})
+			require.True(t, r.env.IsWorkflowCompleted())
+			snap := r.snapshot(t)
+			if c.wantFailedWith != "" {
+				require.Equal(t, api.RunFailed, snap.Run.Status)
+				require.Contains(t, snap.Run.Error, c.wantFailedWith)
+				return
+			}
+			require.Equal(t, api.RunCompleted, snap.Run.Status, snap.Run.Error)
+		})
+	}
 }

@@ -32,13 +32,10 @@ func (w *agentRun) chooseAgent(in *api.RunInput) error {
 	return nil
 }
 
-// offeredTools are the tools the model may call, described as the run
-// will treat their calls: a run whose input lifted the agent's gate tells
-// the model that nothing waits for a person.
+// offeredTools are the tools the model may call. The model call names
+// only the agent (and whether the run posts without asking): its activity
+// describes them from the worker's registry (activities/tools.go).
 func (w *agentRun) offeredTools() []api.ToolSpec {
-	if w.Run.PostsWithoutAsking != "" {
-		return w.registry.SpecsWithoutAsking(w.agent, w.Run.PostsWithoutAsking)
-	}
 	return w.registry.Specs(w.agent)
 }
 
