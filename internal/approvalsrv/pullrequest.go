@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -228,10 +229,14 @@ func (s *Server) startPullReview(ctx context.Context, logger *slog.Logger, r pul
 // endedByClose tells whether the review runID names ended because its pull
 // request was closed, with nothing posted: reopened at the same head, the
 // pull request is then reviewed again. A review that posted, was decided
-// or failed stays the head's review.
+// or failed stays the head's review, and so does one that left an action
+// in doubt: the new run would reuse its operationKeys.
 func (s *Server) endedByClose(ctx context.Context, runID string) bool {
 	snap, err := s.runs.Snapshot(ctx, runID)
-	return err == nil && len(snap.Outcome.Posted) == 0 && snap.Cancel != nil && snap.Cancel.Superseded && snap.Cancel.Closed
+	if err != nil || len(snap.Outcome.Posted) > 0 || snap.Cancel == nil || !snap.Cancel.Superseded || !snap.Cancel.Closed {
+		return false
+	}
+	return !slices.ContainsFunc(snap.Steps, api.InDoubt)
 }
 
 // reviewCommand starts a review by hand: a writer's /agentrun review on a

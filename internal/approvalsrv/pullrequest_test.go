@@ -332,3 +332,29 @@ func TestAPushReadsSinceTheLastHeadReviewedPostedOrDraftedAndWaiting(t *testing.
 		})
 	}
 }
+
+// Only a review its close ended with nothing done and nothing in doubt is
+// reviewed again on reopen: a new run under the same ID reuses its
+// operationKeys, so a step left in doubt keeps the old run the head's.
+func TestOnlyAReviewTheCloseEndedCleanlyIsReviewedAgainOnReopen(t *testing.T) {
+	h := newHarness(t, autoReview(t, "acme/widgets"), nil)
+	closed := &api.Cancellation{Superseded: true, Closed: true}
+	cases := map[string]struct {
+		snap api.RunSnapshot
+		want bool
+	}{
+		"ended by the close":  {api.RunSnapshot{Cancel: closed}, true},
+		"posted before":       {api.RunSnapshot{Cancel: closed, Outcome: api.Outcome{Posted: []api.PostedOutcome{{CommentID: 1}}}}, false},
+		"a step in doubt":     {api.RunSnapshot{Cancel: closed, Steps: []api.AgentStep{{ID: "step-5", Status: api.StepOutcomeUnknown, OperationKey: "r:5"}}}, false},
+		"superseded by push":  {api.RunSnapshot{Cancel: &api.Cancellation{Superseded: true}}, false},
+		"cancelled by a user": {api.RunSnapshot{Cancel: &api.Cancellation{By: "alice"}}, false},
+		"completed":           {api.RunSnapshot{}, false},
+	}
+	for name, c := range cases {
+		h.runs.mu.Lock()
+		h.runs.snaps["run-x"] = c.snap
+		h.runs.mu.Unlock()
+		require.Equal(t, c.want, h.server.endedByClose(t.Context(), "run-x"), name)
+	}
+	require.False(t, h.server.endedByClose(t.Context(), "run-missing"))
+}
