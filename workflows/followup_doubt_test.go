@@ -11,15 +11,19 @@ import (
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
+	"github.com/agentrun/agentrun/model"
+	"github.com/agentrun/agentrun/model/offline"
 )
 
-// cancelledInDoubt runs the demo review until its comment is made but its
-// answer lost and every look refused, and its requester cancels: the run
-// ends cancelled with the comment step outcome_unknown. It returns what a
-// follow-up loads of it, as LoadFollowUp builds it.
-func cancelledInDoubt(t *testing.T, sandbox *ghsandbox.Server) api.FollowUpSource {
+// cancelledInDoubt runs the demo review with m as its model until its
+// comment is made but its answer lost and every look refused, and its
+// requester cancels: the run ends cancelled with the comment step
+// outcome_unknown. It returns what a follow-up loads of it, as LoadFollowUp
+// builds it.
+func cancelledInDoubt(t *testing.T, sandbox *ghsandbox.Server, m model.Model) api.FollowUpSource {
 	t.Helper()
-	h := newHarnessWith(t, sandbox)
+	var suite testsuite.WorkflowTestSuite
+	h := newHarnessOn(t, &suite, sandbox, m)
 	h.cannotTell()
 	h.env.RegisterDelayedCallback(func() { h.cancelAs("carol", "giving up on this one", "c1") }, time.Hour)
 	h.run(demoInput())
@@ -29,6 +33,22 @@ func cancelledInDoubt(t *testing.T, sandbox *ghsandbox.Server) api.FollowUpSourc
 	require.Equal(t, api.StepOutcomeUnknown, h.commentStep(snap).Status)
 	require.Equal(t, 1, h.markedComments(), "the comment was made; nobody saw it")
 	return api.FollowUpSource{Run: snap.Run, Conversation: h.conversation(0), InDoubt: api.InDoubtActions(snap.Run.ID, snap.Steps, snap.Actions)}
+}
+
+// requireFoundNotPostedAgain checks how a follow-up that asked for the
+// comment in doubt ended: it found the comment under the earlier
+// operationKey, put nothing to an approver and posted nothing. It returns
+// the follow-up's comment step.
+func requireFoundNotPostedAgain(t *testing.T, h *harness) api.AgentStep {
+	t.Helper()
+	require.NoError(t, h.env.GetWorkflowError())
+	require.Equal(t, 1, h.markedComments(), "the comment in doubt was found, not posted again")
+	snap := h.snapshot()
+	require.Empty(t, snap.Actions, "nothing was put to an approver: nothing new is done")
+	st := h.commentStep(snap)
+	require.Equal(t, api.StepSucceeded, st.Status)
+	require.Equal(t, itoa64(h.sandbox.Comments("acme", "widgets", 1)[0].ID), st.ExternalResourceID)
+	return st
 }
 
 // approveIfAsked approves the follow-up's action if it asks one: an
@@ -61,7 +81,7 @@ func requireAnsweredInDoubt(t *testing.T, conv []api.Message, earlier api.InDoub
 
 func TestAFollowUpOfARunWhoseCommentIsInDoubtFindsItAndNeverPostsItAgain(t *testing.T) {
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
-	first := cancelledInDoubt(t, sandbox)
+	first := cancelledInDoubt(t, sandbox, offline.NewReviewer())
 	require.Len(t, first.InDoubt, 1)
 	sandbox.ClearFaults() // the listing works again
 	h := followUpHarness(t, sandbox, func(string) (api.FollowUpSource, error) { return first, nil })
@@ -70,13 +90,7 @@ func TestAFollowUpOfARunWhoseCommentIsInDoubtFindsItAndNeverPostsItAgain(t *test
 	// No new goal: the model proposes the same comment again.
 	h.run(followUpInput(first.Run, "carol", ""))
 
-	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, 1, h.markedComments(), "the comment in doubt was found, not posted again")
-	snap := h.snapshot()
-	require.Empty(t, snap.Actions, "nothing was put to an approver: nothing new is done")
-	st := h.commentStep(snap)
-	require.Equal(t, api.StepSucceeded, st.Status)
-	require.Equal(t, itoa64(h.sandbox.Comments("acme", "widgets", 1)[0].ID), st.ExternalResourceID)
+	st := requireFoundNotPostedAgain(t, h)
 	require.Contains(t, string(st.SafeOutput), `"alreadyExisted":true`)
 	requireAnsweredInDoubt(t, h.conversation(0), first.InDoubt[0])
 	requireLegalHistory(t, h.events())
@@ -98,16 +112,7 @@ func TestAFollowUpFindsAnEarlierLongCommentInDoubtThoughItsRecordNamesNoTarget(t
 			{call("c2", api.ToolCreateIssueComment, args)},
 		}}
 	}
-	var suite testsuite.WorkflowTestSuite
-	h1 := newHarnessOn(t, &suite, sandbox, model())
-	h1.cannotTell()
-	h1.env.RegisterDelayedCallback(func() { h1.cancelAs("carol", "giving up on this one", "c1") }, time.Hour)
-	h1.run(demoInput())
-	require.NoError(t, h1.env.GetWorkflowError())
-	snap := h1.snapshot()
-	require.Equal(t, api.RunCancelled, snap.Run.Status)
-	require.Equal(t, 1, h1.markedComments(), "the comment was made; nobody saw it")
-	first := api.FollowUpSource{Run: snap.Run, Conversation: h1.conversation(0), InDoubt: api.InDoubtActions(snap.Run.ID, snap.Steps, snap.Actions)}
+	first := cancelledInDoubt(t, sandbox, model())
 	require.Len(t, first.InDoubt, 1)
 	require.Equal(t, "acme/widgets#1", first.InDoubt[0].Target, "the step's record was cut short, but keeps its target")
 	require.NotEmpty(t, first.InDoubt[0].ArgsHash)
@@ -120,18 +125,12 @@ func TestAFollowUpFindsAnEarlierLongCommentInDoubtThoughItsRecordNamesNoTarget(t
 	h.approveIfAsked()
 	h.run(followUpInput(first.Run, "carol", ""))
 
-	require.NoError(t, h.env.GetWorkflowError())
-	require.Equal(t, 1, h.markedComments(), "the comment in doubt was found, not posted again")
-	again := h.snapshot()
-	require.Empty(t, again.Actions, "nothing was put to an approver")
-	st := h.commentStep(again)
-	require.Equal(t, api.StepSucceeded, st.Status)
-	require.Equal(t, itoa64(sandbox.Comments("acme", "widgets", 1)[0].ID), st.ExternalResourceID)
+	requireFoundNotPostedAgain(t, h)
 }
 
 func TestAFollowUpWhoseEarlierCommentCannotBeSeenShowsItToTheApprover(t *testing.T) {
 	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
-	first := cancelledInDoubt(t, sandbox)
+	first := cancelledInDoubt(t, sandbox, offline.NewReviewer())
 	h := followUpHarness(t, sandbox, func(string) (api.FollowUpSource, error) { return first, nil })
 	var caution string
 	h.whenWaiting(time.Minute, func(id string) {
