@@ -274,3 +274,75 @@ func TestWhatTheModelDoesWithAHandedOverConversationNeverReachesTheWorkflows(t *
 		require.Equal(t, conversation, workflows)
 	}
 }
+
+// conversationOfCanonicalBytes is the start of a run and one tool result,
+// padded so that the conversation's canonical JSON is exactly n bytes.
+func conversationOfCanonicalBytes(t *testing.T, n int) []api.Message {
+	t.Helper()
+	build := func(pad int) []api.Message {
+		return append(runStart(), api.Message{Role: api.RoleTool, ToolCallID: "call_2", Name: api.ToolGetPullRequest,
+			Content: `{"body":"` + strings.Repeat("x", pad) + `"}`})
+	}
+	canonical, err := api.CanonicalConversation(build(0))
+	require.NoError(t, err)
+	conversation := build(n - len(canonical))
+	canonical, err = api.CanonicalConversation(conversation)
+	require.NoError(t, err)
+	require.Len(t, canonical, n)
+	return conversation
+}
+
+// The smallest conversation worth holding is minCachedConversationBytes of
+// canonical JSON (held twice over): one of exactly that size is held and
+// the next call asks only for what follows it; one byte less is asked for
+// whole every time.
+func TestAConversationOfExactlyTheSmallestKeptSizeIsHeldAndOneByteLessIsNot(t *testing.T) {
+	for _, c := range []struct {
+		bytes int
+		held  bool
+	}{{minCachedConversationBytes, true}, {minCachedConversationBytes - 1, false}} {
+		conversation := conversationOfCanonicalBytes(t, c.bytes)
+		n := len(conversation)
+		runs := &fakeRuns{runs: map[string][]api.Message{"run-1": conversation}}
+		store := newCachedStore(runs, DefaultConversationCacheBytes)
+		for range 2 {
+			got, err := store.VerifiedConversation(context.Background(), *refTo(t, "run-1", conversation))
+			require.NoError(t, err)
+			require.Equal(t, conversation, got)
+		}
+		if c.held {
+			require.Equal(t, []queriedRange{{n, 0}, {n, n}}, runs.asked, "%d bytes: held after the first call", c.bytes)
+			require.Equal(t, 1, store.cache.lru.Len())
+			continue
+		}
+		require.Equal(t, []queriedRange{{n, 0}, {n, 0}}, runs.asked, "%d bytes: asked for whole each time", c.bytes)
+		require.Zero(t, store.cache.lru.Len())
+	}
+}
+
+// A cache exactly the size of one run's conversation holds it; one byte
+// smaller holds nothing, and every call asks for the whole conversation.
+func TestABoundOfExactlyOneConversationHoldsItAndOneByteLessHoldsNothing(t *testing.T) {
+	conversation := growingConversation(10)
+	one, err := verifiedFrom(*refTo(t, "run-1", conversation), conversation)
+	require.NoError(t, err)
+	for _, c := range []struct {
+		cacheBytes int
+		held       bool
+	}{{one.size, true}, {one.size - 1, false}} {
+		runs := &fakeRuns{runs: map[string][]api.Message{"run-1": conversation}}
+		store := newCachedStore(runs, c.cacheBytes)
+		for range 2 {
+			got, err := store.VerifiedConversation(context.Background(), *refTo(t, "run-1", conversation))
+			require.NoError(t, err)
+			require.Equal(t, conversation, got)
+		}
+		if c.held {
+			require.Equal(t, []queriedRange{{10, 0}, {10, 10}}, runs.asked, "a bound of %d bytes holds the run", c.cacheBytes)
+			require.Equal(t, c.cacheBytes, store.cache.bytes)
+			continue
+		}
+		require.Equal(t, []queriedRange{{10, 0}, {10, 0}}, runs.asked, "a bound of %d bytes holds nothing", c.cacheBytes)
+		require.Zero(t, store.cache.bytes)
+	}
+}

@@ -5,8 +5,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	gogithub "github.com/google/go-github/v62/github"
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/github"
 )
 
@@ -47,4 +49,25 @@ func TestNewClientSendsTheToken(t *testing.T) {
 
 	require.NoError(t, err)
 	require.Equal(t, "Bearer s3cret", <-got)
+}
+
+// TestEveryGitHubClientBoundsOneExchange: a GitHub that accepts a
+// connection and never answers must not hold a caller forever (the
+// approval server's permission check has no activity timeout around it).
+// Every client the process makes, in token and in app mode, bounds one
+// exchange, within the attempt of a tool call it serves by default.
+func TestEveryGitHubClientBoundsOneExchange(t *testing.T) {
+	gh, err := github.NewClient("", "test-token")
+	require.NoError(t, err)
+	token, err := github.NewAccess(gh, nil, "agentrun-bot").ClientFor("read", widgets)
+	require.NoError(t, err)
+	app, _ := appAccess(t, 0, nil)
+	installation, err := app.ClientFor("read", widgets)
+	require.NoError(t, err)
+
+	for name, c := range map[string]*gogithub.Client{"NewClient": gh, "token access": token, "app access": installation} {
+		timeout := c.Client().Timeout
+		require.Positive(t, timeout, name)
+		require.LessOrEqual(t, timeout, api.DefaultToolTimeout, name)
+	}
 }

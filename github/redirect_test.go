@@ -3,8 +3,10 @@ package github_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync/atomic"
 	"testing"
 
@@ -70,4 +72,39 @@ func TestAReadOfARenamedRepositoryFollowsItsRedirect(t *testing.T) {
 	pr, _, err := gh.PullRequests.Get(context.Background(), "acme", "widgets", 1)
 	require.NoError(t, err)
 	require.Equal(t, "moved", pr.GetTitle())
+}
+
+// TestAReadFollowsNineRedirectsAndStopsAtTheTenth: a read keeps net/http's
+// own limit, 10 redirects, so that a redirect loop ends in an error.
+func TestAReadFollowsNineRedirectsAndStopsAtTheTenth(t *testing.T) {
+	for _, c := range []struct {
+		redirects int
+		err       string
+	}{{9, ""}, {10, "stopped after 10 redirects"}} {
+		var requests atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			requests.Add(1)
+			hop, _ := strconv.Atoi(r.URL.Query().Get("hop"))
+			if hop < c.redirects {
+				http.Redirect(w, r, fmt.Sprintf("/repos/acme/widgets/pulls/1?hop=%d", hop+1), http.StatusMovedPermanently)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"number": 1, "title": "found"}`))
+		}))
+		gh, err := github.NewClient(srv.URL, "test-token")
+		require.NoError(t, err)
+
+		pr, _, err := gh.PullRequests.Get(context.Background(), "acme", "widgets", 1)
+
+		srv.Close()
+		if c.err == "" {
+			require.NoError(t, err, "%d redirects", c.redirects)
+			require.Equal(t, "found", pr.GetTitle())
+			require.EqualValues(t, c.redirects+1, requests.Load())
+			continue
+		}
+		require.ErrorContains(t, err, c.err)
+		require.EqualValues(t, c.redirects, requests.Load(), "the tenth redirect is not followed")
+	}
 }

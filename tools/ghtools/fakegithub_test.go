@@ -313,9 +313,34 @@ func (f *fakeGitHub) listIssues(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// issueRequest is a create issue request and whether it named its labels
+// null.
+type issueRequest struct {
+	gogithub.IssueRequest
+	nullLabels bool
+}
+
+func (q *issueRequest) UnmarshalJSON(b []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return err
+	}
+	labels, ok := fields["labels"]
+	q.nullLabels = ok && string(labels) == "null"
+	return json.Unmarshal(b, &q.IssueRequest)
+}
+
 func (f *fakeGitHub) createIssue(w http.ResponseWriter, r *http.Request) {
-	req, ok := received[gogithub.IssueRequest](f, w, r, opCreateIssue)
+	req, ok := received[issueRequest](f, w, r, opCreateIssue)
 	if !ok {
+		return
+	}
+	if req.nullLabels {
+		// GitHub's schema check: labels may be left out, never null.
+		f.answer(w, opCreateIssue, http.StatusUnprocessableEntity, map[string]string{
+			"message":           "Invalid request.\n\nFor 'properties/labels', nil is not an array.",
+			"documentation_url": "https://docs.github.com/rest/issues/issues#create-an-issue",
+		})
 		return
 	}
 	f.mu.Lock()

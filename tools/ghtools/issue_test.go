@@ -39,6 +39,8 @@ func TestCreateIssueFilesOneIssueWithItsMarker(t *testing.T) {
 	require.Equal(t, "desc", q.Get("direction"))
 }
 
+// An issue without labels leaves them out of its request: GitHub answers
+// a null one 422 ("nil is not an array"), and so does the fake.
 func TestCreateIssueWithoutBodyOrLabels(t *testing.T) {
 	f := newFakeGitHub(t)
 	action := ghtools.NewCreateIssue(f.access())

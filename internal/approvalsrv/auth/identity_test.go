@@ -96,3 +96,19 @@ func TestIdentityTravelsInTheContext(t *testing.T) {
 	require.Empty(t, IdentityFrom(r.Context()))
 	require.Equal(t, "alice", IdentityFrom(WithIdentity(r.Context(), "alice")))
 }
+
+// A name of MaxNameLength bytes is read and judged as a login, and the
+// proxy is told it names no GitHub user; one byte more is refused unread.
+func TestANameAtTheLengthLimitIsJudgedAsALoginAndOnePastItIsUnusable(t *testing.T) {
+	p := proxyAt(t, "10.0.0.0/8")
+	for name, want := range map[string]string{
+		strings.Repeat("a", MaxNameLength):   "The login proxy sent a user name that is not a GitHub login; it must name GitHub users.",
+		strings.Repeat("a", MaxNameLength+1): "The login proxy sent an unusable user name.",
+	} {
+		_, err := p.Identify(requestFrom("10.0.0.1:1", name), quiet)
+		var refusal *Refusal
+		require.ErrorAs(t, err, &refusal, "%d bytes", len(name))
+		require.Equal(t, http.StatusBadRequest, refusal.Code, "%d bytes", len(name))
+		require.Equal(t, want, refusal.Message, "%d bytes", len(name))
+	}
+}
