@@ -20,9 +20,11 @@ import (
 	"github.com/agentrun/agentrun/api"
 )
 
-// githubHTTPTimeout bounds one HTTP exchange with GitHub. The activity's
-// start-to-close timeout bounds the whole attempt; this stops a single hung
-// connection from eating all of it.
+// githubHTTPTimeout bounds one HTTP exchange with GitHub. Calls made outside
+// an activity (the approval server's permission lookups, whose request
+// contexts carry no deadline of their own) have no other bound; inside one,
+// the activity's start-to-close timeout (api.DefaultToolTimeout, also 30 s,
+// unless the run sets a longer one) bounds the whole attempt.
 const githubHTTPTimeout = 30 * time.Second
 
 // defaultSecondaryWait is how long to back off from a secondary rate limit
