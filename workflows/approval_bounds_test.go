@@ -34,8 +34,8 @@ func TestAnEditableActionCarriesItsArgumentSchemaUpToItsBound(t *testing.T) {
 		size  int
 		shown bool
 	}{
-		"at the bound":        {api.MaxArgsSchemaBytes, true},
-		"one byte over":       {api.MaxArgsSchemaBytes + 1, false},
+		"at the bound":  {api.MaxArgsSchemaBytes, true},
+		"one byte over": {api.MaxArgsSchemaBytes + 1, false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			schema := schemaOfSize(t, tc.size)
