@@ -3,6 +3,7 @@ package workflows
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -19,4 +20,52 @@ func TestAnActionRemembersAtMost100RequestKeys(t *testing.T) {
 	require.Len(t, pa.RequestKeys, maxRequestIDs)
 	require.False(t, remember(pa, "key-99"), "the 100th key is remembered")
 	require.True(t, remember(pa, "key-100"), "the 101st was not kept, so it counts as new")
+}
+
+// A second approval by whoever approved already says so once, "by them",
+// with when they approved, and posts nothing more.
+func TestASecondApprovalByTheApproverSaysTheyAlreadyApproved(t *testing.T) {
+	h := newHarness(t)
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(id string) {
+		h.decide(id, api.DecisionApprove, "alice", "")
+		h.decide(id, api.DecisionApprove, "ALICE", "from the other tab")
+	})
+	h.run(in)
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	pa := h.snapshot().PendingAction
+	require.Equal(t, api.ActionApproved, pa.State)
+	require.Equal(t, "alice", pa.DecidedBy)
+	require.NotNil(t, pa.DecidedAt)
+	require.Equal(t, []string{"approve by ALICE: the action was already approved by them at " + pa.DecidedAt.UTC().Format(time.RFC3339)},
+		ignoredDetails(h.events()))
+}
+
+// A decision the approval server refused is recorded naming who sent it,
+// once: the refusal's reason names them or it is said before it; a refusal
+// of nobody's decision names nobody.
+func TestARefusalFromTheApprovalServerNamesItsDeciderOnce(t *testing.T) {
+	h := newHarness(t)
+	h.whenWaiting(time.Minute, func(id string) {
+		for _, sig := range []api.RefusalSignal{
+			{ActionID: id, Who: "mallory", Channel: "web page", Reason: "the session expired"},
+			{ActionID: id, Who: " mallory ", Channel: "GitHub comment", Reason: "mallory has read permission on acme/widgets"},
+			{ActionID: id, Channel: "signed API", Reason: "bad signature"},
+		} {
+			h.env.SignalWorkflow(api.SignalRefusal, sig)
+		}
+		h.decide(id, api.DecisionApprove, "bob", "")
+	})
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, 1, h.markedComments())
+	require.Equal(t, []string{
+		"refused by the approval server (web page): a decision by mallory: the session expired",
+		"refused by the approval server (GitHub comment): mallory has read permission on acme/widgets",
+		"refused by the approval server (signed API): bad signature",
+	}, ignoredDetails(h.events()))
 }
