@@ -2,10 +2,12 @@ package workflows
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -68,4 +70,45 @@ func TestARefusalFromTheApprovalServerNamesItsDeciderOnce(t *testing.T) {
 		"refused by the approval server (GitHub comment): mallory has read permission on acme/widgets",
 		"refused by the approval server (signed API): bad signature",
 	}, ignoredDetails(h.events()))
+}
+
+// Feedback may be api.MaxFeedbackBytes long, and reaches the model whole;
+// one byte more and the answer is refused and changes nothing.
+func TestFeedbackUpToItsBoundReachesTheModelWhole(t *testing.T) {
+	for name, size := range map[string]int{"at the bound": api.MaxFeedbackBytes, "one over": api.MaxFeedbackBytes + 1} {
+		t.Run(name, func(t *testing.T) {
+			feedback := strings.Repeat("f", size)
+			var suite testsuite.WorkflowTestSuite
+			r := newPinRun(t, &suite, &pinTool{}, []api.ToolCall{pinCall("p1", "acme/widgets#1", "word")})
+			r.at(t, time.Minute, func(actions []api.PendingAction) {
+				r.decide(api.ApprovalSignal{ActionID: actions[0].ID, Decision: api.DecisionRespond, Reason: feedback})
+			})
+
+			snap := r.runPinner(t, "alice")
+
+			pa := snap.Actions[0]
+			v, err := r.env.QueryWorkflow(api.QueryConversation, 0)
+			require.NoError(t, err)
+			var conv []api.Message
+			require.NoError(t, v.Get(&conv))
+			var answer string
+			for _, m := range conv {
+				if m.Role == api.RoleTool && m.ToolCallID == "p1" {
+					answer = m.Content
+				}
+			}
+			if size <= api.MaxFeedbackBytes {
+				require.Equal(t, api.ActionRejected, pa.State)
+				require.True(t, pa.Feedback)
+				require.Equal(t, feedback, pa.Reason)
+				require.Equal(t, api.FeedbackResult("alice", feedback), answer)
+				require.Empty(t, r.ignoredDetails(t))
+				return
+			}
+			require.Equal(t, api.ActionExpired, pa.State)
+			require.False(t, pa.Feedback)
+			require.NotContains(t, answer, feedback)
+			require.Equal(t, []string{fmt.Sprintf("respond by alice: feedback is %d bytes; at most %d", size, api.MaxFeedbackBytes)}, r.ignoredDetails(t))
+		})
+	}
 }

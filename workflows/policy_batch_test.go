@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -96,4 +97,83 @@ func TestABatchNotNamingTheAwaitedActionIsJudgedOnItsOwnActions(t *testing.T) {
 	require.Len(t, details, 1)
 	require.Contains(t, details[0], "batch approve by alice not applied: action "+snap.Actions[1].ID+": approve by alice: the action expired at ")
 	require.NotContains(t, details[0], snap.Actions[0].ID, "the batch never named the awaited action")
+}
+
+// Decisions on each action of a turn, sent at once and queued for their
+// deciders' checks, each apply at their action's turn: the second stays
+// queued while the first is settled.
+func TestQueuedDecisionsOnEachActionOfATurnEachApplyInTheirTurn(t *testing.T) {
+	r := newBatchRun(t, twoStamps)
+	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
+		Return(api.RepoPermission{Permission: "write"}, nil)
+	r.at(t, time.Minute, func(actions []api.PendingAction) {
+		require.Len(t, actions, 2)
+		for _, pa := range actions {
+			r.decide(api.ApprovalSignal{ActionID: pa.ID, Decision: api.DecisionApprove})
+		}
+	})
+
+	snap := r.runBatch(t)
+
+	requireStamped(t, r.stamp, 2)
+	for _, pa := range snap.Actions {
+		require.Equal(t, api.ActionApproved, pa.State)
+		require.Equal(t, "alice", pa.DecidedBy)
+	}
+	require.Len(t, permissionSteps(snap), 2)
+	require.Empty(t, r.ignoredDetails(t))
+}
+
+// A queued batch naming an action that an earlier queued decision settled
+// is dropped whole once the run moves on, saying why: its other action is
+// not approved by it.
+func TestAQueuedBatchWhosePartAnEarlierDecisionSettledIsDroppedSayingSo(t *testing.T) {
+	r := newBatchRun(t, twoStamps)
+	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
+		Return(api.RepoPermission{Permission: "write"}, nil)
+	r.at(t, time.Minute, func(actions []api.PendingAction) {
+		require.Len(t, actions, 2)
+		r.decide(api.ApprovalSignal{ActionID: actions[0].ID, Decision: api.DecisionReject, Reason: "not that word"})
+		r.env.SignalWorkflow(api.SignalApproval, batchOf(api.DecisionApprove, actions))
+	})
+
+	snap := r.runBatch(t)
+
+	require.Empty(t, r.stamp.effects)
+	require.Equal(t, api.ActionRejected, snap.Actions[0].State)
+	require.Equal(t, api.ActionExpired, snap.Actions[1].State, "the batch did not approve the other stamp")
+	require.Equal(t, []string{"batch approve by alice was not applied: an action it names was settled first"}, r.ignoredDetails(t))
+	require.Len(t, permissionSteps(snap), 1, "the reject's: the batch was never checked")
+}
+
+// A batch covers at most api.MaxBatch actions: a batch of exactly that many
+// applies whole; one more and it applies to none.
+func TestABatchCoversAtMostMaxBatchActions(t *testing.T) {
+	var turn []api.ToolCall
+	for i := 0; i <= api.MaxBatch; i++ {
+		turn = append(turn, call(fmt.Sprintf("s%d", i), "stamp", fmt.Sprintf(`{"word":"w%d"}`, i)))
+	}
+	for name, n := range map[string]int{"at the bound": api.MaxBatch, "one over": api.MaxBatch + 1} {
+		t.Run(name, func(t *testing.T) {
+			r := newBatchRun(t, turn)
+			r.at(t, time.Minute, func(actions []api.PendingAction) {
+				require.Len(t, actions, api.MaxBatch+1, "the turn's stamps wait together")
+				r.env.SignalWorkflow(api.SignalApproval, batchOf(api.DecisionApprove, actions[:n]))
+			})
+
+			snap := r.runBatch(t, "alice")
+
+			if n <= api.MaxBatch {
+				requireStamped(t, r.stamp, n)
+				for i, pa := range snap.Actions {
+					require.Equal(t, i < n, pa.State == api.ActionApproved, "action %d: %s", i, pa.State)
+				}
+				require.Empty(t, r.ignoredDetails(t))
+				return
+			}
+			require.Empty(t, r.stamp.effects)
+			require.Equal(t, []string{fmt.Sprintf("batch approve by alice not applied: a batch covers at most %d actions, not %d", api.MaxBatch, n)},
+				r.ignoredDetails(t))
+		})
+	}
 }
