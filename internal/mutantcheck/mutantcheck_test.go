@@ -150,3 +150,42 @@ func TestRunRefusesPackageTestsThatFailWithoutAMutant(t *testing.T) {
 	require.ErrorContains(t, err, "the tests of calc do not pass without a mutant (they fail)")
 	require.Empty(t, out.String(), "no mutant was run")
 }
+
+// The gate of `make test-mutation`: the figures after the re-run, not
+// gremlins' exit code (v0.6.0 never fails on --threshold-efficacy), decide
+// whether a package passes. With -status "" nothing runs again and
+// gremlins' own figures are judged.
+func TestThresholdFailsAPackageWhoseFiguresAreUnderIt(t *testing.T) {
+	dir := t.TempDir()
+	mutants := func(statuses ...string) []any {
+		var ms []any
+		for i, s := range statuses {
+			ms = append(ms, map[string]any{"type": "CONDITIONALS_NEGATION", "status": s, "line": i + 1, "column": 1})
+		}
+		return ms
+	}
+	report := func(name string, statuses ...string) string {
+		raw, err := json.Marshal(map[string]any{"files": []any{map[string]any{"file_name": "x.go", "mutations": mutants(statuses...)}}})
+		require.NoError(t, err)
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, raw, 0o644))
+		return path
+	}
+	nineKilled := []string{"KILLED", "KILLED", "KILLED", "KILLED", "KILLED", "KILLED", "KILLED", "KILLED", "KILLED"}
+	exactly90 := report("exactly90.json", append(nineKilled, "LIVED", "TIMED OUT", "NOT VIABLE")...)
+	under := report("under.json", append(nineKilled[:8], "LIVED", "LIVED")...)
+	uncovered := report("uncovered.json", append(nineKilled, "NOT COVERED", "NOT COVERED")...)
+
+	gate := func(path, threshold string) error {
+		var out bytes.Buffer
+		return run(t.Context(), []string{"-pkg", "nowhere", "-status", "", "-threshold", threshold, path}, &out)
+	}
+	require.NoError(t, gate(exactly90, "90"), "90% efficacy meets a threshold of 90")
+	var below errBelow
+	require.ErrorAs(t, gate(under, "90"), &below)
+	require.Equal(t, "efficacy 80.00% is under the threshold of 90%", below.Error())
+	require.ErrorAs(t, gate(uncovered, "90"), &below)
+	require.Equal(t, "coverage 81.82% is under the threshold of 90%", below.Error())
+	require.NoError(t, gate(uncovered, "80"))
+	require.NoError(t, gate(under, "0"), "no threshold, no gate")
+}
