@@ -94,12 +94,15 @@ for arg in "${selected[@]}"; do
   # workflows' -short leaves out its three tests that start a Temporal dev
   # server (about 20 s of every run of the package's tests on 2 cores, 40 min
   # over its mutants); the testsuite and replay tests still run against each
-  # mutant. Fewer tests can only let more mutants live. FULL=1 keeps them.
+  # mutant. Fewer tests can only let more mutants live. The approval
+  # server's -short leaves out its seven dev-server files (a real run, signal
+  # and query per test: minutes per mutant, hours over its 200-odd); its
+  # doors' tests against a stubbed run client still run. FULL=1 keeps them.
   # -count=1: gremlins times each mutant against its coverage run, and a
   # coverage run answered from Go's test cache (under a second) would time
   # every mutant out.
   goflags="${GOFLAGS:-} -count=1"
-  if [[ $pkg == workflows && -z ${FULL:-} ]]; then
+  if [[ ($pkg == workflows || $pkg == internal/approvalsrv) && -z ${FULL:-} ]]; then
     goflags="$goflags -short"
   fi
   echo "== mutation: $pkg (${keep# }) GOFLAGS=$goflags"
