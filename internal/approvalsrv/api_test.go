@@ -153,6 +153,10 @@ func TestSignedDecisionOnDecidedOrExpiredActionAnswers409SayingWhich(t *testing.
 	approved.PendingAction.State = api.ActionApproved
 	approved.PendingAction.DecidedBy = "bob"
 	approved.PendingAction.DecidedAt = &decidedAt
+	rejected := waitingRun()
+	rejected.PendingAction.State = api.ActionRejected
+	rejected.PendingAction.DecidedBy = "carol"
+	rejected.PendingAction.DecidedAt = &decidedAt
 	expired := waitingRun()
 	expired.PendingAction.State = api.ActionExpired
 	expired.PendingAction.ExpiresAt = testNow.Add(-time.Hour)
@@ -164,6 +168,9 @@ func TestSignedDecisionOnDecidedOrExpiredActionAnswers409SayingWhich(t *testing.
 	}{
 		"already approved": {approved, map[string]string{
 			"error": "the action was already approved by bob at 2025-03-04T11:50:00Z", "state": "approved", "decidedBy": "bob",
+		}},
+		"already rejected": {rejected, map[string]string{
+			"error": "the action was already rejected by carol at 2025-03-04T11:50:00Z", "state": "rejected", "decidedBy": "carol",
 		}},
 		"expired": {expired, map[string]string{
 			"error": "the action expired at 2025-03-04T11:00:00Z without a decision", "state": "expired",
