@@ -106,6 +106,7 @@ func TestEveryAnswerFollowsGitHubsRESTDescription(t *testing.T) {
 		{"GET", repo + "/issues/9/labels", "", 404, "error-not-found"},
 		{"GET", "/repos/acme/nope/issues", "", 404, "error-not-found"},
 		{"POST", repo + "/issues", `{"body":"no title"}`, 422, "error-validation-failed"},
+		{"POST", repo + "/issues", `{"title":"t","labels":null}`, 422, "error-not-found"},
 		{"POST", repo + "/issues/1/labels", `{"labels":[""]}`, 422, "error-validation-failed"},
 		{"POST", repo + "/issues/1/comments", `{"body":" "}`, 422, "error-validation-failed"},
 		{"GET", repo + "/issues?state=bogus", "", 422, "error-validation-failed"},

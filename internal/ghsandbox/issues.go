@@ -21,6 +21,9 @@ func (s *Server) createIssue(r *http.Request) Response {
 	if resp, ok := s.decodeWrite(r, DocsCreateIssue, &in); !ok {
 		return resp
 	}
+	if in.NullLabels {
+		return Error(http.StatusUnprocessableEntity, "Invalid request.\n\nFor 'properties/labels', nil is not an array.", DocsCreateIssue)
+	}
 	title, invalid, bad := in.CheckedTitle()
 	if !bad {
 		invalid, bad = CheckBody(resourceIssue, in.Body, false)

@@ -61,6 +61,22 @@ func TestIssueWithoutAUsableTitleOrWithABadLabelIs422AndCreatesNothing(t *testin
 	}
 }
 
+// GitHub's schema check answers a null labels list before any other rule:
+// labels may be left out, never null.
+func TestIssueWithNullLabelsIs422AndCreatesNothing(t *testing.T) {
+	sb, srv := startSandbox(t, DefaultFixture())
+
+	a := call(t, "POST", srv.URL+"/repos/acme/widgets/issues", `{"title":"t","labels":null}`)
+
+	require.Equal(t, http.StatusUnprocessableEntity, a.status, string(a.body))
+	require.Contains(t, string(a.body), `"Invalid request.\n\nFor 'properties/labels', nil is not an array."`)
+	require.Empty(t, sb.Issues("acme", "widgets"))
+
+	left := call(t, "POST", srv.URL+"/repos/acme/widgets/issues", `{"title":"t"}`)
+	require.Equal(t, http.StatusCreated, left.status, "labels left out are no labels")
+	require.Len(t, sb.Issues("acme", "widgets"), 1)
+}
+
 func TestIssueBodyThatIsNotJSONIs400(t *testing.T) {
 	sb, srv := startSandbox(t, DefaultFixture())
 	require.Equal(t, http.StatusBadRequest, call(t, "POST", srv.URL+"/repos/acme/widgets/issues", `{"title":`).status)

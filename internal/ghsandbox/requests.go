@@ -145,6 +145,23 @@ type CreateIssueRequest struct {
 	Title  json.RawMessage `json:"title"`
 	Body   *string         `json:"body"`
 	Labels LabelNames      `json:"labels"`
+	// NullLabels is a request that sent "labels": null, which GitHub's
+	// schema check refuses (labels may be left out, never null).
+	NullLabels bool `json:"-"`
+}
+
+// UnmarshalJSON reads the request and whether its labels were null.
+func (c *CreateIssueRequest) UnmarshalJSON(raw []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &fields); err != nil {
+		return err
+	}
+	type plain CreateIssueRequest
+	if err := json.Unmarshal(raw, (*plain)(c)); err != nil {
+		return err
+	}
+	c.NullLabels = string(fields["labels"]) == "null"
+	return nil
 }
 
 // CheckedTitle is the title GitHub would store: a string, or a number it
