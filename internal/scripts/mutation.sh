@@ -33,6 +33,13 @@ THRESHOLD=${THRESHOLD:-90}
 # on a 2-core machine: a mutant's test run is slower than the coverage run.
 TIMEOUT_COEFFICIENT=${TIMEOUT_COEFFICIENT:-10}
 OUT=${OUT:-$ROOT/.data/mutation}
+# gremlins runs each mutant in a copy of the module that takes only regular
+# files (a symlinked bin/temporal is left out): without this the dev-server
+# tests (runclient's Reach is tested only there) would skip in its copy and
+# count their mutants as alive.
+if [[ -z ${AGENTRUN_TEST_TEMPORAL_CLI:-} && -x $ROOT/bin/temporal ]]; then
+  export AGENTRUN_TEST_TEMPORAL_CLI=$ROOT/bin/temporal
+fi
 
 # package: the guarantee files in it (basenames).
 GUARANTEES=(
