@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/tools"
@@ -32,6 +33,12 @@ func (r *customRun) runBatch(t *testing.T, approvers ...string) api.RunSnapshot 
 	require.True(t, r.env.IsWorkflowCompleted())
 	require.NoError(t, r.env.GetWorkflowError())
 	return r.snapshot(t)
+}
+
+// deciderCanWrite answers every permission check of r's deciders: write.
+func (r *customRun) deciderCanWrite() *testsuite.MockCallWrapper {
+	return r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
+		Return(api.RepoPermission{Permission: "write"}, nil)
 }
 
 func (r *customRun) ignoredDetails(t *testing.T) []string {
@@ -141,8 +148,7 @@ func TestABatchBySomeoneNotAnApproverIsRefusedOnceAndAppliesNoPart(t *testing.T)
 // check as one decision: a part settled while it waits stops every part.
 func TestAQueuedBatchWhosePartWasRejectedWhileItWaitedAppliesNoPart(t *testing.T) {
 	r := newBatchRun(t, twoStamps)
-	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
-		Return(api.RepoPermission{Permission: "write"}, nil)
+	r.deciderCanWrite()
 	r.at(t, time.Minute, func(actions []api.PendingAction) {
 		require.Len(t, actions, 2)
 		r.decide(api.ApprovalSignal{ActionID: actions[1].ID, Decision: api.DecisionReject, Reason: "not that word"})
@@ -162,8 +168,7 @@ func TestAQueuedBatchWhosePartWasRejectedWhileItWaitedAppliesNoPart(t *testing.T
 
 func TestAQueuedBatchWithEveryPartWaitingAppliesWholeAfterOneCheck(t *testing.T) {
 	r := newBatchRun(t, twoStamps)
-	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
-		Return(api.RepoPermission{Permission: "write"}, nil)
+	r.deciderCanWrite()
 	r.at(t, time.Minute, func(actions []api.PendingAction) {
 		// A request ID, as every channel sends: the batch remembers it as it
 		// arrives, and must not take itself for a repeat after the check.

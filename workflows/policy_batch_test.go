@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 
 	"github.com/agentrun/agentrun/api"
@@ -24,8 +23,7 @@ var threeStamps = []api.ToolCall{call("s1", "stamp", `{"word":"one"}`), call("s2
 // arrives: no second check, and both actions run once.
 func TestAReplayedQueuedBatchIsRecordedAsARepeatAndAppliesOnce(t *testing.T) {
 	r := newBatchRun(t, twoStamps)
-	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
-		Return(api.RepoPermission{Permission: "write"}, nil)
+	r.deciderCanWrite()
 	r.at(t, time.Minute, func(actions []api.PendingAction) {
 		require.Len(t, actions, 2)
 		sig := batchOf(api.DecisionApprove, actions)
@@ -51,8 +49,7 @@ func TestAReplayedQueuedBatchIsRecordedAsARepeatAndAppliesOnce(t *testing.T) {
 // waits on them: every action runs once, none expires.
 func TestABatchOfTheTurnsLaterActionsWaitsInTheQueueForTheirTurn(t *testing.T) {
 	r := newBatchRun(t, threeStamps)
-	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
-		Return(api.RepoPermission{Permission: "write"}, nil)
+	r.deciderCanWrite()
 	r.at(t, time.Minute, func(actions []api.PendingAction) {
 		require.Len(t, actions, 3, "the turn's three stamps wait together")
 		r.decide(api.ApprovalSignal{ActionID: actions[0].ID, Decision: api.DecisionApprove})
@@ -76,8 +73,7 @@ func TestABatchOfTheTurnsLaterActionsWaitsInTheQueueForTheirTurn(t *testing.T) {
 // what its refusal names.
 func TestABatchNotNamingTheAwaitedActionIsJudgedOnItsOwnActions(t *testing.T) {
 	r := newBatchRun(t, threeStamps)
-	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
-		Return(api.RepoPermission{Permission: "write"}, nil).After(2 * time.Hour)
+	r.deciderCanWrite().After(2 * time.Hour)
 	r.at(t, time.Minute, func(actions []api.PendingAction) {
 		require.Len(t, actions, 3)
 		r.env.SignalWorkflow(api.SignalApproval, batchOf(api.DecisionApprove, actions[1:]))
@@ -104,8 +100,7 @@ func TestABatchNotNamingTheAwaitedActionIsJudgedOnItsOwnActions(t *testing.T) {
 // queued while the first is settled.
 func TestQueuedDecisionsOnEachActionOfATurnEachApplyInTheirTurn(t *testing.T) {
 	r := newBatchRun(t, twoStamps)
-	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
-		Return(api.RepoPermission{Permission: "write"}, nil)
+	r.deciderCanWrite()
 	r.at(t, time.Minute, func(actions []api.PendingAction) {
 		require.Len(t, actions, 2)
 		for _, pa := range actions {
@@ -129,8 +124,7 @@ func TestQueuedDecisionsOnEachActionOfATurnEachApplyInTheirTurn(t *testing.T) {
 // not approved by it.
 func TestAQueuedBatchWhosePartAnEarlierDecisionSettledIsDroppedSayingSo(t *testing.T) {
 	r := newBatchRun(t, twoStamps)
-	r.env.OnActivity(api.ActivityCheckRepoPermission, mock.Anything, mock.Anything).
-		Return(api.RepoPermission{Permission: "write"}, nil)
+	r.deciderCanWrite()
 	r.at(t, time.Minute, func(actions []api.PendingAction) {
 		require.Len(t, actions, 2)
 		r.decide(api.ApprovalSignal{ActionID: actions[0].ID, Decision: api.DecisionReject, Reason: "not that word"})

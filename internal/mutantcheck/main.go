@@ -271,5 +271,5 @@ func percent(n, of int) string {
 	if of == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%.2f%%", 100*float64(n)/float64(of))
+	return fmt.Sprintf("%.2f%%", ratio(n, of))
 }
