@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -19,9 +20,9 @@ import (
 var (
 	// ErrIdempotencyConflict: the run the idempotency key names was started
 	// by another request (another repository, pull request, goal, agent,
-	// approvers or callback).
+	// approvers, callback, approval timeout, step limit or check run).
 	ErrIdempotencyConflict = errors.New("the idempotency key was already used for a different request " +
-		"(another target, goal, agent, approvers, user, follow-up or callback); use another key for it")
+		"(another target, goal, agent, approvers, user, follow-up, callback, approval timeout, step limit or check run); use another key for it")
 	// ErrBadAgent: the agent's name breaks api.ValidAgentName.
 	ErrBadAgent = errors.New("the agent name must be lower case letters, digits and '-', starting with a letter, at most 63 characters")
 )
@@ -38,13 +39,16 @@ func KeyedRunID(caller, key string) string {
 
 // RequestHash is the digest of what a start request asks, after defaults:
 // target (repository and pull request, or another kind's), goal, agent,
-// approvers (as a set), user, the run it follows up on and the callback
-// (URL and deadline). Two requests are the same when their digests are: a
-// repeat naming another callback is another request, refused, never
-// answered with the first run while its callback is dropped.
+// approvers (as a set), user, the run it follows up on, the callback (URL
+// and deadline), the approval timeout, the step limit and the check run.
+// Two requests are the same when their digests are: a repeat naming
+// another callback, timeout, limit or check run is another request,
+// refused, never answered with the first run while what it asked is
+// dropped.
 func RequestHash(in api.RunInput) string {
 	approvers := slices.Clone(in.Approvers)
 	slices.Sort(approvers)
+	withDefaults := in.WithDefaults("")
 	canonical, err := json.Marshal(struct {
 		Repo       string   `json:"repo"`
 		PullNumber int      `json:"pullNumber"`
@@ -59,12 +63,26 @@ func RequestHash(in api.RunInput) string {
 		FollowUp string `json:"followUp,omitempty"`
 		// A run without a callback has none, likewise.
 		Callback *callbackDigest `json:"callback,omitempty"`
-	}{in.Repo, in.PullNumber, in.Goal, cmp.Or(in.Agent, api.DefaultAgent), approvers, in.UserID, in.Target, in.FollowUp, callbackOf(in)})
+		// Each of these is left out at its default, likewise.
+		ApprovalTimeout time.Duration      `json:"approvalTimeout,omitempty"`
+		MaxSteps        int                `json:"maxSteps,omitempty"`
+		CheckRun        *api.CheckRunInput `json:"checkRun,omitempty"`
+	}{in.Repo, in.PullNumber, in.Goal, cmp.Or(in.Agent, api.DefaultAgent), approvers, in.UserID, in.Target, in.FollowUp, callbackOf(in),
+		unlessDefault(withDefaults.ApprovalTimeout, api.DefaultApprovalTimeout), unlessDefault(withDefaults.MaxSteps, api.DefaultMaxSteps), in.CheckRun})
 	if err != nil {
 		panic(fmt.Sprintf("marshal a struct of strings: %v", err)) // cannot happen
 	}
 	sum := sha256.Sum256(canonical)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// unlessDefault is v, or zero when v is the default.
+func unlessDefault[T comparable](v, def T) T {
+	var zero T
+	if v == def {
+		return zero
+	}
+	return v
 }
 
 // callbackDigest is a callback after its default deadline.

@@ -239,6 +239,34 @@ func TestRequestHashCoversTheCallbackAfterItsDefaultDeadline(t *testing.T) {
 		"a request without a callback keeps the digest it had before callbacks counted, so that its repeat finds its run")
 }
 
+// A repeat under one key that asks another approval timeout, step limit or
+// check run is another request: answering it with the first run would drop
+// what it asked without a word.
+func TestRequestHashCoversTheTimeoutTheStepLimitAndTheCheckRun(t *testing.T) {
+	in := api.RunInput{Repo: "acme/widgets", PullNumber: 7, UserID: "carol"}
+	base := runclient.RequestHash(in)
+	named := in
+	named.ApprovalTimeout, named.MaxSteps = api.DefaultApprovalTimeout, api.DefaultMaxSteps
+	require.Equal(t, base, runclient.RequestHash(named), "the defaults, named or not")
+	require.Equal(t, "sha256:e0ea1057a5541f4fe86958e46e525e31caf029a302c8fe4398a30cced7bedf2e", base,
+		"a request at the defaults keeps the digest it had before these counted, so that its repeat finds its run")
+
+	change := map[string]func(*api.RunInput){
+		"another approval timeout": func(in *api.RunInput) { in.ApprovalTimeout = 5 * time.Minute },
+		"another step limit":       func(in *api.RunInput) { in.MaxSteps = 3 },
+		"a check run":              func(in *api.RunInput) { in.CheckRun = &api.CheckRunInput{} },
+		"a check run on a head":    func(in *api.RunInput) { in.CheckRun = &api.CheckRunInput{HeadSHA: strings.Repeat("a", 40)} },
+	}
+	seen := map[string]string{base: "the request"}
+	for name, edit := range change {
+		other := in
+		edit(&other)
+		h := runclient.RequestHash(other)
+		require.NotContains(t, seen, h, "%s hashes as %s", name, seen[h])
+		seen[h] = name
+	}
+}
+
 // A keyed start names its agent, and a key an earlier build started a run
 // for (under the ID that named every agent pr-review) keeps that run.
 func TestAKeyedStartNamesItsAgentAndAKeyUsedBeforeTheUpgradeKeepsItsRun(t *testing.T) {
