@@ -59,7 +59,7 @@ type SignalReaction struct {
 // Reaction reports what the run did with a signal.
 func Reaction(w io.Writer, r SignalReaction) error {
 	if r.Event == nil {
-		last := runclient.LastKnownLine(api.RunSnapshot{Run: api.Run{ID: r.RunID, Status: r.Status}, Label: r.Label})
+		last := runclient.LastKnownLine(api.RunSnapshot{Run: api.Run{ID: r.RunID, Status: r.Status}, Label: oneLine(r.Label)})
 		_, err := fmt.Fprintf(w, "%s\n%s\ncheck with: starter status %s\n", runclient.RecordedNote, last, r.RunID)
 		return err
 	}
@@ -67,7 +67,7 @@ func Reaction(w io.Writer, r SignalReaction) error {
 	if r.Event.Detail != "" {
 		what += " (" + oneLine(r.Event.Detail) + ")"
 	}
-	_, err := fmt.Fprintf(w, "accepted: %s %s\nrun %s is now %s: %s\n", r.Event.StepID, what, r.RunID, r.Status, r.Label)
+	_, err := fmt.Fprintf(w, "accepted: %s %s\nrun %s is now %s: %s\n", r.Event.StepID, what, r.RunID, r.Status, oneLine(r.Label))
 	return err
 }
 

@@ -247,3 +247,37 @@ func TestStatusSaysWhichRuleLiftedTheGate(t *testing.T) {
 	require.NoError(t, Status(&lifted, snap.Run.ID, snap, nil))
 	require.Contains(t, lifted.String(), "asks     no one: AGENTRUN_AUTO_REVIEW acme/widgets=pr-review:post lifted the agent's gate for this run\n")
 }
+
+// A field printed on one line of its own (the label a hold's reason makes,
+// the user, the target, who decided) cannot forge the next line: whatever
+// breaks it is folded into one line, in every view that prints it.
+func TestOneLineFieldsCannotForgeTheNextLine(t *testing.T) {
+	forged := "held by ops: loop\nuser     mallory"
+	snap := loadSnapshot(t, "snapshot_waiting.json")
+	require.NotNil(t, snap.PendingAction)
+	snap.Label = forged
+	snap.Run.UserID = "carol\nlabel    all clear"
+	snap.PendingAction.Target = "acme/widgets#1\n  expires  never"
+	snap.PendingAction.DecidedBy = "bob\n  preview"
+
+	var status bytes.Buffer
+	require.NoError(t, Status(&status, snap.Run.ID, snap, nil))
+	for _, head := range []string{"user     ", "label    ", "  expires  ", "  preview"} {
+		require.Equal(t, 1, strings.Count(status.String(), "\n"+head), "one %q line:\n%s", head, status.String())
+	}
+	require.Contains(t, status.String(), "label    held by ops: loop user mallory\n")
+
+	var events bytes.Buffer
+	ev := api.Event{Sequence: 7, Type: api.EventRunStatus, Status: string(api.RunRunning), Label: forged}
+	require.NoError(t, Events(&events, []api.Event{ev}, nil))
+	require.Equal(t, 1, strings.Count(events.String(), "\n"), events.String())
+
+	var reaction bytes.Buffer
+	require.NoError(t, Reaction(&reaction, SignalReaction{RunID: "r1", Status: api.RunWaitingForUser, Label: forged}))
+	require.NotContains(t, reaction.String(), "\nuser", reaction.String())
+
+	var end bytes.Buffer
+	snap.Run.Status, snap.PendingAction = api.RunRunning, nil
+	require.NoError(t, FollowEnd(&end, snap.Run.ID, snap, ""))
+	require.Equal(t, 1, strings.Count(end.String(), "\n"), end.String())
+}

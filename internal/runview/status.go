@@ -17,17 +17,17 @@ func Status(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]Tr
 	var b strings.Builder
 	r := snap.Run
 	fmt.Fprintf(&b, "run      %s\n", runID)
-	fmt.Fprintf(&b, "target   %s\n", r.TargetName())
+	fmt.Fprintf(&b, "target   %s\n", oneLine(r.TargetName()))
 	if r.Status == api.RunFailed {
 		// Said in words too: a failed run must not read like a finished one.
 		fmt.Fprintf(&b, "status   %s (the run did not finish; see error and outcome)\n", r.Status)
 	} else {
 		fmt.Fprintf(&b, "status   %s\n", standingLine(snap))
 	}
-	fmt.Fprintf(&b, "label    %s\n", snap.Label)
-	fmt.Fprintf(&b, "user     %s\n", r.UserID)
+	fmt.Fprintf(&b, "label    %s\n", oneLine(snap.Label))
+	fmt.Fprintf(&b, "user     %s\n", oneLine(r.UserID))
 	if r.PostsWithoutAsking != "" {
-		fmt.Fprintf(&b, "asks     no one: %s lifted the agent's gate for this run\n", r.PostsWithoutAsking)
+		fmt.Fprintf(&b, "asks     no one: %s lifted the agent's gate for this run\n", oneLine(r.PostsWithoutAsking))
 	}
 	fmt.Fprintf(&b, "created  %s   updated %s\n", FormatTime(r.CreatedAt), FormatTime(r.UpdatedAt))
 	if r.Result != "" {
@@ -95,13 +95,13 @@ func writePendingAction(b *strings.Builder, runID string, status api.RunStatus, 
 	fmt.Fprintf(b, "pending action %s (%s)\n", pa.ID, pa.State)
 	fmt.Fprintf(b, "  step     %s\n", pa.StepID)
 	fmt.Fprintf(b, "  tool     %s\n", pa.ToolName)
-	fmt.Fprintf(b, "  target   %s\n", pa.Target)
+	fmt.Fprintf(b, "  target   %s\n", oneLine(pa.Target))
 	if pa.Caution != "" {
 		fmt.Fprintf(b, "  in doubt %s\n", oneLine(pa.Caution))
 	}
 	fmt.Fprintf(b, "  expires  %s\n", FormatTime(pa.ExpiresAt))
 	if pa.DecidedBy != "" || pa.DecidedAt != nil {
-		fmt.Fprintf(b, "  decided  %s by %s", formatTimePtr(pa.DecidedAt), orDash(pa.DecidedBy))
+		fmt.Fprintf(b, "  decided  %s by %s", formatTimePtr(pa.DecidedAt), oneLine(orDash(pa.DecidedBy)))
 		if pa.Reason != "" {
 			fmt.Fprintf(b, ": %s", oneLine(pa.Reason))
 		}
