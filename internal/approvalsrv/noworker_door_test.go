@@ -48,12 +48,14 @@ func TestARunNotOnAPullRequestWithNoWorkerIsCheckedAgainstItsMemo(t *testing.T) 
 	require.Contains(t, page, "No worker is answering for this run")
 	stranger := h.signedPost(cancelPath, cancelBody(t, "mallory", "mine now", "m-1"), testNow)
 	require.Equal(t, http.StatusForbidden, stranger.StatusCode, "the memo names who may cancel")
-	requireRecordedCancel(t, h.signedPost(cancelPath, cancelBody(t, "carol", "not needed", "c-1"), testNow))
+	requireSignalRecorded(t, h.signedPost(cancelPath, cancelBody(t, "carol", "not needed", "c-1"), testNow))
 
 	require.Equal(t, []api.CancelSignal{{By: "carol", Reason: "not needed", RequestID: "c-1", Channel: channelAPI}}, h.runs.cancelSignals())
 }
 
-func requireRecordedCancel(t *testing.T, resp *http.Response) {
+// requireSignalRecorded is requireRecorded on any run: the answer says the
+// command waits for a worker, whatever the run was last known doing.
+func requireSignalRecorded(t *testing.T, resp *http.Response) {
 	t.Helper()
 	require.Equal(t, http.StatusAccepted, resp.StatusCode)
 	require.Equal(t, runclient.RecordedNote, replyOf(t, resp)["status"])
@@ -83,7 +85,7 @@ func TestReadersDecisionsOnThePageWithNoWorkerNeitherRecordNorCrowdOutTheRequest
 	owner := h.browser(map[string]string{"X-Forwarded-User": "carol"})
 	_, form := owner.openRun("run-1")
 	cancel := url.Values{"csrf": {form.Get("csrf")}, "requestId": {"carol-1"}, "reason": {"not needed"}}
-	requireRecordedCancel(t, owner.submit("/runs/run-1/cancel", cancel, nil))
+	requireSignalRecorded(t, owner.submit("/runs/run-1/cancel", cancel, nil))
 	require.Len(t, h.runs.cancelSignals(), 1)
 }
 
@@ -104,7 +106,7 @@ func TestAFullRunCapStillLetsThroughTheRequestersCancel(t *testing.T) {
 		require.Contains(t, replyOf(t, over)["error"], "this run already has")
 	}
 
-	requireRecordedCancel(t, h.signedPost(cancelPath, cancelBody(t, "carol", "not needed", "c-1"), testNow))
+	requireSignalRecorded(t, h.signedPost(cancelPath, cancelBody(t, "carol", "not needed", "c-1"), testNow))
 	require.Len(t, h.runs.cancelSignals(), 1)
 }
 
@@ -213,4 +215,28 @@ func TestTheCapsRememberABoundedNumberOfRuns(t *testing.T) {
 	fill("run-3")
 	require.Equal(t, capNone, u.take("run-1", "alice", true), "the oldest run past the bound is forgotten")
 	require.Len(t, u.runs, 2)
+}
+
+// A batch is vouched for only when each of its actions is: with no worker,
+// a part that no rule accepted here counts the whole batch against the
+// run's cap, and on the page a reader's batch is refused.
+func TestABatchWithNoWorkerIsVettedOnlyWhenEachPartIs(t *testing.T) {
+	h := noWorkerHarness(t, nil)
+	snap := twoWaitingRun(true)
+	snap.Actions[0].Approvers = []string{"alice"} // act-2 names none, nor does the run
+	h.runs.put("run-1", snap)
+	for i := range uncheckedPerRun {
+		body := decisionBody(t, "approve", fmt.Sprintf("name-%d", i), "", fmt.Sprintf("r-%d", i))
+		requireSignalRecorded(t, h.signedPost("/v1/runs/run-1/actions/act-2/decision", body, testNow))
+	}
+
+	batch := h.signedPost(batchPath, batchBody(t, "alice", "b-1", bothActions...), testNow)
+	require.Equal(t, http.StatusTooManyRequests, batch.StatusCode, "act-2's part is no listed approver's")
+
+	b := h.browser(map[string]string{"X-Forwarded-User": "reader"})
+	_, hidden := b.openRun("run-1")
+	form := url.Values{"csrf": {hidden.Get("csrf")}, "requestId": {"web-1"}, "decision": {"approve"},
+		"actionId": {"act-1", "act-2"}, "argsHash": {act1Hash, act2Hash}}
+	require.Equal(t, http.StatusForbidden, b.submit(batchPagePath, form, nil).StatusCode)
+	require.Len(t, h.runs.approvalSignals(), uncheckedPerRun)
 }
