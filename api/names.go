@@ -85,6 +85,13 @@ const MemoInbox = "AgentRunInbox"
 // run stands from visibility alone instead of querying each one.
 const MemoStanding = "AgentRunStanding"
 
+// MemoPosted is the memo field a run sets once it ends, beside
+// MemoStanding: the comments it posted (PostedComments of its outcome), so
+// that while no worker answers, its last known state still names the
+// review it posted, for the review of the pull request's next head to
+// mark superseded.
+const MemoPosted = "AgentRunPosted"
+
 // InboxMemo is what the inbox shows of a waiting run: its actions still
 // waiting when it began to wait, and the run's fields beside them.
 type InboxMemo struct {

@@ -46,6 +46,25 @@ type PostedOutcome struct {
 	AlreadyDone string     `json:"alreadyDone,omitempty"`
 }
 
+// MaxPostedInMemo bounds PostedComments: a memo is copied into visibility
+// and is capped in size, and what it serves needs only the last comment.
+const MaxPostedInMemo = 5
+
+// PostedComments are the comments of posted (those with a CommentID), the
+// last MaxPostedInMemo of them: a run's MemoPosted.
+func PostedComments(posted []PostedOutcome) []PostedOutcome {
+	out := []PostedOutcome{}
+	for _, p := range posted {
+		if p.CommentID > 0 {
+			out = append(out, p)
+		}
+	}
+	if len(out) > MaxPostedInMemo {
+		out = out[len(out)-MaxPostedInMemo:]
+	}
+	return out
+}
+
 // DeclinedOutcome is a gated action that was not taken: rejected by a
 // person, or expired (also when the run was cancelled while it waited).
 type DeclinedOutcome struct {

@@ -62,3 +62,17 @@ func TestADeclinedActionSaysWhatBecameOfItNeverExpiredForACancel(t *testing.T) {
 	require.Equal(t, "sent back with feedback by bob: shorter", DeclinedWords(DeclinedOutcome{State: ActionRejected, Feedback: true, By: "bob", Reason: "shorter"}, nil))
 	require.Equal(t, "rejected by bob: no", DeclinedWords(DeclinedOutcome{State: ActionRejected, By: "bob", Reason: "no"}, nil))
 }
+
+// A run's memo keeps only what the review of the next head needs: the
+// comments it posted, the last few, so that the memo stays small.
+func TestPostedCommentsKeepTheLastCommentsOnly(t *testing.T) {
+	var posted []PostedOutcome
+	for i := 1; i <= MaxPostedInMemo+2; i++ {
+		posted = append(posted, PostedOutcome{StepID: "label", ExternalID: "bug"}, PostedOutcome{CommentID: int64(i)})
+	}
+	kept := PostedComments(posted)
+	require.Len(t, kept, MaxPostedInMemo)
+	require.Equal(t, int64(3), kept[0].CommentID)
+	require.Equal(t, int64(MaxPostedInMemo+2), kept[len(kept)-1].CommentID)
+	require.NotNil(t, PostedComments(nil), "an empty list, which says the run posted none")
+}

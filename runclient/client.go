@@ -152,6 +152,10 @@ type Description struct {
 	// nil when it never waited, or when this client cannot read the memo
 	// (encrypted, without the converter that decrypts it).
 	Inbox *api.InboxMemo
+	// Posted is the run's api.MemoPosted, the comments it posted, written
+	// once it ended; nil before, for a run that ended before the memo
+	// existed, or when this client cannot read the memo.
+	Posted []api.PostedOutcome
 }
 
 // Open tells whether the run can still take a signal.
@@ -179,6 +183,12 @@ func (c *Client) Describe(ctx context.Context, runID string) (Description, error
 		var inbox api.InboxMemo
 		if err := desc.GetMemoValue(api.MemoInbox, &inbox); err == nil {
 			d.Inbox = &inbox
+		}
+	}
+	if _, ok := desc.Memo.GetFields()[api.MemoPosted]; ok {
+		var posted []api.PostedOutcome
+		if err := desc.GetMemoValue(api.MemoPosted, &posted); err == nil {
+			d.Posted = posted
 		}
 	}
 	if _, ok := desc.Memo.GetFields()[api.MemoRequestHash]; ok {

@@ -32,6 +32,11 @@ type Reach struct {
 	Snapshot api.RunSnapshot
 	// Live: a worker answered the run query.
 	Live bool
+	// KnowsWho: Snapshot names who may act on the run (its requester,
+	// approvers and target). Always when Live; otherwise only when the
+	// run's inbox memo was read: a run that never waited, or whose memo
+	// this client cannot decrypt, names nobody in its last known state.
+	KnowsWho bool
 	// Open: Temporal says the run can still take a signal.
 	Open bool
 	// EndedAs is Temporal's execution status of a run that is not Open
@@ -67,23 +72,35 @@ func (c *Client) Reach(ctx context.Context, runID string) (Reach, error) {
 		<-queried
 		return Reach{}, err
 	}
-	reach := Reach{Open: desc.Open()}
-	if !reach.Open {
-		reach.EndedAs = desc.StatusName()
-	}
 	q := <-queried
 	snap, err := q.snap, q.err
 	switch {
 	case err == nil:
-		reach.Snapshot, reach.Live = snap, true
+		reach := described(desc)
+		reach.Snapshot, reach.Live, reach.KnowsWho = snap, true, true
 		return reach, nil
 	case errors.Is(err, ErrRunNotFound) || ctx.Err() != nil:
 		// Deleted since it was described, or the caller gave up.
 		return Reach{}, err
 	}
-	reach.Snapshot = LastKnown(runID, desc.RunStatus, desc.Inbox)
-	reach.NoAnswer = err
-	return reach, nil
+	return LastKnownReach(runID, desc, err), nil
+}
+
+// LastKnownReach is the Reach of a run no worker answered for (noAnswer
+// says why): its last known state, as desc, its description, holds it.
+func LastKnownReach(runID string, desc Description, noAnswer error) Reach {
+	reach := described(desc)
+	reach.Snapshot, reach.KnowsWho, reach.NoAnswer = LastKnown(runID, desc), desc.Inbox != nil, noAnswer
+	return reach
+}
+
+// described is what a Reach takes from the run's description alone.
+func described(desc Description) Reach {
+	reach := Reach{Open: desc.Open()}
+	if !reach.Open {
+		reach.EndedAs = desc.StatusName()
+	}
+	return reach
 }
 
 func (c *Client) precheckTimeout() time.Duration {
@@ -93,14 +110,19 @@ func (c *Client) precheckTimeout() time.Duration {
 	return DefaultPrecheckTimeout
 }
 
-// LastKnown is the snapshot a run's last known state makes: status is its
-// AgentRunStatus search attribute ("" before its first workflow task), and
-// inbox its inbox memo (nil when it has never waited). The memo is written
-// when the run starts to wait and left when it moves on, so its actions
-// count as waiting only while the status says the run waits; its run
-// fields (requester, approvers, target) stay true.
-func LastKnown(runID string, status api.RunStatus, inbox *api.InboxMemo) api.RunSnapshot {
+// LastKnown is the snapshot a run's last known state makes: its
+// AgentRunStatus search attribute ("" before its first workflow task), its
+// inbox memo (nil when it has never waited) and, once it ended, the
+// comments it posted. The inbox memo is written when the run starts to
+// wait and left when it moves on, so its actions count as waiting only
+// while the status says the run waits; its run fields (requester,
+// approvers, target) stay true.
+func LastKnown(runID string, desc Description) api.RunSnapshot {
+	status, inbox := desc.RunStatus, desc.Inbox
 	snap := api.RunSnapshot{Run: api.Run{ID: runID}}
+	if len(desc.Posted) > 0 {
+		snap.Outcome.Posted = append([]api.PostedOutcome(nil), desc.Posted...)
+	}
 	if inbox != nil {
 		snap.Run, snap.Label = inbox.Run, inbox.Label
 		snap.Run.ID = runID

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/testkit"
 	"github.com/agentrun/agentrun/runclient"
 )
@@ -54,14 +55,30 @@ func TestAPersonsCommandReachesARunWithNoWorkerAndTheNextWorkerAppliesIt(t *test
 	require.ErrorIs(t, err, runclient.ErrUnavailable)
 	require.NotErrorIs(t, err, runclient.ErrRunNotFound)
 
-	stack.StartWorker(t, queue, nil)
+	w := agentworker.NewWithActivities(stack.Client(), queue, stack.Activities(nil))
+	require.NoError(t, w.Start())
 	res := stack.WaitForResult(t, run)
 	require.Equal(t, api.RunCompleted, res.Status, "the next worker applied the recorded approval")
 	applied, err := rc.Reach(ctx, run.GetID())
 	require.NoError(t, err)
 	require.True(t, applied.Live, "a worker answers again")
+	require.True(t, applied.KnowsWho)
 	require.Equal(t, api.ActionApproved, applied.Snapshot.Actions[0].State)
 	require.Equal(t, "alice", applied.Snapshot.Actions[0].DecidedBy)
+	posted := applied.Snapshot.Outcome.Posted
+	require.Len(t, posted, 1)
+	require.Positive(t, posted[0].CommentID)
+
+	// Once the run has ended, its memo names the comment it posted: with
+	// no worker again, the last known state still says so.
+	w.Stop()
+	ended, err := rc.Reach(ctx, run.GetID())
+	require.NoError(t, err)
+	require.False(t, ended.Live)
+	require.False(t, ended.Open)
+	require.True(t, ended.KnowsWho, "the inbox memo of its wait is kept")
+	require.Equal(t, api.RunCompleted, ended.Snapshot.Run.Status)
+	require.Equal(t, api.PostedComments(posted), ended.Snapshot.Outcome.Posted)
 }
 
 // unreachableTemporal is a client of an address nothing listens on.

@@ -46,13 +46,18 @@ func publishInbox(ctx workflow.Context, cp *api.Checkpoint) {
 }
 
 // publishStanding writes the run's api.StandingOfRun into its memo
-// (api.MemoStanding) once it ends, in the words every view says.
+// (api.MemoStanding) once it ends, in the words every view says, and the
+// comments it posted (api.MemoPosted), in the same write.
 func publishStanding(ctx workflow.Context, cp *api.Checkpoint) {
 	if !cp.Run.Status.IsTerminal() {
 		return
 	}
-	standing := api.StandingOfOutcome(cp.Run, outcomeOf(cp), cp.Cancel)
-	if err := workflow.UpsertMemo(ctx, map[string]any{api.MemoStanding: standing}); err != nil {
+	o := outcomeOf(cp)
+	memo := map[string]any{
+		api.MemoStanding: api.StandingOfOutcome(cp.Run, o, cp.Cancel),
+		api.MemoPosted:   api.PostedComments(o.Posted),
+	}
+	if err := workflow.UpsertMemo(ctx, memo); err != nil {
 		workflow.GetLogger(ctx).Warn("upsert the standing memo failed", "error", err)
 	}
 }

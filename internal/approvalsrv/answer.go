@@ -12,7 +12,9 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
@@ -33,6 +35,9 @@ type outcome struct {
 	// LastKnown is, on a command Recorded while no worker answers for the
 	// run, the run's last known state (runclient.LastKnownLine).
 	LastKnown string
+	// RetryAfter, when set, says when the caller may try again (a cap's
+	// 429): it is sent as Retry-After.
+	RetryAfter time.Duration
 }
 
 // accepted is a 202 saying status.
@@ -74,6 +79,9 @@ func (o outcome) body() map[string]string {
 
 // Write answers o as JSON (a 204 with no body).
 func writeOutcome(w http.ResponseWriter, o outcome) {
+	if o.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(o.RetryAfter.Seconds())))
+	}
 	if o.Code == http.StatusNoContent {
 		w.WriteHeader(o.Code)
 		return

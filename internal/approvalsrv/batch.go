@@ -17,15 +17,16 @@ func (s *Server) handleSignedBatch(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeOutcome(w, s.decideBatchOnce(r.Context(), r.PathValue("runId"), req, channelAPI))
+	writeOutcome(w, s.decideBatchOnce(r.Context(), r.PathValue("runId"), req, channelAPI, nil))
 }
 
 // decideBatchOnce is decideBatch behind the requestId memo, as decideOnce
 // is for one action. The key names every action, so a batch and a single
-// decision with one requestId are two requests.
-func (s *Server) decideBatchOnce(ctx context.Context, runID string, req Batch, channel string) outcome {
+// decision with one requestId are two requests. policy is the channel's
+// (decisionInput.openRunPolicy).
+func (s *Server) decideBatchOnce(ctx context.Context, runID string, req Batch, channel string, policy openRunPolicy) outcome {
 	key := decisionMemoKey(runID, batchMemoID(req.Actions), req.Decision, channel)
-	return s.answers.Do(key, decisionMemoBody(req.Decision), func() outcome { return s.decideBatch(ctx, runID, req, channel) })
+	return s.answers.Do(key, decisionMemoBody(req.Decision), func() outcome { return s.decideBatch(ctx, runID, req, channel, policy) })
 }
 
 func batchMemoID(refs []api.ActionRef) string {
@@ -41,8 +42,8 @@ func batchMemoID(refs []api.ActionRef) string {
 // whole or not at all, and so does the server, which refuses the batch
 // when any action would be refused alone. The run's agent must take
 // batches (Run.BatchApproval).
-func (s *Server) decideBatch(ctx context.Context, runID string, req Batch, channel string) outcome {
-	in := decisionInput{RunID: runID, ActionID: req.Actions[0].ActionID, Request: req.Decision, Channel: channel}
+func (s *Server) decideBatch(ctx context.Context, runID string, req Batch, channel string, policy openRunPolicy) outcome {
+	in := decisionInput{RunID: runID, ActionID: req.Actions[0].ActionID, Request: req.Decision, Channel: channel, openRunPolicy: policy}
 	logger := s.decisionLogger(in).With("batch", len(req.Actions))
 	reach, o := s.reachRun(ctx, logger, runID, "run query before a batch decision")
 	if !o.OK() {
@@ -69,10 +70,11 @@ func (s *Server) decideBatch(ctx context.Context, runID string, req Batch, chann
 		// The workflow already has this request: the first answer was 202.
 		return accepted(statusSignalSent)
 	}
-	approver := ""
+	approver, vetted := "", true
 	for i, action := range actions {
 		in.ActionID = action.ID
-		who, o := s.authorizeApprover(ctx, logger, in, snap.Run, action)
+		who, ok, o := s.authorizeApprover(ctx, logger, in, reach, action)
+		vetted = vetted && ok
 		if o.Code >= 500 {
 			return o
 		}
@@ -85,7 +87,7 @@ func (s *Server) decideBatch(ctx context.Context, runID string, req Batch, chann
 		approver = who
 	}
 	in.ActionID = req.Actions[0].ActionID
-	return s.sendDecision(ctx, logger, in, reach, api.ApprovalSignal{
+	return s.sendDecision(ctx, logger, in, reach, vetted, api.ApprovalSignal{
 		ActionID:  req.Actions[0].ActionID,
 		ArgsHash:  req.Actions[0].ArgsHash,
 		Batch:     slices.Clone(req.Actions[1:]),

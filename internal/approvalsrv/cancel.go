@@ -68,13 +68,15 @@ func (s *Server) cancelRun(ctx context.Context, runID string, req cancelRequest,
 	if snap.Cancel != nil {
 		return accepted("already cancelled by " + snap.Cancel.By)
 	}
-	if reach.Live || snap.Run.Repo != "" {
-		if o := s.authorizeCancel(ctx, snap.Run, req.By); !o.OK() {
+	vetted := false
+	if reach.KnowsWho {
+		var o outcome
+		if vetted, o = s.authorizeCancel(ctx, snap.Run, req.By); !o.OK() {
 			logger.Info("cancel refused", "code", o.Code, "reason", o.Error)
 			return o
 		}
 	}
-	if o := s.takeUnchecked(reach, runID, req.By); !o.OK() {
+	if o := s.takeUnchecked(reach, runID, req.By, vetted); !o.OK() {
 		logger.Info("cancel refused", "code", o.Code, "reason", o.Error)
 		return o
 	}
@@ -90,24 +92,28 @@ func (s *Server) cancelRun(ctx context.Context, runID string, req cancelRequest,
 }
 
 // authorizeCancel applies the run's rule (api.MayCancel) early: the
-// requester, an approver, or a writer when the run names none.
-func (s *Server) authorizeCancel(ctx context.Context, run api.Run, by string) outcome {
+// requester, an approver, or a writer when the run names none. vetted says
+// the rule accepted by here, not only let by: false when no permission
+// source could tell whether by writes.
+func (s *Server) authorizeCancel(ctx context.Context, run api.Run, by string) (vetted bool, o outcome) {
 	why, needsWriter := api.MayCancel(run, by)
-	if why != "" {
-		return refused(http.StatusForbidden, why)
-	}
-	if !needsWriter || s.permissions == nil {
-		return accepted("") // without a permission source, the workflow asks GitHub itself
+	switch {
+	case why != "":
+		return false, refused(http.StatusForbidden, why)
+	case !needsWriter:
+		return true, accepted("")
+	case s.permissions == nil:
+		return false, accepted("") // without a permission source, the workflow asks GitHub itself
 	}
 	refusal, err := s.requireWritePermission(ctx, run, by, "cancelling")
 	if err != nil {
 		s.logger.Error("canceller check failed", "run", run.ID, "err", err)
-		return refused(http.StatusBadGateway, "could not check the permission to cancel; try again later")
+		return false, refused(http.StatusBadGateway, "could not check the permission to cancel; try again later")
 	}
 	if refusal != "" {
-		return refused(http.StatusForbidden, refusal)
+		return false, refused(http.StatusForbidden, refusal)
 	}
-	return accepted("")
+	return true, accepted("")
 }
 
 // cancelForm is cancelOnce for the run page's cancel button.

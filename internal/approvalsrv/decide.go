@@ -29,8 +29,34 @@ type decisionInput struct {
 	Request  Decision
 	Channel  string
 	// openRunPolicy decides who may approve when the run names no approvers;
-	// nil lets through anyone the channel has authenticated.
-	openRunPolicy func(ctx context.Context, run api.Run, approver string) (refusal string, err error)
+	// nil lets through anyone the channel has authenticated, for the run to
+	// check.
+	openRunPolicy openRunPolicy
+}
+
+// openRunPolicy decides who may approve a run, as reached, that names no
+// approvers: the refusal, or "" for an approver it vouches for.
+type openRunPolicy func(ctx context.Context, reach runclient.Reach, approver string) (refusal string, err error)
+
+// writers is the policy of a channel anyone on GitHub can reach (a
+// comment, a check run's button): the approver must be able to write to
+// the run's repository, as the run itself checks.
+func (s *Server) writers(early *permissionLookup) openRunPolicy {
+	return func(ctx context.Context, reach runclient.Reach, approver string) (string, error) {
+		return s.requireWritePermissionFrom(ctx, reach.Snapshot.Run, approver, "approving", early)
+	}
+}
+
+// writersWhenRecorded is the page's policy. A live run checks the
+// decider's write permission itself, in a step its page shows at once.
+// With no worker the decision is recorded unchecked, and a reader's would
+// only wait to be refused while it fills the run's cap: so the page then
+// asks GitHub, as a comment does.
+func (s *Server) writersWhenRecorded(ctx context.Context, reach runclient.Reach, approver string) (string, error) {
+	if reach.Live {
+		return "", nil
+	}
+	return s.writers(nil)(ctx, reach, approver)
 }
 
 // decideOnce is decide behind the requestId memo: a repeat (same run,
@@ -43,12 +69,12 @@ func (s *Server) decideOnce(ctx context.Context, in decisionInput) outcome {
 
 // decideForm is decideOnce for the run page's form.
 func (s *Server) decideForm(ctx context.Context, runID, actionID string, req Decision) outcome {
-	return s.decideOnce(ctx, decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb})
+	return s.decideOnce(ctx, decisionInput{RunID: runID, ActionID: actionID, Request: req, Channel: channelWeb, openRunPolicy: s.writersWhenRecorded})
 }
 
 // decideBatchForm is decideBatchOnce for the run page's "approve all" form.
 func (s *Server) decideBatchForm(ctx context.Context, runID string, req Batch) outcome {
-	return s.decideBatchOnce(ctx, runID, req, channelWeb)
+	return s.decideBatchOnce(ctx, runID, req, channelWeb, s.writersWhenRecorded)
 }
 
 // decide checks a decision through the run query (or, with no worker
@@ -84,7 +110,7 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, reach runclient
 		// The workflow already has this request: the first answer was 202.
 		return accepted(statusSignalSent)
 	}
-	approver, o := s.authorizeApprover(ctx, logger, in, snap.Run, action)
+	approver, vetted, o := s.authorizeApprover(ctx, logger, in, reach, action)
 	if o.Code >= 500 {
 		return o
 	}
@@ -97,7 +123,7 @@ func (s *Server) decideOn(ctx context.Context, in decisionInput, reach runclient
 	if len(in.Request.Args) > 0 && !action.Editable {
 		return s.refuse(ctx, logger, in, refused(http.StatusConflict, fmt.Sprintf("action %s may not be edited: its agent forbids it, or its arguments are too large", action.ID)))
 	}
-	return s.sendDecision(ctx, logger, in, reach, api.ApprovalSignal{
+	return s.sendDecision(ctx, logger, in, reach, vetted, api.ApprovalSignal{
 		ActionID:  in.ActionID,
 		ArgsHash:  action.ArgsHash,
 		Decision:  in.Request.Decision,
@@ -124,9 +150,10 @@ func (s *Server) checkDecidable(action *api.PendingAction, argsHash string) outc
 	return accepted("")
 }
 
-// sendDecision sends an authorised decision to the run.
-func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, reach runclient.Reach, sig api.ApprovalSignal) outcome {
-	if o := s.takeUnchecked(reach, in.RunID, sig.Approver); !o.OK() {
+// sendDecision sends an authorised decision to the run; vetted says a
+// rule of the run accepted its approver here (takeUnchecked).
+func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decisionInput, reach runclient.Reach, vetted bool, sig api.ApprovalSignal) outcome {
+	if o := s.takeUnchecked(reach, in.RunID, sig.Approver, vetted); !o.OK() {
 		logger.Info("decision refused", "code", o.Code, "reason", o.Error)
 		return o
 	}
@@ -144,29 +171,31 @@ func (s *Server) sendDecision(ctx context.Context, logger *slog.Logger, in decis
 // authorizeApprover returns the approver's name as the channel authenticated
 // it, never the list's spelling: the list matched by api.SameLogin, the
 // workflow's own rule, so the workflow sees and records who really decided.
-func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, run api.Run, action *api.PendingAction) (string, outcome) {
+// vetted says a rule accepted the approver (the list, or the channel's
+// openRunPolicy), not only let them by for the run to check.
+func (s *Server) authorizeApprover(ctx context.Context, logger *slog.Logger, in decisionInput, reach runclient.Reach, action *api.PendingAction) (approver string, vetted bool, o outcome) {
 	approvers := action.Approvers
 	if len(approvers) == 0 {
-		approvers = run.Approvers
+		approvers = reach.Snapshot.Run.Approvers
 	}
 	if len(approvers) > 0 {
 		if why := api.RefuseApprover(approvers, in.Request.Approver); why != "" {
-			return "", refused(http.StatusForbidden, why)
+			return "", false, refused(http.StatusForbidden, why)
 		}
-		return in.Request.Approver, accepted("")
+		return in.Request.Approver, true, accepted("")
 	}
 	if in.openRunPolicy == nil {
-		return in.Request.Approver, accepted("")
+		return in.Request.Approver, false, accepted("")
 	}
-	refusal, err := in.openRunPolicy(ctx, run, in.Request.Approver)
+	refusal, err := in.openRunPolicy(ctx, reach, in.Request.Approver)
 	if err != nil {
 		logger.Error("approver check failed", "err", err)
-		return "", refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
+		return "", false, refused(http.StatusBadGateway, "could not check the approver's permission; try again later")
 	}
 	if refusal != "" {
-		return "", refused(http.StatusForbidden, refusal)
+		return "", false, refused(http.StatusForbidden, refusal)
 	}
-	return in.Request.Approver, accepted("")
+	return in.Request.Approver, true, accepted("")
 }
 
 // checkActionOpen is the run's rule (api.ActionOpen) applied early, with

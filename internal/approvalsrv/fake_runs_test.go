@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	enumspb "go.temporal.io/api/enums/v1"
+
 	"github.com/agentrun/agentrun/api"
 
 	"github.com/agentrun/agentrun/runclient"
@@ -146,7 +148,9 @@ func (f *fakeRuns) Snapshot(ctx context.Context, runID string) (api.RunSnapshot,
 
 // Reach answers as runclient's: the run query's snapshot while a worker
 // answers it, and otherwise the last known state that the run's memo and
-// status search attribute would hold, built by runclient.LastKnown.
+// status search attribute would hold, built by runclient.LastKnownReach:
+// the inbox memo of a run that waited (unless noMemo), and the comments it
+// posted once it ended.
 func (f *fakeRuns) Reach(ctx context.Context, runID string) (runclient.Reach, error) {
 	f.mu.Lock()
 	f.reaches++
@@ -158,29 +162,29 @@ func (f *fakeRuns) Reach(ctx context.Context, runID string) (runclient.Reach, er
 	if err != nil {
 		return runclient.Reach{}, err
 	}
-	reach := runclient.Reach{Open: !ended}
+	desc := runclient.Description{Status: enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING, RunStatus: snap.Run.Status}
 	if ended {
-		reach.EndedAs = "completed"
+		desc.Status = enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED
 	}
 	if !noWorker {
 		snap, err := f.Snapshot(ctx, runID)
-		reach.Snapshot, reach.Live = snap, true
+		reach := runclient.LastKnownReach(runID, desc, nil)
+		reach.Snapshot, reach.Live, reach.KnowsWho = snap, true, true
 		return reach, err
 	}
-	if noMemo {
-		reach.Snapshot = runclient.LastKnown(runID, snap.Run.Status, nil)
-		reach.NoAnswer = fmt.Errorf("fake: no worker: %w", errTemporalUnavailable)
-		return reach, nil
-	}
-	memo := api.InboxMemo{Run: snap.Run, Label: snap.Label}
-	for _, a := range snap.Actions {
-		if a.State == api.ActionWaiting {
-			memo.Actions = append(memo.Actions, a)
+	if !noMemo {
+		memo := api.InboxMemo{Run: snap.Run, Label: snap.Label}
+		for _, a := range snap.Actions {
+			if a.State == api.ActionWaiting {
+				memo.Actions = append(memo.Actions, a)
+			}
 		}
+		desc.Inbox = &memo
 	}
-	reach.Snapshot = runclient.LastKnown(runID, snap.Run.Status, &memo)
-	reach.NoAnswer = fmt.Errorf("fake: no worker: %w", errTemporalUnavailable)
-	return reach, nil
+	if snap.Run.Status.IsTerminal() {
+		desc.Posted = api.PostedComments(snap.Outcome.Posted)
+	}
+	return runclient.LastKnownReach(runID, desc, fmt.Errorf("fake: no worker: %w", errTemporalUnavailable)), nil
 }
 
 // reachCount reads how many times Reach was called.

@@ -11,8 +11,9 @@ import (
 // memo remembers the answer to each request key so that a repeated
 // request answers as the first did and sends nothing new. A request that
 // arrives while the first is still being handled waits for its answer.
-// Answers that say the server could not finish (5xx) are forgotten so that a
-// retry gets a real attempt.
+// Answers that say the server could not finish (5xx), or not now (429, a
+// cap that a worker's return lifts), are forgotten so that a retry gets a
+// real attempt.
 //
 // It lives in memory: after a restart the workflow's own record of requestIds
 // (PendingAction.RequestKeys) recognises repeats instead.
@@ -65,7 +66,7 @@ func (m *memo) Do(key, body string, handle func() outcome) outcome {
 
 	e.answer = handle()
 	close(e.done)
-	if e.answer.Code >= 500 {
+	if e.answer.Code >= 500 || e.answer.Code == http.StatusTooManyRequests {
 		m.forget(key, e)
 	}
 	return e.answer

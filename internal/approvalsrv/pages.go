@@ -149,7 +149,7 @@ func (s *pages) servePanel(w http.ResponseWriter, r *http.Request) {
 // nil, is an edit form posted without script, which comes back as typed.
 func (s *pages) serveRun(w http.ResponseWriter, r *http.Request, template string, code int, typed *typedEdit) {
 	runID := r.PathValue("runId")
-	reach, err := reachOnce(r.Context(), s.runs, runID)
+	reach, err := s.reach(r.Context(), runID)
 	if err != nil {
 		s.pageError(w, temporalFailure(s.logger.With("run", runID), err, "run page"))
 		return

@@ -130,22 +130,38 @@ func (s *Server) pullRequestDelivery(ctx context.Context, delivery string, paylo
 //     reviewing the earlier commits a second time;
 //   - else the head that review was reviewing since, and its draft.
 //
-// Unknown (no such run, or no answer) is "": the push is reviewed whole.
-// A review rejected or expired by its timer is no review of its head: the
-// person said no to it, so the next one reads from the head before it.
+// Unknown (no such run, or Temporal unreachable) is "": the push is
+// reviewed whole. A review rejected or expired by its timer is no review
+// of its head: the person said no to it, so the next one reads from the
+// head before it.
+//
+// The run is reached as a person's command reaches it, within the
+// precheck's bound: a delivery must be answered within GitHub's 10 s. With
+// no worker, its last known state stands in: the memo of a review that
+// ended names the comments it posted, and that of one that waits its
+// draft. Of a review still open and not waiting, it cannot tell whether a
+// comment was posted since; the range is then taken from before that
+// review (reading more, never less), and the review, once a worker picks
+// it up, marks its own comment superseded (workflows/supersede.go).
 func (s *Server) lastReviewedHead(ctx context.Context, logger *slog.Logger, prev, before string) (head, draft string, posted *api.SupersededReview) {
-	snap, err := s.runs.Snapshot(ctx, prev)
+	reach, err := s.reach(ctx, prev)
 	if err != nil {
 		if !errors.Is(err, errRunNotFound) {
 			logger.Warn("could not read the previous head's review; the push is reviewed whole", "previous", prev, "err", err)
 		}
 		return "", "", nil
 	}
+	snap := reach.Snapshot
 	if len(snap.Outcome.Posted) > 0 {
 		return before, "", postedReview(prev, snap.Outcome.Posted)
 	}
 	if a := snap.PendingAction; a != nil && a.State == api.ActionWaiting && !snap.Run.Status.IsTerminal() {
 		return before, prev, nil
+	}
+	if !reach.Live {
+		logger.Info("no worker answers for the previous head's review, and its last known state names no posted review: "+
+			"the push is read from before that review, and a comment it may have posted is not marked superseded by this one",
+			"previous", prev, "lastKnown", snap.Run.Status, "err", reach.NoAnswer)
 	}
 	if headSHA.MatchString(snap.Run.ReviewedHead) {
 		return snap.Run.ReviewedHead, snap.Run.ReviewedDraft, nil

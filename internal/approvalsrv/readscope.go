@@ -92,12 +92,12 @@ func (s *Server) scopeToReaders(pattern string, next http.Handler) http.Handler 
 		}
 		runID := r.PathValue("runId")
 		logger := s.logger.With("run", runID)
-		reach, err := s.runs.Reach(r.Context(), runID)
+		reach, err := s.reach(r.Context(), runID)
 		if err != nil {
 			s.answerRunPage(w, r, pattern, temporalFailure(logger, err, "run query before a page"))
 			return
 		}
-		if !reach.Live && reach.Snapshot.Run.Repo == "" {
+		if !reach.KnowsWho {
 			// Who may read it is in the memo the run has not written yet.
 			s.answerRunPage(w, r, pattern, refused(http.StatusServiceUnavailable, "no worker answers for this run yet, and who may read it is not known; try again later"))
 			return

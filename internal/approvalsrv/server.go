@@ -52,11 +52,11 @@ type Server struct {
 	answers         *memo
 	deliveries      *memo
 	refusals        *keeper
-	// unchecked and uncheckedRuns count the commands each person, and each
-	// run, had recorded while no worker answered for the run (unchecked.go).
-	unchecked, uncheckedRuns *refusalSignalBudget
-	pages                    *pages
-	codec                    http.Handler
+	// unchecked counts the commands recorded while no worker answered for
+	// the run, per person and per run (unchecked.go).
+	unchecked *uncheckedCommands
+	pages     *pages
+	codec     http.Handler
 }
 
 // New builds a Server. Permissions may be nil only when every run names its
@@ -91,8 +91,7 @@ func New(cfg Config, opts Options) (*Server, error) {
 		answers:         newMemo(rememberedAnswers),
 		deliveries:      newMemo(rememberedAnswers),
 		refusals:        newKeeper(opts.Runs, opts.Now),
-		unchecked:       newRefusalSignalBudget(uncheckedPerPerson, runsWithUnchecked),
-		uncheckedRuns:   newRefusalSignalBudget(uncheckedPerRun, runsWithUnchecked),
+		unchecked:       newUncheckedCommands(runsWithUnchecked),
 		codec:           opts.Codec,
 	}
 	s.pages, err = newPages(s, csrf)

@@ -81,9 +81,7 @@ func (s *Server) handleDelivery(ctx context.Context, delivery, eventType string,
 			Reason:    cmd.Reason,
 			RequestID: "github-comment:" + strconv.FormatInt(comment.GetID(), 10),
 		},
-		openRunPolicy: func(ctx context.Context, run api.Run, approver string) (string, error) {
-			return s.requireWritePermission(ctx, run, approver, "approving")
-		},
+		openRunPolicy: s.writers(nil),
 	}
 	// Anyone can comment on a public pull request, so comments have a memo of
 	// their own: a flood of them cannot push signed API answers out.

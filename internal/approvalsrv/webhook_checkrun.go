@@ -79,9 +79,7 @@ func (s *Server) buttonDecision(ctx context.Context, logger *slog.Logger, in dec
 	if event.GetSender().GetType() != "Bot" {
 		early = s.lookUpPermission(ctx, event.GetRepo().GetFullName(), in.Request.Approver)
 	}
-	in.openRunPolicy = func(ctx context.Context, run api.Run, approver string) (string, error) {
-		return s.requireWritePermissionFrom(ctx, run, approver, "approving", early)
-	}
+	in.openRunPolicy = s.writers(early)
 	reach, o := s.reachRun(ctx, logger, in.RunID, "run query for a check run button")
 	if !o.OK() {
 		logger.Info("check run button refused", "code", o.Code, "reason", o.Error)
