@@ -68,18 +68,24 @@ type InDoubtAction struct {
 	Why string `json:"why,omitempty"`
 }
 
-// InDoubtOf is run runID's step st as an action in doubt.
-func InDoubtOf(runID string, st AgentStep) InDoubtAction {
+// StepTarget is the target an action's step records in its input
+// (redact.Action), or "" for a step that names none.
+func StepTarget(st AgentStep) string {
 	var in struct {
 		Target string `json:"target"`
 	}
 	_ = json.Unmarshal(st.SafeInput, &in) // a step without a target names none
+	return in.Target
+}
+
+// InDoubtOf is run runID's step st as an action in doubt.
+func InDoubtOf(runID string, st AgentStep) InDoubtAction {
 	why := st.Error
 	if st.Status == StepOutcomeUnknown {
 		why = "the run ended and its look could not tell whether it was " + WordsOf(st.Words, st.ToolName).Past
 	}
 	return InDoubtAction{RunID: runID, StepID: st.ID, CallID: st.CallID, Tool: st.ToolName, OperationKey: st.OperationKey,
-		Target: in.Target, Words: st.Words, Why: why}
+		Target: StepTarget(st), Words: st.Words, Why: why}
 }
 
 // InDoubtActions are the actions in doubt among run runID's steps, each
