@@ -27,8 +27,9 @@ const MaxFollowUpConversationBytes = 1 << 20
 type FollowUpSource struct {
 	Run          Run       `json:"run"`
 	Conversation []Message `json:"conversation"`
-	// InDoubt are the earlier run's actions whose effect may exist though
-	// nobody saw it, whatever its conversation says of them.
+	// InDoubt are the actions whose effect may exist though nobody saw it,
+	// whatever the conversation says of them: the earlier run's, and those
+	// it carried from the runs it followed up (FollowUpInDoubt).
 	InDoubt []InDoubtAction `json:"inDoubt,omitempty"`
 }
 
@@ -105,6 +106,13 @@ func InDoubtActions(runID string, steps []AgentStep, actions []PendingAction) []
 		out = append(out, a)
 	}
 	return out
+}
+
+// FollowUpInDoubt are the actions in doubt a follow-up of the run snap
+// shows carries on: the run's own among steps, all its steps, and those it
+// carries itself from the runs it follows up, down the whole chain.
+func FollowUpInDoubt(snap RunSnapshot, steps []AgentStep) []InDoubtAction {
+	return append(InDoubtActions(snap.Run.ID, steps, snap.Actions), snap.EarlierInDoubt...)
 }
 
 // Answer is what the model reads of the call: it may have been done.
