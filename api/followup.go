@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ActivityLoadFollowUp takes an earlier run's ID and returns its
@@ -67,6 +68,10 @@ type InDoubtAction struct {
 	// Why is how it ended: the step's error, or that its look could not
 	// tell.
 	Why string `json:"why,omitempty"`
+	// ResendNotBefore is its step's (AgentStep.ResendNotBefore): until
+	// then its last attempt may still land, and a follow-up that repeats
+	// it keeps looking rather than send (the gate).
+	ResendNotBefore *time.Time `json:"resendNotBefore,omitempty"`
 }
 
 // StepTarget is the target an action's step records in its input
@@ -86,7 +91,7 @@ func InDoubtOf(runID string, st AgentStep) InDoubtAction {
 		why = "the run ended and its look could not tell whether it was " + WordsOf(st.Words, st.ToolName).Past
 	}
 	return InDoubtAction{RunID: runID, StepID: st.ID, CallID: st.CallID, Tool: st.ToolName, OperationKey: st.OperationKey,
-		Target: StepTarget(st), Words: st.Words, Why: why}
+		Target: StepTarget(st), Words: st.Words, Why: why, ResendNotBefore: st.ResendNotBefore}
 }
 
 // InDoubtActions are the actions in doubt among run runID's steps, each

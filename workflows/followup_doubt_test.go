@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/model/offline"
@@ -249,4 +250,48 @@ func TestAFollowUpOfAFollowUpStillKnowsTheFirstRunsCommentInDoubt(t *testing.T) 
 	found.approveIfAsked()
 	found.run(followUpInput(fromB.Run, "carol", "post it"))
 	requireFoundNotPostedAgain(t, found)
+}
+
+// A run's comment is abandoned by an operator while its attempt may still
+// land, and the run ends; a follow-up asks for the same comment at once.
+// Its first look under the earlier operationKey finds nothing (the request
+// is still held), so it holds the repeat, looking again until that attempt
+// can no longer land, and finds the comment landing late: nothing is asked
+// or posted again.
+func TestAFollowUpHoldsARepeatWhileTheEarlierAttemptMayStillLand(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	const args = `{"body":"LGTM, one nit."}`
+	first := newHarnessOn(t, new(testsuite.WorkflowTestSuite), sandbox,
+		&scriptedModel{turns: [][]api.ToolCall{{call("c1", api.ToolCreateIssueComment, args)}}})
+	first.failThePostUnknown()
+	first.fault(ghsandbox.Fault{Op: "list_comments", Mode: ghsandbox.ModeStatus, Status: 403, After: 1, Count: 1000})
+	first.env.RegisterDelayedCallback(func() {
+		snap := first.snapshot()
+		require.NotEmpty(t, snap.AwaitingResolve, "the look could not tell")
+		first.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: snap.AwaitingResolve, Decision: api.ResolveAbandon, By: "ops"})
+	}, approvedAt+2*time.Second)
+	first.run(demoInput())
+	require.NoError(t, first.env.GetWorkflowError())
+	a := first.followUpSource()
+	require.Len(t, a.InDoubt, 1)
+	earlier := a.InDoubt[0]
+	require.NotNil(t, earlier.ResendNotBefore, "a follow-up knows until when the attempt may land")
+	preview := first.snapshot().PendingAction.Preview
+	sandbox.ClearFaults()
+
+	h := followUpHarnessOn(t, sandbox, askedModel{args}, func(string) (api.FollowUpSource, error) { return a, nil })
+	require.True(t, h.env.Now().Before(*earlier.ResendNotBefore), "the follow-up starts while the attempt may land")
+	h.approveWhenWaiting()
+	h.env.RegisterDelayedCallback(func() {
+		_, err := sandbox.PostAs(ghsandbox.CommentAs{Owner: "acme", Repo: "widgets", Number: 1, User: sandbox.BotLogin(),
+			Body: ghapi.MarkedBody(preview, earlier.OperationKey)})
+		require.NoError(t, err)
+	}, earlier.ResendNotBefore.Sub(h.env.Now())-time.Second)
+	h.run(followUpInput(a.Run, "carol", "post it"))
+
+	requireFoundNotPostedAgain(t, h)
+	held := eventsWith(h.events(), func(e api.Event) bool {
+		return e.Type == api.EventRunStatus && strings.Contains(e.Label, "comment not found yet; looking for it until ")
+	})
+	require.NotEmpty(t, held, "the follow-up said what it waited for")
 }
