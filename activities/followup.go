@@ -25,7 +25,8 @@ type RunQuerier interface {
 
 // LoadFollowUp reads the earlier run a follow-up continues from that run
 // itself: its record (the run query), its actions in doubt (from all its
-// steps) and its whole conversation. The
+// steps, and those it carries from the runs it followed up) and its whole
+// conversation. The
 // workflow checks what it may continue (api.RefuseFollowUp); this only
 // bounds the size.
 func (a *Activities) LoadFollowUp(ctx context.Context, runID string) (api.FollowUpSource, error) {
@@ -51,7 +52,7 @@ func (a *Activities) LoadFollowUp(ctx context.Context, runID string) (api.Follow
 		steps = append(steps, page.Steps...)
 		from += len(page.Steps)
 	}
-	src.InDoubt = api.InDoubtActions(runID, steps, snap.Actions)
+	src.InDoubt = api.FollowUpInDoubt(snap, steps)
 	if err := a.queryRun(ctx, runID, api.QueryConversation, &src.Conversation, 0, 0); err != nil {
 		return src, err
 	}

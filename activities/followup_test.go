@@ -68,3 +68,21 @@ func TestLoadFollowUpReadsTheEarlierRunItselfAndRefusesOneTooLongOrMissing(t *te
 	_, err = (&Activities{}).LoadFollowUp(context.Background(), "run-1")
 	require.ErrorContains(t, err, "this worker cannot read earlier runs")
 }
+
+// A follow-up of a follow-up carries the actions in doubt of the whole
+// chain: the earlier run's own, and those it carried from the run before.
+func TestLoadFollowUpCarriesTheActionsInDoubtTheEarlierRunCarried(t *testing.T) {
+	first := api.InDoubtAction{RunID: "run-1", StepID: "step-2", CallID: "c1", Tool: api.ToolCreateIssueComment,
+		OperationKey: "run-1:2", Target: "acme/widgets#1", Why: "abandoned by ops"}
+	own := api.AgentStep{ID: "step-3", CallID: "c2", ToolName: api.ToolCreateIssueComment, OperationKey: "run-2:3",
+		Status: api.StepOutcomeUnknown, SafeInput: json.RawMessage(`{"target":"acme/widgets#1"}`)}
+	run := earlierRun{snap: api.RunSnapshot{
+		Run:   api.Run{ID: "run-2", FollowUp: "run-1", ConversationID: "run-1", Status: api.RunCancelled},
+		Steps: []api.AgentStep{own}, StepCount: 1, EarlierInDoubt: []api.InDoubtAction{first},
+	}}
+
+	src, err := (&Activities{Runs: run}).LoadFollowUp(context.Background(), "run-2")
+
+	require.NoError(t, err)
+	require.Equal(t, []api.InDoubtAction{api.InDoubtOf("run-2", own), first}, src.InDoubt)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ActivityLoadFollowUp takes an earlier run's ID and returns its
@@ -27,8 +28,9 @@ const MaxFollowUpConversationBytes = 1 << 20
 type FollowUpSource struct {
 	Run          Run       `json:"run"`
 	Conversation []Message `json:"conversation"`
-	// InDoubt are the earlier run's actions whose effect may exist though
-	// nobody saw it, whatever its conversation says of them.
+	// InDoubt are the actions whose effect may exist though nobody saw it,
+	// whatever the conversation says of them: the earlier run's, and those
+	// it carried from the runs it followed up (FollowUpInDoubt).
 	InDoubt []InDoubtAction `json:"inDoubt,omitempty"`
 }
 
@@ -66,20 +68,30 @@ type InDoubtAction struct {
 	// Why is how it ended: the step's error, or that its look could not
 	// tell.
 	Why string `json:"why,omitempty"`
+	// ResendNotBefore is its step's (AgentStep.ResendNotBefore): until
+	// then its last attempt may still land, and a follow-up that repeats
+	// it keeps looking rather than send (the gate).
+	ResendNotBefore *time.Time `json:"resendNotBefore,omitempty"`
 }
 
-// InDoubtOf is run runID's step st as an action in doubt.
-func InDoubtOf(runID string, st AgentStep) InDoubtAction {
+// StepTarget is the target an action's step records in its input
+// (redact.Action), or "" for a step that names none.
+func StepTarget(st AgentStep) string {
 	var in struct {
 		Target string `json:"target"`
 	}
 	_ = json.Unmarshal(st.SafeInput, &in) // a step without a target names none
+	return in.Target
+}
+
+// InDoubtOf is run runID's step st as an action in doubt.
+func InDoubtOf(runID string, st AgentStep) InDoubtAction {
 	why := st.Error
 	if st.Status == StepOutcomeUnknown {
 		why = "the run ended and its look could not tell whether it was " + WordsOf(st.Words, st.ToolName).Past
 	}
 	return InDoubtAction{RunID: runID, StepID: st.ID, CallID: st.CallID, Tool: st.ToolName, OperationKey: st.OperationKey,
-		Target: in.Target, Words: st.Words, Why: why}
+		Target: StepTarget(st), Words: st.Words, Why: why, ResendNotBefore: st.ResendNotBefore}
 }
 
 // InDoubtActions are the actions in doubt among run runID's steps, each
@@ -99,6 +111,13 @@ func InDoubtActions(runID string, steps []AgentStep, actions []PendingAction) []
 		out = append(out, a)
 	}
 	return out
+}
+
+// FollowUpInDoubt are the actions in doubt a follow-up of the run snap
+// shows carries on: the run's own among steps, all its steps, and those it
+// carries itself from the runs it follows up, down the whole chain.
+func FollowUpInDoubt(snap RunSnapshot, steps []AgentStep) []InDoubtAction {
+	return append(InDoubtActions(snap.Run.ID, steps, snap.Actions), snap.EarlierInDoubt...)
 }
 
 // Answer is what the model reads of the call: it may have been done.

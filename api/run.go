@@ -387,8 +387,12 @@ type RunSnapshot struct {
 	// this, or ResolveApplies, rather than the label.
 	AwaitingResolve string `json:"awaitingResolve,omitempty"`
 	// Cancel is who stopped the run and why, once a cancel is accepted.
-	Cancel     *Cancellation  `json:"cancel,omitempty"`
-	Checkpoint CheckpointView `json:"checkpoint"`
+	Cancel *Cancellation `json:"cancel,omitempty"`
+	// EarlierInDoubt are the actions in doubt the run carries from the
+	// runs it follows up (Checkpoint.EarlierInDoubt): a follow-up of it
+	// carries them on (FollowUpInDoubt).
+	EarlierInDoubt []InDoubtAction `json:"earlierInDoubt,omitempty"`
+	Checkpoint     CheckpointView  `json:"checkpoint"`
 	// Outcome is what the run has done so far; final once the run ends.
 	Outcome Outcome `json:"outcome"`
 }

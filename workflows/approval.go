@@ -206,7 +206,7 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 		Words:       st.Words,
 		CreatedAt:   now,
 		ExpiresAt:   now.Add(w.in.ApprovalTimeout),
-		Caution:     w.caution(st, c.Touches),
+		Caution:     w.caution(st.ID, c.Touches),
 	}
 	if pa.Editable && len(c.Spec.Parameters) <= api.MaxArgsSchemaBytes {
 		pa.ArgsSchema = c.Spec.Parameters
@@ -226,13 +226,13 @@ func (w *agentRun) requestApproval(ctx workflow.Context, st *api.AgentStep, c to
 }
 
 // caution names, for the approver of st on target, every action on target
-// whose effect may exist though nobody saw it: the earlier run's a
+// whose effect may exist though nobody saw it: the earlier runs' a
 // follow-up carries, and this run's own.
-func (w *agentRun) caution(st *api.AgentStep, target string) string {
-	doubt := slices.Clone(w.EarlierInDoubt)
-	for _, other := range w.Steps {
-		if other.ID != st.ID && api.InDoubt(*other) {
-			doubt = append(doubt, api.InDoubtOf(w.Run.ID, *other))
+func (s *runState) caution(stepID, target string) string {
+	doubt := slices.Clone(s.EarlierInDoubt)
+	for _, other := range s.Steps {
+		if other.ID != stepID && api.InDoubt(*other) {
+			doubt = append(doubt, api.InDoubtOf(s.Run.ID, *other))
 		}
 	}
 	var parts []string
@@ -242,6 +242,18 @@ func (w *agentRun) caution(st *api.AgentStep, target string) string {
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// refreshCautions makes every action still waiting caution of the run's
+// actions in doubt as they are now: an action asked with an earlier one
+// of its turn was asked before that one was sent, and its approver must
+// still be told when that one ends in doubt.
+func (s *runState) refreshCautions() {
+	for _, pa := range s.Actions {
+		if pa.State == api.ActionWaiting {
+			pa.Caution = s.caution(pa.StepID, pa.Target)
+		}
+	}
 }
 
 // upsertActionIDs publishes every action ID of the run, so that a decision

@@ -148,3 +148,46 @@ func TestAnApproverIsCautionedOfThisRunsActionInDoubtOnTheSameTargetOnly(t *test
 		}
 	}
 }
+
+// Two pins on one target proposed in one turn are both put to approvers
+// at once. The first, approved, loses its answer and its look cannot tell:
+// from then on the second, still waiting, cautions its approver of the
+// first, while an operator has not resolved it and once they abandon it.
+func TestAnActionOfTheSameTurnStillWaitingIsCautionedOnceAnEarlierOneIsInDoubt(t *testing.T) {
+	var suite testsuite.WorkflowTestSuite
+	pin := &pinTool{loseResponse: 1}
+	r := newPinRun(t, &suite, pin,
+		[]api.ToolCall{pinCall("p1", "acme/widgets#1", "first"), pinCall("p2", "acme/widgets#1", "second")})
+	r.at(t, time.Minute, func(actions []api.PendingAction) {
+		require.Len(t, actions, 2, "both pins of the turn wait")
+		require.Empty(t, actions[1].Caution, "nothing is in doubt yet")
+		r.decide(api.ApprovalSignal{ActionID: actions[0].ID, Decision: api.DecisionApprove})
+	})
+	var doubted api.AgentStep
+	var unresolved string
+	r.env.RegisterDelayedCallback(func() {
+		snap := r.snapshot(t)
+		require.NotEmpty(t, snap.AwaitingResolve, "the look could not tell: an operator must say")
+		for _, st := range snap.Steps {
+			if st.ID == snap.AwaitingResolve {
+				doubted = st
+			}
+		}
+		unresolved = snap.Actions[1].Caution
+		r.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: snap.AwaitingResolve, Decision: api.ResolveAbandon, By: "ops"})
+	}, time.Hour)
+	var second api.PendingAction
+	r.at(t, 2*time.Hour, func(actions []api.PendingAction) {
+		second = actions[1]
+		r.decide(api.ApprovalSignal{ActionID: second.ID, Decision: api.DecisionReject, Reason: "the first may be there"})
+	})
+
+	r.runPinner(t, "alice")
+
+	require.Equal(t, map[string]int{doubted.OperationKey: 1}, pin.effects, "the one pin made, and only it")
+	require.Contains(t, unresolved, "operationKey "+doubted.OperationKey, "in doubt, awaiting an operator")
+	require.Equal(t, api.ActionWaiting, second.State)
+	require.Contains(t, second.Caution, "operationKey "+doubted.OperationKey, "abandoned by an operator")
+	require.Contains(t, second.Caution, "may have been")
+	require.Contains(t, second.Caution, "abandoned by ops")
+}

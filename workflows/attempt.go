@@ -86,8 +86,13 @@ func (w *agentRun) sleep(ctx workflow.Context, d time.Duration, summary string) 
 
 // retryCreate sends the same step, with the same operationKey, round again:
 // after a backoff that grows with its attempts, it moves to running, where
-// the gate holds the attempt while the one before may still land.
-func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why string) error {
+// the gate holds the attempt while the one before may still land. looked
+// is when the look that did not find the effect started, or zero when no
+// look said so (an operator's retry on a look that could not tell). In a
+// cancelled run nothing more is sent: the step ends not tried again once
+// such a look started after the last attempt could land, else the gate
+// looks until it cannot.
+func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why string, looked time.Time) error {
 	if st.Attempt > 1 && st.Attempt < maxCreateAttempts && w.cancelling(ctx) == nil {
 		backoff := min(time.Duration(1<<(st.Attempt-1))*time.Second, time.Minute)
 		w.setRunStatus(ctx, api.RunReconciling, words(st).BackoffLabel(), fmt.Sprintf("waiting %s", backoff))
@@ -96,21 +101,34 @@ func (w *agentRun) retryCreate(ctx workflow.Context, st *api.AgentStep, why stri
 			return err
 		}
 	}
-	if cancel := w.cancelling(ctx); cancel != nil && !w.mayLand(ctx, st) {
+	cancel := w.cancelling(ctx)
+	if cancel != nil && !looked.IsZero() && !mayLandAfter(st, looked) {
 		w.setStepStatus(ctx, st, api.StepFailed, why+"; not tried again: "+cancel.Detail())
 		return nil
 	}
 	detail := fmt.Sprintf("%s; attempt %d with the same operationKey", why, st.Attempt+1)
-	if w.mayLand(ctx, st) {
+	if cancel != nil {
+		detail = fmt.Sprintf("%s; not tried again: %s; looking for the %s once more", why, cancel.Detail(), words(st).Noun)
+		if w.mayLand(ctx, st) {
+			detail += ", as its attempt may land until " + clock(*st.ResendNotBefore)
+		}
+	} else if w.mayLand(ctx, st) {
 		detail += "; held: " + words(st).Held(clock(*st.ResendNotBefore))
 	}
 	w.setStepStatus(ctx, st, api.StepRunning, detail)
 	return nil
 }
 
-// giveUp ends a step whose attempts ran out; the gate has seen that none
-// of them landed.
+// giveUp ends a step whose attempts ran out. The gate let the last one
+// through on a look that found nothing, or on an operator's retry when
+// the look could not tell: that one stays in doubt, for an operator.
 func (w *agentRun) giveUp(ctx workflow.Context, st *api.AgentStep) {
+	if by := st.RetryOrderedBy; by != "" {
+		st.RetryOrderedBy = ""
+		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf(
+			"the retry ordered by %s is not sent: %d attempts were made, and the look cannot tell whether one of them was %s", by, st.Attempt, words(st).Past))
+		return
+	}
 	w.setStepStatus(ctx, st, api.StepFailed, fmt.Sprintf("not created after %d attempts; giving up", st.Attempt))
 	w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
 }

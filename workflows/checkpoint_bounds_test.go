@@ -53,3 +53,22 @@ func TestCheckpointCarriesExactlyTheNewest1000Events(t *testing.T) {
 		require.Equal(t, int64(n-len(cp.Events)+1), cp.Events[0].Sequence, "the oldest are the ones dropped")
 	}
 }
+
+// TestACompactedStepInDoubtKeepsItsTarget: an abandoned action older than
+// the newest 200 steps drops its input when the run continues as new, but
+// what a follow-up and an approver read of it (api.InDoubtOf) still names
+// the target it may have been made on.
+func TestACompactedStepInDoubtKeepsItsTarget(t *testing.T) {
+	steps := []*api.AgentStep{{ID: "step-1", Status: api.StepFailed, OperationKey: "r:1", ToolName: api.ToolCreateIssueComment,
+		Error: api.AbandonedBy + "ops", SafeInput: json.RawMessage(`{"target":"acme/widgets#1","preview":"LGTM"}`)}}
+	for i := 0; i < compactAfterSteps; i++ {
+		steps = append(steps, &api.AgentStep{ID: fmt.Sprintf("step-%d", i+2), Status: api.StepSucceeded})
+	}
+
+	cp := compacted(api.Checkpoint{Steps: steps}, compactAfterSteps, maxRetainedEvents)
+
+	before, after := api.InDoubtOf("r", *steps[0]), api.InDoubtOf("r", *cp.Steps[0])
+	require.Equal(t, "acme/widgets#1", after.Target, "answer %q", after.Answer())
+	require.Equal(t, before, after)
+	require.NotContains(t, string(cp.Steps[0].SafeInput), "LGTM", "the rest of its input is left behind")
+}

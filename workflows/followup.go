@@ -15,7 +15,8 @@ package workflows
 // run that knows nothing of it. The follow-up's conversation answers that
 // call "may have been done", with its operationKey and target, and the
 // approval of every action of the follow-up on that target names it
-// (PendingAction.Caution), through a continue-as-new too.
+// (PendingAction.Caution), through a continue-as-new too. It is carried on
+// down a chain of follow-ups: a follow-up of the follow-up knows it too.
 
 import (
 	"errors"
@@ -79,7 +80,9 @@ func (w *agentRun) loadFollowUp(ctx workflow.Context) (string, error) {
 	}
 	w.EarlierInDoubt = nil
 	for _, a := range src.InDoubt {
-		if a.RunID == src.Run.ID {
+		// Another run's action comes only down a chain of follow-ups: the
+		// earlier run carried it from the one it followed up.
+		if a.RunID == src.Run.ID || src.Run.FollowUp != "" && a.RunID != w.Run.ID {
 			w.EarlierInDoubt = append(w.EarlierInDoubt, a)
 		}
 	}

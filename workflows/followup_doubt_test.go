@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/agentrun/agentrun/api"
+	ghapi "github.com/agentrun/agentrun/github"
 	"github.com/agentrun/agentrun/internal/ghsandbox"
 	"github.com/agentrun/agentrun/model"
 	"github.com/agentrun/agentrun/model/offline"
@@ -32,7 +34,14 @@ func cancelledInDoubt(t *testing.T, sandbox *ghsandbox.Server, m model.Model) ap
 	require.Equal(t, api.RunCancelled, snap.Run.Status)
 	require.Equal(t, api.StepOutcomeUnknown, h.commentStep(snap).Status)
 	require.Equal(t, 1, h.markedComments(), "the comment was made; nobody saw it")
-	return api.FollowUpSource{Run: snap.Run, Conversation: h.conversation(0), InDoubt: api.InDoubtActions(snap.Run.ID, snap.Steps, snap.Actions)}
+	return h.followUpSource()
+}
+
+// followUpSource is what LoadFollowUp reads of the harness's ended run.
+func (h *harness) followUpSource() api.FollowUpSource {
+	snap := h.snapshot()
+	require.True(h.t, snap.Run.Status.IsTerminal())
+	return api.FollowUpSource{Run: snap.Run, Conversation: h.conversation(0), InDoubt: api.FollowUpInDoubt(snap, snap.Steps)}
 }
 
 // requireFoundNotPostedAgain checks how a follow-up that asked for the
@@ -193,4 +202,96 @@ func TestAFollowUpOfARunThatFailedAtSetupOpensWithItsAgentsPromptAndTask(t *test
 	require.Contains(t, conv[1].Content, "acme/widgets#1", "the agent's task names the target")
 	require.Contains(t, conv[1].Content, "Goal: review it after all")
 	require.Equal(t, 1, h.markedComments(), "the follow-up ran the review")
+}
+
+// askedModel proposes the comment args when the last message is the
+// person's asking to "post it", and otherwise answers with nothing to do.
+type askedModel struct{ args string }
+
+func (m askedModel) Next(_ context.Context, conv []api.Message, _ []api.ToolSpec) (api.ModelDecision, error) {
+	if last := conv[len(conv)-1]; last.Role == api.RoleUser && strings.Contains(last.Content, "post it") {
+		return api.ModelDecision{ToolCalls: []api.ToolCall{call("cX", api.ToolCreateIssueComment, m.args)}}, nil
+	}
+	return api.ModelDecision{Final: "nothing to do"}, nil
+}
+
+// A run (A) leaves its comment in doubt; a follow-up of it (B) does
+// nothing; a follow-up of B (C) is asked for the same comment. C still
+// knows A's comment: it looks under A's operationKey, and names it to the
+// approver.
+func TestAFollowUpOfAFollowUpStillKnowsTheFirstRunsCommentInDoubt(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	const args = `{"body":"LGTM, one nit."}`
+	a := cancelledInDoubt(t, sandbox, &scriptedModel{turns: [][]api.ToolCall{{call("c1", api.ToolCreateIssueComment, args)}}})
+	require.Len(t, a.InDoubt, 1)
+
+	b := followUpHarnessOn(t, sandbox, askedModel{args}, func(string) (api.FollowUpSource, error) { return a, nil })
+	b.run(followUpInput(a.Run, "carol", "just summarise"))
+	require.NoError(t, b.env.GetWorkflowError())
+	fromB := b.followUpSource()
+	require.Equal(t, a.InDoubt, fromB.InDoubt, "B carries A's comment in doubt on")
+	requireAnsweredInDoubt(t, fromB.Conversation, a.InDoubt[0])
+
+	// Still unseen when C asks: C shows it to the approver.
+	c := followUpHarnessOn(t, sandbox, askedModel{args}, func(string) (api.FollowUpSource, error) { return fromB, nil })
+	var caution string
+	c.whenWaiting(time.Minute, func(id string) {
+		caution = c.snapshot().PendingAction.Caution
+		c.decide(id, api.DecisionReject, "alice", "the first may be there")
+	})
+	c.run(followUpInput(fromB.Run, "carol", "post it"))
+	require.NoError(t, c.env.GetWorkflowError())
+	require.Contains(t, caution, "operationKey "+a.InDoubt[0].OperationKey, "the approver is shown A's comment in doubt")
+	require.Contains(t, caution, "may have been posted on acme/widgets#1")
+
+	// Seen again: C finds it under A's operationKey and posts nothing.
+	sandbox.ClearFaults()
+	found := followUpHarnessOn(t, sandbox, askedModel{args}, func(string) (api.FollowUpSource, error) { return fromB, nil })
+	found.approveIfAsked()
+	found.run(followUpInput(fromB.Run, "carol", "post it"))
+	requireFoundNotPostedAgain(t, found)
+}
+
+// A run's comment is abandoned by an operator while its attempt may still
+// land, and the run ends; a follow-up asks for the same comment at once.
+// Its first look under the earlier operationKey finds nothing (the request
+// is still held), so it holds the repeat, looking again until that attempt
+// can no longer land, and finds the comment landing late: nothing is asked
+// or posted again.
+func TestAFollowUpHoldsARepeatWhileTheEarlierAttemptMayStillLand(t *testing.T) {
+	sandbox := ghsandbox.New(ghsandbox.DefaultFixture())
+	const args = `{"body":"LGTM, one nit."}`
+	first := newHarnessOn(t, new(testsuite.WorkflowTestSuite), sandbox,
+		&scriptedModel{turns: [][]api.ToolCall{{call("c1", api.ToolCreateIssueComment, args)}}})
+	first.failThePostUnknown()
+	first.fault(ghsandbox.Fault{Op: "list_comments", Mode: ghsandbox.ModeStatus, Status: 403, After: 1, Count: 1000})
+	first.env.RegisterDelayedCallback(func() {
+		snap := first.snapshot()
+		require.NotEmpty(t, snap.AwaitingResolve, "the look could not tell")
+		first.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: snap.AwaitingResolve, Decision: api.ResolveAbandon, By: "ops"})
+	}, approvedAt+2*time.Second)
+	first.run(demoInput())
+	require.NoError(t, first.env.GetWorkflowError())
+	a := first.followUpSource()
+	require.Len(t, a.InDoubt, 1)
+	earlier := a.InDoubt[0]
+	require.NotNil(t, earlier.ResendNotBefore, "a follow-up knows until when the attempt may land")
+	preview := first.snapshot().PendingAction.Preview
+	sandbox.ClearFaults()
+
+	h := followUpHarnessOn(t, sandbox, askedModel{args}, func(string) (api.FollowUpSource, error) { return a, nil })
+	require.True(t, h.env.Now().Before(*earlier.ResendNotBefore), "the follow-up starts while the attempt may land")
+	h.approveWhenWaiting()
+	h.env.RegisterDelayedCallback(func() {
+		_, err := sandbox.PostAs(ghsandbox.CommentAs{Owner: "acme", Repo: "widgets", Number: 1, User: sandbox.BotLogin(),
+			Body: ghapi.MarkedBody(preview, earlier.OperationKey)})
+		require.NoError(t, err)
+	}, earlier.ResendNotBefore.Sub(h.env.Now())-time.Second)
+	h.run(followUpInput(a.Run, "carol", "post it"))
+
+	requireFoundNotPostedAgain(t, h)
+	held := eventsWith(h.events(), func(e api.Event) bool {
+		return e.Type == api.EventRunStatus && strings.Contains(e.Label, "comment not found yet; looking for it until ")
+	})
+	require.NotEmpty(t, held, "the follow-up said what it waited for")
 }

@@ -44,6 +44,10 @@ func followUpHarnessOn(t *testing.T, sandbox *ghsandbox.Server, m model.Model, l
 	var suite testsuite.WorkflowTestSuite
 	h := newHarnessOn(t, &suite, sandbox, m)
 	h.env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: followUpRunID})
+	// A follow-up starts once the earlier run has ended, in its clock.
+	if src, err := load(""); err == nil && src.Run.UpdatedAt.After(h.env.Now()) {
+		h.env.SetStartTime(src.Run.UpdatedAt)
+	}
 	h.env.OnActivity(api.ActivityLoadFollowUp, mock.Anything, mock.Anything).Return(
 		func(_ context.Context, id string) (api.FollowUpSource, error) { return load(id) })
 	return h

@@ -1,10 +1,12 @@
 package workflows
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/workflow"
@@ -348,4 +350,44 @@ func TestTheLooksForAPostThatMayLandDoubleUntilTheWindowCloses(t *testing.T) {
 	require.Equal(t, in.ToolTimeout+api.ToolSpec{}.ResendMargin(), total, "the looks span the window, no more")
 	require.Equal(t, []string{"1s", "1s", "2s", "4s", "8s", "1s"}, waits,
 		"a look a second after the answer, then the time since it, at most 8s, and the last as the window closes")
+}
+
+// The last attempt a key may have is in doubt and its look cannot tell; an
+// operator orders a retry. The attempts have run out, so nothing is sent,
+// and the step does not claim the comment was not made: it stays in doubt
+// for the operator, who abandons it.
+func TestARetryPastTheLastAttemptSendsNothingAndLeavesTheStepInDoubt(t *testing.T) {
+	h := newHarness(t)
+	h.fault(ghsandbox.Fault{Op: ghsandbox.OpCreateComment, Mode: ghsandbox.ModeStatus, Status: 502, Count: maxCreateAttempts})
+	h.approveWhenWaiting()
+	// The looks find nothing until the last attempt, whose looks are refused.
+	h.env.OnActivity(api.ActivityReconcileTool, mock.Anything, mock.Anything).Return(
+		func(ctx context.Context, in api.ToolInput) (api.ToolReconciliation, error) {
+			if in.Attempt < maxCreateAttempts {
+				return h.lookInSandbox(ctx, in)
+			}
+			return api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "the listing is refused"}, nil
+		})
+	resolve := func(decision string) func() {
+		return func() {
+			snap := h.snapshot()
+			require.NotEmpty(t, snap.AwaitingResolve, "the run waits for an operator: %q", snap.Label)
+			h.env.SignalWorkflow(api.SignalResolve, api.ResolveSignal{StepID: snap.AwaitingResolve, Decision: decision, By: "ops"})
+		}
+	}
+	h.env.RegisterDelayedCallback(resolve(api.ResolveRetry), 2*time.Hour)
+	h.env.RegisterDelayedCallback(resolve(api.ResolveAbandon), 4*time.Hour)
+	h.run(demoInput())
+	require.NoError(t, h.env.GetWorkflowError())
+
+	require.Equal(t, maxCreateAttempts, createRequests(h.sandbox), "no request after the last attempt")
+	st := h.commentStep(h.snapshot())
+	require.Equal(t, maxCreateAttempts, st.Attempt)
+	require.True(t, api.InDoubt(st), "the last attempt may have made the comment: %s %q", st.Status, st.Error)
+	notSent := eventsWith(h.events(), func(e api.Event) bool {
+		return e.StepID == st.ID && e.Status == string(api.StepOutcomeUnknown) &&
+			strings.HasPrefix(e.Detail, "the retry ordered by ops is not sent: 10 attempts were made, and the look cannot tell")
+	})
+	require.Len(t, notSent, 1)
+	requireLegalHistory(t, h.events())
 }

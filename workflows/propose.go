@@ -7,6 +7,7 @@ package workflows
 
 import (
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -21,8 +22,14 @@ import (
 // resumes a step carried across a continue-as-new.
 func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools.Checked) (string, error) {
 	w.beginAction(ctx, st, c)
-	if st.Status == api.StepPending && w.foundEarlier(ctx, st, c) {
-		return w.editedResult(st, string(st.SafeOutput)), nil
+	if st.Status == api.StepPending {
+		found, err := w.foundEarlier(ctx, st, c)
+		if err != nil {
+			return "", err
+		}
+		if found {
+			return w.editedResult(st, string(st.SafeOutput)), nil
+		}
 	}
 	c = w.approvedCall(st, c)
 	for {
@@ -62,9 +69,7 @@ func (w *agentRun) runGatedTool(ctx workflow.Context, st *api.AgentStep, c tools
 				break
 			}
 			if cancel := w.cancelling(ctx); cancel != nil {
-				// Not sent, and no earlier attempt can land any more:
-				// nothing happened, and nothing will.
-				w.setStepStatus(ctx, st, api.StepFailed, notSent(resend)+cancel.Detail())
+				w.endUnsent(ctx, st, resend, cancel)
 				return "", errCancelled
 			}
 			if resend && st.Attempt >= maxCreateAttempts {
@@ -131,21 +136,33 @@ func (w *agentRun) proposeTurn(ctx workflow.Context) {
 // words are an action step's, in which its labels say what it does.
 func words(st *api.AgentStep) api.ToolWords { return api.WordsOf(st.Words, st.ToolName) }
 
-// notSent starts the end of a step whose attempt a cancel stopped.
-func notSent(resend bool) string {
-	if resend {
-		return "not tried again: "
+// endUnsent ends a step whose attempt the gate let through but a cancel
+// stopped. Not sent, and no earlier attempt can land any more: it failed,
+// unless only an operator's retry let it through, its look unable to tell
+// whether the earlier attempt landed. That one stays in doubt.
+func (w *agentRun) endUnsent(ctx workflow.Context, st *api.AgentStep, resend bool, cancel *api.Cancellation) {
+	if by := st.RetryOrderedBy; by != "" {
+		st.RetryOrderedBy = ""
+		w.setStepStatus(ctx, st, api.StepOutcomeUnknown, fmt.Sprintf("the retry ordered by %s is not sent: %s; the look could not tell whether the earlier attempt's %s was %s",
+			by, cancel.Detail(), words(st).Noun, words(st).Past))
+		return
 	}
-	return "not attempted: "
+	why := "not attempted: "
+	if resend {
+		why = "not tried again: "
+	}
+	w.setStepStatus(ctx, st, api.StepFailed, why+cancel.Detail())
 }
 
 // foundEarlier looks, for an action that repeats one a followed-up run
 // left in doubt (same tool, target and arguments), for that action's
 // effect under its own operationKey before anything is asked: found, the
-// step is that effect, and nothing is asked or sent. Not found or cannot
-// tell, the action goes on, and its approval names the earlier one
-// (caution).
-func (w *agentRun) foundEarlier(ctx workflow.Context, st *api.AgentStep, c tools.Checked) bool {
+// step is that effect, and nothing is asked or sent. While that action's
+// attempt may still land, the look is not the last word: the action is
+// held, looking again, until it can no longer (holdLooking, the gate's
+// wait). Not found or cannot tell, the action goes on, and its approval
+// names the earlier one (caution).
+func (w *agentRun) foundEarlier(ctx workflow.Context, st *api.AgentStep, c tools.Checked) (bool, error) {
 	for _, a := range w.EarlierInDoubt {
 		if a.Tool != st.ToolName || a.ArgsHash == "" || a.ArgsHash != c.ArgsHash || (a.Target != "" && a.Target != c.Touches) {
 			continue
@@ -153,17 +170,40 @@ func (w *agentRun) foundEarlier(ctx workflow.Context, st *api.AgentStep, c tools
 		w.stepNote(ctx, st, fmt.Sprintf("repeats run %s's %s in doubt: looking under its operationKey %s first", a.RunID, words(st).Noun, a.OperationKey))
 		actx := workflow.WithActivityOptions(w.steadyOr(ctx), w.ofStep(reconcileOptions(st.ToolName, w.Run.TargetName(), a.OperationKey, w.in.ToolTimeout), st, "earlier", 0))
 		in := api.NewToolInput(st.ToolName, c.Call.Args, w.target, a.OperationKey, c.Preview)
-		var res api.ToolReconciliation
-		if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, in).Get(actx, &res); err != nil || res.Outcome != api.ReconcileFound {
+		look := func() api.ToolReconciliation {
+			var res api.ToolReconciliation
+			if err := workflow.ExecuteActivity(actx, api.ActivityReconcileTool, in).Get(actx, &res); err != nil {
+				return api.ToolReconciliation{Outcome: api.ReconcileCannotTell, Reason: "lookup failed: " + errorMessage(err)}
+			}
+			return res
+		}
+		looked := workflow.Now(ctx)
+		res := look()
+		if res.Outcome != api.ReconcileFound && a.ResendNotBefore != nil && looked.Before(*a.ResendNotBefore) {
+			var err error
+			res, err = w.holdLooking(ctx, st, *a.ResendNotBefore, w.in.ToolTimeout+c.Spec.ResendMargin(), func(at time.Time) string {
+				return fmt.Sprintf("run %s's %s not found yet; looking for it until %s, while its attempt may still land", a.RunID, words(st).Noun, clock(at))
+			}, look)
+			if err != nil {
+				return false, err
+			}
+			if res.Outcome != api.ReconcileFound {
+				w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, fmt.Sprintf("run %s's %s was not found", a.RunID, words(st).Noun))
+			}
+		}
+		if res.Outcome != api.ReconcileFound {
 			continue
 		}
 		w.reportLookalikes(ctx, st, res.Output.Ignored)
 		res.Output.AlreadyExisted = true
 		w.setStepStatus(ctx, st, api.StepRunning, "")
 		w.actionDone(ctx, st, res.Output, api.EffectFound, fmt.Sprintf("found run %s's %s under operationKey %s; nothing asked or sent", a.RunID, words(st).Noun, a.OperationKey))
-		return true
+		if w.Run.Status != api.RunRunning {
+			w.setRunStatus(ctx, api.RunRunning, api.LabelThinking, "")
+		}
+		return true, nil
 	}
-	return false
+	return false, nil
 }
 
 // unaskedNote says why an action runs without a person's approval: its

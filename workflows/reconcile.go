@@ -3,6 +3,7 @@ package workflows
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/workflow"
 
@@ -16,7 +17,8 @@ import (
 
 // reconcile asks the tool whether the step's operationKey already has its
 // effect. Not created sends the same operationKey round again, through the
-// gate; cannot tell waits for an operator.
+// gate; cannot tell waits for an operator, or, in a cancelled run, ends it
+// with the step in doubt once its attempt can no longer land.
 func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	w.setRunStatus(ctx, api.RunReconciling, words(st).Checking(), "")
 	looked := workflow.Now(ctx)
@@ -32,14 +34,23 @@ func (w *agentRun) reconcile(ctx workflow.Context, st *api.AgentStep, c tools.Ch
 			at := resendNotBefore(looked, w.in.ToolTimeout, c.Spec.ResendMargin())
 			st.ResendNotBefore = &at
 		}
-		return w.retryCreate(ctx, st, "not created")
+		return w.retryCreate(ctx, st, "not created", looked)
 	default:
-		if w.cancelling(ctx) != nil {
-			// Nobody will resolve a cancelled run: the step stays in
-			// doubt, and the run's end says so.
-			return errCancelled
+		if w.cancelling(ctx) == nil {
+			err := w.awaitResolve(ctx, st, res.Reason)
+			if err == nil || w.cancelling(ctx) == nil {
+				return err
+			}
+			w.AwaitingResolve = "" // cancelled while it waited
 		}
-		return w.awaitResolve(ctx, st, res.Reason)
+		if mayLandAfter(st, looked) {
+			// The attempt may land after this look: the gate looks until
+			// it can no longer, and sends nothing.
+			return w.retryCreate(ctx, st, "cannot tell: "+res.Reason, time.Time{})
+		}
+		// Nobody will resolve a cancelled run: the step stays in doubt,
+		// and the run's end says so.
+		return errCancelled
 	}
 }
 
@@ -92,7 +103,7 @@ func (w *agentRun) awaitResolve(ctx workflow.Context, st *api.AgentStep, reason 
 		// Taken, never refused: the gate holds it while the last attempt
 		// may land, and a look that finds the effect settles it instead.
 		st.RetryOrderedBy = r.By
-		return w.retryCreate(ctx, st, "retry ordered by "+r.By)
+		return w.retryCreate(ctx, st, "retry ordered by "+r.By, time.Time{})
 	case api.ResolveMarkSucceeded:
 		w.actionDone(ctx, st, w.markedSucceeded(r), api.EffectMarked, "marked succeeded by "+r.By)
 	default:

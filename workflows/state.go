@@ -176,6 +176,7 @@ func (s *runState) setStepStatus(ctx workflow.Context, st *api.AgentStep, to api
 	if to == api.StepFailed && st.Type == api.StepToolCall && st.Status != api.StepPending {
 		s.DegradedSteps = append(s.DegradedSteps, st.ID)
 	}
+	wasInDoubt := api.InDoubt(*st)
 	now := workflow.Now(ctx)
 	st.Status = to
 	if st.StartedAt == nil && to != api.StepPending {
@@ -191,6 +192,9 @@ func (s *runState) setStepStatus(ctx workflow.Context, st *api.AgentStep, to api
 	case to == api.StepSucceeded:
 		// Earlier attempts' errors stay in the step's events, once each.
 		st.Error = ""
+	}
+	if wasInDoubt || api.InDoubt(*st) {
+		s.refreshCautions() // it is, or was, named to the approvers
 	}
 	s.emit(ctx, api.EventStepStatus, st.ID, string(to), detail)
 }

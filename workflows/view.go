@@ -40,6 +40,7 @@ func snapshotOf(cp *api.Checkpoint, historyLength, historyThreshold int) api.Run
 		// The resolve rule (ResolveApplies) reads this, not the label.
 		AwaitingResolve: cp.AwaitingResolve,
 		Cancel:          cp.Cancel,
+		EarlierInDoubt:  cp.EarlierInDoubt,
 		Checkpoint: api.CheckpointView{
 			Generation:         cp.Run.Generation,
 			StepSequence:       cp.StepSequence,
