@@ -88,7 +88,7 @@ func StepTarget(st AgentStep) string {
 func InDoubtOf(runID string, st AgentStep) InDoubtAction {
 	why := st.Error
 	if st.Status == StepOutcomeUnknown {
-		why = "the run ended and its look could not tell whether it was " + WordsOf(st.Words, st.ToolName).Past
+		why = "no look could tell whether it was " + WordsOf(st.Words, st.ToolName).Past
 	}
 	return InDoubtAction{RunID: runID, StepID: st.ID, CallID: st.CallID, Tool: st.ToolName, OperationKey: st.OperationKey,
 		Target: StepTarget(st), Words: st.Words, Why: why, ResendNotBefore: st.ResendNotBefore}

@@ -39,7 +39,7 @@ func TestAnActionInDoubtSaysWhatMayHaveBeenDoneWhereAndUnderWhichKey(t *testing.
 
 	require.Equal(t, []InDoubtAction{
 		{RunID: "run-1", StepID: "step-5", CallID: "call-5", Tool: ToolCreateIssueComment, OperationKey: "run-1:5", Target: "acme/widgets#1",
-			Why: "the run ended and its look could not tell whether it was created"},
+			Why: "no look could tell whether it was created"},
 		{RunID: "run-1", StepID: "step-8", CallID: "call-8", Tool: "put_record", OperationKey: "run-1:8", Words: abandoned.Words,
 			ArgsHash: "hash-8", Why: AbandonedBy + "ops"},
 	}, got)
@@ -49,7 +49,7 @@ func TestAnActionInDoubtSaysWhatMayHaveBeenDoneWhereAndUnderWhichKey(t *testing.
 	answer := got[0].Answer()
 	require.True(t, strings.HasPrefix(answer, InDoubtAnswer), answer)
 	require.Equal(t, "outcome unknown: the issue comment may have been created on acme/widgets#1 (operationKey run-1:5, run run-1): "+
-		"the run ended and its look could not tell whether it was created. Nobody saw whether it was; do not take it as not done.", answer)
+		"no look could tell whether it was created. Nobody saw whether it was; do not take it as not done.", answer)
 	require.Equal(t, "run run-1's record under operationKey run-1:8 may have been saved on  (abandoned by ops)", got[1].Caution())
 }
 

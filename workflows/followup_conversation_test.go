@@ -16,7 +16,7 @@ func TestAFollowUpsOpeningAnswersEachEarlierCallOnceAndNeverAnActionInDoubtAsNot
 	posted := api.InDoubtAction{RunID: "run-1", StepID: "step-5", CallID: "c-posted", Tool: api.ToolCreateIssueComment,
 		OperationKey: "run-1:5", Target: "acme/widgets#1", Why: "abandoned by ops: no way to tell"}
 	lost := api.InDoubtAction{RunID: "run-1", StepID: "step-6", CallID: "c-lost", Tool: api.ToolCreateIssueComment,
-		OperationKey: "run-1:6", Target: "acme/widgets#1", Why: "the run ended and its look could not tell whether it was posted"}
+		OperationKey: "run-1:6", Target: "acme/widgets#1", Why: "no look could tell whether it was posted"}
 	earlier := []api.Message{
 		{Role: api.RoleSystem, Content: "system"},
 		{Role: api.RoleUser, Content: "review"},
