@@ -119,8 +119,8 @@ func holdAnswerLine(a api.HoldAnswer) (string, error) {
 			return "released your hold on " + a.Selector.String() + still + ": the runs it matches stay held until those are released", nil
 		}
 		return "released " + a.Selector.String() + ": the runs it held go on, each sending its action once", nil
-	default:
-		return "", fmt.Errorf("%s: %s", a.Outcome, a.Note)
+	default: // refused, or nothing to release: the note says why
+		return "", errors.New(a.Note)
 	}
 }
 
