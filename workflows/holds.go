@@ -4,8 +4,12 @@
 // by signal. It lives in Temporal, not in a table of ours, so the holds
 // survive restarts of workers and server, and its query is their audit.
 // Runs ask it before each attempt (hold.go). How a hold or release changes
-// the holds is holds_change.go; what a generation begun on an older build
-// keeps doing is holds_legacy.go.
+// the holds is holds_change.go.
+//
+// It is not pinned (registration.Register): each new build replays the
+// generation an older one began, so from the first release on a change to
+// the commands it makes (which waiting runs a change wakes) is gated with
+// workflow.GetVersion (docs/architecture.md, Versioning).
 
 package workflows
 
@@ -29,35 +33,25 @@ const (
 	// one silent for three of them has ended (a run cancelled while held
 	// never says so).
 	holdWaiterForgotten = 3 * holdRecheck
-	// holdsPerOperator is the change ID of the holds kept per operator, in
-	// canonical form, answered by update, with silent waiters forgotten.
-	// The holds workflow is not pinned: a new build replays the generation
-	// an older one began, which must make the same commands it made
-	// (holds_legacy.go).
-	holdsPerOperator = "holds-per-operator"
 )
 
 // Holds is the holds workflow. It never ends; it continues as new, with
 // its state, after maxHoldsChanges changes or when Temporal suggests it.
 func (d *Definition) Holds(ctx workflow.Context, st api.HoldsState) error {
 	h := &holds{state: st}
-	h.legacy = workflow.GetVersion(ctx, holdsPerOperator, workflow.DefaultVersion, 1) == workflow.DefaultVersion
 	if err := workflow.SetQueryHandler(ctx, api.QueryHolds, func() (api.HoldsView, error) {
 		return h.state.HoldsView, nil
 	}); err != nil {
 		return err
 	}
-	// An update only wakes the loop below, to count it and, in a legacy
-	// generation, to continue as new: its change is applied in its handler.
+	// An update only wakes the loop below, to count it (a run takes a
+	// bounded number of updates): its change is applied in its handler.
 	kick := workflow.NewBufferedChannel(ctx, 1)
 	for _, u := range []struct{ name, action string }{{api.UpdateHold, api.HoldPlaced}, {api.UpdateRelease, api.HoldReleased}} {
 		action := u.action
 		if err := workflow.SetUpdateHandler(ctx, u.name, func(ctx workflow.Context, sig api.HoldSignal) (api.HoldAnswer, error) {
 			h.updates++
 			kick.SendAsync(nil)
-			if h.legacy {
-				h.upgrade = true
-			}
 			return h.change(ctx, action, sig), nil
 		}); err != nil {
 			return err
@@ -71,7 +65,7 @@ func (d *Definition) Holds(ctx workflow.Context, st api.HoldsState) error {
 	sel.AddReceive(releaseCh, func(c workflow.ReceiveChannel, _ bool) { h.onSignal(ctx, api.HoldReleased, receiveRaw(ctx, c)) })
 	sel.AddReceive(waiterCh, func(c workflow.ReceiveChannel, _ bool) { h.onWaiter(ctx, receiveRaw(ctx, c)) })
 	sel.AddReceive(kick, func(c workflow.ReceiveChannel, _ bool) { c.Receive(ctx, nil) })
-	for changes := 0; changes+h.updates < maxHoldsChanges && !h.upgrade && !workflow.GetInfo(ctx).GetContinueAsNewSuggested(); changes++ {
+	for changes := 0; changes+h.updates < maxHoldsChanges && !workflow.GetInfo(ctx).GetContinueAsNewSuggested(); changes++ {
 		sel.Select(ctx)
 	}
 	// Nothing signalled is lost: what arrived before the new generation
@@ -84,7 +78,7 @@ func (d *Definition) Holds(ctx workflow.Context, st api.HoldsState) error {
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return err
 	}
-	h.carry(ctx)
+	h.forgetSilentWaiters(ctx)
 	return workflow.NewContinueAsNewError(ctx, api.HoldsWorkflowName, h.state)
 }
 
@@ -96,22 +90,13 @@ func receiveRaw(ctx workflow.Context, c workflow.ReceiveChannel) json.RawMessage
 
 type holds struct {
 	state api.HoldsState
-	// legacy: this generation began on a build before holdsPerOperator,
-	// and keeps that build's rules for signals (holds_legacy.go).
-	legacy bool
-	// upgrade: an update reached a legacy generation; it continues as new
-	// under the current rules.
-	upgrade bool
+	// updates counts the updates this generation took.
 	updates int
 }
 
 // onSignal applies a hold or release sent as a signal by a client before
 // updates: as the current rules say, and answered to nobody.
 func (h *holds) onSignal(ctx workflow.Context, action string, raw json.RawMessage) {
-	if h.legacy {
-		h.legacySignal(ctx, action, raw)
-		return
-	}
 	var sig api.HoldSignal
 	if err := json.Unmarshal(raw, &sig); err != nil {
 		h.log(ctx, api.HoldRefused, sig, "refused: malformed "+action+" signal")
@@ -130,9 +115,7 @@ func (h *holds) onWaiter(ctx workflow.Context, raw json.RawMessage) {
 	w.Seen = workflow.Now(ctx)
 	h.state.Waiters = slices.DeleteFunc(h.state.Waiters, func(o api.HoldWaiter) bool { return o.RunID == w.RunID })
 	h.state.Waiters = append(h.state.Waiters, w)
-	if !h.legacy {
-		h.forgetSilentWaiters(ctx)
-	}
+	h.forgetSilentWaiters(ctx)
 	h.wakeFreed(ctx)
 }
 
@@ -150,7 +133,7 @@ func (h *holds) wakeFreed(ctx workflow.Context) {
 	var still []api.HoldWaiter
 	var futures []workflow.Future
 	for _, w := range h.state.Waiters {
-		if h.holding(w.HoldCheck) {
+		if h.state.Matching(w.HoldCheck) != nil {
 			still = append(still, w)
 			continue
 		}
@@ -160,23 +143,6 @@ func (h *holds) wakeFreed(ctx workflow.Context) {
 	for _, f := range futures {
 		_ = f.Get(ctx, nil) // an ended run has nothing to resume
 	}
-}
-
-// holding tells whether any hold matches c, by the generation's rules.
-func (h *holds) holding(c api.HoldCheck) bool {
-	if h.legacy {
-		return slices.ContainsFunc(h.state.Active, func(a api.Hold) bool { return legacyMatches(a.Selector, c) })
-	}
-	return h.state.Matching(c) != nil
-}
-
-// carry readies the state for the next generation: silent waiters
-// forgotten, and a legacy generation's holds in the current form.
-func (h *holds) carry(ctx workflow.Context) {
-	if h.legacy {
-		h.upgradeState(ctx)
-	}
-	h.forgetSilentWaiters(ctx)
 }
 
 func (h *holds) log(ctx workflow.Context, action string, sig api.HoldSignal, note string) {

@@ -7,9 +7,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -79,43 +77,4 @@ func TestEveryHoldAndReleaseIsAnsweredWithWhatItDid(t *testing.T) {
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 	require.True(t, env.IsWorkflowCompleted())
 	require.True(t, checked, "the holds workflow lived until the last check")
-}
-
-// A generation begun on the build before holds per operator keeps that
-// build's rules for signals (a new build replays it: TestReplayHoldsHistories),
-// and the first update it takes makes it continue as new under the current
-// rules: holds canonical, one that could never match dropped and audited.
-func TestAGenerationOfTheOlderBuildMovesToTheCurrentRulesAtItsFirstUpdate(t *testing.T) {
-	env := newHoldsEnv(t)
-	env.OnGetVersion(holdsPerOperator, workflow.DefaultVersion, 1).Return(workflow.DefaultVersion)
-	agent := api.HoldSelector{Agent: api.DefaultAgent}
-	signalAt(env, time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "alice", Reason: "bad deploy"})
-	signalAt(env, 2*time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "bob", Reason: "incident"})
-	signalAt(env, 3*time.Minute, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Target: "Acme/Widgets "}, By: "carol", Reason: "frozen"})
-	signalAt(env, 4*time.Minute, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Target: "https://github.com/acme/widgets/pull/1"}, By: "dave", Reason: "url"})
-	signalAt(env, 5*time.Minute, api.SignalHoldWaiter, api.HoldCheck{RunID: "run-1", Agent: api.DefaultAgent, Targets: []string{"acme/gadgets#1"}})
-	env.RegisterDelayedCallback(func() {
-		view := queryHolds(t, env)
-		require.Len(t, view.Active, 3, "the older build's rules: bob's hold replaced alice's")
-		require.Equal(t, "Acme/Widgets ", view.Active[1].Selector.Target)
-	}, 6*time.Minute)
-	var answer api.HoldAnswer
-	updateAt(t, env, 7*time.Minute, api.UpdateHold, api.HoldSignal{Selector: agent, By: "erin", Reason: "me too"}, &answer)
-	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	require.Equal(t, api.HoldOutcomePlaced, answer.Outcome)
-	var can *workflow.ContinueAsNewError
-	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	var carried api.HoldsState
-	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
-	var held []string
-	for _, h := range carried.Active {
-		held = append(held, h.Selector.String()+" by "+h.By)
-	}
-	require.Equal(t, []string{"agent pr-review by bob", "target acme/widgets by carol", "agent pr-review by erin"}, held)
-	last := carried.Log[len(carried.Log)-1]
-	require.Equal(t, "dave", last.By)
-	require.Contains(t, last.Note, "dropped on upgrade")
-	require.Len(t, carried.Waiters, 1)
-	require.False(t, carried.Waiters[0].Seen.IsZero(), "a waiter carried is heard from, to be forgotten if it stays silent")
 }

@@ -18,9 +18,8 @@ import (
 // generation of the holds workflow on the current code, which
 // TestReplayHoldsHistories replays: holds and releases by update (placed,
 // replaced, refused, released, nothing to release, all), one by an older
-// client's signal, and runs waiting, woken, or still held. The files
-// build-<commit>.json beside it were recorded on older builds and are never
-// recorded again.
+// client's signal, and runs waiting, woken, or still held. A history
+// recorded on a released build beside it is never recorded again.
 //
 //	go test ./workflows -run TestRecordHoldsHistory -record
 func TestRecordHoldsHistory(t *testing.T) {

@@ -16,9 +16,11 @@ import (
 // TestReplayHoldsHistories replays the holds workflow's recorded histories
 // on the current code. The holds workflow is not pinned (it moves to each
 // new build, registration.Register), so a new build replays the generation
-// an older one wrote: build-<commit>.json is such a generation, kept as it
-// was recorded; current.json is recorded from the current code
-// (TestRecordHoldsHistory).
+// an older one began: current.json, recorded from the current code
+// (TestRecordHoldsHistory), guards against an accidental change of its
+// commands; from the first release on, a generation recorded on the
+// released build is kept beside it, as it was recorded, while the change
+// is gated with workflow.GetVersion (docs/architecture.md, Versioning).
 func TestReplayHoldsHistories(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "replay-holds", "*.json"))
 	require.NoError(t, err)
