@@ -75,10 +75,62 @@ func TestAHoldMatchesTheActionsItNames(t *testing.T) {
 		{Target: "acme/widget"}:        false,
 		{Target: "acme"}:               false,
 		{}:                             false,
+		// As an operator types it: case and spaces do not change what it names.
+		{Agent: "PR-Review"}:                 true,
+		{Agent: " pr-review "}:               true,
+		{Target: "Acme/Widgets"}:             true,
+		{Target: "acme/widgets "}:            true,
+		{Target: " ACME/WIDGETS#1"}:          true,
+		{Target: "Acme/Gadgets#7"}:           true,
+		{Target: "Acme/Widgets#2"}:           false,
+		{Tool: " " + ToolCreateIssueComment}: true,
 	} {
 		require.Equal(t, want, sel.Matches(check), "%+v", sel)
 	}
 	require.False(t, HoldSelector{Target: "acme/widgets"}.Matches(HoldCheck{}), "an action on no target")
+	require.True(t, HoldSelector{Target: "acme/widgets"}.Matches(HoldCheck{Targets: []string{"Acme/Widgets#3"}}), "a run names the repository as GitHub spells it")
+	require.True(t, HoldSelector{Target: "acme/widgets"}.Matches(HoldCheck{Targets: []string{"acme/widgets (new issue)"}}), "create_issue touches the repository")
+	// Targets of other kinds are the run's words (Run.TargetName, an
+	// action's Touches), matched as they are.
+	for _, target := range []string{"billing queue", "#releases", "table for 4 in Paris (budget 100)", "http://tickets.example/tickets", "mcp:kv"} {
+		require.True(t, HoldSelector{Target: " " + target}.Matches(HoldCheck{Targets: []string{target}}), target)
+		require.NoError(t, HoldSelector{Target: target}.Validate(), target)
+	}
+	require.False(t, HoldSelector{Target: "Billing queue"}.Matches(HoldCheck{Targets: []string{"billing queue"}}))
+}
+
+// A hold that could never match is refused, with what to write instead,
+// rather than reported as placed while every run goes on.
+func TestAHoldThatCouldNeverMatchIsRefused(t *testing.T) {
+	for sel, want := range map[HoldSelector]string{
+		{Agent: "PR Review"}:                                `agent "PR Review": an agent's name is lower case letters, digits and '-', starting with a letter`,
+		{Agent: "pr_review"}:                                `agent "pr_review": an agent's name is lower case letters, digits and '-', starting with a letter`,
+		{Tool: "Create Issue"}:                              `tool "Create Issue": a tool's name is lower case letters, digits and '_', starting with a letter`,
+		{Target: "https://github.com/acme/widgets/pull/12"}: `target "https://github.com/acme/widgets/pull/12": name a pull request as owner/name#12 and a repository as owner/name, as runs show them, not by URL`,
+		{Target: "github.com/acme/widgets"}:                 `target "github.com/acme/widgets": name a pull request as owner/name#12 and a repository as owner/name, as runs show them, not by URL`,
+		{Target: "acme/widgets/pull/12"}:                    `target "acme/widgets/pull/12": name a pull request as owner/name#12 and a repository as owner/name, as runs show them, not by URL`,
+		{Target: "acme/widgets#"}:                           `target "acme/widgets#": after '#' comes a pull request's number, as in acme/widgets#12`,
+		{Target: "acme/widgets#012"}:                        `target "acme/widgets#012": after '#' comes a pull request's number, as in acme/widgets#12`,
+		{Target: "acme/widgets#twelve"}:                     `target "acme/widgets#twelve": after '#' comes a pull request's number, as in acme/widgets#12`,
+	} {
+		require.EqualError(t, sel.Validate(), want, "%+v", sel)
+	}
+}
+
+func TestAHoldSelectorIsKeptInOneForm(t *testing.T) {
+	for in, want := range map[HoldSelector]HoldSelector{
+		{Agent: " PR-Review "}:      {Agent: "pr-review"},
+		{Target: "Acme/Widgets "}:   {Target: "acme/widgets"},
+		{Target: "ACME/widgets#12"}: {Target: "acme/widgets#12"},
+		{Target: " #releases "}:     {Target: "#releases"},
+		{Target: "Billing queue"}:   {Target: "Billing queue"},
+		{Tool: "create_issue "}:     {Tool: "create_issue"},
+		{Tool: "\tadd_labels"}:      {Tool: "add_labels"},
+	} {
+		got, err := in.Canonical()
+		require.NoError(t, err, "%+v", in)
+		require.Equal(t, want, got, "%+v", in)
+	}
 }
 
 func TestTheOldestMatchingHoldIsTheOneShown(t *testing.T) {

@@ -187,6 +187,21 @@ func TruncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
+// ValidToolName is the rule for a tool's name (tools.Registry.Add, a hold
+// on a tool): a lower case letter, then lower case letters, digits and '_',
+// at most 64 bytes.
+func ValidToolName(name string) bool {
+	if name == "" || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // ValidAgentName is the rule for an agent's name, wherever it comes from (the
 // registry, a start request, a listing's filter): lower case letters, digits
 // and '-', starting with a letter, at most 63 bytes. Its alphabet cannot

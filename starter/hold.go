@@ -13,13 +13,14 @@ import (
 
 const (
 	holdSynopsis    = "hold --agent NAME | --target REF | --tool NAME --reason TEXT --as LOGIN"
-	releaseSynopsis = "release --agent NAME | --target REF | --tool NAME --reason TEXT --as LOGIN"
+	releaseSynopsis = "release --agent NAME | --target REF | --tool NAME [--all] --reason TEXT --as LOGIN"
 	holdsSynopsis   = "holds [--json] [--task-queue QUEUE]"
 )
 
 // holdCommand places (or, with release, releases) an operator's hold: the
-// stop switch for an agent, a target or a tool across runs. It signals the
-// holds workflow, which needs Temporal, not a worker.
+// stop switch for an agent, a target or a tool across runs. It updates the
+// holds workflow and prints its answer: a worker of the queue must answer,
+// and a hold or release it did not apply exits 1.
 type holdCommand struct {
 	env     *env
 	release bool
@@ -27,6 +28,7 @@ type holdCommand struct {
 	selector  api.HoldSelector
 	as        string
 	reason    string
+	all       bool
 	taskQueue string
 }
 
@@ -52,6 +54,9 @@ func (c *holdCommand) flags() *flag.FlagSet {
 	fs.StringVar(&c.as, "as", "", "your `LOGIN`, for the audit")
 	fs.StringVar(&c.reason, "reason", "", "why (`TEXT`, required): matching runs show it as \"held by ops: TEXT\"")
 	fs.StringVar(&c.taskQueue, "task-queue", c.env.settings.taskQueue, "the `QUEUE` the workers poll, where the holds workflow runs")
+	if c.release {
+		fs.BoolVar(&c.all, "all", false, "release every hold on it, others' too (without it, only yours)")
+	}
 	return fs
 }
 
@@ -60,7 +65,10 @@ func (c *holdCommand) Run(ctx context.Context, args []string) error {
 	if err := parseNoArgs(fs, c.synopsis(), args); err != nil {
 		return err
 	}
-	sig := api.HoldSignal{Selector: c.selector, By: strings.TrimSpace(c.as), Reason: strings.TrimSpace(c.reason), Channel: channelCLI}
+	sig := api.HoldSignal{
+		Selector: c.selector, By: strings.TrimSpace(c.as), Reason: strings.TrimSpace(c.reason), Channel: channelCLI,
+		All: c.all, RequestID: newRequestID(),
+	}
 	if strings.TrimSpace(c.taskQueue) == "" {
 		return usageErr(fs, c.synopsis(), errors.New("--task-queue is required"))
 	}
@@ -71,20 +79,49 @@ func (c *holdCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	var answer api.HoldAnswer
 	if c.release {
-		err = rc.Release(ctx, c.taskQueue, sig)
+		answer, err = rc.Release(ctx, c.taskQueue, sig)
 	} else {
-		err = rc.Hold(ctx, c.taskQueue, sig)
+		answer, err = rc.Hold(ctx, c.taskQueue, sig)
 	}
 	if err != nil {
 		return err
 	}
-	if c.release {
-		fmt.Fprintf(c.env.stdout, "released %s: the runs it held go on, each sending its action once\n", sig.Selector)
-	} else {
-		fmt.Fprintf(c.env.stdout, "held %s: every matching run stops before its next side effect; an action already sent finishes\n", sig.Selector)
+	line, err := holdAnswerLine(answer)
+	if err != nil {
+		return err
 	}
+	fmt.Fprintln(c.env.stdout, line)
 	return nil
+}
+
+// holdAnswerLine is what an operator is told of a hold or release: what it
+// did, or, as an error, why it did nothing.
+func holdAnswerLine(a api.HoldAnswer) (string, error) {
+	still := ""
+	if len(a.Others) > 0 {
+		names := make([]string, len(a.Others))
+		for i, o := range a.Others {
+			names[i] = o.By
+		}
+		still = "; also held by " + strings.Join(names, ", ")
+	}
+	switch a.Outcome {
+	case api.HoldOutcomePlaced, api.HoldOutcomeReplaced:
+		line := "held " + a.Selector.String() + ": every matching run stops before its next side effect; an action already sent finishes"
+		if a.Outcome == api.HoldOutcomeReplaced {
+			line += " (" + a.Note + ")"
+		}
+		return line + still, nil
+	case api.HoldOutcomeReleased:
+		if len(a.Others) > 0 {
+			return "released your hold on " + a.Selector.String() + still + ": the runs it matches stay held until those are released", nil
+		}
+		return "released " + a.Selector.String() + ": the runs it held go on, each sending its action once", nil
+	default: // refused, or nothing to release: the note says why
+		return "", errors.New(a.Note)
+	}
 }
 
 // holdsCommand lists the active holds and the audit of the latest changes.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -29,8 +28,6 @@ type entry struct {
 	schema *jsonschema.Resolved
 }
 
-var toolName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
-
 // NewRegistry is an empty registry.
 func NewRegistry() *Registry {
 	return &Registry{tools: map[string]entry{}, agents: map[string]Agent{}}
@@ -40,7 +37,7 @@ func NewRegistry() *Registry {
 // says when it asks. The spec's schema must describe a JSON object.
 func (r *Registry) Add(t Tool, gate Gate) error {
 	spec := t.Spec()
-	if !toolName.MatchString(spec.Name) {
+	if !api.ValidToolName(spec.Name) {
 		return fmt.Errorf("tool name %q: want lower case letters, digits and _", spec.Name)
 	}
 	if _, dup := r.tools[spec.Name]; dup {

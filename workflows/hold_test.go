@@ -142,7 +142,12 @@ func TestAHoldOnAnotherAgentToolOrTargetDoesNotStopTheAction(t *testing.T) {
 }
 
 func TestAHoldOnTheRepositoryOrTheToolStopsTheAction(t *testing.T) {
-	for _, sel := range []api.HoldSelector{{Tool: api.ToolCreateIssueComment}, {Target: "acme/widgets"}, {Target: "acme/widgets#1"}} {
+	// As an operator may type them too: a hold's case and spaces do not
+	// change what it names (api.HoldSelector.Matches).
+	for _, sel := range []api.HoldSelector{
+		{Tool: api.ToolCreateIssueComment}, {Target: "acme/widgets"}, {Target: "acme/widgets#1"},
+		{Target: "Acme/Widgets"}, {Target: "acme/widgets "}, {Agent: "PR-Review"},
+	} {
 		t.Run(sel.String(), func(t *testing.T) {
 			reader := &holdsReader{}
 			reader.set(holdOn(sel))

@@ -73,7 +73,9 @@ func TestHoldOnAnAgentStopsApprovedRunsBeforeTheirPostsAndReleaseLetsEachPostOnc
 	approve(0)
 	<-arrived // run 0's post is in flight when the hold comes
 	hold := api.HoldSignal{Selector: api.HoldSelector{Agent: api.DefaultAgent}, By: "ops-oncall", Reason: "bad deploy", Channel: "test"}
-	require.NoError(t, rc.Hold(ctx, queue, hold))
+	answer, err := rc.Hold(ctx, queue, hold)
+	require.NoError(t, err)
+	require.Equal(t, api.HoldOutcomePlaced, answer.Outcome)
 	for i := 1; i <= held; i++ {
 		approve(i)
 	}
@@ -96,7 +98,14 @@ func TestHoldOnAnAgentStopsApprovedRunsBeforeTheirPostsAndReleaseLetsEachPostOnc
 	}
 
 	release := api.HoldSignal{Selector: hold.Selector, By: "ops-lead", Reason: "fixed build deployed", Channel: "test"}
-	require.NoError(t, rc.Release(ctx, queue, release))
+	answer, err = rc.Release(ctx, queue, release)
+	require.NoError(t, err)
+	require.Equal(t, api.HoldOutcomeNothingToRelease, answer.Outcome, "ops-lead placed no hold")
+	require.Equal(t, []string{"ops-oncall"}, []string{answer.Others[0].By})
+	release.All = true
+	answer, err = rc.Release(ctx, queue, release)
+	require.NoError(t, err)
+	require.Equal(t, api.HoldOutcomeReleased, answer.Outcome)
 	posted := map[string]bool{}
 	for i := 1; i <= held; i++ {
 		require.NoError(t, runs[i].Get(ctx, &res))
@@ -114,12 +123,14 @@ func TestHoldOnAnAgentStopsApprovedRunsBeforeTheirPostsAndReleaseLetsEachPostOnc
 	view, err := rc.Holds(ctx, queue)
 	require.NoError(t, err)
 	require.Empty(t, view.Active)
-	require.Len(t, view.Log, 2)
+	require.Len(t, view.Log, 3)
 	require.Equal(t, api.HoldPlaced, view.Log[0].Action)
 	require.Equal(t, "ops-oncall", view.Log[0].By)
 	require.Equal(t, "bad deploy", view.Log[0].Reason)
-	require.Equal(t, api.HoldReleased, view.Log[1].Action)
-	require.Equal(t, "ops-lead", view.Log[1].By)
+	require.Equal(t, api.HoldRefused, view.Log[1].Action)
+	require.Equal(t, api.HoldReleased, view.Log[2].Action)
+	require.Equal(t, "ops-lead", view.Log[2].By)
+	require.Equal(t, "releases the hold placed by ops-oncall: bad deploy", view.Log[2].Note)
 }
 
 // createStep is the run's one comment step.

@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +17,8 @@ import (
 )
 
 // The holds are bounded: past MaxHolds a new hold is refused and audited,
-// while a hold on a selector already held replaces it.
+// another operator's on a selector held included, while an operator's own
+// hold on a selector replaces it.
 func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T) {
 	env := newHoldsEnv(t)
 	checked := false
@@ -25,7 +27,8 @@ func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T
 			api.HoldSignal{Selector: api.HoldSelector{Agent: fmt.Sprintf("agent-%d", i)}, By: "ops", Reason: "loop"})
 	}
 	signalAt(env, time.Hour, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Tool: "one_too_many"}, By: "ops", Reason: "spam"})
-	signalAt(env, time.Hour+time.Second, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "agent-0"}, By: "lead", Reason: "still looping"})
+	signalAt(env, time.Hour+time.Second, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "agent-1"}, By: "lead", Reason: "mine too"})
+	signalAt(env, time.Hour+2*time.Second, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "agent-0"}, By: "OPS", Reason: "still looping"})
 	env.RegisterDelayedCallback(func() {
 		view := queryHolds(t, env)
 		require.Len(t, view.Active, api.MaxHolds)
@@ -35,12 +38,15 @@ func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T
 		last := view.Active[len(view.Active)-1]
 		require.Equal(t, api.HoldSelector{Agent: "agent-0"}, last.Selector)
 		require.Equal(t, "still looping", last.Reason)
-		log := view.Log[len(view.Log)-2:]
+		require.Equal(t, "OPS", last.By)
+		log := view.Log[len(view.Log)-3:]
 		require.Equal(t, api.HoldRefused, log[0].Action)
 		require.Equal(t, "refused: already 100 holds; release one first", log[0].Note)
 		require.Equal(t, "one_too_many", log[0].Selector.Tool)
-		require.Equal(t, api.HoldPlaced, log[1].Action)
-		require.Equal(t, "replaces the hold placed by ops: loop", log[1].Note)
+		require.Equal(t, api.HoldRefused, log[1].Action)
+		require.Equal(t, "lead", log[1].By)
+		require.Equal(t, api.HoldPlaced, log[2].Action)
+		require.Equal(t, "replaces the hold placed by ops: loop", log[2].Note)
 		checked = true
 		env.CancelWorkflow()
 	}, 2*time.Hour)
@@ -59,12 +65,12 @@ func TestTheHoldsWorkflowRefusesMalformedSignalsAndKeepsOneWaiterPerRun(t *testi
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(
 		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
 	tool := api.HoldSelector{Tool: api.ToolCreateIssueComment}
-	waiter := api.HoldWaiter{RunID: "run-1", Tool: api.ToolCreateIssueComment}
+	waiter := api.HoldCheck{RunID: "run-1", Tool: api.ToolCreateIssueComment}
 	signalAt(env, time.Minute, api.SignalHold, api.HoldSignal{Selector: tool, By: "ops", Reason: "spam"})
 	signalAt(env, 2*time.Minute, api.SignalHold, "hold everything")
 	signalAt(env, 3*time.Minute, api.SignalRelease, []string{"release"})
 	signalAt(env, 4*time.Minute, api.SignalHoldWaiter, "run-9")
-	signalAt(env, 5*time.Minute, api.SignalHoldWaiter, api.HoldWaiter{Tool: api.ToolCreateIssueComment})
+	signalAt(env, 5*time.Minute, api.SignalHoldWaiter, api.HoldCheck{Tool: api.ToolCreateIssueComment})
 	signalAt(env, 6*time.Minute, api.SignalHoldWaiter, waiter)
 	signalAt(env, 7*time.Minute, api.SignalHoldWaiter, waiter)
 	env.RegisterDelayedCallback(func() {
@@ -139,9 +145,9 @@ func TestTheHoldsWorkflowCarriesWhatArrivedWithItsLastChange(t *testing.T) {
 	}
 	env.RegisterDelayedCallback(func() {
 		// A run no hold matches: the holds workflow tells it at once.
-		env.SignalWorkflow(api.SignalHoldWaiter, api.HoldWaiter{RunID: "run-free", Agent: "pr-review"})
+		env.SignalWorkflow(api.SignalHoldWaiter, api.HoldCheck{RunID: "run-free", Agent: "pr-review"})
 		env.SignalWorkflow(api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "triage"}, By: "ops", Reason: "late"})
-		env.SignalWorkflow(api.SignalHoldWaiter, api.HoldWaiter{RunID: "run-7", Agent: "triage"})
+		env.SignalWorkflow(api.SignalHoldWaiter, api.HoldCheck{RunID: "run-7", Agent: "triage"})
 	}, time.Duration(maxHoldsChanges)*time.Minute)
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 	require.True(t, env.IsWorkflowCompleted())
@@ -151,5 +157,63 @@ func TestTheHoldsWorkflowCarriesWhatArrivedWithItsLastChange(t *testing.T) {
 	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
 	require.Len(t, carried.Active, 2)
 	require.Equal(t, "late", carried.Active[1].Reason)
-	require.Equal(t, []api.HoldWaiter{{RunID: "run-7", Agent: "triage"}}, carried.Waiters)
+	require.Len(t, carried.Waiters, 1)
+	require.Equal(t, api.HoldCheck{RunID: "run-7", Agent: "triage"}, carried.Waiters[0].HoldCheck)
+}
+
+// Two operators hold one agent for their own reasons: one's release lifts
+// only that one's hold, and the run stays held by the other's.
+func TestOneOperatorsReleaseLeavesAnothersHoldOnTheSameSelector(t *testing.T) {
+	env := newHoldsEnv(t)
+	checked := false
+	var woken []string
+	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(
+		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
+	agent := api.HoldSelector{Agent: api.DefaultAgent}
+	signalAt(env, time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "alice", Reason: "bad deploy"})
+	signalAt(env, 2*time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "bob", Reason: "security incident"})
+	signalAt(env, 3*time.Minute, api.SignalHoldWaiter, api.HoldCheck{RunID: "run-1", Agent: api.DefaultAgent, Tool: api.ToolCreateIssueComment})
+	signalAt(env, 4*time.Minute, api.SignalRelease, api.HoldSignal{Selector: agent, By: "alice", Reason: "fixed"})
+	env.RegisterDelayedCallback(func() {
+		view := queryHolds(t, env)
+		require.Len(t, view.Active, 1)
+		require.Equal(t, "bob", view.Active[0].By)
+		require.Equal(t, "security incident", view.Active[0].Reason)
+		require.Empty(t, woken, "bob's hold still holds the run")
+		checked = true
+		env.CancelWorkflow()
+	}, 5*time.Minute)
+	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
+	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
+}
+
+// Runs that ended while held never say so: a waiter not heard from for
+// holdWaiterForgotten is dropped, so the list a generation carries holds
+// only runs that still wait, however many ended meanwhile.
+func TestTheHoldsWorkflowCarriesOnlyTheWaitersItStillHearsFrom(t *testing.T) {
+	env := newHoldsEnv(t)
+	hold := api.HoldSignal{Selector: api.HoldSelector{Agent: api.DefaultAgent}, By: "ops", Reason: "incident"}
+	signalAt(env, time.Minute, api.SignalHold, hold)
+	live := api.HoldCheck{RunID: "run-live", Agent: api.DefaultAgent, Tool: api.ToolCreateIssueComment}
+	for i := 1; i < maxHoldsChanges; i++ {
+		at := time.Duration(i+1) * time.Minute
+		if i%10 == 0 { // a run still held asks again every 10 minutes
+			signalAt(env, at, api.SignalHoldWaiter, live)
+			continue
+		}
+		// Each of these runs asks once, then ends (cancelled) while held.
+		signalAt(env, at, api.SignalHoldWaiter, api.HoldCheck{RunID: fmt.Sprintf("run-%d", i), Agent: api.DefaultAgent, Tool: api.ToolCreateIssueComment})
+	}
+	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
+	require.True(t, env.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	var carried api.HoldsState
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
+	require.Len(t, carried.Active, 1)
+	// 30 minutes of runs at one a minute, and the live one.
+	require.LessOrEqual(t, len(carried.Waiters), 31)
+	require.True(t, slices.ContainsFunc(carried.Waiters, func(w api.HoldWaiter) bool { return w.RunID == "run-live" }), "the live run is kept")
+	require.LessOrEqual(t, len(can.Input.GetPayloads()[0].GetData()), 8<<10, "what a generation carries stays small")
 }

@@ -44,24 +44,25 @@ func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryCh
 		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
 	agent := api.HoldSelector{Agent: api.DefaultAgent}
 	tool := api.HoldSelector{Tool: api.ToolCreateIssueComment}
-	waiter := api.HoldWaiter{RunID: "run-1", Agent: api.DefaultAgent, Tool: api.ToolCreateIssueComment, Targets: []string{"acme/widgets#1"}}
+	waiter := api.HoldCheck{RunID: "run-1", Agent: api.DefaultAgent, Tool: api.ToolCreateIssueComment, Targets: []string{"acme/widgets#1"}}
 	signalAt(env, time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "ops", Reason: "loop"})
 	signalAt(env, 2*time.Minute, api.SignalHold, api.HoldSignal{Selector: tool, By: "ops", Reason: "spam"})
 	signalAt(env, 3*time.Minute, api.SignalHoldWaiter, waiter)
-	signalAt(env, 4*time.Minute, api.SignalRelease, api.HoldSignal{Selector: agent, By: "lead", Reason: "fixed"})
+	// The lead lifts the on-call's holds: all, since they are not the lead's.
+	signalAt(env, 4*time.Minute, api.SignalRelease, api.HoldSignal{Selector: agent, By: "lead", Reason: "fixed", All: true})
 	env.RegisterDelayedCallback(func() {
 		require.Empty(t, woken, "the tool's hold still matches the run")
 		view := queryHolds(t, env)
 		require.Len(t, view.Active, 1)
 		require.Equal(t, tool, view.Active[0].Selector)
 	}, 5*time.Minute)
-	signalAt(env, 6*time.Minute, api.SignalRelease, api.HoldSignal{Selector: tool, By: "lead", Reason: "fixed too"})
+	signalAt(env, 6*time.Minute, api.SignalRelease, api.HoldSignal{Selector: tool, By: "lead", Reason: "fixed too", All: true})
 	// Refused: no reason; two selectors; nothing held on it.
 	signalAt(env, 7*time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "ops"})
 	signalAt(env, 8*time.Minute, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "a", Tool: "b"}, By: "ops", Reason: "x"})
 	signalAt(env, 9*time.Minute, api.SignalRelease, api.HoldSignal{Selector: agent, By: "ops", Reason: "again"})
 	// A waiter whose hold was released before it asked is woken at once.
-	signalAt(env, 10*time.Minute, api.SignalHoldWaiter, api.HoldWaiter{RunID: "run-2", Agent: "triage"})
+	signalAt(env, 10*time.Minute, api.SignalHoldWaiter, api.HoldCheck{RunID: "run-2", Agent: "triage"})
 	env.RegisterDelayedCallback(func() {
 		require.Equal(t, []string{"run-1", "run-2"}, woken)
 		view := queryHolds(t, env)
@@ -85,11 +86,11 @@ func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryCh
 func TestTheHoldsWorkflowContinuesAsNewWithItsHoldsAndWaitersAfterMaxChanges(t *testing.T) {
 	env := newHoldsEnv(t)
 	hold := api.HoldSignal{Selector: api.HoldSelector{Target: "acme/widgets"}, By: "ops", Reason: "incident"}
-	signalAt(env, time.Minute, api.SignalHold, hold)
-	signalAt(env, 2*time.Minute, api.SignalHoldWaiter, api.HoldWaiter{RunID: "run-1", Targets: []string{"acme/widgets#3"}})
+	signalAt(env, time.Second, api.SignalHold, hold)
+	signalAt(env, 2*time.Second, api.SignalHoldWaiter, api.HoldCheck{RunID: "run-1", Targets: []string{"acme/widgets#3"}})
 	for i := 2; i < maxHoldsChanges; i++ {
 		// The same hold again replaces itself: one active hold, a logged change.
-		signalAt(env, time.Duration(i+1)*time.Minute, api.SignalHold, hold)
+		signalAt(env, time.Duration(i+1)*time.Second, api.SignalHold, hold)
 	}
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 	require.True(t, env.IsWorkflowCompleted())

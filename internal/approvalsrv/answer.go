@@ -29,7 +29,8 @@ type outcome struct {
 	Error  string
 	// State and DecidedBy say, on a 409, what became of the action, so that
 	// a client can tell "already approved by bob" from "expired" without
-	// parsing the error text.
+	// parsing the error text. A hold or release says its outcome in State
+	// (api.HoldAnswer.Outcome), whatever the code.
 	State     string
 	DecidedBy string
 	// LastKnown is, on a command Recorded while no worker answers for the
@@ -62,10 +63,14 @@ func (o outcome) OK() bool { return o.Code < 300 }
 
 func (o outcome) body() map[string]string {
 	if o.OK() {
+		body := map[string]string{"status": o.Status}
 		if o.LastKnown != "" {
-			return map[string]string{"status": o.Status, "lastKnown": o.LastKnown}
+			body["lastKnown"] = o.LastKnown
 		}
-		return map[string]string{"status": o.Status}
+		if o.State != "" { // a hold's or release's outcome
+			body["state"] = o.State
+		}
+		return body
 	}
 	body := map[string]string{"error": o.Error}
 	if o.State != "" {

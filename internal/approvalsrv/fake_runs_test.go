@@ -21,13 +21,15 @@ type fakeRuns struct {
 	mu          sync.Mutex
 	holds       api.HoldsView
 	holdChanges []holdChange
-	snaps       map[string]api.RunSnapshot
-	events      map[string][]api.Event
-	ended       map[string]bool
-	approvals   []api.ApprovalSignal
-	resolves    []api.ResolveSignal
-	refusals    []api.RefusalSignal
-	cancels     []api.CancelSignal
+	// holdAnswerErr is the error of every Hold and Release when set.
+	holdAnswerErr error
+	snaps         map[string]api.RunSnapshot
+	events        map[string][]api.Event
+	ended         map[string]bool
+	approvals     []api.ApprovalSignal
+	resolves      []api.ResolveSignal
+	refusals      []api.RefusalSignal
+	cancels       []api.CancelSignal
 	// supersedes are the Supersede calls, by run (pullrequest_test.go).
 	supersedes  map[string][]api.SupersedeSignal
 	unavailable bool
@@ -429,33 +431,60 @@ func (f *fakeRuns) ListPage(ctx context.Context, filter runclient.ListFilter, si
 	return runclient.Page{}, nil
 }
 
-// holdSignals are the holds and releases sent, in order, as "hold"/"release".
+// holdChange is a hold or release sent, in order, as "place-hold" or
+// "release-hold" (api.UpdateHold, api.UpdateRelease).
 type holdChange struct {
-	Signal string
+	Update string
 	Queue  string
 	Sig    api.HoldSignal
 }
 
-func (f *fakeRuns) Hold(_ context.Context, queue string, sig api.HoldSignal) error {
+// Hold keeps one hold per selector and sender, as the holds workflow does
+// (its own rules are tested in workflows); holdAnswerErr, when set, is the
+// error every hold and release gets.
+func (f *fakeRuns) Hold(_ context.Context, queue string, sig api.HoldSignal) (api.HoldAnswer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.unavailable {
-		return fmt.Errorf("fake: %w", errTemporalUnavailable)
+	if err := f.holdCallErr(); err != nil {
+		return api.HoldAnswer{}, err
 	}
-	f.holdChanges = append(f.holdChanges, holdChange{api.SignalHold, queue, sig})
-	f.holds.Active = append(f.holds.Active, api.Hold{Selector: sig.Selector, By: sig.By, Reason: sig.Reason, Channel: sig.Channel})
-	return nil
+	f.holdChanges = append(f.holdChanges, holdChange{api.UpdateHold, queue, sig})
+	sel, _ := sig.Selector.Canonical()
+	answer := api.HoldAnswer{Outcome: api.HoldOutcomePlaced, Selector: sel}
+	f.holds.Active = slices.DeleteFunc(f.holds.Active, func(h api.Hold) bool {
+		own := h.Selector == sel && h.SameSender(sig.By)
+		if own {
+			answer.Outcome = api.HoldOutcomeReplaced
+		}
+		return own
+	})
+	f.holds.Active = append(f.holds.Active, api.Hold{Selector: sel, By: sig.By, Reason: sig.Reason, Channel: sig.Channel})
+	return answer, nil
 }
 
-func (f *fakeRuns) Release(_ context.Context, queue string, sig api.HoldSignal) error {
+func (f *fakeRuns) Release(_ context.Context, queue string, sig api.HoldSignal) (api.HoldAnswer, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if err := f.holdCallErr(); err != nil {
+		return api.HoldAnswer{}, err
+	}
+	f.holdChanges = append(f.holdChanges, holdChange{api.UpdateRelease, queue, sig})
+	sel, _ := sig.Selector.Canonical()
+	before := len(f.holds.Active)
+	f.holds.Active = slices.DeleteFunc(f.holds.Active, func(h api.Hold) bool {
+		return h.Selector == sel && (sig.All || h.SameSender(sig.By))
+	})
+	if len(f.holds.Active) == before {
+		return api.HoldAnswer{Outcome: api.HoldOutcomeNothingToRelease, Selector: sel, Note: "nothing to release: no hold on " + sel.String()}, nil
+	}
+	return api.HoldAnswer{Outcome: api.HoldOutcomeReleased, Selector: sel}, nil
+}
+
+func (f *fakeRuns) holdCallErr() error {
 	if f.unavailable {
 		return fmt.Errorf("fake: %w", errTemporalUnavailable)
 	}
-	f.holdChanges = append(f.holdChanges, holdChange{api.SignalRelease, queue, sig})
-	f.holds.Active = slices.DeleteFunc(f.holds.Active, func(h api.Hold) bool { return h.Selector == sig.Selector })
-	return nil
+	return f.holdAnswerErr
 }
 
 func (f *fakeRuns) Holds(context.Context, string) (api.HoldsView, error) {

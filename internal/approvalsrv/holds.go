@@ -2,11 +2,13 @@ package approvalsrv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/runclient"
 )
 
 // The stop switch on the signed API: POST /v1/holds places a hold, POST
@@ -19,11 +21,18 @@ type holdRequest struct {
 	Selector api.HoldSelector `json:"selector"`
 	By       string           `json:"by"`
 	Reason   string           `json:"reason"`
+	// All, on a release only, lifts every hold on the selector, others'
+	// too; without it a release lifts the sender's own.
+	All bool `json:"all,omitempty"`
+	// RequestID makes a repeat (a retry, or a captured request replayed
+	// within the signature's window) answer as the first did and change
+	// nothing.
+	RequestID string `json:"requestId"`
 }
 
 func parseHold(body []byte) (holdRequest, error) { return parse[holdRequest](body) }
 
-// Validate checks who, why and what a hold names.
+// Validate checks who, why, what a hold names and the request's ID.
 func (req holdRequest) Validate() error {
 	if err := checkName("by", req.By); err != nil {
 		return err
@@ -42,35 +51,77 @@ func (req holdRequest) Validate() error {
 	if err := req.Selector.Validate(); err != nil {
 		return invalidf("selector: %s", err.Error())
 	}
-	return nil
+	return checkRequestID(req.RequestID)
 }
 
 func (req holdRequest) signal() api.HoldSignal {
-	return api.HoldSignal{Selector: req.Selector, By: strings.TrimSpace(req.By), Reason: strings.TrimSpace(req.Reason), Channel: channelAPI}
+	return api.HoldSignal{
+		Selector: req.Selector, By: strings.TrimSpace(req.By), Reason: strings.TrimSpace(req.Reason), Channel: channelAPI,
+		All: req.All, RequestID: req.RequestID,
+	}
 }
 
 // handleHold serves POST /v1/holds.
 func (s *Server) handleHold(w http.ResponseWriter, r *http.Request) {
-	s.serveHold(w, r, s.runs.Hold, "held ")
+	s.serveHold(w, r, api.UpdateHold)
 }
 
 // handleRelease serves POST /v1/holds/release.
 func (s *Server) handleRelease(w http.ResponseWriter, r *http.Request) {
-	s.serveHold(w, r, s.runs.Release, "released ")
+	s.serveHold(w, r, api.UpdateRelease)
 }
 
-func (s *Server) serveHold(w http.ResponseWriter, r *http.Request, send func(context.Context, string, api.HoldSignal) error, done string) {
+func (s *Server) serveHold(w http.ResponseWriter, r *http.Request, update string) {
 	req, ok := parseSigned(s, w, r, parseHold)
 	if !ok {
 		return
 	}
-	sig := req.signal()
-	if err := send(r.Context(), s.cfg.TaskQueue, sig); err != nil {
-		writeOutcome(w, temporalFailure(s.logger.With("by", sig.By, "selector", sig.Selector.String()), err, "holds signal"))
+	if req.All && update == api.UpdateHold {
+		writeOutcome(w, refused(http.StatusBadRequest, "all goes with a release, not a hold"))
 		return
 	}
-	s.logger.Info("holds changed", "change", strings.TrimSpace(done), "selector", sig.Selector.String(), "by", sig.By)
-	writeOutcome(w, accepted(done+sig.Selector.String()))
+	// One memo rule with decisions and cancels: the same sender's request
+	// ID on the same change is the same request.
+	key := update + "\x00" + channelAPI + "\x00" + strings.ToLower(req.By) + "\x00" + req.RequestID
+	body := fmt.Sprintf("%+v\x00%s\x00%t", req.Selector, req.Reason, req.All)
+	writeOutcome(w, s.answers.Do(key, body, func() outcome { return s.changeHolds(r.Context(), update, req.signal()) }))
+}
+
+// changeHolds sends the hold or release and answers what the holds
+// workflow did: 200 when applied, 409 when refused or when there was
+// nothing to release, with the outcome in "state".
+func (s *Server) changeHolds(ctx context.Context, update string, sig api.HoldSignal) outcome {
+	logger := s.logger.With("by", sig.By, "selector", sig.Selector.String(), "requestId", sig.RequestID)
+	send := s.runs.Hold
+	if update == api.UpdateRelease {
+		send = s.runs.Release
+	}
+	answer, err := send(ctx, s.cfg.TaskQueue, sig)
+	if errors.Is(err, runclient.ErrHoldUnconfirmed) {
+		logger.Warn("holds change not confirmed", "update", update, "err", err)
+		return refused(http.StatusServiceUnavailable, "not confirmed: the holds workflow did not answer in time; list the holds (GET /v1/holds) before trying again")
+	}
+	if err != nil {
+		return temporalFailure(logger, err, "holds update")
+	}
+	logger.Info("holds change answered", "update", update, "outcome", answer.Outcome, "note", answer.Note)
+	if !answer.Changed() {
+		o := refused(http.StatusConflict, answer.Note)
+		o.State = answer.Outcome
+		return o
+	}
+	status := "held " + answer.Selector.String()
+	if answer.Outcome == api.HoldOutcomeReleased {
+		status = "released " + answer.Selector.String()
+	}
+	if len(answer.Others) > 0 {
+		names := make([]string, len(answer.Others))
+		for i, o := range answer.Others {
+			names[i] = o.By
+		}
+		status += "; also held by " + strings.Join(names, ", ")
+	}
+	return outcome{Code: http.StatusOK, Status: status, State: answer.Outcome}
 }
 
 // handleListHolds serves GET /v1/holds: the active holds and the audit log.

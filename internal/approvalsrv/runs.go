@@ -50,9 +50,10 @@ type Runs interface {
 	// none does. actionID must pass checkActionID.
 	RunByActionID(ctx context.Context, actionID string) (runID string, err error)
 	// Hold and Release change the holds of taskQueue's workers (the stop
-	// switch); Holds lists them with their audit.
-	Hold(ctx context.Context, taskQueue string, sig api.HoldSignal) error
-	Release(ctx context.Context, taskQueue string, sig api.HoldSignal) error
+	// switch) and answer what the holds workflow did; Holds lists them with
+	// their audit.
+	Hold(ctx context.Context, taskQueue string, sig api.HoldSignal) (api.HoldAnswer, error)
+	Release(ctx context.Context, taskQueue string, sig api.HoldSignal) (api.HoldAnswer, error)
 	Holds(ctx context.Context, taskQueue string) (api.HoldsView, error)
 }
 

@@ -45,7 +45,7 @@ fi
 GUARANTEES=(
   "activities: tools.go permission.go conversation.go conversationcache.go handoff.go"
   "github: marker.go client.go permission.go proof.go"
-  "workflows: propose.go attempt.go gate.go reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go cancel.go followup.go edit.go hold.go holds.go"
+  "workflows: propose.go attempt.go gate.go reconcile.go approval.go checkpoint.go policy.go tools.go decide.go options.go cancel.go followup.go edit.go hold.go holds.go holds_change.go"
   "tools: check.go registry.go approval.go"
   "tools/ghtools: action.go comment.go attempt.go issue.go labels.go review.go"
   "tools/mcptool: tool.go conn.go convert.go"
