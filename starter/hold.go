@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentrun/agentrun/api"
+	"github.com/agentrun/agentrun/internal/runview"
 )
 
 const (
@@ -151,22 +152,5 @@ func (c *holdsCommand) Run(ctx context.Context, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(view)
 	}
-	out := c.env.stdout
-	if len(view.Active) == 0 {
-		fmt.Fprintln(out, "no holds")
-	}
-	for _, h := range view.Active {
-		fmt.Fprintf(out, "HELD %s  by %s at %s: %s\n", h.Selector, h.By, h.At.UTC().Format("2006-01-02 15:04:05 UTC"), h.Reason)
-	}
-	if len(view.Log) > 0 {
-		fmt.Fprintln(out, "\nlatest changes:")
-	}
-	for _, e := range view.Log {
-		line := fmt.Sprintf("%s  %-8s %s  by %s: %s", e.At.UTC().Format("2006-01-02 15:04:05 UTC"), e.Action, e.Selector, e.By, e.Reason)
-		if e.Note != "" {
-			line += " (" + e.Note + ")"
-		}
-		fmt.Fprintln(out, line)
-	}
-	return nil
+	return runview.Holds(c.env.stdout, view)
 }

@@ -88,7 +88,7 @@ func (l *EventLines) event(w io.Writer, ev api.Event) error {
 	if ev.Status != "" {
 		what += " " + ev.Status
 	}
-	about := oneLine(ev.Label)
+	about := OneLine(ev.Label)
 	if ev.StepID != "" || (ev.Type != api.EventRunStatus && ev.Type != api.EventContinuedAsNew) {
 		about = ""
 		if st, ok := l.steps[ev.StepID]; ok {
@@ -97,7 +97,7 @@ func (l *EventLines) event(w io.Writer, ev api.Event) error {
 	}
 	line := fmt.Sprintf("%4d  %s  %-40s  %s", ev.Sequence, FormatTime(ev.At), what, about)
 	if ev.Detail != "" {
-		line += " (" + oneLine(ev.Detail) + ")"
+		line += " (" + OneLine(ev.Detail) + ")"
 	}
 	_, err := fmt.Fprintln(w, strings.TrimRight(line, " "))
 	return err
@@ -134,10 +134,10 @@ func FollowEnd(w io.Writer, runID string, snap api.RunSnapshot, closed string) e
 		fmt.Fprintf(&b, "run %s is waiting for approval of action %s\n", runID, snap.PendingAction.ID)
 		writeDecisionHints(&b, runID, snap.PendingAction.ID)
 	case WaitsForPerson(snap):
-		fmt.Fprintf(&b, "run %s is waiting for an operator: %s\n", runID, oneLine(snap.Label))
+		fmt.Fprintf(&b, "run %s is waiting for an operator: %s\n", runID, OneLine(snap.Label))
 		writeResolveHint(&b, runID, snap.AwaitingResolve)
 	default:
-		fmt.Fprintf(&b, "run %s %s: %s\n", runID, snap.Run.Status, oneLine(snap.Label))
+		fmt.Fprintf(&b, "run %s %s: %s\n", runID, snap.Run.Status, OneLine(snap.Label))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -28,5 +28,7 @@ func orDash(s string) string {
 	return s
 }
 
-// oneLine keeps an error or a reason on its own line of the output.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// OneLine folds a text onto one line (its whitespace, newlines included,
+// becomes single spaces), so that a field printed on a line of its own
+// cannot break that line or forge the next.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -15,7 +15,7 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 	if o.Summary == "" && len(o.Posted)+len(o.Declined)+len(o.Failed) == 0 {
 		return // a run from before outcomes
 	}
-	fmt.Fprintf(b, "outcome  %s\n", oneLine(o.Summary))
+	fmt.Fprintf(b, "outcome  %s\n", OneLine(o.Summary))
 	for _, p := range o.Posted {
 		line := "  done      " + Made(p) + " on " + p.Target
 		if p.ApprovedBy != "" {
@@ -29,7 +29,7 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 	for _, d := range o.Declined {
 		by := ""
 		if d.Reason != "" {
-			by = ": " + oneLine(d.Reason)
+			by = ": " + OneLine(d.Reason)
 		}
 		switch {
 		case d.Feedback:
@@ -37,7 +37,7 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 		case d.State == api.ActionRejected:
 			fmt.Fprintf(b, "  rejected  action %s on %s by %s%s\n", d.ActionID, d.Target, orDash(d.By), by)
 		case snap.Cancel != nil && d.Reason == snap.Cancel.Detail():
-			fmt.Fprintf(b, "  cancelled action %s on %s, %s\n", d.ActionID, d.Target, oneLine(api.DeclinedWords(d, snap.Cancel)))
+			fmt.Fprintf(b, "  cancelled action %s on %s, %s\n", d.ActionID, d.Target, OneLine(api.DeclinedWords(d, snap.Cancel)))
 		default:
 			fmt.Fprintf(b, "  expired   action %s on %s, without a decision\n", d.ActionID, d.Target)
 		}
@@ -47,7 +47,7 @@ func writeOutcome(b *strings.Builder, snap api.RunSnapshot) {
 		if f.StepID != "" {
 			what = f.What + " (" + f.StepID + ")"
 		}
-		fmt.Fprintf(b, "  failed    %s: %s\n", what, oneLine(f.Error))
+		fmt.Fprintf(b, "  failed    %s: %s\n", what, OneLine(f.Error))
 	}
 }
 

@@ -59,15 +59,15 @@ type SignalReaction struct {
 // Reaction reports what the run did with a signal.
 func Reaction(w io.Writer, r SignalReaction) error {
 	if r.Event == nil {
-		last := runclient.LastKnownLine(api.RunSnapshot{Run: api.Run{ID: r.RunID, Status: r.Status}, Label: oneLine(r.Label)})
+		last := runclient.LastKnownLine(api.RunSnapshot{Run: api.Run{ID: r.RunID, Status: r.Status}, Label: OneLine(r.Label)})
 		_, err := fmt.Fprintf(w, "%s\n%s\ncheck with: starter status %s\n", runclient.RecordedNote, last, r.RunID)
 		return err
 	}
 	what := r.Event.Status
 	if r.Event.Detail != "" {
-		what += " (" + oneLine(r.Event.Detail) + ")"
+		what += " (" + OneLine(r.Event.Detail) + ")"
 	}
-	_, err := fmt.Fprintf(w, "accepted: %s %s\nrun %s is now %s: %s\n", r.Event.StepID, what, r.RunID, r.Status, oneLine(r.Label))
+	_, err := fmt.Fprintf(w, "accepted: %s %s\nrun %s is now %s: %s\n", r.Event.StepID, what, r.RunID, r.Status, OneLine(r.Label))
 	return err
 }
 
@@ -97,7 +97,7 @@ func listedOutcome(r runclient.Listed) string {
 	}
 	out := r.Standing.Words
 	if r.Standing.Detail != "" {
-		detail := oneLine(r.Standing.Detail)
+		detail := OneLine(r.Standing.Detail)
 		if utf8.RuneCountInString(detail) > listOutcomeRunes {
 			detail = string([]rune(detail)[:listOutcomeRunes-1]) + "…"
 		}

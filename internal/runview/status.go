@@ -17,24 +17,24 @@ func Status(w io.Writer, runID string, snap api.RunSnapshot, tries map[string]Tr
 	var b strings.Builder
 	r := snap.Run
 	fmt.Fprintf(&b, "run      %s\n", runID)
-	fmt.Fprintf(&b, "target   %s\n", oneLine(r.TargetName()))
+	fmt.Fprintf(&b, "target   %s\n", OneLine(r.TargetName()))
 	if r.Status == api.RunFailed {
 		// Said in words too: a failed run must not read like a finished one.
 		fmt.Fprintf(&b, "status   %s (the run did not finish; see error and outcome)\n", r.Status)
 	} else {
 		fmt.Fprintf(&b, "status   %s\n", standingLine(snap))
 	}
-	fmt.Fprintf(&b, "label    %s\n", oneLine(snap.Label))
-	fmt.Fprintf(&b, "user     %s\n", oneLine(r.UserID))
+	fmt.Fprintf(&b, "label    %s\n", OneLine(snap.Label))
+	fmt.Fprintf(&b, "user     %s\n", OneLine(r.UserID))
 	if r.PostsWithoutAsking != "" {
-		fmt.Fprintf(&b, "asks     no one: %s lifted the agent's gate for this run\n", oneLine(r.PostsWithoutAsking))
+		fmt.Fprintf(&b, "asks     no one: %s lifted the agent's gate for this run\n", OneLine(r.PostsWithoutAsking))
 	}
 	fmt.Fprintf(&b, "created  %s   updated %s\n", FormatTime(r.CreatedAt), FormatTime(r.UpdatedAt))
 	if r.Result != "" {
-		fmt.Fprintf(&b, "result   %s\n", oneLine(r.Result))
+		fmt.Fprintf(&b, "result   %s\n", OneLine(r.Result))
 	}
 	if r.Error != "" {
-		fmt.Fprintf(&b, "error    %s\n", oneLine(r.Error))
+		fmt.Fprintf(&b, "error    %s\n", OneLine(r.Error))
 	}
 	writeOutcome(&b, snap)
 	b.WriteString("\nsteps\n")
@@ -59,7 +59,7 @@ func writeSteps(b *strings.Builder, steps []api.AgentStep, tries map[string]Try)
 	tw := tabwriter.NewWriter(b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  SEQ\tID\tTYPE\tTOOL\tSTATUS\tATTEMPT\tDURATION\tERROR")
 	for _, st := range steps {
-		attempt, stepErr := fmt.Sprint(st.Attempt), oneLine(st.Error)
+		attempt, stepErr := fmt.Sprint(st.Attempt), OneLine(st.Error)
 		if try, ok := tries[st.ID]; ok {
 			attempt, stepErr = withTry(attempt, stepErr, try)
 		}
@@ -95,15 +95,15 @@ func writePendingAction(b *strings.Builder, runID string, status api.RunStatus, 
 	fmt.Fprintf(b, "pending action %s (%s)\n", pa.ID, pa.State)
 	fmt.Fprintf(b, "  step     %s\n", pa.StepID)
 	fmt.Fprintf(b, "  tool     %s\n", pa.ToolName)
-	fmt.Fprintf(b, "  target   %s\n", oneLine(pa.Target))
+	fmt.Fprintf(b, "  target   %s\n", OneLine(pa.Target))
 	if pa.Caution != "" {
-		fmt.Fprintf(b, "  in doubt %s\n", oneLine(pa.Caution))
+		fmt.Fprintf(b, "  in doubt %s\n", OneLine(pa.Caution))
 	}
 	fmt.Fprintf(b, "  expires  %s\n", FormatTime(pa.ExpiresAt))
 	if pa.DecidedBy != "" || pa.DecidedAt != nil {
-		fmt.Fprintf(b, "  decided  %s by %s", formatTimePtr(pa.DecidedAt), oneLine(orDash(pa.DecidedBy)))
+		fmt.Fprintf(b, "  decided  %s by %s", formatTimePtr(pa.DecidedAt), OneLine(orDash(pa.DecidedBy)))
 		if pa.Reason != "" {
-			fmt.Fprintf(b, ": %s", oneLine(pa.Reason))
+			fmt.Fprintf(b, ": %s", OneLine(pa.Reason))
 		}
 		b.WriteString("\n")
 	}
@@ -133,7 +133,7 @@ func standingLine(snap api.RunSnapshot) string {
 		line += " · " + st.Words
 	}
 	if st.Detail != "" {
-		line += ": " + oneLine(st.Detail)
+		line += ": " + OneLine(st.Detail)
 	}
 	return line
 }

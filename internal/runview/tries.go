@@ -42,7 +42,7 @@ func TriesByStep(steps []api.AgentStep, pending []*workflowpb.PendingActivityInf
 		if step == "" || (p.GetAttempt() <= 1 && p.GetLastFailure() == nil) {
 			continue
 		}
-		try := Try{Attempt: p.GetAttempt() + api.TriesBefore(p.GetActivityId()), LastError: oneLine(p.GetLastFailure().GetMessage())}
+		try := Try{Attempt: p.GetAttempt() + api.TriesBefore(p.GetActivityId()), LastError: OneLine(p.GetLastFailure().GetMessage())}
 		if next := p.GetNextAttemptScheduleTime(); next != nil {
 			try.NextAt = next.AsTime()
 		}
