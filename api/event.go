@@ -61,6 +61,10 @@ const (
 	LabelCancelled       = "Cancelled"
 	LabelSuperseded      = "Superseded by a newer head; nothing was posted"
 	LabelContinuing      = "Continuing in a fresh history"
+	// LabelHeld is what a held run's check run shows: the operator's
+	// reason ("held by ops: …") stays on the run's page, since a check is
+	// public wherever the pull request is.
+	LabelHeld = "Held by an operator; nothing is sent until the hold is released"
 )
 
 // ToolLabel is the label of a run while it runs a call of spec's tool, in

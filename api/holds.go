@@ -167,6 +167,17 @@ func isPullNumber(s string) bool {
 	return err == nil && n > 0 && strconv.Itoa(n) == s
 }
 
+// Repository is the GitHub repository ("owner/name") a hold on a target
+// names, alone or through one of its pull requests; "" for a hold on an
+// agent, a tool or a target of another kind.
+func (s HoldSelector) Repository() string {
+	repo, _, ok := gitHubTarget(s.matchForm().Target)
+	if !ok {
+		return ""
+	}
+	return repo
+}
+
 // String says the selector as a person reads it: "agent pr-review".
 func (s HoldSelector) String() string {
 	switch {

@@ -113,7 +113,7 @@ func (s *runState) noteCheck() {
 	if s.check == nil {
 		return
 	}
-	s.check.want = checkWant(&s.Checkpoint, s.in)
+	s.check.want = checkWant(&s.Checkpoint, s.in, s.heldByOps)
 }
 
 // settleCheck waits, a bounded time, until the check shows the run's last
@@ -130,18 +130,23 @@ func (w *agentRun) settleCheck(ctx workflow.Context) {
 }
 
 // checkWant is the state a run's check run shows: the stable label as its
-// title, what the run does or did as its summary, and, while an action
-// waits, Approve and Reject buttons bound to that action.
-func checkWant(cp *api.Checkpoint, in api.RunInput) api.CheckRunSync {
+// title (api.LabelHeld while an operator's hold keeps it), what the run
+// does or did as its summary, and, while an action waits, Approve and
+// Reject buttons bound to that action.
+func checkWant(cp *api.Checkpoint, in api.RunInput, held bool) api.CheckRunSync {
+	label := cp.Label
+	if held {
+		label = api.LabelHeld
+	}
 	want := api.CheckRunSync{
 		RunID: cp.Run.ID, Repo: in.Repo, PullNumber: in.PullNumber, Name: api.CheckRunName(in.Agent),
-		Status: api.CheckInProgress, Title: cp.Label,
+		Status: api.CheckInProgress, Title: label,
 	}
 	if t, err := in.RunTarget(); err == nil {
 		want.Repo, want.PullNumber = t.Owner+"/"+t.Repo, t.PullNumber
 	}
 	var b strings.Builder
-	b.WriteString(fmt.Sprintf("**%s** (run status `%s`)", cp.Label, cp.Run.Status))
+	b.WriteString(fmt.Sprintf("**%s** (run status `%s`)", label, cp.Run.Status))
 	if cp.Run.Status.IsTerminal() {
 		want.Status = api.CheckCompleted
 		want.Conclusion = api.CheckConclusion(cp.Run.Status, cp.Steps)

@@ -99,7 +99,7 @@ func TestTheChecksTitleIsTheRunsLabel(t *testing.T) {
 	review := api.ToolWords{Noun: "review", Verb: "post", Past: "posted"}
 	cp := api.Checkpoint{Run: api.Run{ID: "r1", Status: api.RunReconciling}, Label: review.Checking()}
 	in := api.RunInput{Repo: "acme/widgets", PullNumber: 1, Agent: "pr-review"}
-	want := checkWant(&cp, in)
+	want := checkWant(&cp, in, false)
 	require.Equal(t, "Checking whether the review was already posted", want.Title)
 	require.Equal(t, api.CheckInProgress, want.Status)
 	require.Empty(t, want.Buttons)
@@ -107,7 +107,7 @@ func TestTheChecksTitleIsTheRunsLabel(t *testing.T) {
 
 	cp.Run.Status, cp.Label = api.RunWaitingForUser, api.LabelWaitingApproval
 	cp.Actions = []*api.PendingAction{{ID: "act-1", ToolName: api.ToolCreateIssueComment, ArgsHash: "h1", State: api.ActionWaiting, Target: "acme/widgets#1", Words: &api.ToolWords{Noun: "comment", Verb: "post", Past: "posted"}}}
-	want = checkWant(&cp, in)
+	want = checkWant(&cp, in, false)
 	require.Equal(t, []api.CheckButton{
 		{Label: "Approve", Description: "Post a comment", Identifier: api.CheckButtonID(api.DecisionApprove, "act-1", "h1")},
 		{Label: "Reject", Description: "Do not post a comment", Identifier: api.CheckButtonID(api.DecisionReject, "act-1", "h1")},

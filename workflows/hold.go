@@ -40,8 +40,10 @@ const (
 func (w *agentRun) clearOfHolds(ctx workflow.Context, st *api.AgentStep, c tools.Checked) error {
 	check := api.HoldCheck{RunID: w.Run.ID, Agent: w.in.Agent, Tool: st.ToolName, Targets: holdTargets(w.Run.TargetName(), c.Touches)}
 	shown := ""
+	defer func() { w.heldByOps = false }()
 	for {
 		hold, err := w.checkHolds(ctx, check)
+		w.heldByOps = err == nil && hold != nil
 		if err == nil && hold == nil {
 			if shown != "" {
 				w.stepNote(ctx, st, "hold released; sending")

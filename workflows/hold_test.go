@@ -252,3 +252,35 @@ func TestAnActionIsCheckedAgainstTheHoldsOnEveryTargetItTouches(t *testing.T) {
 	require.Equal(t, []string{"acme/widgets#1"}, holdTargets("acme/widgets#1", "acme/widgets#1"))
 	require.Equal(t, []string{"acme/widgets#1", "acme/gadgets#7"}, holdTargets("acme/widgets#1", "acme/gadgets#7"))
 }
+
+// A held run's check run, public wherever the pull request is, says that
+// an operator holds it, never the operator's reason: that stays on the
+// run's page and in its events.
+func TestAHeldRunsCheckRunShowsTheHoldWithoutTheOperatorsReason(t *testing.T) {
+	reader := &holdsReader{}
+	view := holdOn(api.HoldSelector{Agent: api.DefaultAgent})
+	view.Active[0].Reason = "incident INC-4711: the model leaks vault paths"
+	reader.set(view)
+	h := newHeldHarness(t, reader)
+	in := checkInput()
+	in.Approvers = []string{"alice"}
+	h.approveAsAlice()
+	h.env.RegisterDelayedCallback(func() {
+		require.Equal(t, "held by ops: incident INC-4711: the model leaks vault paths", h.snapshot().Label)
+		reader.set(api.HoldsView{})
+		h.env.SignalWorkflow(api.SignalHoldsReleased, nil)
+	}, time.Hour)
+	h.run(in)
+
+	require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
+	require.Equal(t, 1, h.markedComments())
+	checks := h.sandbox.CheckRuns("acme", "widgets", demoHead)
+	require.Len(t, checks, 1)
+	shown := strings.Join(checks[0].Shown, "\n")
+	require.Contains(t, shown, "in_progress: "+api.LabelHeld, shown)
+	require.NotContains(t, shown, "INC-4711", shown)
+	held := checkWant(&api.Checkpoint{Run: api.Run{ID: "r1", Status: api.RunRunning}, Label: view.Active[0].Label()}, in, true)
+	require.Equal(t, api.LabelHeld, held.Title)
+	require.NotContains(t, held.Summary, "INC-4711")
+	require.True(t, strings.HasSuffix(shown, "completed/success: "+api.LabelDone), shown)
+}

@@ -29,6 +29,9 @@ type runState struct {
 	// holdsReleased counts the holds workflow's releases this generation
 	// has heard of; a held run waits for it to change (hold.go).
 	holdsReleased int
+	// heldByOps: an operator's hold keeps the run's next attempt; its check
+	// run says so without the operator's reason (checkWant).
+	heldByOps bool
 	// root is Temporal's context of the run; steady outlives a Temporal
 	// cancellation request, so that an action in flight and its reconcile
 	// finish; stop interrupts the loop's waits when a cancel is accepted.

@@ -145,6 +145,28 @@ func (s *Server) activeHolds(ctx context.Context) []api.Hold {
 	return view.Active
 }
 
+// holdsVisibleTo are the active holds the page person login may see: a
+// hold on a repository or one of its pull requests only to someone who
+// may read that repository (its reason may name what is private there),
+// as the inbox shows only the runs they may read; a hold on an agent, a
+// tool or a target of another kind to every signed-in person.
+func (s *Server) holdsVisibleTo(ctx context.Context, login string) []api.Hold {
+	var shown []api.Hold
+	for _, h := range s.activeHolds(ctx) {
+		if repo := h.Selector.Repository(); repo != "" {
+			ok, err := s.mayRead(ctx, login, runReaders{repo: repo})
+			if err != nil {
+				s.logger.Warn("hold left off the page: read permission check failed", "viewer", login, "repo", repo, "err", err)
+			}
+			if !ok {
+				continue
+			}
+		}
+		shown = append(shown, h)
+	}
+	return shown
+}
+
 // holdNotice is the run page's line about a hold on the run's agent or
 // target (a hold on a tool shows on the step it stops, by its label), or "".
 func (s *Server) holdNotice(ctx context.Context, run api.Run) string {

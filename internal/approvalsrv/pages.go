@@ -116,7 +116,7 @@ func (s *pages) serveInbox(w http.ResponseWriter, r *http.Request) {
 	if agent != "" {
 		inbox = slices.DeleteFunc(slices.Clone(inbox), func(a runclient.PendingApproval) bool { return a.Agent != agent })
 	}
-	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals", "Holds": s.activeHolds(r.Context()),
+	data := map[string]any{"Approvals": inbox, "Title": "Pending approvals", "Holds": s.holdsVisibleTo(r.Context(), auth.IdentityFrom(r.Context())),
 		"Agents": agents, "Agent": agent}
 	s.render(w, http.StatusOK, "inbox.html", data)
 }

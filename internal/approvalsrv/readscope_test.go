@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/runclient"
 )
 
@@ -176,4 +177,24 @@ func TestRememberedReadPermissionsAreBounded(t *testing.T) {
 	_, err := cache.permission(t.Context(), "acme", "widgets", "late")
 	require.NoError(t, err)
 	require.Len(t, cache.entries, 1, "stale answers go first")
+}
+
+// A hold on a repository (or one of its pull requests) shows on the inbox
+// only to whoever may read that repository, as the runs there do: its
+// reason may name what is private. A hold on an agent shows to everyone
+// signed in.
+func TestTheInboxShowsAHoldOnARepositoryOnlyToItsReaders(t *testing.T) {
+	h := scopedHarness(t, sandboxPermissions(t), nil)
+	for i, sel := range []api.HoldSelector{{Target: "Acme/Widgets#1"}, {Agent: api.DefaultAgent}} {
+		resp := h.signedPost("/v1/holds", holdBody(t, holdRequest{Selector: sel, By: "ops-oncall", Reason: fmt.Sprintf("reason-%d", i), RequestID: fmt.Sprint("h", i)}), testNow)
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+
+	_, reader := h.pageAs("mallory", "/")
+	require.Contains(t, reader, "reason-0", "a reader of acme/widgets sees its hold")
+	require.Contains(t, reader, "reason-1")
+	_, stranger := h.pageAs("eve", "/")
+	require.NotContains(t, stranger, "reason-0", "nobody of acme/widgets does not")
+	require.NotContains(t, stranger, "acme/widgets")
+	require.Contains(t, stranger, "reason-1", "a hold on an agent shows to everyone signed in")
 }
