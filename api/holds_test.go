@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +156,35 @@ func TestAHoldSelectorReadsAsAPersonSaysIt(t *testing.T) {
 	require.Equal(t, "tool create_issue", HoldSelector{Tool: "create_issue"}.String())
 	require.Equal(t, "agentrun-holds:agentrun", HoldsWorkflowID("agentrun"))
 	require.NotEqual(t, HoldsWorkflowID("a"), HoldsWorkflowID("b"), "one holds workflow per task queue")
+}
+
+// A tool's name, as a registry takes it and a hold on a tool names it: a
+// lower case letter first, then lower case letters, digits and '_', at
+// most 64 bytes. Each edge of each range is in, the byte past it out.
+func TestAToolsNameIsALowerCaseLetterThenLettersDigitsAndUnderscores(t *testing.T) {
+	for _, ok := range []string{"a", "z", "az", "za", "a0", "a9", "a_", "create_issue_comment", "a" + strings.Repeat("b", 63)} {
+		require.True(t, ValidToolName(ok), ok)
+	}
+	for _, bad := range []string{"", "`a", "{a", "0a", "_a", "A", "a`", "a{", "a/", "a:", "aZ", "a-b", "a b", "a" + strings.Repeat("b", 64)} {
+		require.False(t, ValidToolName(bad), bad)
+	}
+}
+
+// Changed is what makes the starter exit 0 and the API answer 200: only a
+// hold placed, replaced or released changed anything.
+func TestOnlyAPlacedReplacedOrReleasedHoldChangedAnything(t *testing.T) {
+	for outcome, want := range map[string]bool{
+		HoldOutcomePlaced: true, HoldOutcomeReplaced: true, HoldOutcomeReleased: true,
+		HoldOutcomeRefused: false, HoldOutcomeNothingToRelease: false, "": false,
+	} {
+		require.Equal(t, want, HoldAnswer{Outcome: outcome}.Changed(), outcome)
+	}
+}
+
+// A hold's request ID may be as long as a selector, and no longer.
+func TestAHoldsRequestIDIsBoundedAtTheSelectorsLength(t *testing.T) {
+	sig := HoldSignal{Selector: HoldSelector{Agent: "pr-review"}, By: "ops", Reason: "bad deploy", RequestID: strings.Repeat("r", MaxHoldSelectorBytes)}
+	require.NoError(t, sig.Validate())
+	sig.RequestID += "r"
+	require.EqualError(t, sig.Validate(), fmt.Sprintf("the request ID is %d bytes; at most %d", MaxHoldSelectorBytes+1, MaxHoldSelectorBytes))
 }
