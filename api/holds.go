@@ -131,7 +131,7 @@ func checkHoldTarget(target string) error {
 	host := strings.TrimPrefix(strings.TrimPrefix(strings.ToLower(target), "https://"), "http://")
 	parts := strings.Split(target, "/")
 	if strings.HasPrefix(strings.TrimPrefix(host, "www."), "github.com/") ||
-		len(parts) > 3 && isGitHubRepo(parts[0]+"/"+parts[1]) && slices.Contains([]string{"pull", "pulls", "issues"}, parts[2]) {
+		len(parts) >= 3 && isGitHubRepo(parts[0]+"/"+parts[1]) && slices.Contains([]string{"pull", "pulls", "issues"}, parts[2]) {
 		return errors.New("name a pull request as owner/name#12 and a repository as owner/name, as runs show them, not by URL")
 	}
 	if repo, number, ok := strings.Cut(target, "#"); ok && isGitHubRepo(repo) && !isPullNumber(number) {

@@ -110,7 +110,9 @@ func TestAHoldThatCouldNeverMatchIsRefused(t *testing.T) {
 		{Target: "https://github.com/acme/widgets/pull/12"}: `target "https://github.com/acme/widgets/pull/12": name a pull request as owner/name#12 and a repository as owner/name, as runs show them, not by URL`,
 		{Target: "github.com/acme/widgets"}:                 `target "github.com/acme/widgets": name a pull request as owner/name#12 and a repository as owner/name, as runs show them, not by URL`,
 		{Target: "acme/widgets/pull/12"}:                    `target "acme/widgets/pull/12": name a pull request as owner/name#12 and a repository as owner/name, as runs show them, not by URL`,
+		{Target: "acme/widgets/pull"}:                       `target "acme/widgets/pull": name a pull request as owner/name#12 and a repository as owner/name, as runs show them, not by URL`,
 		{Target: "acme/widgets#"}:                           `target "acme/widgets#": after '#' comes a pull request's number, as in acme/widgets#12`,
+		{Target: "acme/widgets#0"}:                          `target "acme/widgets#0": after '#' comes a pull request's number, as in acme/widgets#12`,
 		{Target: "acme/widgets#012"}:                        `target "acme/widgets#012": after '#' comes a pull request's number, as in acme/widgets#12`,
 		{Target: "acme/widgets#twelve"}:                     `target "acme/widgets#twelve": after '#' comes a pull request's number, as in acme/widgets#12`,
 	} {
