@@ -7,7 +7,9 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -77,4 +79,28 @@ func TestEveryHoldAndReleaseIsAnsweredWithWhatItDid(t *testing.T) {
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 	require.True(t, env.IsWorkflowCompleted())
 	require.True(t, checked, "the holds workflow lived until the last check")
+}
+
+// Updates count toward a generation's changes as signals do: a run of
+// holds and releases by update alone still continues as new before the
+// history grows without bound, carrying the holds it left.
+func TestAGenerationContinuesAsNewAfterItsBoundOfUpdates(t *testing.T) {
+	env := newHoldsEnv(t)
+	agent := api.HoldSelector{Agent: api.DefaultAgent}
+	answers := make([]api.HoldAnswer, maxHoldsChanges)
+	for i := range answers {
+		name := api.UpdateHold
+		if i%2 == 1 {
+			name = api.UpdateRelease
+		}
+		updateAt(t, env, time.Duration(i+1)*time.Minute, name, api.HoldSignal{Selector: agent, By: "ops", Reason: fmt.Sprint("change ", i)}, &answers[i])
+	}
+	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
+
+	require.True(t, env.IsWorkflowCompleted(), "the generation ended within its bound")
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	var carried api.HoldsState
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
+	require.NotEmpty(t, carried.Log, "the audit is carried")
 }
