@@ -10,8 +10,6 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/converter"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -21,7 +19,6 @@ import (
 // hold on a selector replaces it.
 func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T) {
 	env := newHoldsEnv(t)
-	checked := false
 	for i := 0; i < api.MaxHolds; i++ {
 		signalAt(env, time.Duration(i+1)*time.Second, api.SignalHold,
 			api.HoldSignal{Selector: api.HoldSelector{Agent: fmt.Sprintf("agent-%d", i)}, By: "ops", Reason: "loop"})
@@ -29,7 +26,7 @@ func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T
 	signalAt(env, time.Hour, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Tool: "one_too_many"}, By: "ops", Reason: "spam"})
 	signalAt(env, time.Hour+time.Second, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "agent-1"}, By: "lead", Reason: "mine too"})
 	signalAt(env, time.Hour+2*time.Second, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: "agent-0"}, By: "OPS", Reason: "still looping"})
-	env.RegisterDelayedCallback(func() {
+	runHoldsThenCheck(t, env, 2*time.Hour, func() {
 		view := queryHolds(t, env)
 		require.Len(t, view.Active, api.MaxHolds)
 		for _, h := range view.Active {
@@ -47,12 +44,7 @@ func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T
 		require.Equal(t, "lead", log[1].By)
 		require.Equal(t, api.HoldPlaced, log[2].Action)
 		require.Equal(t, "replaces the hold placed by ops: loop", log[2].Note)
-		checked = true
-		env.CancelWorkflow()
-	}, 2*time.Hour)
-	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	require.True(t, checked, "the holds workflow lived until the last check")
+	})
 }
 
 // What is not a hold, a release or a waiter changes nothing: a malformed
@@ -60,7 +52,6 @@ func TestTheHoldsWorkflowRefusesAHoldPastItsBoundButReplacesOneHeld(t *testing.T
 // dropped, and a run that asks twice waits once.
 func TestTheHoldsWorkflowRefusesMalformedSignalsAndKeepsOneWaiterPerRun(t *testing.T) {
 	env := newHoldsEnv(t)
-	checked := false
 	var woken []string
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(
 		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
@@ -84,14 +75,9 @@ func TestTheHoldsWorkflowRefusesMalformedSignalsAndKeepsOneWaiterPerRun(t *testi
 		require.Empty(t, woken)
 	}, 8*time.Minute)
 	signalAt(env, 9*time.Minute, api.SignalRelease, api.HoldSignal{Selector: tool, By: "ops", Reason: "fixed"})
-	env.RegisterDelayedCallback(func() {
+	runHoldsThenCheck(t, env, 10*time.Minute, func() {
 		require.Equal(t, []string{"run-1"}, woken, "one run, told once")
-		checked = true
-		env.CancelWorkflow()
-	}, 10*time.Minute)
-	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	require.True(t, checked, "the holds workflow lived until the last check")
+	})
 }
 
 // A refused hold's words may be too long to be a hold's: the audit keeps
@@ -99,14 +85,13 @@ func TestTheHoldsWorkflowRefusesMalformedSignalsAndKeepsOneWaiterPerRun(t *testi
 // selector), cut on a rune boundary.
 func TestARefusedHoldIsAuditedWithItsWordsCutToTheirBounds(t *testing.T) {
 	env := newHoldsEnv(t)
-	checked := false
 	reason := "a" + strings.Repeat("é", api.MaxHoldReasonBytes) // every é is 2 bytes: the cut falls inside one
 	by := strings.Repeat("o", api.MaxHoldSelectorBytes+1)
 	agent := strings.Repeat("x", api.MaxHoldSelectorBytes+7)
 	signalAt(env, time.Minute, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Agent: agent}, By: by, Reason: reason})
 	exact := strings.Repeat("r", api.MaxHoldReasonBytes+1)
 	signalAt(env, 2*time.Minute, api.SignalHold, api.HoldSignal{Selector: api.HoldSelector{Tool: "t"}, By: "ops", Reason: exact})
-	env.RegisterDelayedCallback(func() {
+	runHoldsThenCheck(t, env, 3*time.Minute, func() {
 		view := queryHolds(t, env)
 		require.Empty(t, view.Active)
 		require.Len(t, view.Log, 2)
@@ -118,12 +103,7 @@ func TestARefusedHoldIsAuditedWithItsWordsCutToTheirBounds(t *testing.T) {
 		require.Equal(t, by[:api.MaxHoldSelectorBytes], e.By)
 		require.Equal(t, agent[:api.MaxHoldSelectorBytes], e.Selector.Agent)
 		require.Equal(t, exact[:api.MaxHoldReasonBytes], view.Log[1].Reason, "exactly the bound is kept")
-		checked = true
-		env.CancelWorkflow()
-	}, 3*time.Minute)
-	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	require.True(t, checked, "the holds workflow lived until the last check")
+	})
 }
 
 func TestClipKeepsWhatFitsAndNeverSplitsARune(t *testing.T) {
@@ -150,11 +130,7 @@ func TestTheHoldsWorkflowCarriesWhatArrivedWithItsLastChange(t *testing.T) {
 		env.SignalWorkflow(api.SignalHoldWaiter, api.HoldCheck{RunID: "run-7", Agent: "triage"})
 	}, time.Duration(maxHoldsChanges)*time.Minute)
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	var can *workflow.ContinueAsNewError
-	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	var carried api.HoldsState
-	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
+	carried, _ := continuedAsNew(t, env)
 	require.Len(t, carried.Active, 2)
 	require.Equal(t, "late", carried.Active[1].Reason)
 	require.Len(t, carried.Waiters, 1)
@@ -165,7 +141,6 @@ func TestTheHoldsWorkflowCarriesWhatArrivedWithItsLastChange(t *testing.T) {
 // only that one's hold, and the run stays held by the other's.
 func TestOneOperatorsReleaseLeavesAnothersHoldOnTheSameSelector(t *testing.T) {
 	env := newHoldsEnv(t)
-	checked := false
 	var woken []string
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(
 		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
@@ -184,17 +159,12 @@ func TestOneOperatorsReleaseLeavesAnothersHoldOnTheSameSelector(t *testing.T) {
 	}, 5*time.Minute)
 	signalAt(env, 6*time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "carol", Reason: "quota"})
 	signalAt(env, 7*time.Minute, api.SignalRelease, api.HoldSignal{Selector: agent, By: "ops-lead", Reason: "all clear", All: true})
-	env.RegisterDelayedCallback(func() {
+	runHoldsThenCheck(t, env, 8*time.Minute, func() {
 		view := queryHolds(t, env)
 		require.Empty(t, view.Active)
 		require.Equal(t, "releases the holds placed by bob, carol", view.Log[len(view.Log)-1].Note, "a release of all names every hold it lifted")
 		require.Equal(t, []string{"run-1"}, woken, "no hold is left on the run")
-		checked = true
-		env.CancelWorkflow()
-	}, 8*time.Minute)
-	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	require.True(t, checked, "the holds workflow lived until the last check")
+	})
 }
 
 // Runs that ended while held never say so: a waiter not heard from for
@@ -215,11 +185,7 @@ func TestTheHoldsWorkflowCarriesOnlyTheWaitersItStillHearsFrom(t *testing.T) {
 		signalAt(env, at, api.SignalHoldWaiter, api.HoldCheck{RunID: fmt.Sprintf("run-%d", i), Agent: api.DefaultAgent, Tool: api.ToolCreateIssueComment})
 	}
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	var can *workflow.ContinueAsNewError
-	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	var carried api.HoldsState
-	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
+	carried, can := continuedAsNew(t, env)
 	require.Len(t, carried.Active, 1)
 	// 30 minutes of runs at one a minute, and the live one.
 	require.LessOrEqual(t, len(carried.Waiters), 31)

@@ -32,13 +32,39 @@ func queryHolds(t *testing.T, env *testsuite.TestWorkflowEnvironment) api.HoldsV
 }
 
 // signalAt sends sig at d into the holds workflow's life.
+// runHoldsThenCheck runs the holds workflow, makes the test's last check
+// at d into its life, then cancels it; the test fails unless that check ran.
+func runHoldsThenCheck(t *testing.T, env *testsuite.TestWorkflowEnvironment, d time.Duration, check func()) {
+	t.Helper()
+	checked := false
+	env.RegisterDelayedCallback(func() {
+		check()
+		checked = true
+		env.CancelWorkflow()
+	}, d)
+	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
+	require.True(t, env.IsWorkflowCompleted())
+	require.True(t, checked, "the holds workflow lived until the last check")
+}
+
+// continuedAsNew is the state the holds workflow's generation handed the
+// next, and its continue-as-new; the test fails unless it continued as new.
+func continuedAsNew(t *testing.T, env *testsuite.TestWorkflowEnvironment) (api.HoldsState, *workflow.ContinueAsNewError) {
+	t.Helper()
+	require.True(t, env.IsWorkflowCompleted())
+	var can *workflow.ContinueAsNewError
+	require.ErrorAs(t, env.GetWorkflowError(), &can)
+	var carried api.HoldsState
+	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
+	return carried, can
+}
+
 func signalAt(env *testsuite.TestWorkflowEnvironment, d time.Duration, name string, sig any) {
 	env.RegisterDelayedCallback(func() { env.SignalWorkflow(name, sig) }, d)
 }
 
 func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryChange(t *testing.T) {
 	env := newHoldsEnv(t)
-	checked := false
 	var woken []string
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(
 		func(_, id, _, _ string, _ any) error { woken = append(woken, id); return nil })
@@ -63,7 +89,7 @@ func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryCh
 	signalAt(env, 9*time.Minute, api.SignalRelease, api.HoldSignal{Selector: agent, By: "ops", Reason: "again"})
 	// A waiter whose hold was released before it asked is woken at once.
 	signalAt(env, 10*time.Minute, api.SignalHoldWaiter, api.HoldCheck{RunID: "run-2", Agent: "triage"})
-	env.RegisterDelayedCallback(func() {
+	runHoldsThenCheck(t, env, 11*time.Minute, func() {
 		require.Equal(t, []string{"run-1", "run-2"}, woken)
 		view := queryHolds(t, env)
 		require.Empty(t, view.Active)
@@ -75,12 +101,7 @@ func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryCh
 		require.Equal(t, "loop", view.Log[0].Reason)
 		require.Equal(t, time.Minute, view.Log[1].At.Sub(view.Log[0].At))
 		require.True(t, strings.HasPrefix(view.Log[6].Note, "nothing to release"), view.Log[6].Note)
-		checked = true
-		env.CancelWorkflow()
-	}, 11*time.Minute)
-	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	require.True(t, checked, "the holds workflow lived until the last check")
+	})
 }
 
 func TestTheHoldsWorkflowContinuesAsNewWithItsHoldsAndWaitersAfterMaxChanges(t *testing.T) {
@@ -93,11 +114,7 @@ func TestTheHoldsWorkflowContinuesAsNewWithItsHoldsAndWaitersAfterMaxChanges(t *
 		signalAt(env, time.Duration(i+1)*time.Second, api.SignalHold, hold)
 	}
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	var can *workflow.ContinueAsNewError
-	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	var carried api.HoldsState
-	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
+	carried, _ := continuedAsNew(t, env)
 	require.Len(t, carried.Active, 1)
 	require.Equal(t, "incident", carried.Active[0].Reason)
 	require.Len(t, carried.Waiters, 1)

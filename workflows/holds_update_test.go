@@ -7,9 +7,7 @@ import (
 
 	"github.com/stretchr/testify/mock"
 	"github.com/stretchr/testify/require"
-	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/agentrun/agentrun/api"
 )
@@ -35,7 +33,6 @@ func updateAt(t *testing.T, env *testsuite.TestWorkflowEnvironment, d time.Durat
 func TestEveryHoldAndReleaseIsAnsweredWithWhatItDid(t *testing.T) {
 	env := newHoldsEnv(t)
 	env.OnSignalExternalWorkflow(mock.Anything, mock.Anything, "", api.SignalHoldsReleased, mock.Anything).Return(nil)
-	checked := false
 	for i := 0; i < api.MaxHolds-1; i++ {
 		signalAt(env, time.Duration(i+1)*time.Second, api.SignalHold,
 			api.HoldSignal{Selector: api.HoldSelector{Agent: fmt.Sprintf("agent-%d", i)}, By: "ops", Reason: "loop"})
@@ -49,7 +46,7 @@ func TestEveryHoldAndReleaseIsAnsweredWithWhatItDid(t *testing.T) {
 	updateAt(t, env, time.Hour+4*time.Second, api.UpdateRelease, api.HoldSignal{Selector: agent, By: "alice", Reason: "fixed"}, &released)
 	updateAt(t, env, time.Hour+5*time.Second, api.UpdateRelease, api.HoldSignal{Selector: agent, By: "alice", Reason: "again"}, &nothing)
 	updateAt(t, env, time.Hour+6*time.Second, api.UpdateHold, api.HoldSignal{Selector: api.HoldSelector{Target: "https://github.com/acme/widgets/pull/1"}, By: "alice", Reason: "x"}, &bad)
-	env.RegisterDelayedCallback(func() {
+	runHoldsThenCheck(t, env, 2*time.Hour, func() {
 		require.Equal(t, api.HoldOutcomePlaced, placed.Outcome)
 		require.Equal(t, agent, placed.Selector, "kept in its one form")
 		require.Equal(t, api.HoldOutcomeReplaced, replaced.Outcome, "a login's case is the same login")
@@ -73,12 +70,7 @@ func TestEveryHoldAndReleaseIsAnsweredWithWhatItDid(t *testing.T) {
 			actions = append(actions, e.Action+" "+e.By)
 		}
 		require.Equal(t, []string{"hold alice", "hold Alice", "refused bob", "refused bob", "release alice", "refused alice", "refused alice"}, actions)
-		checked = true
-		env.CancelWorkflow()
-	}, 2*time.Hour)
-	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
-	require.True(t, env.IsWorkflowCompleted())
-	require.True(t, checked, "the holds workflow lived until the last check")
+	})
 }
 
 // Updates count toward a generation's changes as signals do: a run of
@@ -97,10 +89,6 @@ func TestAGenerationContinuesAsNewAfterItsBoundOfUpdates(t *testing.T) {
 	}
 	env.ExecuteWorkflow(api.HoldsWorkflowName, api.HoldsState{})
 
-	require.True(t, env.IsWorkflowCompleted(), "the generation ended within its bound")
-	var can *workflow.ContinueAsNewError
-	require.ErrorAs(t, env.GetWorkflowError(), &can)
-	var carried api.HoldsState
-	require.NoError(t, converter.GetDefaultDataConverter().FromPayloads(can.Input, &carried))
+	carried, _ := continuedAsNew(t, env)
 	require.NotEmpty(t, carried.Log, "the audit is carried")
 }
