@@ -190,28 +190,23 @@ func TruncateUTF8(s string, n int) string {
 // ValidToolName is the rule for a tool's name (tools.Registry.Add, a hold
 // on a tool): a lower case letter, then lower case letters, digits and '_',
 // at most 64 bytes.
-func ValidToolName(name string) bool {
-	if name == "" || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
-		return false
-	}
-	for i := 1; i < len(name); i++ {
-		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func ValidToolName(name string) bool { return lowerCaseName(name, 64, '_') }
 
 // ValidAgentName is the rule for an agent's name, wherever it comes from (the
 // registry, a start request, a listing's filter): lower case letters, digits
 // and '-', starting with a letter, at most 63 bytes. Its alphabet cannot
 // break out of the quotes of a visibility query.
-func ValidAgentName(name string) bool {
-	if name == "" || len(name) > 63 || name[0] < 'a' || name[0] > 'z' {
+func ValidAgentName(name string) bool { return lowerCaseName(name, 63, '-') }
+
+// lowerCaseName is the shape every name agentrun puts into IDs, queries and
+// JSON keys takes: a lower case ASCII letter, then lower case letters,
+// digits and sep, at most limit bytes.
+func lowerCaseName(name string, limit int, sep byte) bool {
+	if name == "" || len(name) > limit || name[0] < 'a' || name[0] > 'z' {
 		return false
 	}
 	for i := 1; i < len(name); i++ {
-		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == sep) {
 			return false
 		}
 	}

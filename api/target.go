@@ -214,17 +214,7 @@ func sortedFieldNames(fields map[string]string) []string {
 
 // ValidTargetKind is the rule for a kind's name and its fields' names: they
 // go into run IDs, messages and JSON keys.
-func ValidTargetKind(name string) bool {
-	if name == "" || len(name) > 63 || name[0] < 'a' || name[0] > 'z' {
-		return false
-	}
-	for i := 1; i < len(name); i++ {
-		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+func ValidTargetKind(name string) bool { return lowerCaseName(name, 63, '_') }
 
 func printable(s string) bool {
 	for _, r := range s {
