@@ -284,3 +284,34 @@ func TestAHeldRunsCheckRunShowsTheHoldWithoutTheOperatorsReason(t *testing.T) {
 	require.NotContains(t, held.Summary, "INC-4711")
 	require.True(t, strings.HasSuffix(shown, "completed/success: "+api.LabelDone), shown)
 }
+
+// A held run told that the hold it shows was released, while another still
+// matches it, shows the hold that keeps it, never the one that is gone;
+// once none matches, it posts once.
+func TestAHeldRunShowsTheHoldThatStillKeepsItAfterAnotherIsReleased(t *testing.T) {
+	reader := &holdsReader{}
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	agentHold := api.Hold{Selector: api.HoldSelector{Agent: api.DefaultAgent}, By: "ops-oncall", Reason: "bad deploy", At: at}
+	repoHold := api.Hold{Selector: api.HoldSelector{Target: "acme/widgets"}, By: "ops-lead", Reason: "repo frozen", At: at.Add(time.Minute)}
+	reader.set(api.HoldsView{Active: []api.Hold{agentHold, repoHold}})
+	h := newHeldHarness(t, reader)
+	in := demoInput()
+	in.Approvers = []string{"alice"}
+	h.whenWaiting(time.Minute, func(id string) { h.decide(id, api.DecisionApprove, "alice", "") })
+	h.env.RegisterDelayedCallback(func() {
+		require.Equal(t, "held by ops: bad deploy", h.snapshot().Label)
+		reader.set(api.HoldsView{Active: []api.Hold{repoHold}})
+		h.env.SignalWorkflow(api.SignalHoldsReleased, nil)
+	}, time.Hour)
+	h.env.RegisterDelayedCallback(func() {
+		snap := h.snapshot()
+		require.Equal(t, "held by ops: repo frozen", snap.Label, "the hold that still keeps it")
+		require.Zero(t, h.markedComments())
+		reader.set(api.HoldsView{})
+		h.env.SignalWorkflow(api.SignalHoldsReleased, nil)
+	}, time.Hour+time.Minute)
+	h.run(in)
+
+	require.Equal(t, api.RunCompleted, h.snapshot().Run.Status)
+	require.Equal(t, 1, h.markedComments())
+}

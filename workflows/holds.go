@@ -126,14 +126,18 @@ func (h *holds) forgetSilentWaiters(ctx workflow.Context) {
 	h.state.Waiters = slices.DeleteFunc(h.state.Waiters, func(w api.HoldWaiter) bool { return w.Seen.Before(cutoff) })
 }
 
-// wakeFreed tells every waiting run that no hold matches any more, in the
-// order they began to wait. A run that has ended meanwhile refuses the
-// signal, which changes nothing.
-func (h *holds) wakeFreed(ctx workflow.Context) {
+// wakeFreed tells every waiting run that no hold matches any more, and,
+// after a release, every run one of the released holds matched though
+// another still does: that run asks again and shows the hold that keeps
+// it, where its label named the released one. They are told in the order
+// they began to wait; a run that has ended meanwhile refuses the signal,
+// which changes nothing.
+func (h *holds) wakeFreed(ctx workflow.Context, released ...api.Hold) {
 	var still []api.HoldWaiter
 	var futures []workflow.Future
 	for _, w := range h.state.Waiters {
-		if h.state.Matching(w.HoldCheck) != nil {
+		heldBefore := slices.ContainsFunc(released, func(r api.Hold) bool { return r.Selector.Matches(w.HoldCheck) })
+		if h.state.Matching(w.HoldCheck) != nil && !heldBefore {
 			still = append(still, w)
 			continue
 		}

@@ -96,7 +96,7 @@ func (h *holds) release(ctx workflow.Context, sig api.HoldSignal) api.HoldAnswer
 		answer.Note += "; still held by " + senders(answer.Others)
 	}
 	h.log(ctx, api.HoldReleased, sig, answer.Note)
-	h.wakeFreed(ctx)
+	h.wakeFreed(ctx, released...)
 	return answer
 }
 

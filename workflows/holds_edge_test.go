@@ -154,16 +154,18 @@ func TestOneOperatorsReleaseLeavesAnothersHoldOnTheSameSelector(t *testing.T) {
 		require.Len(t, view.Active, 1)
 		require.Equal(t, "bob", view.Active[0].By)
 		require.Equal(t, "security incident", view.Active[0].Reason)
-		require.Empty(t, woken, "bob's hold still holds the run")
+		require.Equal(t, []string{"run-1"}, woken, "told to ask again, to show bob's hold rather than alice's")
 		require.Equal(t, "releases the hold placed by alice: bad deploy; still held by bob", view.Log[len(view.Log)-1].Note)
 	}, 5*time.Minute)
+	// It asks again and waits on bob's hold.
+	signalAt(env, 5*time.Minute+time.Second, api.SignalHoldWaiter, api.HoldCheck{RunID: "run-1", Agent: api.DefaultAgent, Tool: api.ToolCreateIssueComment})
 	signalAt(env, 6*time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "carol", Reason: "quota"})
 	signalAt(env, 7*time.Minute, api.SignalRelease, api.HoldSignal{Selector: agent, By: "ops-lead", Reason: "all clear", All: true})
 	runHoldsThenCheck(t, env, 8*time.Minute, func() {
 		view := queryHolds(t, env)
 		require.Empty(t, view.Active)
 		require.Equal(t, "releases the holds placed by bob, carol", view.Log[len(view.Log)-1].Note, "a release of all names every hold it lifted")
-		require.Equal(t, []string{"run-1"}, woken, "no hold is left on the run")
+		require.Equal(t, []string{"run-1", "run-1"}, woken, "no hold is left on the run")
 	})
 }
 

@@ -77,11 +77,13 @@ func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryCh
 	// The lead lifts the on-call's holds: all, since they are not the lead's.
 	signalAt(env, 4*time.Minute, api.SignalRelease, api.HoldSignal{Selector: agent, By: "lead", Reason: "fixed", All: true})
 	env.RegisterDelayedCallback(func() {
-		require.Empty(t, woken, "the tool's hold still matches the run")
+		require.Equal(t, []string{"run-1"}, woken, "told to ask again: the hold it showed is gone, though the tool's still matches it")
 		view := queryHolds(t, env)
 		require.Len(t, view.Active, 1)
 		require.Equal(t, tool, view.Active[0].Selector)
 	}, 5*time.Minute)
+	// It asks again, finds the tool's hold, and waits on it.
+	signalAt(env, 5*time.Minute+time.Second, api.SignalHoldWaiter, waiter)
 	signalAt(env, 6*time.Minute, api.SignalRelease, api.HoldSignal{Selector: tool, By: "lead", Reason: "fixed too", All: true})
 	// Refused: no reason; two selectors; nothing held on it.
 	signalAt(env, 7*time.Minute, api.SignalHold, api.HoldSignal{Selector: agent, By: "ops"})
@@ -90,7 +92,7 @@ func TestTheHoldsWorkflowWakesAWaitingRunOnlyWhenNoHoldMatchesItAndAuditsEveryCh
 	// A waiter whose hold was released before it asked is woken at once.
 	signalAt(env, 10*time.Minute, api.SignalHoldWaiter, api.HoldCheck{RunID: "run-2", Agent: "triage"})
 	runHoldsThenCheck(t, env, 11*time.Minute, func() {
-		require.Equal(t, []string{"run-1", "run-2"}, woken)
+		require.Equal(t, []string{"run-1", "run-1", "run-2"}, woken)
 		view := queryHolds(t, env)
 		require.Empty(t, view.Active)
 		var actions []string
