@@ -119,7 +119,7 @@ func holdAnswerLine(a api.HoldAnswer) (string, error) {
 		if len(a.Others) > 0 {
 			return "released your hold on " + a.Selector.String() + still + ": the runs it matches stay held until those are released", nil
 		}
-		return "released " + a.Selector.String() + ": the runs it held go on, each sending its action once", nil
+		return "released " + a.Selector.String() + ": the runs it held go on, each sending its action once, unless another hold still matches them (starter holds)", nil
 	default: // refused, or nothing to release: the note says why
 		return "", errors.New(a.Note)
 	}

@@ -28,7 +28,7 @@ func TestHoldAndReleaseSayWhatTheyDidAndExit1WhenNothingChanged(t *testing.T) {
 	require.Equal(t, "released your hold on agent pr-review; also held by bob: the runs it matches stay held until those are released\n", r.stdout)
 	r = s.starter("release", "--agent", "pr-review", "--as", "carol", "--all", "--reason", "incident over")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Equal(t, "released agent pr-review: the runs it held go on, each sending its action once\n", r.stdout)
+	require.Equal(t, "released agent pr-review: the runs it held go on, each sending its action once, unless another hold still matches them (starter holds)\n", r.stdout)
 	r = s.starter("release", "--agent", "pr-review", "--as", "carol", "--all", "--reason", "again")
 	require.Equal(t, 1, r.code)
 	require.Equal(t, "nothing to release: no hold on agent pr-review\n", r.stderr)
