@@ -28,7 +28,9 @@ import (
 const DefaultReplaySample = 50
 
 // ReplayScope says which open AgentRun runs of a task queue a replay check
-// samples, newest first.
+// samples, newest first, with the queue's holds workflow: it auto-upgrades
+// (it is pinned to no build), so it moves onto a new build at its next
+// workflow task and must replay there as much as any run.
 type ReplayScope struct {
 	TaskQueue string
 	// Sample is the most runs replayed; zero means DefaultReplaySample.
@@ -45,7 +47,7 @@ type ReplayScope struct {
 
 // query is the visibility query of the runs s covers.
 func (s ReplayScope) query() string {
-	q := fmt.Sprintf(`WorkflowType=%q AND ExecutionStatus="Running" AND TaskQueue=%q`, api.WorkflowName, s.TaskQueue)
+	q := fmt.Sprintf(`(WorkflowType=%q OR WorkflowType=%q) AND ExecutionStatus="Running" AND TaskQueue=%q`, api.WorkflowName, api.HoldsWorkflowName, s.TaskQueue)
 	if s.FromBuild != "" {
 		q += fmt.Sprintf(` AND TemporalWorkerDeploymentVersion=%q`, s.Deployment+":"+s.FromBuild)
 	}

@@ -130,3 +130,42 @@ func TestPromoteOnStartRefusesABuildThatCannotReplayTheUnversionedRunsItWouldTak
 	require.NoError(t, err)
 	require.Nil(t, desc.Info.RoutingConfig.CurrentVersion, "nothing was made current")
 }
+
+// otherHoldsShape is a holds workflow of another shape: its first command
+// is a timer.
+func otherHoldsShape(ctx workflow.Context, _ api.HoldsState) error {
+	return workflow.Sleep(ctx, time.Hour)
+}
+
+// The holds workflow moves onto a new build at its next task (it
+// auto-upgrades), so the check replays it beside the runs, and names it
+// when this build's holds workflow has another shape.
+func TestReplayCheckReplaysTheQueuesHoldsWorkflowToo(t *testing.T) {
+	t.Parallel()
+	queue := testkit.Unique(t, "replay-holds")
+	stack := stackAside(t, queue)
+	acts := stack.Activities(nil)
+	w := agentworker.NewWorkerWithOptions(stack.Client(), agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout}, acts)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	hold := api.HoldSignal{Selector: api.HoldSelector{Agent: api.DefaultAgent}, By: "ops", Reason: "bad deploy"}
+	holds, err := stack.Client().SignalWithStartWorkflow(context.Background(), api.HoldsWorkflowID(queue), api.SignalHold, hold,
+		client.StartWorkflowOptions{TaskQueue: queue}, api.HoldsWorkflowName, api.HoldsState{})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		v, err := stack.Client().QueryWorkflow(context.Background(), holds.GetID(), "", api.QueryHolds)
+		var view api.HoldsView
+		return err == nil && v.Get(&view) == nil && len(view.Active) == 1
+	}, testkit.RunTimeout, 50*time.Millisecond, "the hold is placed")
+	scope := agentworker.ReplayScope{TaskQueue: queue}
+
+	same := replayUntilSampled(t, replayCheck(stack, agentworker.ReplayRegistration(acts)), scope, 1)
+	other := replayUntilSampled(t, replayCheck(stack, func(r worker.WorkflowRegistry) {
+		r.RegisterWorkflowWithOptions(otherHoldsShape, workflow.RegisterOptions{Name: api.HoldsWorkflowName})
+	}), scope, 1)
+
+	require.Equal(t, agentworker.ReplayReport{Replayed: 1}, same, "the holds workflow replays on the code that runs it")
+	require.Len(t, other.Failed, 1)
+	require.Equal(t, holds.GetID(), other.Failed[0].WorkflowID)
+	require.ErrorContains(t, other.Err(), "[TMPRL1100]")
+}
