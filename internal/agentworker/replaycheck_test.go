@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/agentrun/agentrun/activities"
 	"github.com/agentrun/agentrun/api"
 	"github.com/agentrun/agentrun/internal/agentworker"
 	"github.com/agentrun/agentrun/internal/testkit"
@@ -24,6 +25,19 @@ func otherShape(ctx workflow.Context, _ api.RunInput) error {
 
 func registerOtherShape(r worker.WorkflowRegistry) {
 	r.RegisterWorkflowWithOptions(otherShape, workflow.RegisterOptions{Name: api.WorkflowName})
+}
+
+// servedAside is a queue of its own, named after prefix, on the shared dev
+// server, with a worker serving it over acts until the test ends.
+func servedAside(t *testing.T, prefix string) (string, *testkit.Stack, *activities.Activities) {
+	t.Helper()
+	queue := testkit.Unique(t, prefix)
+	stack := stackAside(t, queue)
+	acts := stack.Activities(nil)
+	w := agentworker.NewWorkerWithOptions(stack.Client(), agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout}, acts)
+	require.NoError(t, w.Start())
+	t.Cleanup(w.Stop)
+	return queue, stack, acts
 }
 
 func replayCheck(stack *testkit.Stack, register func(worker.WorkflowRegistry)) agentworker.ReplayCheck {
@@ -46,12 +60,7 @@ func replayUntilSampled(t *testing.T, check agentworker.ReplayCheck, scope agent
 
 func TestReplayCheckPassesAWaitingRunOfThisCodeAndNamesItWhenTheCodeHasAnotherShape(t *testing.T) {
 	t.Parallel()
-	queue := testkit.Unique(t, "replay-check")
-	stack := stackAside(t, queue)
-	acts := stack.Activities(nil)
-	w := agentworker.NewWorkerWithOptions(stack.Client(), agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout}, acts)
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	queue, stack, acts := servedAside(t, "replay-check")
 	run := stack.StartReview(t, queue)
 	stack.WaitForApproval(t, run.GetID())
 	scope := agentworker.ReplayScope{TaskQueue: queue}
@@ -77,12 +86,7 @@ func TestReplayCheckPassesAWaitingRunOfThisCodeAndNamesItWhenTheCodeHasAnotherSh
 
 func TestReplayCheckSamplesAtMostTheAskedNumberOfRuns(t *testing.T) {
 	t.Parallel()
-	queue := testkit.Unique(t, "replay-check-sample")
-	stack := stackAside(t, queue)
-	acts := stack.Activities(nil)
-	w := agentworker.NewWorkerWithOptions(stack.Client(), agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout}, acts)
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	queue, stack, acts := servedAside(t, "replay-check-sample")
 	for range 3 {
 		stack.WaitForApproval(t, stack.StartReview(t, queue).GetID())
 	}
@@ -142,12 +146,7 @@ func otherHoldsShape(ctx workflow.Context, _ api.HoldsState) error {
 // when this build's holds workflow has another shape.
 func TestReplayCheckReplaysTheQueuesHoldsWorkflowToo(t *testing.T) {
 	t.Parallel()
-	queue := testkit.Unique(t, "replay-holds")
-	stack := stackAside(t, queue)
-	acts := stack.Activities(nil)
-	w := agentworker.NewWorkerWithOptions(stack.Client(), agentworker.WorkerOptions{TaskQueue: queue, StopTimeout: agentworker.DefaultStopTimeout}, acts)
-	require.NoError(t, w.Start())
-	t.Cleanup(w.Stop)
+	queue, stack, acts := servedAside(t, "replay-holds")
 	hold := api.HoldSignal{Selector: api.HoldSelector{Agent: api.DefaultAgent}, By: "ops", Reason: "bad deploy"}
 	holds, err := stack.Client().SignalWithStartWorkflow(context.Background(), api.HoldsWorkflowID(queue), api.SignalHold, hold,
 		client.StartWorkflowOptions{TaskQueue: queue}, api.HoldsWorkflowName, api.HoldsState{})
